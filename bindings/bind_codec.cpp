@@ -1,0 +1,119 @@
+// bind_codec: decoding from buffers and files, batch loading, gzip helpers.
+// Every entry point converts its arguments first, then releases the GIL.
+#include <cerrno>
+#include <system_error>
+
+#include "pybind.hpp"
+#include "pprofcore/decode.hpp"
+#include "pprofcore/gzip.hpp"
+#include "pprofcore/io.hpp"
+
+namespace pprofcore::bindings {
+
+namespace {
+
+gzip::Backend backend_from(const std::string& name) {
+  if (name == "auto") return gzip::Backend::Auto;
+  if (name == "zlib") return gzip::Backend::Zlib;
+  if (name == "libdeflate") {
+    if (!gzip::have_libdeflate()) throw py::value_error("this pprofcore build has no libdeflate");
+    return gzip::Backend::Libdeflate;
+  }
+  throw py::value_error("inflater must be 'auto', 'zlib' or 'libdeflate', not '" + name + "'");
+}
+
+DecodeOptions options_from(size_t max_size, const std::string& inflater) {
+  DecodeOptions o;
+  o.max_decompressed_size = max_size;
+  o.inflater = backend_from(inflater);
+  return o;
+}
+
+[[noreturn]] void raise_os_error(const std::system_error& e, const std::string& path) {
+  errno = e.code().value();
+  PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+  throw py::error_already_set();
+}
+
+}  // namespace
+
+void bind_codec(py::module_& m) {
+  m.def(
+      "decode",
+      [](const py::buffer& data, size_t max_size, const std::string& inflater) {
+        ByteView view(data);
+        DecodeOptions o = options_from(max_size, inflater);
+        py::gil_scoped_release nogil;  // the buffer stays exported (and pinned) while `view` lives
+        return std::make_shared<Profile>(decode(view.data(), view.size(), o));
+      },
+      py::arg("data"), py::arg("max_size"), py::arg("inflater") = "auto");
+
+  m.def(
+      "decode_file",
+      [](const std::string& path, size_t max_size, const std::string& inflater) {
+        DecodeOptions o = options_from(max_size, inflater);
+        std::string bytes;
+        try {
+          py::gil_scoped_release nogil;
+          bytes = read_file(path);
+        } catch (const std::system_error& e) {
+          raise_os_error(e, path);
+        }
+        py::gil_scoped_release nogil;
+        return std::make_shared<Profile>(decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o));
+      },
+      py::arg("path"), py::arg("max_size"), py::arg("inflater") = "auto");
+
+  m.def(
+      "load_many",
+      [](const std::vector<std::string>& paths, unsigned threads, size_t max_size, const std::string& inflater) {
+        DecodeOptions o = options_from(max_size, inflater);
+        std::vector<LoadResult> results;
+        {
+          py::gil_scoped_release nogil;  // workers touch only their own LoadResult
+          results = load_many(paths, threads, o);
+        }
+        py::list out;
+        for (auto& r : results) {
+          if (r.profile)
+            out.append(py::cast(r.profile));
+          else
+            out.append(py::make_tuple(r.error, r.error_field, r.error_offset, r.is_decode_error));
+        }
+        return out;
+      },
+      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size"), py::arg("inflater") = "auto",
+      "Decodes files in parallel. Each item is a Profile or an error tuple (message, field, offset, is_decode_error).");
+
+  m.def(
+      "gunzip",
+      [](const py::buffer& data, size_t max_size, const std::string& backend) {
+        ByteView view(data);
+        gzip::Backend b = backend_from(backend);
+        std::string out;
+        {
+          py::gil_scoped_release nogil;
+          out = gzip::inflate(view.data(), view.size(), max_size, b);
+        }
+        return to_bytes(std::move(out));
+      },
+      py::arg("data"), py::arg("max_size") = size_t(4) << 30, py::arg("backend") = "auto");
+
+  m.def(
+      "gzip",
+      [](const py::buffer& data, int level, const std::string& backend) {
+        ByteView view(data);
+        gzip::Backend b = backend_from(backend);
+        std::string out;
+        {
+          py::gil_scoped_release nogil;
+          out = gzip::deflate(view.data(), view.size(), level, b);
+        }
+        return to_bytes(std::move(out));
+      },
+      py::arg("data"), py::arg("level") = -1, py::arg("backend") = "auto");
+
+  m.def("have_libdeflate", &gzip::have_libdeflate);
+}
+
+}  // namespace pprofcore::bindings

@@ -1,0 +1,118 @@
+// bind_profile: the immutable _core.Profile — header scalars, zero-copy column
+// views, strings, equality, encoding. The Python Profile class wraps this.
+#include <system_error>
+
+#include "pybind.hpp"
+#include "pprofcore/encode.hpp"
+
+namespace pprofcore::bindings {
+
+py::bytes to_bytes(std::string&& s) { return py::bytes(s.data(), s.size()); }
+
+namespace {
+
+py::dict columns(const py::object& self) {
+  const Profile& p = self.cast<const Profile&>();
+  py::dict d;
+  auto add = [&](const char* name, auto& vec) { d[name] = readonly_view(vec, self); };
+  const auto ns = static_cast<py::ssize_t>(p.num_samples()), nt = static_cast<py::ssize_t>(p.num_types());
+  d["values"] = readonly_view<int64_t>(p.values.data(), {ns, nt}, {nt * 8, 8}, self);
+  add("stack_offsets", p.stack_offsets);
+  add("stack_locations", p.stack_locations);
+  add("label_offsets", p.label_offsets);
+  add("labels.key", p.labels.key);
+  add("labels.str", p.labels.str);
+  add("labels.num", p.labels.num);
+  add("labels.num_unit", p.labels.num_unit);
+  add("locations.id", p.locations.id);
+  add("locations.mapping", p.locations.mapping);
+  add("locations.address", p.locations.address);
+  add("locations.is_folded", p.locations.is_folded);
+  add("locations.line_offsets", p.locations.line_offsets);
+  add("lines.function", p.lines.function);
+  add("lines.line", p.lines.line);
+  add("lines.column", p.lines.column);
+  add("functions.id", p.functions.id);
+  add("functions.name", p.functions.name);
+  add("functions.system_name", p.functions.system_name);
+  add("functions.filename", p.functions.filename);
+  add("functions.start_line", p.functions.start_line);
+  add("mappings.id", p.mappings.id);
+  add("mappings.memory_start", p.mappings.memory_start);
+  add("mappings.memory_limit", p.mappings.memory_limit);
+  add("mappings.file_offset", p.mappings.file_offset);
+  add("mappings.filename", p.mappings.filename);
+  add("mappings.build_id", p.mappings.build_id);
+  add("mappings.has_functions", p.mappings.has_functions);
+  add("mappings.has_filenames", p.mappings.has_filenames);
+  add("mappings.has_line_numbers", p.mappings.has_line_numbers);
+  add("mappings.has_inline_frames", p.mappings.has_inline_frames);
+  add("sample_type.type", p.sample_type_type);
+  add("sample_type.unit", p.sample_type_unit);
+  add("comments", p.comments);
+  add("strings.offsets", p.strings.offsets);
+  d["strings.data"] = readonly_view<uint8_t>(reinterpret_cast<const uint8_t*>(p.strings.data.data()),
+                                             {static_cast<py::ssize_t>(p.strings.data.size())}, {1}, self);
+  return d;
+}
+
+// Decodes the string table to Python str (invalid UTF-8 replaced; raw bytes stay
+// available through the strings.data column).
+py::list string_list(const Profile& p) {
+  py::list out(p.strings.size());
+  for (size_t i = 0; i < p.strings.size(); ++i) {
+    std::string_view s = p.strings[i];
+    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    if (!u) throw py::error_already_set();
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_profile(py::module_& m) {
+  py::class_<Profile, std::shared_ptr<Profile>>(m, "Profile",
+                                               "Immutable columnar pprof profile (see pprofcore.Profile).")
+      .def_property_readonly("num_samples", &Profile::num_samples)
+      .def_property_readonly("num_types", &Profile::num_types)
+      .def_property_readonly("has_period_type", [](const Profile& p) { return p.has_period_type; })
+      .def_property_readonly("period_type_codes",
+                             [](const Profile& p) { return py::make_tuple(p.period_type_type, p.period_type_unit); })
+      .def_property_readonly("period", [](const Profile& p) { return p.period; })
+      .def_property_readonly("time_nanos", [](const Profile& p) { return p.time_nanos; })
+      .def_property_readonly("duration_nanos", [](const Profile& p) { return p.duration_nanos; })
+      .def_property_readonly("drop_frames_code", [](const Profile& p) { return p.drop_frames; })
+      .def_property_readonly("keep_frames_code", [](const Profile& p) { return p.keep_frames; })
+      .def_property_readonly("default_sample_type_code", [](const Profile& p) { return p.default_sample_type; })
+      .def_property_readonly("doc_url_code", [](const Profile& p) { return p.doc_url; })
+      .def_property_readonly("num_strings", [](const Profile& p) { return p.strings.size(); })
+      .def("columns", &columns, "All columns as read-only zero-copy NumPy views keyed by 'table.column'.")
+      .def("string_list", &string_list, "The string table as a list of str.")
+      .def("string", [](const Profile& p, int64_t code) {
+            if (code < 0 || static_cast<size_t>(code) >= p.strings.size()) throw py::index_error("string code out of range");
+            std::string_view s = p.strings[static_cast<size_t>(code)];
+            return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+          })
+      .def("memory_bytes", &Profile::memory_bytes)
+      .def("equals",
+           [](const Profile& a, const Profile& b) {
+             // Both are immutable, so comparing without the GIL is safe.
+             py::gil_scoped_release nogil;
+             return a == b;
+           })
+      .def("check_invariants", [](const Profile& p) { check_invariants(p); })
+      .def(
+          "encode",
+          [](const Profile& p, bool compress, int level) {
+            std::string out;
+            {
+              py::gil_scoped_release nogil;  // p is immutable; out is local
+              out = encode(p, compress, level);
+            }
+            return to_bytes(std::move(out));
+          },
+          py::arg("compress") = true, py::arg("level") = -1);
+}
+
+}  // namespace pprofcore::bindings

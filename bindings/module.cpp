@@ -1,0 +1,9 @@
+// module: table of contents of the pprofcore._core extension.
+#include "pybind.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "pprofcore's compiled core. Use the pprofcore package, not this module.";
+  pprofcore::bindings::bind_errors(m);
+  pprofcore::bindings::bind_profile(m);
+  pprofcore::bindings::bind_codec(m);
+}

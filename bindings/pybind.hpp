@@ -1,0 +1,63 @@
+// pybind: the one header every binding file includes first, so all see the same
+// casters and helpers (read-only zero-copy views, GIL-free buffer access).
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+
+namespace py = pybind11;
+
+namespace pprofcore::bindings {
+
+using ProfilePtr = std::shared_ptr<const Profile>;
+
+// A read-only NumPy view of `data` whose base is `owner`, so the view keeps the
+// owner (and its immutable Profile) alive.
+template <class T>
+py::array readonly_view(const T* data, std::vector<py::ssize_t> shape, std::vector<py::ssize_t> strides,
+                        py::handle owner) {
+  // NumPy rejects a null data pointer even for empty arrays.
+  static const T empty{};
+  py::array a(py::dtype::of<T>(), std::move(shape), std::move(strides), data ? data : &empty, owner);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+template <class T>
+py::array readonly_view(const std::vector<T>& v, py::handle owner) {
+  return readonly_view<T>(v.data(), {static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(T))},
+                          owner);
+}
+
+// A freshly computed vector handed to NumPy without a copy (owned by a capsule).
+template <class T>
+py::array move_to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))},
+                        heap->data(), owner);
+}
+
+// Contiguous bytes of any buffer-protocol object (bytes, bytearray, memoryview, mmap).
+struct ByteView {
+  py::buffer_info info;
+  explicit ByteView(const py::buffer& b) : info(b.request()) {
+    if (info.ndim > 1 || (info.ndim == 1 && info.strides[0] != info.itemsize))
+      throw py::value_error("expected a contiguous bytes-like object");
+  }
+  const uint8_t* data() const { return static_cast<const uint8_t*>(info.ptr); }
+  size_t size() const { return static_cast<size_t>(info.size * info.itemsize); }
+};
+
+py::bytes to_bytes(std::string&& s);
+
+void bind_errors(py::module_& m);
+void bind_profile(py::module_& m);
+void bind_codec(py::module_& m);
+
+}  // namespace pprofcore::bindings

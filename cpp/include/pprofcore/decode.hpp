@@ -1,0 +1,27 @@
+// decode: profile.proto bytes (raw or gzip) -> columnar Profile, with pprof's
+// validation rules (CheckValid, string_table[0] == "", concatenated profiles).
+// Does not read files (see io.hpp) and does not repair broken input.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "pprofcore/gzip.hpp"
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+struct DecodeOptions {
+  size_t max_decompressed_size = size_t(4) << 30;  // 4 GiB: gzip-bomb guard
+  gzip::Backend inflater = gzip::Backend::Auto;
+};
+
+// Decodes an uncompressed serialized Profile message.
+Profile decode_raw(const uint8_t* data, size_t n);
+
+// Sniffs gzip, inflates if needed, then decodes. Legacy text formats and other
+// non-pprof inputs are rejected with a DecodeError that says what they look like.
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {});
+
+}  // namespace pprofcore

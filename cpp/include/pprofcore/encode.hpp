@@ -1,0 +1,14 @@
+// encode: columnar Profile -> profile.proto bytes, deterministic (fields in number
+// order, packed repeated scalars, zero scalars omitted), optionally gzipped.
+#pragma once
+#include <string>
+
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+std::string encode_raw(const Profile& p);
+// level -1 = default; compress=false returns encode_raw.
+std::string encode(const Profile& p, bool compress = true, int level = -1);
+
+}  // namespace pprofcore

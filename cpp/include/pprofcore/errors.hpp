@@ -1,0 +1,48 @@
+// errors: the exceptions the core throws. Owns the message format (what, field,
+// byte offset); the bindings map them onto Python exception classes.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace pprofcore {
+
+// Malformed or unsupported input. `offset` is the byte offset in the (decompressed)
+// protobuf where the problem was found, or -1 when it is not tied to one place.
+class DecodeError : public std::runtime_error {
+ public:
+  DecodeError(const std::string& message, std::string field, int64_t offset)
+      : std::runtime_error(format(message, field, offset)),
+        field_(std::move(field)),
+        offset_(offset),
+        reason_(message) {}
+
+  const std::string& field() const { return field_; }
+  int64_t offset() const { return offset_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  static std::string format(const std::string& message, const std::string& field, int64_t offset) {
+    std::string s = message;
+    if (!field.empty()) s += " (field " + field + ")";
+    if (offset >= 0) s += " at byte offset " + std::to_string(offset);
+    return s;
+  }
+  std::string field_;
+  int64_t offset_;
+  std::string reason_;
+};
+
+// Decompression failures (corrupt gzip, CRC mismatch, size limit exceeded).
+class GzipError : public DecodeError {
+ public:
+  using DecodeError::DecodeError;
+};
+
+// An operation that is valid input but cannot be done (e.g. incompatible profiles).
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace pprofcore

@@ -1,0 +1,138 @@
+// wire: protobuf wire-format primitives (varints, tags, length-delimited fields).
+// Reading is bounds-checked and throws DecodeError with the byte offset; writing
+// appends to a std::string. Knows nothing of profile.proto.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "pprofcore/errors.hpp"
+
+namespace pprofcore::wire {
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
+
+class Reader {
+ public:
+  Reader(const uint8_t* base, const uint8_t* begin, const uint8_t* end) : base_(base), p_(begin), end_(end) {}
+
+  bool done() const { return p_ >= end_; }
+  const uint8_t* pos() const { return p_; }
+  const uint8_t* end() const { return end_; }
+  int64_t offset() const { return static_cast<int64_t>(p_ - base_); }
+  int64_t offset_of(const uint8_t* q) const { return static_cast<int64_t>(q - base_); }
+  const uint8_t* base() const { return base_; }
+
+  // Hot path: one- and two-byte varints are by far the most common.
+  inline uint64_t varint(const char* field) {
+    if (p_ < end_ && *p_ < 0x80) return *p_++;
+    if (end_ - p_ >= 2 && p_[1] < 0x80) {
+      uint64_t v = (p_[0] & 0x7fu) | (uint64_t(p_[1]) << 7);
+      p_ += 2;
+      return v;
+    }
+    return varint_slow(field);
+  }
+
+  // Returns (field number << 3 | wire type); validates field number and wire type.
+  inline uint32_t tag(const char* context) {
+    const uint8_t* at = p_;
+    uint64_t t = varint(context);
+    if ((t >> 3) == 0 || t > 0xffffffffull) throw DecodeError("invalid field number 0 in tag", context, offset_of(at));
+    uint32_t wt = static_cast<uint32_t>(t & 7);
+    if (wt > 5) throw DecodeError("invalid wire type " + std::to_string(wt), context, offset_of(at));
+    return static_cast<uint32_t>(t);
+  }
+
+  // Reads a length prefix and returns the end of the payload, checking bounds.
+  inline const uint8_t* length_delimited(const char* field) {
+    const uint8_t* at = p_;
+    uint64_t n = varint(field);
+    if (n > static_cast<uint64_t>(end_ - p_))
+      throw DecodeError("length " + std::to_string(n) + " runs past the end of the enclosing message (" +
+                            std::to_string(end_ - p_) + " bytes left)",
+                        field, offset_of(at));
+    return p_ + n;
+  }
+
+  void skip(uint32_t wire_type, const char* field);
+  void seek(const uint8_t* q) { p_ = q; }
+
+  // Throws the standard wrong-wire-type error for a known field.
+  [[noreturn]] void wrong_type(uint32_t wire_type, uint32_t expected, const char* field, const uint8_t* tag_at) const;
+
+ private:
+  uint64_t varint_slow(const char* field);
+  const uint8_t* base_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+// Append-only protobuf writer.
+class Writer {
+ public:
+  std::string& buffer() { return buf_; }
+
+  inline void varint(uint64_t v) {
+    char tmp[10];
+    int n = 0;
+    while (v >= 0x80) {
+      tmp[n++] = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    tmp[n++] = static_cast<char>(v);
+    buf_.append(tmp, n);
+  }
+  inline void tag(uint32_t field, uint32_t wire_type) { varint((uint64_t(field) << 3) | wire_type); }
+  // proto3 scalars: zero values are omitted.
+  inline void uint_field(uint32_t field, uint64_t v) {
+    if (v == 0) return;
+    tag(field, kVarint);
+    varint(v);
+  }
+  inline void int_field(uint32_t field, int64_t v) { uint_field(field, static_cast<uint64_t>(v)); }
+  inline void bool_field(uint32_t field, bool v) { uint_field(field, v ? 1 : 0); }
+  inline void bytes_field(uint32_t field, const char* data, size_t n) {
+    tag(field, kLen);
+    varint(n);
+    buf_.append(data, n);
+  }
+  // Nested message: reserve a length slot, write, patch. Lengths < 2^28 take <=4 bytes;
+  // we reserve the exact size after the fact by moving the payload (rare for big messages).
+  size_t begin_message(uint32_t field) {
+    tag(field, kLen);
+    size_t at = buf_.size();
+    buf_.push_back(0);  // one-byte placeholder, widened in end_message if needed
+    return at;
+  }
+  void end_message(size_t at) {
+    size_t payload = buf_.size() - at - 1;
+    if (payload < 0x80) {
+      buf_[at] = static_cast<char>(payload);
+      return;
+    }
+    char tmp[10];
+    int n = 0;
+    uint64_t v = payload;
+    while (v >= 0x80) {
+      tmp[n++] = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    tmp[n++] = static_cast<char>(v);
+    buf_.insert(at, tmp, n - 1);
+    std::memcpy(&buf_[at], tmp, n);
+  }
+  static size_t varint_size(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+      v >>= 7;
+      ++n;
+    }
+    return n;
+  }
+
+ private:
+  std::string buf_;
+};
+
+}  // namespace pprofcore::wire

@@ -1,0 +1,605 @@
+// decode: one pass over profile.proto into the columnar Profile, then a fix-up
+// pass that resolves ids to rows and applies pprof's validity rules. References
+// are stored provisionally as int32 ids (ids above INT32_MAX go to a side list),
+// so the common case needs no temporary arrays. Repair of broken input is not
+// done here: anything pprof would reject raises DecodeError.
+#include "pprofcore/decode.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "pprofcore/wire.hpp"
+#include "pprofcore/sniff.hpp"
+
+namespace pprofcore {
+namespace {
+
+using wire::kLen;
+using wire::kVarint;
+using wire::Reader;
+
+constexpr uint64_t kMaxSmallId = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
+
+// Profile field numbers (profile.proto).
+enum ProfileField : uint32_t {
+  kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5, kStringTable = 6,
+  kDropFrames = 7, kKeepFrames = 8, kTimeNanos = 9, kDurationNanos = 10, kPeriodType = 11,
+  kPeriod = 12, kComment = 13, kDefaultSampleType = 14, kDocUrl = 15,
+};
+
+// A reference whose id does not fit the provisional int32 slot.
+struct BigRef {
+  size_t index;
+  uint64_t id;
+};
+
+class Decoder {
+ public:
+  Decoder(const uint8_t* data, size_t n) : data_(data), n_(n) {}
+
+  Profile run() {
+    prescan();
+    Reader r(data_, data_, data_ + n_);
+    while (!r.done()) {
+      const uint8_t* tag_at = r.pos();
+      uint32_t tag = r.tag("Profile");
+      uint32_t field = tag >> 3, wt = tag & 7;
+      switch (field) {
+        case kSampleType: {
+          expect(r, wt, kLen, "Profile.sample_type", tag_at);
+          int32_t t = 0, u = 0;
+          value_type(r, &t, &u, "Profile.sample_type");
+          p_.sample_type_type.push_back(t);
+          p_.sample_type_unit.push_back(u);
+          break;
+        }
+        case kSample:
+          expect(r, wt, kLen, "Profile.sample", tag_at);
+          sample(r);
+          break;
+        case kMapping:
+          expect(r, wt, kLen, "Profile.mapping", tag_at);
+          mapping(r);
+          break;
+        case kLocation:
+          expect(r, wt, kLen, "Profile.location", tag_at);
+          location(r);
+          break;
+        case kFunction:
+          expect(r, wt, kLen, "Profile.function", tag_at);
+          function(r);
+          break;
+        case kStringTable: {
+          expect(r, wt, kLen, "Profile.string_table", tag_at);
+          const uint8_t* payload_at = r.pos();
+          const uint8_t* e = r.length_delimited("Profile.string_table");
+          const uint8_t* s = r.pos();
+          if (p_.strings.size() == 0 && e != s) {
+            // pprof: the first string must be empty so that code 0 means "unset".
+            throw DecodeError("string_table[0] must be \"\" but is " + std::to_string(e - s) + " bytes long",
+                              "Profile.string_table", r.offset_of(payload_at));
+          }
+          p_.strings.data.append(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
+          p_.strings.offsets.push_back(static_cast<int64_t>(p_.strings.data.size()));
+          r.seek(e);
+          break;
+        }
+        case kDropFrames:
+          p_.drop_frames = string_code_field(r, wt, "Profile.drop_frames", tag_at);
+          break;
+        case kKeepFrames:
+          p_.keep_frames = string_code_field(r, wt, "Profile.keep_frames", tag_at);
+          break;
+        case kTimeNanos: {
+          expect(r, wt, kVarint, "Profile.time_nanos", tag_at);
+          int64_t v = static_cast<int64_t>(r.varint("Profile.time_nanos"));
+          // pprof: a second time_nanos means two profiles were concatenated.
+          if (p_.time_nanos != 0)
+            throw DecodeError("concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
+                              r.offset_of(tag_at));
+          p_.time_nanos = v;
+          break;
+        }
+        case kDurationNanos:
+          expect(r, wt, kVarint, "Profile.duration_nanos", tag_at);
+          p_.duration_nanos = static_cast<int64_t>(r.varint("Profile.duration_nanos"));
+          break;
+        case kPeriodType:
+          expect(r, wt, kLen, "Profile.period_type", tag_at);
+          p_.has_period_type = true;
+          value_type(r, &p_.period_type_type, &p_.period_type_unit, "Profile.period_type");
+          break;
+        case kPeriod:
+          expect(r, wt, kVarint, "Profile.period", tag_at);
+          p_.period = static_cast<int64_t>(r.varint("Profile.period"));
+          break;
+        case kComment:
+          if (wt == kLen) {
+            const uint8_t* e = r.length_delimited("Profile.comment");
+            while (r.pos() < e) p_.comments.push_back(string_code(r, r.varint("Profile.comment"), "Profile.comment"));
+            if (r.pos() != e) throw DecodeError("packed field overruns its length", "Profile.comment", r.offset());
+          } else {
+            expect(r, wt, kVarint, "Profile.comment", tag_at);
+            p_.comments.push_back(string_code(r, r.varint("Profile.comment"), "Profile.comment"));
+          }
+          break;
+        case kDefaultSampleType:
+          p_.default_sample_type = string_code_field(r, wt, "Profile.default_sample_type", tag_at);
+          break;
+        case kDocUrl:
+          p_.doc_url = string_code_field(r, wt, "Profile.doc_url", tag_at);
+          break;
+        default:
+          r.skip(wt, "Profile (unknown field)");
+      }
+    }
+    fixup();
+    return std::move(p_);
+  }
+
+ private:
+  // Counts top-level messages so every column can be reserved once. Reserving
+  // virtual memory generously is cheap: untouched pages are never resident.
+  void prescan() {
+    size_t counts[16] = {0}, bytes[16] = {0};
+    Reader r(data_, data_, data_ + n_);
+    try {
+      while (!r.done()) {
+        uint32_t tag = r.tag("Profile");
+        uint32_t field = tag >> 3, wt = tag & 7;
+        const uint8_t* before = r.pos();
+        r.skip(wt, "Profile");
+        if (field < 16) {
+          counts[field]++;
+          bytes[field] += static_cast<size_t>(r.pos() - before);
+        }
+      }
+    } catch (const DecodeError&) {
+      // The real pass reports the error with full context.
+    }
+    size_t ns = counts[kSample];
+    p_.stack_offsets.reserve(ns + 1);
+    p_.label_offsets.reserve(ns + 1);
+    size_t types = counts[kSampleType] ? counts[kSampleType] : 1;
+    p_.values.reserve(ns * types);
+    p_.stack_locations.reserve(bytes[kSample] / 2 + 16);
+    size_t nl = counts[kLocation];
+    p_.locations.id.reserve(nl);
+    p_.locations.mapping.reserve(nl);
+    p_.locations.address.reserve(nl);
+    p_.locations.is_folded.reserve(nl);
+    p_.locations.line_offsets.reserve(nl + 1);
+    p_.lines.function.reserve(nl);
+    p_.lines.line.reserve(nl);
+    p_.lines.column.reserve(nl);
+    size_t nf = counts[kFunction];
+    p_.functions.id.reserve(nf);
+    p_.functions.name.reserve(nf);
+    p_.functions.system_name.reserve(nf);
+    p_.functions.filename.reserve(nf);
+    p_.functions.start_line.reserve(nf);
+    p_.strings.offsets.reserve(counts[kStringTable] + 1);
+    p_.strings.data.reserve(bytes[kStringTable]);
+  }
+
+  void expect(Reader& r, uint32_t wt, uint32_t expected, const char* field, const uint8_t* tag_at) {
+    if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
+  }
+
+  // A string index read as int64: must be non-negative and fit an int32 code.
+  // The range check against the table happens in fixup (the table comes last).
+  int32_t string_code(Reader& r, uint64_t raw, const char* field) {
+    if (raw > kMaxSmallId)
+      throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field,
+                        r.offset());
+    int32_t c = static_cast<int32_t>(raw);
+    if (c > max_string_code_) {
+      max_string_code_ = c;
+      max_string_field_ = field;
+      max_string_offset_ = r.offset();
+    }
+    return c;
+  }
+
+  int32_t string_code_field(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+    expect(r, wt, kVarint, field, tag_at);
+    return string_code(r, r.varint(field), field);
+  }
+
+  void value_type(Reader& r, int32_t* type, int32_t* unit, const char* field) {
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      if (f == 1) {
+        expect(m, wt, kVarint, field, tag_at);
+        *type = string_code(m, m.varint(field), field);
+      } else if (f == 2) {
+        expect(m, wt, kVarint, field, tag_at);
+        *unit = string_code(m, m.varint(field), field);
+      } else {
+        m.skip(wt, field);
+      }
+    }
+    r.seek(e);
+  }
+
+  inline void push_ref(std::vector<int32_t>& column, std::vector<BigRef>& big, uint64_t id) {
+    if (id <= kMaxSmallId) {
+      column.push_back(static_cast<int32_t>(id));
+    } else {
+      big.push_back({column.size(), id});
+      column.push_back(-1);
+    }
+  }
+
+  void sample(Reader& r) {
+    const uint8_t* msg_at = r.pos();
+    const uint8_t* e = r.length_delimited("Profile.sample");
+    Reader m(data_, r.pos(), e);
+    size_t values_before = p_.values.size();
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag("Profile.sample");
+      uint32_t f = tag >> 3, wt = tag & 7;
+      if (f == 1) {
+        if (wt == kLen) {
+          const uint8_t* pe = m.length_delimited("Profile.sample.location_id");
+          Reader q(data_, m.pos(), pe);
+          while (!q.done()) push_ref(p_.stack_locations, big_sample_refs_, q.varint("Profile.sample.location_id"));
+          m.seek(pe);
+        } else if (wt == kVarint) {
+          push_ref(p_.stack_locations, big_sample_refs_, m.varint("Profile.sample.location_id"));
+        } else {
+          m.wrong_type(wt, kVarint, "Profile.sample.location_id", tag_at);
+        }
+      } else if (f == 2) {
+        if (wt == kLen) {
+          const uint8_t* pe = m.length_delimited("Profile.sample.value");
+          Reader q(data_, m.pos(), pe);
+          while (!q.done()) p_.values.push_back(static_cast<int64_t>(q.varint("Profile.sample.value")));
+          m.seek(pe);
+        } else if (wt == kVarint) {
+          p_.values.push_back(static_cast<int64_t>(m.varint("Profile.sample.value")));
+        } else {
+          m.wrong_type(wt, kVarint, "Profile.sample.value", tag_at);
+        }
+      } else if (f == 3) {
+        expect(m, wt, kLen, "Profile.sample.label", tag_at);
+        label(m);
+      } else {
+        m.skip(wt, "Profile.sample (unknown field)");
+      }
+    }
+    r.seek(e);
+    size_t count = p_.values.size() - values_before;
+    size_t index = p_.stack_offsets.size() - 1;
+    if (index == 0) {
+      first_value_count_ = count;
+    } else if (count != first_value_count_ && mismatch_sample_ < 0) {
+      mismatch_sample_ = static_cast<int64_t>(index);
+      mismatch_count_ = count;
+      mismatch_offset_ = r.offset_of(msg_at);
+    }
+    p_.stack_offsets.push_back(static_cast<int64_t>(p_.stack_locations.size()));
+    p_.label_offsets.push_back(static_cast<int64_t>(p_.labels.size()));
+  }
+
+  void label(Reader& r) {
+    const char* field = "Profile.sample.label";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    int32_t key = 0, str = 0, unit = 0;
+    int64_t num = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      switch (f) {
+        case 1: expect(m, wt, kVarint, "Profile.sample.label.key", tag_at);
+          key = string_code(m, m.varint(field), "Profile.sample.label.key"); break;
+        case 2: expect(m, wt, kVarint, "Profile.sample.label.str", tag_at);
+          str = string_code(m, m.varint(field), "Profile.sample.label.str"); break;
+        case 3: expect(m, wt, kVarint, "Profile.sample.label.num", tag_at);
+          num = static_cast<int64_t>(m.varint(field)); break;
+        case 4: expect(m, wt, kVarint, "Profile.sample.label.num_unit", tag_at);
+          unit = string_code(m, m.varint(field), "Profile.sample.label.num_unit"); break;
+        default: m.skip(wt, "Profile.sample.label (unknown field)");
+      }
+    }
+    r.seek(e);
+    // pprof quirk: a label with no string, no number and no unit is dropped.
+    if (str == 0 && num == 0 && unit == 0) {
+      ++dropped_empty_labels_;
+      return;
+    }
+    p_.labels.key.push_back(key);
+    p_.labels.str.push_back(str == 0 ? -1 : str);
+    p_.labels.num.push_back(num);
+    p_.labels.num_unit.push_back(unit);
+  }
+
+  void mapping(Reader& r) {
+    const char* field = "Profile.mapping";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    uint64_t v[7] = {0};  // id, start, limit, offset, filename, build_id (raw)
+    int32_t filename = 0, build_id = 0;
+    uint8_t flags[4] = {0};
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      if (f >= 1 && f <= 10) {
+        expect(m, wt, kVarint, field, tag_at);
+        uint64_t x = m.varint(field);
+        if (f <= 4) v[f - 1] = x;
+        else if (f == 5) filename = string_code(m, x, "Profile.mapping.filename");
+        else if (f == 6) build_id = string_code(m, x, "Profile.mapping.build_id");
+        else flags[f - 7] = x != 0;
+      } else {
+        m.skip(wt, "Profile.mapping (unknown field)");
+      }
+    }
+    r.seek(e);
+    auto& t = p_.mappings;
+    t.id.push_back(v[0]);
+    t.memory_start.push_back(v[1]);
+    t.memory_limit.push_back(v[2]);
+    t.file_offset.push_back(v[3]);
+    t.filename.push_back(filename);
+    t.build_id.push_back(build_id);
+    t.has_functions.push_back(flags[0]);
+    t.has_filenames.push_back(flags[1]);
+    t.has_line_numbers.push_back(flags[2]);
+    t.has_inline_frames.push_back(flags[3]);
+  }
+
+  void location(Reader& r) {
+    const char* field = "Profile.location";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    uint64_t id = 0, mapping_id = 0, address = 0;
+    uint8_t folded = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      switch (f) {
+        case 1: expect(m, wt, kVarint, "Profile.location.id", tag_at); id = m.varint(field); break;
+        case 2: expect(m, wt, kVarint, "Profile.location.mapping_id", tag_at); mapping_id = m.varint(field); break;
+        case 3: expect(m, wt, kVarint, "Profile.location.address", tag_at); address = m.varint(field); break;
+        case 4: expect(m, wt, kLen, "Profile.location.line", tag_at); line(m); break;
+        case 5: expect(m, wt, kVarint, "Profile.location.is_folded", tag_at); folded = m.varint(field) != 0; break;
+        default: m.skip(wt, "Profile.location (unknown field)");
+      }
+    }
+    r.seek(e);
+    auto& t = p_.locations;
+    t.id.push_back(id);
+    push_ref(t.mapping, big_mapping_refs_, mapping_id);
+    t.address.push_back(address);
+    t.is_folded.push_back(folded);
+    t.line_offsets.push_back(static_cast<int64_t>(p_.lines.size()));
+  }
+
+  void line(Reader& r) {
+    const char* field = "Profile.location.line";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    uint64_t function_id = 0;
+    int64_t line_no = 0, column = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      switch (f) {
+        case 1: expect(m, wt, kVarint, "Profile.location.line.function_id", tag_at); function_id = m.varint(field); break;
+        case 2: expect(m, wt, kVarint, "Profile.location.line.line", tag_at); line_no = static_cast<int64_t>(m.varint(field)); break;
+        case 3: expect(m, wt, kVarint, "Profile.location.line.column", tag_at); column = static_cast<int64_t>(m.varint(field)); break;
+        default: m.skip(wt, "Profile.location.line (unknown field)");
+      }
+    }
+    r.seek(e);
+    push_ref(p_.lines.function, big_function_refs_, function_id);
+    p_.lines.line.push_back(line_no);
+    p_.lines.column.push_back(column);
+  }
+
+  void function(Reader& r) {
+    const char* field = "Profile.function";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(data_, r.pos(), e);
+    uint64_t id = 0;
+    int32_t name = 0, system_name = 0, filename = 0;
+    int64_t start_line = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      switch (f) {
+        case 1: expect(m, wt, kVarint, "Profile.function.id", tag_at); id = m.varint(field); break;
+        case 2: expect(m, wt, kVarint, "Profile.function.name", tag_at);
+          name = string_code(m, m.varint(field), "Profile.function.name"); break;
+        case 3: expect(m, wt, kVarint, "Profile.function.system_name", tag_at);
+          system_name = string_code(m, m.varint(field), "Profile.function.system_name"); break;
+        case 4: expect(m, wt, kVarint, "Profile.function.filename", tag_at);
+          filename = string_code(m, m.varint(field), "Profile.function.filename"); break;
+        case 5: expect(m, wt, kVarint, "Profile.function.start_line", tag_at);
+          start_line = static_cast<int64_t>(m.varint(field)); break;
+        default: m.skip(wt, "Profile.function (unknown field)");
+      }
+    }
+    r.seek(e);
+    auto& t = p_.functions;
+    t.id.push_back(id);
+    t.name.push_back(name);
+    t.system_name.push_back(system_name);
+    t.filename.push_back(filename);
+    t.start_line.push_back(start_line);
+  }
+
+  // Byte offset of the index-th top-level message with field number `field`,
+  // found by rescanning (only on the error path).
+  int64_t locate(uint32_t field, size_t index) const {
+    Reader r(data_, data_, data_ + n_);
+    size_t seen = 0;
+    while (!r.done()) {
+      const uint8_t* at = r.pos();
+      uint32_t tag = r.tag("Profile");
+      if ((tag >> 3) == field && seen++ == index) return r.offset_of(at);
+      r.skip(tag & 7, "Profile");
+    }
+    return -1;
+  }
+
+  // Maps ids to dense rows. Fast path: ids are 1..n in order.
+  struct IdIndex {
+    bool dense = true;
+    size_t n = 0;
+    std::unordered_map<uint64_t, int32_t> map;
+    int32_t find(uint64_t id) const {
+      if (dense) return (id >= 1 && id <= n) ? static_cast<int32_t>(id - 1) : -1;
+      auto it = map.find(id);
+      return it == map.end() ? -1 : it->second;
+    }
+  };
+
+  IdIndex index_ids(const std::vector<uint64_t>& ids, const char* what, uint32_t field) const {
+    IdIndex idx;
+    idx.n = ids.size();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] != i + 1) {
+        idx.dense = false;
+        break;
+      }
+    }
+    if (idx.dense) return idx;
+    idx.map.reserve(ids.size() * 2);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      std::string f = std::string("Profile.") + what + "[" + std::to_string(i) + "].id";
+      if (ids[i] == 0) throw DecodeError(std::string("found ") + what + " with reserved id 0", f, locate(field, i));
+      if (!idx.map.emplace(ids[i], static_cast<int32_t>(i)).second)
+        throw DecodeError(std::string("multiple ") + what + "s with same id " + std::to_string(ids[i]), f,
+                          locate(field, i));
+    }
+    return idx;
+  }
+
+  void resolve(std::vector<int32_t>& column, const std::vector<BigRef>& big, const IdIndex& idx, bool zero_is_none,
+               const char* what, const std::function<std::pair<std::string, int64_t>(size_t)>& where) {
+    size_t b = 0;
+    for (size_t i = 0; i < column.size(); ++i) {
+      uint64_t id;
+      if (column[i] >= 0) {
+        id = static_cast<uint64_t>(column[i]);
+      } else {
+        while (big[b].index != i) ++b;
+        id = big[b].id;
+      }
+      if (id == 0 && zero_is_none) {
+        column[i] = -1;
+        continue;
+      }
+      int32_t row = id == 0 ? -1 : idx.find(id);
+      if (row < 0) {
+        auto [field, offset] = where(i);
+        throw DecodeError(id == 0 ? std::string("reference to ") + what + " id 0 (no " + what + ")"
+                                  : std::string("dangling reference to ") + what + " id " + std::to_string(id),
+                          field, offset);
+      }
+      column[i] = row;
+    }
+  }
+
+  void fixup() {
+    const size_t n_strings = p_.strings.size();
+    if (n_strings == 0)
+      throw DecodeError("missing string table (pprof requires string_table[0] == \"\")", "Profile.string_table", -1);
+    if (max_string_code_ >= static_cast<int64_t>(n_strings))
+      throw DecodeError("string index " + std::to_string(max_string_code_) + " out of range (string table has " +
+                            std::to_string(n_strings) + " entries)",
+                        max_string_field_, max_string_offset_);
+
+    const size_t ns = p_.num_samples();
+    if (ns > 0) {
+      if (p_.num_types() == 0)
+        throw DecodeError("profile has " + std::to_string(ns) + " samples but no sample_type", "Profile.sample_type",
+                          -1);
+      if (mismatch_sample_ >= 0)
+        throw DecodeError("sample " + std::to_string(mismatch_sample_) + " has " + std::to_string(mismatch_count_) +
+                              " values, sample 0 has " + std::to_string(first_value_count_) + " (" +
+                              std::to_string(p_.num_types()) + " sample types)",
+                          "Profile.sample.value", mismatch_offset_);
+      if (first_value_count_ != p_.num_types())
+        throw DecodeError("samples have " + std::to_string(first_value_count_) + " values but there are " +
+                              std::to_string(p_.num_types()) + " sample types",
+                          "Profile.sample.value", locate(kSample, 0));
+    }
+
+    IdIndex mappings = index_ids(p_.mappings.id, "mapping", kMapping);
+    IdIndex functions = index_ids(p_.functions.id, "function", kFunction);
+    IdIndex locations = index_ids(p_.locations.id, "location", kLocation);
+
+    resolve(p_.locations.mapping, big_mapping_refs_, mappings, true, "mapping", [&](size_t i) {
+      return std::make_pair("Profile.location[" + std::to_string(i) + "].mapping_id", locate(kLocation, i));
+    });
+    resolve(p_.lines.function, big_function_refs_, functions, false, "function", [&](size_t i) {
+      // Find the owning location of line i.
+      auto& lo = p_.locations.line_offsets;
+      size_t loc = static_cast<size_t>(std::upper_bound(lo.begin(), lo.end(), static_cast<int64_t>(i)) - lo.begin()) - 1;
+      return std::make_pair("Profile.location[" + std::to_string(loc) + "] (id " +
+                                std::to_string(p_.locations.id[loc]) + ").line.function_id",
+                            locate(kLocation, loc));
+    });
+    resolve(p_.stack_locations, big_sample_refs_, locations, false, "location", [&](size_t i) {
+      auto& so = p_.stack_offsets;
+      size_t s = static_cast<size_t>(std::upper_bound(so.begin(), so.end(), static_cast<int64_t>(i)) - so.begin()) - 1;
+      return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id", locate(kSample, s));
+    });
+  }
+
+  const uint8_t* data_;
+  size_t n_;
+  Profile p_;
+  std::vector<BigRef> big_sample_refs_, big_mapping_refs_, big_function_refs_;
+  size_t first_value_count_ = 0;
+  int64_t mismatch_sample_ = -1;
+  size_t mismatch_count_ = 0;
+  int64_t mismatch_offset_ = -1;
+  int64_t max_string_code_ = 0;
+  std::string max_string_field_;
+  int64_t max_string_offset_ = -1;
+  size_t dropped_empty_labels_ = 0;
+};
+
+}  // namespace
+
+Profile decode_raw(const uint8_t* data, size_t n) {
+  if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  try {
+    return Decoder(data, n).run();
+  } catch (const DecodeError& e) {
+    // Explain inputs that are not profile.proto at all (legacy text, OTLP, ...).
+    std::string hint = describe_non_pprof(data, n);
+    if (hint.empty()) throw;
+    throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
+  }
+}
+
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
+  if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  if (gzip::is_gzip(data, n)) {
+    std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
+    if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
+    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  }
+  return decode_raw(data, n);
+}
+
+}  // namespace pprofcore

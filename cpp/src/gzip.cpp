@@ -1,0 +1,195 @@
+// gzip: inflate/deflate backends. libdeflate inflates whole buffers fast but needs
+// the output size up front (we use the ISIZE trailer and grow on demand); zlib
+// streams. Both join concatenated members and enforce the size limit.
+#include "pprofcore/gzip.hpp"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <string>
+
+#include "pprofcore/errors.hpp"
+
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
+namespace pprofcore::gzip {
+namespace {
+
+[[noreturn]] void too_large(size_t max_size) {
+  throw GzipError("decompressed size exceeds the limit of " + std::to_string(max_size) +
+                      " bytes (raise max_decompressed_size to allow it)",
+                  "gzip", -1);
+}
+
+// After a member ends, the rest must be another member or (tolerated) zero padding.
+bool only_zero_padding(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != 0) return false;
+  return true;
+}
+
+std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
+  std::string out;
+  size_t guess = n * 4;
+  if (guess > max_size) guess = max_size;
+  out.resize(guess < 4096 ? 4096 : guess);
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw GzipError("zlib inflateInit failed", "gzip", 0);
+  size_t in_pos = 0, out_pos = 0;
+  size_t member_start = 0;
+  while (true) {
+    zs.next_in = const_cast<Bytef*>(data + in_pos);
+    zs.avail_in = static_cast<uInt>(std::min<size_t>(n - in_pos, 1u << 30));
+    if (out_pos == out.size()) {
+      if (out.size() >= max_size) {
+        inflateEnd(&zs);
+        too_large(max_size);
+      }
+      size_t grow = out.size() * 2;
+      out.resize(grow > max_size ? max_size : grow);
+    }
+    zs.next_out = reinterpret_cast<Bytef*>(&out[out_pos]);
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - out_pos, 1u << 30));
+    size_t avail_in_before = zs.avail_in, avail_out_before = zs.avail_out;
+    int rc = ::inflate(&zs, Z_NO_FLUSH);
+    in_pos += avail_in_before - zs.avail_in;
+    out_pos += avail_out_before - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      if (in_pos < n && is_gzip(data + in_pos, n - in_pos)) {
+        member_start = in_pos;
+        inflateReset(&zs);
+        continue;
+      }
+      if (in_pos < n && !only_zero_padding(data + in_pos, n - in_pos)) {
+        inflateEnd(&zs);
+        throw GzipError("trailing garbage after gzip stream", "gzip", static_cast<int64_t>(in_pos));
+      }
+      break;
+    }
+    if (rc == Z_OK || (rc == Z_BUF_ERROR && zs.avail_out == 0)) {
+      if (in_pos >= n && zs.avail_out != 0) {
+        inflateEnd(&zs);
+        throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
+      }
+      continue;
+    }
+    std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+    inflateEnd(&zs);
+    if (rc == Z_BUF_ERROR) throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
+    throw GzipError("corrupt gzip data: " + msg, "gzip", static_cast<int64_t>(member_start));
+  }
+  inflateEnd(&zs);
+  out.resize(out_pos);
+  return out;
+}
+
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
+  // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
+  // usual single-member file; otherwise we grow and retry.
+  uint32_t isize = 0;
+  if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
+  size_t cap = isize ? isize : n * 4;
+  if (cap < 64) cap = 64;
+  if (cap > max_size) cap = max_size;
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  if (!d) throw GzipError("libdeflate: out of memory", "gzip", -1);
+  std::string out;
+  size_t in_pos = 0, out_pos = 0;
+  try {
+    while (in_pos < n) {
+      if (!is_gzip(data + in_pos, n - in_pos)) {
+        if (in_pos > 0 && only_zero_padding(data + in_pos, n - in_pos)) break;
+        throw GzipError(in_pos == 0 ? "not a gzip stream" : "trailing garbage after gzip stream", "gzip",
+                        static_cast<int64_t>(in_pos));
+      }
+      while (true) {
+        if (out.size() < out_pos + cap) out.resize(out_pos + cap);
+        size_t in_used = 0, out_got = 0;
+        libdeflate_result rc = libdeflate_gzip_decompress_ex(d, data + in_pos, n - in_pos, &out[out_pos], cap,
+                                                             &in_used, &out_got);
+        if (rc == LIBDEFLATE_SUCCESS) {
+          in_pos += in_used;
+          out_pos += out_got;
+          break;
+        }
+        if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+          if (out_pos + cap >= max_size) too_large(max_size);
+          cap = cap * 2 > max_size - out_pos ? max_size - out_pos : cap * 2;
+          continue;
+        }
+        // BAD_DATA covers truncation, corruption and CRC/ISIZE mismatch; zlib
+        // tells them apart, so let it produce the precise message.
+        libdeflate_free_decompressor(d);
+        d = nullptr;
+        return inflate_zlib(data, n, max_size);
+      }
+    }
+  } catch (...) {
+    if (d) libdeflate_free_decompressor(d);
+    throw;
+  }
+  libdeflate_free_decompressor(d);
+  out.resize(out_pos);
+  return out;
+}
+#endif
+
+}  // namespace
+
+bool have_libdeflate() {
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) {
+  if (!is_gzip(data, n)) throw GzipError("not a gzip stream (bad magic)", "gzip", 0);
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+  if (backend != Backend::Zlib) return inflate_libdeflate(data, n, max_size);
+#else
+  if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
+#endif
+  return inflate_zlib(data, n, max_size);
+}
+
+std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+  if (backend != Backend::Zlib) {
+    int lv = level < 0 ? 6 : (level > 12 ? 12 : level);
+    libdeflate_compressor* c = libdeflate_alloc_compressor(lv);
+    if (!c) throw GzipError("libdeflate: bad compression level " + std::to_string(level), "gzip", -1);
+    std::string out(libdeflate_gzip_compress_bound(c, n), '\0');
+    size_t got = libdeflate_gzip_compress(c, data, n, &out[0], out.size());
+    libdeflate_free_compressor(c);
+    if (got == 0) throw GzipError("libdeflate: compression failed", "gzip", -1);
+    out.resize(got);
+    return out;
+  }
+#else
+  if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
+#endif
+  int lv = level < 0 ? Z_DEFAULT_COMPRESSION : (level > 9 ? 9 : level);
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  if (deflateInit2(&zs, lv, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw GzipError("zlib deflateInit failed", "gzip", -1);
+  std::string out(deflateBound(&zs, static_cast<uLong>(n)) + 32, '\0');
+  zs.next_in = const_cast<Bytef*>(data);
+  zs.avail_in = static_cast<uInt>(n);
+  zs.next_out = reinterpret_cast<Bytef*>(&out[0]);
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = ::deflate(&zs, Z_FINISH);
+  size_t got = zs.total_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw GzipError("zlib deflate failed", "gzip", -1);
+  out.resize(got);
+  return out;
+}
+
+}  // namespace pprofcore::gzip

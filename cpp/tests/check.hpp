@@ -1,0 +1,60 @@
+// check: a minimal assertion harness for the C++ unit tests (run by CTest).
+#pragma once
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace check {
+inline int failures = 0;
+inline std::vector<std::pair<std::string, std::function<void()>>>& registry() {
+  static std::vector<std::pair<std::string, std::function<void()>>> r;
+  return r;
+}
+struct Register {
+  Register(const char* name, std::function<void()> fn) { registry().emplace_back(name, std::move(fn)); }
+};
+inline int run_all() {
+  for (auto& [name, fn] : registry()) {
+    int before = failures;
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      std::printf("  %s: unexpected exception: %s\n", name.c_str(), e.what());
+      ++failures;
+    }
+    std::printf("%s %s\n", failures == before ? "PASS" : "FAIL", name.c_str());
+  }
+  std::printf("%d failure(s)\n", failures);
+  return failures ? 1 : 0;
+}
+}  // namespace check
+
+#define TEST(name) \
+  static void name(); \
+  static check::Register reg_##name(#name, name); \
+  static void name()
+#define EXPECT(cond) \
+  do { \
+    if (!(cond)) { \
+      std::printf("  %s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      ++check::failures; \
+    } \
+  } while (0)
+#define EXPECT_THROWS(expr, Type, needle) \
+  do { \
+    bool thrown = false; \
+    try { \
+      expr; \
+    } catch (const Type& e) { \
+      thrown = true; \
+      if (std::string(e.what()).find(needle) == std::string::npos) { \
+        std::printf("  %s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, e.what(), needle); \
+        ++check::failures; \
+      } \
+    } \
+    if (!thrown) { \
+      std::printf("  %s:%d: expected %s from %s\n", __FILE__, __LINE__, #Type, #expr); \
+      ++check::failures; \
+    } \
+  } while (0)

@@ -1,0 +1,42 @@
+"""pprofcore: fast, complete analysis of pprof profiles from Python.
+
+Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
+
+    import pprofcore
+    p = pprofcore.load("cpu.pb.gz")
+    p.sample_types          # [('samples', 'count'), ('cpu', 'nanoseconds')]
+    p.values                # int64 (n_samples, n_types), zero-copy, read-only
+    p.to_bytes()            # deterministic re-encoding
+
+``import pprofcore`` imports only NumPy; pandas and pyarrow are optional.
+"""
+
+from importlib import resources as _resources
+
+from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
+from ._profile import Profile
+from .errors import DecodeError, GzipError, ProfileError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MAX_DECOMPRESSED_SIZE",
+    "DecodeError",
+    "GzipError",
+    "Profile",
+    "ProfileError",
+    "example_path",
+    "load",
+    "load_many",
+    "loads",
+]
+
+
+def example_path(kind: str = "cpu") -> str:
+    """Path of an example profile shipped with the package.
+
+    ``kind`` is ``"cpu"`` (Go CPU profile with labels) or ``"heap"`` (Go heap profile).
+    """
+    if kind not in ("cpu", "heap"):
+        raise ValueError("kind must be 'cpu' or 'heap'")
+    return str(_resources.files(__name__).joinpath("data", f"example-{kind}.pb.gz"))
