@@ -22,8 +22,9 @@ gzip::Backend backend_from(const std::string& name) {
   throw py::value_error("inflater must be 'auto', 'zlib' or 'libdeflate', not '" + name + "'");
 }
 
-DecodeOptions options_from(size_t max_size, const std::string& inflater) {
+DecodeOptions options_from(size_t max_size, const std::string& inflater, unsigned threads = 0) {
   DecodeOptions o;
+  o.threads = threads;
   o.max_decompressed_size = max_size;
   o.inflater = backend_from(inflater);
   return o;
@@ -40,13 +41,13 @@ DecodeOptions options_from(size_t max_size, const std::string& inflater) {
 void bind_codec(py::module_& m) {
   m.def(
       "decode",
-      [](const py::buffer& data, size_t max_size, const std::string& inflater) {
+      [](const py::buffer& data, size_t max_size, const std::string& inflater, unsigned threads) {
         ByteView view(data);
-        DecodeOptions o = options_from(max_size, inflater);
+        DecodeOptions o = options_from(max_size, inflater, threads);
         py::gil_scoped_release nogil;  // the buffer stays exported (and pinned) while `view` lives
         return std::make_shared<Profile>(decode(view.data(), view.size(), o));
       },
-      py::arg("data"), py::arg("max_size"), py::arg("inflater") = "auto");
+      py::arg("data"), py::arg("max_size"), py::arg("inflater") = "auto", py::arg("threads") = 0);
 
   m.def(
       "decode_file",

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "pprofcore/wire.hpp"
@@ -36,12 +37,240 @@ struct BigRef {
   uint64_t id;
 };
 
+// The largest string code seen so far and where, for the range check in fixup
+// (the string table is usually written last, so codes cannot be checked on sight).
+struct MaxStringCode {
+  int64_t code = 0;
+  const char* field = "";
+  int64_t offset = -1;
+  inline void see(int64_t c, const char* f, int64_t at) {
+    if (c > code) {
+      code = c;
+      field = f;
+      offset = at;
+    }
+  }
+  void merge(const MaxStringCode& o) {
+    if (o.code > code) *this = o;
+  }
+};
+
+// Sample columns filled by one SampleDecoder. The main thread writes straight
+// into the Profile; a helper thread writes into its own and is appended after.
+struct SampleColumns {
+  std::vector<int64_t> values;
+  std::vector<int64_t> stack_ends;  // end offset of each sample's stack
+  std::vector<int32_t> stack_locations;
+  std::vector<int64_t> label_ends;
+  Labels labels;
+};
+
+// Decodes Sample messages. Hot loop: packed varints are decoded through a small
+// stack buffer and appended in bulk, avoiding per-element push_back.
+class SampleDecoder {
+ public:
+  SampleDecoder(const uint8_t* base, std::vector<int64_t>& values, std::vector<int64_t>& stack_ends,
+                std::vector<int32_t>& stack_locations, std::vector<int64_t>& label_ends, Labels& labels)
+      : base_(base), values_(values), stack_ends_(stack_ends), stack_locations_(stack_locations),
+        label_ends_(label_ends), labels_(labels) {}
+
+  std::vector<BigRef> big_refs;
+  MaxStringCode codes;
+  size_t first_value_count = 0;
+  size_t count = 0;
+  int64_t mismatch_sample = -1;  // index local to this decoder
+  size_t mismatch_count = 0;
+  int64_t mismatch_offset = -1;
+  size_t dropped_labels = 0;
+
+  void sample(const uint8_t* msg_at, const uint8_t* begin, const uint8_t* end) {
+    Reader m(base_, begin, end);
+    size_t values_before = values_.size();
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag("Profile.sample");
+      uint32_t f = tag >> 3, wt = tag & 7;
+      if (f == 1) {
+        if (wt == kLen) {
+          const uint8_t* pe = m.length_delimited("Profile.sample.location_id");
+          location_ids(m.pos(), pe);
+          m.seek(pe);
+        } else if (wt == kVarint) {
+          uint64_t id = m.varint("Profile.sample.location_id");
+          if (id > kMaxSmallId) {
+            big_refs.push_back({stack_locations_.size(), id});
+            id = static_cast<uint64_t>(-1);
+          }
+          stack_locations_.push_back(static_cast<int32_t>(id));
+        } else {
+          m.wrong_type(wt, kVarint, "Profile.sample.location_id", tag_at);
+        }
+      } else if (f == 2) {
+        if (wt == kLen) {
+          const uint8_t* pe = m.length_delimited("Profile.sample.value");
+          packed_values(m.pos(), pe);
+          m.seek(pe);
+        } else if (wt == kVarint) {
+          values_.push_back(static_cast<int64_t>(m.varint("Profile.sample.value")));
+        } else {
+          m.wrong_type(wt, kVarint, "Profile.sample.value", tag_at);
+        }
+      } else if (f == 3) {
+        if (wt != kLen) m.wrong_type(wt, kLen, "Profile.sample.label", tag_at);
+        label(m);
+      } else {
+        m.skip(wt, "Profile.sample (unknown field)");
+      }
+    }
+    size_t n = values_.size() - values_before;
+    if (count == 0) {
+      first_value_count = n;
+    } else if (n != first_value_count && mismatch_sample < 0) {
+      mismatch_sample = static_cast<int64_t>(count);
+      mismatch_count = n;
+      mismatch_offset = m.offset_of(msg_at);
+    }
+    ++count;
+    stack_ends_.push_back(static_cast<int64_t>(stack_locations_.size()));
+    label_ends_.push_back(static_cast<int64_t>(labels_.size()));
+  }
+
+ private:
+  // Location ids: 1..INT32_MAX go straight into the column as provisional ids;
+  // larger ones are recorded in big_refs with a -1 placeholder.
+  void location_ids(const uint8_t* p, const uint8_t* e) {
+    // Capacity is reserved up front (one id per byte at most), so this never
+    // reallocates; writing through a local end pointer keeps it in a register.
+    std::vector<int32_t>& out = stack_locations_;
+    size_t need = out.size() + static_cast<size_t>(e - p);
+    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    while (p < e) {
+      uint64_t v = *p;
+      if (v < 0x80) {
+        ++p;
+      } else {
+        Reader q(base_, p, e);
+        v = q.varint("Profile.sample.location_id");
+        p = q.pos();
+      }
+      if (v > kMaxSmallId) {
+        big_refs.push_back({out.size(), v});
+        v = static_cast<uint64_t>(-1);
+      }
+      out.push_back(static_cast<int32_t>(v));
+    }
+  }
+
+  void packed_values(const uint8_t* p, const uint8_t* e) {
+    std::vector<int64_t>& out = values_;
+    size_t need = out.size() + static_cast<size_t>(e - p);
+    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    while (p < e) {
+      uint64_t v = *p;
+      if (v < 0x80) {
+        ++p;
+      } else {
+        Reader q(base_, p, e);
+        v = q.varint("Profile.sample.value");
+        p = q.pos();
+      }
+      out.push_back(static_cast<int64_t>(v));
+    }
+  }
+
+  int32_t code(Reader& m, uint64_t raw, const char* field) {
+    if (raw > kMaxSmallId)
+      throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field,
+                        m.offset());
+    codes.see(static_cast<int64_t>(raw), field, m.offset());
+    return static_cast<int32_t>(raw);
+  }
+
+  void label(Reader& r) {
+    const char* field = "Profile.sample.label";
+    const uint8_t* e = r.length_delimited(field);
+    Reader m(base_, r.pos(), e);
+    int32_t key = 0, str = 0, unit = 0;
+    int64_t num = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t f = tag >> 3, wt = tag & 7;
+      if (f >= 1 && f <= 4 && wt != kVarint) m.wrong_type(wt, kVarint, field, tag_at);
+      switch (f) {
+        case 1: key = code(m, m.varint(field), "Profile.sample.label.key"); break;
+        case 2: str = code(m, m.varint(field), "Profile.sample.label.str"); break;
+        case 3: num = static_cast<int64_t>(m.varint(field)); break;
+        case 4: unit = code(m, m.varint(field), "Profile.sample.label.num_unit"); break;
+        default: m.skip(wt, "Profile.sample.label (unknown field)");
+      }
+    }
+    r.seek(e);
+    // pprof quirk: a label with no string, no number and no unit is dropped.
+    if (str == 0 && num == 0 && unit == 0) {
+      ++dropped_labels;
+      return;
+    }
+    labels_.key.push_back(key);
+    labels_.str.push_back(str == 0 ? -1 : str);
+    labels_.num.push_back(num);
+    labels_.num_unit.push_back(unit);
+  }
+
+  const uint8_t* base_;
+  std::vector<int64_t>& values_;
+  std::vector<int64_t>& stack_ends_;
+  std::vector<int32_t>& stack_locations_;
+  std::vector<int64_t>& label_ends_;
+  Labels& labels_;
+};
+
 class Decoder {
  public:
-  Decoder(const uint8_t* data, size_t n) : data_(data), n_(n) {}
+  Decoder(const uint8_t* data, size_t n, unsigned threads) : data_(data), n_(n), threads_(threads) {}
 
   Profile run() {
     prescan();
+    // Large profiles: a helper thread decodes the second half of the samples
+    // while this thread does the first half and every other field.
+    std::thread helper;
+    std::exception_ptr helper_error;
+    SampleColumns tail;
+    SampleDecoder tail_samples(data_, tail.values, tail.stack_ends, tail.stack_locations, tail.label_ends, tail.labels);
+    if (split_at_) {
+      reserve_tail(tail);
+      helper = std::thread([&] {
+        try {
+          decode_tail(tail_samples);
+        } catch (...) {
+          helper_error = std::current_exception();
+        }
+      });
+    }
+    try {
+      main_loop();
+    } catch (...) {
+      if (helper.joinable()) helper.join();
+      throw;
+    }
+    if (helper.joinable()) {
+      helper.join();
+      if (helper_error) std::rethrow_exception(helper_error);
+      append_tail(tail, tail_samples);
+    }
+    max_string_code_.merge(main_samples_.codes);
+    first_value_count_ = main_samples_.first_value_count;
+    mismatch_sample_ = main_samples_.mismatch_sample;
+    mismatch_count_ = main_samples_.mismatch_count;
+    mismatch_offset_ = main_samples_.mismatch_offset;
+    dropped_empty_labels_ = main_samples_.dropped_labels;
+    big_sample_refs_ = std::move(main_samples_.big_refs);
+    fixup();
+    return std::move(p_);
+  }
+
+ private:
+  void main_loop() {
     Reader r(data_, data_, data_ + n_);
     while (!r.done()) {
       const uint8_t* tag_at = r.pos();
@@ -56,10 +285,15 @@ class Decoder {
           p_.sample_type_unit.push_back(u);
           break;
         }
-        case kSample:
+        case kSample: {
           expect(r, wt, kLen, "Profile.sample", tag_at);
-          sample(r);
+          const uint8_t* msg = r.pos();
+          const uint8_t* e = r.length_delimited("Profile.sample");
+          // Samples from the split point on belong to the helper thread.
+          if (samples_seen_++ < split_index_) main_samples_.sample(msg, r.pos(), e);
+          r.seek(e);
           break;
+        }
         case kMapping:
           expect(r, wt, kLen, "Profile.mapping", tag_at);
           mapping(r);
@@ -136,20 +370,22 @@ class Decoder {
           r.skip(wt, "Profile (unknown field)");
       }
     }
-    fixup();
-    return std::move(p_);
   }
 
- private:
   // Counts top-level messages so every column can be reserved once. Reserving
   // virtual memory generously is cheap: untouched pages are never resident.
   void prescan() {
     size_t counts[16] = {0}, bytes[16] = {0};
+    // Every 1024th sample's tag position and the sample bytes before it, to pick
+    // a split point for the helper thread.
+    std::vector<std::pair<const uint8_t*, size_t>> marks;
     Reader r(data_, data_, data_ + n_);
     try {
       while (!r.done()) {
+        const uint8_t* tag_at = r.pos();
         uint32_t tag = r.tag("Profile");
         uint32_t field = tag >> 3, wt = tag & 7;
+        if (field == kSample && (counts[kSample] & 1023) == 0) marks.emplace_back(tag_at, bytes[kSample]);
         const uint8_t* before = r.pos();
         r.skip(wt, "Profile");
         if (field < 16) {
@@ -158,14 +394,31 @@ class Decoder {
         }
       }
     } catch (const DecodeError&) {
-      // The real pass reports the error with full context.
+      marks.clear();  // malformed: decode single-threaded; the real pass reports the error
+    }
+    const size_t kParallelBytes = size_t(4) << 20;
+    if (threads_ != 1 && bytes[kSample] >= kParallelBytes && marks.size() > 2) {
+      // Split where the main thread's share (first samples + all other fields)
+      // roughly equals the helper's (the remaining samples).
+      size_t other = n_ - bytes[kSample];
+      size_t target = (bytes[kSample] + other) / 2;
+      size_t best = 1;
+      for (size_t i = 1; i < marks.size(); ++i)
+        if (marks[i].second + other <= target + target / 16) best = i;
+      split_at_ = marks[best].first;
+      split_index_ = best * 1024;
+      tail_bytes_ = bytes[kSample] - marks[best].second;
+      types_hint_ = counts[kSampleType];
+      tail_samples_hint_ = counts[kSample] - split_index_;
     }
     size_t ns = counts[kSample];
     p_.stack_offsets.reserve(ns + 1);
     p_.label_offsets.reserve(ns + 1);
     size_t types = counts[kSampleType] ? counts[kSampleType] : 1;
     p_.values.reserve(ns * types);
-    p_.stack_locations.reserve(bytes[kSample] / 2 + 16);
+    // Each location id takes at least one byte: an upper bound, and untouched
+    // reserved pages are never resident.
+    p_.stack_locations.reserve(bytes[kSample] + 16);
     size_t nl = counts[kLocation];
     p_.locations.id.reserve(nl);
     p_.locations.mapping.reserve(nl);
@@ -185,6 +438,67 @@ class Decoder {
     p_.strings.data.reserve(bytes[kStringTable]);
   }
 
+  void reserve_tail(SampleColumns& t) {
+    size_t ns = tail_samples_hint_;
+    t.values.reserve(ns * (types_hint_ ? types_hint_ : 1));
+    t.stack_ends.reserve(ns);
+    t.label_ends.reserve(ns);
+    t.stack_locations.reserve(tail_bytes_ + 16);
+  }
+
+  // Helper thread: decodes the samples from split_at_ on, skipping other fields.
+  void decode_tail(SampleDecoder& d) {
+    Reader r(data_, split_at_, data_ + n_);
+    while (!r.done()) {
+      uint32_t tag = r.tag("Profile");
+      uint32_t field = tag >> 3, wt = tag & 7;
+      if (field == kSample && wt == kLen) {
+        const uint8_t* msg = r.pos();
+        const uint8_t* e = r.length_delimited("Profile.sample");
+        d.sample(msg, r.pos(), e);
+        r.seek(e);
+      } else {
+        r.skip(wt, "Profile");
+      }
+    }
+  }
+
+  // Appends the helper's samples after the main thread's, rebasing offsets.
+  void append_tail(SampleColumns& t, SampleDecoder& d) {
+    const int64_t loc_base = static_cast<int64_t>(p_.stack_locations.size());
+    const int64_t label_base = static_cast<int64_t>(p_.labels.size());
+    for (int64_t e : t.stack_ends) p_.stack_offsets.push_back(e + loc_base);
+    for (int64_t e : t.label_ends) p_.label_offsets.push_back(e + label_base);
+    p_.stack_locations.insert(p_.stack_locations.end(), t.stack_locations.begin(), t.stack_locations.end());
+    p_.values.insert(p_.values.end(), t.values.begin(), t.values.end());
+    auto append = [](auto& dst, const auto& src) { dst.insert(dst.end(), src.begin(), src.end()); };
+    append(p_.labels.key, t.labels.key);
+    append(p_.labels.str, t.labels.str);
+    append(p_.labels.num, t.labels.num);
+    append(p_.labels.num_unit, t.labels.num_unit);
+    for (BigRef b : d.big_refs) main_samples_.big_refs.push_back({b.index + static_cast<size_t>(loc_base), b.id});
+    main_samples_.codes.merge(d.codes);
+    main_samples_.dropped_labels += d.dropped_labels;
+    SampleDecoder& m = main_samples_;
+    if (d.count > 0 && m.mismatch_sample < 0) {
+      if (m.count == 0) {
+        m.first_value_count = d.first_value_count;
+        m.mismatch_sample = d.mismatch_sample;
+        m.mismatch_count = d.mismatch_count;
+        m.mismatch_offset = d.mismatch_offset;
+      } else if (d.first_value_count != m.first_value_count) {
+        m.mismatch_sample = static_cast<int64_t>(m.count);
+        m.mismatch_count = d.first_value_count;
+        m.mismatch_offset = locate(kSample, m.count);
+      } else if (d.mismatch_sample >= 0) {
+        m.mismatch_sample = d.mismatch_sample + static_cast<int64_t>(m.count);
+        m.mismatch_count = d.mismatch_count;
+        m.mismatch_offset = d.mismatch_offset;
+      }
+    }
+    m.count += d.count;
+  }
+
   void expect(Reader& r, uint32_t wt, uint32_t expected, const char* field, const uint8_t* tag_at) {
     if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
   }
@@ -195,13 +509,8 @@ class Decoder {
     if (raw > kMaxSmallId)
       throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field,
                         r.offset());
-    int32_t c = static_cast<int32_t>(raw);
-    if (c > max_string_code_) {
-      max_string_code_ = c;
-      max_string_field_ = field;
-      max_string_offset_ = r.offset();
-    }
-    return c;
+    max_string_code_.see(static_cast<int64_t>(raw), field, r.offset());
+    return static_cast<int32_t>(raw);
   }
 
   int32_t string_code_field(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
@@ -236,92 +545,6 @@ class Decoder {
       big.push_back({column.size(), id});
       column.push_back(-1);
     }
-  }
-
-  void sample(Reader& r) {
-    const uint8_t* msg_at = r.pos();
-    const uint8_t* e = r.length_delimited("Profile.sample");
-    Reader m(data_, r.pos(), e);
-    size_t values_before = p_.values.size();
-    while (!m.done()) {
-      const uint8_t* tag_at = m.pos();
-      uint32_t tag = m.tag("Profile.sample");
-      uint32_t f = tag >> 3, wt = tag & 7;
-      if (f == 1) {
-        if (wt == kLen) {
-          const uint8_t* pe = m.length_delimited("Profile.sample.location_id");
-          Reader q(data_, m.pos(), pe);
-          while (!q.done()) push_ref(p_.stack_locations, big_sample_refs_, q.varint("Profile.sample.location_id"));
-          m.seek(pe);
-        } else if (wt == kVarint) {
-          push_ref(p_.stack_locations, big_sample_refs_, m.varint("Profile.sample.location_id"));
-        } else {
-          m.wrong_type(wt, kVarint, "Profile.sample.location_id", tag_at);
-        }
-      } else if (f == 2) {
-        if (wt == kLen) {
-          const uint8_t* pe = m.length_delimited("Profile.sample.value");
-          Reader q(data_, m.pos(), pe);
-          while (!q.done()) p_.values.push_back(static_cast<int64_t>(q.varint("Profile.sample.value")));
-          m.seek(pe);
-        } else if (wt == kVarint) {
-          p_.values.push_back(static_cast<int64_t>(m.varint("Profile.sample.value")));
-        } else {
-          m.wrong_type(wt, kVarint, "Profile.sample.value", tag_at);
-        }
-      } else if (f == 3) {
-        expect(m, wt, kLen, "Profile.sample.label", tag_at);
-        label(m);
-      } else {
-        m.skip(wt, "Profile.sample (unknown field)");
-      }
-    }
-    r.seek(e);
-    size_t count = p_.values.size() - values_before;
-    size_t index = p_.stack_offsets.size() - 1;
-    if (index == 0) {
-      first_value_count_ = count;
-    } else if (count != first_value_count_ && mismatch_sample_ < 0) {
-      mismatch_sample_ = static_cast<int64_t>(index);
-      mismatch_count_ = count;
-      mismatch_offset_ = r.offset_of(msg_at);
-    }
-    p_.stack_offsets.push_back(static_cast<int64_t>(p_.stack_locations.size()));
-    p_.label_offsets.push_back(static_cast<int64_t>(p_.labels.size()));
-  }
-
-  void label(Reader& r) {
-    const char* field = "Profile.sample.label";
-    const uint8_t* e = r.length_delimited(field);
-    Reader m(data_, r.pos(), e);
-    int32_t key = 0, str = 0, unit = 0;
-    int64_t num = 0;
-    while (!m.done()) {
-      const uint8_t* tag_at = m.pos();
-      uint32_t tag = m.tag(field);
-      uint32_t f = tag >> 3, wt = tag & 7;
-      switch (f) {
-        case 1: expect(m, wt, kVarint, "Profile.sample.label.key", tag_at);
-          key = string_code(m, m.varint(field), "Profile.sample.label.key"); break;
-        case 2: expect(m, wt, kVarint, "Profile.sample.label.str", tag_at);
-          str = string_code(m, m.varint(field), "Profile.sample.label.str"); break;
-        case 3: expect(m, wt, kVarint, "Profile.sample.label.num", tag_at);
-          num = static_cast<int64_t>(m.varint(field)); break;
-        case 4: expect(m, wt, kVarint, "Profile.sample.label.num_unit", tag_at);
-          unit = string_code(m, m.varint(field), "Profile.sample.label.num_unit"); break;
-        default: m.skip(wt, "Profile.sample.label (unknown field)");
-      }
-    }
-    r.seek(e);
-    // pprof quirk: a label with no string, no number and no unit is dropped.
-    if (str == 0 && num == 0 && unit == 0) {
-      ++dropped_empty_labels_;
-      return;
-    }
-    p_.labels.key.push_back(key);
-    p_.labels.str.push_back(str == 0 ? -1 : str);
-    p_.labels.num.push_back(num);
-    p_.labels.num_unit.push_back(unit);
   }
 
   void mapping(Reader& r) {
@@ -493,6 +716,21 @@ class Decoder {
 
   void resolve(std::vector<int32_t>& column, const std::vector<BigRef>& big, const IdIndex& idx, bool zero_is_none,
                const char* what, const std::function<std::pair<std::string, int64_t>(size_t)>& where) {
+    if (idx.dense && big.empty() && !zero_is_none) {
+      // Common case: ids 1..n, all small. One branch-light pass; the error path
+      // below re-runs to name the first bad reference.
+      const uint32_t n = static_cast<uint32_t>(idx.n);
+      int32_t* c = column.data();
+      const size_t m = column.size();
+      bool ok = true;
+      for (size_t i = 0; i < m; ++i) {
+        uint32_t row = static_cast<uint32_t>(c[i]) - 1u;  // id 0 wraps to a huge value
+        ok &= row < n;
+        c[i] = static_cast<int32_t>(row);
+      }
+      if (ok) return;
+      for (size_t i = 0; i < m; ++i) c[i] += 1;  // restore the ids for the precise error
+    }
     size_t b = 0;
     for (size_t i = 0; i < column.size(); ++i) {
       uint64_t id;
@@ -521,10 +759,10 @@ class Decoder {
     const size_t n_strings = p_.strings.size();
     if (n_strings == 0)
       throw DecodeError("missing string table (pprof requires string_table[0] == \"\")", "Profile.string_table", -1);
-    if (max_string_code_ >= static_cast<int64_t>(n_strings))
-      throw DecodeError("string index " + std::to_string(max_string_code_) + " out of range (string table has " +
+    if (max_string_code_.code >= static_cast<int64_t>(n_strings))
+      throw DecodeError("string index " + std::to_string(max_string_code_.code) + " out of range (string table has " +
                             std::to_string(n_strings) + " entries)",
-                        max_string_field_, max_string_offset_);
+                        max_string_code_.field, max_string_code_.offset);
 
     const size_t ns = p_.num_samples();
     if (ns > 0) {
@@ -566,24 +804,28 @@ class Decoder {
 
   const uint8_t* data_;
   size_t n_;
+  unsigned threads_;
   Profile p_;
+  SampleDecoder main_samples_{data_, p_.values, p_.stack_offsets, p_.stack_locations, p_.label_offsets, p_.labels};
+  size_t samples_seen_ = 0;
+  size_t split_index_ = std::numeric_limits<size_t>::max();
+  const uint8_t* split_at_ = nullptr;
+  size_t tail_bytes_ = 0, tail_samples_hint_ = 0, types_hint_ = 0;
   std::vector<BigRef> big_sample_refs_, big_mapping_refs_, big_function_refs_;
   size_t first_value_count_ = 0;
   int64_t mismatch_sample_ = -1;
   size_t mismatch_count_ = 0;
   int64_t mismatch_offset_ = -1;
-  int64_t max_string_code_ = 0;
-  std::string max_string_field_;
-  int64_t max_string_offset_ = -1;
+  MaxStringCode max_string_code_;
   size_t dropped_empty_labels_ = 0;
 };
 
 }  // namespace
 
-Profile decode_raw(const uint8_t* data, size_t n) {
+Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   try {
-    return Decoder(data, n).run();
+    return Decoder(data, n, options.threads).run();
   } catch (const DecodeError& e) {
     // Explain inputs that are not profile.proto at all (legacy text, OTLP, ...).
     std::string hint = describe_non_pprof(data, n);
@@ -597,9 +839,9 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
   if (gzip::is_gzip(data, n)) {
     std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
-    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options);
   }
-  return decode_raw(data, n);
+  return decode_raw(data, n, options);
 }
 
 }  // namespace pprofcore

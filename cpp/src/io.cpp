@@ -51,12 +51,15 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
 std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigned threads,
                                   const DecodeOptions& options) {
   std::vector<LoadResult> results(paths.size());
+  // Parallelism is across files; one thread per file avoids oversubscription.
+  DecodeOptions per_file = options;
+  if (paths.size() > 1) per_file.threads = 1;
   parallel_for(paths.size(), threads, [&](size_t i) {
     LoadResult& r = results[i];
     try {
       std::string bytes = read_file(paths[i]);
       r.profile = std::make_shared<Profile>(
-          decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options));
+          decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), per_file));
     } catch (const DecodeError& e) {
       r.error = e.what();
       r.error_field = e.field();

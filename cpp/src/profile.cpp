@@ -7,9 +7,10 @@
 
 namespace pprofcore {
 
+// Counts used elements: reserved-but-untouched capacity is never resident.
 template <class T>
 static size_t bytes_of(const std::vector<T>& v) {
-  return v.capacity() * sizeof(T);
+  return v.size() * sizeof(T);
 }
 
 size_t Profile::memory_bytes() const {
@@ -21,7 +22,7 @@ size_t Profile::memory_bytes() const {
   n += bytes_of(functions.id) + bytes_of(functions.name) + bytes_of(functions.system_name) +
        bytes_of(functions.filename) + bytes_of(functions.start_line);
   n += bytes_of(mappings.id) * 4 + bytes_of(mappings.filename) * 2 + bytes_of(mappings.has_functions) * 4;
-  n += strings.data.capacity() + bytes_of(strings.offsets);
+  n += strings.data.size() + bytes_of(strings.offsets);
   return n;
 }
 

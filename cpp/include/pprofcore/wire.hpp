@@ -10,6 +10,12 @@
 
 namespace pprofcore::wire {
 
+#if defined(__GNUC__)
+#define PPROFCORE_INLINE inline __attribute__((always_inline))
+#else
+#define PPROFCORE_INLINE inline
+#endif
+
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
 
 class Reader {
@@ -24,7 +30,7 @@ class Reader {
   const uint8_t* base() const { return base_; }
 
   // Hot path: one- and two-byte varints are by far the most common.
-  inline uint64_t varint(const char* field) {
+  PPROFCORE_INLINE uint64_t varint(const char* field) {
     if (p_ < end_ && *p_ < 0x80) return *p_++;
     if (end_ - p_ >= 2 && p_[1] < 0x80) {
       uint64_t v = (p_[0] & 0x7fu) | (uint64_t(p_[1]) << 7);
@@ -35,7 +41,7 @@ class Reader {
   }
 
   // Returns (field number << 3 | wire type); validates field number and wire type.
-  inline uint32_t tag(const char* context) {
+  PPROFCORE_INLINE uint32_t tag(const char* context) {
     const uint8_t* at = p_;
     uint64_t t = varint(context);
     if ((t >> 3) == 0 || t > 0xffffffffull) throw DecodeError("invalid field number 0 in tag", context, offset_of(at));
@@ -45,7 +51,7 @@ class Reader {
   }
 
   // Reads a length prefix and returns the end of the payload, checking bounds.
-  inline const uint8_t* length_delimited(const char* field) {
+  PPROFCORE_INLINE const uint8_t* length_delimited(const char* field) {
     const uint8_t* at = p_;
     uint64_t n = varint(field);
     if (n > static_cast<uint64_t>(end_ - p_))
