@@ -19,7 +19,11 @@ gzip::Backend backend_from(const std::string& name) {
     if (!gzip::have_libdeflate()) throw py::value_error("this pprofcore build has no libdeflate");
     return gzip::Backend::Libdeflate;
   }
-  throw py::value_error("inflater must be 'auto', 'zlib' or 'libdeflate', not '" + name + "'");
+  if (name == "isal") {
+    if (!gzip::have_isal()) throw py::value_error("this pprofcore build has no ISA-L");
+    return gzip::Backend::Isal;
+  }
+  throw py::value_error("inflater must be 'auto', 'zlib', 'libdeflate' or 'isal', not '" + name + "'");
 }
 
 DecodeOptions options_from(size_t max_size, const std::string& inflater, unsigned threads = 0) {
@@ -115,6 +119,7 @@ void bind_codec(py::module_& m) {
       py::arg("data"), py::arg("level") = -1, py::arg("backend") = "auto");
 
   m.def("have_libdeflate", &gzip::have_libdeflate);
+  m.def("have_isal", &gzip::have_isal);
 }
 
 }  // namespace pprofcore::bindings

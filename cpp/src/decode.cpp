@@ -6,6 +6,8 @@
 #include "pprofcore/decode.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <functional>
 #include <limits>
 #include <string>
@@ -30,6 +32,10 @@ enum ProfileField : uint32_t {
   kDropFrames = 7, kKeepFrames = 8, kTimeNanos = 9, kDurationNanos = 10, kPeriodType = 11,
   kPeriod = 12, kComment = 13, kDefaultSampleType = 14, kDocUrl = 15,
 };
+
+// Thrown in streaming mode when the producer stopped early (it failed, or the
+// input needs the non-streaming path); the caller decides what to report.
+struct StreamAborted {};
 
 // A reference whose id does not fit the provisional int32 slot.
 struct BigRef {
@@ -229,8 +235,16 @@ class Decoder {
  public:
   Decoder(const uint8_t* data, size_t n, unsigned threads) : data_(data), n_(n), threads_(threads) {}
 
+  // Streaming mode: `data` is being filled by another thread; `produced` counts
+  // the bytes ready and `producer_done` is set when no more will come.
+  void stream_from(const std::atomic<size_t>* produced, const std::atomic<bool>* producer_done) {
+    produced_ = produced;
+    producer_done_ = producer_done;
+  }
+
   Profile run() {
-    prescan();
+    if (produced_) reserve_for_stream();
+    else prescan();
     // Large profiles: a helper thread decodes the second half of the samples
     // while this thread does the first half and every other field.
     std::thread helper;
@@ -273,6 +287,7 @@ class Decoder {
   void main_loop() {
     Reader r(data_, data_, data_ + n_);
     while (!r.done()) {
+      if (produced_) wait_for_field(r);
       const uint8_t* tag_at = r.pos();
       uint32_t tag = r.tag("Profile");
       uint32_t field = tag >> 3, wt = tag & 7;
@@ -436,6 +451,37 @@ class Decoder {
     p_.functions.start_line.reserve(nf);
     p_.strings.offsets.reserve(counts[kStringTable] + 1);
     p_.strings.data.reserve(bytes[kStringTable]);
+  }
+
+  // Blocks until bytes [0, k) are available (streaming mode).
+  void wait_for(size_t k) {
+    if (k > n_) k = n_;
+    unsigned spins = 0;
+    while (produced_->load(std::memory_order_acquire) < k) {
+      if (producer_done_->load(std::memory_order_acquire) && produced_->load(std::memory_order_acquire) < k)
+        throw StreamAborted();
+      if (++spins > 32) std::this_thread::yield();
+    }
+  }
+
+  // Waits until the whole top-level field at r's position is available.
+  void wait_for_field(const Reader& r) {
+    size_t at = static_cast<size_t>(r.pos() - data_);
+    wait_for(at + 16);  // a tag and a length/varint are at most 15 bytes
+    Reader peek = r;
+    uint32_t tag = peek.tag("Profile");
+    if ((tag & 7) == kLen) wait_for(static_cast<size_t>(peek.length_delimited("Profile") - data_));
+  }
+
+  // Without a prescan (the bytes are still arriving), reserve from the total
+  // size: generous, but untouched reservations are never resident.
+  void reserve_for_stream() {
+    const size_t cap = size_t(1) << 28;
+    size_t n = std::min(n_, cap);
+    p_.stack_locations.reserve(n);
+    p_.values.reserve(n / 2);
+    p_.stack_offsets.reserve(n / 16);
+    p_.label_offsets.reserve(n / 16);
   }
 
   void reserve_tail(SampleColumns& t) {
@@ -805,6 +851,8 @@ class Decoder {
   const uint8_t* data_;
   size_t n_;
   unsigned threads_;
+  const std::atomic<size_t>* produced_ = nullptr;
+  const std::atomic<bool>* producer_done_ = nullptr;
   Profile p_;
   SampleDecoder main_samples_{data_, p_.values, p_.stack_offsets, p_.stack_locations, p_.label_offsets, p_.labels};
   size_t samples_seen_ = 0;
@@ -834,8 +882,65 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options) 
   }
 }
 
+namespace {
+
+// Inflates on a helper thread while this thread decodes what has arrived.
+// Returns false when the input needs the ordinary path (several gzip members,
+// ISIZE wrapped past 4 GiB, or a size over the limit: that path reports it).
+bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, Profile& out) {
+  size_t size = gzip::trailer_size(data, n);
+  if (size == 0 || size > options.max_decompressed_size) return false;
+  std::unique_ptr<uint8_t[]> raw(new uint8_t[size]);
+  std::atomic<size_t> produced{0};
+  std::atomic<bool> done{false};
+  bool complete = false;
+  std::exception_ptr inflate_error;
+  std::thread inflater([&] {
+    try {
+      complete = gzip::inflate_progressive(data, n, raw.get(), size, produced);
+    } catch (...) {
+      inflate_error = std::current_exception();
+    }
+    done.store(true, std::memory_order_release);
+  });
+  std::exception_ptr decode_error;
+  try {
+    Decoder d(raw.get(), size, 1);
+    d.stream_from(&produced, &done);
+    out = d.run();
+  } catch (const StreamAborted&) {
+  } catch (...) {
+    decode_error = std::current_exception();
+  }
+  inflater.join();
+  // A gzip failure explains any decode failure it caused, so it wins.
+  if (inflate_error) std::rethrow_exception(inflate_error);
+  if (!complete) return false;
+  if (decode_error) {
+    try {
+      std::rethrow_exception(decode_error);
+    } catch (const DecodeError& e) {
+      std::string hint = describe_non_pprof(raw.get(), size);
+      if (hint.empty()) throw;
+      throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  // Overlap pays off once inflate takes a few milliseconds.
+  const size_t kOverlapBytes = size_t(1) << 20;
+  // Asking for ISA-L explicitly always overlaps (tests use it on small files).
+  bool overlap = options.inflater == gzip::Backend::Isal ||
+                 (options.inflater == gzip::Backend::Auto && options.threads != 1 && n >= kOverlapBytes);
+  if (gzip::is_gzip(data, n) && gzip::have_isal() && overlap) {
+    Profile p;
+    if (decode_overlapped(data, n, options, p)) return p;
+  }
   if (gzip::is_gzip(data, n)) {
     std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);

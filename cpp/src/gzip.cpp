@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -12,6 +13,9 @@
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
 #include <libdeflate.h>
+#endif
+#ifdef PPROFCORE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
 #endif
 
 namespace pprofcore::gzip {
@@ -90,8 +94,7 @@ std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
 std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
   // usual single-member file; otherwise we grow and retry.
-  uint32_t isize = 0;
-  if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
+  uint32_t isize = trailer_size(data, n);
   size_t cap = isize ? isize : n * 4;
   if (cap < 64) cap = 64;
   if (cap > max_size) cap = max_size;
@@ -138,7 +141,107 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
 }
 #endif
 
+#ifdef PPROFCORE_HAVE_ISAL
+const char* isal_error(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid lookback distance";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "CRC or length check failed";
+    default: return "inflate error";
+  }
+}
+
+// Inflates one member starting at data[in_pos] into out[out_pos..cap), calling
+// publish(out_pos) after each chunk. Returns false on output overflow.
+template <class Publish>
+bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_pos, uint8_t* out, size_t cap,
+                 size_t& out_pos, Publish publish) {
+  const size_t kChunk = size_t(256) << 10;
+  isal_inflate_reset(&st);
+  st.crc_flag = ISAL_GZIP;
+  st.next_in = const_cast<uint8_t*>(data + in_pos);
+  st.avail_in = static_cast<uint32_t>(std::min<size_t>(n - in_pos, 0xffffffffu));
+  while (true) {
+    size_t room = cap - out_pos;
+    if (room == 0) return false;
+    st.next_out = out + out_pos;
+    st.avail_out = static_cast<uint32_t>(std::min(room, kChunk));
+    uint32_t before = st.avail_out;
+    int rc = isal_inflate(&st);
+    out_pos += before - st.avail_out;
+    publish(out_pos);
+    if (rc < 0) throw GzipError(std::string("corrupt gzip data: ") + isal_error(rc), "gzip", static_cast<int64_t>(in_pos));
+    if (st.block_state == ISAL_BLOCK_FINISH) break;
+    if (st.avail_in == 0 && st.avail_out != 0)
+      throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
+  }
+  in_pos = static_cast<size_t>(st.next_in - data);
+  return true;
+}
+
+std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
+  uint32_t isize = trailer_size(data, n);
+  size_t cap = isize ? isize : n * 4;
+  if (cap < 64) cap = 64;
+  if (cap > max_size) cap = max_size;
+  std::string out(cap, '\0');
+  inflate_state st;
+  isal_inflate_init(&st);
+  size_t in_pos = 0, out_pos = 0;
+  while (in_pos < n) {
+    if (!is_gzip(data + in_pos, n - in_pos)) {
+      if (in_pos > 0 && only_zero_padding(data + in_pos, n - in_pos)) break;
+      throw GzipError("trailing garbage after gzip stream", "gzip", static_cast<int64_t>(in_pos));
+    }
+    size_t member_in = in_pos, member_out = out_pos;
+    while (!isal_member(st, data, n, in_pos, reinterpret_cast<uint8_t*>(&out[0]), out.size(), out_pos,
+                        [](size_t) {})) {
+      if (out.size() >= max_size) too_large(max_size);
+      out.resize(std::min(out.size() * 2, max_size));
+      in_pos = member_in;  // restart the member with more room
+      out_pos = member_out;
+    }
+  }
+  out.resize(out_pos);
+  return out;
+}
+#endif
+
 }  // namespace
+
+uint32_t trailer_size(const uint8_t* data, size_t n) {
+  uint32_t isize = 0;
+  if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
+  return isize;
+}
+
+bool have_isal() {
+#ifdef PPROFCORE_HAVE_ISAL
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size,
+                         std::atomic<size_t>& produced) {
+#ifdef PPROFCORE_HAVE_ISAL
+  inflate_state st;
+  isal_inflate_init(&st);
+  size_t in_pos = 0, out_pos = 0;
+  bool fits = isal_member(st, data, n, in_pos, out, out_size, out_pos,
+                          [&](size_t done) { produced.store(done, std::memory_order_release); });
+  // Anything but one member of exactly out_size bytes goes the slow way.
+  if (!fits || out_pos != out_size) return false;
+  if (in_pos < n && !only_zero_padding(data + in_pos, n - in_pos)) return false;
+  return true;
+#else
+  throw GzipError("this build has no ISA-L", "gzip", -1);
+#endif
+}
 
 bool have_libdeflate() {
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
@@ -150,8 +253,13 @@ bool have_libdeflate() {
 
 std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) {
   if (!is_gzip(data, n)) throw GzipError("not a gzip stream (bad magic)", "gzip", 0);
+#ifdef PPROFCORE_HAVE_ISAL
+  if (backend == Backend::Isal) return inflate_isal(data, n, max_size);
+#else
+  if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
+#endif
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend != Backend::Zlib) return inflate_libdeflate(data, n, max_size);
+  if (backend == Backend::Auto || backend == Backend::Libdeflate) return inflate_libdeflate(data, n, max_size);
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif
@@ -160,7 +268,7 @@ std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend back
 
 std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend != Backend::Zlib) {
+  if (backend != Backend::Zlib) {  // ISA-L is only used for inflate
     int lv = level < 0 ? 6 : (level > 12 ? 12 : level);
     libdeflate_compressor* c = libdeflate_alloc_compressor(lv);
     if (!c) throw GzipError("libdeflate: bad compression level " + std::to_string(level), "gzip", -1);

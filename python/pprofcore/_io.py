@@ -31,8 +31,11 @@ def loads(
     max_decompressed_size : int, optional
         Refuse gzip input that inflates to more than this many bytes
         (default 4 GiB). Raise it for very large profiles.
-    inflater : {"auto", "zlib", "libdeflate"}, optional
-        gzip backend; ``"auto"`` picks the fastest in this build.
+    inflater : {"auto", "zlib", "libdeflate", "isal"}, optional
+        gzip backend. ``"auto"`` picks the fastest in this build: for large
+        inputs with ISA-L available it inflates on a second thread while
+        decoding what has arrived; otherwise libdeflate, else zlib.
+        ``"isal"`` always takes the overlapped path.
 
     Returns
     -------
