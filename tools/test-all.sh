@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: installs the package with its test extras, builds and runs
+# the C++ unit tests with CTest (default inflate backends, and zlib only), then
+# runs the Python tests (which cross-check against go tool pprof when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m pip install -q ".[test]"
+for variant in auto zlib; do
+  cmake -S . -B "build/ctest-$variant" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPPROFCORE_INFLATE="$variant" -DPPROFCORE_BUILD_TESTS=ON >/dev/null
+  cmake --build "build/ctest-$variant"
+  ctest --test-dir "build/ctest-$variant" --output-on-failure
+done
+python3 -m pytest tests "$@"
