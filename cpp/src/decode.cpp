@@ -50,6 +50,9 @@ class Decoder {
       switch (field) {
         case kSampleType: {
           expect(r, wt, kLen, "Profile.sample_type", tag_at);
+          // Producers write sample types first and strings last: a sample_type
+          // after the string table hints at concatenated profiles (used in errors).
+          if (p_.strings.size() > 0 && concat_at_ < 0) concat_at_ = r.offset_of(tag_at);
           int32_t t = 0, u = 0;
           value_type(r, &t, &u, "Profile.sample_type");
           p_.sample_type_type.push_back(t);
@@ -136,7 +139,14 @@ class Decoder {
           r.skip(wt, "Profile (unknown field)");
       }
     }
-    fixup();
+    try {
+      fixup();
+    } catch (const DecodeError& e) {
+      if (concat_at_ < 0) throw;
+      throw DecodeError("input looks like concatenated profiles (a sample_type at byte offset " +
+                            std::to_string(concat_at_) + " follows the string table): " + e.reason(),
+                        e.field(), e.offset());
+    }
     return std::move(p_);
   }
 
@@ -576,6 +586,7 @@ class Decoder {
   std::string max_string_field_;
   int64_t max_string_offset_ = -1;
   size_t dropped_empty_labels_ = 0;
+  int64_t concat_at_ = -1;
 };
 
 }  // namespace
@@ -587,6 +598,7 @@ Profile decode_raw(const uint8_t* data, size_t n) {
   } catch (const DecodeError& e) {
     // Explain inputs that are not profile.proto at all (legacy text, OTLP, ...).
     std::string hint = describe_non_pprof(data, n);
+    if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
     if (hint.empty()) throw;
     throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
   }

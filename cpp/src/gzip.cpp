@@ -77,6 +77,9 @@ std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
       continue;
     }
     std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+    // Name the trailer checks plainly; zlib's wording is terse.
+    if (msg == "incorrect data check") msg = "CRC-32 mismatch (incorrect data check)";
+    if (msg == "incorrect length check") msg = "ISIZE mismatch (incorrect length check)";
     inflateEnd(&zs);
     if (rc == Z_BUF_ERROR) throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
     throw GzipError("corrupt gzip data: " + msg, "gzip", static_cast<int64_t>(member_start));
