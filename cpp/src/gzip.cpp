@@ -95,7 +95,11 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // usual single-member file; otherwise we grow and retry.
   uint32_t isize = 0;
   if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
-  size_t cap = isize ? isize : n * 4;
+  // ISIZE of a truncated or corrupt stream is arbitrary bytes: never believe more
+  // than deflate's maximum ratio (~1032:1), or 20 garbage bytes could make us
+  // allocate and zero gigabytes before the stream is found to be bad.
+  size_t plausible = n * 1032 + 1024;
+  size_t cap = isize ? (isize < plausible ? isize : plausible) : n * 4;
   if (cap < 64) cap = 64;
   if (cap > max_size) cap = max_size;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
