@@ -155,3 +155,51 @@ def small(**overrides) -> bytes:
     )
     parts.update(overrides)
     return profile(**parts)
+
+
+# ----------------------------------------------------------------- reading
+
+
+def read_varint(data: bytes, i: int) -> tuple:
+    """(value, next index) of the varint at ``data[i]``."""
+    shift = value = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, i
+
+
+def top_level(data: bytes) -> list:
+    """``(field, start, end)`` of each top-level field of a well-formed message
+    (``start`` is the tag's offset), to compute expected error offsets."""
+    out, i = [], 0
+    while i < len(data):
+        start = i
+        tag, i = read_varint(data, i)
+        wt = tag & 7
+        if wt == VARINT:
+            _, i = read_varint(data, i)
+        elif wt == LEN:
+            n, i = read_varint(data, i)
+            i += n
+        elif wt == FIXED64:
+            i += 8
+        elif wt == FIXED32:
+            i += 4
+        else:
+            raise ValueError(f"wire type {wt} at {start}")
+        out.append((tag >> 3, start, i))
+    return out
+
+
+def offset_of(data: bytes, field: int, index: int = 0) -> int:
+    """Byte offset of the tag of the ``index``-th top-level ``field``."""
+    return [s for f, s, _ in top_level(data) if f == field][index]
+
+
+def span_of(data: bytes, field: int, index: int = 0) -> tuple:
+    """``(start, end)`` of the ``index``-th top-level ``field`` (tag included)."""
+    return [(s, e) for f, s, e in top_level(data) if f == field][index]

@@ -77,13 +77,12 @@ class Decoder {
           break;
         case kStringTable: {
           expect(r, wt, kLen, "Profile.string_table", tag_at);
-          const uint8_t* payload_at = r.pos();
           const uint8_t* e = r.length_delimited("Profile.string_table");
           const uint8_t* s = r.pos();
           if (p_.strings.size() == 0 && e != s) {
             // pprof: the first string must be empty so that code 0 means "unset".
             throw DecodeError("string_table[0] must be \"\" but is " + std::to_string(e - s) + " bytes long",
-                              "Profile.string_table", r.offset_of(payload_at));
+                              "Profile.string_table", r.offset_of(tag_at));
           }
           p_.strings.data.append(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
           p_.strings.offsets.push_back(static_cast<int64_t>(p_.strings.data.size()));
@@ -545,7 +544,7 @@ class Decoder {
         throw DecodeError("sample " + std::to_string(mismatch_sample_) + " has " + std::to_string(mismatch_count_) +
                               " values, sample 0 has " + std::to_string(first_value_count_) + " (" +
                               std::to_string(p_.num_types()) + " sample types)",
-                          "Profile.sample.value", mismatch_offset_);
+                          "Profile.sample.value", locate(kSample, static_cast<size_t>(mismatch_sample_)));
       if (first_value_count_ != p_.num_types())
         throw DecodeError("samples have " + std::to_string(first_value_count_) + " values but there are " +
                               std::to_string(p_.num_types()) + " sample types",
