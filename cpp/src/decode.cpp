@@ -279,7 +279,14 @@ class Decoder {
     mismatch_offset_ = main_samples_.mismatch_offset;
     dropped_empty_labels_ = main_samples_.dropped_labels;
     big_sample_refs_ = std::move(main_samples_.big_refs);
-    fixup();
+    try {
+      fixup();
+    } catch (const DecodeError& e) {
+      if (concat_at_ < 0) throw;
+      throw DecodeError("input looks like concatenated profiles (a sample_type at byte offset " +
+                            std::to_string(concat_at_) + " follows the string table): " + e.reason(),
+                        e.field(), e.offset());
+    }
     return std::move(p_);
   }
 
@@ -294,6 +301,9 @@ class Decoder {
       switch (field) {
         case kSampleType: {
           expect(r, wt, kLen, "Profile.sample_type", tag_at);
+          // Producers write sample types first and strings last: a sample_type
+          // after the string table hints at concatenated profiles (used in errors).
+          if (p_.strings.size() > 0 && concat_at_ < 0) concat_at_ = r.offset_of(tag_at);
           int32_t t = 0, u = 0;
           value_type(r, &t, &u, "Profile.sample_type");
           p_.sample_type_type.push_back(t);
@@ -323,13 +333,12 @@ class Decoder {
           break;
         case kStringTable: {
           expect(r, wt, kLen, "Profile.string_table", tag_at);
-          const uint8_t* payload_at = r.pos();
           const uint8_t* e = r.length_delimited("Profile.string_table");
           const uint8_t* s = r.pos();
           if (p_.strings.size() == 0 && e != s) {
             // pprof: the first string must be empty so that code 0 means "unset".
             throw DecodeError("string_table[0] must be \"\" but is " + std::to_string(e - s) + " bytes long",
-                              "Profile.string_table", r.offset_of(payload_at));
+                              "Profile.string_table", r.offset_of(tag_at));
           }
           p_.strings.data.append(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
           p_.strings.offsets.push_back(static_cast<int64_t>(p_.strings.data.size()));
@@ -819,7 +828,7 @@ class Decoder {
         throw DecodeError("sample " + std::to_string(mismatch_sample_) + " has " + std::to_string(mismatch_count_) +
                               " values, sample 0 has " + std::to_string(first_value_count_) + " (" +
                               std::to_string(p_.num_types()) + " sample types)",
-                          "Profile.sample.value", mismatch_offset_);
+                          "Profile.sample.value", locate(kSample, static_cast<size_t>(mismatch_sample_)));
       if (first_value_count_ != p_.num_types())
         throw DecodeError("samples have " + std::to_string(first_value_count_) + " values but there are " +
                               std::to_string(p_.num_types()) + " sample types",
@@ -866,6 +875,7 @@ class Decoder {
   int64_t mismatch_offset_ = -1;
   MaxStringCode max_string_code_;
   size_t dropped_empty_labels_ = 0;
+  int64_t concat_at_ = -1;
 };
 
 }  // namespace
@@ -877,6 +887,7 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options) 
   } catch (const DecodeError& e) {
     // Explain inputs that are not profile.proto at all (legacy text, OTLP, ...).
     std::string hint = describe_non_pprof(data, n);
+    if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
     if (hint.empty()) throw;
     throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
   }
@@ -889,7 +900,8 @@ namespace {
 // ISIZE wrapped past 4 GiB, or a size over the limit: that path reports it).
 bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, Profile& out) {
   size_t size = gzip::trailer_size(data, n);
-  if (size == 0 || size > options.max_decompressed_size) return false;
+  // Implausible sizes (corrupt trailers, ratios deflate cannot reach) go the safe way.
+  if (size == 0 || size > options.max_decompressed_size || size > n * 1032 + 1024) return false;
   std::unique_ptr<uint8_t[]> raw(new uint8_t[size]);
   std::atomic<size_t> produced{0};
   std::atomic<bool> done{false};

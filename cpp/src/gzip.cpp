@@ -34,6 +34,11 @@ bool only_zero_padding(const uint8_t* p, size_t n) {
   return true;
 }
 
+// ISIZE of a truncated or corrupt stream is arbitrary bytes: never believe more
+// than deflate's maximum ratio (~1032:1), or 20 garbage bytes could make us
+// allocate and zero gigabytes before the stream is found to be bad.
+size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
+
 std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
   std::string out;
   size_t guess = n * 4;
@@ -81,6 +86,9 @@ std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
       continue;
     }
     std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+    // Name the trailer checks plainly; zlib's wording is terse.
+    if (msg == "incorrect data check") msg = "CRC-32 mismatch (incorrect data check)";
+    if (msg == "incorrect length check") msg = "ISIZE mismatch (incorrect length check)";
     inflateEnd(&zs);
     if (rc == Z_BUF_ERROR) throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
     throw GzipError("corrupt gzip data: " + msg, "gzip", static_cast<int64_t>(member_start));
@@ -95,7 +103,7 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
   // usual single-member file; otherwise we grow and retry.
   uint32_t isize = trailer_size(data, n);
-  size_t cap = isize ? isize : n * 4;
+  size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (cap < 64) cap = 64;
   if (cap > max_size) cap = max_size;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
@@ -184,7 +192,7 @@ bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_po
 
 std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = trailer_size(data, n);
-  size_t cap = isize ? isize : n * 4;
+  size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (cap < 64) cap = 64;
   if (cap > max_size) cap = max_size;
   std::string out(cap, '\0');

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "pprofcore/wire.hpp"
+
 namespace pprofcore {
 namespace {
 
@@ -40,14 +42,41 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
     if (starts_with(s, "heap profile:")) return std::string("input looks like a legacy heap profile (text)") + legacy;
     if (starts_with(s, "goroutine profile:")) return std::string("input looks like a Go goroutine profile (debug=1 text)") + legacy;
     if (starts_with(s, "threadcreate profile:")) return std::string("input looks like a Go threadcreate profile (debug=1 text)") + legacy;
-    if (starts_with(s, "--- contention") || starts_with(s, "--- mutex") || starts_with(s, "--- heapz") ||
-        starts_with(s, "--- threadz"))
-      return std::string("input looks like a legacy contention/thread profile (text)") + legacy;
+    if (starts_with(s, "--- heapz")) return std::string("input looks like a legacy heap profile (text)") + legacy;
+    if (starts_with(s, "--- threadz")) return std::string("input looks like a legacy thread profile (text)") + legacy;
+    if (starts_with(s, "--- contention") || starts_with(s, "--- mutex"))
+      return std::string("input looks like a legacy contention profile (text)") + legacy;
     if (starts_with(s, "---")) return std::string("input looks like a legacy pprof text profile") + legacy;
     if (starts_with(s, "{") || starts_with(s, "[")) return "input looks like JSON, not a pprof profile";
     return std::string("input looks like text, not a binary profile.proto") + legacy;
   }
   return "";
+}
+
+std::string describe_foreign_protobuf(const uint8_t* data, size_t n) {
+  wire::Reader r(data, data, data + n);
+  bool nested_field1 = false;
+  try {
+    while (!r.done()) {
+      uint32_t tag = r.tag("");
+      uint32_t field = tag >> 3, wt = tag & 7;
+      const uint8_t* start = r.pos();
+      r.skip(wt, "");
+      // profile.proto's field 1 is a ValueType (varints); OTLP's is ResourceProfiles,
+      // whose own fields are messages (resource, scope_profiles).
+      if (field == 1 && wt == wire::kLen) {
+        wire::Reader m(data, start, r.pos());
+        m.varint("");
+        if (!m.done() && (*m.pos() & 7) == wire::kLen) nested_field1 = true;
+      }
+    }
+  } catch (const DecodeError&) {
+    return "";
+  }
+  if (nested_field1)
+    return "input is protobuf but not profile.proto (top-level field 1 holds nested messages, as in an "
+           "OpenTelemetry OTLP ExportProfilesServiceRequest)";
+  return "input is protobuf but its fields do not match profile.proto";
 }
 
 }  // namespace pprofcore

@@ -9,11 +9,12 @@ uint64_t Reader::varint_slow(const char* field) {
   for (int shift = 0; shift < 64; shift += 7) {
     if (p_ >= end_) throw DecodeError("truncated varint", field, offset_of(at));
     uint8_t b = *p_++;
+    if (shift == 63 && b >= 0x80) throw DecodeError("varint longer than 10 bytes", field, offset_of(at));
     if (shift == 63 && b > 1) throw DecodeError("varint overflows 64 bits", field, offset_of(at));
     v |= uint64_t(b & 0x7f) << shift;
     if (b < 0x80) return v;
   }
-  throw DecodeError("varint longer than 10 bytes", field, offset_of(at));
+  return v;  // unreachable: the 10th byte either ends the varint or throws above
 }
 
 void Reader::skip(uint32_t wire_type, const char* field) {

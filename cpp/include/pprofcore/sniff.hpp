@@ -11,4 +11,9 @@ namespace pprofcore {
 // input could plausibly be profile.proto.
 std::string describe_non_pprof(const uint8_t* data, size_t n);
 
+// For input that failed with a wire-type mismatch: "" unless the whole input is
+// well-formed protobuf, in which case it names the foreign message (OTLP) or
+// says that the schema is not profile.proto.
+std::string describe_foreign_protobuf(const uint8_t* data, size_t n);
+
 }  // namespace pprofcore
