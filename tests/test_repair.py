@@ -173,7 +173,7 @@ def test_odd_corpus_pprof_files_load_with_honest_report(name):
     p, report = pprofcore.load(path, repair=True)
     assert report == ODD[name]
     p._core.check_invariants()
-    assert len(p) > 0 and p.total() > 0
+    assert len(p) > 0 and np.abs(p.values).sum() > 0
     assert pprofcore.loads(p.to_bytes()) == p
 
 
