@@ -40,9 +40,64 @@ DecodeOptions options_from(size_t max_size, const std::string& inflater, unsigne
   throw py::error_already_set();
 }
 
+// RepairReport as a dict of counters (Python wraps it in pprofcore.RepairReport).
+py::dict report_dict(const RepairReport& r) {
+  py::dict d;
+  d["dangling_location_refs"] = r.dangling_location_refs;
+  d["zero_location_refs"] = r.zero_location_refs;
+  d["dangling_mapping_refs"] = r.dangling_mapping_refs;
+  d["missing_function_refs"] = r.missing_function_refs;
+  d["stub_functions"] = r.stub_functions;
+  d["zero_ids"] = r.zero_ids;
+  d["duplicate_ids"] = r.duplicate_ids;
+  d["value_count_mismatch"] = r.value_count_mismatch;
+  d["dropped_values_sum"] = r.dropped_values_sum;
+  return d;
+}
+
 }  // namespace
 
 void bind_codec(py::module_& m) {
+  m.def(
+      "decode_repair",
+      [](const py::buffer& data, size_t max_size, const std::string& inflater) {
+        ByteView view(data);
+        DecodeOptions o = options_from(max_size, inflater);
+        o.repair = true;
+        RepairReport report;
+        std::shared_ptr<Profile> p;
+        {
+          py::gil_scoped_release nogil;  // the buffer stays exported (and pinned) while `view` lives
+          p = std::make_shared<Profile>(decode(view.data(), view.size(), o, &report));
+        }
+        return py::make_tuple(p, report_dict(report));
+      },
+      py::arg("data"), py::arg("max_size"), py::arg("inflater") = "auto",
+      "Decodes in repair mode; returns (Profile, dict of repair counters).");
+
+  m.def(
+      "decode_file_repair",
+      [](const std::string& path, size_t max_size, const std::string& inflater) {
+        DecodeOptions o = options_from(max_size, inflater);
+        o.repair = true;
+        RepairReport report;
+        std::string bytes;
+        try {
+          py::gil_scoped_release nogil;
+          bytes = read_file(path);
+        } catch (const std::system_error& e) {
+          raise_os_error(e, path);
+        }
+        std::shared_ptr<Profile> p;
+        {
+          py::gil_scoped_release nogil;  // only local buffers are touched
+          p = std::make_shared<Profile>(
+              decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, &report));
+        }
+        return py::make_tuple(p, report_dict(report));
+      },
+      py::arg("path"), py::arg("max_size"), py::arg("inflater") = "auto");
+
   m.def(
       "decode",
       [](const py::buffer& data, size_t max_size, const std::string& inflater, unsigned threads) {

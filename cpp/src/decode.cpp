@@ -1,8 +1,9 @@
 // decode: one pass over profile.proto into the columnar Profile, then a fix-up
 // pass that resolves ids to rows and applies pprof's validity rules. References
 // are stored provisionally as int32 ids (ids above INT32_MAX go to a side list),
-// so the common case needs no temporary arrays. Repair of broken input is not
-// done here: anything pprof would reject raises DecodeError.
+// so the common case needs no temporary arrays. Anything pprof would reject raises
+// DecodeError, except in repair mode, where the fix-up pass repairs reference and
+// id problems and odd value counts and counts them in a RepairReport.
 #include "pprofcore/decode.hpp"
 
 #include <algorithm>
@@ -233,7 +234,8 @@ class SampleDecoder {
 
 class Decoder {
  public:
-  Decoder(const uint8_t* data, size_t n, unsigned threads) : data_(data), n_(n), threads_(threads) {}
+  Decoder(const uint8_t* data, size_t n, unsigned threads, RepairReport* repair = nullptr)
+      : data_(data), n_(n), threads_(threads), repair_(repair) {}
 
   // Streaming mode: `data` is being filled by another thread; `produced` counts
   // the bytes ready and `producer_done` is set when no more will come.
@@ -746,9 +748,29 @@ class Decoder {
       auto it = map.find(id);
       return it == map.end() ? -1 : it->second;
     }
+    // Repair mode: registers a row appended after indexing (a stub function).
+    void add(uint64_t id, int32_t row) {
+      if (dense && id == n + 1 && static_cast<size_t>(row) == n) {
+        ++n;
+        return;
+      }
+      if (dense) {
+        map.reserve(n * 2 + 2);
+        for (size_t i = 0; i < n; ++i) map.emplace(i + 1, static_cast<int32_t>(i));
+        dense = false;
+      }
+      map.emplace(id, row);
+      ++n;
+    }
+    // Smallest id above every id in use (wrapping past 2^64-1 to the first free one).
+    uint64_t fresh(uint64_t above) const {
+      uint64_t id = above + 1;
+      while (id == 0 || find(id) >= 0) ++id;
+      return id;
+    }
   };
 
-  IdIndex index_ids(const std::vector<uint64_t>& ids, const char* what, uint32_t field) const {
+  IdIndex index_ids(std::vector<uint64_t>& ids, const char* what, uint32_t field) const {
     IdIndex idx;
     idx.n = ids.size();
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -759,6 +781,7 @@ class Decoder {
     }
     if (idx.dense) return idx;
     idx.map.reserve(ids.size() * 2);
+    if (repair_) return index_ids_repair(ids, std::move(idx));
     for (size_t i = 0; i < ids.size(); ++i) {
       std::string f = std::string("Profile.") + what + "[" + std::to_string(i) + "].id";
       if (ids[i] == 0) throw DecodeError(std::string("found ") + what + " with reserved id 0", f, locate(field, i));
@@ -769,8 +792,35 @@ class Decoder {
     return idx;
   }
 
+  // Repair mode: the first row with an id owns it; id 0 and later duplicates get
+  // fresh ids above the largest id in use, so nothing is dropped.
+  IdIndex index_ids_repair(std::vector<uint64_t>& ids, IdIndex idx) const {
+    uint64_t max_id = 0;
+    std::vector<size_t> renumber;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      max_id = std::max(max_id, ids[i]);
+      if (ids[i] == 0) {
+        ++repair_->zero_ids;
+        renumber.push_back(i);
+      } else if (!idx.map.emplace(ids[i], static_cast<int32_t>(i)).second) {
+        ++repair_->duplicate_ids;
+        renumber.push_back(i);
+      }
+    }
+    for (size_t i : renumber) {
+      max_id = ids[i] = idx.fresh(max_id);
+      idx.map.emplace(ids[i], static_cast<int32_t>(i));
+    }
+    return idx;
+  }
+
+  // Replaces provisional ids in `column` by rows. A missing id (0 when !zero_is_none,
+  // or dangling) is passed to `missing(i, id)`, which returns the row to store or
+  // throws; by default it throws the DecodeError naming the reference.
+  using Missing = std::function<int32_t(size_t, uint64_t)>;
   void resolve(std::vector<int32_t>& column, const std::vector<BigRef>& big, const IdIndex& idx, bool zero_is_none,
-               const char* what, const std::function<std::pair<std::string, int64_t>(size_t)>& where) {
+               const char* what, const std::function<std::pair<std::string, int64_t>(size_t)>& where,
+               const Missing& missing = nullptr) {
     if (idx.dense && big.empty() && !zero_is_none) {
       // Common case: ids 1..n, all small. One branch-light pass; the error path
       // below re-runs to name the first bad reference.
@@ -800,6 +850,10 @@ class Decoder {
         continue;
       }
       int32_t row = id == 0 ? -1 : idx.find(id);
+      if (row < 0 && missing) {
+        column[i] = missing(i, id);
+        continue;
+      }
       if (row < 0) {
         auto [field, offset] = where(i);
         throw DecodeError(id == 0 ? std::string("reference to ") + what + " id 0 (no " + what + ")"
@@ -824,12 +878,14 @@ class Decoder {
       if (p_.num_types() == 0)
         throw DecodeError("profile has " + std::to_string(ns) + " samples but no sample_type", "Profile.sample_type",
                           -1);
-      if (mismatch_sample_ >= 0)
+      if (repair_ && (mismatch_sample_ >= 0 || first_value_count_ != p_.num_types())) {
+        drop_bad_value_counts_ = true;
+      } else if (mismatch_sample_ >= 0)
         throw DecodeError("sample " + std::to_string(mismatch_sample_) + " has " + std::to_string(mismatch_count_) +
                               " values, sample 0 has " + std::to_string(first_value_count_) + " (" +
                               std::to_string(p_.num_types()) + " sample types)",
                           "Profile.sample.value", locate(kSample, static_cast<size_t>(mismatch_sample_)));
-      if (first_value_count_ != p_.num_types())
+      else if (first_value_count_ != p_.num_types())
         throw DecodeError("samples have " + std::to_string(first_value_count_) + " values but there are " +
                               std::to_string(p_.num_types()) + " sample types",
                           "Profile.sample.value", locate(kSample, 0));
@@ -839,9 +895,21 @@ class Decoder {
     IdIndex functions = index_ids(p_.functions.id, "function", kFunction);
     IdIndex locations = index_ids(p_.locations.id, "location", kLocation);
 
+    Missing missing_mapping, missing_function, missing_location;
+    if (repair_) {
+      missing_mapping = [&](size_t, uint64_t) {
+        ++repair_->dangling_mapping_refs;
+        return -1;
+      };
+      missing_function = [&](size_t, uint64_t id) { return stub_function(functions, id); };
+      missing_location = [&](size_t, uint64_t id) {
+        ++(id == 0 ? repair_->zero_location_refs : repair_->dangling_location_refs);
+        return kRemoved;
+      };
+    }
     resolve(p_.locations.mapping, big_mapping_refs_, mappings, true, "mapping", [&](size_t i) {
       return std::make_pair("Profile.location[" + std::to_string(i) + "].mapping_id", locate(kLocation, i));
-    });
+    }, missing_mapping);
     resolve(p_.lines.function, big_function_refs_, functions, false, "function", [&](size_t i) {
       // Find the owning location of line i.
       auto& lo = p_.locations.line_offsets;
@@ -849,12 +917,136 @@ class Decoder {
       return std::make_pair("Profile.location[" + std::to_string(loc) + "] (id " +
                                 std::to_string(p_.locations.id[loc]) + ").line.function_id",
                             locate(kLocation, loc));
-    });
+    }, missing_function);
     resolve(p_.stack_locations, big_sample_refs_, locations, false, "location", [&](size_t i) {
       auto& so = p_.stack_offsets;
       size_t s = static_cast<size_t>(std::upper_bound(so.begin(), so.end(), static_cast<int64_t>(i)) - so.begin()) - 1;
       return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id", locate(kSample, s));
-    });
+    }, missing_location);
+    if (repair_ && (repair_->dangling_location_refs || repair_->zero_location_refs)) remove_stack_entries();
+    if (drop_bad_value_counts_) drop_samples_with_bad_value_counts();
+  }
+
+  // ---- repair mode helpers (never run on valid input) ----
+
+  static constexpr int32_t kRemoved = -2;
+
+  // One placeholder function per distinct missing function id, named after it.
+  int32_t stub_function(IdIndex& functions, uint64_t missing_id) {
+    ++repair_->missing_function_refs;
+    auto it = stubs_.find(missing_id);
+    if (it != stubs_.end()) return it->second;
+    auto& f = p_.functions;
+    if (stubs_.empty())
+      for (uint64_t id : f.id) stub_max_id_ = std::max(stub_max_id_, id);
+    uint64_t id = stub_max_id_ = functions.fresh(stub_max_id_);
+    int32_t row = static_cast<int32_t>(f.size());
+    std::string name = missing_id == 0 ? "[missing function]" : "[missing function id " + std::to_string(missing_id) + "]";
+    int32_t code = static_cast<int32_t>(p_.strings.size());
+    p_.strings.push_back(name);
+    f.id.push_back(id);
+    f.name.push_back(code);
+    f.system_name.push_back(code);
+    f.filename.push_back(0);
+    f.start_line.push_back(0);
+    functions.add(id, row);
+    ++repair_->stub_functions;
+    stubs_.emplace(missing_id, row);
+    return row;
+  }
+
+  // Compacts stack_locations after dangling entries were marked kRemoved.
+  void remove_stack_entries() {
+    auto& so = p_.stack_offsets;
+    auto& sl = p_.stack_locations;
+    size_t w = 0, r = 0;
+    for (size_t s = 0; s + 1 < so.size(); ++s) {
+      size_t end = static_cast<size_t>(so[s + 1]);
+      for (; r < end; ++r)
+        if (sl[r] != kRemoved) sl[w++] = sl[r];
+      so[s + 1] = static_cast<int64_t>(w);
+    }
+    sl.resize(w);
+  }
+
+  // Number of values of every sample, by rescanning the sample messages (the
+  // first pass kept only the first mismatch; this runs only in repair mode).
+  std::vector<size_t> sample_value_counts() const {
+    std::vector<size_t> counts;
+    counts.reserve(p_.num_samples());
+    Reader r(data_, data_, data_ + n_);
+    while (!r.done()) {
+      uint32_t tag = r.tag("Profile");
+      if ((tag >> 3) != kSample) {
+        r.skip(tag & 7, "Profile");
+        continue;
+      }
+      const uint8_t* e = r.length_delimited("Profile.sample");
+      Reader m(data_, r.pos(), e);
+      size_t count = 0;
+      while (!m.done()) {
+        uint32_t t = m.tag("Profile.sample");
+        if ((t >> 3) == 2 && (t & 7) == kLen) {
+          const uint8_t* pe = m.length_delimited("Profile.sample.value");
+          Reader q(data_, m.pos(), pe);
+          while (!q.done()) {
+            q.varint("Profile.sample.value");
+            ++count;
+          }
+          m.seek(pe);
+        } else if ((t >> 3) == 2 && (t & 7) == kVarint) {
+          m.varint("Profile.sample.value");
+          ++count;
+        } else {
+          m.skip(t & 7, "Profile.sample");
+        }
+      }
+      r.seek(e);
+      counts.push_back(count);
+    }
+    return counts;
+  }
+
+  // Drops every sample whose value count differs from the number of sample types.
+  void drop_samples_with_bad_value_counts() {
+    std::vector<size_t> counts = sample_value_counts();
+    const size_t nt = p_.num_types(), ns = p_.num_samples();
+    if (counts.size() != ns) throw DecodeError("internal error: sample rescan disagrees", "Profile.sample", -1);
+    auto& so = p_.stack_offsets;
+    auto& lo = p_.label_offsets;
+    auto& l = p_.labels;
+    size_t vr = 0, vw = 0, sw = 0, lw = 0, out = 0;
+    for (size_t s = 0; s < ns; ++s) {
+      size_t s_begin = static_cast<size_t>(so[s]), s_end = static_cast<size_t>(so[s + 1]);
+      size_t l_begin = static_cast<size_t>(lo[s]), l_end = static_cast<size_t>(lo[s + 1]);
+      if (counts[s] != nt) {
+        ++repair_->value_count_mismatch;
+        for (size_t k = 0; k < counts[s]; ++k)
+          repair_->dropped_values_sum = static_cast<int64_t>(static_cast<uint64_t>(repair_->dropped_values_sum) +
+                                                             static_cast<uint64_t>(p_.values[vr + k]));
+        vr += counts[s];
+        continue;
+      }
+      for (size_t k = 0; k < nt; ++k) p_.values[vw++] = p_.values[vr++];
+      for (size_t k = s_begin; k < s_end; ++k) p_.stack_locations[sw++] = p_.stack_locations[k];
+      for (size_t k = l_begin; k < l_end; ++k, ++lw) {
+        l.key[lw] = l.key[k];
+        l.str[lw] = l.str[k];
+        l.num[lw] = l.num[k];
+        l.num_unit[lw] = l.num_unit[k];
+      }
+      ++out;
+      so[out] = static_cast<int64_t>(sw);
+      lo[out] = static_cast<int64_t>(lw);
+    }
+    p_.values.resize(vw);
+    p_.stack_locations.resize(sw);
+    so.resize(out + 1);
+    lo.resize(out + 1);
+    l.key.resize(lw);
+    l.str.resize(lw);
+    l.num.resize(lw);
+    l.num_unit.resize(lw);
   }
 
   const uint8_t* data_;
@@ -876,20 +1068,36 @@ class Decoder {
   MaxStringCode max_string_code_;
   size_t dropped_empty_labels_ = 0;
   int64_t concat_at_ = -1;
+  RepairReport* repair_ = nullptr;  // non-null in repair mode
+  bool drop_bad_value_counts_ = false;
+  std::unordered_map<uint64_t, int32_t> stubs_;  // missing function id -> stub row
+  uint64_t stub_max_id_ = 0;
 };
 
 }  // namespace
 
-Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options) {
+namespace {
+
+// Called inside a catch handler: rethrows `e` with a description of what the
+// input looks like when it is not profile.proto at all (legacy text, OTLP, ...).
+[[noreturn]] void rethrow_explained(const DecodeError& e, const uint8_t* data, size_t n) {
+  std::string hint = describe_non_pprof(data, n);
+  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
+  if (hint.empty()) throw;
+  throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
+}
+
+}  // namespace
+
+Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  RepairReport scratch;
+  if (options.repair && !report) report = &scratch;
+  if (report) *report = RepairReport{};
   try {
-    return Decoder(data, n, options.threads).run();
+    return Decoder(data, n, options.threads, options.repair ? report : nullptr).run();
   } catch (const DecodeError& e) {
-    // Explain inputs that are not profile.proto at all (legacy text, OTLP, ...).
-    std::string hint = describe_non_pprof(data, n);
-    if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
-    if (hint.empty()) throw;
-    throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
+    rethrow_explained(e, data, n);
   }
 }
 
@@ -898,7 +1106,8 @@ namespace {
 // Inflates on a helper thread while this thread decodes what has arrived.
 // Returns false when the input needs the ordinary path (several gzip members,
 // ISIZE wrapped past 4 GiB, or a size over the limit: that path reports it).
-bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, Profile& out) {
+bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
+                       Profile& out) {
   size_t size = gzip::trailer_size(data, n);
   // Implausible sizes (corrupt trailers, ratios deflate cannot reach) go the safe way.
   if (size == 0 || size > options.max_decompressed_size || size > n * 1032 + 1024) return false;
@@ -916,8 +1125,11 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
     done.store(true, std::memory_order_release);
   });
   std::exception_ptr decode_error;
+  RepairReport scratch;
+  if (options.repair && !report) report = &scratch;
+  if (report) *report = RepairReport{};
   try {
-    Decoder d(raw.get(), size, 1);
+    Decoder d(raw.get(), size, 1, options.repair ? report : nullptr);
     d.stream_from(&produced, &done);
     out = d.run();
   } catch (const StreamAborted&) {
@@ -932,9 +1144,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
     try {
       std::rethrow_exception(decode_error);
     } catch (const DecodeError& e) {
-      std::string hint = describe_non_pprof(raw.get(), size);
-      if (hint.empty()) throw;
-      throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
+      rethrow_explained(e, raw.get(), size);
     }
   }
   return true;
@@ -942,7 +1152,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
 
 }  // namespace
 
-Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   // Overlap pays off once inflate takes a few milliseconds.
   const size_t kOverlapBytes = size_t(1) << 20;
@@ -951,14 +1161,14 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
                  (options.inflater == gzip::Backend::Auto && options.threads != 1 && n >= kOverlapBytes);
   if (gzip::is_gzip(data, n) && gzip::have_isal() && overlap) {
     Profile p;
-    if (decode_overlapped(data, n, options, p)) return p;
+    if (decode_overlapped(data, n, options, report, p)) return p;
   }
   if (gzip::is_gzip(data, n)) {
     std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
-    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options);
+    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
   }
-  return decode_raw(data, n, options);
+  return decode_raw(data, n, options, report);
 }
 
 }  // namespace pprofcore

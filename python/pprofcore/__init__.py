@@ -15,6 +15,7 @@ from importlib import resources as _resources
 
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._profile import Profile
+from ._repair import RepairReport
 from .errors import DecodeError, GzipError, ProfileError
 
 __version__ = "0.1.0"
@@ -25,6 +26,7 @@ __all__ = [
     "GzipError",
     "Profile",
     "ProfileError",
+    "RepairReport",
     "example_path",
     "load",
     "load_many",

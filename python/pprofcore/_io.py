@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable, List, Optional, Union
+from typing import IO, Iterable, List, Optional, Tuple, Union
 
 from . import _core
 from ._profile import Profile
+from ._repair import RepairReport
 from .errors import DecodeError
 
 #: Default cap on the decompressed size of a gzip input (a gzip-bomb guard).
@@ -20,7 +21,8 @@ def loads(
     *,
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
     inflater: str = "auto",
-) -> Profile:
+    repair: bool = False,
+) -> Union[Profile, Tuple[Profile, RepairReport]]:
     """Decode a profile from bytes (gzip-compressed or raw ``profile.proto``).
 
     Parameters
@@ -36,10 +38,16 @@ def loads(
         inputs with ISA-L available it inflates on a second thread while
         decoding what has arrived; otherwise libdeflate, else zlib.
         ``"isal"`` always takes the overlapped path.
+    repair : bool, optional
+        Fix what can be fixed instead of raising (dangling references, missing
+        functions, id 0 and duplicate ids, samples with the wrong number of
+        values) and return ``(profile, report)``; see :class:`RepairReport` and
+        docs/robustness.md. Wire-format, string-table and gzip errors still raise.
 
     Returns
     -------
     Profile
+        Or ``(Profile, RepairReport)`` when ``repair=True``.
 
     Raises
     ------
@@ -49,6 +57,9 @@ def loads(
     """
     if isinstance(data, str):
         raise TypeError("loads() takes bytes; to read a file use pprofcore.load(path)")
+    if repair:
+        core, report = _core.decode_repair(data, max_decompressed_size, inflater)
+        return Profile._wrap(core), RepairReport._from_core(report)
     return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
 
 
@@ -57,7 +68,8 @@ def load(
     *,
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
     inflater: str = "auto",
-) -> Profile:
+    repair: bool = False,
+) -> Union[Profile, Tuple[Profile, RepairReport]]:
     """Read a profile from a path or a binary file-like object.
 
     The file is only read, never modified. Paths are read and decoded in C++
@@ -69,13 +81,22 @@ def load(
     >>> p = pprofcore.load(pprofcore.example_path())
     >>> p.sample_types
     [('samples', 'count'), ('cpu', 'nanoseconds')]
+
+    With ``repair=True`` a ``(profile, report)`` pair is returned:
+
+    >>> p, report = pprofcore.load(pprofcore.example_path(), repair=True)
+    >>> report
+    RepairReport(no repairs)
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         raise TypeError("load() takes a path or file object; for bytes use pprofcore.loads(data)")
     if hasattr(source, "read"):
-        return loads(source.read(), max_decompressed_size=max_decompressed_size, inflater=inflater)
+        return loads(source.read(), max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
     path = os.fspath(source)
     try:
+        if repair:
+            core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
         core = _core.decode_file(path, max_decompressed_size, inflater)
     except DecodeError as e:
         raise _with_path(e, path) from None

@@ -1,6 +1,8 @@
 // decode: profile.proto bytes (raw or gzip) -> columnar Profile, with pprof's
 // validation rules (CheckValid, string_table[0] == "", concatenated profiles).
-// Does not read files (see io.hpp) and does not repair broken input.
+// Does not read files (see io.hpp). With DecodeOptions::repair it fixes what can
+// be fixed (dangling references, missing functions, bad ids, odd value counts) and
+// counts each repair in a RepairReport instead of throwing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,13 +20,36 @@ struct DecodeOptions {
   // Threads for one large profile (0 = up to 2 when it pays off, 1 = serial).
   // Batch loaders set 1 and parallelise across files instead.
   unsigned threads = 0;
+  // Repair instead of rejecting: see RepairReport. Errors in the wire format, the
+  // string table and gzip are never repaired.
+  bool repair = false;
+};
+
+// What repair mode changed, one counter per kind of repair (all zero = the input
+// was valid). Dropped or cleared data is counted, never hidden.
+struct RepairReport {
+  size_t dangling_location_refs = 0;   // sample location ids with no location: removed from the stack
+  size_t zero_location_refs = 0;       // sample location ids equal to 0: removed from the stack
+  size_t dangling_mapping_refs = 0;    // location mapping ids with no mapping: cleared (no mapping)
+  size_t missing_function_refs = 0;    // lines whose function id is 0 or dangling: pointed at a stub
+  size_t stub_functions = 0;           // placeholder functions added for those lines
+  size_t zero_ids = 0;                 // mappings/functions/locations with id 0: given a fresh id
+  size_t duplicate_ids = 0;            // later rows reusing an id: given a fresh id (refs go to the first)
+  size_t value_count_mismatch = 0;     // samples whose value count != number of sample types: dropped
+  int64_t dropped_values_sum = 0;      // sum of all values of the dropped samples (what was lost)
+
+  size_t total() const {
+    return dangling_location_refs + zero_location_refs + dangling_mapping_refs + missing_function_refs +
+           zero_ids + duplicate_ids + value_count_mismatch;
+  }
 };
 
 // Decodes an uncompressed serialized Profile message.
-Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {});
+// `report` (may be null) receives the repairs when options.repair is set.
+Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
 // Sniffs gzip, inflates if needed, then decodes. Legacy text formats and other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
-Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {});
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
 }  // namespace pprofcore

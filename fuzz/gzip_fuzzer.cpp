@@ -1,0 +1,51 @@
+// gzip_fuzzer: libFuzzer target for gzip inflate. Both backends (zlib, and
+// libdeflate when built with it) must agree: same bytes or both GzipError.
+// Successful output must re-deflate and inflate back to itself.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "pprofcore/errors.hpp"
+#include "pprofcore/gzip.hpp"
+
+using namespace pprofcore;
+
+namespace {
+
+constexpr size_t kMax = size_t(16) << 20;
+
+// Returns true and sets *out on success; false on GzipError.
+bool try_inflate(const uint8_t* data, size_t size, gzip::Backend b, std::string* out) {
+  try {
+    *out = gzip::inflate(data, size, kMax, b);
+    return true;
+  } catch (const GzipError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string a;
+  bool ok_a = try_inflate(data, size, gzip::Backend::Zlib, &a);
+  if (gzip::have_libdeflate()) {
+    std::string b;
+    bool ok_b = try_inflate(data, size, gzip::Backend::Libdeflate, &b);
+    if (ok_a != ok_b || (ok_a && a != b)) {
+      std::fprintf(stderr, "gzip_fuzzer: zlib %s, libdeflate %s\n", ok_a ? "ok" : "error", ok_b ? "ok" : "error");
+      std::abort();
+    }
+  }
+  // Compress the raw input and read it back: must be the identity.
+  std::string z = gzip::deflate(data, size, 1, gzip::Backend::Zlib);
+  std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), size + 1,
+                                   gzip::Backend::Auto);
+  if (back.size() != size || (size && std::memcmp(back.data(), data, size) != 0)) {
+    std::fprintf(stderr, "gzip_fuzzer: deflate -> inflate is not the identity\n");
+    std::abort();
+  }
+  return 0;
+}

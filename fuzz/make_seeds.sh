@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer seed corpora from the shared profile corpus:
+#   fuzz/seeds/decode: raw (gunzipped) copies of every file google/pprof accepts,
+#                      up to SEED_MAX_BYTES uncompressed, plus a few small malformed
+#                      inputs (truncations, bad ids, a text profile).
+#   fuzz/seeds/gzip:   gzipped originals up to the same size, plus corrupt variants.
+# Usage: fuzz/make_seeds.sh [corpus_dir]   (default /work/shared/corpus or $PPROFCORE_CORPUS)
+set -euo pipefail
+cd "$(dirname "$0")"
+corpus=${1:-${PPROFCORE_CORPUS:-/work/shared/corpus}}
+max=${SEED_MAX_BYTES:-65536}
+out=seeds
+rm -rf "$out/decode" "$out/gzip"
+mkdir -p "$out/decode" "$out/gzip"
+if [ ! -f "$corpus/MANIFEST.tsv" ]; then
+  echo "make_seeds: no corpus at $corpus; seeds are only the synthetic ones" >&2
+fi
+python3 - "$corpus" "$max" "$out" <<'PY'
+import csv, gzip, hashlib, os, sys, zlib
+corpus, limit, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def put(kind, data, name=None):
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(out, kind, name), "wb") as f:
+        f.write(data)
+n = 0
+manifest = os.path.join(corpus, "MANIFEST.tsv")
+if os.path.exists(manifest):
+    with open(manifest, newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["parses_with_google_pprof"] != "yes" or row["format"] != "profile.proto":
+                continue
+            raw = open(os.path.join(corpus, row["file"]), "rb").read()
+            if raw[:2] == b"\x1f\x8b":
+                gz, raw = raw, gzip.decompress(raw)
+            else:
+                gz = gzip.compress(raw, mtime=0)
+            if len(raw) > limit:
+                continue
+            put("decode", raw)
+            put("gzip", gz)
+            n += 1
+    # The odd/ files exercise the repair paths and the non-pprof diagnostics.
+    odd = os.path.join(corpus, "odd")
+    for name in sorted(os.listdir(odd)) if os.path.isdir(odd) else []:
+        if not os.path.isfile(os.path.join(odd, name)):
+            continue
+        raw = open(os.path.join(odd, name), "rb").read()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        if len(raw) <= limit:
+            put("decode", raw, "odd-" + name[:40])
+# Small malformed inputs: one per error class the decoder reports.
+small = [
+    b"",                                   # empty
+    b"\x0a",                               # truncated tag payload
+    b"\x0a\xff\xff\xff\xff\x0f",           # length past the end
+    b"\x08" + b"\xff" * 11,                # overlong varint
+    b"\x32\x00\x32\x01a\x12\x04\x08\x01\x10\x01",  # sample with dangling location id 1
+    b"\x32\x01x",                          # string_table[0] not empty
+    b"\x0a\x04\x08\x01\x10\x02\x32\x00\x32\x01a\x32\x01b\x12\x02\x10\x05",  # value ok
+    b"\x22\x02\x08\x00\x32\x00",           # location with id 0
+    b"\x2a\x02\x08\x01\x2a\x02\x08\x01\x32\x00",  # duplicate function ids
+    b"\x22\x04\x22\x02\x08\x07\x32\x00",   # line with dangling function 7
+    b"\x48\x01\x48\x02\x32\x00",           # concatenated (two time_nanos)
+    b"heap profile: 1: 2 [3: 4] @ heapprofile\n",  # legacy text
+    b"--- contention:\ncycles/second=1\n",
+]
+for i, s in enumerate(small):
+    put("decode", s, "synthetic-%02d" % i)
+good = gzip.compress(b"\x32\x00", mtime=0)
+put("gzip", good, "synthetic-good")
+put("gzip", good[:-4] + b"\0\0\0\0", "synthetic-bad-isize")
+put("gzip", good[:-8] + b"\0\0\0\0" + good[-4:], "synthetic-bad-crc")
+put("gzip", good[: len(good) // 2], "synthetic-truncated")
+put("gzip", good + good, "synthetic-two-members")
+put("gzip", good + b"junk", "synthetic-trailing")
+put("gzip", gzip.compress(b"\0" * (1 << 20), mtime=0), "synthetic-bomb-1mib")
+print(f"make_seeds: {n} corpus files (<= {limit} bytes raw) + synthetic inputs")
+PY
+ls "$out/decode" | wc -l

@@ -1,0 +1,99 @@
+"""Repair mode: :class:`RepairReport`, what ``load(..., repair=True)`` changed.
+
+The repairs themselves happen in the C++ decoder (``DecodeOptions::repair``);
+this module only presents the counters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Dict
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """Counts of every repair made while decoding one profile.
+
+    All zero (``bool(report) is False``) means the input was valid and the
+    profile is exactly what a normal ``load`` returns.
+
+    Attributes
+    ----------
+    dangling_location_refs : int
+        Sample stack entries naming a location id that does not exist; removed
+        from the stack (the sample and its values are kept).
+    zero_location_refs : int
+        Sample stack entries with location id 0; removed from the stack.
+    dangling_mapping_refs : int
+        Locations naming a mapping id that does not exist; the location is kept
+        with no mapping.
+    missing_function_refs : int
+        Lines whose function id is 0 or names no function; they now point at a
+        placeholder function (see ``stub_functions``).
+    stub_functions : int
+        Placeholder functions added, one per distinct missing id, named
+        ``"[missing function id N]"`` (``"[missing function]"`` for id 0).
+    zero_ids : int
+        Mappings, functions or locations with the reserved id 0; given a fresh
+        id above the largest id in use (references with id 0 still mean "none").
+    duplicate_ids : int
+        Mappings, functions or locations reusing an id already taken by an
+        earlier row; given a fresh id. References resolve to the first row.
+    value_count_mismatch : int
+        Samples whose number of values differs from the number of sample
+        types; dropped.
+    dropped_values_sum : int
+        Sum of all values of the dropped samples, so the loss is visible.
+    """
+
+    dangling_location_refs: int = 0
+    zero_location_refs: int = 0
+    dangling_mapping_refs: int = 0
+    missing_function_refs: int = 0
+    stub_functions: int = 0
+    zero_ids: int = 0
+    duplicate_ids: int = 0
+    value_count_mismatch: int = 0
+    dropped_values_sum: int = 0
+
+    @classmethod
+    def _from_core(cls, d: Dict[str, int]) -> "RepairReport":
+        return cls(**{f.name: int(d.get(f.name, 0)) for f in fields(cls)})
+
+    @property
+    def total(self) -> int:
+        """Number of repairs (stub creation and the dropped-value sum are not counted)."""
+        return sum(v for k, v in asdict(self).items() if k not in ("stub_functions", "dropped_values_sum"))
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def as_dict(self) -> Dict[str, int]:
+        """The counters as a plain dict (all of them, zeros included)."""
+        return asdict(self)
+
+    def __repr__(self) -> str:
+        nonzero = {k: v for k, v in asdict(self).items() if v}
+        if not nonzero:
+            return "RepairReport(no repairs)"
+        return "RepairReport(" + ", ".join(f"{k}={v}" for k, v in nonzero.items()) + ")"
+
+    def __str__(self) -> str:
+        if not self:
+            return "no repairs: the profile was valid"
+        lines = [f"{self.total} repair(s):"]
+        text = {
+            "dangling_location_refs": "sample location ids with no location removed from stacks",
+            "zero_location_refs": "sample location ids equal to 0 removed from stacks",
+            "dangling_mapping_refs": "location mapping ids with no mapping cleared",
+            "missing_function_refs": "lines with a missing function pointed at a placeholder",
+            "stub_functions": "placeholder functions added",
+            "zero_ids": "rows with reserved id 0 renumbered",
+            "duplicate_ids": "rows with a duplicate id renumbered",
+            "value_count_mismatch": "samples with the wrong number of values dropped",
+            "dropped_values_sum": "sum of the dropped samples' values",
+        }
+        for k, v in asdict(self).items():
+            if v:
+                lines.append(f"  {v:>10}  {text[k]}")
+        return "\n".join(lines)
