@@ -21,7 +21,7 @@ import pprofcore
 from pprofcore import DecodeError, Profile
 
 from conftest import REPO
-from wirebuild import SMALL_STRINGS, function, label, location, line, mapping, profile, sample, small, value_type
+from wirebuild import SMALL_STRINGS, function, line, location, profile, sample, small, value_type
 
 CPU = pprofcore.example_path("cpu")
 HEAP = pprofcore.example_path("heap")
