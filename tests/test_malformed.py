@@ -77,6 +77,8 @@ def _cases():
               id="wrong-wire-type-sample-value"),
         _case(b"\x0f" + GOOD, "invalid wire type 7", "Profile", 0, id="invalid-wire-type"),
         _case(b"\x00" + GOOD, "invalid field number 0 in tag", "Profile", 0, id="field-number-0"),
+        _case(varint(1 << 32) + b"\x01" + GOOD, "field number 536870912 out of range (max 2^29-1) in tag", "Profile", 0,
+              id="field-number-too-large"),
         _case(key(20, 3) + GOOD, "unsupported wire type 3 (group)", "Profile (unknown field)", 2, id="group"),
         # ------------------------------------------------------------ lengths
         _case(GOOD + key(2, LEN) + varint(100) + b"\x00",
@@ -146,6 +148,8 @@ def _cases():
         # ------------------------------------------------------------ concatenation
         _case(GOOD + GOOD, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
               N + offset_of(GOOD, S_TIME), id="concatenated"),
+        _case(GOOD_GZ + GOOD_GZ, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
+              N + offset_of(GOOD, S_TIME), id="concatenated-gzip-members"),
         _case(small(time_nanos=0) * 2, "input looks like concatenated profiles (a sample_type at byte offset "
               f"{len(small(time_nanos=0))} follows the string table)", "Profile.sample.value", ANY,
               id="concatenated-without-time"),
@@ -219,7 +223,8 @@ def test_messages_are_distinct():
         reasons.setdefault(info.value.reason, []).append(param.id)
     # A few pairs legitimately share a message (same class, different place).
     shared = {tuple(v) for v in reasons.values() if len(v) > 1}
-    assert shared <= {("gzip-truncated", "gzip-header-only"), ("truncated-varint", "nested-truncated-varint")}, shared
+    assert shared <= {("gzip-truncated", "gzip-header-only"), ("truncated-varint", "nested-truncated-varint"),
+                      ("concatenated", "concatenated-gzip-members")}, shared
 
 
 def test_valid_base_case_decodes():
