@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import gzip
 import random
-import zlib
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +17,13 @@ import pprofcore
 from pprofcore import DecodeError, GzipError
 
 from conftest import CORPUS
-from wirebuild import (FIXED32, SMALL_STRINGS, LEN, fixed32, fixed64, function, key, label, ld, line, location, mapping, offset_of,
-                       profile, sample, small, span_of, text, top_level, value_type, varint, vint)
+
+try:
+    from pbprofile import valid_profiles
+except ImportError:  # protobuf is a test-only dependency
+    valid_profiles = None
+from wirebuild import (FIXED32, LEN, SMALL_STRINGS, fixed32, fixed64, function, key, label, ld, line, location,
+                       mapping, offset_of, sample, small, span_of, text, top_level, varint, vint)
 
 GOOD = small()
 GOOD_GZ = gzip.compress(GOOD, mtime=0)
@@ -74,6 +77,8 @@ def _cases():
               id="wrong-wire-type-sample-value"),
         _case(b"\x0f" + GOOD, "invalid wire type 7", "Profile", 0, id="invalid-wire-type"),
         _case(b"\x00" + GOOD, "invalid field number 0 in tag", "Profile", 0, id="field-number-0"),
+        _case(varint(1 << 32) + b"\x01" + GOOD, "field number 536870912 out of range (max 2^29-1) in tag", "Profile", 0,
+              id="field-number-too-large"),
         _case(key(20, 3) + GOOD, "unsupported wire type 3 (group)", "Profile (unknown field)", 2, id="group"),
         # ------------------------------------------------------------ lengths
         _case(GOOD + key(2, LEN) + varint(100) + b"\x00",
@@ -143,6 +148,8 @@ def _cases():
         # ------------------------------------------------------------ concatenation
         _case(GOOD + GOOD, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
               N + offset_of(GOOD, S_TIME), id="concatenated"),
+        _case(GOOD_GZ + GOOD_GZ, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
+              N + offset_of(GOOD, S_TIME), id="concatenated-gzip-members"),
         _case(small(time_nanos=0) * 2, "input looks like concatenated profiles (a sample_type at byte offset "
               f"{len(small(time_nanos=0))} follows the string table)", "Profile.sample.value", ANY,
               id="concatenated-without-time"),
@@ -216,7 +223,8 @@ def test_messages_are_distinct():
         reasons.setdefault(info.value.reason, []).append(param.id)
     # A few pairs legitimately share a message (same class, different place).
     shared = {tuple(v) for v in reasons.values() if len(v) > 1}
-    assert shared <= {("gzip-truncated", "gzip-header-only"), ("truncated-varint", "nested-truncated-varint")}, shared
+    assert shared <= {("gzip-truncated", "gzip-header-only"), ("truncated-varint", "nested-truncated-varint"),
+                      ("concatenated", "concatenated-gzip-members")}, shared
 
 
 def test_valid_base_case_decodes():
@@ -393,3 +401,74 @@ def test_deep_id_space_and_sparse_ids():
     assert list(p.locations.mapping) == [0, -1]
     assert list(p.lines.function) == [0, 1]
     assert list(p.functions.id) == [1 << 50, 3]
+
+
+# ---------------------------------------------------------------- structured breakage of random valid profiles
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_breaking_one_reference_of_a_random_profile(data):
+    """Take a random valid profile (the protobuf differential test's generator),
+    break exactly one thing, and get exactly that thing's message."""
+    if valid_profiles is None:
+        pytest.skip("needs the protobuf package")
+    msg = data.draw(valid_profiles())
+    kinds = []
+    if len(msg.sample) and len(msg.location):
+        kinds += ["dangling-location", "location-id-0-in-sample"]
+    if any(len(loc.line) for loc in msg.location):
+        kinds += ["dangling-function"]
+    if len(msg.location):
+        kinds += ["dangling-mapping", "location-id-0"]
+    if len(msg.location) >= 2:
+        kinds += ["duplicate-location"]
+    if len(msg.function) >= 2:
+        kinds += ["duplicate-function"]
+    if len(msg.mapping):
+        kinds += ["mapping-id-0"]
+    if len(msg.sample):
+        kinds += ["extra-value"]
+    kinds += ["string-out-of-range", "string0-not-empty"]
+    kind = data.draw(st.sampled_from(kinds))
+    missing = max([0] + [loc.id for loc in msg.location] + [f.id for f in msg.function] + [m.id for m in msg.mapping])
+    missing = missing + 1 if missing < 2**64 - 1 else 2**63
+    if kind == "dangling-location":
+        msg.sample[data.draw(st.integers(0, len(msg.sample) - 1))].location_id.append(missing)
+        expect = f"dangling reference to location id {missing}"
+    elif kind == "location-id-0-in-sample":
+        msg.sample[0].location_id.append(0)
+        expect = "reference to location id 0 (no location)"
+    elif kind == "dangling-function":
+        loc = next(loc for loc in msg.location if len(loc.line))
+        loc.line[0].function_id = missing
+        expect = f"dangling reference to function id {missing}"
+    elif kind == "dangling-mapping":
+        msg.location[0].mapping_id = missing
+        expect = f"dangling reference to mapping id {missing}"
+    elif kind == "location-id-0":
+        msg.location[data.draw(st.integers(0, len(msg.location) - 1))].id = 0
+        expect = "found location with reserved id 0"
+    elif kind == "duplicate-location":
+        msg.location[1].id = msg.location[0].id
+        expect = f"multiple locations with same id {msg.location[0].id}"
+    elif kind == "duplicate-function":
+        msg.function[1].id = msg.function[0].id
+        expect = f"multiple functions with same id {msg.function[0].id}"
+    elif kind == "mapping-id-0":
+        for loc in msg.location:
+            loc.mapping_id = 0
+        msg.mapping[0].id = 0
+        expect = "found mapping with reserved id 0"
+    elif kind == "extra-value":
+        msg.sample[-1].value.append(1)
+        expect = "values"
+    elif kind == "string-out-of-range":
+        msg.doc_url = len(msg.string_table) + 3
+        expect = f"string index {len(msg.string_table) + 3} out of range"
+    else:
+        msg.string_table[0] = b"x"
+        expect = 'string_table[0] must be ""'
+    with pytest.raises(DecodeError) as info:
+        pprofcore.loads(msg.SerializeToString())
+    assert expect in info.value.reason, (kind, info.value.reason)

@@ -44,7 +44,10 @@ class Reader {
   PPROFCORE_INLINE uint32_t tag(const char* context) {
     const uint8_t* at = p_;
     uint64_t t = varint(context);
-    if ((t >> 3) == 0 || t > 0xffffffffull) throw DecodeError("invalid field number 0 in tag", context, offset_of(at));
+    if ((t >> 3) == 0 || t > 0xffffffffull)
+      throw DecodeError((t >> 3) == 0 ? std::string("invalid field number 0 in tag")
+                                      : "field number " + std::to_string(t >> 3) + " out of range (max 2^29-1) in tag",
+                        context, offset_of(at));
     uint32_t wt = static_cast<uint32_t>(t & 7);
     if (wt > 5) throw DecodeError("invalid wire type " + std::to_string(wt), context, offset_of(at));
     return static_cast<uint32_t>(t);

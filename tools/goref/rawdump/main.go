@@ -1,8 +1,15 @@
 // rawdump: prints profile.Parse's verdict and the String() dump of each file
 // (the same text as `go tool pprof -raw`), used as a test oracle.
+//
+// Flags (for one process handling many files):
+//
+//	-sep     print "=== rawdump: <path>" before each file's output
+//	-digest  print the SHA-256 of the dump instead of the dump itself
 package main
 
 import (
+	"crypto/sha256"
+	"flag"
 	"fmt"
 	"os"
 
@@ -10,7 +17,13 @@ import (
 )
 
 func main() {
-	for _, path := range os.Args[1:] {
+	sep := flag.Bool("sep", false, "print a separator line naming each file")
+	digest := flag.Bool("digest", false, "print the SHA-256 of each dump instead of the dump")
+	flag.Parse()
+	for _, path := range flag.Args() {
+		if *sep {
+			fmt.Printf("=== rawdump: %s\n", path)
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -22,6 +35,10 @@ func main() {
 			fmt.Printf("ERROR %s\n", err)
 			continue
 		}
-		fmt.Print(p.String())
+		if *digest {
+			fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(p.String())))
+		} else {
+			fmt.Print(p.String())
+		}
 	}
 }
