@@ -1,0 +1,127 @@
+// C++ unit tests of the decoder's repair mode (DecodeOptions::repair): each repair
+// is made and counted, valid input is untouched, unrepairable input still throws.
+#include "check.hpp"
+#include "pprofcore/decode.hpp"
+#include "pprofcore/encode.hpp"
+#include "pprofcore/wire.hpp"
+
+using namespace pprofcore;
+
+static Profile base() {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  p.mappings.id = {1};
+  p.mappings.memory_start = {0x1000};
+  p.mappings.memory_limit = {0x2000};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {s.intern("/bin/app")};
+  p.mappings.build_id = {0};
+  p.mappings.has_functions = {1};
+  p.mappings.has_filenames = {0};
+  p.mappings.has_line_numbers = {0};
+  p.mappings.has_inline_frames = {0};
+  p.functions.id = {1, 2};
+  p.functions.name = {s.intern("main"), s.intern("work")};
+  p.functions.system_name = {0, 0};
+  p.functions.filename = {0, 0};
+  p.functions.start_line = {0, 0};
+  p.locations.id = {1, 2};
+  p.locations.mapping = {0, 0};
+  p.locations.address = {0x1100, 0x1200};
+  p.locations.is_folded = {0, 0};
+  p.locations.line_offsets = {0, 1, 2};
+  p.lines.function = {0, 1};
+  p.lines.line = {3, 4};
+  p.lines.column = {0, 0};
+  p.values = {5, 7};
+  p.stack_offsets = {0, 2, 3};
+  p.stack_locations = {1, 0, 1};
+  p.label_offsets = {0, 0, 0};
+  p.strings = s.take();
+  return p;
+}
+
+static Profile repair(const std::string& bytes, RepairReport* r) {
+  DecodeOptions o;
+  o.repair = true;
+  Profile p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, r);
+  check_invariants(p);
+  std::string again = encode_raw(p);
+  EXPECT(decode_raw(reinterpret_cast<const uint8_t*>(again.data()), again.size()) == p);
+  return p;
+}
+
+static std::string with_sample(std::string bytes, std::vector<uint64_t> locs, std::vector<int64_t> values) {
+  wire::Writer w;
+  size_t at = w.begin_message(2);
+  for (uint64_t id : locs) w.uint_field(1, id);
+  for (int64_t v : values) {
+    w.tag(2, wire::kVarint);
+    w.varint(static_cast<uint64_t>(v));
+  }
+  w.end_message(at);
+  return bytes + w.buffer();
+}
+
+TEST(valid_input_untouched) {
+  RepairReport r;
+  r.zero_ids = 99;  // reset by decode
+  Profile p = repair(encode_raw(base()), &r);
+  EXPECT(p == base());
+  EXPECT(r.total() == 0 && r.zero_ids == 0);
+}
+
+TEST(dangling_location_removed_from_stack) {
+  RepairReport r;
+  std::string b = with_sample(encode_raw(base()), {2, 99, 1}, {11});
+  EXPECT_THROWS(decode_raw(reinterpret_cast<const uint8_t*>(b.data()), b.size()), DecodeError,
+                "dangling reference to location id 99");
+  Profile p = repair(b, &r);
+  EXPECT(r.dangling_location_refs == 1 && r.total() == 1);
+  EXPECT(p.num_samples() == 3);
+  EXPECT((std::vector<int32_t>(p.stack_locations.begin() + 3, p.stack_locations.end()) == std::vector<int32_t>{1, 0}));
+}
+
+TEST(value_count_mismatch_dropped) {
+  RepairReport r;
+  std::string b = with_sample(encode_raw(base()), {1}, {1, 2});
+  Profile p = repair(b, &r);
+  EXPECT(r.value_count_mismatch == 1 && r.dropped_values_sum == 3);
+  EXPECT(p == base());
+}
+
+TEST(zero_and_duplicate_ids_renumbered) {
+  Profile q = base();
+  q.functions.id = {2, 2};  // lines of function row 1 now point at row 0
+  q.mappings.id = {0};      // locations' mapping becomes "none"
+  RepairReport r;
+  Profile p = repair(encode_raw(q), &r);
+  EXPECT(r.duplicate_ids == 1 && r.zero_ids == 1 && r.total() == 2);
+  EXPECT((p.functions.id == std::vector<uint64_t>{2, 3}));
+  EXPECT((p.lines.function == std::vector<int32_t>{0, 0}));
+  EXPECT((p.locations.mapping == std::vector<int32_t>{-1, -1}));
+  EXPECT(p.mappings.id[0] == 1);
+}
+
+TEST(missing_functions_stubbed) {
+  Profile q = base();
+  q.functions.id = {1, 0};  // line -> row 1 encodes as function id 0
+  RepairReport r;
+  Profile p = repair(encode_raw(q), &r);
+  EXPECT(r.zero_ids == 1 && r.missing_function_refs == 1 && r.stub_functions == 1);
+  EXPECT(p.functions.size() == 3);
+  EXPECT(p.str(p.functions.name[p.lines.function[1]]) == "[missing function]");
+}
+
+TEST(unrepairable_still_throws) {
+  DecodeOptions o;
+  o.repair = true;
+  const uint8_t bad[] = {0x32, 0x01, 'x'};
+  EXPECT_THROWS(decode_raw(bad, sizeof bad, o), DecodeError, "string_table[0]");
+  const uint8_t trunc[] = {0x12, 0x05, 0x08};
+  EXPECT_THROWS(decode_raw(trunc, sizeof trunc, o), DecodeError, "runs past the end");
+}
+
+int main() { return check::run_all(); }
