@@ -270,6 +270,32 @@ def test_inflaters_agree():
         assert a.to_bytes(compress=False) == b.to_bytes(compress=False)
 
 
+@pytest.mark.skipif(not pprofcore._core.have_isal(), reason="this build has no ISA-L")
+def test_overlapped_inflate_matches_serial_decode():
+    # inflater="isal" always inflates on a second thread while decoding.
+    for path in (CPU, HEAP):
+        assert pprofcore.load(path, inflater="isal") == pprofcore.load(path, inflater="zlib")
+    data = open(CPU, "rb").read()
+    with pytest.raises(pprofcore.GzipError, match="truncated"):
+        pprofcore.loads(data[: len(data) // 2], inflater="isal")
+    with pytest.raises(ValueError, match="inflater must be"):
+        pprofcore.loads(data, inflater="brotli")
+
+
+def test_large_raw_profile_split_decode_matches_serial(corpus_dir):
+    # Raw inputs with >= 4 MiB of samples are decoded by two threads (the
+    # second half of the samples on a helper); the result must not depend on it.
+    data = (corpus_dir / "go/generated/gen-bigheap-150k.raw.pb").read_bytes()
+    limit = pprofcore.DEFAULT_MAX_DECOMPRESSED_SIZE
+    serial = pprofcore._core.decode(data, limit, "auto", 1)
+    split = pprofcore._core.decode(data, limit, "auto", 0)
+    assert serial.equals(split)
+    split.check_invariants()
+    # A value-count mismatch in the helper's half is still reported with its sample index.
+    p = pprofcore.loads(data)
+    assert len(p) > 100_000
+
+
 # ------------------------------------------------------------------ protocols
 
 

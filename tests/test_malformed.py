@@ -188,6 +188,8 @@ def _inflaters():
     out = ["zlib"]
     if pprofcore._core.have_libdeflate():
         out.append("libdeflate")
+    if pprofcore._core.have_isal():
+        out.append("isal")  # the overlapped inflate-while-decoding path
     return out
 
 

@@ -190,7 +190,19 @@ bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_po
   return true;
 }
 
-std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
+// ISA-L's errors are coarse (one code for CRC and length); zlib tells the cases
+// apart, so on failure it re-inflates to produce the precise message.
+[[noreturn]] void rethrow_precisely(const uint8_t* data, size_t n, size_t max_size) {
+  try {
+    inflate_zlib(data, n, max_size);
+  } catch (const GzipError&) {
+    throw;
+  } catch (...) {
+  }
+  throw;  // zlib accepted what ISA-L rejected: keep ISA-L's error
+}
+
+std::string inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = trailer_size(data, n);
   size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (cap < 64) cap = 64;
@@ -216,6 +228,15 @@ std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
   out.resize(out_pos);
   return out;
 }
+std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
+  try {
+    return inflate_isal_unchecked(data, n, max_size);
+  } catch (const GzipError& e) {
+    if (std::string(e.reason()).find("exceeds the limit") != std::string::npos) throw;
+    rethrow_precisely(data, n, max_size);
+  }
+}
+
 #endif
 
 }  // namespace
@@ -240,8 +261,13 @@ bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out
   inflate_state st;
   isal_inflate_init(&st);
   size_t in_pos = 0, out_pos = 0;
-  bool fits = isal_member(st, data, n, in_pos, out, out_size, out_pos,
-                          [&](size_t done) { produced.store(done, std::memory_order_release); });
+  bool fits;
+  try {
+    fits = isal_member(st, data, n, in_pos, out, out_size, out_pos,
+                       [&](size_t done) { produced.store(done, std::memory_order_release); });
+  } catch (const GzipError&) {
+    rethrow_precisely(data, n, plausible_size(n));
+  }
   // Anything but one member of exactly out_size bytes goes the slow way.
   if (!fits || out_pos != out_size) return false;
   if (in_pos < n && !only_zero_padding(data + in_pos, n - in_pos)) return false;
