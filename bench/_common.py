@@ -118,6 +118,30 @@ def timeit(fn, reps: int = 5, min_time: float = 0.0, max_reps: int = 50, warmup:
     return Timing(times, cpu)
 
 
+def timeit_many(fns: dict, reps: int = 5, min_time: float = 0.0, max_reps: int = 50) -> dict:
+    """Like :func:`timeit` for several measurements, interleaved: each round
+    runs every function once, so they all see the same background load and
+    their ratios are steadier on a shared machine. Returns name -> Timing."""
+    for fn in fns.values():
+        out = fn()
+        del out
+    times = {k: [] for k in fns}
+    cpu = {k: [] for k in fns}
+    start = time.perf_counter()
+    rounds = 0
+    while rounds < reps or (time.perf_counter() - start < min_time and rounds < max_reps):
+        for k, fn in fns.items():
+            gc.collect()
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            out = fn()
+            times[k].append(time.perf_counter() - t0)
+            cpu[k].append(time.process_time() - c0)
+            del out
+        rounds += 1
+    return {k: Timing(times[k], cpu[k]) for k in fns}
+
+
 def gunzip_py(data: bytes) -> bytes:
     """Python's zlib, joining concatenated gzip members (as gunzip does)."""
     out = []

@@ -169,26 +169,26 @@ def bench_file(path: Path, args) -> dict:
     t: dict = {}
     log = lambda name: print(f"  {name} ...", file=sys.stderr, flush=True)  # noqa: E731
 
-    log("pprofcore.loads")
-    t["pprofcore"] = C.timeit(lambda: pprofcore.loads(data), reps, min_time)
+    log("pprofcore.loads, gunzip (interleaved)")
+    fns = {"pprofcore": lambda: pprofcore.loads(data)}
+    if gz:
+        fns["pprofcore_raw"] = lambda: pprofcore.loads(raw)
+        fns["pprofcore_zlib"] = lambda: pprofcore.loads(data, inflater="zlib")
+        if _core.have_libdeflate():
+            fns["pprofcore_libdeflate"] = lambda: pprofcore.loads(data, inflater="libdeflate")
+        fns["gunzip_python_zlib"] = lambda: C.gunzip_py(data)
+        fns["gunzip_zlib"] = lambda: _core.gunzip(data, backend="zlib")
+        if _core.have_libdeflate():
+            fns["gunzip_libdeflate"] = lambda: _core.gunzip(data, backend="libdeflate")
+    if not args.no_protobuf:
+        fns["protobuf"] = lambda: pb_parse(raw)
+    t.update(C.timeit_many(fns, reps, min_time))
     p = pprofcore.loads(data)
     res["n_samples"] = len(p)
     res["memory_bytes"] = p.memory_bytes
     res["memory_breakdown"] = memory_breakdown(p)
     del p
-    if gz:
-        t["pprofcore_raw"] = C.timeit(lambda: pprofcore.loads(raw), reps, min_time)
-        t["pprofcore_zlib"] = C.timeit(lambda: pprofcore.loads(data, inflater="zlib"), reps, min_time)
-        if _core.have_libdeflate():
-            t["pprofcore_libdeflate"] = C.timeit(lambda: pprofcore.loads(data, inflater="libdeflate"), reps, min_time)
-        log("gunzip")
-        t["gunzip_python_zlib"] = C.timeit(lambda: C.gunzip_py(data), reps, min_time)
-        t["gunzip_zlib"] = C.timeit(lambda: _core.gunzip(data, backend="zlib"), reps, min_time)
-        if _core.have_libdeflate():
-            t["gunzip_libdeflate"] = C.timeit(lambda: _core.gunzip(data, backend="libdeflate"), reps, min_time)
     if not args.no_protobuf:
-        log("protobuf parse")
-        t["protobuf"] = C.timeit(lambda: pb_parse(raw), max(2, reps // 2), min_time)
         if table:
             log("protobuf + table")
             use_pandas = _have_pandas()
