@@ -142,6 +142,19 @@ def timeit_many(fns: dict, reps: int = 5, min_time: float = 0.0, max_reps: int =
     return {k: Timing(times[k], cpu[k]) for k in fns}
 
 
+def inflaters() -> list:
+    """gzip backends of this pprofcore build, in `_core.gunzip`'s spelling
+    (ISA-L only in builds that have `_core.have_isal`)."""
+    from pprofcore import _core
+
+    out = ["zlib"]
+    if _core.have_libdeflate():
+        out.append("libdeflate")
+    if getattr(_core, "have_isal", lambda: False)():
+        out.append("isal")
+    return out
+
+
 def gunzip_py(data: bytes) -> bytes:
     """Python's zlib, joining concatenated gzip members (as gunzip does)."""
     out = []
@@ -219,7 +232,10 @@ def machine_info() -> dict:
 
         info["pprofcore"] = pprofcore.__version__
         info["pprofcore_path"] = str(Path(pprofcore.__file__).parent)
+        # free-form description of the build under test (e.g. "main at abc1234")
+        info["pprofcore_build"] = os.environ.get("PPROFCORE_BENCH_LABEL", "")
         info["libdeflate"] = bool(_core.have_libdeflate())
+        info["inflaters"] = inflaters()
     except Exception as e:  # pragma: no cover
         info["pprofcore"] = f"import failed: {e}"
     if shutil.which("go"):

@@ -14,7 +14,8 @@ For each file (read into memory once) this measures, in the same run:
   users write today: resolve the leaf and the stack's function names, one row
   per sample, then a pandas DataFrame, or a list of dicts without pandas);
 * gunzip alone: Python's ``zlib``, and pprofcore's inflaters
-  (``_core.gunzip(data, backend='zlib' | 'libdeflate')``).
+  (``_core.gunzip(data, backend='zlib' | 'libdeflate' | 'isal')``, those the
+  build has).
 
 Peak memory is measured in fresh subprocesses (``--child``): ru_maxrss after
 the operation minus ru_maxrss after the imports and after reading the input.
@@ -173,13 +174,11 @@ def bench_file(path: Path, args) -> dict:
     fns = {"pprofcore": lambda: pprofcore.loads(data)}
     if gz:
         fns["pprofcore_raw"] = lambda: pprofcore.loads(raw)
-        fns["pprofcore_zlib"] = lambda: pprofcore.loads(data, inflater="zlib")
-        if _core.have_libdeflate():
-            fns["pprofcore_libdeflate"] = lambda: pprofcore.loads(data, inflater="libdeflate")
+        for b in C.inflaters():
+            fns[f"pprofcore_{b}"] = lambda b=b: pprofcore.loads(data, inflater=b)
         fns["gunzip_python_zlib"] = lambda: C.gunzip_py(data)
-        fns["gunzip_zlib"] = lambda: _core.gunzip(data, backend="zlib")
-        if _core.have_libdeflate():
-            fns["gunzip_libdeflate"] = lambda: _core.gunzip(data, backend="libdeflate")
+        for b in C.inflaters():
+            fns[f"gunzip_{b}"] = lambda b=b: _core.gunzip(data, backend=b)
     if not args.no_protobuf:
         fns["protobuf"] = lambda: pb_parse(raw)
     t.update(C.timeit_many(fns, reps, min_time))
@@ -308,6 +307,8 @@ LABELS = {
     "gunzip_python_zlib": "gunzip: Python zlib",
     "gunzip_zlib": "gunzip: _core zlib",
     "gunzip_libdeflate": "gunzip: _core libdeflate",
+    "pprofcore_isal": "pprofcore.loads, inflater='isal'",
+    "gunzip_isal": "gunzip: _core ISA-L",
 }
 
 
@@ -316,7 +317,7 @@ def markdown(results: list) -> str:
     lines = []
     for res in results:
         raw = res["raw_bytes"]
-        lines.append(f"#### `{res['file']}`")
+        lines.append(f"##### `{res['file']}`")
         lines.append("")
         lines.append(f"{res['file_bytes']:,} bytes on disk ({'gzip' if res['gzip'] else 'raw'}), "
                      f"{raw:,} bytes uncompressed, {res['n_samples']:,} samples; "
@@ -363,7 +364,7 @@ def markdown(results: list) -> str:
             shown = [f"{k} {C.mb(n)}" for k, n in top[:5]] + [f"(strings + capacity slack) {C.mb(res['memory_breakdown']['(strings + capacity slack)'])}"]
             lines.append("Largest columns: " + ", ".join(shown) + ".")
             lines.append("")
-    lines.append("#### Targets")
+    lines.append("##### Targets")
     lines.append("")
     lines.append("Speed ratios from best wall-clock times, then (in parentheses) from best CPU times, which are "
                  "less disturbed by other load on a shared machine. google/pprof and gunzip are compared with "

@@ -98,9 +98,8 @@ def main(argv=None) -> int:
         variants = {"gz": data, **variants}
     fns = {f"loads_{name}": (lambda b=buf: pprofcore.loads(b)) for name, buf in variants.items()}
     if C.is_gzip(data):
-        fns["gunzip_zlib"] = lambda: _core.gunzip(data, backend="zlib")
-        if _core.have_libdeflate():
-            fns["gunzip_libdeflate"] = lambda: _core.gunzip(data, backend="libdeflate")
+        for b in C.inflaters():
+            fns[f"gunzip_{b}"] = lambda b=b: _core.gunzip(data, backend=b)
     t = C.timeit_many(fns, args.reps)  # interleaved: every variant sees the same load
 
     rows = []
