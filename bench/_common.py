@@ -16,6 +16,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -140,6 +141,47 @@ def timeit_many(fns: dict, reps: int = 5, min_time: float = 0.0, max_reps: int =
             del out
         rounds += 1
     return {k: Timing(times[k], cpu[k]) for k in fns}
+
+
+def _thread_cpu() -> dict:
+    """tid -> nanoseconds on CPU (/proc/self/task/*/schedstat), Linux only."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                out[tid] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def per_thread_cpu(fn) -> list:
+    """Runs ``fn()`` while a poller thread samples every thread's CPU time
+    every millisecond; returns each thread's CPU seconds during the call
+    (poller excluded; a worker's last millisecond may be missed)."""
+    if not os.path.exists("/proc/self/task"):
+        return []
+    start = _thread_cpu()
+    last: dict = {}
+    stop = threading.Event()
+    me: list = []
+
+    def poll():
+        me.append(str(threading.get_native_id()))
+        while not stop.is_set():
+            last.update(_thread_cpu())
+            time.sleep(0.001)
+
+    th = threading.Thread(target=poll, daemon=True)
+    th.start()
+    try:
+        out = fn()
+        del out
+        last.update(_thread_cpu())
+    finally:
+        stop.set()
+        th.join()
+    return sorted(((ns - start.get(tid, 0)) / 1e9 for tid, ns in last.items() if tid not in me), reverse=True)
 
 
 def inflaters() -> list:

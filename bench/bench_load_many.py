@@ -27,8 +27,6 @@ import argparse
 import json
 import os
 import sys
-import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,47 +48,6 @@ def file_sets(corpus: Path, count: int, big_copies: int) -> dict:
     if fleet and big:
         sets["mixed"] = sets["fleet"] + sets["big"]
     return sets
-
-
-def _thread_cpu() -> dict:
-    """tid -> nanoseconds on CPU (/proc/self/task/*/schedstat), Linux only."""
-    out = {}
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/schedstat") as f:
-                out[tid] = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return out
-
-
-def per_thread_cpu(fn) -> list:
-    """Runs ``fn()`` while a poller thread samples every thread's CPU time
-    every millisecond; returns each thread's CPU seconds during the call
-    (poller excluded; a worker's last millisecond may be missed)."""
-    if not os.path.exists("/proc/self/task"):
-        return []
-    start = _thread_cpu()
-    last: dict = {}
-    stop = threading.Event()
-    me: list = []
-
-    def poll():
-        me.append(str(threading.get_native_id()))
-        while not stop.is_set():
-            last.update(_thread_cpu())
-            time.sleep(0.001)
-
-    th = threading.Thread(target=poll, daemon=True)
-    th.start()
-    try:
-        out = fn()
-        del out
-        last.update(_thread_cpu())
-    finally:
-        stop.set()
-        th.join()
-    return sorted(((ns - start.get(tid, 0)) / 1e9 for tid, ns in last.items() if tid not in me), reverse=True)
 
 
 def bench_set(name: str, paths: list, threads: int, reps: int) -> dict:
@@ -117,7 +74,7 @@ def bench_set(name: str, paths: list, threads: int, reps: int) -> dict:
     res["cpu_ratio"] = min(tn.cpu_times) / min(t1.cpu_times)
     # Contention-independent estimate for idle cores: the parallel run takes
     # about as long as its busiest thread's CPU time. Best of `reps` runs.
-    per = [per_thread_cpu(lambda: pprofcore.load_many(paths, threads=threads)) for _ in range(reps)]
+    per = [C.per_thread_cpu(lambda: pprofcore.load_many(paths, threads=threads)) for _ in range(reps)]
     per = [p for p in per if p]
     if per:
         busiest = min(p[0] for p in per)
