@@ -182,6 +182,18 @@ def bench_file(path: Path, args) -> dict:
     if not args.no_protobuf:
         fns["protobuf"] = lambda: pb_parse(raw)
     t.update(C.timeit_many(fns, reps, min_time))
+    if gz:
+        # Busiest thread's CPU time: the wall-clock time on idle cores of a
+        # build that overlaps inflate with decode (hidden on a busy machine).
+        est = {k: fns[k] for k in fns if k == "pprofcore" or (k.startswith("gunzip_") and k != "gunzip_python_zlib")}
+        busiest: dict = {k: [] for k in est}
+        for _ in range(reps):
+            for k, fn in est.items():
+                per = C.per_thread_cpu(fn)
+                if per:
+                    busiest[k].append(per[0])
+        if all(busiest.values()):
+            res["busiest_thread_cpu_s"] = {k: min(v) for k, v in busiest.items()}
     p = pprofcore.loads(data)
     res["n_samples"] = len(p)
     res["memory_bytes"] = p.memory_bytes
@@ -229,6 +241,10 @@ def bench_file(path: Path, args) -> dict:
     res["loadavg_after"] = C.loadavg()
     res["ratios"] = ratios(res)
     res["ratios_cpu"] = ratios(res, "best_cpu_s")
+    b = res.get("busiest_thread_cpu_s")
+    if b:
+        g = min(v for k, v in b.items() if k.startswith("gunzip_"))
+        res["ratios_idle_estimate"] = {"gunzip": b["pprofcore"] / g}
     return res
 
 
@@ -369,7 +385,9 @@ def markdown(results: list) -> str:
     lines.append("Speed ratios from best wall-clock times, then (in parentheses) from best CPU times, which are "
                  "less disturbed by other load on a shared machine. google/pprof and gunzip are compared with "
                  "`loads()` of the file's bytes; the protobuf baselines parse inflated bytes and are compared with "
-                 "`loads()` of the same inflated bytes.")
+                 "`loads()` of the same inflated bytes. The idle-core estimate of total / gunzip compares the busiest "
+                 "thread's CPU time of each call (per-thread CPU from /proc/self/task/*/schedstat), i.e. what the "
+                 "wall-clock ratio would be if no other process competed for the CPUs.")
     lines.append("")
     lines.append("| file | vs pprof (>= 10x) | vs protobuf (>= 5x) | vs protobuf+table (>= 20x) | total / fastest gunzip (<= 1.3x) | memory_bytes / uncompressed (<= 3x) | peak RSS growth / uncompressed (<= 3x) |")
     lines.append("|---|---|---|---|---|---|---|")
@@ -388,6 +406,9 @@ def markdown(results: list) -> str:
             else:
                 ok = ok, ok
             verdict = "met" if all(ok) else "**not met**" if not any(ok) else "borderline"
+            idle = res.get("ratios_idle_estimate", {}).get(k)
+            if idle is not None:
+                verdict += f"; idle-core estimate {idle:.2f}x"
             return f"{text} {verdict}"
 
         lines.append(f"| `{Path(res['file']).name}` | {cell('pprof')} | {cell('protobuf')} | {cell('protobuf_table')} | "
