@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -213,7 +214,7 @@ def bench_file(path: Path, args) -> dict:
         try:
             exe = C.go_helper("parsebench")
             go_reps = max(2, reps // 2) if not small else reps
-            out = C.subprocess.run([exe, "-reps", str(go_reps), "-min-time", str(min_time), str(path)],
+            out = subprocess.run([exe, "-reps", str(go_reps), "-min-time", str(min_time), str(path)],
                                    capture_output=True, text=True, timeout=900)
             go = json.loads(out.stdout.strip().splitlines()[-1])
             if go.get("error"):
