@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "pprofcore/memory.hpp"
 #include "pprofcore/wire.hpp"
 #include "pprofcore/sniff.hpp"
 
@@ -152,9 +153,12 @@ class SampleDecoder {
     size_t need = out.size() + static_cast<size_t>(e - p);
     if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
     while (p < e) {
-      uint64_t v = *p;
-      if (v < 0x80) {
-        ++p;
+      uint64_t v;
+      if (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
+        // One or two bytes, without a branch on which: ids are mostly < 16384.
+        uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
+        v = (p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second));
+        p += 1 + second;
       } else {
         Reader q(base_, p, e);
         v = q.varint("Profile.sample.location_id");
@@ -438,13 +442,13 @@ class Decoder {
       tail_samples_hint_ = counts[kSample] - split_index_;
     }
     size_t ns = counts[kSample];
-    p_.stack_offsets.reserve(ns + 1);
-    p_.label_offsets.reserve(ns + 1);
+    reserve_huge(p_.stack_offsets, ns + 1);
+    reserve_huge(p_.label_offsets, ns + 1);
     size_t types = counts[kSampleType] ? counts[kSampleType] : 1;
-    p_.values.reserve(ns * types);
+    reserve_huge(p_.values, ns * types);
     // Each location id takes at least one byte: an upper bound, and untouched
     // reserved pages are never resident.
-    p_.stack_locations.reserve(bytes[kSample] + 16);
+    reserve_huge(p_.stack_locations, bytes[kSample] + 16);
     size_t nl = counts[kLocation];
     p_.locations.id.reserve(nl);
     p_.locations.mapping.reserve(nl);
@@ -489,18 +493,18 @@ class Decoder {
   void reserve_for_stream() {
     const size_t cap = size_t(1) << 28;
     size_t n = std::min(n_, cap);
-    p_.stack_locations.reserve(n);
-    p_.values.reserve(n / 2);
-    p_.stack_offsets.reserve(n / 16);
-    p_.label_offsets.reserve(n / 16);
+    reserve_huge(p_.stack_locations, n);
+    reserve_huge(p_.values, n / 2);
+    reserve_huge(p_.stack_offsets, n / 16);
+    reserve_huge(p_.label_offsets, n / 16);
   }
 
   void reserve_tail(SampleColumns& t) {
     size_t ns = tail_samples_hint_;
-    t.values.reserve(ns * (types_hint_ ? types_hint_ : 1));
+    reserve_huge(t.values, ns * (types_hint_ ? types_hint_ : 1));
     t.stack_ends.reserve(ns);
     t.label_ends.reserve(ns);
-    t.stack_locations.reserve(tail_bytes_ + 16);
+    reserve_huge(t.stack_locations, tail_bytes_ + 16);
   }
 
   // Helper thread: decodes the samples from split_at_ on, skipping other fields.
