@@ -64,7 +64,8 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
     out.functions.id.push_back(next_fid++);
     out.functions.name.push_back(intern(name));
     out.functions.system_name.push_back(0);
-    out.functions.filename.push_back(key);
+    // A key absent from the table (code past its end) is added as a string.
+    out.functions.filename.push_back(static_cast<size_t>(key) < nstr ? key : intern(std::string(text(key))));
     out.functions.start_line.push_back(0);
     const auto l = static_cast<int32_t>(out.locations.size());
     out.locations.id.push_back(next_lid++);

@@ -13,6 +13,7 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
+from ._filter import FilterWarning
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._profile import Profile
 from .errors import DecodeError, GzipError, ProfileError
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
     "DecodeError",
+    "FilterWarning",
     "GzipError",
     "Profile",
     "ProfileError",

@@ -69,6 +69,11 @@ func main() {
 			out.Encode(result{Error: "bad input line: " + err.Error()})
 			continue
 		}
+		// pprof keeps its configuration in a global that each run starts from:
+		// reset every filter option so earlier jobs do not leak into this one.
+		reset := []string{"-focus=", "-ignore=", "-hide=", "-show=", "-show_from=", "-tagfocus=", "-tagignore=",
+			"-tagshow=", "-taghide=", "-prune_from=", "-tagroot=", "-tagleaf=", "-output="}
+		args = append(reset, args...)
 		u := &ui{messages: []string{}}
 		fs := &flags{fs: flag.NewFlagSet("pprof", flag.ContinueOnError), args: args}
 		fs.fs.SetOutput(io.Discard)
