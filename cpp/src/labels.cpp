@@ -55,11 +55,16 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
     new_strings.emplace(s, c);
     return c;
   };
-  std::map<std::pair<std::string, int32_t>, int32_t> loc_of;  // (name, key code) -> location row
-  auto intern_loc = [&](const std::string& name, int32_t key) {
-    auto k = std::make_pair(name, key);
-    auto it = loc_of.find(k);
-    if (it != loc_of.end()) return it->second;
+  // (key code, value text codes...) as raw bytes -> location row; the joined
+  // name is only built for new combinations.
+  std::unordered_map<std::string, int32_t> loc_of;
+  std::map<std::pair<std::string, int32_t>, int32_t> loc_of_name;  // pprof interns by (name, key)
+  auto intern_loc = [&](const std::string& sig, const std::string& name, int32_t key) {
+    auto named = loc_of_name.find(std::make_pair(name, key));
+    if (named != loc_of_name.end()) {
+      loc_of.emplace(sig, named->second);
+      return named->second;
+    }
     const auto f = static_cast<int32_t>(out.functions.size());
     out.functions.id.push_back(next_fid++);
     out.functions.name.push_back(intern(name));
@@ -76,29 +81,25 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
     out.lines.line.push_back(0);
     out.lines.column.push_back(0);
     out.locations.line_offsets.push_back(static_cast<int64_t>(out.lines.size()));
-    loc_of.emplace(std::move(k), l);
+    loc_of.emplace(sig, l);
+    loc_of_name.emplace(std::make_pair(name, key), l);
     return l;
   };
 
   // Frames for `keys`, last key first (so the first key ends up outermost).
-  std::string joined;
+  std::string joined, sig;
+  std::vector<int32_t> codes;
   auto frames_for = [&](size_t s, const std::vector<int32_t>& keys, std::vector<int32_t>& frames, bool* matched) {
     frames.clear();
     const int64_t b = p.label_offsets[s], e = p.label_offsets[s + 1];
     for (size_t i = keys.size(); i-- > 0;) {
       const int32_t key = keys[i];
-      joined.clear();
-      size_t nvalues = 0;
-      auto append = [&](int64_t r) {
-        if (nvalues++) joined.push_back(',');
-        std::string_view t = text(row_text[static_cast<size_t>(r)]);
-        joined.append(t.data(), t.size());
-      };
+      codes.clear();
       int64_t last_num = -1;
       for (int64_t r = b; r < e; ++r) {
         if (p.labels.key[static_cast<size_t>(r)] != key) continue;
         if (p.labels.str[static_cast<size_t>(r)] >= 0)
-          append(r);
+          codes.push_back(row_text[static_cast<size_t>(r)]);
         else
           last_num = r;
       }
@@ -106,9 +107,23 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
       // i.e. when the key's last numeric label carries a unit.
       if (last_num >= 0 && p.labels.num_unit[static_cast<size_t>(last_num)] != 0)
         for (int64_t r = b; r < e; ++r)
-          if (p.labels.key[static_cast<size_t>(r)] == key && p.labels.str[static_cast<size_t>(r)] < 0) append(r);
-      if (nvalues) *matched = true;
-      frames.push_back(intern_loc(joined, key));
+          if (p.labels.key[static_cast<size_t>(r)] == key && p.labels.str[static_cast<size_t>(r)] < 0)
+            codes.push_back(row_text[static_cast<size_t>(r)]);
+      if (!codes.empty()) *matched = true;
+      sig.assign(reinterpret_cast<const char*>(&key), sizeof key);
+      sig.append(reinterpret_cast<const char*>(codes.data()), codes.size() * sizeof(int32_t));
+      auto it = loc_of.find(sig);
+      if (it != loc_of.end()) {
+        frames.push_back(it->second);
+        continue;
+      }
+      joined.clear();
+      for (size_t j = 0; j < codes.size(); ++j) {
+        if (j) joined.push_back(',');
+        std::string_view t = text(codes[j]);
+        joined.append(t.data(), t.size());
+      }
+      frames.push_back(intern_loc(sig, joined, key));
     }
   };
 

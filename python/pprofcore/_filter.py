@@ -430,9 +430,13 @@ def add_label_frames(p: "Profile", root=None, leaf=None, unit: str = "minimum", 
     text = lab.str.astype(np.int32, copy=True)
     numeric = np.flatnonzero(lab.str < 0)
     if len(numeric):
-        pairs = np.stack([lab.num[numeric], lab.num_unit[numeric].astype(np.int64)], axis=1)
-        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-        codes = [code(scaled_label(int(v), p._core.string(int(u)), unit)) for v, u in uniq.tolist()]
+        # Unique (value, unit) pairs via 1-D uniques (np.unique(axis=0) is slow).
+        nums, num_inv = np.unique(lab.num[numeric], return_inverse=True)
+        units_, unit_inv = np.unique(lab.num_unit[numeric], return_inverse=True)
+        pair = num_inv.reshape(-1).astype(np.int64) * len(units_) + unit_inv.reshape(-1)
+        uniq, inv = np.unique(pair, return_inverse=True)
+        codes = [code(scaled_label(int(nums[q // len(units_)]), p._core.string(int(units_[q % len(units_)])), unit))
+                 for q in uniq.tolist()]
         text[numeric] = np.asarray(codes, dtype=np.int32)[inv.reshape(-1)]
     rk = [code(k) for k in root_keys]
     lk = [code(k) for k in leaf_keys]
