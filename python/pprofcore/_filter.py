@@ -14,7 +14,9 @@ constructs such as ``[[:alpha:]]`` are not translated.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import warnings
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -37,7 +39,12 @@ class FilterWarning(UserWarning):
 
 def _warn_no_match(option: str, expr) -> None:
     text = expr.pattern if isinstance(expr, re.Pattern) else expr
-    warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=4)
+    # Point the warning at the first caller outside the pprofcore package.
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(0), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=level)
 
 
 def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
