@@ -319,3 +319,36 @@ def test_focus_everything_keeps_samples_with_frames(kind):
 def test_hide_then_show_leaves_nothing(kind, rx):
     q = quiet(lambda: EXAMPLES[kind].hide(rx).show(rx))
     assert len(q) == 0
+
+
+tag_exprs = st.one_of(
+    st.sampled_from(["tenant=acme", "tenant=acme,zeta", "tenant,e", "region:eu", "zzz", "."]),
+    st.builds(lambda lo, hi, u: f"{lo}{u}:{hi}{u}", st.integers(0, 4096), st.integers(0, 8192),
+              st.sampled_from(["", "b", "kb", "mb"])),
+    st.builds(lambda k, v, u: f"{k}=:{v}{u}", st.sampled_from(["bytes", "lat"]), st.integers(0, 1 << 21),
+              st.sampled_from(["b", "kb", "ms", "ns"])),
+)
+
+
+@PROP
+@given(expr=tag_exprs)
+def test_tagfocus_and_tagignore_partition_samples(expr):
+    focused = quiet(LABELED.tagfocus, expr)
+    ignored = quiet(LABELED.tagignore, expr)
+    assert len(focused) + len(ignored) == len(LABELED)
+    assert total(focused) + total(ignored) == total(LABELED)
+
+
+def test_threads_filter_concurrently():
+    from concurrent.futures import ThreadPoolExecutor
+
+    p = EXAMPLES["cpu"]
+    expected = p.filter(hide="runtime", tagfocus="worker=.")
+    with ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(lambda _: p.filter(hide="runtime", tagfocus="worker=."), range(16)))
+    assert all(r == expected for r in results)
+
+
+def test_views_outlive_filtered_profile():
+    vals = EXAMPLES["cpu"].focus("main").values
+    assert vals.sum() > 0  # the view keeps its (unnamed) profile alive

@@ -25,6 +25,8 @@ import pytest
 import pprofcore
 from conftest import CORPUS, corpus_manifest, go_helper, have_go
 
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
+
 # Big files are filtered once each; the two giant ones are left to the benchmark.
 _SKIP = {"go/generated/gen-bigheap-500k.pb.gz", "go/generated/gen-bigheap-150k.raw.pb"}
 _BIG = 1_000_000  # uncompressed bytes
@@ -69,7 +71,16 @@ NUM_EXPRS = [
     ("tagroot-numeric", dict(tagroot="{n}")),
 ]
 
-_FLAG = {"show_from": "show_from", "prune_from": "prune_from"}
+# drop_frames/keep_frames have no pprof flag: pprof applies a profile's own on
+# load, so these jobs append drop_frames (field 7) / keep_frames (field 8) and
+# their strings to a corpus file's protobuf (last value wins) and compare.
+PRUNE_EXPRS = [
+    ("drop-runtime", r"runtime\..*", None),
+    ("drop-runtime-keep-malloc", r"runtime\..*", r"runtime\.mallocgc"),
+    ("drop-main", r"main\..*", None),
+    ("drop-alloc", r".*[Aa]lloc.*|.*Write", None),
+    ("drop-everything", r".*", None),
+]
 
 
 def _label_keys(p):
@@ -105,6 +116,32 @@ def _plan():
 
 
 PLAN = _plan() if corpus_manifest() else []
+
+
+def _prune_plan():
+    rows = [r for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
+            and r["symbolized"] == "yes" and int(r["uncompressed_bytes"]) < _BIG]
+    rows = rows[::max(1, len(rows) // 12)][:12]
+    return [(r["file"], *PRUNE_EXPRS[i % len(PRUNE_EXPRS)]) for i, r in enumerate(rows)]
+
+
+PRUNE_PLAN = _prune_plan() if corpus_manifest() else []
+
+
+def _with_drop_frames(path, out, drop, keep):
+    """Writes `path` with drop_frames/keep_frames set (appended fields)."""
+    import gzip
+
+    from test_filters import _field
+
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    n = pprofcore.loads(data)._core.num_strings
+    data += _field(6, drop.encode()) + _field(7, n)
+    if keep:
+        data += _field(6, keep.encode()) + _field(8, n + 1)
+    Path(out).write_bytes(data)
 
 
 def _resolve(p, kwargs):
@@ -166,6 +203,12 @@ def oracle(tmp_path_factory):
         out = out_dir / f"{j}.pb"
         jobs.append(["-proto", "-symbolize=none", *_flags(kwargs), f"-output={out}", str(CORPUS / file)])
         keys.append((file, eid, out, kwargs))
+    for j, (file, eid, drop, keep) in enumerate(PRUNE_PLAN):
+        src = out_dir / f"prune-in-{j}.pb"
+        _with_drop_frames(CORPUS / file, src, drop, keep)
+        out = out_dir / f"prune-{j}.pb"
+        jobs.append(["-proto", "-symbolize=none", f"-output={out}", str(src)])
+        keys.append((file, eid, out, {"_input": str(src)}))
     r = subprocess.run([go_helper("pprofbatch")], input="\n".join(json.dumps(j) for j in jobs) + "\n",
                        capture_output=True, text=True, check=True, timeout=900)
     results = {}
@@ -203,6 +246,21 @@ def test_filter_matches_pprof(oracle, file, eid, tmpl):
         only_b = [k for k in b if k not in a or a[k] != b[k]][:3]
         pytest.fail(f"{kwargs}: {len(a)} vs {len(b)} stacks; ours-only {only_a}; pprof-only {only_b}")
     assert our_warned == go_warned
+
+
+@pytest.mark.skipif(not have_go(), reason="needs go and google/pprof sources")
+@pytest.mark.parametrize("file,eid,drop,keep", [pytest.param(*x, id=f"{x[1]}:{x[0]}") for x in PRUNE_PLAN] or
+                         [pytest.param(None, None, None, None, marks=pytest.mark.skip(reason="no corpus"))])
+def test_remove_uninteresting_matches_pprof(oracle, file, eid, drop, keep):
+    out, _, kwargs, err = oracle[(file, eid)]
+    if out is None:
+        pytest.skip(f"pprof rejects this job: {err}")
+    p = pprofcore.load(kwargs["_input"])
+    assert p.drop_frames == drop and p.keep_frames == (keep or "")
+    # pprof's load prunes, then -proto runs the name filter (drops empty stacks).
+    ours = p.remove_uninteresting().filter()
+    ours._core.check_invariants()
+    assert canonical(ours) == canonical(pprofcore.load(out))
 
 
 def test_plan_covers_corpus():
