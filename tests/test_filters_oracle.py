@@ -101,7 +101,9 @@ def _plan():
         big = int(r["uncompressed_bytes"]) > _BIG
         plan.append((r["file"], *NAME_EXPRS[ni % len(NAME_EXPRS)]))
         ni += 1
-        if big:
+        # fleet/ holds 150 near-identical generated profiles: one job each
+        # except every 8th, to keep the suite fast.
+        if big or (r["file"].startswith("fleet/") and i % 8):
             continue
         if i % 5 == 0:
             plan.append((r["file"], *NAME_EXPRS[ni % len(NAME_EXPRS)]))
@@ -219,8 +221,13 @@ def oracle(tmp_path_factory):
     return results
 
 
+def _as_pprof_loads(p):
+    """pprof merges every profile it loads, which drops all-zero samples."""
+    return pprofcore.Profile._wrap(pprofcore._core.keep_samples(p._core, p.values.any(axis=1).astype(np.uint8)))
+
+
 def _ours(file, kwargs):
-    p = pprofcore.load(CORPUS / file).remove_uninteresting()
+    p = _as_pprof_loads(pprofcore.load(CORPUS / file)).remove_uninteresting()
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         q = p.filter(**kwargs)
@@ -258,7 +265,7 @@ def test_remove_uninteresting_matches_pprof(oracle, file, eid, drop, keep):
     p = pprofcore.load(kwargs["_input"])
     assert p.drop_frames == drop and p.keep_frames == (keep or "")
     # pprof's load prunes, then -proto runs the name filter (drops empty stacks).
-    ours = p.remove_uninteresting().filter()
+    ours = _as_pprof_loads(p).remove_uninteresting().filter()
     ours._core.check_invariants()
     assert canonical(ours) == canonical(pprofcore.load(out))
 

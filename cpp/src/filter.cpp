@@ -34,6 +34,15 @@ bool location_matches(const Profile& p, const NameMatch& m, size_t loc) {
   return mapping_matches(p, m, loc);
 }
 
+// Locations that appear in some sample's stack. The "matched" flags only count
+// these: an expression matching a location no sample uses matched no samples
+// (and `go tool pprof`, which merges on load, never sees such locations).
+std::vector<uint8_t> referenced_locations(const Profile& p) {
+  std::vector<uint8_t> used(p.locations.size(), 0);
+  for (int32_t l : p.stack_locations) used[static_cast<size_t>(l)] = 1;
+  return used;
+}
+
 }  // namespace
 
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
@@ -49,18 +58,20 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
   std::vector<uint8_t> hidden(nloc, 0);
   std::vector<uint8_t> line_keep(p.lines.size(), 1);
   bool any_hidden = false, lines_changed = false;
+  const std::vector<uint8_t> used = referenced_locations(p);
 
   for (size_t l = 0; l < nloc; ++l) {
+    const bool u = used[l] != 0;
     if (ignore.active && location_matches(p, ignore, l)) {
-      r.ignore_matched = true;
+      r.ignore_matched = r.ignore_matched || u;
       state[l] = -1;
     } else if (!focus.active || location_matches(p, focus, l)) {
-      r.focus_matched = true;
+      r.focus_matched = r.focus_matched || u;
       state[l] = 1;
     }
     size_t remaining = static_cast<size_t>(lo[l + 1] - lo[l]);
     if (hide.active && location_matches(p, hide, l)) {
-      r.hide_matched = true;
+      r.hide_matched = r.hide_matched || u;
       const bool whole = mapping_matches(p, hide, l);
       for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
         if (whole || function_matches(p, hide, i)) {
@@ -85,7 +96,7 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
       if (remaining == 0)
         hidden[l] = 1;
       else
-        r.show_matched = true;
+        r.show_matched = r.show_matched || u;
     }
     any_hidden = any_hidden || hidden[l];
   }
@@ -143,7 +154,8 @@ Profile show_from(const Profile& p, const NameMatch& match, bool* matched) {
       }
     }
   }
-  for (uint8_t s : shown) *matched = *matched || s;
+  const std::vector<uint8_t> used = referenced_locations(p);
+  for (size_t l = 0; l < nloc; ++l) *matched = *matched || (shown[l] && used[l]);
   Profile out = copy_without_samples(p);
   if (lines_changed) keep_lines(out, p, line_keep);
   SampleAppender app(p, out);

@@ -70,9 +70,9 @@ TEST(show_from_keeps_rootmost_match_and_callees) {
   check_invariants(q);
   EXPECT(matched);
   EXPECT((stack_of(q) == std::vector<int32_t>{B, C, B}));
-  // Like pprof, "matched" is about locations, not samples: D exists but is in no stack.
+  // D exists but is in no stack: it matched no samples.
   Profile r = show_from(p, match(D), &matched);
-  EXPECT(matched);
+  EXPECT(!matched);
   EXPECT(r.num_samples() == 0);
 }
 
@@ -96,7 +96,7 @@ TEST(focus_ignore_hide_show) {
   EXPECT((stack_of(r.profile) == std::vector<int32_t>{A, C}));
   EXPECT(r.profile.labels.size() == 1);
   r = filter_by_name(p, none, none, none, match(D));
-  EXPECT(r.show_matched && r.profile.num_samples() == 0);
+  EXPECT(!r.show_matched && r.profile.num_samples() == 0);
 }
 
 TEST(label_frames_and_keep_labels) {

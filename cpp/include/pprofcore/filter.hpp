@@ -25,6 +25,10 @@ struct NameFilterResult {
   bool focus_matched = false, ignore_matched = false, hide_matched = false, show_matched = false;
 };
 
+// The "matched" results of these functions follow pprof's, counting only
+// locations that some sample uses (pprof's own profiles, merged on load, hold
+// no other locations).
+//
 // pprof's FilterSamplesByName: keeps samples with a location matching `focus`
 // (every location when focus is inactive) and none matching `ignore`; removes
 // lines matching `hide` and lines not matching `show` (a mapping match covers
