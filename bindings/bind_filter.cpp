@@ -35,37 +35,46 @@ NameMatch name_match(const py::object& o) {
 
 using ProfileSP = std::shared_ptr<Profile>;
 
+// None -> no universe (nullptr); otherwise a per-location mask.
+std::pair<bool, std::vector<uint8_t>> optional_mask(const py::object& o) {
+  if (o.is_none()) return {false, {}};
+  return {true, to_vec(o.cast<Mask>())};
+}
+
 }  // namespace
 
 void bind_filter(py::module_& m) {
   m.def(
       "filter_by_name",
       [](const Profile& p, const py::object& focus, const py::object& ignore, const py::object& hide,
-         const py::object& show) {
+         const py::object& show, const py::object& universe) {
         NameMatch f = name_match(focus), i = name_match(ignore), h = name_match(hide), s = name_match(show);
+        auto u = optional_mask(universe);
         NameFilterResult r;
         {
           py::gil_scoped_release nogil;  // p is immutable; masks were copied above
-          r = filter_by_name(p, f, i, h, s);
+          r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr);
         }
         return py::make_tuple(std::make_shared<Profile>(std::move(r.profile)), r.focus_matched, r.ignore_matched,
                               r.hide_matched, r.show_matched);
       },
-      py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"));
+      py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"),
+      py::arg("universe") = py::none());
 
   m.def(
       "show_from",
-      [](const Profile& p, const py::object& match) {
+      [](const Profile& p, const py::object& match, const py::object& universe) {
         NameMatch sf = name_match(match);
+        auto u = optional_mask(universe);
         bool matched = false;
         ProfileSP out;
         {
-          py::gil_scoped_release nogil;  // p is immutable; the mask was copied above
-          out = std::make_shared<Profile>(show_from(p, sf, &matched));
+          py::gil_scoped_release nogil;  // p is immutable; the masks were copied above
+          out = std::make_shared<Profile>(show_from(p, sf, &matched, u.first ? &u.second : nullptr));
         }
         return py::make_tuple(out, matched);
       },
-      py::arg("profile"), py::arg("match"));
+      py::arg("profile"), py::arg("match"), py::arg("universe") = py::none());
 
   m.def(
       "prune_from",

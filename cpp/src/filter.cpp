@@ -34,10 +34,12 @@ bool location_matches(const Profile& p, const NameMatch& m, size_t loc) {
   return mapping_matches(p, m, loc);
 }
 
-// Locations that appear in some sample's stack. The "matched" flags only count
-// these: an expression matching a location no sample uses matched no samples
-// (and `go tool pprof`, which merges on load, never sees such locations).
-std::vector<uint8_t> referenced_locations(const Profile& p) {
+// Locations whose matches count for the "matched" flags (see filter.hpp).
+std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<uint8_t>* universe) {
+  if (universe) {
+    if (universe->size() != p.locations.size()) throw ProfileError("universe mask size mismatch");
+    return *universe;
+  }
   std::vector<uint8_t> used(p.locations.size(), 0);
   for (int32_t l : p.stack_locations) used[static_cast<size_t>(l)] = 1;
   return used;
@@ -46,7 +48,7 @@ std::vector<uint8_t> referenced_locations(const Profile& p) {
 }  // namespace
 
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
-                                const NameMatch& hide, const NameMatch& show) {
+                                const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe) {
   require_sizes(p, focus, "focus");
   require_sizes(p, ignore, "ignore");
   require_sizes(p, hide, "hide");
@@ -58,7 +60,7 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
   std::vector<uint8_t> hidden(nloc, 0);
   std::vector<uint8_t> line_keep(p.lines.size(), 1);
   bool any_hidden = false, lines_changed = false;
-  const std::vector<uint8_t> used = referenced_locations(p);
+  const std::vector<uint8_t> used = referenced_locations(p, universe);
 
   for (size_t l = 0; l < nloc; ++l) {
     const bool u = used[l] != 0;
@@ -131,7 +133,7 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
   return r;
 }
 
-Profile show_from(const Profile& p, const NameMatch& match, bool* matched) {
+Profile show_from(const Profile& p, const NameMatch& match, bool* matched, const std::vector<uint8_t>* universe) {
   require_sizes(p, match, "show_from");
   *matched = false;
   if (!match.active) return p;
@@ -154,7 +156,7 @@ Profile show_from(const Profile& p, const NameMatch& match, bool* matched) {
       }
     }
   }
-  const std::vector<uint8_t> used = referenced_locations(p);
+  const std::vector<uint8_t> used = referenced_locations(p, universe);
   for (size_t l = 0; l < nloc; ++l) *matched = *matched || (shown[l] && used[l]);
   Profile out = copy_without_samples(p);
   if (lines_changed) keep_lines(out, p, line_keep);

@@ -107,9 +107,18 @@ def _simplified_mask(p: "Profile", pred: Callable[[str], bool]) -> np.ndarray:
 
 
 # --------------------------------------------------------------- name filters
-def filter_by_name(p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True) -> "Profile":
+def _used_locations(p: "Profile") -> np.ndarray:
+    """Per location: is it in some sample's stack? (What counts as a match for
+    the warnings: pprof's loaded profiles hold only such locations.)"""
+    used = np.zeros(len(p.locations), dtype=np.uint8)
+    used[p.stack_locations] = 1
+    return used
+
+
+def filter_by_name(p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True,
+                   universe=None) -> "Profile":
     rx = [_compile(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
-    core, *matched = _core.filter_by_name(p._core, *(_name_match(p, r) for r in rx))
+    core, *matched = _core.filter_by_name(p._core, *(_name_match(p, r) for r in rx), universe)
     if warn:
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
@@ -117,11 +126,11 @@ def filter_by_name(p: "Profile", focus=None, ignore=None, hide=None, show=None, 
     return _wrap(core)
 
 
-def show_from(p: "Profile", expr: Pattern, *, warn: bool = True) -> "Profile":
+def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
     rx = _compile("show_from", expr)
     if rx is None:
         return p
-    core, matched = _core.show_from(p._core, _name_match(p, rx))
+    core, matched = _core.show_from(p._core, _name_match(p, rx), universe)
     if warn and not matched:
         _warn_no_match("ShowFrom", rx)
     return _wrap(core)
@@ -424,14 +433,12 @@ def add_label_frames(p: "Profile", root=None, leaf=None, unit: str = "minimum", 
     table = {}
     for c in np.unique(np.concatenate([p.labels.key, p.labels.num_unit])).tolist():
         table.setdefault(p._core.string(c), c)
-    extra: List[str] = []
+    extra: Dict[str, int] = {}
 
     def code(s: str) -> int:
         if s in table:
             return table[s]
-        if s not in extra:
-            extra.append(s)
-        return p._core.num_strings + extra.index(s)
+        return extra.setdefault(s, p._core.num_strings + len(extra))
 
     lab = p.labels
     text = lab.str.astype(np.int32, copy=True)
@@ -447,7 +454,7 @@ def add_label_frames(p: "Profile", root=None, leaf=None, unit: str = "minimum", 
         text[numeric] = np.asarray(codes, dtype=np.int32)[inv.reshape(-1)]
     rk = [code(k) for k in root_keys]
     lk = [code(k) for k in leaf_keys]
-    core, rm, lm = _core.add_label_frames(p._core, rk, lk, text, extra)
+    core, rm, lm = _core.add_label_frames(p._core, rk, lk, text, list(extra))
     if warn:
         if root_keys and not rm:
             _warn_no_match("TagRoot", ",".join(root_keys))
@@ -470,8 +477,11 @@ def apply_filters(p: "Profile", focus=None, ignore=None, hide=None, show=None, s
     ti = parse_tag_filter("tagignore", tagignore) if isinstance(tagignore, str) else tagignore
     units = num_label_units(p) if (tf is not None and tf.range) or (ti is not None and ti.range) else None
     p = add_label_frames(p, tagroot, tagleaf, warn=warn)
-    p = filter_by_name(p, focus, ignore, hide, show, warn=warn)
-    p = show_from(p, show_from_, warn=warn)
+    # pprof judges "matched" against all locations of the profile it started
+    # from; later steps keep the location table, so one mask serves them all.
+    universe = _used_locations(p)
+    p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe)
+    p = show_from(p, show_from_, warn=warn, universe=universe)
     p = filter_by_tag(p, tf, ti, units=units, warn=warn)
     p = filter_tags_by_name(p, tagshow, taghide, warn=warn)
     p = prune_from(p, prune_from_)

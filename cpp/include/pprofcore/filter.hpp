@@ -25,9 +25,10 @@ struct NameFilterResult {
   bool focus_matched = false, ignore_matched = false, hide_matched = false, show_matched = false;
 };
 
-// The "matched" results of these functions follow pprof's, counting only
-// locations that some sample uses (pprof's own profiles, merged on load, hold
-// no other locations).
+// The "matched" results follow pprof's, which look at every location of the
+// profile pprof loaded (merged, so each is used by some sample). `universe`,
+// when given (one entry per location), says which locations count; when null,
+// the locations used by p's own samples count.
 //
 // pprof's FilterSamplesByName: keeps samples with a location matching `focus`
 // (every location when focus is inactive) and none matching `ignore`; removes
@@ -35,12 +36,14 @@ struct NameFilterResult {
 // all lines of a location), drops locations left without lines from stacks,
 // and samples left without locations. Samples with empty stacks never survive.
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
-                                const NameMatch& hide, const NameMatch& show);
+                                const NameMatch& hide, const NameMatch& show,
+                                const std::vector<uint8_t>* universe = nullptr);
 
 // pprof's ShowFrom: drops the frames above (callers of) the root-most matching
 // frame; samples with no matching frame are dropped. Returns whether any
 // location matched.
-Profile show_from(const Profile& p, const NameMatch& match, bool* matched);
+Profile show_from(const Profile& p, const NameMatch& match, bool* matched,
+                  const std::vector<uint8_t>* universe = nullptr);
 
 // pprof's PruneFrom: `function_match` per function row (callers pass full
 // matches on simplified, non-empty names). Drops the frames beneath (callees
