@@ -279,3 +279,25 @@ def test_plan_covers_corpus():
     counts = collections.Counter(e for _, e, _ in PLAN)
     for eid, _ in NAME_EXPRS + TAG_EXPRS + NUM_EXPRS:
         assert counts[eid] >= 3, eid
+
+
+# A few jobs through the real `go tool pprof` binary too (Go's vendored copy of
+# pprof, which the batch helper's Debian google/pprof could drift from).
+GO_TOOL_JOBS = [
+    ("go/generated/gen-basic-heap.pb.gz", dict(focus="main", hide=r"runtime\.", tagfocus="bytes=1kb:")),
+    ("go/go-profiler-notes__guide_cpu-profiler-labels.pprof", dict(tagfocus=".", show_from="main", taghide="x")),
+    ("cpp/generated/gen-gperftools-cpu.pb.gz", dict(ignore=r"\.so", prune_from="std::")),
+]
+
+
+@pytest.mark.skipif(not have_go(), reason="needs go")
+@pytest.mark.parametrize("file,kwargs", [pytest.param(f, k, id=f) for f, k in GO_TOOL_JOBS])
+def test_go_tool_pprof_binary_agrees(tmp_path, file, kwargs):
+    from conftest import go_pprof
+
+    if not (CORPUS / file).exists():
+        pytest.skip(f"{file} not in corpus")
+    out = tmp_path / "out.pb"
+    go_pprof("-proto", "-symbolize=none", *_flags(kwargs), f"-output={out}", str(CORPUS / file))
+    ours, _ = _ours(file, kwargs)
+    assert canonical(ours) == canonical(pprofcore.load(out))
