@@ -13,6 +13,7 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
+from ._filter import FilterWarning
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._profile import Profile
 from ._repair import RepairReport
@@ -23,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
     "DecodeError",
+    "FilterWarning",
     "GzipError",
     "Profile",
     "ProfileError",

@@ -210,6 +210,169 @@ class Profile:
     def __len__(self) -> int:
         return self._core.num_samples
 
+    # ----------------------------------------------------------------- filters
+    # Logic lives in _filter.py; see docs/filters.md. Every method returns a new
+    # Profile and warns (pprofcore.FilterWarning) when its expression matched nothing.
+    def filter(self, focus=None, ignore=None, hide=None, show=None, show_from=None, tagfocus=None,
+               tagignore=None, tagshow=None, taghide=None, prune_from=None, tagroot=None, tagleaf=None,
+               warn: bool = True) -> "Profile":
+        """Applies pprof's filters in pprof's order, like ``go tool pprof`` flags.
+
+        Order: ``tagroot``/``tagleaf``, then focus/ignore/hide/show, show_from,
+        tagfocus/tagignore, tagshow/taghide, prune_from. As in pprof, samples
+        with an empty stack are always dropped (the name filter runs even when
+        no name expression is given).
+
+        Parameters
+        ----------
+        focus, ignore, hide, show, show_from, prune_from : str or re.Pattern, optional
+            Unanchored regexes on function names, file names and mapping files
+            (prune_from: on simplified function names).
+        tagfocus, tagignore : str, optional
+            pprof tag filters: ``key=rx1,rx2``, ``rx1,rx2`` or numeric ranges
+            such as ``1kb:64kb``, ``:100ms``, ``key=4096:``.
+        tagshow, taghide : str or re.Pattern, optional
+            Regexes on label keys to keep / remove.
+        tagroot, tagleaf : str or list of str, optional
+            Label keys turned into pseudo-frames at the root / leaf.
+        warn : bool
+            Emit :class:`pprofcore.FilterWarning` for expressions that matched nothing.
+
+        Returns
+        -------
+        Profile
+        """
+        from . import _filter
+
+        return _filter.apply_filters(self, focus, ignore, hide, show, show_from, tagfocus, tagignore, tagshow,
+                                     taghide, prune_from, tagroot, tagleaf, warn=warn)
+
+    def focus(self, regex) -> "Profile":
+        """Keeps samples with a frame (function name, file or mapping) matching ``regex``."""
+        from . import _filter
+
+        return _filter.filter_by_name(self, focus=regex)
+
+    def ignore(self, regex) -> "Profile":
+        """Drops samples with a frame (function name, file or mapping) matching ``regex``."""
+        from . import _filter
+
+        return _filter.filter_by_name(self, ignore=regex)
+
+    def hide(self, regex) -> "Profile":
+        """Removes frames matching ``regex`` from stacks (samples left empty are dropped)."""
+        from . import _filter
+
+        return _filter.filter_by_name(self, hide=regex)
+
+    def show(self, regex) -> "Profile":
+        """Keeps only frames matching ``regex`` in stacks (samples left empty are dropped)."""
+        from . import _filter
+
+        return _filter.filter_by_name(self, show=regex)
+
+    def show_from(self, regex) -> "Profile":
+        """Drops frames above (callers of) the root-most frame matching ``regex``;
+        samples without a match are dropped."""
+        from . import _filter
+
+        return _filter.show_from(self, regex)
+
+    def prune_from(self, regex) -> "Profile":
+        """Drops frames beneath (callees of) the leaf-most frame whose simplified
+        function name matches ``regex``."""
+        from . import _filter
+
+        return _filter.prune_from(self, regex)
+
+    def prune(self, drop, keep=None) -> "Profile":
+        """pprof's drop_frames/keep_frames: removes the root-most frame whose
+        simplified name fully matches ``drop`` (and not ``keep``) and everything
+        beneath it; frames before the first non-matching frame from the root stay."""
+        from . import _filter
+
+        return _filter.prune(self, drop, keep)
+
+    def remove_uninteresting(self) -> "Profile":
+        """Applies the profile's own :attr:`drop_frames`/:attr:`keep_frames` (as pprof does on load)."""
+        from . import _filter
+
+        return _filter.remove_uninteresting(self)
+
+    def tagfocus(self, expr: str) -> "Profile":
+        """Keeps samples whose labels satisfy a pprof tag filter (see :meth:`filter`)."""
+        from . import _filter
+
+        return _filter.filter_by_tag(self, tagfocus=expr)
+
+    def tagignore(self, expr: str) -> "Profile":
+        """Drops samples whose labels satisfy a pprof tag filter (see :meth:`filter`)."""
+        from . import _filter
+
+        return _filter.filter_by_tag(self, tagignore=expr)
+
+    def tagshow(self, regex) -> "Profile":
+        """Keeps only labels whose key matches ``regex``."""
+        from . import _filter
+
+        return _filter.filter_tags_by_name(self, tagshow=regex)
+
+    def taghide(self, regex) -> "Profile":
+        """Removes labels whose key matches ``regex``."""
+        from . import _filter
+
+        return _filter.filter_tags_by_name(self, taghide=regex)
+
+    def tagroot(self, keys, unit: str = "minimum") -> "Profile":
+        """Adds a pseudo-frame ``value`` (file = key) per label key at the root of
+        every stack; the first key becomes the root."""
+        from . import _filter
+
+        return _filter.add_label_frames(self, root=keys, unit=unit)
+
+    def tagleaf(self, keys, unit: str = "minimum") -> "Profile":
+        """Adds a pseudo-frame per label key at the leaf of every stack; the last key becomes the leaf."""
+        from . import _filter
+
+        return _filter.add_label_frames(self, leaf=keys, unit=unit)
+
+    def set_label(self, key: str, values) -> "Profile":
+        """Sets string label ``key`` to ``values`` (a str or list of str) on every sample."""
+        from . import _filter
+
+        return _filter.set_label(self, key, values)
+
+    def remove_label(self, key: str) -> "Profile":
+        """Removes every label (string or numeric) with key ``key``."""
+        from . import _filter
+
+        return _filter.remove_label(self, key)
+
+    def rename_label(self, old: str, new: str) -> "Profile":
+        """Renames label key ``old`` to ``new`` on every sample."""
+        from . import _filter
+
+        return _filter.rename_label(self, old, new)
+
+    def select_sample_types(self, types) -> "Profile":
+        """Keeps the given value columns (names or indices, in that order)."""
+        from . import _filter
+
+        return _filter.select_sample_types(self, types)
+
+    def split_by_label(self, key: str) -> "dict":
+        """``{value: Profile}`` of the samples per value of label ``key`` (first
+        value of each sample; samples without the label under ``""``)."""
+        from . import _filter
+
+        return _filter.split_by_label(self, key)
+
+    def group_by_label(self, keys) -> "dict":
+        """``{(value, ...): Profile}`` of the samples per combination of values of ``keys``."""
+        from . import _filter
+
+        return _filter.group_by_label(self, keys)
+
     # ------------------------------------------------------------------ output
     def to_bytes(self, compress: bool = True, level: Optional[int] = None) -> bytes:
         """Serialize to ``profile.proto`` bytes, gzip-compressed unless ``compress=False``.

@@ -7,11 +7,12 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import demo, info
+from . import demo, filter, info
 
 _COMMANDS = {
     "info": info,
     "demo": demo,
+    "filter": filter,
 }
 
 

@@ -1,0 +1,62 @@
+// filter: pprof's sample filters on precomputed matches — focus/ignore/hide/show
+// (profile/filter.go FilterSamplesByName), show_from, prune_from, and the
+// sample/label selections behind the tag filters. Regexes are NOT evaluated
+// here: callers evaluate each regex once per unique name and pass per-function
+// and per-mapping (or per-label-row) boolean masks. drop_frames/keep_frames
+// live in prune.hpp; label rewriting in labels.hpp.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+// One regex evaluated against a profile: does it match function row f (its name
+// or its file name) and mapping row m (its file name)? Inactive = no regex given.
+struct NameMatch {
+  bool active = false;
+  std::vector<uint8_t> function;  // size = functions.size()
+  std::vector<uint8_t> mapping;   // size = mappings.size()
+};
+
+struct NameFilterResult {
+  Profile profile;
+  bool focus_matched = false, ignore_matched = false, hide_matched = false, show_matched = false;
+};
+
+// The "matched" results follow pprof's, which look at every location of the
+// profile pprof loaded (merged, so each is used by some sample). `universe`,
+// when given (one entry per location), says which locations count; when null,
+// the locations used by p's own samples count.
+//
+// pprof's FilterSamplesByName: keeps samples with a location matching `focus`
+// (every location when focus is inactive) and none matching `ignore`; removes
+// lines matching `hide` and lines not matching `show` (a mapping match covers
+// all lines of a location), drops locations left without lines from stacks,
+// and samples left without locations. Samples with empty stacks never survive.
+NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
+                                const NameMatch& hide, const NameMatch& show,
+                                const std::vector<uint8_t>* universe = nullptr);
+
+// pprof's ShowFrom: drops the frames above (callers of) the root-most matching
+// frame; samples with no matching frame are dropped. Returns whether any
+// location matched.
+Profile show_from(const Profile& p, const NameMatch& match, bool* matched,
+                  const std::vector<uint8_t>* universe = nullptr);
+
+// pprof's PruneFrom: `function_match` per function row (callers pass full
+// matches on simplified, non-empty names). Drops the frames beneath (callees
+// of) the leaf-most matching frame of each sample.
+Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match);
+
+// Keeps the samples whose `keep` entry is non-zero.
+Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep);
+
+// Per sample: does any of its label rows have a non-zero `row_match`?
+std::vector<uint8_t> samples_with_label(const Profile& p, const std::vector<uint8_t>& row_match);
+
+// Keeps the label rows whose `keep` entry is non-zero (samples unchanged).
+Profile keep_labels(const Profile& p, const std::vector<uint8_t>& keep);
+
+}  // namespace pprofcore

@@ -1,0 +1,38 @@
+// rebuild: shared building blocks for transforms that keep a profile's
+// locations, functions, mappings and strings and rewrite only samples, labels
+// or the lines of locations (filter, prune, labels). Does no matching itself.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+// A copy of `p` with no samples (header, locations, lines, functions, mappings
+// and strings are copied; samples, labels and values are empty).
+Profile copy_without_samples(const Profile& p);
+
+// Replaces out's lines by the lines of `src` whose `keep` entry is non-zero
+// (locations unchanged; a location may end up with no lines, as in pprof).
+void keep_lines(Profile& out, const Profile& src, const std::vector<uint8_t>& keep);
+
+// Appends samples of `src` to `dst` with new stacks, copying values and labels.
+class SampleAppender {
+ public:
+  SampleAppender(const Profile& src, Profile& dst);
+  // Appends sample `s` of src with the given stack (location rows, leaf first).
+  // `label_keep`, when not null, selects which of src's label rows are copied.
+  void add(size_t s, const int32_t* stack, size_t n, const std::vector<uint8_t>* label_keep = nullptr);
+  // Appends sample `s` unchanged.
+  void add(size_t s) {
+    add(s, src_.stack_locations.data() + src_.stack_offsets[s],
+        static_cast<size_t>(src_.stack_offsets[s + 1] - src_.stack_offsets[s]));
+  }
+
+ private:
+  const Profile& src_;
+  Profile& dst_;
+};
+
+}  // namespace pprofcore

@@ -1,0 +1,239 @@
+// filter: focus/ignore/hide/show, show_from, prune_from and sample/label
+// selection on precomputed name masks (see filter.hpp). Follows
+// google/pprof profile/filter.go and prune.go (PruneFrom) line by line in
+// semantics; the per-location decisions are made once, then applied to stacks.
+#include "pprofcore/filter.hpp"
+
+#include "pprofcore/errors.hpp"
+#include "pprofcore/rebuild.hpp"
+
+namespace pprofcore {
+
+namespace {
+
+void require_sizes(const Profile& p, const NameMatch& m, const char* what) {
+  if (!m.active) return;
+  if (m.function.size() != p.functions.size() || m.mapping.size() != p.mappings.size())
+    throw ProfileError(std::string(what) + ": mask sizes do not match the profile's functions/mappings");
+}
+
+bool mapping_matches(const Profile& p, const NameMatch& m, size_t loc) {
+  const int32_t map = p.locations.mapping[loc];
+  return map >= 0 && m.mapping[static_cast<size_t>(map)];
+}
+
+bool function_matches(const Profile& p, const NameMatch& m, int64_t line) {
+  return m.function[static_cast<size_t>(p.lines.function[static_cast<size_t>(line)])] != 0;
+}
+
+// Location matches if any line's function or the mapping matches (matchesName).
+bool location_matches(const Profile& p, const NameMatch& m, size_t loc) {
+  const auto& lo = p.locations.line_offsets;
+  for (int64_t i = lo[loc]; i < lo[loc + 1]; ++i)
+    if (function_matches(p, m, i)) return true;
+  return mapping_matches(p, m, loc);
+}
+
+// Locations whose matches count for the "matched" flags (see filter.hpp).
+std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<uint8_t>* universe) {
+  if (universe) {
+    if (universe->size() != p.locations.size()) throw ProfileError("universe mask size mismatch");
+    return *universe;
+  }
+  std::vector<uint8_t> used(p.locations.size(), 0);
+  for (int32_t l : p.stack_locations) used[static_cast<size_t>(l)] = 1;
+  return used;
+}
+
+}  // namespace
+
+NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
+                                const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe) {
+  require_sizes(p, focus, "focus");
+  require_sizes(p, ignore, "ignore");
+  require_sizes(p, hide, "hide");
+  require_sizes(p, show, "show");
+  NameFilterResult r;
+  const size_t nloc = p.locations.size();
+  const auto& lo = p.locations.line_offsets;
+  std::vector<int8_t> state(nloc, 0);  // +1 focused, -1 ignored, 0 neither
+  std::vector<uint8_t> hidden(nloc, 0);
+  std::vector<uint8_t> line_keep(p.lines.size(), 1);
+  bool any_hidden = false, lines_changed = false;
+  const std::vector<uint8_t> used = referenced_locations(p, universe);
+
+  for (size_t l = 0; l < nloc; ++l) {
+    const bool u = used[l] != 0;
+    if (ignore.active && location_matches(p, ignore, l)) {
+      r.ignore_matched = r.ignore_matched || u;
+      state[l] = -1;
+    } else if (!focus.active || location_matches(p, focus, l)) {
+      r.focus_matched = r.focus_matched || u;
+      state[l] = 1;
+    }
+    size_t remaining = static_cast<size_t>(lo[l + 1] - lo[l]);
+    if (hide.active && location_matches(p, hide, l)) {
+      r.hide_matched = r.hide_matched || u;
+      const bool whole = mapping_matches(p, hide, l);
+      for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
+        if (whole || function_matches(p, hide, i)) {
+          line_keep[static_cast<size_t>(i)] = 0;
+          --remaining;
+          lines_changed = true;
+        }
+      }
+      if (remaining == 0) hidden[l] = 1;
+    }
+    if (show.active) {
+      if (!mapping_matches(p, show, l)) {
+        for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
+          auto& k = line_keep[static_cast<size_t>(i)];
+          if (k && !function_matches(p, show, i)) {
+            k = 0;
+            --remaining;
+            lines_changed = true;
+          }
+        }
+      }
+      if (remaining == 0)
+        hidden[l] = 1;
+      else
+        r.show_matched = r.show_matched || u;
+    }
+    any_hidden = any_hidden || hidden[l];
+  }
+
+  r.profile = copy_without_samples(p);
+  if (lines_changed) keep_lines(r.profile, p, line_keep);
+  SampleAppender out(p, r.profile);
+  std::vector<int32_t> stack;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    const int32_t* e = p.stack_locations.data() + p.stack_offsets[s + 1];
+    bool focused = false, ignored = false;
+    for (const int32_t* it = b; it != e; ++it) {
+      const int8_t st = state[static_cast<size_t>(*it)];
+      if (st < 0) {
+        ignored = true;
+        break;
+      }
+      focused = focused || st > 0;
+    }
+    if (!focused || ignored) continue;
+    if (!any_hidden) {
+      out.add(s);
+      continue;
+    }
+    stack.clear();
+    for (const int32_t* it = b; it != e; ++it)
+      if (!hidden[static_cast<size_t>(*it)]) stack.push_back(*it);
+    if (stack.empty()) continue;
+    out.add(s, stack.data(), stack.size());
+  }
+  return r;
+}
+
+Profile show_from(const Profile& p, const NameMatch& match, bool* matched, const std::vector<uint8_t>* universe) {
+  require_sizes(p, match, "show_from");
+  *matched = false;
+  if (!match.active) return p;
+  const size_t nloc = p.locations.size();
+  const auto& lo = p.locations.line_offsets;
+  std::vector<uint8_t> shown(nloc, 0);
+  std::vector<uint8_t> line_keep(p.lines.size(), 1);
+  bool lines_changed = false;
+  for (size_t l = 0; l < nloc; ++l) {
+    if (mapping_matches(p, match, l)) {
+      shown[l] = 1;
+      continue;
+    }
+    for (int64_t i = lo[l + 1] - 1; i >= lo[l]; --i) {
+      if (function_matches(p, match, i)) {
+        shown[l] = 1;
+        for (int64_t j = i + 1; j < lo[l + 1]; ++j) line_keep[static_cast<size_t>(j)] = 0;
+        lines_changed = lines_changed || i + 1 < lo[l + 1];
+        break;
+      }
+    }
+  }
+  const std::vector<uint8_t> used = referenced_locations(p, universe);
+  for (size_t l = 0; l < nloc; ++l) *matched = *matched || (shown[l] && used[l]);
+  Profile out = copy_without_samples(p);
+  if (lines_changed) keep_lines(out, p, line_keep);
+  SampleAppender app(p, out);
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    for (int64_t j = p.stack_offsets[s + 1] - p.stack_offsets[s] - 1; j >= 0; --j) {
+      if (shown[static_cast<size_t>(b[j])]) {
+        app.add(s, b, static_cast<size_t>(j + 1));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match) {
+  if (function_match.size() != p.functions.size()) throw ProfileError("prune_from: mask size mismatch");
+  const size_t nloc = p.locations.size();
+  const auto& lo = p.locations.line_offsets;
+  std::vector<uint8_t> beneath(nloc, 0);
+  std::vector<uint8_t> line_keep(p.lines.size(), 1);
+  bool lines_changed = false;
+  for (size_t l = 0; l < nloc; ++l) {
+    for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
+      if (function_match[static_cast<size_t>(p.lines.function[static_cast<size_t>(i)])]) {
+        beneath[l] = 1;
+        for (int64_t j = lo[l]; j < i; ++j) line_keep[static_cast<size_t>(j)] = 0;
+        lines_changed = lines_changed || i > lo[l];
+        break;
+      }
+    }
+  }
+  Profile out = copy_without_samples(p);
+  if (lines_changed) keep_lines(out, p, line_keep);
+  SampleAppender app(p, out);
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    const size_t n = static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]);
+    size_t j = 0;
+    while (j < n && !beneath[static_cast<size_t>(b[j])]) ++j;
+    if (j == n) j = 0;  // no match: stack unchanged
+    app.add(s, b + j, n - j);
+  }
+  return out;
+}
+
+Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {
+  if (keep.size() != p.num_samples()) throw ProfileError("keep_samples: mask size mismatch");
+  Profile out = copy_without_samples(p);
+  SampleAppender app(p, out);
+  for (size_t s = 0; s < p.num_samples(); ++s)
+    if (keep[s]) app.add(s);
+  return out;
+}
+
+std::vector<uint8_t> samples_with_label(const Profile& p, const std::vector<uint8_t>& row_match) {
+  if (row_match.size() != p.labels.size()) throw ProfileError("samples_with_label: mask size mismatch");
+  std::vector<uint8_t> out(p.num_samples(), 0);
+  for (size_t s = 0; s < p.num_samples(); ++s)
+    for (int64_t r = p.label_offsets[s]; r < p.label_offsets[s + 1]; ++r)
+      if (row_match[static_cast<size_t>(r)]) {
+        out[s] = 1;
+        break;
+      }
+  return out;
+}
+
+Profile keep_labels(const Profile& p, const std::vector<uint8_t>& keep) {
+  if (keep.size() != p.labels.size()) throw ProfileError("keep_labels: mask size mismatch");
+  Profile out = copy_without_samples(p);
+  SampleAppender app(p, out);
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    app.add(s, b, static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]), &keep);
+  }
+  return out;
+}
+
+}  // namespace pprofcore

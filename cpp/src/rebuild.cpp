@@ -1,0 +1,82 @@
+// rebuild: copying a profile's tables around rewritten samples and lines.
+#include "pprofcore/rebuild.hpp"
+
+namespace pprofcore {
+
+Profile copy_without_samples(const Profile& p) {
+  Profile out;
+  out.sample_type_type = p.sample_type_type;
+  out.sample_type_unit = p.sample_type_unit;
+  out.has_period_type = p.has_period_type;
+  out.period_type_type = p.period_type_type;
+  out.period_type_unit = p.period_type_unit;
+  out.period = p.period;
+  out.time_nanos = p.time_nanos;
+  out.duration_nanos = p.duration_nanos;
+  out.comments = p.comments;
+  out.drop_frames = p.drop_frames;
+  out.keep_frames = p.keep_frames;
+  out.default_sample_type = p.default_sample_type;
+  out.doc_url = p.doc_url;
+  out.locations = p.locations;
+  out.lines = p.lines;
+  out.functions = p.functions;
+  out.mappings = p.mappings;
+  out.strings = p.strings;
+  return out;
+}
+
+void keep_lines(Profile& out, const Profile& src, const std::vector<uint8_t>& keep) {
+  Lines lines;
+  const size_t nl = src.lines.size();
+  size_t kept = 0;
+  for (size_t i = 0; i < nl; ++i) kept += keep[i] != 0;
+  lines.function.reserve(kept);
+  lines.line.reserve(kept);
+  lines.column.reserve(kept);
+  std::vector<int64_t> offsets;
+  offsets.reserve(src.locations.size() + 1);
+  offsets.push_back(0);
+  const auto& lo = src.locations.line_offsets;
+  for (size_t l = 0; l < src.locations.size(); ++l) {
+    for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
+      if (!keep[static_cast<size_t>(i)]) continue;
+      lines.function.push_back(src.lines.function[static_cast<size_t>(i)]);
+      lines.line.push_back(src.lines.line[static_cast<size_t>(i)]);
+      lines.column.push_back(src.lines.column[static_cast<size_t>(i)]);
+    }
+    offsets.push_back(static_cast<int64_t>(lines.size()));
+  }
+  out.lines = std::move(lines);
+  out.locations.line_offsets = std::move(offsets);
+}
+
+SampleAppender::SampleAppender(const Profile& src, Profile& dst) : src_(src), dst_(dst) {
+  dst_.stack_offsets.assign(1, 0);
+  dst_.label_offsets.assign(1, 0);
+  dst_.values.reserve(src.values.size());
+  dst_.stack_offsets.reserve(src.num_samples() + 1);
+  dst_.label_offsets.reserve(src.num_samples() + 1);
+  dst_.stack_locations.reserve(src.stack_locations.size());
+}
+
+void SampleAppender::add(size_t s, const int32_t* stack, size_t n, const std::vector<uint8_t>* label_keep) {
+  const size_t nt = src_.num_types();
+  const int64_t* v = src_.values.data() + s * nt;
+  dst_.values.insert(dst_.values.end(), v, v + nt);
+  dst_.stack_locations.insert(dst_.stack_locations.end(), stack, stack + n);
+  dst_.stack_offsets.push_back(static_cast<int64_t>(dst_.stack_locations.size()));
+  const Labels& a = src_.labels;
+  Labels& b = dst_.labels;
+  for (int64_t r = src_.label_offsets[s]; r < src_.label_offsets[s + 1]; ++r) {
+    const auto i = static_cast<size_t>(r);
+    if (label_keep && !(*label_keep)[i]) continue;
+    b.key.push_back(a.key[i]);
+    b.str.push_back(a.str[i]);
+    b.num.push_back(a.num[i]);
+    b.num_unit.push_back(a.num_unit[i]);
+  }
+  dst_.label_offsets.push_back(static_cast<int64_t>(b.size()));
+}
+
+}  // namespace pprofcore

@@ -1,0 +1,116 @@
+// C++ unit tests of filter/prune/labels on a hand-built profile: pprof's
+// documented examples (ShowFrom, PruneFrom, Prune) and output invariants.
+#include "check.hpp"
+#include "pprofcore/filter.hpp"
+#include "pprofcore/labels.hpp"
+#include "pprofcore/prune.hpp"
+
+using namespace pprofcore;
+
+// Functions A..D (rows 0..3), one location per function, no mapping; one
+// sample whose stack (leaf first) is given as function rows.
+static Profile make(const std::vector<int32_t>& stack) {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  for (int i = 0; i < 4; ++i) {
+    const std::string name(1, static_cast<char>('A' + i));
+    p.functions.id.push_back(static_cast<uint64_t>(i + 1));
+    p.functions.name.push_back(s.intern(name));
+    p.functions.system_name.push_back(0);
+    p.functions.filename.push_back(0);
+    p.functions.start_line.push_back(0);
+    p.locations.id.push_back(static_cast<uint64_t>(i + 1));
+    p.locations.mapping.push_back(-1);
+    p.locations.address.push_back(0);
+    p.locations.is_folded.push_back(0);
+    p.lines.function.push_back(i);
+    p.lines.line.push_back(1);
+    p.lines.column.push_back(0);
+    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+  }
+  p.values = {1};
+  p.stack_locations = stack;
+  p.stack_offsets = {0, static_cast<int64_t>(stack.size())};
+  p.labels.key = {s.intern("k")};
+  p.labels.str = {s.intern("v")};
+  p.labels.num = {0};
+  p.labels.num_unit = {0};
+  p.label_offsets = {0, 1};
+  p.strings = s.take();
+  check_invariants(p);
+  return p;
+}
+
+static std::vector<uint8_t> only(int f) {
+  std::vector<uint8_t> m(4, 0);
+  m[static_cast<size_t>(f)] = 1;
+  return m;
+}
+
+static NameMatch match(int f) {
+  NameMatch m;
+  m.active = true;
+  m.function = only(f);
+  return m;
+}
+
+static std::vector<int32_t> stack_of(const Profile& p, size_t s = 0) {
+  return std::vector<int32_t>(p.stack_locations.begin() + p.stack_offsets[s],
+                              p.stack_locations.begin() + p.stack_offsets[s + 1]);
+}
+
+enum { A, B, C, D };
+
+TEST(show_from_keeps_rootmost_match_and_callees) {
+  Profile p = make({B, C, B, A});  // pprof's [A, B, C, B], root A
+  bool matched = false;
+  Profile q = show_from(p, match(B), &matched);
+  check_invariants(q);
+  EXPECT(matched);
+  EXPECT((stack_of(q) == std::vector<int32_t>{B, C, B}));
+  // D exists but is in no stack: it matched no samples.
+  Profile r = show_from(p, match(D), &matched);
+  EXPECT(!matched);
+  EXPECT(r.num_samples() == 0);
+}
+
+TEST(prune_from_and_prune_follow_pprof_docs) {
+  Profile p = make({A, B, C, B, D});  // pprof's [A, B, C, B, D], leaf A
+  EXPECT((stack_of(prune_from(p, only(B))) == std::vector<int32_t>{B, C, B, D}));
+  EXPECT((stack_of(prune_from(p, only(A))) == std::vector<int32_t>{A, B, C, B, D}));
+  EXPECT((stack_of(prune(p, only(B))) == std::vector<int32_t>{D}));
+  EXPECT((stack_of(prune(p, only(D))) == std::vector<int32_t>{A, B, C, B, D}));
+}
+
+TEST(focus_ignore_hide_show) {
+  Profile p = make({A, B, C});
+  NameMatch none;
+  auto r = filter_by_name(p, match(B), none, none, none);
+  EXPECT(r.focus_matched && r.profile.num_samples() == 1);
+  r = filter_by_name(p, none, match(B), none, none);
+  EXPECT(r.ignore_matched && r.profile.num_samples() == 0);
+  r = filter_by_name(p, none, none, match(B), none);
+  check_invariants(r.profile);
+  EXPECT((stack_of(r.profile) == std::vector<int32_t>{A, C}));
+  EXPECT(r.profile.labels.size() == 1);
+  r = filter_by_name(p, none, none, none, match(D));
+  EXPECT(!r.show_matched && r.profile.num_samples() == 0);
+}
+
+TEST(label_frames_and_keep_labels) {
+  Profile p = make({A, B});
+  bool rm = false, lm = false;
+  Profile q = add_label_frames(p, {p.labels.key[0]}, {}, {p.labels.str[0]}, {}, &rm, &lm);
+  check_invariants(q);
+  EXPECT(rm && !lm);
+  EXPECT(q.locations.size() == 5);
+  EXPECT((stack_of(q) == std::vector<int32_t>{A, B, 4}));
+  EXPECT(q.str(q.functions.name[4]) == "v" && q.str(q.functions.filename[4]) == "k");
+  Profile r = keep_labels(p, {0});
+  check_invariants(r);
+  EXPECT(r.labels.size() == 0 && r.num_samples() == 1);
+}
+
+int main() { return check::run_all(); }
