@@ -14,6 +14,7 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 from importlib import resources as _resources
 
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
+from ._merge import DeltaComputer, Merger, harmonize_units, merge, merge_files
 from ._profile import Profile
 from .errors import DecodeError, GzipError, ProfileError
 
@@ -22,6 +23,11 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
     "DecodeError",
+    "DeltaComputer",
+    "Merger",
+    "harmonize_units",
+    "merge",
+    "merge_files",
     "GzipError",
     "Profile",
     "ProfileError",
