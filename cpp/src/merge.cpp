@@ -231,8 +231,10 @@ int32_t Merger::map_sample(size_t row) {
   for (int64_t i = lb; i < le; ++i) {
     size_t q = size_t(i);
     int32_t str = s.labels.str[q];
-    key_labels_.push_back(LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : map_string(str), s.labels.num[q],
-                                   map_string(s.labels.num_unit[q])});
+    // Values hold source codes until after the sort, so strings are interned in
+    // canonical order (compact(compact(p)) == compact(p)).
+    key_labels_.push_back(LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q],
+                                   s.labels.num_unit[q]});
   }
   // pprof groups labels by key (map), keeping each key's values in order, with
   // string labels and numeric labels in separate parts: a stable insertion sort
@@ -249,6 +251,10 @@ int32_t Merger::map_sample(size_t row) {
       --j;
     }
     key_labels_[j] = x;
+  }
+  for (LabelKey& k : key_labels_) {
+    if (k.str >= 0) k.str = map_string(k.str);
+    k.unit = map_string(k.unit);
   }
   uint64_t h = hash_mix(4, nloc);
   for (int32_t l : key_locs_) h = hash_mix(h, uint64_t(l));
