@@ -322,6 +322,9 @@ def normalize(p: Profile, base: Profile) -> Profile:
 def diff(p: Profile, base: Profile, mode: str = "diff_base", normalize_: bool = False) -> Profile:
     if mode not in ("diff_base", "base"):
         raise ValueError("mode must be 'diff_base' or 'base'")
+    # go tool pprof merges each side on its own first (fetch.go chunkedGrab), so
+    # duplicates are summed before -normalize rounds them.
+    p, base = compact(p), compact(base)
     if mode == "diff_base":
         base = Profile._wrap(_core.set_label(base._core, "pprof::base", "true"))
     if normalize_:
