@@ -436,3 +436,22 @@ def test_merge_single_is_compact(p):
     assert pprofcore.merge([p]) == p.compact()
     assert canonical(p.compact()) == canonical(p)
     assert p.compact().compact() == p.compact()
+
+
+# --------------------------------------------------------------------- CLI
+@needs_corpus
+def test_cli_merge_delta_diff(tmp_path, capsys):
+    from pprofcore.cli import main
+
+    out = tmp_path / "m.pb.gz"
+    assert main(["merge", "-o", str(out), *FLEET_CPU[:5]]) == 0
+    assert pprofcore.load(out) == pprofcore.merge_files(FLEET_CPU[:5], threads=2) or \
+        canonical(pprofcore.load(out)) == canonical(pprofcore.merge(pprofcore.load_many(FLEET_CPU[:5])))
+    assert main(["delta", "-o", str(tmp_path / "d"), *FLEET_HEAP[:3]]) == 0
+    dc = pprofcore.DeltaComputer(HEAP_TYPES)
+    for f in FLEET_HEAP[:3]:
+        assert pprofcore.load(tmp_path / "d" / os.path.basename(f)) == dc.delta(pprofcore.load(f))
+    capsys.readouterr()
+    assert main(["diff", FLEET_CPU[0], FLEET_CPU[1], "-n", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "change" in text and len(text.strip().splitlines()) == 5

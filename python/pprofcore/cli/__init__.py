@@ -7,11 +7,14 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import demo, info
+from . import delta, demo, diff, info, merge
 
 _COMMANDS = {
     "info": info,
     "demo": demo,
+    "merge": merge,
+    "delta": delta,
+    "diff": diff,
 }
 
 
