@@ -4,8 +4,11 @@
 #include "pprofcore/merge.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <memory>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "pprofcore/errors.hpp"
@@ -368,66 +371,88 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   if (paths.empty()) throw ProfileError("no profiles to merge");
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const size_t n = paths.size();
-  const size_t workers = std::min<size_t>(threads, n);
-  std::vector<Merger> parts(workers);
-  std::vector<int64_t> times(n, 0), periods(n, 0);
-  std::vector<std::exception_ptr> errors(workers);
-  std::atomic<bool> failed{false};
-  std::mutex progress_mu;
-  auto work = [&](size_t w) {
-    const size_t b = n * w / workers, e = n * (w + 1) / workers;
+  // Decoders run ahead of the merge by at most `window` files (bounded memory);
+  // the calling thread merges in input order, so the result is identical to
+  // merging sequentially, whatever the thread count.
+  const size_t decoders = std::min<size_t>(threads, n);
+  const size_t window = 4 * decoders;
+  std::vector<std::unique_ptr<Profile>> ready(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::mutex mu;
+  std::condition_variable cv_ready, cv_space;
+  size_t next = 0, merged = 0;
+  bool stop = false;
+
+  auto decode_one = [&](size_t i) {
     try {
-      for (size_t i = b; i < e && !failed.load(); ++i) {
-        Profile p;
-        try {
-          std::string bytes = read_file(paths[i]);
-          p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options);
-        } catch (const DecodeError& err) {
-          throw DecodeError(paths[i] + ": " + err.reason(), err.field(), err.offset());
-        }
-        times[i] = p.time_nanos;
-        periods[i] = p.period;
-        try {
-          parts[w].add(p);
-        } catch (const ProfileError& err) {
-          throw ProfileError(paths[i] + ": " + err.what());
-        }
-        if (on_file) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          on_file(i);
-        }
-      }
-    } catch (...) {
-      errors[w] = std::current_exception();
-      failed = true;
+      std::string bytes = read_file(paths[i]);
+      return std::make_unique<Profile>(decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options));
+    } catch (const DecodeError& err) {
+      throw DecodeError(paths[i] + ": " + err.reason(), err.field(), err.offset());
+    } catch (const std::system_error& err) {
+      throw std::system_error(err.code(), paths[i]);
     }
   };
-  if (workers == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t w = 0; w < workers; ++w) pool.emplace_back(work, w);
-    for (auto& t : pool) t.join();
+  auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv_space.wait(lock, [&] { return stop || next >= n || next < merged + window; });
+        if (stop || next >= n) return;
+        i = next++;
+      }
+      std::unique_ptr<Profile> p;
+      std::exception_ptr e;
+      try {
+        p = decode_one(i);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ready[i] = std::move(p);
+        errors[i] = e;
+      }
+      cv_ready.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
+  Merger m;
+  std::exception_ptr failure;
+  for (size_t i = 0; i < n && !failure; ++i) {
+    std::unique_ptr<Profile> p;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv_ready.wait(lock, [&] { return ready[i] || errors[i]; });
+      if (errors[i]) {
+        failure = errors[i];
+        break;
+      }
+      p = std::move(ready[i]);
+    }
+    try {
+      m.add(*p);
+    } catch (const ProfileError& err) {
+      failure = std::make_exception_ptr(ProfileError(paths[i] + ": " + err.what()));
+    }
+    p.reset();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      merged = i + 1;
+    }
+    cv_space.notify_all();
+    if (on_file && !failure) on_file(i);
   }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  Profile out;
-  if (workers == 1) {
-    out = parts[0].result();
-  } else {
-    Merger all;
-    for (auto& part : parts) all.add(part.result());
-    out = all.result();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
   }
-  // Re-run pprof's order-dependent header rules over the inputs in input order.
-  int64_t t = 0, per = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (t == 0 || times[i] < t) t = times[i];
-    if (per == 0 || per < periods[i]) per = periods[i];
-  }
-  out.time_nanos = t;
-  out.period = per;
-  return out;
+  cv_space.notify_all();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return m.result();
 }
 
 }  // namespace pprofcore

@@ -211,19 +211,25 @@ def merge_files(paths: Iterable, threads: Optional[int] = None, progress: Option
                 *, max_decompressed_size: int = _DEFAULT_MAX) -> Profile:
     """Decode and merge many files on all cores with the GIL released.
 
-    Each worker merges a contiguous slice of ``paths``; the slices are merged in
-    order and the header rules are applied in input order, so the content equals
-    ``merge([load(p) for p in paths])`` while memory stays bounded by the
-    distinct content (files are never all held at once).
+    Worker threads decode ahead (a few files each at most) while the calling
+    thread merges in input order, so the result is identical to
+    ``merge(load_many(paths))`` for any thread count, and memory stays bounded
+    by the distinct content rather than the number of files.
 
     Parameters
     ----------
     paths : iterable of path-like
     threads : int, optional
-        Worker threads (default: all cores).
+        Decoder threads (default: all cores).
     progress : callable, optional
-        ``progress(done, total)`` called after each file (from worker threads,
-        with the GIL held).
+        ``progress(done, total)`` called after each merged file.
+
+    Examples
+    --------
+    >>> import pprofcore
+    >>> m = pprofcore.merge_files([pprofcore.example_path()] * 3, threads=2)
+    >>> m.total("cpu") == 3 * pprofcore.load(pprofcore.example_path()).total("cpu")
+    True
     """
     paths = [os.fspath(p) for p in paths]
     if not paths:

@@ -79,12 +79,11 @@ Profile merge(const std::vector<const Profile*>& profiles);
 // samples, deduplicates content, renumbers ids 1..n.
 Profile compact(const Profile& p);
 
-// Decodes and merges files on `threads` workers (0 = all cores). Each worker
-// merges a contiguous slice of `paths` in order, then the slices are merged in
-// order and the header is combined over the inputs in input order, so the result
-// is deterministic for a given thread count and equal in content to merging
-// sequentially. `on_file` (may be empty) is called after each file, from worker
-// threads. Decode errors are rethrown with the file name.
+// Decodes files on `threads` workers (0 = all cores) while the calling thread
+// merges them in input order: the result is identical to merge() of the decoded
+// files, and at most a few decoded profiles per worker are held at once.
+// `on_file(i)` (may be empty) is called from the calling thread after file i is
+// merged. Decode errors are rethrown with the file name.
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
                     const std::function<void(size_t)>& on_file = {});
 

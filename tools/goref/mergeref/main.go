@@ -10,7 +10,8 @@
 //	                                      then Merge(prev.ScaleN(-1 for TYPES
 //	                                      (comma separated), 0 otherwise), cur)
 //
-// With -n (before the mode) nothing is written except to memory (benchmarks).
+// With -n (before the mode) output is encoded in memory but not written; with
+// -t the elapsed time of the work is printed to stderr (benchmarks).
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -52,10 +54,21 @@ func write(p *profile.Profile, out string) {
 
 func main() {
 	args := os.Args[1:]
-	if len(args) > 0 && args[0] == "-n" {
-		dryRun = true
+	timed := false
+	for len(args) > 0 && (args[0] == "-n" || args[0] == "-t") {
+		if args[0] == "-n" {
+			dryRun = true
+		} else {
+			timed = true
+		}
 		args = args[1:]
 	}
+	start := time.Now()
+	defer func() {
+		if timed {
+			fmt.Fprintf(os.Stderr, "elapsed %.6f\n", time.Since(start).Seconds())
+		}
+	}()
 	if len(args) < 3 {
 		check(fmt.Errorf("usage: mergeref [-n] merge|compact|scalen|delta OUT ARGS..."))
 	}
