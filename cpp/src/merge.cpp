@@ -4,6 +4,7 @@
 #include "pprofcore/merge.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <condition_variable>
 #include <memory>
 #include <exception>
@@ -59,13 +60,33 @@ bool all_zero(const int64_t* v, size_t n) {
   return true;
 }
 
+inline void push64(std::vector<uint32_t>& v, uint64_t x) {
+  v.push_back(static_cast<uint32_t>(x));
+  v.push_back(static_cast<uint32_t>(x >> 32));
+}
+
+uint64_t hash_words(uint64_t seed, const std::vector<uint32_t>& w) {
+  uint64_t h = hash_mix(seed, w.size());
+  size_t i = 0;
+  for (; i + 1 < w.size(); i += 2) h = hash_mix(h, uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32));
+  if (i < w.size()) h = hash_mix(h, w[i]);
+  return h;
+}
+
+bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
+                const std::vector<uint32_t>& probe) {
+  const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
+  return e - b == probe.size() && std::memcmp(arena.data() + b, probe.data(), probe.size() * 4) == 0;
+}
+
 }  // namespace
 
 size_t Merger::memory_bytes() const {
   return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
          locations_.memory_bytes() + samples_.memory_bytes() + string_hash_.capacity() * 8 +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity()) * 4 +
-         map_offset_.capacity() * 8;
+         map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
+         (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8;
 }
 
 int32_t Merger::intern(std::string_view s) {
@@ -168,29 +189,21 @@ int32_t Merger::map_location(int32_t row) {
   }
   const uint8_t folded = l.is_folded[r];
   const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
-  uint64_t h = hash_mix(hash_mix(hash_mix(3, key_addr), uint64_t(mapping)), folded);
-  // Functions are mapped into the key buffer first (reusing key_locs_ as scratch).
+  loc_probe_.clear();
+  push64(loc_probe_, key_addr);
+  loc_probe_.push_back(static_cast<uint32_t>(mapping));
+  loc_probe_.push_back(folded);
+  // Functions are mapped into key_locs_ too, to fill the new row's lines.
   key_locs_.clear();
   for (int64_t i = lb; i < le; ++i) {
     int32_t fn = map_function(src_->lines.function[static_cast<size_t>(i)]);
     key_locs_.push_back(fn);
-    h = hash_mix(hash_mix(h, uint64_t(fn)), uint64_t(src_->lines.line[static_cast<size_t>(i)]));
+    loc_probe_.push_back(static_cast<uint32_t>(fn));
+    push64(loc_probe_, uint64_t(src_->lines.line[static_cast<size_t>(i)]));
   }
+  const uint64_t h = hash_words(3, loc_probe_);
   Locations& o = out_.locations;
-  const Lines& ol = out_.lines;
-  int32_t got = locations_.find(h, [&](int32_t k) {
-    size_t q = static_cast<size_t>(k);
-    if (o.mapping[q] != mapping || o.is_folded[q] != folded) return false;
-    uint64_t a = o.address[q];
-    if (mapping >= 0) a -= out_.mappings.memory_start[static_cast<size_t>(mapping)];
-    if (a != key_addr) return false;
-    int64_t ob = o.line_offsets[q], oe = o.line_offsets[q + 1];
-    if (oe - ob != le - lb) return false;
-    for (int64_t i = 0; i < le - lb; ++i)
-      if (ol.function[size_t(ob + i)] != key_locs_[size_t(i)] || ol.line[size_t(ob + i)] != src_->lines.line[size_t(lb + i)])
-        return false;
-    return true;
-  });
+  int32_t got = locations_.find(h, [&](int32_t k) { return same_words(loc_keys_, loc_key_off_, k, loc_probe_); });
   if (got < 0) {
     got = static_cast<int32_t>(o.size());
     o.id.push_back(uint64_t(got) + 1);
@@ -203,6 +216,8 @@ int32_t Merger::map_location(int32_t row) {
       out_.lines.column.push_back(src_->lines.column[size_t(i)]);
     }
     o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
+    loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
+    loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
     locations_.insert(h, got);
   }
   return memo = got;
@@ -259,29 +274,18 @@ int32_t Merger::map_sample(size_t row) {
     if (k.str >= 0) k.str = map_string(k.str);
     k.unit = map_string(k.unit);
   }
-  uint64_t h = hash_mix(4, nloc);
-  for (int32_t l : key_locs_) h = hash_mix(h, uint64_t(l));
-  for (const LabelKey& k : key_labels_)
-    h = hash_mix(hash_mix(hash_mix(hash_mix(h, uint64_t(k.key)), uint64_t(uint32_t(k.str))), uint64_t(k.num)),
-                 uint64_t(k.unit));
+  probe_.clear();
+  probe_.push_back(static_cast<uint32_t>(nloc));
+  for (int32_t l : key_locs_) probe_.push_back(static_cast<uint32_t>(l));
+  for (const LabelKey& k : key_labels_) {
+    probe_.push_back(static_cast<uint32_t>(k.key));
+    probe_.push_back(static_cast<uint32_t>(k.str));
+    push64(probe_, static_cast<uint64_t>(k.num));
+    probe_.push_back(static_cast<uint32_t>(k.unit));
+  }
+  const uint64_t h = hash_words(4, probe_);
   Profile& o = out_;
-  int32_t got = samples_.find(h, [&](int32_t k) {
-    size_t q = size_t(k);
-    int64_t ob = o.stack_offsets[q], oe = o.stack_offsets[q + 1];
-    if (size_t(oe - ob) != nloc) return false;
-    int64_t pb = o.label_offsets[q], pe = o.label_offsets[q + 1];
-    if (size_t(pe - pb) != key_labels_.size()) return false;
-    for (size_t i = 0; i < nloc; ++i)
-      if (o.stack_locations[size_t(ob) + i] != key_locs_[i]) return false;
-    for (size_t i = 0; i < key_labels_.size(); ++i) {
-      size_t z = size_t(pb) + i;
-      const LabelKey& k2 = key_labels_[i];
-      if (o.labels.key[z] != k2.key || o.labels.str[z] != k2.str || o.labels.num[z] != k2.num ||
-          o.labels.num_unit[z] != k2.unit)
-        return false;
-    }
-    return true;
-  });
+  int32_t got = samples_.find(h, [&](int32_t k) { return same_words(sample_keys_, sample_key_off_, k, probe_); });
   if (got < 0) {
     got = static_cast<int32_t>(o.num_samples());
     o.stack_locations.insert(o.stack_locations.end(), key_locs_.begin(), key_locs_.end());
@@ -294,6 +298,8 @@ int32_t Merger::map_sample(size_t row) {
     }
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
     o.values.resize(o.values.size() + o.num_types(), 0);
+    sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
+    sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
     samples_.insert(h, got);
   }
   return got;

@@ -69,6 +69,11 @@ class Merger {
   std::vector<int64_t> map_offset_;
   std::vector<int32_t> key_locs_;
   std::vector<LabelKey> key_labels_;
+
+  // Keys of merged samples and locations, flattened to 32-bit words in one
+  // arena each, so a probe compares one contiguous run (few cache misses).
+  std::vector<uint32_t> sample_keys_{}, loc_keys_{}, probe_{}, loc_probe_{};
+  std::vector<int64_t> sample_key_off_{0}, loc_key_off_{0};
 };
 
 // Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
