@@ -55,7 +55,7 @@ BASELINE = "import pprofcore; print(0.0)"
 
 
 def run(cmd, env=None):
-    """(seconds reported by the child, peak RSS in MiB)."""
+    """(seconds reported by the child, peak RSS in MiB, process CPU seconds)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     out, err = proc.stdout.read().decode(), proc.stderr.read().decode()
@@ -65,12 +65,12 @@ def run(cmd, env=None):
         raise RuntimeError(f"{cmd[:3]} failed: {err}")
     text = out if out.strip() else err
     seconds = float([l for l in text.splitlines() if l.strip()][-1].split()[-1])
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def best(cmd, repeat, env=None):
     runs = [run(cmd, env) for _ in range(repeat)]
-    return min(r[0] for r in runs), max(r[1] for r in runs)
+    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
 
 
 def synthetic_fleet(dest: Path, n_variants: int = 10) -> list:
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     cpu = sorted(glob.glob(str(CORPUS / "fleet" / "cpu" / "*.pb.gz")))
     heap = sorted(glob.glob(str(CORPUS / "fleet" / "heapseries" / "*.pb.gz")))
     synth = synthetic_fleet(Path(tempfile.gettempdir()) / "pprofcore-bench-fleet")
-    _, base_rss = best([py, "-c", BASELINE], 1, env)
+    _, base_rss, base_cpu = best([py, "-c", BASELINE], 3, env)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, files in [("merge fleet/cpu (100 files)", cpu), ("merge synthetic fleet (1,000 files)", synth)]:
@@ -119,19 +119,26 @@ def main(argv=None) -> int:
         rows.append(("delta fleet/heapseries (50 files)", ours, theirs))
 
     ncpu = os.cpu_count()
+    load = os.getloadavg()[0]
     if args.markdown:
-        print(f"Machine: {ncpu} cores (shared); best of {args.repeat}; peak RSS of the whole process "
-              f"(a bare `import pprofcore` process is {base_rss:.0f} MiB).\n")
-        print("| workload | pprofcore | google/pprof | speed-up | pprofcore peak RSS | google/pprof peak RSS |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for name, (ot, orss), (gt, grss) in rows:
-            print(f"| {name} | {ot * 1e3:.1f} ms | {gt * 1e3:.1f} ms | {gt / ot:.1f}x | {orss:.0f} MiB "
-                  f"({orss - base_rss:+.0f} over import) | {grss:.0f} MiB |")
+        print(f"Machine: {ncpu} cores, shared (load average {load:.1f} during the run); best of {args.repeat}. "
+              f"Wall = the work's own timer (decode + merge/delta + encode); CPU = user+sys of the whole "
+              f"process (pprofcore: minus the {base_cpu * 1e3:.0f} ms of a bare `import pprofcore`); peak RSS of "
+              f"the whole process (a bare `import pprofcore` process is {base_rss:.0f} MiB).\n")
+        print("| workload | pprofcore wall | google/pprof wall | wall speed-up | pprofcore CPU | google/pprof CPU "
+              "| CPU ratio | pprofcore peak RSS | google/pprof peak RSS |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, (ot, orss, ocpu), (gt, grss, gcpu) in rows:
+            ocpu = max(ocpu - base_cpu, 1e-3)
+            print(f"| {name} | {ot * 1e3:.0f} ms | {gt * 1e3:.0f} ms | {gt / ot:.1f}x | {ocpu * 1e3:.0f} ms "
+                  f"| {gcpu * 1e3:.0f} ms | {gcpu / ocpu:.1f}x | {orss:.0f} MiB ({orss - base_rss:+.0f} over import) "
+                  f"| {grss:.0f} MiB |")
     else:
-        for name, (ot, orss), (gt, grss) in rows:
-            print(f"{name:40s} ours {ot * 1e3:9.1f} ms {orss:6.0f} MiB | pprof {gt * 1e3:9.1f} ms {grss:6.0f} MiB"
-                  f" | {gt / ot:5.1f}x")
-        print(f"(bare `import pprofcore` process: {base_rss:.0f} MiB)")
+        for name, (ot, orss, ocpu), (gt, grss, gcpu) in rows:
+            ocpu = max(ocpu - base_cpu, 1e-3)
+            print(f"{name:38s} ours {ot * 1e3:7.0f} ms (cpu {ocpu * 1e3:6.0f}) {orss:5.0f} MiB | "
+                  f"pprof {gt * 1e3:7.0f} ms (cpu {gcpu * 1e3:6.0f}) {grss:5.0f} MiB | {gt / ot:5.1f}x")
+        print(f"(bare `import pprofcore` process: {base_rss:.0f} MiB, {base_cpu * 1e3:.0f} ms CPU; load {load:.1f})")
     return 0
 
 
