@@ -83,7 +83,7 @@ bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& 
 
 size_t Merger::memory_bytes() const {
   return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
-         locations_.memory_bytes() + samples_.memory_bytes() + string_hash_.capacity() * 8 +
+         locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
          (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8;
@@ -95,7 +95,6 @@ int32_t Merger::intern(std::string_view s) {
   if (row >= 0) return row;
   row = static_cast<int32_t>(out_.strings.size());
   out_.strings.push_back(s);
-  string_hash_.push_back(h);
   strings_.insert(h, row);
   return row;
 }

@@ -1,5 +1,5 @@
 // hashing: content hashes and an open-addressing id table for the merge and
-// delta tables. The table stores (hash, row) pairs only; rows live in the
+// delta tables. The table stores (hash tag, row) pairs only; rows live in the
 // caller's columns, so equality is a caller-supplied predicate. It never
 // allocates except when it grows (load factor 1/2), which keeps steady-state
 // merging and delta allocation-free.
@@ -37,13 +37,15 @@ inline uint64_t hash_bytes(std::string_view s) {
 }
 
 // Maps content (through its hash and an equality predicate) to a dense row.
+// Slots are 8 bytes (32-bit hash tag + row) so large tables stay cache-friendly;
+// the full hash of each row is kept aside (rows are dense) for rehashing.
 class IdTable {
  public:
-  size_t size() const { return count_; }
-  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t size() const { return row_hash_.size(); }
+  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot) + row_hash_.capacity() * 8; }
   void clear() {
     slots_.clear();
-    count_ = 0;
+    row_hash_.clear();
     mask_ = 0;
   }
 
@@ -51,41 +53,39 @@ class IdTable {
   template <class Eq>
   int32_t find(uint64_t h, Eq&& eq) const {
     if (slots_.empty()) return -1;
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.row < 0) return -1;
-      if (s.hash == h && eq(s.row)) return s.row;
+      if (s.tag == tag && eq(s.row)) return s.row;
     }
   }
 
-  // Records `row` under `h`; the caller has checked it is absent.
+  // Records `row` (== size(), rows are dense) under `h`; the caller has checked it is absent.
   void insert(uint64_t h, int32_t row) {
-    if ((count_ + 1) * 2 > slots_.size()) grow();
+    if ((row_hash_.size() + 1) * 2 > slots_.size()) grow();
+    row_hash_.push_back(h);
     place(h, row);
-    ++count_;
   }
 
  private:
   struct Slot {
-    uint64_t hash;
+    uint32_t tag;
     int32_t row;
   };
   void place(uint64_t h, int32_t row) {
     size_t i = h & mask_;
     while (slots_[i].row >= 0) i = (i + 1) & mask_;
-    slots_[i] = Slot{h, row};
+    slots_[i] = Slot{static_cast<uint32_t>(h >> 32), row};
   }
   void grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    size_t n = old.empty() ? 64 : old.size() * 2;
+    size_t n = slots_.empty() ? 64 : slots_.size() * 2;
     slots_.assign(n, Slot{0, -1});
     mask_ = n - 1;
-    for (const Slot& s : old)
-      if (s.row >= 0) place(s.hash, s.row);
+    for (size_t r = 0; r < row_hash_.size(); ++r) place(row_hash_[r], static_cast<int32_t>(r));
   }
   std::vector<Slot> slots_;
-  size_t count_ = 0;
+  std::vector<uint64_t> row_hash_;
   size_t mask_ = 0;
 };
 

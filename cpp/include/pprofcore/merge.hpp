@@ -61,7 +61,6 @@ class Merger {
   Profile out_;
   size_t inputs_ = 0;
   IdTable strings_, functions_, mappings_, locations_, samples_;
-  std::vector<uint64_t> string_hash_;
 
   // Per-source memo tables (reused between sources; only grow).
   const Profile* src_ = nullptr;
