@@ -358,17 +358,26 @@ Profile Merger::result() const {
   return out_;
 }
 
+Profile Merger::take_result() {
+  const size_t nt = out_.num_types();
+  for (size_t i = 0; i < out_.num_samples(); ++i)
+    if (all_zero(out_.values.data() + i * nt, nt)) return compact(out_);
+  Profile p = std::move(out_);
+  *this = Merger();
+  return p;
+}
+
 Profile merge(const std::vector<const Profile*>& profiles) {
   if (profiles.empty()) throw ProfileError("no profiles to merge");
   Merger m;
   for (const Profile* p : profiles) m.add(*p);
-  return m.result();
+  return m.take_result();
 }
 
 Profile compact(const Profile& p) {
   Merger m;
   m.add(p);
-  return m.result();
+  return m.take_result();
 }
 
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
@@ -457,7 +466,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   cv_space.notify_all();
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
-  return m.result();
+  return m.take_result();
 }
 
 }  // namespace pprofcore

@@ -34,6 +34,8 @@ class Merger {
   // The merged profile so far (all-zero merged samples dropped, as pprof does by
   // re-merging). The Merger stays usable.
   Profile result() const;
+  // Like result(), but moves the merged tables out; the Merger is spent.
+  Profile take_result();
 
   size_t num_inputs() const { return inputs_; }
   size_t num_samples() const { return out_.num_samples(); }
