@@ -459,3 +459,33 @@ def test_cli_merge_delta_diff(tmp_path, capsys):
     assert main(["diff", FLEET_CPU[0], FLEET_CPU[1], "-n", "3"]) == 0
     text = capsys.readouterr().out
     assert "change" in text and len(text.strip().splitlines()) == 5
+
+
+def _increments():
+    heap = pprofcore.load(pprofcore.example_path("heap"))
+    n = len(heap)
+
+    @st.composite
+    def increments(draw):
+        out = []
+        for _ in range(draw(st.integers(2, 5))):
+            rows = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=10))
+            mask = np.zeros(n, np.uint8)
+            mask[rows] = 1
+            p = pprofcore.Profile._wrap(pprofcore._core.keep_samples(heap._core, mask))
+            out.append(p.scale(draw(st.integers(1, 3))))
+        return out
+
+    return increments()
+
+
+@settings(max_examples=30, deadline=None)
+@given(_increments())
+def test_delta_of_cumulative_series_sums_back(increments):
+    """Cumulative series c_k = merge(i_1..i_k): the deltas sum back to the last c_k."""
+    series = [pprofcore.merge(increments[: k + 1]) for k in range(len(increments))]
+    dc = pprofcore.DeltaComputer([])  # subtract every type
+    deltas = [dc.delta(c) for c in series]
+    assert canonical(pprofcore.merge(deltas)) == canonical(series[-1])
+    for d, inc in zip(deltas[1:], increments[1:]):
+        assert canonical(d) == canonical(inc)
