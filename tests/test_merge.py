@@ -226,11 +226,9 @@ def test_scale_rounds_half_away_from_zero():
     p = pprofcore.load(pprofcore.example_path())
     v = p.values
     q = p.scale(0.5)
-    keep = np.round(np.abs(v) * 0.5 + 1e-12) != 0  # not exact for ties, so recompute with Go's rule
-    exp = np.sign(v) * np.floor(np.abs(v) * 0.5 + 0.5)
+    exp = np.sign(v) * np.floor(np.abs(v) * 0.5 + 0.5)  # Go's math.Round: halves away from zero
     rows = (exp != 0).any(axis=1)
     assert np.array_equal(q.values, exp[rows].astype(np.int64))
-    assert keep is not None
     assert p.scale(1) is p
 
 
@@ -290,13 +288,11 @@ def test_incompatible_merge_raises_clearly():
 
 def test_intersect_keeps_common_types():
     cpu = pprofcore.load(pprofcore.example_path("cpu"))
-    only_cpu = cpu.scale_n([0, 1])  # drops nothing useful; build a 1-type profile instead
     one = pprofcore.Profile._wrap(pprofcore._core.select_types(cpu._core, [1]))
     assert one.sample_types == [("cpu", "nanoseconds")]
     m = pprofcore.merge([cpu, one], compatible="intersect")
     assert m.sample_types == [("cpu", "nanoseconds")]
     assert m.total("cpu") == 2 * cpu.total("cpu")
-    assert only_cpu is not None
 
 
 def test_harmonize_units():
@@ -406,8 +402,9 @@ def test_delta_state_is_bounded():
     for _ in range(5):
         dc.delta(p)
     n, mem = dc.num_states, dc.memory_bytes
+    inuse_rows = int((p.compact().values[:, 2:] != 0).any(axis=1).sum())
     for _ in range(50):
-        assert len(dc.delta(p)) == len(p.compact().drop_negative()) or True
+        assert len(dc.delta(p)) == inuse_rows  # alloc deltas are 0; rows with inuse left
     assert dc.num_states == n and dc.memory_bytes == mem
 
 
