@@ -13,12 +13,6 @@ namespace pprofcore {
 namespace {
 
 // Code of `s` in out's string table, appending it when absent.
-int32_t find_or_add(Profile& out, std::string_view s) {
-  for (size_t i = 0; i < out.strings.size(); ++i)
-    if (out.strings[i] == s) return static_cast<int32_t>(i);
-  out.strings.push_back(s);
-  return static_cast<int32_t>(out.strings.size() - 1);
-}
 
 // Code of `s` or -1 when the table does not hold it.
 int32_t find(const Profile& p, std::string_view s) {
@@ -143,9 +137,9 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
 
 Profile set_label(const Profile& p, const std::string& key, const std::vector<std::string>& values) {
   Profile out = copy_without_samples(p);
-  const int32_t k = find_or_add(out, key);
+  const int32_t k = find_or_add_string(out, key);
   std::vector<int32_t> codes;
-  for (const auto& v : values) codes.push_back(find_or_add(out, v));
+  for (const auto& v : values) codes.push_back(find_or_add_string(out, v));
   std::vector<uint8_t> keep(p.labels.size());
   for (size_t r = 0; r < keep.size(); ++r) keep[r] = !(p.labels.key[r] == k && p.labels.str[r] >= 0);
   SampleAppender app(p, out);
@@ -167,7 +161,7 @@ Profile rename_label(const Profile& p, const std::string& from, const std::strin
   const int32_t f = find(p, from);
   if (f < 0) return p;
   Profile out = p;
-  const int32_t t = find_or_add(out, to);
+  const int32_t t = find_or_add_string(out, to);
   for (auto& k : out.labels.key)
     if (k == f) k = t;
   return out;

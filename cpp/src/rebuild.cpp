@@ -3,6 +3,13 @@
 
 namespace pprofcore {
 
+int32_t find_or_add_string(Profile& out, std::string_view s) {
+  for (size_t i = 0; i < out.strings.size(); ++i)
+    if (out.strings[i] == s) return static_cast<int32_t>(i);
+  out.strings.push_back(s);
+  return static_cast<int32_t>(out.strings.size() - 1);
+}
+
 Profile copy_without_samples(const Profile& p) {
   Profile out;
   out.sample_type_type = p.sample_type_type;
@@ -62,7 +69,16 @@ SampleAppender::SampleAppender(const Profile& src, Profile& dst) : src_(src), ds
 
 void SampleAppender::add(size_t s, const int32_t* stack, size_t n, const std::vector<uint8_t>* label_keep) {
   const size_t nt = src_.num_types();
-  const int64_t* v = src_.values.data() + s * nt;
+  append(s, src_.values.data() + s * nt, nt, stack, n, label_keep);
+}
+
+void SampleAppender::add_with_values(size_t s, const int64_t* values, size_t n_values) {
+  append(s, values, n_values, src_.stack_locations.data() + src_.stack_offsets[s],
+         static_cast<size_t>(src_.stack_offsets[s + 1] - src_.stack_offsets[s]), nullptr);
+}
+
+void SampleAppender::append(size_t s, const int64_t* v, size_t nt, const int32_t* stack, size_t n,
+                            const std::vector<uint8_t>* label_keep) {
   dst_.values.insert(dst_.values.end(), v, v + nt);
   dst_.stack_locations.insert(dst_.stack_locations.end(), stack, stack + n);
   dst_.stack_offsets.push_back(static_cast<int64_t>(dst_.stack_locations.size()));

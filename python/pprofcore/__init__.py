@@ -15,6 +15,7 @@ from importlib import resources as _resources
 
 from ._filter import FilterWarning
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
+from ._merge import DeltaComputer, Merger, harmonize_units, merge, merge_files
 from ._profile import Profile
 from ._repair import RepairReport
 from .errors import DecodeError, GzipError, ProfileError
@@ -25,6 +26,11 @@ __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
     "DecodeError",
     "FilterWarning",
+    "DeltaComputer",
+    "Merger",
+    "harmonize_units",
+    "merge",
+    "merge_files",
     "GzipError",
     "Profile",
     "ProfileError",

@@ -373,6 +373,54 @@ class Profile:
 
         return _filter.group_by_label(self, keys)
 
+    # -------------------------------------------------- merge/diff/scale (see _merge.py)
+    def compact(self) -> "Profile":
+        """pprof's ``Compact``: drop unreferenced rows and all-zero samples,
+        deduplicate by content and renumber ids (equal to ``merge([self])``)."""
+        from . import _merge
+
+        return _merge.compact(self)
+
+    def scale(self, ratio: float) -> "Profile":
+        """pprof's ``Scale``: every value becomes ``round(v * ratio)`` (half away
+        from zero); samples whose values all become zero are dropped."""
+        from . import _merge
+
+        return _merge.scale(self, ratio)
+
+    def scale_n(self, ratios) -> "Profile":
+        """pprof's ``ScaleN``: one ratio per sample type; a sample is kept only if
+        one of its scaled (ratio != 1) values is non-zero."""
+        from . import _merge
+
+        return _merge.scale_n(self, ratios)
+
+    def normalize(self, base: "Profile") -> "Profile":
+        """pprof's ``Normalize``: scale each sample type so its total equals ``base``'s."""
+        from . import _merge
+
+        return _merge.normalize(self, base)
+
+    def diff(self, base: "Profile", mode: str = "diff_base", normalize: bool = False) -> "Profile":
+        """Compare against ``base`` the way ``go tool pprof`` does.
+
+        ``mode="diff_base"`` (``-diff_base``): base samples get the label
+        ``pprof::base=true`` and negated values, so they never cancel the new
+        profile's samples (reports take totals from the base).
+        ``mode="base"`` (``-base``): the base is subtracted; equal samples cancel
+        and all-zero results are dropped. ``normalize=True`` first scales this
+        profile to the base's totals (``-normalize``).
+        """
+        from . import _merge
+
+        return _merge.diff(self, base, mode, normalize)
+
+    def drop_negative(self, sample_type=None) -> "Profile":
+        """Drop samples with a negative value (of ``sample_type``, or of any type)."""
+        from . import _merge
+
+        return _merge.drop_negative(self, sample_type)
+
     # ------------------------------------------------------------------ output
     def to_bytes(self, compress: bool = True, level: Optional[int] = None) -> bytes:
         """Serialize to ``profile.proto`` bytes, gzip-compressed unless ``compress=False``.

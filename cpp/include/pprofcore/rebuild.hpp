@@ -3,11 +3,16 @@
 // or the lines of locations (filter, prune, labels). Does no matching itself.
 #pragma once
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
 
 namespace pprofcore {
+
+// The code of `s` in out's string table, appending it when absent (linear scan:
+// for the handful of label keys and units transforms add).
+int32_t find_or_add_string(Profile& out, std::string_view s);
 
 // A copy of `p` with no samples (header, locations, lines, functions, mappings
 // and strings are copied; samples, labels and values are empty).
@@ -24,6 +29,9 @@ class SampleAppender {
   // Appends sample `s` of src with the given stack (location rows, leaf first).
   // `label_keep`, when not null, selects which of src's label rows are copied.
   void add(size_t s, const int32_t* stack, size_t n, const std::vector<uint8_t>* label_keep = nullptr);
+  // Appends sample `s` with its stack and labels but the given values (as many
+  // as dst has sample types).
+  void add_with_values(size_t s, const int64_t* values, size_t n_values);
   // Appends sample `s` unchanged.
   void add(size_t s) {
     add(s, src_.stack_locations.data() + src_.stack_offsets[s],
@@ -31,6 +39,8 @@ class SampleAppender {
   }
 
  private:
+  void append(size_t s, const int64_t* values, size_t n_values, const int32_t* stack, size_t n,
+              const std::vector<uint8_t>* label_keep);
   const Profile& src_;
   Profile& dst_;
 };

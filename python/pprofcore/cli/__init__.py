@@ -7,12 +7,15 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import demo, filter, info
+from . import delta, demo, diff, filter, info, merge
 
 _COMMANDS = {
     "info": info,
     "demo": demo,
     "filter": filter,
+    "merge": merge,
+    "delta": delta,
+    "diff": diff,
 }
 
 

@@ -1,0 +1,165 @@
+// bind_merge: merge, compact, the incremental Merger, parallel merge of files,
+// DeltaComputer, and the value transforms of scale.hpp. Arguments are converted
+// first; the GIL is released around all per-sample work.
+#include <cerrno>
+#include <mutex>
+#include <system_error>
+
+#include "pybind.hpp"
+#include "pprofcore/delta.hpp"
+#include "pprofcore/encode.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/io.hpp"
+#include "pprofcore/merge.hpp"
+#include "pprofcore/scale.hpp"
+
+namespace pprofcore::bindings {
+
+namespace {
+
+using PP = std::shared_ptr<Profile>;
+
+DecodeOptions decode_options(size_t max_size) {
+  DecodeOptions o;
+  o.max_decompressed_size = max_size;
+  return o;
+}
+
+// A Merger is not thread-safe; the mutex makes concurrent add() calls from
+// Python threads (which run with the GIL released) serialize instead of race.
+struct PyMerger {
+  Merger m;
+  std::mutex mu;
+};
+
+struct PyDelta {
+  explicit PyDelta(std::vector<std::string> types) : dc(std::move(types)) {}
+  DeltaComputer dc;
+  Profile scratch;  // reused by delta_bytes so steady state allocates only for decode/encode
+  std::mutex mu;
+};
+
+}  // namespace
+
+void bind_merge(py::module_& m) {
+  m.def(
+      "merge",
+      [](const std::vector<PP>& profiles) {
+        std::vector<const Profile*> ptrs;
+        for (auto& p : profiles) ptrs.push_back(p.get());
+        py::gil_scoped_release nogil;  // inputs are immutable and kept alive by `profiles`
+        return std::make_shared<Profile>(merge(ptrs));
+      },
+      py::arg("profiles"));
+  m.def("compact", [](const PP& p) {
+    py::gil_scoped_release nogil;  // p is immutable
+    return std::make_shared<Profile>(compact(*p));
+  });
+  m.def(
+      "merge_files",
+      [](const std::vector<std::string>& paths, unsigned threads, size_t max_size, py::object progress) {
+        DecodeOptions o = decode_options(max_size);
+        std::function<void(size_t)> cb;
+        size_t done = 0;
+        if (!progress.is_none()) {
+          // Called from this thread between merges (GIL released meanwhile); takes the GIL.
+          cb = [&](size_t) {
+            py::gil_scoped_acquire gil;
+            ++done;
+            progress(done, paths.size());
+          };
+        }
+        try {
+          py::gil_scoped_release nogil;  // workers decode into their own buffers; only `paths` is shared, read-only
+          return std::make_shared<Profile>(merge_files(paths, threads, o, cb));
+        } catch (const std::system_error& e) {
+          errno = e.code().value();
+          PyErr_SetFromErrnoWithFilename(PyExc_OSError, e.what());
+          throw py::error_already_set();
+        }
+      },
+      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30,
+      py::arg("progress") = py::none());
+
+  py::class_<PyMerger>(m, "Merger")
+      .def(py::init<>())
+      .def("add",
+           [](PyMerger& self, const PP& p) {
+             py::gil_scoped_release nogil;  // p is immutable; self is locked
+             std::lock_guard<std::mutex> lock(self.mu);
+             self.m.add(*p);
+           })
+      .def(
+          "add_file",
+          [](PyMerger& self, const std::string& path, size_t max_size) {
+            DecodeOptions o = decode_options(max_size);
+            std::string bytes;
+            try {
+              py::gil_scoped_release nogil;
+              bytes = read_file(path);
+            } catch (const std::system_error& e) {
+              errno = e.code().value();
+              PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+              throw py::error_already_set();
+            }
+            py::gil_scoped_release nogil;  // decoding is local; self is locked for the merge
+            Profile p;
+            try {
+              p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o);
+            } catch (const DecodeError& e) {
+              throw DecodeError(path + ": " + e.reason(), e.field(), e.offset());
+            }
+            std::lock_guard<std::mutex> lock(self.mu);
+            self.m.add(p);
+          },
+          py::arg("path"), py::arg("max_size") = size_t(4) << 30)
+      .def("result",
+           [](PyMerger& self) {
+             py::gil_scoped_release nogil;
+             std::lock_guard<std::mutex> lock(self.mu);
+             if (self.m.num_inputs() == 0) throw ProfileError("no profiles to merge");
+             return std::make_shared<Profile>(self.m.result());
+           })
+      .def_property_readonly("num_inputs", [](PyMerger& self) { return self.m.num_inputs(); })
+      .def_property_readonly("num_samples", [](PyMerger& self) { return self.m.num_samples(); })
+      .def("memory_bytes", [](PyMerger& self) { return self.m.memory_bytes(); });
+
+  py::class_<PyDelta>(m, "DeltaComputer")
+      .def(py::init<std::vector<std::string>>(), py::arg("sample_types"))
+      .def("delta",
+           [](PyDelta& self, const PP& p) {
+             py::gil_scoped_release nogil;  // p is immutable; self is locked
+             std::lock_guard<std::mutex> lock(self.mu);
+             return std::make_shared<Profile>(self.dc.delta(*p));
+           })
+      .def(
+          "delta_bytes",
+          [](PyDelta& self, const py::buffer& data, bool compress, int level, size_t max_size) {
+            ByteView view(data);
+            DecodeOptions o = decode_options(max_size);
+            std::string out;
+            {
+              py::gil_scoped_release nogil;  // the buffer stays pinned by `view`; self is locked
+              std::lock_guard<std::mutex> lock(self.mu);
+              Profile cur = decode(view.data(), view.size(), o);
+              self.dc.delta_into(cur, self.scratch);
+              out = encode(self.scratch, compress, level);
+            }
+            return to_bytes(std::move(out));
+          },
+          py::arg("data"), py::arg("compress") = true, py::arg("level") = -1, py::arg("max_size") = size_t(4) << 30)
+      .def_property_readonly("num_calls", [](PyDelta& self) { return self.dc.num_calls(); })
+      .def_property_readonly("num_states", [](PyDelta& self) { return self.dc.num_states(); })
+      .def("memory_bytes", [](PyDelta& self) { return self.dc.memory_bytes(); });
+
+  m.def("scale_n", [](const PP& p, const std::vector<double>& ratios) {
+    py::gil_scoped_release nogil;  // p is immutable
+    return std::make_shared<Profile>(scale_n(*p, ratios));
+  });
+  m.def("rename_units",
+        [](const PP& p, const std::vector<std::string>& units, const std::string& period_unit, int64_t period) {
+          return std::make_shared<Profile>(rename_units(*p, units, period_unit, period));
+        });
+}
+
+}  // namespace pprofcore::bindings

@@ -1,0 +1,56 @@
+// delta: turns a series of cumulative profiles (Go heap allocs, mutex, block)
+// into per-interval deltas with Datadog fastdelta's semantics. The first
+// profile passes through unchanged; afterwards duplicate samples (same merge
+// key) are aggregated, only the named sample types are subtracted from the
+// previous profile's values (others, e.g. inuse_*, pass through), and samples
+// whose resulting values are all zero are dropped. Samples that vanished from
+// the current profile are not emitted. Not here: decoding/encoding (callers).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pprofcore/merge.hpp"
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+class DeltaComputer {
+ public:
+  // `sample_types`: names (ValueType.type) to subtract; empty = all types.
+  explicit DeltaComputer(std::vector<std::string> sample_types);
+
+  // Writes the delta of `cur` against the previous call's profile into `out`,
+  // reusing out's storage: once the series is in steady state (no new distinct
+  // samples, profiles no larger than before) the call performs no heap
+  // allocation. Returns false when `cur` was passed through (first profile or
+  // changed sample types), in which case `out` is a copy of `cur`.
+  bool delta_into(const Profile& cur, Profile& out);
+  Profile delta(const Profile& cur) {
+    Profile out;
+    delta_into(cur, out);
+    return out;
+  }
+
+  size_t num_calls() const { return calls_; }
+  // Distinct samples remembered (the state is bounded by these).
+  size_t num_states() const { return canon_.num_samples(); }
+  size_t memory_bytes() const;
+
+ private:
+  void reset_state();
+  void rebuild(const Profile& cur);
+
+  std::vector<std::string> names_;
+  Merger canon_;                      // content interning across calls
+  std::vector<std::string> types_;    // "type/unit" of the previous profile
+  std::vector<uint8_t> is_delta_;     // per value column of the current profile
+  size_t nt_ = 0;
+  std::vector<int64_t> prev_, cur_;   // per distinct sample x nt
+  std::vector<uint32_t> prev_gen_, cur_gen_;
+  std::vector<int32_t> first_row_, touched_;
+  uint32_t gen_ = 0;
+  size_t calls_ = 0;
+};
+
+}  // namespace pprofcore

@@ -1,0 +1,92 @@
+// hashing: content hashes and an open-addressing id table for the merge and
+// delta tables. The table stores (hash tag, row) pairs only; rows live in the
+// caller's columns, so equality is a caller-supplied predicate. It never
+// allocates except when it grows (load factor 1/2), which keeps steady-state
+// merging and delta allocation-free.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace pprofcore {
+
+inline uint64_t hash_mix(uint64_t h, uint64_t v) {
+  // One round of a 128-bit multiply-fold (the wyhash mixer): fast and well spread.
+  __uint128_t m = static_cast<__uint128_t>(h ^ v ^ 0xa0761d6478bd642fULL) * 0xe7037ed1a0b428dbULL;
+  return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
+}
+
+inline uint64_t hash_bytes(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
+  const char* p = s.data();
+  size_t n = s.size();
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = hash_mix(h, w);
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = hash_mix(h, w ^ (uint64_t(n) << 56));
+  }
+  return h;
+}
+
+// Maps content (through its hash and an equality predicate) to a dense row.
+// Slots are 8 bytes (32-bit hash tag + row) so large tables stay cache-friendly;
+// the full hash of each row is kept aside (rows are dense) for rehashing.
+class IdTable {
+ public:
+  size_t size() const { return row_hash_.size(); }
+  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot) + row_hash_.capacity() * 8; }
+  void clear() {
+    slots_.clear();
+    row_hash_.clear();
+    mask_ = 0;
+  }
+
+  // Row whose content equals the probe (eq(row) == true), or -1.
+  template <class Eq>
+  int32_t find(uint64_t h, Eq&& eq) const {
+    if (slots_.empty()) return -1;
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.row < 0) return -1;
+      if (s.tag == tag && eq(s.row)) return s.row;
+    }
+  }
+
+  // Records `row` (== size(), rows are dense) under `h`; the caller has checked it is absent.
+  void insert(uint64_t h, int32_t row) {
+    if ((row_hash_.size() + 1) * 2 > slots_.size()) grow();
+    row_hash_.push_back(h);
+    place(h, row);
+  }
+
+ private:
+  struct Slot {
+    uint32_t tag;
+    int32_t row;
+  };
+  void place(uint64_t h, int32_t row) {
+    size_t i = h & mask_;
+    while (slots_[i].row >= 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{static_cast<uint32_t>(h >> 32), row};
+  }
+  void grow() {
+    size_t n = slots_.empty() ? 64 : slots_.size() * 2;
+    slots_.assign(n, Slot{0, -1});
+    mask_ = n - 1;
+    for (size_t r = 0; r < row_hash_.size(); ++r) place(row_hash_[r], static_cast<int32_t>(r));
+  }
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> row_hash_;
+  size_t mask_ = 0;
+};
+
+}  // namespace pprofcore

@@ -1,0 +1,96 @@
+// merge: google/pprof's Merge and Compact on the columnar model, as an
+// incremental Merger whose memory grows with the distinct content (strings,
+// functions, mappings, locations, samples), not with the number of inputs.
+// Keys follow profile/merge.go exactly: sample = (merged locations, string
+// labels grouped by key, numeric labels with units grouped by key); location =
+// (address - mapping start, mapping, is_folded, (function, line) per line);
+// mapping = (size rounded up to 4 KiB, file offset, build id or file);
+// function = (name, system name, file, start line). Not here: unit
+// harmonization and sample-type selection (scale.hpp), delta (delta.hpp).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pprofcore/decode.hpp"
+#include "pprofcore/hashing.hpp"
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+class Merger {
+ public:
+  Merger() { intern(std::string_view()); }  // code 0 is ""
+
+  // Adds one profile: checks it against the first (same period type and sample
+  // types, else ProfileError), combines headers as pprof does (earliest
+  // time_nanos with pprof's zero quirk, summed duration, max period, comments
+  // deduplicated, first non-empty default_sample_type) and sums the values of
+  // its non-zero samples into the merged samples.
+  void add(const Profile& p);
+
+  // The merged profile so far (all-zero merged samples dropped, as pprof does by
+  // re-merging). The Merger stays usable.
+  Profile result() const;
+  // Like result(), but moves the merged tables out; the Merger is spent.
+  Profile take_result();
+
+  size_t num_inputs() const { return inputs_; }
+  size_t num_samples() const { return out_.num_samples(); }
+  size_t memory_bytes() const;
+
+  // Lower level, used by delta: start mapping `src` (no header checks), then map
+  // its sample rows to merged rows. A new merged sample starts with zero values.
+  void begin_source(const Profile& src);
+  int32_t map_sample(size_t row);
+  const Profile& merged() const { return out_; }
+
+ private:
+  struct LabelKey {
+    int32_t key, str;  // str -1 = numeric
+    int64_t num;
+    int32_t unit;
+  };
+  int32_t map_string(int32_t code);
+  int32_t intern(std::string_view s);
+  int32_t map_function(int32_t row);
+  int32_t map_mapping(int32_t row);
+  int32_t map_location(int32_t row);
+  void combine_header(const Profile& p);
+
+  Profile out_;
+  size_t inputs_ = 0;
+  IdTable strings_, functions_, mappings_, locations_, samples_;
+
+  // Per-source memo tables (reused between sources; only grow).
+  const Profile* src_ = nullptr;
+  std::vector<int32_t> str_map_, fn_map_, map_map_, loc_map_;
+  std::vector<int64_t> map_offset_;
+  std::vector<int32_t> key_locs_;
+  std::vector<LabelKey> key_labels_;
+
+  // Keys of merged samples and locations, flattened to 32-bit words in one
+  // arena each, so a probe compares one contiguous run (few cache misses).
+  std::vector<uint32_t> sample_keys_{}, loc_keys_{}, probe_{}, loc_probe_{};
+  std::vector<int64_t> sample_key_off_{0}, loc_key_off_{0};
+};
+
+// Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
+// the list is empty or the profiles are incompatible.
+Profile merge(const std::vector<const Profile*>& profiles);
+
+// pprof's Compact (= Merge of one profile): drops unreferenced rows and all-zero
+// samples, deduplicates content, renumbers ids 1..n.
+Profile compact(const Profile& p);
+
+// Decodes files on `threads` workers (0 = all cores) while the calling thread
+// merges them in input order: the result is identical to merge() of the decoded
+// files, and at most a few decoded profiles per worker are held at once.
+// `on_file(i)` (may be empty) is called from the calling thread after file i is
+// merged. Decode errors are rethrown with the file name.
+Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
+                    const std::function<void(size_t)>& on_file = {});
+
+}  // namespace pprofcore

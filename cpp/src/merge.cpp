@@ -1,0 +1,472 @@
+// merge: the incremental Merger (pprof's Merge/Compact semantics), merge of a
+// list, and parallel decode+merge of files. Owns the content keys and their
+// hash tables; does not scale, harmonize units or compute deltas.
+#include "pprofcore/merge.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <condition_variable>
+#include <memory>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "pprofcore/errors.hpp"
+#include "pprofcore/io.hpp"
+
+namespace pprofcore {
+
+namespace {
+
+std::string describe_types(const Profile& p) {
+  std::string s = "[";
+  for (size_t i = 0; i < p.num_types(); ++i) {
+    if (i) s += " ";
+    s += std::string(p.str(p.sample_type_type[i])) + "/" + std::string(p.str(p.sample_type_unit[i]));
+  }
+  return s + "]";
+}
+
+std::string describe_period(const Profile& p) {
+  if (!p.has_period_type) return "(none)";
+  return std::string(p.str(p.period_type_type)) + "/" + std::string(p.str(p.period_type_unit));
+}
+
+bool same_str(const Profile& a, int32_t ca, const Profile& b, int32_t cb) { return a.str(ca) == b.str(cb); }
+
+// pprof's compatible(): same period type and identical sample types (type and unit).
+void check_compatible(const Profile& first, const Profile& p, size_t index) {
+  bool period_ok = same_str(first, first.has_period_type ? first.period_type_type : 0, p,
+                            p.has_period_type ? p.period_type_type : 0) &&
+                   same_str(first, first.has_period_type ? first.period_type_unit : 0, p,
+                            p.has_period_type ? p.period_type_unit : 0);
+  if (!period_ok)
+    throw ProfileError("cannot merge profile " + std::to_string(index) + ": incompatible period types " +
+                       describe_period(first) + " and " + describe_period(p));
+  bool types_ok = first.num_types() == p.num_types();
+  for (size_t i = 0; types_ok && i < p.num_types(); ++i)
+    types_ok = same_str(first, first.sample_type_type[i], p, p.sample_type_type[i]) &&
+               same_str(first, first.sample_type_unit[i], p, p.sample_type_unit[i]);
+  if (!types_ok)
+    throw ProfileError("cannot merge profile " + std::to_string(index) + ": incompatible sample types " +
+                       describe_types(first) + " and " + describe_types(p) +
+                       " (use compatible='intersect' to keep the common ones)");
+}
+
+bool all_zero(const int64_t* v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (v[i] != 0) return false;
+  return true;
+}
+
+inline void push64(std::vector<uint32_t>& v, uint64_t x) {
+  v.push_back(static_cast<uint32_t>(x));
+  v.push_back(static_cast<uint32_t>(x >> 32));
+}
+
+uint64_t hash_words(uint64_t seed, const std::vector<uint32_t>& w) {
+  uint64_t h = hash_mix(seed, w.size());
+  size_t i = 0;
+  for (; i + 1 < w.size(); i += 2) h = hash_mix(h, uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32));
+  if (i < w.size()) h = hash_mix(h, w[i]);
+  return h;
+}
+
+bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
+                const std::vector<uint32_t>& probe) {
+  const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
+  return e - b == probe.size() && std::memcmp(arena.data() + b, probe.data(), probe.size() * 4) == 0;
+}
+
+}  // namespace
+
+size_t Merger::memory_bytes() const {
+  return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
+         locations_.memory_bytes() + samples_.memory_bytes() +
+         (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity()) * 4 +
+         map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
+         (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8;
+}
+
+int32_t Merger::intern(std::string_view s) {
+  uint64_t h = hash_bytes(s);
+  int32_t row = strings_.find(h, [&](int32_t r) { return out_.strings[static_cast<size_t>(r)] == s; });
+  if (row >= 0) return row;
+  row = static_cast<int32_t>(out_.strings.size());
+  out_.strings.push_back(s);
+  strings_.insert(h, row);
+  return row;
+}
+
+int32_t Merger::map_string(int32_t code) {
+  int32_t& m = str_map_[static_cast<size_t>(code)];
+  if (m < 0) m = intern(src_->str(code));
+  return m;
+}
+
+int32_t Merger::map_function(int32_t row) {
+  int32_t& memo = fn_map_[static_cast<size_t>(row)];
+  if (memo >= 0) return memo;
+  const Functions& f = src_->functions;
+  const size_t r = static_cast<size_t>(row);
+  int32_t name = map_string(f.name[r]), sys = map_string(f.system_name[r]), file = map_string(f.filename[r]);
+  int64_t start = f.start_line[r];
+  uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(1, uint64_t(name)), uint64_t(sys)), uint64_t(file)),
+                        uint64_t(start));
+  Functions& o = out_.functions;
+  int32_t got = functions_.find(h, [&](int32_t k) {
+    size_t q = static_cast<size_t>(k);
+    return o.name[q] == name && o.system_name[q] == sys && o.filename[q] == file && o.start_line[q] == start;
+  });
+  if (got < 0) {
+    got = static_cast<int32_t>(o.size());
+    o.id.push_back(uint64_t(got) + 1);
+    o.name.push_back(name);
+    o.system_name.push_back(sys);
+    o.filename.push_back(file);
+    o.start_line.push_back(start);
+    functions_.insert(h, got);
+  }
+  return memo = got;
+}
+
+int32_t Merger::map_mapping(int32_t row) {
+  int32_t& memo = map_map_[static_cast<size_t>(row)];
+  if (memo >= 0) return memo;
+  const Mappings& m = src_->mappings;
+  const size_t r = static_cast<size_t>(row);
+  uint64_t size = m.memory_limit[r] - m.memory_start[r];
+  size = size + 0xfff;
+  size -= size % 0x1000;
+  const uint64_t offset = m.file_offset[r];
+  int32_t bof = !src_->str(m.build_id[r]).empty()   ? map_string(m.build_id[r])
+                : !src_->str(m.filename[r]).empty() ? map_string(m.filename[r])
+                                                    : 0;
+  uint64_t h = hash_mix(hash_mix(hash_mix(2, size), offset), uint64_t(bof));
+  Mappings& o = out_.mappings;
+  auto key_of = [&](size_t q) {
+    uint64_t s = o.memory_limit[q] - o.memory_start[q] + 0xfff;
+    s -= s % 0x1000;
+    int32_t b = o.build_id[q] != 0 ? o.build_id[q] : o.filename[q];
+    return std::make_tuple(s, o.file_offset[q], b);
+  };
+  int32_t got = mappings_.find(h, [&](int32_t k) { return key_of(static_cast<size_t>(k)) == std::make_tuple(size, offset, bof); });
+  if (got >= 0) {
+    map_offset_[r] = static_cast<int64_t>(o.memory_start[static_cast<size_t>(got)] - m.memory_start[r]);
+  } else {
+    got = static_cast<int32_t>(o.size());
+    o.id.push_back(uint64_t(got) + 1);
+    o.memory_start.push_back(m.memory_start[r]);
+    o.memory_limit.push_back(m.memory_limit[r]);
+    o.file_offset.push_back(offset);
+    o.filename.push_back(map_string(m.filename[r]));
+    o.build_id.push_back(map_string(m.build_id[r]));
+    o.has_functions.push_back(m.has_functions[r]);
+    o.has_filenames.push_back(m.has_filenames[r]);
+    o.has_line_numbers.push_back(m.has_line_numbers[r]);
+    o.has_inline_frames.push_back(m.has_inline_frames[r]);
+    mappings_.insert(h, got);
+    map_offset_[r] = 0;
+  }
+  return memo = got;
+}
+
+int32_t Merger::map_location(int32_t row) {
+  int32_t& memo = loc_map_[static_cast<size_t>(row)];
+  if (memo >= 0) return memo;
+  const Locations& l = src_->locations;
+  const size_t r = static_cast<size_t>(row);
+  const int32_t src_map = l.mapping[r];
+  int32_t mapping = -1;
+  uint64_t key_addr = l.address[r];
+  int64_t shift = 0;
+  if (src_map >= 0) {
+    mapping = map_mapping(src_map);
+    key_addr -= src_->mappings.memory_start[static_cast<size_t>(src_map)];
+    shift = map_offset_[static_cast<size_t>(src_map)];
+  }
+  const uint8_t folded = l.is_folded[r];
+  const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
+  loc_probe_.clear();
+  push64(loc_probe_, key_addr);
+  loc_probe_.push_back(static_cast<uint32_t>(mapping));
+  loc_probe_.push_back(folded);
+  // Functions are mapped into key_locs_ too, to fill the new row's lines.
+  key_locs_.clear();
+  for (int64_t i = lb; i < le; ++i) {
+    int32_t fn = map_function(src_->lines.function[static_cast<size_t>(i)]);
+    key_locs_.push_back(fn);
+    loc_probe_.push_back(static_cast<uint32_t>(fn));
+    push64(loc_probe_, uint64_t(src_->lines.line[static_cast<size_t>(i)]));
+  }
+  const uint64_t h = hash_words(3, loc_probe_);
+  Locations& o = out_.locations;
+  int32_t got = locations_.find(h, [&](int32_t k) { return same_words(loc_keys_, loc_key_off_, k, loc_probe_); });
+  if (got < 0) {
+    got = static_cast<int32_t>(o.size());
+    o.id.push_back(uint64_t(got) + 1);
+    o.mapping.push_back(mapping);
+    o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
+    o.is_folded.push_back(folded);
+    for (int64_t i = lb; i < le; ++i) {
+      out_.lines.function.push_back(key_locs_[size_t(i - lb)]);
+      out_.lines.line.push_back(src_->lines.line[size_t(i)]);
+      out_.lines.column.push_back(src_->lines.column[size_t(i)]);
+    }
+    o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
+    loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
+    loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
+    locations_.insert(h, got);
+  }
+  return memo = got;
+}
+
+void Merger::begin_source(const Profile& src) {
+  src_ = &src;
+  str_map_.assign(src.strings.size(), -1);
+  fn_map_.assign(src.functions.size(), -1);
+  map_map_.assign(src.mappings.size(), -1);
+  map_offset_.assign(src.mappings.size(), 0);
+  loc_map_.assign(src.locations.size(), -1);
+  // pprof: the first mapping seen is the main binary and stays first.
+  if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
+}
+
+int32_t Merger::map_sample(size_t row) {
+  const Profile& s = *src_;
+  const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];
+  const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];
+  // Map locations first: map_location uses key_locs_ as scratch.
+  key_labels_.clear();
+  for (int64_t i = sb; i < se; ++i)
+    key_labels_.push_back(LabelKey{map_location(s.stack_locations[size_t(i)]), 0, 0, 0});
+  const size_t nloc = key_labels_.size();
+  key_locs_.clear();
+  for (size_t i = 0; i < nloc; ++i) key_locs_.push_back(key_labels_[i].key);
+  key_labels_.clear();
+  for (int64_t i = lb; i < le; ++i) {
+    size_t q = size_t(i);
+    int32_t str = s.labels.str[q];
+    // Values hold source codes until after the sort, so strings are interned in
+    // canonical order (compact(compact(p)) == compact(p)).
+    key_labels_.push_back(LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q],
+                                   s.labels.num_unit[q]});
+  }
+  // pprof groups labels by key (map), keeping each key's values in order, with
+  // string labels and numeric labels in separate parts: a stable insertion sort
+  // by (is numeric, key) gives one canonical sequence per label set.
+  auto before = [](const LabelKey& a, const LabelKey& b) {
+    bool an = a.str < 0, bn = b.str < 0;
+    return an != bn ? bn : a.key < b.key;
+  };
+  for (size_t i = 1; i < key_labels_.size(); ++i) {
+    LabelKey x = key_labels_[i];
+    size_t j = i;
+    while (j > 0 && before(x, key_labels_[j - 1])) {
+      key_labels_[j] = key_labels_[j - 1];
+      --j;
+    }
+    key_labels_[j] = x;
+  }
+  for (LabelKey& k : key_labels_) {
+    if (k.str >= 0) k.str = map_string(k.str);
+    k.unit = map_string(k.unit);
+  }
+  probe_.clear();
+  probe_.push_back(static_cast<uint32_t>(nloc));
+  for (int32_t l : key_locs_) probe_.push_back(static_cast<uint32_t>(l));
+  for (const LabelKey& k : key_labels_) {
+    probe_.push_back(static_cast<uint32_t>(k.key));
+    probe_.push_back(static_cast<uint32_t>(k.str));
+    push64(probe_, static_cast<uint64_t>(k.num));
+    probe_.push_back(static_cast<uint32_t>(k.unit));
+  }
+  const uint64_t h = hash_words(4, probe_);
+  Profile& o = out_;
+  int32_t got = samples_.find(h, [&](int32_t k) { return same_words(sample_keys_, sample_key_off_, k, probe_); });
+  if (got < 0) {
+    got = static_cast<int32_t>(o.num_samples());
+    o.stack_locations.insert(o.stack_locations.end(), key_locs_.begin(), key_locs_.end());
+    o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
+    for (const LabelKey& k : key_labels_) {
+      o.labels.key.push_back(k.key);
+      o.labels.str.push_back(k.str);
+      o.labels.num.push_back(k.num);
+      o.labels.num_unit.push_back(k.unit);
+    }
+    o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
+    o.values.resize(o.values.size() + o.num_types(), 0);
+    sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
+    sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
+    samples_.insert(h, got);
+  }
+  return got;
+}
+
+void Merger::combine_header(const Profile& p) {
+  const size_t index = inputs_;
+  if (inputs_ == 0) {
+    src_ = &p;
+    str_map_.assign(p.strings.size(), -1);
+    for (size_t i = 0; i < p.num_types(); ++i) {
+      out_.sample_type_type.push_back(map_string(p.sample_type_type[i]));
+      out_.sample_type_unit.push_back(map_string(p.sample_type_unit[i]));
+    }
+    out_.has_period_type = p.has_period_type;
+    out_.period_type_type = map_string(p.period_type_type);
+    out_.period_type_unit = map_string(p.period_type_unit);
+    out_.drop_frames = map_string(p.drop_frames);
+    out_.keep_frames = map_string(p.keep_frames);
+  } else {
+    check_compatible(out_, p, index);
+  }
+  src_ = &p;
+  str_map_.assign(p.strings.size(), -1);
+  // pprof's combineHeaders, including its quirk: a later zero time_nanos resets the
+  // running minimum (the condition is `timeNanos == 0 || s.TimeNanos < timeNanos`).
+  if (out_.time_nanos == 0 || p.time_nanos < out_.time_nanos) out_.time_nanos = p.time_nanos;
+  out_.duration_nanos += p.duration_nanos;
+  if (out_.period == 0 || out_.period < p.period) out_.period = p.period;
+  for (int32_t c : p.comments) {
+    int32_t mc = map_string(c);
+    if (std::find(out_.comments.begin(), out_.comments.end(), mc) == out_.comments.end()) out_.comments.push_back(mc);
+  }
+  if (out_.default_sample_type == 0) out_.default_sample_type = map_string(p.default_sample_type);
+  if (out_.doc_url == 0) out_.doc_url = map_string(p.doc_url);
+  ++inputs_;
+}
+
+void Merger::add(const Profile& p) {
+  combine_header(p);
+  begin_source(p);
+  const size_t nt = p.num_types();
+  for (size_t i = 0; i < p.num_samples(); ++i) {
+    const int64_t* v = p.values.data() + i * nt;
+    if (all_zero(v, nt)) continue;
+    int32_t row = map_sample(i);
+    int64_t* dst = out_.values.data() + size_t(row) * nt;
+    for (size_t t = 0; t < nt; ++t) dst[t] += v[t];
+  }
+  src_ = nullptr;
+}
+
+Profile Merger::result() const {
+  const size_t nt = out_.num_types();
+  for (size_t i = 0; i < out_.num_samples(); ++i)
+    if (all_zero(out_.values.data() + i * nt, nt)) return compact(out_);  // pprof re-merges to drop them
+  return out_;
+}
+
+Profile Merger::take_result() {
+  const size_t nt = out_.num_types();
+  for (size_t i = 0; i < out_.num_samples(); ++i)
+    if (all_zero(out_.values.data() + i * nt, nt)) return compact(out_);
+  Profile p = std::move(out_);
+  *this = Merger();
+  return p;
+}
+
+Profile merge(const std::vector<const Profile*>& profiles) {
+  if (profiles.empty()) throw ProfileError("no profiles to merge");
+  Merger m;
+  for (const Profile* p : profiles) m.add(*p);
+  return m.take_result();
+}
+
+Profile compact(const Profile& p) {
+  Merger m;
+  m.add(p);
+  return m.take_result();
+}
+
+Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
+                    const std::function<void(size_t)>& on_file) {
+  if (paths.empty()) throw ProfileError("no profiles to merge");
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const size_t n = paths.size();
+  // Decoders run ahead of the merge by at most `window` files (bounded memory);
+  // the calling thread merges in input order, so the result is identical to
+  // merging sequentially, whatever the thread count.
+  const size_t decoders = std::min<size_t>(threads, n);
+  const size_t window = 4 * decoders;
+  std::vector<std::unique_ptr<Profile>> ready(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::mutex mu;
+  std::condition_variable cv_ready, cv_space;
+  size_t next = 0, merged = 0;
+  bool stop = false;
+
+  auto decode_one = [&](size_t i) {
+    try {
+      std::string bytes = read_file(paths[i]);
+      return std::make_unique<Profile>(decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options));
+    } catch (const DecodeError& err) {
+      throw DecodeError(paths[i] + ": " + err.reason(), err.field(), err.offset());
+    } catch (const std::system_error& err) {
+      throw std::system_error(err.code(), paths[i]);
+    }
+  };
+  auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv_space.wait(lock, [&] { return stop || next >= n || next < merged + window; });
+        if (stop || next >= n) return;
+        i = next++;
+      }
+      std::unique_ptr<Profile> p;
+      std::exception_ptr e;
+      try {
+        p = decode_one(i);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ready[i] = std::move(p);
+        errors[i] = e;
+      }
+      cv_ready.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
+  Merger m;
+  std::exception_ptr failure;
+  for (size_t i = 0; i < n && !failure; ++i) {
+    std::unique_ptr<Profile> p;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv_ready.wait(lock, [&] { return ready[i] || errors[i]; });
+      if (errors[i]) {
+        failure = errors[i];
+        break;
+      }
+      p = std::move(ready[i]);
+    }
+    try {
+      m.add(*p);
+    } catch (const ProfileError& err) {
+      failure = std::make_exception_ptr(ProfileError(paths[i] + ": " + err.what()));
+    }
+    p.reset();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      merged = i + 1;
+    }
+    cv_space.notify_all();
+    if (on_file && !failure) on_file(i);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+  }
+  cv_space.notify_all();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return m.take_result();
+}
+
+}  // namespace pprofcore

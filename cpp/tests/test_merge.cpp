@@ -1,0 +1,159 @@
+// C++ unit tests of merge, compact, scale and delta, including the
+// no-allocation-in-steady-state guarantee of DeltaComputer (counted by
+// replacing the global operator new in this test binary).
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "check.hpp"
+#include "pprofcore/labels.hpp"
+#include "pprofcore/delta.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/merge.hpp"
+#include "pprofcore/scale.hpp"
+
+using namespace pprofcore;
+
+static std::atomic<long> g_allocs{0};
+void* operator new(std::size_t n) {
+  ++g_allocs;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+// A Go-heap-like cumulative profile at step `step`: `k` stacks over a few
+// functions, alloc_* growing with the step, inuse_* constant. The last stack
+// is split into two identical samples (duplicates to aggregate), and sample
+// order rotates with the step.
+static Profile heap_step(int step, int k = 40) {
+  Profile p;
+  StringInterner s;
+  for (const char* t : {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"})
+    p.sample_type_type.push_back(s.intern(t));
+  for (const char* u : {"count", "bytes", "count", "bytes"}) p.sample_type_unit.push_back(s.intern(u));
+  p.has_period_type = true;
+  p.period_type_type = s.intern("space");
+  p.period_type_unit = s.intern("bytes");
+  p.period = 524288;
+  p.time_nanos = 1000 + step;
+  p.mappings.id = {1};
+  p.mappings.memory_start = {0x400000 + uint64_t(step) * 0x10000};  // ASLR: moves each step
+  p.mappings.memory_limit = {0x900000 + uint64_t(step) * 0x10000};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {s.intern("/bin/app")};
+  p.mappings.build_id = {s.intern("")};
+  p.mappings.has_functions = {1};
+  p.mappings.has_filenames = {1};
+  p.mappings.has_line_numbers = {1};
+  p.mappings.has_inline_frames = {0};
+  const int nf = 8;
+  for (int f = 0; f < nf; ++f) {
+    p.functions.id.push_back(uint64_t(f) + 1);
+    p.functions.name.push_back(s.intern("fn" + std::to_string(f)));
+    p.functions.system_name.push_back(s.intern("fn" + std::to_string(f)));
+    p.functions.filename.push_back(s.intern("app.go"));
+    p.functions.start_line.push_back(f * 10);
+    p.locations.id.push_back(uint64_t(f) + 1);
+    p.locations.mapping.push_back(0);
+    p.locations.address.push_back(p.mappings.memory_start[0] + 0x100 * uint64_t(f + 1));
+    p.locations.is_folded.push_back(0);
+    p.lines.function.push_back(f);
+    p.lines.line.push_back(f * 10 + 3);
+    p.lines.column.push_back(0);
+    p.locations.line_offsets.push_back(p.lines.size());
+  }
+  int32_t key = s.intern("kind");
+  for (int j = 0; j <= k; ++j) {
+    int i = (j + step) % k;
+    if (j == k) i = k - 1;  // duplicate of the last stack
+    p.stack_locations.push_back(i % nf);
+    p.stack_locations.push_back((i / nf + 1) % nf);
+    p.stack_offsets.push_back(p.stack_locations.size());
+    p.labels.key.push_back(key);
+    p.labels.str.push_back(s.intern(i % 2 ? "odd" : "even"));
+    p.labels.num.push_back(0);
+    p.labels.num_unit.push_back(0);
+    p.label_offsets.push_back(p.labels.size());
+    int64_t grow = int64_t(i + 1) * (step + 1);
+    p.values.insert(p.values.end(), {grow, grow * 64, int64_t(i), int64_t(i) * 64});
+  }
+  p.strings = s.take();
+  check_invariants(p);
+  return p;
+}
+
+static int64_t total(const Profile& p, size_t t) {
+  int64_t n = 0;
+  for (size_t i = 0; i < p.num_samples(); ++i) n += p.values[i * p.num_types() + t];
+  return n;
+}
+
+TEST(merge_sums_and_dedups) {
+  Profile a = heap_step(0), b = heap_step(1);
+  Profile m = merge({&a, &b});
+  check_invariants(m);
+  EXPECT(m.num_samples() == 40);  // the duplicate is folded in, rotation does not matter
+  EXPECT(m.locations.size() == 8 && m.functions.size() == 8 && m.mappings.size() == 1);
+  EXPECT(total(m, 1) == total(a, 1) + total(b, 1));
+  EXPECT(m.time_nanos == 1000);
+  EXPECT(compact(m) == m);
+  EXPECT(compact(compact(a)) == compact(a));
+}
+
+TEST(merge_drops_cancelled_samples) {
+  Profile a = heap_step(2);
+  Profile neg = scale_n(a, {-1, -1, -1, -1});
+  Profile m = merge({&a, &neg});
+  check_invariants(m);
+  EXPECT(m.num_samples() == 0);
+  EXPECT(m.locations.size() == 0);
+  EXPECT(m.mappings.size() == 1);  // the first mapping stays
+}
+
+TEST(merge_incompatible_throws) {
+  Profile a = heap_step(0);
+  Profile b = select_sample_types(a, {0, 1});
+  EXPECT_THROWS(merge({&a, &b}), ProfileError, "incompatible sample types");
+  EXPECT_THROWS(merge({}), ProfileError, "no profiles");
+}
+
+TEST(scale_n_keep_rule) {
+  Profile a = heap_step(0);
+  // Only the scaled type decides: inuse (ratio 1) cannot keep a sample.
+  Profile z = scale_n(a, {0, 0, 1, 1});
+  EXPECT(z.num_samples() == 0);
+  Profile h = scale_n(a, {0.5, 1, 1, 1});
+  EXPECT(h.values[0] == (a.values[0] + 1) / 2 || h.values[0] == a.values[0] / 2);
+}
+
+TEST(delta_semantics) {
+  DeltaComputer dc({"alloc_objects", "alloc_space"});
+  Profile s0 = heap_step(0), s1 = heap_step(1);
+  EXPECT(dc.delta(s0) == s0);  // first passes through
+  Profile d = dc.delta(s1);
+  check_invariants(d);
+  EXPECT(d.num_samples() == 40);
+  EXPECT(total(d, 0) == total(s1, 0) - total(s0, 0));
+  EXPECT(total(d, 2) == total(s1, 2));  // inuse passes through
+  Profile d2 = dc.delta(s1);            // nothing new allocated: only inuse left
+  EXPECT(total(d2, 0) == 0 && total(d2, 2) == total(s1, 2));
+  EXPECT(d2.num_samples() == 39);  // stack 0 has inuse 0 -> all-zero, dropped
+}
+
+TEST(delta_steady_state_allocates_nothing) {
+  std::vector<Profile> series;
+  for (int i = 0; i < 12; ++i) series.push_back(heap_step(i));
+  DeltaComputer dc({"alloc_objects", "alloc_space"});
+  Profile out;
+  for (int i = 0; i < 4; ++i) dc.delta_into(series[size_t(i)], out);  // warm-up: tables and buffers grow
+  long before = g_allocs.load();
+  for (int i = 4; i < 12; ++i) dc.delta_into(series[size_t(i)], out);
+  long allocs = g_allocs.load() - before;
+  std::printf("  allocations in 8 steady-state delta calls: %ld\n", allocs);
+  EXPECT(allocs == 0);
+  EXPECT(dc.num_states() == 40);
+}
+
+int main() { return check::run_all(); }
