@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_errors(m);
   pprofcore::bindings::bind_profile(m);
   pprofcore::bindings::bind_codec(m);
+  pprofcore::bindings::bind_aggregate(m);
 }

@@ -59,5 +59,6 @@ py::bytes to_bytes(std::string&& s);
 void bind_errors(py::module_& m);
 void bind_profile(py::module_& m);
 void bind_codec(py::module_& m);
+void bind_aggregate(py::module_& m);
 
 }  // namespace pprofcore::bindings
