@@ -225,6 +225,39 @@ class Profile:
         with open(os.fspath(path), "wb") as f:
             f.write(data)
 
+    # ----------------------------------------------------------------- reports
+    def top(self, sample_type: Union[int, str, None] = None, by: str = "functions", n: Optional[int] = None,
+            sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+        """Flat and cum per function (or file, line, address), like ``pprof -top``.
+
+        Parameters
+        ----------
+        sample_type : int or str, optional
+            Sample type index or name; default follows pprof (``default_sample_type``,
+            else the last type).
+        by : {"functions", "filefunctions", "files", "lines", "addresses"}
+            pprof's granularity.
+        n : int, optional
+            Keep only the first ``n`` rows (pprof's ``-nodecount``).
+        sort : {"flat", "cum"}
+            Order by flat (pprof's default) or cum (``-cum``).
+        mean : bool
+            Divide by the first (count) sample type, like ``-mean``.
+        unit : str, optional
+            Display unit (``"minimum"`` default, ``"auto"``, ``"ms"``, ``"MB"`` ...);
+            table values stay in the sample type's own unit.
+        inline : bool
+            Show inlined functions as their own rows (``False`` = ``-noinlines``).
+
+        Returns
+        -------
+        ReportTable
+            Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
+        """
+        from ._reports import top
+
+        return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
+
     # --------------------------------------------------------------- protocols
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Profile):
