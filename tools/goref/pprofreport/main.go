@@ -3,6 +3,8 @@
 // `go tool pprof`'s start-up per call. Reads one JSON array of arguments per
 // stdin line (pprof flags and the profile path, no -output) and writes, per line,
 // the report text followed by a line "\x00END <status>" (status "ok" or the error).
+// Requests should name their granularity and sort (-functions, -flat ...): those
+// choices persist from one request to the next inside the driver.
 package main
 
 import (
@@ -21,6 +23,31 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	args []string
+}
+
+// The driver seeds each flag's default from its global "current config", which
+// the previous request changed; defaults seen on the first request are pristine.
+var pristine = map[string]interface{}{}
+
+func pristineDefault(name string, def interface{}) interface{} {
+	if v, ok := pristine[name]; ok {
+		return v
+	}
+	pristine[name] = def
+	return def
+}
+
+func (f *flagSet) Bool(name string, def bool, usage string) *bool {
+	return f.FlagSet.Bool(name, pristineDefault(name, def).(bool), usage)
+}
+func (f *flagSet) Int(name string, def int, usage string) *int {
+	return f.FlagSet.Int(name, pristineDefault(name, def).(int), usage)
+}
+func (f *flagSet) Float64(name string, def float64, usage string) *float64 {
+	return f.FlagSet.Float64(name, pristineDefault(name, def).(float64), usage)
+}
+func (f *flagSet) String(name string, def string, usage string) *string {
+	return f.FlagSet.String(name, pristineDefault(name, def).(string), usage)
 }
 
 func (f *flagSet) StringList(name, def, usage string) *[]*string {
