@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_profile(m);
   pprofcore::bindings::bind_codec(m);
   pprofcore::bindings::bind_aggregate(m);
+  pprofcore::bindings::bind_tables(m);
 }

@@ -60,5 +60,6 @@ void bind_errors(py::module_& m);
 void bind_profile(py::module_& m);
 void bind_codec(py::module_& m);
 void bind_aggregate(py::module_& m);
+void bind_tables(py::module_& m);
 
 }  // namespace pprofcore::bindings

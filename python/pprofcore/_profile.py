@@ -258,6 +258,26 @@ class Profile:
 
         return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
 
+    def to_pandas(self, kind: str = "samples"):
+        """A table of the profile as a ``pandas.DataFrame`` (needs pandas).
+
+        ``kind`` is ``"samples"`` (one row per sample: a column per sample type,
+        ``leaf_function``, ``stack_id``, ``depth`` and one column per label key),
+        ``"frames"`` (one row per sample x frame, inline frames expanded: ``sample``,
+        ``depth`` (0 = leaf), ``location``, ``address``, ``function``, ``file``,
+        ``line``, ``inline``), ``"locations"``, ``"functions"`` or ``"mappings"``.
+        String columns are ``pd.Categorical`` built from the string table's codes.
+        """
+        from ._dataframes import to_pandas
+
+        return to_pandas(self, kind)
+
+    def to_arrow(self, kind: str = "samples"):
+        """Like :meth:`to_pandas` but a ``pyarrow.Table`` with dictionary-encoded strings."""
+        from ._dataframes import to_arrow
+
+        return to_arrow(self, kind)
+
     # --------------------------------------------------------------- protocols
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Profile):

@@ -1,0 +1,52 @@
+// tables: dense stack ids for the samples table (hash of each location sequence).
+#include "pprofcore/tables.hpp"
+
+#include <cstring>
+
+namespace pprofcore {
+
+std::vector<int32_t> stack_ids(const Profile& p, size_t* n_stacks) {
+  const size_t ns = p.num_samples();
+  std::vector<int32_t> out(ns);
+  // Open addressing over first-occurrence sample indices, keyed by stack content.
+  size_t cap = 16;
+  while (cap < ns * 2) cap <<= 1;
+  std::vector<int32_t> slot_sample(cap, -1);
+  std::vector<uint64_t> slot_hash(cap, 0);
+  std::vector<uint64_t> hashes(ns);
+  const int32_t* locs = p.stack_locations.data();
+  int32_t next = 0;
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(e - b);
+    for (int64_t i = b; i < e; ++i) {
+      h ^= static_cast<uint32_t>(locs[i]);
+      h *= 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    size_t k = static_cast<size_t>(h) & (cap - 1);
+    for (;;) {
+      const int32_t other = slot_sample[k];
+      if (other < 0) {
+        slot_sample[k] = static_cast<int32_t>(s);
+        slot_hash[k] = h;
+        out[s] = next++;
+        break;
+      }
+      if (slot_hash[k] == h) {
+        const size_t o = static_cast<size_t>(other);
+        const int64_t ob = p.stack_offsets[o], oe = p.stack_offsets[o + 1];
+        if (oe - ob == e - b &&
+            std::memcmp(locs + ob, locs + b, static_cast<size_t>(e - b) * sizeof(int32_t)) == 0) {
+          out[s] = out[o];
+          break;
+        }
+      }
+      k = (k + 1) & (cap - 1);
+    }
+  }
+  if (n_stacks) *n_stacks = static_cast<size_t>(next);
+  return out;
+}
+
+}  // namespace pprofcore

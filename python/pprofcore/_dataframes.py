@@ -1,0 +1,243 @@
+"""Profile tables as pandas DataFrames and Arrow tables, built column-wise from
+the NumPy views (no per-row Python loops). String columns become
+``pd.Categorical`` / Arrow dictionary arrays from the codes and the string table.
+
+Kinds: ``samples`` (one row per sample), ``frames`` (one row per sample x frame,
+inline frames expanded), ``locations``, ``functions``, ``mappings``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Tuple
+
+import numpy as np
+
+from . import _core
+from ._report_table import require_pandas, require_pyarrow
+
+if TYPE_CHECKING:
+    from ._profile import Profile
+
+KINDS = ("samples", "frames", "locations", "functions", "mappings")
+
+
+class Codes:
+    """A string column: ``int32`` codes into ``categories`` (``-1`` = missing)."""
+
+    __slots__ = ("codes", "categories")
+
+    def __init__(self, codes: np.ndarray, categories: List[str]):
+        self.codes = codes
+        self.categories = categories
+
+
+def _dedup(profile: "Profile") -> Tuple[List[str], np.ndarray]:
+    """Unique categories of the string table and the code -> category remap
+    (string tables may repeat a string; categories must be unique)."""
+    cached = profile._tables.get("__categories__")
+    if cached is None:
+        strings = list(profile.strings)
+        first = {}
+        remap = np.empty(len(strings) + 1, dtype=np.int32)
+        cats = []
+        for i, s in enumerate(strings):
+            j = first.get(s)
+            if j is None:
+                j = first[s] = len(cats)
+                cats.append(s)
+            remap[i] = j
+        remap[len(strings)] = -1  # index -1 (missing) maps to -1
+        cached = (cats, remap)
+        profile._tables["__categories__"] = cached
+    return cached
+
+
+def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -> Codes:
+    cats, remap = _dedup(profile)
+    c = remap[np.asarray(codes, dtype=np.int64)]
+    if missing_empty:
+        c = np.where(np.asarray(codes) == 0, -1, c).astype(np.int32)
+    return Codes(c, cats)
+
+
+def _value_names(profile: "Profile") -> List[str]:
+    types = profile.sample_types
+    names = [t for t, _ in types]
+    out = []
+    for t, u in types:
+        out.append(t if names.count(t) == 1 else f"{t}/{u}")
+    return out
+
+
+def _sample_of_rows(offsets: np.ndarray) -> np.ndarray:
+    n = len(offsets) - 1
+    return np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+
+
+def _leaf_function(profile: "Profile") -> np.ndarray:
+    """Function row of each sample's leaf frame (innermost line of the first location), -1 if none."""
+    so = profile.stack_offsets
+    n = len(so) - 1
+    out = np.full(n, -1, dtype=np.int64)
+    has = so[1:] > so[:-1]
+    if not has.any():
+        return out
+    leaf_loc = profile.stack_locations[so[:-1][has]]
+    lo = profile.locations.line_offsets
+    has_line = lo[leaf_loc + 1] > lo[leaf_loc]
+    f = np.full(len(leaf_loc), -1, dtype=np.int64)
+    f[has_line] = profile.lines.function[lo[leaf_loc[has_line]]]
+    out[has] = f
+    return out
+
+
+def _label_columns(profile: "Profile") -> Dict[str, object]:
+    """One column per label key: string labels as Codes, numeric as (values, mask).
+    A sample with several values for a key gets the first."""
+    lab = profile.labels
+    if len(lab.key) == 0:
+        return {}
+    n = len(profile)
+    sample = _sample_of_rows(profile.label_offsets)
+    out = {}
+    keys = np.unique(lab.key)
+    for k in keys:
+        name = profile.strings[int(k)]
+        m = lab.key == k
+        rows = sample[m][::-1]  # reversed so the first value wins on assignment
+        is_str = lab.str[m][::-1] >= 0
+        if is_str.any():
+            codes = np.full(n, -1, dtype=np.int64)
+            codes[rows[is_str]] = lab.str[m][::-1][is_str]
+            out[name] = _codes(profile, codes)
+        if (~is_str).any():
+            vals = np.zeros(n, dtype=np.int64)
+            mask = np.ones(n, dtype=bool)
+            vals[rows[~is_str]] = lab.num[m][::-1][~is_str]
+            mask[rows[~is_str]] = False
+            out[name if not is_str.any() else name + "#num"] = (vals, mask)
+    return out
+
+
+def columns(profile: "Profile", kind: str) -> Dict[str, object]:
+    """Columns of one table kind: NumPy arrays, :class:`Codes`, or (values, mask) pairs."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    fn = profile.functions
+    if kind == "samples":
+        cols: Dict[str, object] = {}
+        v = profile.values
+        for i, name in enumerate(_value_names(profile)):
+            cols[name] = v[:, i]
+        leaf = _leaf_function(profile)
+        fname = np.where(leaf >= 0, fn.name[np.maximum(leaf, 0)] if len(fn) else -1, -1)
+        cols["leaf_function"] = _codes(profile, fname)
+        cols["stack_id"] = _core.stack_ids(profile._core)
+        cols["depth"] = np.diff(profile.stack_offsets)
+        for k, c in _label_columns(profile).items():
+            if k in cols:
+                k = "label:" + k
+            cols[k] = c
+        return cols
+    if kind == "frames":
+        so, sl = profile.stack_offsets, profile.stack_locations
+        lo = profile.locations.line_offsets
+        nlines = np.diff(lo)
+        per_entry = np.maximum(nlines[sl], 1) if len(sl) else np.zeros(0, dtype=np.int64)
+        entry = np.repeat(np.arange(len(sl), dtype=np.int64), per_entry)
+        starts = np.cumsum(per_entry) - per_entry
+        within = np.arange(len(entry), dtype=np.int64) - np.repeat(starts, per_entry)
+        loc = sl[entry].astype(np.int64)
+        has_line = nlines[loc] > 0
+        line_row = np.where(has_line, lo[loc] + within, -1)
+        sample_of_entry = _sample_of_rows(so)
+        sample = sample_of_entry[entry]
+        # depth 0 = leaf frame of the sample
+        frame_counts = np.bincount(sample, minlength=len(so) - 1) if len(sample) else np.zeros(len(so) - 1, np.int64)
+        frame_starts = np.cumsum(frame_counts) - frame_counts
+        depth = np.arange(len(sample), dtype=np.int64) - frame_starts[sample]
+        safe = np.maximum(line_row, 0)
+        func = np.where(has_line, profile.lines.function[safe] if len(profile.lines.function) else -1, -1)
+        sf = np.maximum(func, 0)
+        has_f = func >= 0
+        return {
+            "sample": sample,
+            "depth": depth,
+            "location": loc,
+            "address": profile.locations.address[loc],
+            "function": _codes(profile, np.where(has_f, fn.name[sf] if len(fn) else 0, -1)),
+            "file": _codes(profile, np.where(has_f, fn.filename[sf] if len(fn) else 0, -1)),
+            "line": np.where(has_line, profile.lines.line[safe] if len(profile.lines.line) else 0, 0),
+            "inline": has_line & (within < nlines[loc] - 1),
+        }
+    if kind == "locations":
+        loc = profile.locations
+        lo = loc.line_offsets
+        nl = np.diff(lo)
+        has = nl > 0
+        first = np.where(has, lo[:-1], 0)
+        func = np.where(has, profile.lines.function[first] if len(profile.lines.function) else -1, -1)
+        sf = np.maximum(func, 0)
+        m = profile.mappings
+        return {
+            "id": loc.id,
+            "mapping_id": np.where(loc.mapping >= 0, m.id[np.maximum(loc.mapping, 0)] if len(m) else 0, 0),
+            "address": loc.address,
+            "is_folded": loc.is_folded.astype(bool),
+            "num_lines": nl,
+            "function": _codes(profile, np.where(func >= 0, fn.name[sf] if len(fn) else 0, -1)),
+            "file": _codes(profile, np.where(func >= 0, fn.filename[sf] if len(fn) else 0, -1)),
+            "line": np.where(has, profile.lines.line[first] if len(profile.lines.line) else 0, 0),
+        }
+    if kind == "functions":
+        return {
+            "id": fn.id,
+            "name": _codes(profile, fn.name),
+            "system_name": _codes(profile, fn.system_name),
+            "filename": _codes(profile, fn.filename),
+            "start_line": fn.start_line,
+        }
+    m = profile.mappings
+    return {
+        "id": m.id,
+        "memory_start": m.memory_start,
+        "memory_limit": m.memory_limit,
+        "file_offset": m.file_offset,
+        "filename": _codes(profile, m.filename),
+        "build_id": _codes(profile, m.build_id),
+        "has_functions": m.has_functions.astype(bool),
+        "has_filenames": m.has_filenames.astype(bool),
+        "has_line_numbers": m.has_line_numbers.astype(bool),
+        "has_inline_frames": m.has_inline_frames.astype(bool),
+    }
+
+
+def to_pandas(profile: "Profile", kind: str = "samples"):
+    pd = require_pandas()
+    data = {}
+    for k, c in columns(profile, kind).items():
+        if isinstance(c, Codes):
+            data[k] = pd.Categorical.from_codes(c.codes, categories=pd.Index(c.categories, dtype=object),
+                                                validate=False)
+        elif isinstance(c, tuple):
+            data[k] = pd.arrays.IntegerArray(c[0], c[1])
+        else:
+            data[k] = c
+    return pd.DataFrame(data, copy=False)
+
+
+def to_arrow(profile: "Profile", kind: str = "samples"):
+    pa = require_pyarrow()
+    arrays, names = [], []
+    dictionary = None
+    for k, c in columns(profile, kind).items():
+        if isinstance(c, Codes):
+            if dictionary is None:
+                dictionary = pa.array(c.categories, type=pa.string())
+            idx = pa.array(c.codes.astype(np.int32), mask=c.codes < 0)
+            arrays.append(pa.DictionaryArray.from_arrays(idx, dictionary))
+        elif isinstance(c, tuple):
+            arrays.append(pa.array(c[0], mask=c[1]))
+        else:
+            arrays.append(pa.array(np.ascontiguousarray(c)))
+        names.append(k)
+    return pa.Table.from_arrays(arrays, names=names)
