@@ -1,7 +1,8 @@
 // bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
-// for all sample types) and its pprof row order. Python formats the reports.
+// for all sample types), its pprof row order and folded stacks. Python formats the reports.
 #include "pybind.hpp"
 #include "pprofcore/aggregate.hpp"
+#include "pprofcore/folded.hpp"
 
 namespace pprofcore::bindings {
 
@@ -58,7 +59,21 @@ void bind_aggregate(py::module_& m) {
             return move_to_numpy(std::move(rows));
           },
           py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
-          "Rows in pprof's report order for one sample type (zero rows left out).");
+          "Rows in pprof's report order for one sample type (zero rows left out).")
+      .def(
+          "folded",
+          [](const NodeTable& t, const Profile& p, size_t type, std::vector<int32_t> group,
+             std::vector<std::string> prefixes) {
+            std::string out;
+            {
+              py::gil_scoped_release nogil;  // inputs are immutable or local copies
+              out = to_folded(p, t, type, group, prefixes);
+            }
+            return py::reinterpret_steal<py::str>(
+                PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace"));
+          },
+          py::arg("profile"), py::arg("type"), py::arg("group"), py::arg("prefixes"),
+          "Collapsed stacks text, one line per distinct stack.");
 
   m.def(
       "aggregate",

@@ -13,6 +13,7 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
+from ._folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._profile import Profile
 from .errors import DecodeError, GzipError, ProfileError
@@ -26,6 +27,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "example_path",
+    "from_folded",
     "load",
     "load_many",
     "loads",

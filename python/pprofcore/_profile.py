@@ -258,6 +258,19 @@ class Profile:
 
         return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
 
+    def to_folded(self, sample_type: Union[int, str, None] = None, lines: bool = False,
+                  labels: Optional[List[str]] = None, inline: bool = True) -> str:
+        """Collapsed stacks (Brendan Gregg's folded format): ``root;...;leaf VALUE`` per line.
+
+        One line per distinct stack, sorted; frame names are pprof's function
+        names (``lines=True``: ``name file:line``); ``labels`` lists label keys
+        written as leading ``key=value`` frames; ``inline=False`` drops inlined
+        frames. Read it back with :func:`pprofcore.from_folded`.
+        """
+        from ._folded import to_folded
+
+        return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
+
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).
 
