@@ -73,7 +73,27 @@ void bind_aggregate(py::module_& m) {
                 PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace"));
           },
           py::arg("profile"), py::arg("type"), py::arg("group"), py::arg("prefixes"),
-          "Collapsed stacks text, one line per distinct stack.");
+          "Collapsed stacks text, one line per distinct stack.")
+      .def(
+          "edges",
+          [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
+             int label_type) {
+            std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
+            EdgeTable e;
+            {
+              py::gil_scoped_release nogil;  // inputs immutable or copied
+              e = aggregate_edges(p, t, m, label_type);
+            }
+            const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
+            py::dict d;
+            d["src"] = move_to_numpy(std::move(e.src));
+            d["dst"] = move_to_numpy(std::move(e.dst));
+            d["inline"] = move_to_numpy(std::move(e.is_inline));
+            d["weight"] = move_to_numpy(std::move(e.weight)).attr("reshape")(ne, nt);
+            return d;
+          },
+          py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1,
+          "Call edges touching the masked nodes: src, dst, weight (n x types), inline.");
 
   m.def(
       "aggregate",

@@ -297,6 +297,57 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   return t;
 }
 
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
+                          int label_type) {
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  if (node_mask.size() != t.size()) throw ProfileError("node mask must have one entry per node");
+  EdgeTable e;
+  e.n_types = nt;
+  std::unordered_map<uint64_t, int32_t> index;
+  std::vector<uint32_t> stamp;
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t* v = p.values.data() + s * nt;
+    bool use = false;
+    if (label_type >= 0 && static_cast<size_t>(label_type) < nt) {
+      use = v[label_type] != 0;
+    } else {
+      for (size_t k = 0; k < nt; ++k) use |= v[k] != 0;
+    }
+    if (!use) continue;
+    const uint32_t st = static_cast<uint32_t>(s + 1);
+    int32_t parent = -1;
+    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        if (parent >= 0 && parent != n && (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
+          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+          auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));
+          const size_t row = static_cast<size_t>(it.first->second);
+          const bool is_inline = j != ne - 1;
+          if (it.second) {
+            e.src.push_back(parent);
+            e.dst.push_back(n);
+            e.weight.resize(e.weight.size() + nt, 0);
+            e.is_inline.push_back(is_inline ? 1 : 0);
+            stamp.push_back(0);
+          } else if (!is_inline) {
+            e.is_inline[row] = 0;
+          }
+          if (stamp[row] != st) {  // once per sample
+            stamp[row] = st;
+            int64_t* w = e.weight.data() + row * nt;
+            for (size_t k = 0; k < nt; ++k) w[k] += v[k];
+          }
+        }
+        parent = n;
+      }
+    }
+  }
+  return e;
+}
+
 namespace {
 
 // fmt.Sprint of pprof's NodeInfo struct: "{Name OrigName Address File StartLine Lineno Objfile}",

@@ -258,6 +258,37 @@ class Profile:
 
         return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
 
+    def peek(self, regex: str, sample_type: Union[int, str, None] = None, by: str = "functions",
+             mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+        """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
+        with edge weights, like ``pprof -peek``. Returns a table with columns
+        ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
+        """
+        from ._reports_more import peek
+
+        return peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline)
+
+    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None):
+        """Every sample's stack, like ``pprof -traces``: one row per sample x frame
+        (``sample, depth, value, name, inline``); ``repr`` is pprof's text."""
+        from ._reports_more import traces
+
+        return traces(self, sample_type=sample_type, mean=mean, unit=unit)
+
+    def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None):
+        """Label breakdown like ``pprof -tags``: per key and value, the total of one
+        sample type and its share of the key's total (numeric values in their units)."""
+        from ._reports_more import tags
+
+        return tags(self, sample_type=sample_type, unit=unit)
+
+    def by_label(self, key: str):
+        """Sample count and totals of every sample type per value of label ``key``,
+        with a row (value ``None``) for samples without the label."""
+        from ._reports_more import by_label
+
+        return by_label(self, key)
+
     def to_folded(self, sample_type: Union[int, str, None] = None, lines: bool = False,
                   labels: Optional[List[str]] = None, inline: bool = True) -> str:
         """Collapsed stacks (Brendan Gregg's folded format): ``root;...;leaf VALUE`` per line.

@@ -47,6 +47,21 @@ struct NodeTable {
 
 NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
 
+// Call edges (caller -> callee) touching nodes selected by `node_mask` (one
+// byte per node), as graph.newGraph builds them: weights summed over samples,
+// each edge counted once per sample; `is_inline` when every occurrence was
+// within one location. Only samples with a non-zero value of `label_type`
+// (any value when -1) create edges.
+struct EdgeTable {
+  size_t n_types = 0;
+  std::vector<int32_t> src, dst;
+  std::vector<int64_t> weight;  // n_edges x n_types
+  std::vector<uint8_t> is_inline;
+  size_t size() const { return src.size(); }
+};
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
+                          int label_type);
+
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then
 // pprof's last-resort key. Nodes whose flat and cum are both 0 are left out.
