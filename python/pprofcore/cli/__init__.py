@@ -7,11 +7,16 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import demo, info
+from . import demo, folded, info, peek, tags, top, traces
 
 _COMMANDS = {
     "info": info,
     "demo": demo,
+    "top": top,
+    "peek": peek,
+    "traces": traces,
+    "tags": tags,
+    "folded": folded,
 }
 
 
