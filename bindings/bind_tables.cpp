@@ -16,6 +16,17 @@ void bind_tables(py::module_& m) {
         return move_to_numpy(std::move(ids));
       },
       py::arg("profile"), "Per sample, a dense id of its stack (0.. in order of first appearance).");
+  m.def(
+      "sample_group_ids",
+      [](const Profile& p) {
+        std::vector<int32_t> ids;
+        {
+          py::gil_scoped_release nogil;  // p is immutable; ids is local
+          ids = sample_group_ids(p);
+        }
+        return move_to_numpy(std::move(ids));
+      },
+      py::arg("profile"), "Per sample, a dense id of its (stack, labels) pair: pprof's merge key.");
 }
 
 }  // namespace pprofcore::bindings

@@ -1,7 +1,10 @@
 // tables: dense stack ids for the samples table (hash of each location sequence).
 #include "pprofcore/tables.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <unordered_map>
 
 namespace pprofcore {
 
@@ -46,6 +49,36 @@ std::vector<int32_t> stack_ids(const Profile& p, size_t* n_stacks) {
     }
   }
   if (n_stacks) *n_stacks = static_cast<size_t>(next);
+  return out;
+}
+
+std::vector<int32_t> sample_group_ids(const Profile& p, size_t* n_groups) {
+  size_t n_stacks = 0;
+  std::vector<int32_t> stacks = stack_ids(p, &n_stacks);
+  const size_t ns = p.num_samples();
+  std::vector<int32_t> out(ns);
+  // key: stack id followed by the sorted label rows, as bytes
+  std::unordered_map<std::string, int32_t> ids;
+  std::string key;
+  std::vector<std::tuple<int32_t, int32_t, int64_t, int32_t>> rows;
+  for (size_t s = 0; s < ns; ++s) {
+    key.assign(reinterpret_cast<const char*>(&stacks[s]), sizeof(int32_t));
+    rows.clear();
+    for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
+      const size_t r = static_cast<size_t>(i);
+      rows.emplace_back(p.labels.key[r], p.labels.str[r], p.labels.num[r], p.labels.num_unit[r]);
+    }
+    std::sort(rows.begin(), rows.end());
+    for (const auto& [k, str, num, unit] : rows) {
+      key.append(reinterpret_cast<const char*>(&k), sizeof k);
+      key.append(reinterpret_cast<const char*>(&str), sizeof str);
+      key.append(reinterpret_cast<const char*>(&num), sizeof num);
+      key.append(reinterpret_cast<const char*>(&unit), sizeof unit);
+    }
+    auto it = ids.emplace(key, static_cast<int32_t>(ids.size()));
+    out[s] = it.first->second;
+  }
+  if (n_groups) *n_groups = ids.size();
   return out;
 }
 

@@ -283,7 +283,7 @@ class Profile:
         return tags(self, sample_type=sample_type, unit=unit)
 
     def by_label(self, key: str):
-        """Sample count and totals of every sample type per value of label ``key``,
+        """Sample count (``num_samples``) and totals of every sample type per value of label ``key``,
         with a row (value ``None``) for samples without the label."""
         from ._reports_more import by_label
 

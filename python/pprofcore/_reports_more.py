@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 import numpy as np
 
-from . import _units
+from . import _core, _units
 from ._report_table import ReportTable
 from ._reports import go_div, header_lines, nodes, total
 
@@ -121,27 +121,45 @@ def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optio
     cols = t.columns()
     names = t.printable_names()
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
+    # pprof merges identical samples (same stack and labels) before reporting
+    gid = _core.sample_group_ids(profile._core)
+    ng = int(gid.max()) + 1 if len(gid) else 0
+    rep = np.zeros(ng, dtype=np.int64)
+    rep[gid[::-1]] = np.arange(len(gid) - 1, -1, -1)  # first sample of each group
+    merged = np.zeros((ng, profile.values.shape[1]), dtype=np.int64)
+    np.add.at(merged, gid, profile.values)
+    keep = np.any(merged != 0, axis=1)
+    rep, merged = rep[keep], merged[keep]
     so, sl = profile.stack_offsets, profile.stack_locations
-    per_entry = (lno[sl + 1] - lno[sl]) if len(sl) else np.zeros(0, np.int64)
-    entry = np.repeat(np.arange(len(sl), dtype=np.int64), per_entry)
+    lens = so[rep + 1] - so[rep]
+    keep = lens > 0
+    rep, merged, lens = rep[keep], merged[keep], lens[keep]
+    # stack entries of the representatives, in order
+    ent_sample = np.repeat(np.arange(len(rep), dtype=np.int64), lens)
+    ent_start = np.repeat(so[rep] - (np.cumsum(lens) - lens), lens)
+    ent = ent_start + np.arange(len(ent_sample), dtype=np.int64)
+    sl_sel = sl[ent].astype(np.int64) if len(ent) else np.zeros(0, np.int64)
+    per_entry = lno[sl_sel + 1] - lno[sl_sel]
+    entry = np.repeat(np.arange(len(sl_sel), dtype=np.int64), per_entry)
     starts = np.cumsum(per_entry) - per_entry
     within = np.arange(len(entry), dtype=np.int64) - np.repeat(starts, per_entry)
-    loc = sl[entry].astype(np.int64)
+    loc = sl_sel[entry]
     node = ln[lno[loc] + within]
     is_inline = within != (lno[loc + 1] - lno[loc] - 1)
-    sample = np.repeat(np.arange(len(so) - 1, dtype=np.int64), np.diff(so))[entry]
-    v = profile.values[:, ti]
+    sample_pos = ent_sample[entry]
+    v = merged[:, ti]
     if mean:
-        v = go_div(v, profile.values[:, 0])
+        v = go_div(v, merged[:, 0])
     tot = total(profile, ti, mean)
     su = profile.sample_types[ti][1]
     ou = unit or "minimum"  # pprof scales each trace's value on its own
+    counts = np.bincount(sample_pos, minlength=len(rep)) if len(sample_pos) else np.zeros(len(rep), np.int64)
+    fstarts = np.cumsum(counts) - counts
     frames = {
-        "sample": sample,
-        "depth": np.arange(len(sample), dtype=np.int64) - np.repeat(
-            np.cumsum(np.bincount(sample, minlength=len(so) - 1)) - np.bincount(sample, minlength=len(so) - 1),
-            np.bincount(sample, minlength=len(so) - 1)) if len(sample) else np.zeros(0, np.int64),
-        "value": v[sample] if len(sample) else np.zeros(0, np.int64),
+        "sample": rep[sample_pos] if len(sample_pos) else np.zeros(0, np.int64),
+        "depth": np.arange(len(sample_pos), dtype=np.int64) - fstarts[sample_pos] if len(sample_pos)
+        else np.zeros(0, np.int64),
+        "value": v[sample_pos] if len(sample_pos) else np.zeros(0, np.int64),
         "name": [names[i] for i in node.tolist()],
         "inline": is_inline,
     }
@@ -316,7 +334,7 @@ def by_label(profile: "Profile", key: str) -> ReportTable:
     else:
         out[key] = [None for _ in uniq.tolist()]
     counts = np.bincount(inv, minlength=len(uniq)).astype(np.int64)
-    out["samples"] = counts
+    out["num_samples"] = counts
     for i, name in enumerate(_value_names(profile)):
         s = np.zeros(len(uniq), dtype=np.int64)
         np.add.at(s, inv, profile.values[:, i])
