@@ -130,7 +130,7 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
         if not line or line.startswith("#"):
             continue
         stack, sep, value = line.rpartition(" ")
-        if not sep:
+        if not sep and not value.lstrip("-").isdigit():
             raise ValueError(f"folded line {lineno}: expected 'frames VALUE', got {line!r}")
         try:
             v = int(value)
