@@ -21,12 +21,20 @@ std::vector<int32_t> stack_ids(const Profile& p, size_t* n_stacks) {
   int32_t next = 0;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
+    // Two location rows per multiply keeps the dependency chain short.
     uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(e - b);
-    for (int64_t i = b; i < e; ++i) {
-      h ^= static_cast<uint32_t>(locs[i]);
-      h *= 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
+    int64_t i = b;
+    for (; i + 1 < e; i += 2) {
+      uint64_t x;
+      std::memcpy(&x, locs + i, sizeof x);
+      h = (h ^ x) * 0xff51afd7ed558ccdull;
+      h ^= h >> 29;
     }
+    if (i < e) {
+      h = (h ^ static_cast<uint32_t>(locs[i])) * 0xc4ceb9fe1a85ec53ull;
+      h ^= h >> 29;
+    }
+    h ^= h >> 32;
     size_t k = static_cast<size_t>(h) & (cap - 1);
     for (;;) {
       const int32_t other = slot_sample[k];

@@ -59,6 +59,16 @@ def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -
     return Codes(c, cats)
 
 
+def stack_ids(profile: "Profile") -> np.ndarray:
+    """Per sample, a dense id of its stack (cached: the profile is immutable)."""
+    ids = profile._tables.get("__stack_ids__")
+    if ids is None:
+        ids = _core.stack_ids(profile._core)
+        ids.flags.writeable = False
+        profile._tables["__stack_ids__"] = ids
+    return ids
+
+
 def _value_names(profile: "Profile") -> List[str]:
     types = profile.sample_types
     names = [t for t, _ in types]
@@ -131,7 +141,7 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
         leaf = _leaf_function(profile)
         fname = np.where(leaf >= 0, fn.name[np.maximum(leaf, 0)] if len(fn) else -1, -1)
         cols["leaf_function"] = _codes(profile, fname)
-        cols["stack_id"] = _core.stack_ids(profile._core)
+        cols["stack_id"] = stack_ids(profile)
         cols["depth"] = np.diff(profile.stack_offsets)
         for k, c in _label_columns(profile).items():
             if k in cols:
