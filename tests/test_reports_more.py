@@ -70,7 +70,7 @@ def test_tags_match_pprof(pprof, row):
     text, err = pprof.run("-tags", "-functions", "-flat", str(path))
     if err:
         pytest.skip(f"pprof refused: {err}")
-    assert _norm(p.tags().to_text()) == _norm(text)
+    assert p.tags().to_text().rstrip("\n") == text.rstrip("\n")
 
 
 @pytest.mark.parametrize("row", _subset(12))

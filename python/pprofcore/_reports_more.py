@@ -286,23 +286,28 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> Re
 
 
 def _tags_text(t: ReportTable, n: Optional[int]) -> str:
+    # pprof prints through a right-aligned tabwriter (padding 1): per key, a
+    # "key:" cell then one "value (share):" cell per row, each column padded to
+    # its widest cell + 1.
     m = t.meta
     su, ou = m["sample_unit"], m["unit"]
-    lines = []
-    last = None
+    blocks = []
     for i in range(len(t)):
         key = t["key"][i]
-        if key != last:
-            if last is not None:
-                lines.append("")
+        if not blocks or blocks[-1][0] != key:
             f, u = _units.scale(m["key_totals"][key], su, ou)
-            lines.append(f"{key}: Total {f:.1f}{u}")
-            last = key
+            blocks.append((key, f"{key}:", f" Total {f:.1f}{u}", []))
         f, u = _units.scale(int(t["total"][i]), su, ou)
         ktot = m["key_totals"][key]
         pct = f" ({_units.percentage(int(t['total'][i]), ktot)})" if ktot > 0 else ""
-        lines.append(f"    {f:.1f}{u}{pct}: {t['value'][i]}")
-    if lines:
+        blocks[-1][3].append((f"{f:.1f}{u}{pct}:", f" {t['value'][i]}"))
+    lines = []
+    for _, head, tail, rows in blocks:
+        w0 = max([len(head), 1]) + 1
+        w1 = max(len(c) for c, _ in rows) + 1
+        lines.append(head.rjust(w0) + tail)
+        for cell, rest in rows:
+            lines.append(" ".rjust(w0) + cell.rjust(w1) + rest)
         lines.append("")
     return "\n".join(lines)
 
