@@ -26,7 +26,7 @@ def _subset(k, max_bytes=400_000, max_samples=3000):
     rows = [r for r in corpus_manifest() if parses_with_pprof(r) and int(r["uncompressed_bytes"]) <= max_bytes
             and int(r["n_samples"] or 0) <= max_samples]
     picked = rows[::k]
-    labelled = [r for r in rows if r["labels"] not in ("", "none")][::4]
+    labelled = [r for r in rows if r["labels"] not in ("", "none")][::9]
     seen = set()
     out = []
     for r in picked + labelled:
@@ -49,7 +49,7 @@ def _body(lines, sep_prefix):
     return lines[i:]
 
 
-@pytest.mark.parametrize("row", _subset(10))
+@pytest.mark.parametrize("row", _subset(16))
 def test_traces_match_pprof(pprof, row):
     path = CORPUS / row["file"]
     p = pprofcore.load(path)
@@ -63,7 +63,7 @@ def test_traces_match_pprof(pprof, row):
     assert got == want
 
 
-@pytest.mark.parametrize("row", _subset(10))
+@pytest.mark.parametrize("row", _subset(16))
 def test_tags_match_pprof(pprof, row):
     path = CORPUS / row["file"]
     p = pprofcore.load(path)
@@ -73,7 +73,7 @@ def test_tags_match_pprof(pprof, row):
     assert p.tags().to_text().rstrip("\n") == text.rstrip("\n")
 
 
-@pytest.mark.parametrize("row", _subset(12))
+@pytest.mark.parametrize("row", _subset(16))
 def test_peek_matches_pprof(pprof, row):
     path = CORPUS / row["file"]
     p = pprofcore.load(path)
