@@ -265,3 +265,14 @@ def test_folded_round_trip_property(items):
     got = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in text.splitlines()}
     assert got == dict(expect)
     assert pprofcore.from_folded(text).to_folded() == text
+
+
+def test_top_many_types_matches_single(heap):
+    many = heap.top(sample_type="all")
+    for t, _ in heap.sample_types:
+        single = heap.top(sample_type=t)
+        got = {name: (f, c) for name, f, c in zip(many["name"], many[f"flat:{t}"], many[f"cum:{t}"]) if f or c}
+        want = {name: (f, c) for name, f, c in zip(single["name"], single["flat"], single["cum"])}
+        assert got == want, t
+    first = heap.top()
+    assert many["name"][:len(first)] == first["name"]

@@ -232,9 +232,10 @@ class Profile:
 
         Parameters
         ----------
-        sample_type : int or str, optional
+        sample_type : int, str, list or "all", optional
             Sample type index or name; default follows pprof (``default_sample_type``,
-            else the last type).
+            else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
+            ``cum:<type>`` columns for each type, ordered by the first.
         by : {"functions", "filefunctions", "files", "lines", "addresses"}
             pprof's granularity.
         n : int, optional

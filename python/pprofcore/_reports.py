@@ -102,6 +102,8 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
         inline: bool = True) -> ReportTable:
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
+    if sample_type == "all" or isinstance(sample_type, (list, tuple)):
+        return _top_many(profile, sample_type, by, n, sort, mean, inline)
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, by, inline, ti)
     cols = t.columns()
@@ -173,3 +175,45 @@ def _top_text(t: ReportTable, n: Optional[int]) -> str:
     if rows < len(t):
         lines.append(f"... {len(t) - rows} more rows")
     return "\n".join(lines)
+
+
+def _top_many(profile, sample_types, by, n, sort, mean, inline) -> ReportTable:
+    """top over several sample types at once: ``flat:<type>`` and ``cum:<type>``
+    columns per type, rows in pprof's order for the first type listed, plus every
+    node that is non-zero in any listed type."""
+    if sample_types == "all":
+        idx = list(range(len(profile.sample_types)))[::-1]
+        idx.remove(profile.sample_type_index())
+        idx.insert(0, profile.sample_type_index())
+    else:
+        idx = [profile.sample_type_index(s) for s in sample_types]
+    if not idx:
+        raise ValueError("no sample types given")
+    t = nodes(profile, by, inline, idx[0])
+    cols = t.columns()
+    first = t.order(profile._core, idx[0], sort == "cum")
+    seen = np.zeros(len(t), dtype=bool)
+    seen[first] = True
+    extra = []
+    for ti in idx[1:]:
+        o = t.order(profile._core, ti, sort == "cum")
+        o = o[~seen[o]]
+        seen[o] = True
+        extra.append(o)
+    rows = np.concatenate([first] + extra) if extra else first
+    if n is not None and n > 0:
+        rows = rows[:n]
+    names_all = t.printable_names()
+    out = {"name": [names_all[int(r)] for r in rows]}
+    from ._dataframes import _value_names
+
+    vnames = _value_names(profile)
+    for ti in idx:
+        f, c = cols["flat"][rows, ti], cols["cum"][rows, ti]
+        if mean:
+            f, c = go_div(f, cols["flat"][rows, 0]), go_div(c, cols["cum"][rows, 0])
+        out[f"flat:{vnames[ti]}"] = np.array(f)
+        out[f"cum:{vnames[ti]}"] = np.array(c)
+    out["inline"] = [_INLINE_TEXT[int(x)] for x in cols["inline_label"][rows]]
+    header = [f"Types: {', '.join(vnames[i] for i in idx)} (values in each type's unit; order by {vnames[idx[0]]})"]
+    return ReportTable(out, header, meta={"sample_types": [vnames[i] for i in idx], "granularity": by})
