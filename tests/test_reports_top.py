@@ -120,3 +120,17 @@ def test_top_options_match_pprof(pprof, row, variant):
         _compare(pprof, path, p, ti, cum=True)
     else:
         _compare(pprof, path, p, ti, mean=True)
+
+
+def test_diff_base_total_matches_pprof(pprof, tmp_path):
+    from conftest import go_pprof
+
+    a = pprofcore.from_folded("main;work 30\nmain;idle 10\nmain 5\n", sample_type="cpu/nanoseconds")
+    b = pprofcore.from_folded("main;work 50\nmain;other 20\n", sample_type="cpu/nanoseconds")
+    pa, pb, out = tmp_path / "a.pb.gz", tmp_path / "b.pb.gz", tmp_path / "diff.pb.gz"
+    a.save(pa)
+    b.save(pb)
+    go_pprof("-proto", f"-diff_base={pa}", f"-output={out}", str(pb))
+    d = pprofcore.load(out)
+    _compare(pprof, out, d, 0)
+    assert d.top().meta["total"] == 45  # the base's total, as pprof reports diffs

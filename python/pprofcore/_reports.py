@@ -46,14 +46,40 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
     return t
 
 
+def diff_base_mask(profile: "Profile") -> Optional[np.ndarray]:
+    """Samples labelled ``pprof::base=true`` (a ``-diff_base`` profile), or None."""
+    lab = profile.labels
+    if len(lab.key) == 0:
+        return None
+    strings = profile.strings
+    codes = [i for i, x in enumerate(strings) if x in ("pprof::base", "true")]
+    if not codes:
+        return None
+    keys = [i for i in codes if strings[i] == "pprof::base"]
+    vals = [i for i in codes if strings[i] == "true"]
+    hit = np.isin(lab.key, keys) & np.isin(lab.str, vals)
+    if not hit.any():
+        return None
+    sample = np.repeat(np.arange(len(profile), dtype=np.int64), np.diff(profile.label_offsets))
+    mask = np.zeros(len(profile), dtype=bool)
+    mask[sample[hit]] = True
+    return mask
+
+
 def total(profile: "Profile", ti: int, mean: bool = False) -> int:
-    """pprof's report total: sum of |value| (divided by the count total for ``mean``)."""
+    """pprof's report total: sum of |value| (divided by the count total for
+    ``mean``); for a ``-diff_base`` profile, the total of the base samples."""
     if len(profile) == 0:
         return 0
     v = profile.values
-    t = int(np.abs(v[:, ti]).sum(dtype=np.int64))
+    col = np.abs(v[:, ti])
+    div_col = v[:, 0]
+    base = diff_base_mask(profile)
+    if base is not None and int(col[base].sum(dtype=np.int64)) > 0:
+        col, div_col = col[base], div_col[base]
+    t = int(col.sum(dtype=np.int64))
     if mean:
-        div = int(v[:, 0].sum(dtype=np.int64))
+        div = int(div_col.sum(dtype=np.int64))
         if div != 0:
             t = int(go_div(np.int64(t), np.int64(div)))
     return t
