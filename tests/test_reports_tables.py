@@ -276,3 +276,14 @@ def test_top_many_types_matches_single(heap):
         assert got == want, t
     first = heap.top()
     assert many["name"][:len(first)] == first["name"]
+
+
+def test_profile_table_object(cpu):
+    t = cpu.table("samples")
+    assert len(t) == len(cpu)
+    assert pa.table(t).num_rows == len(cpu)  # __arrow_c_stream__
+    assert t.to_pandas().shape == cpu.to_pandas("samples").shape
+    row = next(t.rows())
+    assert isinstance(row["leaf_function"], str)
+    assert "leaf_function" in repr(t)
+    assert "<table>" in t._repr_html_()

@@ -16,6 +16,7 @@ from importlib import resources as _resources
 from ._folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._profile import Profile
+from ._report_table import ReportTable
 from .errors import DecodeError, GzipError, ProfileError
 
 __version__ = "0.1.0"
@@ -26,6 +27,7 @@ __all__ = [
     "GzipError",
     "Profile",
     "ProfileError",
+    "ReportTable",
     "example_path",
     "from_folded",
     "load",

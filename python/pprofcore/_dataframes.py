@@ -221,33 +221,54 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     }
 
 
-def to_pandas(profile: "Profile", kind: str = "samples"):
+def to_pandas_columns(cols: Dict[str, object]):
+    """A DataFrame from columns: arrays, :class:`Codes`, (values, mask) pairs or lists of str."""
     pd = require_pandas()
     data = {}
-    for k, c in columns(profile, kind).items():
+    for k, c in cols.items():
         if isinstance(c, Codes):
             data[k] = pd.Categorical.from_codes(c.codes, categories=pd.Index(c.categories, dtype=object),
                                                 validate=False)
         elif isinstance(c, tuple):
             data[k] = pd.arrays.IntegerArray(c[0], c[1])
+        elif isinstance(c, list):
+            data[k] = pd.Categorical(c)
         else:
             data[k] = c
     return pd.DataFrame(data, copy=False)
 
 
-def to_arrow(profile: "Profile", kind: str = "samples"):
+def to_arrow_columns(cols: Dict[str, object]):
+    """A pyarrow.Table from the same column kinds (strings dictionary-encoded)."""
     pa = require_pyarrow()
     arrays, names = [], []
-    dictionary = None
-    for k, c in columns(profile, kind).items():
+    dictionaries = {}
+    for k, c in cols.items():
         if isinstance(c, Codes):
-            if dictionary is None:
-                dictionary = pa.array(c.categories, type=pa.string())
+            d = dictionaries.get(id(c.categories))
+            if d is None:
+                d = dictionaries[id(c.categories)] = pa.array(c.categories, type=pa.string())
             idx = pa.array(c.codes.astype(np.int32), mask=c.codes < 0)
-            arrays.append(pa.DictionaryArray.from_arrays(idx, dictionary))
+            arrays.append(pa.DictionaryArray.from_arrays(idx, d))
         elif isinstance(c, tuple):
             arrays.append(pa.array(c[0], mask=c[1]))
+        elif isinstance(c, list):
+            arrays.append(pa.array(c, type=pa.string()).dictionary_encode())
         else:
             arrays.append(pa.array(np.ascontiguousarray(c)))
         names.append(k)
     return pa.Table.from_arrays(arrays, names=names)
+
+
+def to_pandas(profile: "Profile", kind: str = "samples"):
+    return to_pandas_columns(columns(profile, kind))
+
+
+def to_arrow(profile: "Profile", kind: str = "samples"):
+    return to_arrow_columns(columns(profile, kind))
+
+
+def table(profile: "Profile", kind: str = "samples"):
+    from ._report_table import ReportTable
+
+    return ReportTable(columns(profile, kind), [f"{kind} of {profile!r}"], meta={"kind": kind})

@@ -317,6 +317,14 @@ class Profile:
 
         return to_pandas(self, kind)
 
+    def table(self, kind: str = "samples"):
+        """The :meth:`to_pandas` table as a :class:`ReportTable` without converting it:
+        it speaks the Arrow PyCapsule interface (``polars.DataFrame(p.table())``,
+        ``pyarrow.table(p.table("frames"))``, duckdb) and has ``to_pandas``/``to_arrow``."""
+        from ._dataframes import table
+
+        return table(self, kind)
+
     def to_arrow(self, kind: str = "samples"):
         """Like :meth:`to_pandas` but a ``pyarrow.Table`` with dictionary-encoded strings."""
         from ._dataframes import to_arrow

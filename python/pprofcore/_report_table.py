@@ -54,14 +54,14 @@ class ReportTable:
     def __len__(self) -> int:
         if not self._columns:
             return 0
-        return len(next(iter(self._columns.values())))
+        return _len(next(iter(self._columns.values())))
 
     def rows(self):
         """Iterate over rows as ``dict`` (convenient for small tables)."""
         names = self.columns
         cols = [self._columns[n] for n in names]
         for i in range(len(self)):
-            yield {n: (c[i].item() if isinstance(c, np.ndarray) else c[i]) for n, c in zip(names, cols)}
+            yield {n: _cell(c, i) for n, c in zip(names, cols)}
 
     def to_dict(self) -> Dict[str, Sequence]:
         """Columns as a ``dict`` (NumPy arrays and lists)."""
@@ -71,22 +71,15 @@ class ReportTable:
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
         pd = require_pandas()
-        data = {}
-        for k, v in self._columns.items():
-            data[k] = pd.Categorical(v) if isinstance(v, list) else v
-        return pd.DataFrame(data)
+        from ._dataframes import to_pandas_columns
+
+        return to_pandas_columns(self._columns)
 
     def to_arrow(self):
         """The table as a ``pyarrow.Table`` (string columns dictionary-encoded)."""
-        pa = require_pyarrow()
-        arrays, names = [], []
-        for k, v in self._columns.items():
-            if isinstance(v, list):
-                arrays.append(pa.array(v, type=pa.string()).dictionary_encode())
-            else:
-                arrays.append(pa.array(v))
-            names.append(k)
-        return pa.Table.from_arrays(arrays, names=names)
+        from ._dataframes import to_arrow_columns
+
+        return to_arrow_columns(self._columns)
 
     def __arrow_c_stream__(self, requested_schema=None):
         return self.to_arrow().__arrow_c_stream__(requested_schema)
@@ -112,9 +105,9 @@ class ReportTable:
         for i in range(limit):
             cells = []
             for n in names:
-                v = self._columns[n][i]
+                v = _cell(self._columns[n], i)
                 f = fmt.get(n)
-                s = f(v) if f else (str(v.item()) if isinstance(v, np.generic) else str(v))
+                s = f(v) if f else str(v)
                 align = "left" if isinstance(self._columns[n], list) else "right"
                 cells.append(f'<td style="text-align:{align}">{html.escape(s)}</td>')
             out.append("<tr>" + "".join(cells) + "</tr>")
@@ -130,7 +123,7 @@ def _generic_text(t: ReportTable, n: Optional[int]) -> str:
     rows = len(t) if n is None else min(n, len(t))
     cells = [[str(c) for c in names]]
     for i in range(rows):
-        cells.append([str(t[c][i]) for c in names])
+        cells.append([str(_cell(t[c], i)) for c in names])
     widths = [max(len(r[j]) for r in cells) for j in range(len(names))]
     lines = list(t.header)
     for r in cells:
@@ -138,3 +131,22 @@ def _generic_text(t: ReportTable, n: Optional[int]) -> str:
     if rows < len(t):
         lines.append(f"... {len(t) - rows} more rows")
     return "\n".join(lines)
+
+
+def _len(col) -> int:
+    if hasattr(col, "codes"):
+        return len(col.codes)
+    if isinstance(col, tuple):
+        return len(col[0])
+    return len(col)
+
+
+def _cell(col, i):
+    """Row ``i`` of a column as a plain Python value."""
+    if hasattr(col, "codes"):  # dictionary-coded strings
+        c = int(col.codes[i])
+        return None if c < 0 else col.categories[c]
+    if isinstance(col, tuple):  # (values, missing mask)
+        return None if col[1][i] else col[0][i].item()
+    v = col[i]
+    return v.item() if isinstance(v, np.generic) else v
