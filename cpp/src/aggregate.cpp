@@ -115,6 +115,17 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const size_t nt = p.num_types();
   t.n_types = nt;
 
+  // Producers may repeat a string in the table; pprof keys nodes by string
+  // content, so map every code to the first code with the same bytes.
+  std::vector<int32_t> canon(p.strings.size());
+  {
+    std::unordered_map<std::string_view, int32_t> first;
+    first.reserve(p.strings.size());
+    for (size_t i = 0; i < p.strings.size(); ++i)
+      canon[i] = first.emplace(p.strings[i], static_cast<int32_t>(i)).first->second;
+  }
+  auto canon_of = [&](int32_t code) { return code >= 0 ? canon[static_cast<size_t>(code)] : code; };
+
   // Cleaned file name per profile string code, computed once per distinct code used.
   std::vector<int32_t> file_index(p.strings.size(), -1);
   std::vector<std::string> files{""};
@@ -150,7 +161,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   std::vector<uint8_t> inline_capable;  // node appears as a non-outermost inline frame
   for (size_t l = 0; l < nloc; ++l) {
     const int32_t m = p.locations.mapping[l];
-    const int32_t objfile = m >= 0 ? p.mappings.filename[static_cast<size_t>(m)] : 0;
+    const int32_t objfile = m >= 0 ? canon_of(p.mappings.filename[static_cast<size_t>(m)]) : 0;
     const uint64_t addr = keep_address || addresses_raw ? p.locations.address[l] : 0;
     int64_t b = p.locations.line_offsets[l], e = p.locations.line_offsets[l + 1];
     if (b == e) {
@@ -160,7 +171,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
       for (int64_t i = b; i < e; ++i) {
         const int32_t f = p.lines.function[static_cast<size_t>(i)];
         const size_t fr = static_cast<size_t>(f);
-        Key k{keep_function ? p.functions.name[fr] : 0,
+        Key k{keep_function ? canon_of(p.functions.name[fr]) : 0,
               keep_file ? file_of(p.functions.filename[fr]) : 0,
               0,
               keep_line ? p.lines.line[static_cast<size_t>(i)] : 0,

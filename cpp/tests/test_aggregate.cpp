@@ -114,6 +114,24 @@ TEST(edges_and_folded) {
   EXPECT(f == "main;[libc.so.6] 2\nmain;work;helper;work;helper 3\n");
 }
 
+TEST(duplicate_strings_merge_like_pprof) {
+  Profile p = recursive_profile();
+  // a second copy of "work" in the string table, used by a new function
+  const int32_t dup = static_cast<int32_t>(p.strings.size());
+  p.strings.push_back("work");
+  p.functions.id.push_back(4);
+  p.functions.name.push_back(dup);
+  p.functions.system_name.push_back(dup);
+  p.functions.filename.push_back(0);
+  p.functions.start_line.push_back(0);
+  p.lines.function[2] = 3;  // loc 2's outer line now uses the duplicate
+  check_invariants(p);
+  NodeTable t = aggregate(p, AggregateOptions{});
+  int n = 0;
+  for (size_t i = 0; i < t.size(); ++i) n += t.printable[i] == "work";
+  EXPECT(n == 1);
+}
+
 TEST(stack_ids_dense) {
   Profile p = recursive_profile();
   auto ids = stack_ids(p);
