@@ -77,12 +77,12 @@ void bind_aggregate(py::module_& m) {
       .def(
           "edges",
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
-             int label_type) {
+             int label_type, int label_div_type) {
             std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
             EdgeTable e;
             {
               py::gil_scoped_release nogil;  // inputs immutable or copied
-              e = aggregate_edges(p, t, m, label_type);
+              e = aggregate_edges(p, t, m, label_type, label_div_type);
             }
             const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
             py::dict d;
@@ -92,13 +92,14 @@ void bind_aggregate(py::module_& m) {
             d["weight"] = move_to_numpy(std::move(e.weight)).attr("reshape")(ne, nt);
             return d;
           },
-          py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1,
+          py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1, py::arg("label_div_type") = -1,
           "Call edges touching the masked nodes: src, dst, weight (n x types), inline.");
 
   m.def(
       "aggregate",
-      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type) {
+      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type) {
         AggregateOptions opt;
+        opt.label_div_type = label_div_type;
         opt.granularity = parse_granularity(granularity);
         opt.inline_frames = inline_frames;
         opt.label_type = label_type;
@@ -110,7 +111,8 @@ void bind_aggregate(py::module_& m) {
         return out;
       },
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
-      py::arg("label_type") = -1, "Flat/cum per pprof report node, all sample types at once.");
+      py::arg("label_type") = -1, py::arg("label_div_type") = -1,
+      "Flat/cum per pprof report node, all sample types at once.");
 }
 
 }  // namespace pprofcore::bindings

@@ -73,21 +73,24 @@ def test_tags_match_pprof(pprof, row):
     assert p.tags().to_text().rstrip("\n") == text.rstrip("\n")
 
 
+@pytest.mark.parametrize("variant", ["functions", "lines-mean"])
 @pytest.mark.parametrize("row", _subset(16))
-def test_peek_matches_pprof(pprof, row):
+def test_peek_matches_pprof(pprof, row, variant):
     path = CORPUS / row["file"]
     p = pprofcore.load(path)
     if p.drop_frames:
         pytest.skip("profile sets drop_frames")
-    top = p.top(n=3)
+    by = variant.split("-")[0]
+    mean = variant.endswith("mean")
+    top = p.top(n=3, by=by)
     if len(top) == 0:
         pytest.skip("no nodes")
     regex = "^(" + "|".join(_go_escape(n) for n in top["name"]) + ")$"
-    text, err = pprof.run(f"-peek={regex}", "-functions", "-flat", str(path))
+    text, err = pprof.run(f"-peek={regex}", f"-{by}", "-flat", f"-mean={str(mean).lower()}", str(path))
     if err:
         pytest.skip(f"pprof refused: {err}")
     want = _body(_norm(text), "-----")
-    got = _body(_norm(p.peek(regex).to_text()), "-----")
+    got = _body(_norm(p.peek(regex, by=by, mean=mean).to_text()), "-----")
     assert got == want
 
 

@@ -212,7 +212,8 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     if (opt.label_type < 0)
       label_nonzero = true;
     else if (static_cast<size_t>(opt.label_type) < nt)
-      label_nonzero = v[opt.label_type] != 0;
+      label_nonzero = v[opt.label_type] != 0 ||
+                      (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt && v[opt.label_div_type] != 0);
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
@@ -309,7 +310,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
 }
 
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type) {
+                          int label_type, int label_div_type) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (node_mask.size() != t.size()) throw ProfileError("node mask must have one entry per node");
   EdgeTable e;
@@ -320,7 +321,8 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
     const int64_t* v = p.values.data() + s * nt;
     bool use = false;
     if (label_type >= 0 && static_cast<size_t>(label_type) < nt) {
-      use = v[label_type] != 0;
+      use = v[label_type] != 0 ||
+            (label_div_type >= 0 && static_cast<size_t>(label_div_type) < nt && v[label_div_type] != 0);
     } else {
       for (size_t k = 0; k < nt; ++k) use |= v[k] != 0;
     }

@@ -34,14 +34,19 @@ def check_granularity(by: str) -> str:
     return by
 
 
-def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_type: int = -1):
-    """The C++ node table of ``profile`` at granularity ``by`` (cached on the profile)."""
+def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_type: int = -1,
+          mean: bool = False):
+    """The C++ node table of ``profile`` at granularity ``by`` (cached on the profile).
+
+    ``label_type`` (and with ``mean`` the count type 0) decides which samples
+    create the call edges behind the inline labels, as pprof's graph does."""
     check_granularity(by)
     cache = profile._tables
-    key = ("__nodes__", by, bool(inline), int(label_type))
+    div = 0 if mean else -1
+    key = ("__nodes__", by, bool(inline), int(label_type), div)
     t = cache.get(key)
     if t is None:
-        t = _core.aggregate(profile._core, by, bool(inline), int(label_type))
+        t = _core.aggregate(profile._core, by, bool(inline), int(label_type), div)
         cache[key] = t
     return t
 
@@ -131,7 +136,7 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):
         return _top_many(profile, sample_type, by, n, sort, mean, inline)
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, by, inline, ti)
+    t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     rows = t.order(profile._core, ti, sort == "cum")
     all_rows = rows

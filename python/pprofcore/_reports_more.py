@@ -25,7 +25,7 @@ def _pct(v: float, tot: float) -> str:
 def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions", mean: bool = False,
          unit: Optional[str] = None, inline: bool = True) -> ReportTable:
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, by, inline, ti)
+    t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     names = t.printable_names()
     order = t.order(profile._core, ti, False)
@@ -34,7 +34,7 @@ def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions"
     matched = [int(r) for r in order if matched_by_name.setdefault(names[r], rx.search(names[r]) is not None)]
     mask = np.zeros(len(t), dtype=np.uint8)
     mask[matched] = 1
-    e = t.edges(profile._core, mask, ti)
+    e = t.edges(profile._core, mask, ti, 0 if mean else -1)
     src, dst, w, einl = e["src"], e["dst"], e["weight"][:, ti] if len(e["src"]) else np.zeros(0, np.int64), e["inline"]
     flat_all = cols["flat"][order, ti]
     cum_all = cols["cum"][order, ti]

@@ -23,6 +23,8 @@ struct AggregateOptions {
   // Sample type whose non-zero samples define call edges for the (inline) labels;
   // -1 = a sample counts when any of its values is non-zero.
   int label_type = -1;
+  // With pprof's -mean, a sample also counts when this type (the count) is non-zero.
+  int label_div_type = -1;
 };
 
 // One row per node. Keys follow pprof's NodeInfo: name, file, start_line, lineno,
@@ -51,7 +53,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
 // byte per node), as graph.newGraph builds them: weights summed over samples,
 // each edge counted once per sample; `is_inline` when every occurrence was
 // within one location. Only samples with a non-zero value of `label_type`
-// (any value when -1) create edges.
+// (any value when -1) or of `label_div_type` (when >= 0) create edges.
 struct EdgeTable {
   size_t n_types = 0;
   std::vector<int32_t> src, dst;
@@ -60,7 +62,7 @@ struct EdgeTable {
   size_t size() const { return src.size(); }
 };
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type);
+                          int label_type, int label_div_type = -1);
 
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then
