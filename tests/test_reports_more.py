@@ -12,7 +12,7 @@ import pprofcore
 from conftest import CORPUS, corpus_manifest, corpus_files, parses_with_pprof, requires_go
 from pprof_oracle import PprofReporter
 
-pytestmark = requires_go
+pytestmark = [requires_go, pytest.mark.oracle]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pprofcore
 from conftest import corpus_files, corpus_manifest, parses_with_pprof, requires_go, CORPUS
 from pprof_oracle import PprofReporter, parse_top
 
-pytestmark = requires_go
+pytestmark = [requires_go, pytest.mark.oracle]
 
 
 @pytest.fixture(scope="module")

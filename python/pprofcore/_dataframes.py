@@ -221,14 +221,21 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     }
 
 
+def _from_codes(pd, c: Codes):
+    cats = pd.Index(c.categories, dtype=object)
+    try:  # codes come from the string table, so validation is redundant (pandas >= 2.1)
+        return pd.Categorical.from_codes(c.codes, categories=cats, validate=False)
+    except TypeError:
+        return pd.Categorical.from_codes(c.codes, categories=cats)
+
+
 def to_pandas_columns(cols: Dict[str, object]):
     """A DataFrame from columns: arrays, :class:`Codes`, (values, mask) pairs or lists of str."""
     pd = require_pandas()
     data = {}
     for k, c in cols.items():
         if isinstance(c, Codes):
-            data[k] = pd.Categorical.from_codes(c.codes, categories=pd.Index(c.categories, dtype=object),
-                                                validate=False)
+            data[k] = _from_codes(pd, c)
         elif isinstance(c, tuple):
             data[k] = pd.arrays.IntegerArray(c[0], c[1])
         elif isinstance(c, list):
