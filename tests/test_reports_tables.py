@@ -287,3 +287,31 @@ def test_profile_table_object(cpu):
     assert isinstance(row["leaf_function"], str)
     assert "leaf_function" in repr(t)
     assert "<table>" in t._repr_html_()
+
+
+def test_aggregate_threads_agree(cpu):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pprofcore import _core
+
+    def run(by):
+        t = _core.aggregate(cpu._core, by, True, -1, -1)
+        c = t.columns()
+        return t.printable_names(), c["flat"].copy(), c["cum"].copy()
+
+    jobs = GRANULARITIES * 4
+    with ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(run, jobs))
+    for by, r in zip(jobs, results):
+        ref = results[jobs.index(by)]
+        assert r[0] == ref[0] and np.array_equal(r[1], ref[1]) and np.array_equal(r[2], ref[2])
+
+
+def test_node_views_outlive_table(cpu):
+    from pprofcore import _core
+
+    cols = _core.aggregate(cpu._core, "functions", True, -1, -1).columns()
+    import gc
+
+    gc.collect()
+    assert cols["flat"].sum() > 0 and not cols["flat"].flags.writeable
