@@ -75,7 +75,7 @@ pa = pytest.importorskip("pyarrow")
 @pytest.mark.parametrize("kind,expected", [
     ("samples", {"samples": "int64", "cpu": "int64", "leaf_function": "category", "stack_id": "int32",
                  "depth": "int64", "tenant": "category"}),
-    ("frames", {"sample": "int64", "depth": "int64", "location": "int64", "address": "uint64",
+    ("frames", {"sample": "int64", "depth": "int32", "location": "int32", "address": "uint64",
                 "function": "category", "file": "category", "line": "int64", "inline": "bool"}),
     ("locations", {"id": "uint64", "mapping_id": "uint64", "address": "uint64", "is_folded": "bool",
                    "num_lines": "int64", "function": "category", "file": "category", "line": "int64"}),

@@ -90,4 +90,59 @@ std::vector<int32_t> sample_group_ids(const Profile& p, size_t* n_groups) {
   return out;
 }
 
+FrameColumns frame_columns(const Profile& p) {
+  FrameColumns f;
+  const size_t ns = p.num_samples();
+  size_t rows = 0;
+  for (int32_t loc : p.stack_locations) {
+    const auto l = static_cast<size_t>(loc);
+    rows += static_cast<size_t>(std::max<int64_t>(p.locations.line_offsets[l + 1] - p.locations.line_offsets[l], 1));
+  }
+  f.sample.resize(rows);
+  f.depth.resize(rows);
+  f.location.resize(rows);
+  f.address.resize(rows);
+  f.function.resize(rows);
+  f.name.resize(rows);
+  f.file.resize(rows);
+  f.line.resize(rows);
+  f.is_inline.resize(rows);
+  size_t r = 0;
+  for (size_t s = 0; s < ns; ++s) {
+    int32_t depth = 0;
+    for (int64_t i = p.stack_offsets[s]; i < p.stack_offsets[s + 1]; ++i) {
+      const int32_t loc = p.stack_locations[static_cast<size_t>(i)];
+      const auto l = static_cast<size_t>(loc);
+      const int64_t b = p.locations.line_offsets[l], e = p.locations.line_offsets[l + 1];
+      const uint64_t addr = p.locations.address[l];
+      if (b == e) {
+        f.sample[r] = static_cast<int64_t>(s);
+        f.depth[r] = depth++;
+        f.location[r] = loc;
+        f.address[r] = addr;
+        f.function[r] = f.name[r] = f.file[r] = -1;
+        f.line[r] = 0;
+        f.is_inline[r] = 0;
+        ++r;
+        continue;
+      }
+      for (int64_t j = b; j < e; ++j) {
+        const auto lr = static_cast<size_t>(j);
+        const int32_t fn = p.lines.function[lr];
+        f.sample[r] = static_cast<int64_t>(s);
+        f.depth[r] = depth++;
+        f.location[r] = loc;
+        f.address[r] = addr;
+        f.function[r] = fn;
+        f.name[r] = p.functions.name[static_cast<size_t>(fn)];
+        f.file[r] = p.functions.filename[static_cast<size_t>(fn)];
+        f.line[r] = p.lines.line[lr];
+        f.is_inline[r] = j != e - 1;
+        ++r;
+      }
+    }
+  }
+  return f;
+}
+
 }  // namespace pprofcore

@@ -46,14 +46,19 @@ def _dedup(profile: "Profile") -> Tuple[List[str], np.ndarray]:
                 cats.append(s)
             remap[i] = j
         remap[len(strings)] = -1  # index -1 (missing) maps to -1
-        cached = (cats, remap)
+        identity = len(cats) == len(strings)
+        cached = (cats, None if identity else remap)
         profile._tables["__categories__"] = cached
     return cached
 
 
 def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -> Codes:
     cats, remap = _dedup(profile)
-    c = remap[np.asarray(codes, dtype=np.int64)]
+    if remap is None:  # no repeated strings: codes are category codes already
+        c = np.asarray(codes)
+        c = c if c.dtype == np.int32 else c.astype(np.int32)
+    else:
+        c = remap[np.asarray(codes, dtype=np.int64)]
     if missing_empty:
         c = np.where(np.asarray(codes) == 0, -1, c).astype(np.int32)
     return Codes(c, cats)
@@ -149,35 +154,16 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
             cols[k] = c
         return cols
     if kind == "frames":
-        so, sl = profile.stack_offsets, profile.stack_locations
-        lo = profile.locations.line_offsets
-        nlines = np.diff(lo)
-        per_entry = np.maximum(nlines[sl], 1) if len(sl) else np.zeros(0, dtype=np.int64)
-        entry = np.repeat(np.arange(len(sl), dtype=np.int64), per_entry)
-        starts = np.cumsum(per_entry) - per_entry
-        within = np.arange(len(entry), dtype=np.int64) - np.repeat(starts, per_entry)
-        loc = sl[entry].astype(np.int64)
-        has_line = nlines[loc] > 0
-        line_row = np.where(has_line, lo[loc] + within, -1)
-        sample_of_entry = _sample_of_rows(so)
-        sample = sample_of_entry[entry]
-        # depth 0 = leaf frame of the sample
-        frame_counts = np.bincount(sample, minlength=len(so) - 1) if len(sample) else np.zeros(len(so) - 1, np.int64)
-        frame_starts = np.cumsum(frame_counts) - frame_counts
-        depth = np.arange(len(sample), dtype=np.int64) - frame_starts[sample]
-        safe = np.maximum(line_row, 0)
-        func = np.where(has_line, profile.lines.function[safe] if len(profile.lines.function) else -1, -1)
-        sf = np.maximum(func, 0)
-        has_f = func >= 0
+        f = _core.frame_columns(profile._core)
         return {
-            "sample": sample,
-            "depth": depth,
-            "location": loc,
-            "address": profile.locations.address[loc],
-            "function": _codes(profile, np.where(has_f, fn.name[sf] if len(fn) else 0, -1)),
-            "file": _codes(profile, np.where(has_f, fn.filename[sf] if len(fn) else 0, -1)),
-            "line": np.where(has_line, profile.lines.line[safe] if len(profile.lines.line) else 0, 0),
-            "inline": has_line & (within < nlines[loc] - 1),
+            "sample": f["sample"],
+            "depth": f["depth"],
+            "location": f["location"],
+            "address": f["address"],
+            "function": _codes(profile, f["name"]),
+            "file": _codes(profile, f["file"]),
+            "line": f["line"],
+            "inline": f["inline"],
         }
     if kind == "locations":
         loc = profile.locations
