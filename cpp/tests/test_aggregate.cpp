@@ -138,4 +138,14 @@ TEST(stack_ids_dense) {
   EXPECT(ids.size() == 2 && ids[0] == 0 && ids[1] == 1);
 }
 
+TEST(frame_columns_expand_inline) {
+  Profile p = recursive_profile();
+  FrameColumns f = frame_columns(p);
+  EXPECT(f.sample.size() == 7);
+  EXPECT(f.depth[0] == 0 && f.depth[4] == 4 && f.depth[5] == 0);
+  EXPECT(f.is_inline[0] == 1 && f.is_inline[1] == 0);  // helper inlined into work
+  EXPECT(f.function[5] == -1 && f.address[5] == 0x1234);  // unsymbolized libc frame
+  EXPECT(f.line[0] == 31 && f.line[1] == 12);
+}
+
 int main() { return check::run_all(); }
