@@ -4,7 +4,7 @@ type, applies pprof's mean and unit rules and builds :class:`ReportTable` object
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 import numpy as np
 

@@ -5,7 +5,7 @@ over distinct names, label values and output lines."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
@@ -250,7 +250,6 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> Re
         if is_str.any():
             pairs = np.stack([lab.key[is_str], lab.str[is_str]], axis=1)
             uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-            tot = np.bincount(inv.reshape(-1), weights=None, minlength=len(uniq)) * 0
             tot = np.zeros(len(uniq), dtype=np.int64)
             np.add.at(tot, inv.reshape(-1), w[is_str])
             for (k, s_), t_ in zip(uniq.tolist(), tot.tolist()):

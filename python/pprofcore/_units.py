@@ -4,7 +4,6 @@ memory in powers of 1024 (B, kB, MB, ...), time (ns ... hrs), GCU; ``minimum`` /
 
 from __future__ import annotations
 
-import math
 from typing import List, Optional, Tuple
 
 # (canonical name, aliases, factor to the base unit)
@@ -124,6 +123,3 @@ def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[
         _, chosen = scale(100 * min_value, sample_unit, "minimum")
     return chosen if chosen else sample_unit
 
-
-def is_finite(x: float) -> bool:
-    return not (math.isinf(x) or math.isnan(x))
