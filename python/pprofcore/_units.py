@@ -122,4 +122,3 @@ def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[
     if min_unit != max_unit and min_value * 100 < max_value:
         _, chosen = scale(100 * min_value, sample_unit, "minimum")
     return chosen if chosen else sample_unit
-
