@@ -8,4 +8,6 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_codec(m);
   pprofcore::bindings::bind_filter(m);
   pprofcore::bindings::bind_merge(m);
+  pprofcore::bindings::bind_aggregate(m);
+  pprofcore::bindings::bind_tables(m);
 }

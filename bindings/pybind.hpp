@@ -61,5 +61,7 @@ void bind_profile(py::module_& m);
 void bind_codec(py::module_& m);
 void bind_filter(py::module_& m);
 void bind_merge(py::module_& m);
+void bind_aggregate(py::module_& m);
+void bind_tables(py::module_& m);
 
 }  // namespace pprofcore::bindings

@@ -14,10 +14,12 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 from importlib import resources as _resources
 
 from ._filter import FilterWarning
+from ._folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._merge import DeltaComputer, Merger, harmonize_units, merge, merge_files
 from ._profile import Profile
 from ._repair import RepairReport
+from ._report_table import ReportTable
 from .errors import DecodeError, GzipError, ProfileError
 
 __version__ = "0.1.0"
@@ -35,7 +37,9 @@ __all__ = [
     "Profile",
     "ProfileError",
     "RepairReport",
+    "ReportTable",
     "example_path",
+    "from_folded",
     "load",
     "load_many",
     "loads",

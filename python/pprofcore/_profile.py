@@ -436,6 +436,112 @@ class Profile:
         with open(os.fspath(path), "wb") as f:
             f.write(data)
 
+    # ----------------------------------------------------------------- reports
+    def top(self, sample_type: Union[int, str, None] = None, by: str = "functions", n: Optional[int] = None,
+            sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+        """Flat and cum per function (or file, line, address), like ``pprof -top``.
+
+        Parameters
+        ----------
+        sample_type : int, str, list or "all", optional
+            Sample type index or name; default follows pprof (``default_sample_type``,
+            else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
+            ``cum:<type>`` columns for each type, ordered by the first.
+        by : {"functions", "filefunctions", "files", "lines", "addresses"}
+            pprof's granularity.
+        n : int, optional
+            Keep only the first ``n`` rows (pprof's ``-nodecount``).
+        sort : {"flat", "cum"}
+            Order by flat (pprof's default) or cum (``-cum``).
+        mean : bool
+            Divide by the first (count) sample type, like ``-mean``.
+        unit : str, optional
+            Display unit (``"minimum"`` default, ``"auto"``, ``"ms"``, ``"MB"`` ...);
+            table values stay in the sample type's own unit.
+        inline : bool
+            Show inlined functions as their own rows (``False`` = ``-noinlines``).
+
+        Returns
+        -------
+        ReportTable
+            Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
+        """
+        from ._reports import top
+
+        return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
+
+    def peek(self, regex: str, sample_type: Union[int, str, None] = None, by: str = "functions",
+             mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+        """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
+        with edge weights, like ``pprof -peek``. Returns a table with columns
+        ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
+        """
+        from ._reports_more import peek
+
+        return peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline)
+
+    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None):
+        """Every sample's stack, like ``pprof -traces``: one row per sample x frame
+        (``sample, depth, value, name, inline``); ``repr`` is pprof's text."""
+        from ._reports_more import traces
+
+        return traces(self, sample_type=sample_type, mean=mean, unit=unit)
+
+    def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None):
+        """Label breakdown like ``pprof -tags``: per key and value, the total of one
+        sample type and its share of the key's total (numeric values in their units)."""
+        from ._reports_more import tags
+
+        return tags(self, sample_type=sample_type, unit=unit)
+
+    def by_label(self, key: str):
+        """Sample count (``num_samples``) and totals of every sample type per value of label ``key``,
+        with a row (value ``None``) for samples without the label."""
+        from ._reports_more import by_label
+
+        return by_label(self, key)
+
+    def to_folded(self, sample_type: Union[int, str, None] = None, lines: bool = False,
+                  labels: Optional[List[str]] = None, inline: bool = True) -> str:
+        """Collapsed stacks (Brendan Gregg's folded format): ``root;...;leaf VALUE`` per line.
+
+        One line per distinct stack, sorted; frame names are pprof's function
+        names (``lines=True``: ``name file:line``); ``labels`` lists label keys
+        written as leading ``key=value`` frames; ``inline=False`` drops inlined
+        frames. Read it back with :func:`pprofcore.from_folded`.
+        """
+        from ._folded import to_folded
+
+        return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
+
+    def to_pandas(self, kind: str = "samples"):
+        """A table of the profile as a ``pandas.DataFrame`` (needs pandas).
+
+        ``kind`` is ``"samples"`` (one row per sample: a column per sample type,
+        ``leaf_function``, ``stack_id``, ``depth`` and one column per label key),
+        ``"frames"`` (one row per sample x frame, inline frames expanded: ``sample``,
+        ``depth`` (0 = leaf), ``location``, ``address``, ``function``, ``file``,
+        ``line``, ``inline``), ``"locations"``, ``"functions"`` or ``"mappings"``.
+        String columns are ``pd.Categorical`` built from the string table's codes.
+        """
+        from ._dataframes import to_pandas
+
+        return to_pandas(self, kind)
+
+    def table(self, kind: str = "samples"):
+        """The :meth:`to_pandas` table as a :class:`ReportTable` without converting it:
+        it speaks the Arrow PyCapsule interface (``polars.DataFrame(p.table())``,
+        ``pyarrow.table(p.table("frames"))``, duckdb) and has ``to_pandas``/``to_arrow``."""
+        from ._dataframes import table
+
+        return table(self, kind)
+
+    def to_arrow(self, kind: str = "samples"):
+        """Like :meth:`to_pandas` but a ``pyarrow.Table`` with dictionary-encoded strings."""
+        from ._dataframes import to_arrow
+
+        return to_arrow(self, kind)
+
     # --------------------------------------------------------------- protocols
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Profile):

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import delta, demo, diff, filter, info, merge
+from . import delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces
 
 _COMMANDS = {
     "info": info,
@@ -16,6 +16,11 @@ _COMMANDS = {
     "merge": merge,
     "delta": delta,
     "diff": diff,
+    "top": top,
+    "peek": peek,
+    "traces": traces,
+    "tags": tags,
+    "folded": folded,
 }
 
 

@@ -1,0 +1,118 @@
+// bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
+// for all sample types), its pprof row order and folded stacks. Python formats the reports.
+#include "pybind.hpp"
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/folded.hpp"
+
+namespace pprofcore::bindings {
+
+namespace {
+
+using NodeTablePtr = std::shared_ptr<const NodeTable>;
+
+py::list to_str_list(const StringTable& t) {
+  py::list out(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::string_view s = t[i];
+    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    if (!u) throw py::error_already_set();
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
+  }
+  return out;
+}
+
+py::dict columns(const py::object& self) {
+  const NodeTable& t = self.cast<const NodeTable&>();
+  py::dict d;
+  const auto nn = static_cast<py::ssize_t>(t.size()), nt = static_cast<py::ssize_t>(t.n_types);
+  d["flat"] = readonly_view<int64_t>(t.flat.data(), {nn, nt}, {nt * 8, 8}, self);
+  d["cum"] = readonly_view<int64_t>(t.cum.data(), {nn, nt}, {nt * 8, 8}, self);
+  d["function"] = readonly_view(t.function, self);
+  d["name"] = readonly_view(t.name, self);
+  d["start_line"] = readonly_view(t.start_line, self);
+  d["lineno"] = readonly_view(t.lineno, self);
+  d["address"] = readonly_view(t.address, self);
+  d["objfile"] = readonly_view(t.objfile, self);
+  d["inline_label"] = readonly_view(t.inline_label, self);
+  d["loc_node_offsets"] = readonly_view(t.loc_node_offsets, self);
+  d["loc_nodes"] = readonly_view(t.loc_nodes, self);
+  return d;
+}
+
+}  // namespace
+
+void bind_aggregate(py::module_& m) {
+  py::class_<NodeTable, std::shared_ptr<NodeTable>>(m, "NodeTable", "pprof report nodes with flat/cum sums.")
+      .def("__len__", &NodeTable::size)
+      .def_property_readonly("n_types", [](const NodeTable& t) { return t.n_types; })
+      .def("columns", &columns, "Columns as read-only NumPy views.")
+      .def("printable_names", [](const NodeTable& t) { return to_str_list(t.printable); })
+      .def("files", [](const NodeTable& t) { return to_str_list(t.file); })
+      .def(
+          "order",
+          [](const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
+            std::vector<int32_t> rows;
+            {
+              py::gil_scoped_release nogil;  // both objects are immutable
+              rows = node_order(p, t, type, by_cum);
+            }
+            return move_to_numpy(std::move(rows));
+          },
+          py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
+          "Rows in pprof's report order for one sample type (zero rows left out).")
+      .def(
+          "folded",
+          [](const NodeTable& t, const Profile& p, size_t type, std::vector<int32_t> group,
+             std::vector<std::string> prefixes) {
+            std::string out;
+            {
+              py::gil_scoped_release nogil;  // inputs are immutable or local copies
+              out = to_folded(p, t, type, group, prefixes);
+            }
+            return py::reinterpret_steal<py::str>(
+                PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace"));
+          },
+          py::arg("profile"), py::arg("type"), py::arg("group"), py::arg("prefixes"),
+          "Collapsed stacks text, one line per distinct stack.")
+      .def(
+          "edges",
+          [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
+             int label_type, int label_div_type) {
+            std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
+            EdgeTable e;
+            {
+              py::gil_scoped_release nogil;  // inputs immutable or copied
+              e = aggregate_edges(p, t, m, label_type, label_div_type);
+            }
+            const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
+            py::dict d;
+            d["src"] = move_to_numpy(std::move(e.src));
+            d["dst"] = move_to_numpy(std::move(e.dst));
+            d["inline"] = move_to_numpy(std::move(e.is_inline));
+            d["weight"] = move_to_numpy(std::move(e.weight)).attr("reshape")(ne, nt);
+            return d;
+          },
+          py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1, py::arg("label_div_type") = -1,
+          "Call edges touching the masked nodes: src, dst, weight (n x types), inline.");
+
+  m.def(
+      "aggregate",
+      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type) {
+        AggregateOptions opt;
+        opt.label_div_type = label_div_type;
+        opt.granularity = parse_granularity(granularity);
+        opt.inline_frames = inline_frames;
+        opt.label_type = label_type;
+        auto out = std::make_shared<NodeTable>();
+        {
+          py::gil_scoped_release nogil;  // p is immutable; out is not shared yet
+          *out = aggregate(p, opt);
+        }
+        return out;
+      },
+      py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
+      py::arg("label_type") = -1, py::arg("label_div_type") = -1,
+      "Flat/cum per pprof report node, all sample types at once.");
+}
+
+}  // namespace pprofcore::bindings

@@ -1,0 +1,75 @@
+// aggregate: flat/cum per report node at pprof's granularities (functions,
+// filefunctions, files, lines, addresses), with or without inline frames, for all
+// sample types at once, and pprof's node order. Nodes are identified and named the
+// way google/pprof's internal/graph does (NodeInfo, PrintableName). Does not trim
+// nodes by fraction, filter samples, or format values (Python does units).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+enum class Granularity { Functions, FileFunctions, Files, Lines, Addresses };
+
+// Parses "functions" | "filefunctions" | "files" | "lines" | "addresses"; throws ProfileError.
+Granularity parse_granularity(std::string_view s);
+
+struct AggregateOptions {
+  Granularity granularity = Granularity::Functions;
+  bool inline_frames = true;  // false = pprof's -noinlines (keep each location's outermost line)
+  // Sample type whose non-zero samples define call edges for the (inline) labels;
+  // -1 = a sample counts when any of its values is non-zero.
+  int label_type = -1;
+  // With pprof's -mean, a sample also counts when this type (the count) is non-zero.
+  int label_div_type = -1;
+};
+
+// One row per node. Keys follow pprof's NodeInfo: name, file, start_line, lineno,
+// address, objfile. Values are sums over samples (no mean division).
+struct NodeTable {
+  size_t n_types = 0;
+  std::vector<int64_t> flat;  // n_nodes x n_types, row-major
+  std::vector<int64_t> cum;   // n_nodes x n_types; a node counts once per sample
+  std::vector<int32_t> function;  // a representative function row (-1 = none)
+  std::vector<int32_t> name;      // function name code in the profile's strings (0 = none)
+  std::vector<int64_t> start_line, lineno;
+  std::vector<uint64_t> address;
+  std::vector<int32_t> objfile;   // mapping filename code (0 = none)
+  std::vector<uint8_t> inline_label;  // 0 none, 1 "(inline)", 2 "(partial-inline)"
+  StringTable file;               // cleaned file name per node ("" = none)
+  StringTable printable;          // pprof's printable name per node
+  // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.
+  std::vector<int64_t> loc_node_offsets{0};
+  std::vector<int32_t> loc_nodes;
+  size_t size() const { return name.size(); }
+};
+
+NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
+
+// Call edges (caller -> callee) touching nodes selected by `node_mask` (one
+// byte per node), as graph.newGraph builds them: weights summed over samples,
+// each edge counted once per sample; `is_inline` when every occurrence was
+// within one location. Only samples with a non-zero value of `label_type`
+// (any value when -1) or of `label_div_type` (when >= 0) create edges.
+struct EdgeTable {
+  size_t n_types = 0;
+  std::vector<int32_t> src, dst;
+  std::vector<int64_t> weight;  // n_edges x n_types
+  std::vector<uint8_t> is_inline;
+  size_t size() const { return src.size(); }
+};
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
+                          int label_type, int label_div_type = -1);
+
+// Row order of pprof's reports for one sample type: by |flat| desc, printable
+// name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then
+// pprof's last-resort key. Nodes whose flat and cum are both 0 are left out.
+std::vector<int32_t> node_order(const Profile& p, const NodeTable& t, size_t type, bool by_cum);
+
+// Go's path/filepath.Clean for slash-separated paths.
+std::string clean_path(std::string_view path);
+
+}  // namespace pprofcore

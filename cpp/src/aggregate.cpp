@@ -1,0 +1,426 @@
+// aggregate: builds pprof's report nodes and their flat/cum sums. Mirrors
+// google/pprof's driver aggregate() + profile.Aggregate (what each granularity
+// keeps), report.newGraph (file path trimming) and graph.newGraph (cum once per
+// sample, flat to the leaf, edges for inline labels). No trimming, no units.
+#include "pprofcore/aggregate.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+
+#include "pprofcore/errors.hpp"
+
+namespace pprofcore {
+
+Granularity parse_granularity(std::string_view s) {
+  if (s == "functions") return Granularity::Functions;
+  if (s == "filefunctions") return Granularity::FileFunctions;
+  if (s == "files") return Granularity::Files;
+  if (s == "lines") return Granularity::Lines;
+  if (s == "addresses") return Granularity::Addresses;
+  throw ProfileError("unknown granularity '" + std::string(s) +
+                     "' (expected functions, filefunctions, files, lines or addresses)");
+}
+
+std::string clean_path(std::string_view path) {
+  if (path.empty()) return ".";
+  const bool rooted = path[0] == '/';
+  std::string out;
+  out.reserve(path.size());
+  if (rooted) out.push_back('/');
+  size_t dotdot = out.size();  // out[:dotdot] cannot be backtracked over
+  size_t r = rooted ? 1 : 0;
+  const size_t n = path.size();
+  while (r < n) {
+    if (path[r] == '/') {
+      ++r;
+    } else if (path[r] == '.' && (r + 1 == n || path[r + 1] == '/')) {
+      ++r;
+    } else if (path[r] == '.' && path[r + 1] == '.' && (r + 2 == n || path[r + 2] == '/')) {
+      r += 2;
+      if (out.size() > dotdot) {
+        size_t w = out.size() - 1;
+        while (w > dotdot && out[w] != '/') --w;
+        out.resize(w);
+      } else if (!rooted) {
+        if (!out.empty()) out.push_back('/');
+        out += "..";
+        dotdot = out.size();
+      }
+    } else {
+      if ((rooted && out.size() != 1) || (!rooted && !out.empty())) out.push_back('/');
+      while (r < n && path[r] != '/') out.push_back(path[r++]);
+    }
+  }
+  if (out.empty()) return ".";
+  return out;
+}
+
+namespace {
+
+// pprof's report.trimPath with no -trim_path/-source_path: strips the
+// "/proc/self/cwd/./" or "/proc/self/cwd/" prefix.
+std::string_view trim_path(std::string_view s) {
+  for (std::string_view pre : {std::string_view("/proc/self/cwd/./"), std::string_view("/proc/self/cwd/")})
+    if (s.substr(0, pre.size()) == pre) return s.substr(pre.size());
+  return s;
+}
+
+struct Key {
+  int32_t name;     // profile string code
+  int32_t file;     // index into cleaned-file table (0 = "")
+  int64_t start_line, lineno;
+  uint64_t address;
+  int32_t objfile;  // objfile identity: profile string code of the mapping file
+  bool operator==(const Key& o) const {
+    return name == o.name && file == o.file && start_line == o.start_line && lineno == o.lineno &&
+           address == o.address && objfile == o.objfile;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
+    mix(static_cast<uint32_t>(k.name)); mix(static_cast<uint32_t>(k.file)); mix(static_cast<uint64_t>(k.start_line));
+    mix(static_cast<uint64_t>(k.lineno)); mix(k.address); mix(static_cast<uint32_t>(k.objfile));
+    return static_cast<size_t>(h);
+  }
+};
+
+std::string basename(std::string_view s) {
+  // Go's filepath.Base
+  if (s.empty()) return ".";
+  while (s.size() > 1 && s.back() == '/') s.remove_suffix(1);
+  if (s == "/") return "/";
+  size_t i = s.rfind('/');
+  if (i != std::string_view::npos) s = s.substr(i + 1);
+  return std::string(s);
+}
+
+}  // namespace
+
+NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
+  const Granularity g = opt.granularity;
+  // What pprof's driver keeps per granularity (profile.Aggregate flags).
+  const bool addresses_raw = g == Granularity::Addresses && opt.inline_frames;  // no aggregation at all
+  const bool keep_function = addresses_raw || g != Granularity::Files;
+  const bool keep_file = addresses_raw || g == Granularity::FileFunctions || g == Granularity::Files ||
+                         g == Granularity::Lines || g == Granularity::Addresses;
+  const bool keep_line = addresses_raw || g == Granularity::Lines || g == Granularity::Addresses;
+  const bool keep_address = g == Granularity::Addresses;
+  const bool keep_inline = opt.inline_frames;
+
+  NodeTable t;
+  const size_t nt = p.num_types();
+  t.n_types = nt;
+
+  // Producers may repeat a string in the table; pprof keys nodes by string
+  // content, so map every code to the first code with the same bytes.
+  std::vector<int32_t> canon(p.strings.size());
+  {
+    std::unordered_map<std::string_view, int32_t> first;
+    first.reserve(p.strings.size());
+    for (size_t i = 0; i < p.strings.size(); ++i)
+      canon[i] = first.emplace(p.strings[i], static_cast<int32_t>(i)).first->second;
+  }
+  auto canon_of = [&](int32_t code) { return code >= 0 ? canon[static_cast<size_t>(code)] : code; };
+
+  // Cleaned file name per profile string code, computed once per distinct code used.
+  std::vector<int32_t> file_index(p.strings.size(), -1);
+  std::vector<std::string> files{""};
+  std::unordered_map<std::string, int32_t> file_ids{{"", 0}};
+  auto file_of = [&](int32_t code) -> int32_t {
+    if (code <= 0) return 0;
+    int32_t& slot = file_index[static_cast<size_t>(code)];
+    if (slot < 0) {
+      std::string_view raw = trim_path(p.str(code));
+      std::string c = raw.empty() ? std::string() : clean_path(raw);
+      auto it = file_ids.emplace(c, static_cast<int32_t>(files.size()));
+      if (it.second) files.push_back(c);
+      slot = it.first->second;
+    }
+    return slot;
+  };
+
+  std::unordered_map<Key, int32_t, KeyHash> node_ids;
+  std::vector<Key> keys;
+  auto node_for = [&](const Key& k, int32_t function) -> int32_t {
+    auto it = node_ids.emplace(k, static_cast<int32_t>(keys.size()));
+    if (it.second) {
+      keys.push_back(k);
+      t.function.push_back(function);
+    }
+    return it.first->second;
+  };
+
+  // Nodes of each location, innermost first (graph.CreateNodes + nodeInfo).
+  const size_t nloc = p.locations.size();
+  t.loc_node_offsets.reserve(nloc + 1);
+  t.loc_nodes.reserve(p.lines.size() + nloc);
+  std::vector<uint8_t> inline_capable;  // node appears as a non-outermost inline frame
+  for (size_t l = 0; l < nloc; ++l) {
+    const int32_t m = p.locations.mapping[l];
+    const int32_t objfile = m >= 0 ? canon_of(p.mappings.filename[static_cast<size_t>(m)]) : 0;
+    const uint64_t addr = keep_address || addresses_raw ? p.locations.address[l] : 0;
+    int64_t b = p.locations.line_offsets[l], e = p.locations.line_offsets[l + 1];
+    if (b == e) {
+      t.loc_nodes.push_back(node_for(Key{0, 0, 0, 0, addr, objfile}, -1));
+    } else {
+      if (!keep_inline && e - b > 1) b = e - 1;  // keep the outermost (caller) line
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t f = p.lines.function[static_cast<size_t>(i)];
+        const size_t fr = static_cast<size_t>(f);
+        Key k{keep_function ? canon_of(p.functions.name[fr]) : 0,
+              keep_file ? file_of(p.functions.filename[fr]) : 0,
+              0,
+              keep_line ? p.lines.line[static_cast<size_t>(i)] : 0,
+              addr,
+              0};
+        if (k.name == 0) {  // pprof shows the binary when the function has no name
+          k.objfile = objfile;
+          k.start_line = p.functions.start_line[fr];
+        }
+        const int32_t n = node_for(k, f);
+        t.loc_nodes.push_back(n);
+        if (i != e - 1) {
+          if (inline_capable.size() <= static_cast<size_t>(n)) inline_capable.resize(keys.size(), 0);
+          inline_capable[static_cast<size_t>(n)] = 1;
+        }
+      }
+    }
+    t.loc_node_offsets.push_back(static_cast<int64_t>(t.loc_nodes.size()));
+  }
+  const size_t nn = keys.size();
+  inline_capable.resize(nn, 0);
+  const bool any_inline = std::find(inline_capable.begin(), inline_capable.end(), 1) != inline_capable.end();
+
+  t.flat.assign(nn * nt, 0);
+  t.cum.assign(nn * nt, 0);
+  std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
+  std::vector<uint8_t> has_in(nn, 0);  // bit 1: an inline in-edge exists, bit 2: a non-inline one
+  // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
+  std::unordered_map<uint64_t, uint8_t> inline_edges;
+  std::vector<uint8_t> node_noinline_in(nn, 0);
+
+  const size_t ns = p.num_samples();
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t* v = p.values.data() + s * nt;
+    bool nonzero = false, label_nonzero = false;
+    for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
+    if (!nonzero) continue;
+    if (opt.label_type < 0)
+      label_nonzero = true;
+    else if (static_cast<size_t>(opt.label_type) < nt)
+      label_nonzero = v[opt.label_type] != 0 ||
+                      (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt && v[opt.label_div_type] != 0);
+    const uint32_t stamp = static_cast<uint32_t>(s + 1);
+    int32_t parent = -1;
+    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+    for (int64_t i = se - 1; i >= sb; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        const size_t nr = static_cast<size_t>(n);
+        if (seen[nr] != stamp) {
+          seen[nr] = stamp;
+          int64_t* c = t.cum.data() + nr * nt;
+          for (size_t k = 0; k < nt; ++k) c[k] += v[k];
+        }
+        if (label_nonzero && parent >= 0 && parent != n) {
+          const bool is_inline = j != ne - 1;
+          if (!is_inline) {
+            node_noinline_in[nr] = 1;
+          } else if (any_inline && inline_capable[nr]) {
+            const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+            inline_edges.emplace(key, 1);
+          }
+          if (!is_inline && any_inline && inline_capable[nr]) {
+            const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+            inline_edges[key] = 0;
+          }
+        }
+        parent = n;
+      }
+    }
+    if (parent >= 0) {
+      int64_t* f = t.flat.data() + static_cast<size_t>(parent) * nt;
+      for (size_t k = 0; k < nt; ++k) f[k] += v[k];
+    }
+  }
+
+  // Node labels as in report.TextItems: "(inline)" when every in-edge is
+  // inline, "(partial-inline)" when some are.
+  t.inline_label.assign(nn, 0);
+  std::vector<uint8_t> node_inline_in(nn, 0);
+  for (const auto& [key, flag] : inline_edges) {
+    const size_t callee = static_cast<size_t>(key & 0xffffffffu);
+    if (flag) node_inline_in[callee] = 1;
+    else node_noinline_in[callee] = 1;
+  }
+  for (size_t n = 0; n < nn; ++n)
+    if (node_inline_in[n]) t.inline_label[n] = node_noinline_in[n] ? 2 : 1;
+
+  // Columns and printable names (graph.NodeInfo.NameComponents).
+  t.name.resize(nn);
+  t.start_line.resize(nn);
+  t.lineno.resize(nn);
+  t.address.resize(nn);
+  t.objfile.resize(nn);
+  std::string buf;
+  for (size_t n = 0; n < nn; ++n) {
+    const Key& k = keys[n];
+    t.name[n] = k.name;
+    t.start_line[n] = k.start_line;
+    t.lineno[n] = k.lineno;
+    t.address[n] = k.address;
+    t.objfile[n] = k.objfile;
+    const std::string& file = files[static_cast<size_t>(k.file)];
+    t.file.push_back(file);
+    buf.clear();
+    if (k.address != 0) {
+      char a[24];
+      std::snprintf(a, sizeof a, "%016" PRIx64, k.address);
+      buf += a;
+    }
+    std::string_view fun = p.str(k.name);
+    if (!fun.empty()) {
+      if (!buf.empty()) buf.push_back(' ');
+      buf.append(fun.data(), fun.size());
+    }
+    std::string tail;
+    if (k.lineno != 0)
+      tail = file + ":" + std::to_string(k.lineno);
+    else if (!file.empty())
+      tail = file;
+    else if (!fun.empty())
+      tail.clear();
+    else if (k.objfile != 0 && !p.str(k.objfile).empty())
+      tail = "[" + basename(p.str(k.objfile)) + "]";
+    else
+      tail = "<unknown>";
+    if (!tail.empty()) {
+      if (!buf.empty()) buf.push_back(' ');
+      buf += tail;
+    }
+    t.printable.push_back(buf);
+  }
+  return t;
+}
+
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
+                          int label_type, int label_div_type) {
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  if (node_mask.size() != t.size()) throw ProfileError("node mask must have one entry per node");
+  EdgeTable e;
+  e.n_types = nt;
+  std::unordered_map<uint64_t, int32_t> index;
+  std::vector<uint32_t> stamp;
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t* v = p.values.data() + s * nt;
+    bool use = false;
+    if (label_type >= 0 && static_cast<size_t>(label_type) < nt) {
+      use = v[label_type] != 0 ||
+            (label_div_type >= 0 && static_cast<size_t>(label_div_type) < nt && v[label_div_type] != 0);
+    } else {
+      for (size_t k = 0; k < nt; ++k) use |= v[k] != 0;
+    }
+    if (!use) continue;
+    const uint32_t st = static_cast<uint32_t>(s + 1);
+    int32_t parent = -1;
+    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        if (parent >= 0 && parent != n && (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
+          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+          auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));
+          const size_t row = static_cast<size_t>(it.first->second);
+          const bool is_inline = j != ne - 1;
+          if (it.second) {
+            e.src.push_back(parent);
+            e.dst.push_back(n);
+            e.weight.resize(e.weight.size() + nt, 0);
+            e.is_inline.push_back(is_inline ? 1 : 0);
+            stamp.push_back(0);
+          } else if (!is_inline) {
+            e.is_inline[row] = 0;
+          }
+          if (stamp[row] != st) {  // once per sample
+            stamp[row] = st;
+            int64_t* w = e.weight.data() + row * nt;
+            for (size_t k = 0; k < nt; ++k) w[k] += v[k];
+          }
+        }
+        parent = n;
+      }
+    }
+  }
+  return e;
+}
+
+namespace {
+
+// fmt.Sprint of pprof's NodeInfo struct: "{Name OrigName Address File StartLine Lineno Objfile}",
+// the last-resort tie breaker of graph.Nodes.Sort (compareNodes).
+std::string go_sprint_key(const Profile& p, const NodeTable& t, size_t n) {
+  std::string s = "{";
+  s += p.str(t.name[n]);
+  s += "  ";  // empty OrigName between two separators
+  s += std::to_string(t.address[n]);
+  s += ' ';
+  s += t.file[n];
+  s += ' ';
+  s += std::to_string(t.start_line[n]);
+  s += ' ';
+  s += std::to_string(t.lineno[n]);
+  s += ' ';
+  s += p.str(t.objfile[n]);
+  s += '}';
+  return s;
+}
+
+inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+}  // namespace
+
+std::vector<int32_t> node_order(const Profile& p, const NodeTable& t, size_t type, bool by_cum) {
+  const size_t nt = t.n_types, nn = t.size();
+  if (type >= nt) throw ProfileError("sample type index out of range");
+  std::vector<int32_t> rows;
+  rows.reserve(nn);
+  for (size_t n = 0; n < nn; ++n)
+    if (t.flat[n * nt + type] != 0 || t.cum[n * nt + type] != 0) rows.push_back(static_cast<int32_t>(n));
+  auto flat = [&](int32_t n) { return abs64(t.flat[static_cast<size_t>(n) * nt + type]); };
+  auto cum = [&](int32_t n) { return abs64(t.cum[static_cast<size_t>(n) * nt + type]); };
+  auto name = [&](int32_t n) { return t.printable[static_cast<size_t>(n)]; };
+  // Printable names can collide (e.g. -files granularity with unnamed functions of
+  // different start lines); only then pprof's NodeInfo dump decides, so build it lazily.
+  std::vector<std::string> tie;
+  {
+    std::vector<std::string_view> sorted;
+    sorted.reserve(rows.size());
+    for (int32_t n : rows) sorted.push_back(name(n));
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      tie.resize(nn);
+      for (int32_t n : rows) tie[static_cast<size_t>(n)] = go_sprint_key(p, t, static_cast<size_t>(n));
+    }
+  }
+  auto less = [&](int32_t a, int32_t b) {
+    const int64_t p1 = by_cum ? cum(a) : flat(a), p2 = by_cum ? cum(b) : flat(b);
+    if (p1 != p2) return p1 > p2;
+    const auto na = name(a), nb = name(b);
+    if (na != nb) return na < nb;
+    const int64_t s1 = by_cum ? flat(a) : cum(a), s2 = by_cum ? flat(b) : cum(b);
+    if (s1 != s2) return s1 > s2;
+    if (!tie.empty()) return tie[static_cast<size_t>(a)] < tie[static_cast<size_t>(b)];
+    return a < b;
+  };
+  std::sort(rows.begin(), rows.end(), less);
+  return rows;
+}
+
+}  // namespace pprofcore

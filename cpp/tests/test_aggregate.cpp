@@ -1,0 +1,151 @@
+// C++ unit tests of aggregate (nodes, flat/cum, names, order), folded and stack ids.
+#include "check.hpp"
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/folded.hpp"
+#include "pprofcore/tables.hpp"
+
+using namespace pprofcore;
+
+// main -> work (recursing: work -> work) with an inlined helper in loc 2, plus
+// one unsymbolized location in /lib/libc.so.6.
+static Profile recursive_profile() {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  p.mappings.id = {1};
+  p.mappings.memory_start = {0x1000};
+  p.mappings.memory_limit = {0x2000};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {s.intern("/lib/libc.so.6")};
+  p.mappings.build_id = {0};
+  p.mappings.has_functions = {0};
+  p.mappings.has_filenames = {0};
+  p.mappings.has_line_numbers = {0};
+  p.mappings.has_inline_frames = {0};
+  p.functions.id = {1, 2, 3};
+  p.functions.name = {s.intern("main"), s.intern("work"), s.intern("helper")};
+  p.functions.system_name = p.functions.name;
+  p.functions.filename = {s.intern("/proc/self/cwd/./src/main.go"), s.intern("src/../src/work.go"),
+                          s.intern("src/work.go")};
+  p.functions.start_line = {1, 10, 30};
+  p.locations.id = {1, 2, 3};
+  p.locations.mapping = {-1, -1, 0};
+  p.locations.address = {0, 0, 0x1234};
+  p.locations.is_folded = {0, 0, 0};
+  p.locations.line_offsets = {0, 1, 3, 3};
+  p.lines.function = {0, 2, 1};  // loc 2: helper inlined into work
+  p.lines.line = {5, 31, 12};
+  p.lines.column = {0, 0, 0};
+  // sample 0: main -> work(+helper) -> work(+helper), value 3
+  // sample 1: main -> libc, value 2
+  p.values = {3, 2};
+  p.stack_offsets = {0, 3, 5};
+  p.stack_locations = {1, 1, 0, 2, 0};
+  p.label_offsets = {0, 0, 0};
+  p.strings = s.take();
+  return p;
+}
+
+static int find(const NodeTable& t, std::string_view name) {
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t.printable[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+TEST(clean_path_like_go) {
+  EXPECT(clean_path("") == ".");
+  EXPECT(clean_path("a/../b") == "b");
+  EXPECT(clean_path("/../a//b/./c/") == "/a/b/c");
+  EXPECT(clean_path("../../x") == "../../x");
+  EXPECT(clean_path("a/b/../../..") == "..");
+  EXPECT(clean_path("/") == "/");
+}
+
+TEST(functions_flat_cum_recursion) {
+  Profile p = recursive_profile();
+  check_invariants(p);
+  NodeTable t = aggregate(p, AggregateOptions{});
+  const int main_ = find(t, "main"), work = find(t, "work"), helper = find(t, "helper"), libc = find(t, "[libc.so.6]");
+  EXPECT(main_ >= 0 && work >= 0 && helper >= 0 && libc >= 0);
+  EXPECT(t.cum[static_cast<size_t>(main_)] == 5);
+  EXPECT(t.cum[static_cast<size_t>(work)] == 3);  // once per sample despite recursion
+  EXPECT(t.flat[static_cast<size_t>(helper)] == 3);
+  EXPECT(t.flat[static_cast<size_t>(libc)] == 2);
+  EXPECT(t.inline_label[static_cast<size_t>(helper)] == 1);
+  std::vector<int32_t> order = node_order(p, t, 0, false);
+  EXPECT(order.size() == 4);
+  EXPECT(order[0] == helper && order[1] == libc);
+}
+
+TEST(granularities_name_nodes_like_pprof) {
+  Profile p = recursive_profile();
+  AggregateOptions o;
+  o.granularity = Granularity::Lines;
+  NodeTable t = aggregate(p, o);
+  EXPECT(find(t, "main src/main.go:5") >= 0);  // /proc/self/cwd/./ trimmed
+  EXPECT(find(t, "work src/work.go:12") >= 0);  // path cleaned
+  o.granularity = Granularity::Addresses;
+  t = aggregate(p, o);
+  EXPECT(find(t, "0000000000001234 [libc.so.6]") >= 0);
+  o.granularity = Granularity::Files;
+  t = aggregate(p, o);
+  EXPECT(find(t, "src/work.go") >= 0);
+  o.granularity = Granularity::Functions;
+  o.inline_frames = false;
+  t = aggregate(p, o);
+  EXPECT(find(t, "helper") < 0);
+  EXPECT(t.flat[static_cast<size_t>(find(t, "work"))] == 3);
+  EXPECT_THROWS(parse_granularity("bogus"), ProfileError, "granularity");
+}
+
+TEST(edges_and_folded) {
+  Profile p = recursive_profile();
+  NodeTable t = aggregate(p, AggregateOptions{});
+  std::vector<uint8_t> mask(t.size(), 1);
+  EdgeTable e = aggregate_edges(p, t, mask, -1);
+  int64_t main_to_work = -1;
+  for (size_t i = 0; i < e.size(); ++i)
+    if (t.printable[static_cast<size_t>(e.src[i])] == "main" && t.printable[static_cast<size_t>(e.dst[i])] == "work")
+      main_to_work = e.weight[i];
+  EXPECT(main_to_work == 3);
+  std::string f = to_folded(p, t, 0, {}, {});
+  EXPECT(f == "main;[libc.so.6] 2\nmain;work;helper;work;helper 3\n");
+}
+
+TEST(duplicate_strings_merge_like_pprof) {
+  Profile p = recursive_profile();
+  // a second copy of "work" in the string table, used by a new function
+  const int32_t dup = static_cast<int32_t>(p.strings.size());
+  p.strings.push_back("work");
+  p.functions.id.push_back(4);
+  p.functions.name.push_back(dup);
+  p.functions.system_name.push_back(dup);
+  p.functions.filename.push_back(0);
+  p.functions.start_line.push_back(0);
+  p.lines.function[2] = 3;  // loc 2's outer line now uses the duplicate
+  check_invariants(p);
+  NodeTable t = aggregate(p, AggregateOptions{});
+  int n = 0;
+  for (size_t i = 0; i < t.size(); ++i) n += t.printable[i] == "work";
+  EXPECT(n == 1);
+}
+
+TEST(stack_ids_dense) {
+  Profile p = recursive_profile();
+  auto ids = stack_ids(p);
+  EXPECT(ids.size() == 2 && ids[0] == 0 && ids[1] == 1);
+}
+
+TEST(frame_columns_expand_inline) {
+  Profile p = recursive_profile();
+  FrameColumns f = frame_columns(p);
+  EXPECT(f.sample.size() == 7);
+  EXPECT(f.depth[0] == 0 && f.depth[4] == 4 && f.depth[5] == 0);
+  EXPECT(f.is_inline[0] == 1 && f.is_inline[1] == 0);  // helper inlined into work
+  EXPECT(f.function[5] == -1 && f.address[5] == 0x1234);  // unsymbolized libc frame
+  EXPECT(f.line[0] == 31 && f.line[1] == 12);
+}
+
+int main() { return check::run_all(); }

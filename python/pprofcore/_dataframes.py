@@ -1,0 +1,267 @@
+"""Profile tables as pandas DataFrames and Arrow tables, built column-wise from
+the NumPy views (no per-row Python loops). String columns become
+``pd.Categorical`` / Arrow dictionary arrays from the codes and the string table.
+
+Kinds: ``samples`` (one row per sample), ``frames`` (one row per sample x frame,
+inline frames expanded), ``locations``, ``functions``, ``mappings``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Tuple
+
+import numpy as np
+
+from . import _core
+from ._report_table import require_pandas, require_pyarrow
+
+if TYPE_CHECKING:
+    from ._profile import Profile
+
+KINDS = ("samples", "frames", "locations", "functions", "mappings")
+
+
+class Codes:
+    """A string column: ``int32`` codes into ``categories`` (``-1`` = missing)."""
+
+    __slots__ = ("codes", "categories")
+
+    def __init__(self, codes: np.ndarray, categories: List[str]):
+        self.codes = codes
+        self.categories = categories
+
+
+def _dedup(profile: "Profile") -> Tuple[List[str], np.ndarray]:
+    """Unique categories of the string table and the code -> category remap
+    (string tables may repeat a string; categories must be unique)."""
+    cached = profile._tables.get("__categories__")
+    if cached is None:
+        strings = list(profile.strings)
+        first = {}
+        remap = np.empty(len(strings) + 1, dtype=np.int32)
+        cats = []
+        for i, s in enumerate(strings):
+            j = first.get(s)
+            if j is None:
+                j = first[s] = len(cats)
+                cats.append(s)
+            remap[i] = j
+        remap[len(strings)] = -1  # index -1 (missing) maps to -1
+        identity = len(cats) == len(strings)
+        cached = (cats, None if identity else remap)
+        profile._tables["__categories__"] = cached
+    return cached
+
+
+def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -> Codes:
+    cats, remap = _dedup(profile)
+    if remap is None:  # no repeated strings: codes are category codes already
+        c = np.asarray(codes)
+        c = c if c.dtype == np.int32 else c.astype(np.int32)
+    else:
+        c = remap[np.asarray(codes, dtype=np.int64)]
+    if missing_empty:
+        c = np.where(np.asarray(codes) == 0, -1, c).astype(np.int32)
+    return Codes(c, cats)
+
+
+def stack_ids(profile: "Profile") -> np.ndarray:
+    """Per sample, a dense id of its stack (cached: the profile is immutable)."""
+    ids = profile._tables.get("__stack_ids__")
+    if ids is None:
+        ids = _core.stack_ids(profile._core)
+        ids.flags.writeable = False
+        profile._tables["__stack_ids__"] = ids
+    return ids
+
+
+def _value_names(profile: "Profile") -> List[str]:
+    types = profile.sample_types
+    names = [t for t, _ in types]
+    out = []
+    for t, u in types:
+        out.append(t if names.count(t) == 1 else f"{t}/{u}")
+    return out
+
+
+def _sample_of_rows(offsets: np.ndarray) -> np.ndarray:
+    n = len(offsets) - 1
+    return np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+
+
+def _leaf_function(profile: "Profile") -> np.ndarray:
+    """Function row of each sample's leaf frame (innermost line of the first location), -1 if none."""
+    so = profile.stack_offsets
+    n = len(so) - 1
+    out = np.full(n, -1, dtype=np.int64)
+    has = so[1:] > so[:-1]
+    if not has.any():
+        return out
+    leaf_loc = profile.stack_locations[so[:-1][has]]
+    lo = profile.locations.line_offsets
+    has_line = lo[leaf_loc + 1] > lo[leaf_loc]
+    f = np.full(len(leaf_loc), -1, dtype=np.int64)
+    f[has_line] = profile.lines.function[lo[leaf_loc[has_line]]]
+    out[has] = f
+    return out
+
+
+def _label_columns(profile: "Profile") -> Dict[str, object]:
+    """One column per label key: string labels as Codes, numeric as (values, mask).
+    A sample with several values for a key gets the first."""
+    lab = profile.labels
+    if len(lab.key) == 0:
+        return {}
+    n = len(profile)
+    sample = _sample_of_rows(profile.label_offsets)
+    out = {}
+    keys = np.unique(lab.key)
+    for k in keys:
+        name = profile.strings[int(k)]
+        m = lab.key == k
+        rows = sample[m][::-1]  # reversed so the first value wins on assignment
+        is_str = lab.str[m][::-1] >= 0
+        if is_str.any():
+            codes = np.full(n, -1, dtype=np.int64)
+            codes[rows[is_str]] = lab.str[m][::-1][is_str]
+            out[name] = _codes(profile, codes)
+        if (~is_str).any():
+            vals = np.zeros(n, dtype=np.int64)
+            mask = np.ones(n, dtype=bool)
+            vals[rows[~is_str]] = lab.num[m][::-1][~is_str]
+            mask[rows[~is_str]] = False
+            out[name if not is_str.any() else name + "#num"] = (vals, mask)
+    return out
+
+
+def columns(profile: "Profile", kind: str) -> Dict[str, object]:
+    """Columns of one table kind: NumPy arrays, :class:`Codes`, or (values, mask) pairs."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    fn = profile.functions
+    if kind == "samples":
+        cols: Dict[str, object] = {}
+        v = profile.values
+        for i, name in enumerate(_value_names(profile)):
+            cols[name] = v[:, i]
+        leaf = _leaf_function(profile)
+        fname = np.where(leaf >= 0, fn.name[np.maximum(leaf, 0)] if len(fn) else -1, -1)
+        cols["leaf_function"] = _codes(profile, fname)
+        cols["stack_id"] = stack_ids(profile)
+        cols["depth"] = np.diff(profile.stack_offsets)
+        for k, c in _label_columns(profile).items():
+            if k in cols:
+                k = "label:" + k
+            cols[k] = c
+        return cols
+    if kind == "frames":
+        f = _core.frame_columns(profile._core)
+        return {
+            "sample": f["sample"],
+            "depth": f["depth"],
+            "location": f["location"],
+            "address": f["address"],
+            "function": _codes(profile, f["name"]),
+            "file": _codes(profile, f["file"]),
+            "line": f["line"],
+            "inline": f["inline"],
+        }
+    if kind == "locations":
+        loc = profile.locations
+        lo = loc.line_offsets
+        nl = np.diff(lo)
+        has = nl > 0
+        first = np.where(has, lo[:-1], 0)
+        func = np.where(has, profile.lines.function[first] if len(profile.lines.function) else -1, -1)
+        sf = np.maximum(func, 0)
+        m = profile.mappings
+        return {
+            "id": loc.id,
+            "mapping_id": np.where(loc.mapping >= 0, m.id[np.maximum(loc.mapping, 0)] if len(m) else 0, 0),
+            "address": loc.address,
+            "is_folded": loc.is_folded.astype(bool),
+            "num_lines": nl,
+            "function": _codes(profile, np.where(func >= 0, fn.name[sf] if len(fn) else 0, -1)),
+            "file": _codes(profile, np.where(func >= 0, fn.filename[sf] if len(fn) else 0, -1)),
+            "line": np.where(has, profile.lines.line[first] if len(profile.lines.line) else 0, 0),
+        }
+    if kind == "functions":
+        return {
+            "id": fn.id,
+            "name": _codes(profile, fn.name),
+            "system_name": _codes(profile, fn.system_name),
+            "filename": _codes(profile, fn.filename),
+            "start_line": fn.start_line,
+        }
+    m = profile.mappings
+    return {
+        "id": m.id,
+        "memory_start": m.memory_start,
+        "memory_limit": m.memory_limit,
+        "file_offset": m.file_offset,
+        "filename": _codes(profile, m.filename),
+        "build_id": _codes(profile, m.build_id),
+        "has_functions": m.has_functions.astype(bool),
+        "has_filenames": m.has_filenames.astype(bool),
+        "has_line_numbers": m.has_line_numbers.astype(bool),
+        "has_inline_frames": m.has_inline_frames.astype(bool),
+    }
+
+
+def _from_codes(pd, c: Codes):
+    cats = pd.Index(c.categories, dtype=object)
+    try:  # codes come from the string table, so validation is redundant (pandas >= 2.1)
+        return pd.Categorical.from_codes(c.codes, categories=cats, validate=False)
+    except TypeError:
+        return pd.Categorical.from_codes(c.codes, categories=cats)
+
+
+def to_pandas_columns(cols: Dict[str, object]):
+    """A DataFrame from columns: arrays, :class:`Codes`, (values, mask) pairs or lists of str."""
+    pd = require_pandas()
+    data = {}
+    for k, c in cols.items():
+        if isinstance(c, Codes):
+            data[k] = _from_codes(pd, c)
+        elif isinstance(c, tuple):
+            data[k] = pd.arrays.IntegerArray(c[0], c[1])
+        elif isinstance(c, list):
+            data[k] = pd.Categorical(c)
+        else:
+            data[k] = c
+    return pd.DataFrame(data, copy=False)
+
+
+def to_arrow_columns(cols: Dict[str, object]):
+    """A pyarrow.Table from the same column kinds (strings dictionary-encoded)."""
+    pa = require_pyarrow()
+    arrays, names = [], []
+    dictionaries = {}
+    for k, c in cols.items():
+        if isinstance(c, Codes):
+            d = dictionaries.get(id(c.categories))
+            if d is None:
+                d = dictionaries[id(c.categories)] = pa.array(c.categories, type=pa.string())
+            idx = pa.array(c.codes.astype(np.int32), mask=c.codes < 0)
+            arrays.append(pa.DictionaryArray.from_arrays(idx, d))
+        elif isinstance(c, tuple):
+            arrays.append(pa.array(c[0], mask=c[1]))
+        elif isinstance(c, list):
+            arrays.append(pa.array(c, type=pa.string()).dictionary_encode())
+        else:
+            arrays.append(pa.array(np.ascontiguousarray(c)))
+        names.append(k)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def to_pandas(profile: "Profile", kind: str = "samples"):
+    return to_pandas_columns(columns(profile, kind))
+
+
+def to_arrow(profile: "Profile", kind: str = "samples"):
+    return to_arrow_columns(columns(profile, kind))
+
+
+def table(profile: "Profile", kind: str = "samples"):
+    from ._report_table import ReportTable
+
+    return ReportTable(columns(profile, kind), [f"{kind} of {profile!r}"], meta={"kind": kind})

@@ -1,0 +1,152 @@
+"""The table object returned by reports (``Profile.top`` and friends): named
+NumPy/list columns plus a text header, with ``to_pandas``, ``to_arrow``, the
+Arrow PyCapsule stream interface, a pprof-like text ``repr`` and HTML."""
+
+from __future__ import annotations
+
+import html
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+
+def require_pandas():
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("this needs pandas: pip install pprofcore[pandas]") from e
+    return pd
+
+
+def require_pyarrow():
+    try:
+        import pyarrow as pa
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("this needs pyarrow: pip install pprofcore[arrow]") from e
+    return pa
+
+
+class ReportTable:
+    """A report as a table: columns of equal length, a title, and a text form.
+
+    Columns are NumPy arrays (numbers) or lists of ``str``. ``len(t)`` is the row
+    count, ``t["col"]`` a column, ``t.columns`` the names. Convert with
+    :meth:`to_pandas`, :meth:`to_arrow`, or hand it to any library that speaks the
+    Arrow PyCapsule interface (polars, duckdb, ``pyarrow.table(t)``).
+    """
+
+    def __init__(self, columns: Dict[str, Sequence], header: Optional[List[str]] = None,
+                 text: Optional[Callable[["ReportTable", Optional[int]], str]] = None, meta: Optional[dict] = None):
+        self._columns = dict(columns)
+        self.header = list(header or [])
+        self._text = text
+        self.meta = dict(meta or {})
+
+    # ----------------------------------------------------------- container API
+    @property
+    def columns(self) -> List[str]:
+        """Names of the columns, in order."""
+        return list(self._columns)
+
+    def __getitem__(self, name: str):
+        return self._columns[name]
+
+    def __len__(self) -> int:
+        if not self._columns:
+            return 0
+        return _len(next(iter(self._columns.values())))
+
+    def rows(self):
+        """Iterate over rows as ``dict`` (convenient for small tables)."""
+        names = self.columns
+        cols = [self._columns[n] for n in names]
+        for i in range(len(self)):
+            yield {n: _cell(c, i) for n, c in zip(names, cols)}
+
+    def to_dict(self) -> Dict[str, Sequence]:
+        """Columns as a ``dict`` (NumPy arrays and lists)."""
+        return dict(self._columns)
+
+    # ------------------------------------------------------------- conversions
+    def to_pandas(self):
+        """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
+        pd = require_pandas()
+        from ._dataframes import to_pandas_columns
+
+        return to_pandas_columns(self._columns)
+
+    def to_arrow(self):
+        """The table as a ``pyarrow.Table`` (string columns dictionary-encoded)."""
+        from ._dataframes import to_arrow_columns
+
+        return to_arrow_columns(self._columns)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
+
+    # ----------------------------------------------------------------- display
+    def to_text(self, n: Optional[int] = None) -> str:
+        """The text form (like pprof's), optionally only the first ``n`` rows."""
+        if self._text is not None:
+            return self._text(self, n)
+        return _generic_text(self, n)
+
+    def __repr__(self) -> str:
+        return self.to_text(n=50 if len(self) > 60 else None)
+
+    def _repr_html_(self) -> str:
+        names = self.columns
+        limit = min(len(self), 200)
+        out = ['<div class="pprofcore-report">']
+        for h in self.header:
+            out.append(f"<div>{html.escape(h)}</div>")
+        out.append('<table><thead><tr>' + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead><tbody>")
+        fmt = self.meta.get("html_format", {})
+        for i in range(limit):
+            cells = []
+            for n in names:
+                v = _cell(self._columns[n], i)
+                f = fmt.get(n)
+                s = f(v) if f else str(v)
+                align = "left" if isinstance(self._columns[n], list) else "right"
+                cells.append(f'<td style="text-align:{align}">{html.escape(s)}</td>')
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</tbody></table>")
+        if limit < len(self):
+            out.append(f"<div>... {len(self) - limit} more rows</div>")
+        out.append("</div>")
+        return "".join(out)
+
+
+def _generic_text(t: ReportTable, n: Optional[int]) -> str:
+    names = t.columns
+    rows = len(t) if n is None else min(n, len(t))
+    cells = [[str(c) for c in names]]
+    for i in range(rows):
+        cells.append([str(_cell(t[c], i)) for c in names])
+    widths = [max(len(r[j]) for r in cells) for j in range(len(names))]
+    lines = list(t.header)
+    for r in cells:
+        lines.append("  ".join(s.rjust(w) if j < len(names) - 1 else s for j, (s, w) in enumerate(zip(r, widths))).rstrip())
+    if rows < len(t):
+        lines.append(f"... {len(t) - rows} more rows")
+    return "\n".join(lines)
+
+
+def _len(col) -> int:
+    if hasattr(col, "codes"):
+        return len(col.codes)
+    if isinstance(col, tuple):
+        return len(col[0])
+    return len(col)
+
+
+def _cell(col, i):
+    """Row ``i`` of a column as a plain Python value."""
+    if hasattr(col, "codes"):  # dictionary-coded strings
+        c = int(col.codes[i])
+        return None if c < 0 else col.categories[c]
+    if isinstance(col, tuple):  # (values, missing mask)
+        return None if col[1][i] else col[0][i].item()
+    v = col[i]
+    return v.item() if isinstance(v, np.generic) else v

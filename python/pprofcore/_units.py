@@ -1,0 +1,124 @@
+"""pprof's unit tables and value formatting (google/pprof internal/measurement):
+memory in powers of 1024 (B, kB, MB, ...), time (ns ... hrs), GCU; ``minimum`` /
+``auto`` pick a readable unit. Used by the reports; no NumPy needed."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+# (canonical name, aliases, factor to the base unit)
+_MEMORY = [("B", ("b", "byte"), 1.0), ("kB", ("kb", "kbyte", "kilobyte"), float(1 << 10)),
+           ("MB", ("mb", "mbyte", "megabyte"), float(1 << 20)), ("GB", ("gb", "gbyte", "gigabyte"), float(1 << 30)),
+           ("TB", ("tb", "tbyte", "terabyte"), float(1 << 40)), ("PB", ("pb", "pbyte", "petabyte"), float(1 << 50))]
+_TIME = [("ns", ("ns", "nanosecond"), 1.0), ("us", ("μs", "us", "microsecond"), 1e3),
+         ("ms", ("ms", "millisecond"), 1e6), ("s", ("s", "sec", "second"), 1e9), ("hrs", ("hour", "hr"), 3600e9)]
+_GCU = [("n*GCU", ("nanogcu",), 1e-9), ("u*GCU", ("microgcu",), 1e-6), ("m*GCU", ("milligcu",), 1e-3),
+        ("GCU", ("gcu",), 1.0), ("k*GCU", ("kilogcu",), 1e3), ("M*GCU", ("megagcu",), 1e6),
+        ("G*GCU", ("gigagcu",), 1e9), ("T*GCU", ("teragcu",), 1e12), ("P*GCU", ("petagcu",), 1e15)]
+# (units, default unit name, default factor)
+_TYPES = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
+
+
+def _sniff(units, unit: str):
+    unit = unit.lower()
+    if len(unit) > 2 and unit.endswith("s"):
+        unit = unit[:-1]
+    for u in units:
+        if unit in u[1]:
+            return u
+    return None
+
+
+def _convert(units, default, value: float, from_unit: str, to_unit: str):
+    f = _sniff(units, from_unit)
+    if f is None:
+        return None
+    v = value * f[2]
+    if to_unit in ("minimum", "auto"):
+        best, name = 0.0, ""
+        for u in units:
+            if u[2] >= best and v / u[2] >= 1.0:
+                best, name = u[2], u[0]
+        if best == 0:
+            return v / default[1], default[0]
+        return v / best, name
+    t = _sniff(units, to_unit)
+    if t is None:
+        return v / default[1], default[0]
+    return v / t[2], t[0]
+
+
+def scale(value: float, from_unit: str, to_unit: str) -> Tuple[float, str]:
+    """``value`` in ``from_unit`` converted to ``to_unit`` (pprof's ``measurement.Scale``).
+
+    Returns ``(scaled value, unit label)``; the label is ``""`` for unitless counts.
+    ``to_unit`` may be ``"minimum"``/``"auto"`` to pick a readable unit.
+    """
+    if value < 0:
+        v, u = scale(-value, from_unit, to_unit)
+        return -v, u
+    for units, dname, dfactor in _TYPES:
+        r = _convert(units, (dname, dfactor), value, from_unit, to_unit)
+        if r is not None:
+            return r
+    if to_unit in ("count", "sample", "unit", "minimum", "auto"):
+        return float(value), ""
+    return float(value), to_unit
+
+
+def scaled_label(value: float, from_unit: str, to_unit: str) -> str:
+    """pprof's text for a value: two decimals, ``.00`` dropped, unit appended."""
+    v, u = scale(value, from_unit, to_unit)
+    sv = f"{v:.2f}"
+    if sv.endswith(".00"):
+        sv = sv[:-3]
+    if sv in ("0", "-0"):
+        return "0"
+    return sv + u
+
+
+def percentage(value: float, total: float) -> str:
+    """pprof's percentage text (at least two significant digits)."""
+    ratio = abs(value / total) * 100 if total else 0.0
+    if 99.95 <= ratio <= 100.05:
+        return "  100%"
+    if ratio >= 1.0:
+        return f"{ratio:5.2f}%"
+    return _go_g(ratio) + "%"
+
+
+def _go_g(x: float) -> str:
+    # Go's %5.2g: 2 significant digits, shortest form, width 5
+    if x == 0:
+        s = "0"
+    else:
+        s = f"{x:.2g}"
+        if "e" in s:
+            mant, exp = s.split("e")
+            sign = exp[0]
+            digits = exp[1:].lstrip("0")
+            s = f"{mant}e{sign}{digits.rjust(2, '0')}"
+    return s.rjust(5)
+
+
+def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[str]) -> str:
+    """The output unit pprof would pick (``selectOutputUnit``): for ``"minimum"``
+    (the default), a unit readable for the smallest non-zero value."""
+    if unit is None:
+        unit = "minimum"
+    if unit != "minimum":
+        return unit
+    min_value = 0
+    for v in values:
+        v = abs(v)
+        if v > 0 and (min_value == 0 or v < min_value):
+            min_value = v
+    max_value = total
+    if min_value == 0:
+        min_value = max_value
+    _, min_unit = scale(min_value, sample_unit, "minimum")
+    _, max_unit = scale(max_value, sample_unit, "minimum")
+    chosen = min_unit
+    if min_unit != max_unit and min_value * 100 < max_value:
+        _, chosen = scale(100 * min_value, sample_unit, "minimum")
+    return chosen if chosen else sample_unit

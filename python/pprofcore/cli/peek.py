@@ -1,0 +1,22 @@
+"""Callers and callees of matching functions, like `go tool pprof -peek REGEX`."""
+
+from __future__ import annotations
+
+from . import _report_args as ra
+
+HELP = "callers and callees of functions matching a regex (like pprof -peek)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("regex", help="regular expression searched in node names")
+    ra.add_common(parser, nodecount=False)
+
+
+def run(args) -> int:
+    many = len(args.files) > 1
+    for path in args.files:
+        p = ra.load(path)
+        t = p.peek(args.regex, sample_type=ra.sample_index(args.sample_index), by=args.granularity,
+                   mean=args.mean, unit=args.unit, inline=not args.noinlines)
+        ra.emit(t, args.format, title=path if many else None)
+    return 0

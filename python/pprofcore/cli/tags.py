@@ -1,0 +1,20 @@
+"""Totals per label key and value, like `go tool pprof -tags`."""
+
+from __future__ import annotations
+
+from . import _report_args as ra
+
+HELP = "label breakdown (like pprof -tags)"
+
+
+def add_arguments(parser) -> None:
+    ra.add_common(parser, granularity=False, nodecount=False)
+
+
+def run(args) -> int:
+    many = len(args.files) > 1
+    for path in args.files:
+        p = ra.load(path)
+        t = p.tags(sample_type=ra.sample_index(args.sample_index), unit=args.unit)
+        ra.emit(t, args.format, title=path if many else None)
+    return 0
