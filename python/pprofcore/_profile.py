@@ -40,7 +40,7 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols", "_strings", "_tables", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
@@ -49,10 +49,16 @@ class Profile:
     def _wrap(cls, core: "_core.Profile") -> "Profile":
         self = object.__new__(cls)
         self._core = core
-        self._cols = core.columns()
+        self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
         self._tables = {}
         return self
+
+    @property
+    def _cols(self) -> dict:
+        if self._cols_cache is None:
+            self._cols_cache = self._core.columns()
+        return self._cols_cache
 
     # ------------------------------------------------------------------ header
     def _s(self, code: int) -> str:

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 from .. import _io
+from . import _filter_args
 
 
 def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True) -> None:
@@ -25,6 +26,7 @@ def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt:
         parser.add_argument("--nodecount", type=int, default=None, help="show at most N rows")
     if fmt:
         parser.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    _filter_args.add_filter_arguments(parser)
 
 
 def sample_index(value):
@@ -36,8 +38,9 @@ def sample_index(value):
         return value
 
 
-def load(path):
-    return _io.load(path)
+def load(path, args):
+    """Loads `path` and applies, as pprof does, drop_frames/keep_frames and the filter flags."""
+    return _filter_args.apply_filter_args(_io.load(path), args)
 
 
 def emit(table, fmt: str, out=None, title=None) -> None:

@@ -22,7 +22,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     for path in args.files:
-        p = ra.load(path)
+        p = ra.load(path, args)
         sys.stdout.write(p.to_folded(sample_type=ra.sample_index(args.sample_index), lines=args.lines,
                                      labels=args.label or None, inline=not args.noinlines))
     return 0

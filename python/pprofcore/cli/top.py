@@ -15,7 +15,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     many = len(args.files) > 1
     for path in args.files:
-        p = ra.load(path)
+        p = ra.load(path, args)
         t = p.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
                   sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines)
         ra.emit(t, args.format, title=path if many else None)
