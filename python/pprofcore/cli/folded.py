@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from . import _filter_args
 from . import _report_args as ra
 
 HELP = "collapsed stacks for flame graph tools"
@@ -18,6 +19,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--noinlines", action="store_true", help="drop inlined frames")
     parser.add_argument("--label", action="append", default=[], metavar="KEY",
                         help="prefix stacks with KEY=value frames (repeatable)")
+    _filter_args.add_filter_arguments(parser)
 
 
 def run(args) -> int:
