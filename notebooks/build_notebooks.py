@@ -1,0 +1,62 @@
+"""Builds and executes the notebooks in this folder (needs nbformat, nbclient,
+ipykernel): `python notebooks/build_notebooks.py`. The tests run the same code
+cells without Jupyter (tests/test_notebooks.py), so the notebooks cannot rot."""
+
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+
+TOUR = [
+    ("md", "# A tour of pprofcore\n\nLoad a pprof profile, look at its columns, ask pprof's questions "
+           "(`top`, `peek`, `traces`, `tags`), narrow it with pprof's filters, and combine profiles "
+           "(merge, diff, delta). Everything runs in C++; Python gets NumPy views."),
+    ("code", "import pprofcore\nimport numpy as np\n\np = pprofcore.load(pprofcore.example_path('cpu'))\np"),
+    ("md", "## Columns\n\nEvery array is a read-only, zero-copy view. Strings are `int32` codes into "
+           "`p.strings`; references are dense row indices."),
+    ("code", "print(p.sample_types, p.period_type, p.period)\nprint(p.values.shape, p.values.dtype)\n"
+             "leaf_rows = p.stack_locations[p.stack_offsets[:-1]]          # leaf location of every sample\n"
+             "leaf_functions = p.lines.function[p.locations.line_offsets[leaf_rows]]\n"
+             "p.strings.lookup(p.functions.name[leaf_functions[:5]])"),
+    ("md", "## Where does the time go?\n\n`top` matches `go tool pprof -top` (flat, cum, ordering, units)."),
+    ("code", "p.top(n=10)"),
+    ("code", "p.top(by='lines', sort='cum', n=5, unit='s')"),
+    ("code", "print(p.peek('sort\\\\.partition'))"),
+    ("code", "print(p.tags())"),
+    ("code", "p.by_label('endpoint')"),
+    ("md", "## Tables for data science\n\nString columns arrive as `pandas.Categorical` built from the codes "
+           "(no per-row Python)."),
+    ("code", "df = p.to_pandas(kind='samples')\ndf.head()"),
+    ("code", "df.groupby('endpoint', observed=True)['cpu'].sum().sort_values(ascending=False)"),
+    ("md", "## Narrowing: pprof's filters as methods"),
+    ("code", "checkout = p.filter(tagfocus='endpoint=/checkout', hide='runtime\\\\.')\n"
+             "print(len(p), '->', len(checkout), 'samples')\ncheckout.top(n=5)"),
+    ("code", "print(p.focus('sha256').to_folded()[:300])"),
+    ("md", "## Combining profiles: merge, diff, delta"),
+    ("code", "heap = pprofcore.load(pprofcore.example_path('heap'))\n"
+             "merged = pprofcore.merge([p, p])\n"
+             "assert merged.total('cpu') == 2 * p.total('cpu')\n"
+             "half = p.scale(0.5)\n"
+             "p.diff(half, mode='base').top(n=5)"),
+    ("code", "series = [heap, heap.scale_n([2, 2, 1, 1])]\n"
+             "dc = pprofcore.DeltaComputer(sample_types=['alloc_objects', 'alloc_space'])\n"
+             "first, second = [dc.delta(x) for x in series]\n"
+             "second.top(sample_type='alloc_space', n=5)"),
+    ("md", "## Writing\n\nEncoding is deterministic: `loads(p.to_bytes()) == p`."),
+    ("code", "data = checkout.to_bytes()\nassert pprofcore.loads(data) == checkout\nlen(data)"),
+]
+
+
+def build(name: str, cells) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for kind, src in cells:
+        nb.cells.append(nbformat.v4.new_markdown_cell(src) if kind == "md" else nbformat.v4.new_code_cell(src))
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}).execute()
+    nbformat.write(nb, HERE / name)
+
+
+if __name__ == "__main__":
+    build("tour.ipynb", TOUR)
