@@ -5,7 +5,6 @@
 
 #include <zlib.h>
 
-#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -94,10 +93,6 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = 0;
   if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
   size_t cap = isize ? isize : n * 4;
-  // ISIZE is untrusted: deflate expands at most ~1032:1, so a larger claim is
-  // corrupt (a 20-byte file must not make us allocate and zero 4 GiB first).
-  size_t plausible = n > (SIZE_MAX - 64) / 1032 ? SIZE_MAX : n * 1032 + 64;
-  if (cap > plausible) cap = plausible;
   if (cap < 64) cap = 64;
   if (cap > max_size) cap = max_size;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
