@@ -1,6 +1,9 @@
-// gzip_fuzzer: libFuzzer target for gzip inflate. Both backends (zlib, and
-// libdeflate when built with it) must agree: same bytes or both GzipError.
-// Successful output must re-deflate and inflate back to itself.
+// gzip_fuzzer: libFuzzer target for gzip inflate. All backends (zlib, and
+// libdeflate / ISA-L when built with them) must agree: same bytes or all
+// GzipError; ISA-L's progressive inflate (used to overlap decompression with
+// decoding) must agree whenever it accepts the stream. Successful output must
+// re-deflate and inflate back to itself.
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +42,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     }
   }
+#ifdef PPROFCORE_HAVE_ISAL
+  if (gzip::have_isal()) {
+    std::string c;
+    bool ok_c = try_inflate(data, size, gzip::Backend::Isal, &c);
+    if (ok_a != ok_c || (ok_a && a != c)) {
+      std::fprintf(stderr, "gzip_fuzzer: zlib %s, isal %s\n", ok_a ? "ok" : "error", ok_c ? "ok" : "error");
+      std::abort();
+    }
+    uint32_t isize = gzip::is_gzip(data, size) ? gzip::trailer_size(data, size) : 0;
+    // Only plausible sizes (deflate expands at most ~1032:1), or every input with
+    // a random trailer would zero-fill megabytes and the fuzzer would crawl.
+    if (isize > 0 && isize <= kMax && isize <= size * 1032 + 1024) {
+      std::string out(isize, '\0');
+      std::atomic<size_t> produced{0};
+      bool whole = false, threw = false;
+      try {
+        whole = gzip::inflate_progressive(data, size, reinterpret_cast<uint8_t*>(&out[0]), isize, produced);
+      } catch (const GzipError&) {
+        threw = true;
+      }
+      if ((whole && (!ok_a || out != a)) || (threw && ok_a) || produced.load() > isize) {
+        std::fprintf(stderr, "gzip_fuzzer: progressive inflate disagrees with zlib (zlib %s, whole %d, threw %d)\n",
+                     ok_a ? "ok" : "error", whole, threw);
+        std::abort();
+      }
+    }
+  }
+#endif
   // Compress the raw input and read it back: must be the identity.
   std::string z = gzip::deflate(data, size, 1, gzip::Backend::Zlib);
   std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), size + 1,

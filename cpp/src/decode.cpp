@@ -445,7 +445,10 @@ class Decoder {
     reserve_huge(p_.stack_offsets, ns + 1);
     reserve_huge(p_.label_offsets, ns + 1);
     size_t types = counts[kSampleType] ? counts[kSampleType] : 1;
-    reserve_huge(p_.values, ns * types);
+    // Every value takes at least one byte of a sample: cap the reservation by
+    // that, or (many samples) x (many sample types) would reserve terabytes.
+    size_t max_values = bytes[kSample];
+    reserve_huge(p_.values, ns && types > max_values / ns ? max_values : ns * types);
     // Each location id takes at least one byte: an upper bound, and untouched
     // reserved pages are never resident.
     reserve_huge(p_.stack_locations, bytes[kSample] + 16);
@@ -501,7 +504,8 @@ class Decoder {
 
   void reserve_tail(SampleColumns& t) {
     size_t ns = tail_samples_hint_;
-    reserve_huge(t.values, ns * (types_hint_ ? types_hint_ : 1));
+    size_t types = types_hint_ ? types_hint_ : 1;
+    reserve_huge(t.values, ns && types > tail_bytes_ / ns ? tail_bytes_ : ns * types);  // as in prescan
     t.stack_ends.reserve(ns);
     t.label_ends.reserve(ns);
     reserve_huge(t.stack_locations, tail_bytes_ + 16);
