@@ -1,0 +1,28 @@
+// delta_fuzzer: a delta series p, p, merge(p, p) over any decodable profile:
+// the first delta passes p through, the second is empty (nothing changed), the
+// third sums back to p (2p - p); every result is a valid profile.
+#include "fuzz_checks.hpp"
+#include "pprofcore/delta.hpp"
+#include "pprofcore/merge.hpp"
+
+using namespace pprofcore;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto p = fuzz_checks::decode_input(data, size);
+  if (!p) return 0;
+  Profile doubled;
+  try {
+    doubled = merge({&*p, &*p});
+  } catch (const ProfileError&) {
+    return 0;
+  }
+  DeltaComputer dc({});  // subtract every sample type
+  Profile first = dc.delta(*p), second = dc.delta(*p), third = dc.delta(doubled);
+  for (const Profile* d : {&first, &second, &third}) fuzz_checks::require_valid(*d, "delta_fuzzer");
+  if (fuzz_checks::totals(first) != fuzz_checks::totals(*p))
+    fuzz_checks::fail("delta_fuzzer", "first delta is not the profile itself");
+  if (second.num_samples() != 0) fuzz_checks::fail("delta_fuzzer", "delta of an unchanged profile is not empty");
+  if (fuzz_checks::totals(third) != fuzz_checks::totals(*p))
+    fuzz_checks::fail("delta_fuzzer", "delta of 2p after p does not sum to p");
+  return 0;
+}
