@@ -4,10 +4,10 @@
 #                      up to SEED_MAX_BYTES uncompressed, plus a few small malformed
 #                      inputs (truncations, bad ids, a text profile).
 #   fuzz/seeds/gzip:   gzipped originals up to the same size, plus corrupt variants.
-# Usage: fuzz/make_seeds.sh [corpus_dir]   (default /work/shared/corpus or $PPROFCORE_CORPUS)
+# Usage: fuzz/make_seeds.sh [corpus_dir]   (default $PPROFCORE_CORPUS, else ../shared/corpus beside the repo)
 set -euo pipefail
 cd "$(dirname "$0")"
-corpus=${1:-${PPROFCORE_CORPUS:-/work/shared/corpus}}
+corpus=${1:-${PPROFCORE_CORPUS:-$(pwd)/../../shared/corpus}}
 max=${SEED_MAX_BYTES:-65536}
 out=seeds
 rm -rf "$out/decode" "$out/gzip"
