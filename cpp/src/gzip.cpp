@@ -37,13 +37,13 @@ bool only_zero_padding(const uint8_t* p, size_t n) {
 // ISIZE of a truncated or corrupt stream is arbitrary bytes: never believe more
 // than deflate's maximum ratio (~1032:1), or 20 garbage bytes could make us
 // allocate and zero gigabytes before the stream is found to be bad.
-size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
+[[maybe_unused]] size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
 
 std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
   std::string out;
   size_t guess = n * 4;
   if (guess > max_size) guess = max_size;
-  out.resize(guess < 4096 ? 4096 : guess);
+  out.resize(std::min(guess < 4096 ? size_t(4096) : guess, max_size));  // never past the limit
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw GzipError("zlib inflateInit failed", "gzip", 0);
