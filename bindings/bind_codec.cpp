@@ -142,7 +142,7 @@ void bind_codec(py::module_& m) {
         }
         return out;
       },
-      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size"), py::arg("inflater") = "auto",
+      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30, py::arg("inflater") = "auto",
       "Decodes files in parallel. Each item is a Profile or an error tuple (message, field, offset, is_decode_error).");
 
   m.def(
