@@ -75,3 +75,13 @@ def go_pprof(*args: str, timeout: float = 300) -> str:
     if r.returncode != 0:
         raise RuntimeError(f"go tool pprof {' '.join(args)} failed: {r.stderr.strip()}")
     return r.stdout
+
+
+def pprofcore_env() -> dict:
+    """Environment for a subprocess that must import the same pprofcore as the
+    tests (an installed wheel in CI, the in-tree dev build while developing)."""
+    import pprofcore
+
+    here = str(Path(pprofcore.__file__).resolve().parent.parent)
+    return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+

@@ -20,7 +20,7 @@ import pytest
 import pprofcore
 from pprofcore import DecodeError, Profile
 
-from conftest import REPO
+from conftest import pprofcore_env
 from wirebuild import SMALL_STRINGS, function, line, location, profile, sample, small, value_type
 
 CPU = pprofcore.example_path("cpu")
@@ -398,7 +398,7 @@ def test_threads_decoding_the_same_bytes():
 
 
 def _cli(*args):
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = pprofcore_env()
     return subprocess.run([sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, env=env,
                           timeout=120)
 

@@ -7,12 +7,14 @@ import subprocess
 import sys
 
 import pprofcore
+from conftest import pprofcore_env
 
 CPU = pprofcore.example_path("cpu")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, timeout=120,
+                          env=pprofcore_env())
 
 
 def top_json(*args: str) -> dict:

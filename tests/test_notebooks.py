@@ -4,7 +4,6 @@ plain Python, so Jupyter is not needed to keep the notebooks honest)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

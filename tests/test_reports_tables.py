@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import pprofcore
-from conftest import REPO
+from conftest import pprofcore_env
 from pprofcore.cli import main as cli_main
 
 GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"]
@@ -149,7 +149,7 @@ def test_report_table_conversions(cpu):
 def test_import_is_light():
     code = "import sys, pprofcore; print('pandas' in sys.modules, 'pyarrow' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(REPO / "python")}, check=True).stdout
+                         env=pprofcore_env(), check=True).stdout
     assert out.strip() == "False False"
 
 

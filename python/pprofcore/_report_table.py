@@ -70,7 +70,7 @@ class ReportTable:
     # ------------------------------------------------------------- conversions
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
-        pd = require_pandas()
+        require_pandas()  # clear error when pandas is missing
         from ._dataframes import to_pandas_columns
 
         return to_pandas_columns(self._columns)

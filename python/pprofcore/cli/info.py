@@ -31,7 +31,7 @@ def format_text(d: dict) -> str:
     lines = [f"{d['file']}:"]
     if d["producer_hints"]:
         lines.append(f"  producer:  {'; '.join(d['producer_hints'])}")
-    lines.append(f"  sample types and totals:")
+    lines.append("  sample types and totals:")
     for name, total in d["totals"].items():
         default = "  (default)" if d["default_sample_type"] and name.startswith(d["default_sample_type"] + "/") else ""
         lines.append(f"    {name:<32} {total:>20,}{default}")
