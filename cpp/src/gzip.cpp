@@ -168,6 +168,9 @@ template <class Publish>
 bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_pos, uint8_t* out, size_t cap,
                  size_t& out_pos, Publish publish) {
   const size_t kChunk = size_t(256) << 10;
+  // RFC 1952: reserved FLG bits must be rejected; ISA-L ignores them.
+  if (n - in_pos > 3 && (data[in_pos + 3] & 0xe0))
+    throw GzipError("corrupt gzip data: unknown header flags set", "gzip", static_cast<int64_t>(in_pos));
   isal_inflate_reset(&st);
   st.crc_flag = ISAL_GZIP;
   st.next_in = const_cast<uint8_t*>(data + in_pos);
@@ -293,7 +296,10 @@ std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend back
   if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
 #endif
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend == Backend::Auto || backend == Backend::Libdeflate) return inflate_libdeflate(data, n, max_size);
+  // libdeflate skips the optional header CRC (FHCRC); zlib checks it.
+  bool header_crc = n > 3 && (data[3] & 0x02);
+  if ((backend == Backend::Auto || backend == Backend::Libdeflate) && !header_crc)
+    return inflate_libdeflate(data, n, max_size);
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif

@@ -326,7 +326,9 @@ void Merger::combine_header(const Profile& p) {
   // pprof's combineHeaders, including its quirk: a later zero time_nanos resets the
   // running minimum (the condition is `timeNanos == 0 || s.TimeNanos < timeNanos`).
   if (out_.time_nanos == 0 || p.time_nanos < out_.time_nanos) out_.time_nanos = p.time_nanos;
-  out_.duration_nanos += p.duration_nanos;
+  // Go adds int64s with wrap-around; adding as uint64 does the same without UB.
+  out_.duration_nanos = static_cast<int64_t>(static_cast<uint64_t>(out_.duration_nanos) +
+                                             static_cast<uint64_t>(p.duration_nanos));
   if (out_.period == 0 || out_.period < p.period) out_.period = p.period;
   for (int32_t c : p.comments) {
     int32_t mc = map_string(c);
