@@ -165,7 +165,10 @@ class Decoder {
     p_.stack_offsets.reserve(ns + 1);
     p_.label_offsets.reserve(ns + 1);
     size_t types = counts[kSampleType] ? counts[kSampleType] : 1;
-    p_.values.reserve(ns * types);
+    // Every value takes at least one byte of a sample: cap the reservation by
+    // that, or (many samples) x (many sample types) would reserve terabytes.
+    size_t max_values = bytes[kSample];
+    p_.values.reserve(ns && types > max_values / ns ? max_values : ns * types);
     p_.stack_locations.reserve(bytes[kSample] / 2 + 16);
     size_t nl = counts[kLocation];
     p_.locations.id.reserve(nl);
