@@ -28,3 +28,46 @@ def test_crasher_decodes_or_raises_decode_error(path, repair):
     p = result[0] if repair else result
     p._core.check_invariants()
     assert pprofcore.loads(p.to_bytes()) == p
+
+
+def _backends() -> list:
+    from pprofcore import _core
+
+    out = ["zlib"]
+    if _core.have_libdeflate():
+        out.append("libdeflate")
+    if getattr(_core, "have_isal", lambda: False)():
+        out.append("isal")
+    return out
+
+
+OPEN = CRASHERS.parent / "crashers-open"  # known, unfixed findings (see its README.md)
+OPEN_FILES = sorted(p for p in OPEN.iterdir() if p.is_file() and p.name != "README.md") if OPEN.is_dir() else []
+GZIP_FILES = [pytest.param(p, id=p.name) for p in FILES if p.read_bytes()[:2] == b"\x1f\x8b"] + [
+    pytest.param(p, id=p.name, marks=pytest.mark.xfail(reason=f"open finding, see {OPEN.name}/README.md"))
+    for p in OPEN_FILES
+]
+
+
+@pytest.mark.parametrize("path", OPEN_FILES, ids=[p.name for p in OPEN_FILES])
+def test_open_findings_never_crash(path):
+    """Unfixed findings still decode or raise DecodeError (the bug is a disagreement, not a crash)."""
+    try:
+        pprofcore.loads(path.read_bytes(), max_decompressed_size=16 << 20)
+    except DecodeError:
+        pass
+
+
+@pytest.mark.parametrize("path", GZIP_FILES)
+def test_gzip_backends_agree(path):
+    """Every inflate backend gives the same bytes, or every one raises GzipError."""
+    from pprofcore import GzipError, _core
+
+    data = path.read_bytes()
+    results = {}
+    for backend in _backends():
+        try:
+            results[backend] = _core.gunzip(data, 16 << 20, backend)
+        except GzipError as e:
+            results[backend] = f"GzipError: {e.reason if hasattr(e, 'reason') else e}"
+    assert len({r if isinstance(r, bytes) else "error" for r in results.values()}) == 1, results
