@@ -3,6 +3,7 @@
 // keeps), report.newGraph (file path trimming) and graph.newGraph (cum once per
 // sample, flat to the leaf, edges for inline labels). No trimming, no units.
 #include "pprofcore/aggregate.hpp"
+#include "pprofcore/arith.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -226,7 +227,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
         if (seen[nr] != stamp) {
           seen[nr] = stamp;
           int64_t* c = t.cum.data() + nr * nt;
-          for (size_t k = 0; k < nt; ++k) c[k] += v[k];
+          for (size_t k = 0; k < nt; ++k) c[k] = wrapping_add(c[k], v[k]);
         }
         if (label_nonzero && parent >= 0 && parent != n) {
           const bool is_inline = j != ne - 1;
@@ -246,7 +247,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     }
     if (parent >= 0) {
       int64_t* f = t.flat.data() + static_cast<size_t>(parent) * nt;
-      for (size_t k = 0; k < nt; ++k) f[k] += v[k];
+      for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
     }
   }
 
@@ -351,7 +352,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
           if (stamp[row] != st) {  // once per sample
             stamp[row] = st;
             int64_t* w = e.weight.data() + row * nt;
-            for (size_t k = 0; k < nt; ++k) w[k] += v[k];
+            for (size_t k = 0; k < nt; ++k) w[k] = wrapping_add(w[k], v[k]);
           }
         }
         parent = n;
@@ -382,7 +383,7 @@ std::string go_sprint_key(const Profile& p, const NodeTable& t, size_t n) {
   return s;
 }
 
-inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }  // INT64_MIN stays, as in Go
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // the merge key (merge.hpp), interned in a Merger that lives across calls; the
 // per-sample previous values sit in flat arrays indexed by that id.
 #include "pprofcore/delta.hpp"
+#include "pprofcore/arith.hpp"
 
 #include <algorithm>
 
@@ -74,7 +75,7 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
       touched_.push_back(static_cast<int32_t>(sid));
       std::copy(v, v + nt, c);
     } else {
-      for (size_t t = 0; t < nt; ++t) c[t] += v[t];
+      for (size_t t = 0; t < nt; ++t) c[t] = wrapping_add(c[t], v[t]);
     }
   }
   if (passthrough) {
@@ -116,7 +117,7 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
       const size_t at = out.values.size();
       for (size_t t = 0; t < nt; ++t) {
         int64_t x = c[t];
-        if (is_delta_[t] && had_prev) x -= pv[t];
+        if (is_delta_[t] && had_prev) x = wrapping_sub(x, pv[t]);
         out.values.push_back(x);
         zero = zero && x == 0;
       }

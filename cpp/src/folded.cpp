@@ -1,5 +1,6 @@
 // folded: collapses samples to distinct node stacks and prints them root first.
 #include "pprofcore/folded.hpp"
+#include "pprofcore/arith.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -29,7 +30,7 @@ std::string to_folded(const Profile& p, const NodeTable& nodes, size_t type, con
         key.append(reinterpret_cast<const char*>(&n), sizeof n);
       }
     }
-    sums[key] += v;
+    sums[key] = wrapping_add(sums[key], v);
   }
   std::vector<std::string> lines;
   lines.reserve(sums.size());

@@ -2,6 +2,7 @@
 // list, and parallel decode+merge of files. Owns the content keys and their
 // hash tables; does not scale, harmonize units or compute deltas.
 #include "pprofcore/merge.hpp"
+#include "pprofcore/arith.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -326,9 +327,7 @@ void Merger::combine_header(const Profile& p) {
   // pprof's combineHeaders, including its quirk: a later zero time_nanos resets the
   // running minimum (the condition is `timeNanos == 0 || s.TimeNanos < timeNanos`).
   if (out_.time_nanos == 0 || p.time_nanos < out_.time_nanos) out_.time_nanos = p.time_nanos;
-  // Go adds int64s with wrap-around; adding as uint64 does the same without UB.
-  out_.duration_nanos = static_cast<int64_t>(static_cast<uint64_t>(out_.duration_nanos) +
-                                             static_cast<uint64_t>(p.duration_nanos));
+  out_.duration_nanos = wrapping_add(out_.duration_nanos, p.duration_nanos);
   if (out_.period == 0 || out_.period < p.period) out_.period = p.period;
   for (int32_t c : p.comments) {
     int32_t mc = map_string(c);
@@ -348,7 +347,7 @@ void Merger::add(const Profile& p) {
     if (all_zero(v, nt)) continue;
     int32_t row = map_sample(i);
     int64_t* dst = out_.values.data() + size_t(row) * nt;
-    for (size_t t = 0; t < nt; ++t) dst[t] += v[t];
+    for (size_t t = 0; t < nt; ++t) dst[t] = wrapping_add(dst[t], v[t]);
   }
   src_ = nullptr;
 }

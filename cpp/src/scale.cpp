@@ -1,6 +1,7 @@
 // scale: ScaleN, sample-type selection, unit renaming, SetLabel, sample masks.
 // Each builds a new Profile sharing nothing with its input.
 #include "pprofcore/scale.hpp"
+#include "pprofcore/arith.hpp"
 
 #include "pprofcore/rebuild.hpp"
 
@@ -27,7 +28,7 @@ Profile scale_n(const Profile& p, const std::vector<double>& ratios) {
     for (size_t t = 0; t < nt; ++t) {
       int64_t x = p.values[i * nt + t];
       if (ratios[t] != 1) {
-        x = static_cast<int64_t>(std::round(static_cast<double>(x) * ratios[t]));
+        x = round_to_int64(static_cast<double>(x) * ratios[t]);
         keep = keep || x != 0;
       }
       v[t] = x;
