@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequ
 import numpy as np
 
 from . import _core
+from ._units import scale, scaled_label
+from ._units import scale_factor as _scale_factor
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -165,86 +167,6 @@ def remove_uninteresting(p: "Profile") -> "Profile":
     if not p.drop_frames:
         return p
     return prune(p, p.drop_frames, p.keep_frames or None)
-
-
-# ------------------------------------------------------------ units (pprof's internal/measurement)
-_MEMORY = ([("B", ("b", "byte"), 1.0), ("kB", ("kb", "kbyte", "kilobyte"), float(1 << 10)),
-            ("MB", ("mb", "mbyte", "megabyte"), float(1 << 20)), ("GB", ("gb", "gbyte", "gigabyte"), float(1 << 30)),
-            ("TB", ("tb", "tbyte", "terabyte"), float(1 << 40)), ("PB", ("pb", "pbyte", "petabyte"), float(1 << 50))],
-           ("B", 1.0))
-_TIME = ([("ns", ("ns", "nanosecond"), 1.0), ("us", ("μs", "us", "microsecond"), 1e3),
-          ("ms", ("ms", "millisecond"), 1e6), ("s", ("s", "sec", "second"), 1e9),
-          ("hrs", ("hour", "hr"), 3600e9)], ("s", 1e9))
-_GCU = ([("n*GCU", ("nanogcu",), 1e-9), ("u*GCU", ("microgcu",), 1e-6), ("m*GCU", ("milligcu",), 1e-3),
-         ("GCU", ("gcu",), 1.0), ("k*GCU", ("kilogcu",), 1e3), ("M*GCU", ("megagcu",), 1e6),
-         ("G*GCU", ("gigagcu",), 1e9), ("T*GCU", ("teragcu",), 1e12), ("P*GCU", ("petagcu",), 1e15)], ("GCU", 1.0))
-
-
-def _sniff(kind, unit: str):
-    unit = unit.lower()
-    if len(unit) > 2 and unit.endswith("s"):
-        unit = unit[:-1]
-    for name, aliases, factor in kind[0]:
-        if unit in aliases:
-            return name, factor
-    return None
-
-
-def _convert(kind, value: float, from_unit: str, to_unit: str):
-    f = _sniff(kind, from_unit)
-    if f is None:
-        return None
-    v = value * f[1]
-    if to_unit in ("minimum", "auto"):
-        best, name = 0.0, ""
-        for n, _, factor in kind[0]:
-            if factor >= best and v / factor >= 1.0:
-                best, name = factor, n
-        if best:
-            return v / best, name
-        return v / kind[1][1], kind[1][0]
-    t = _sniff(kind, to_unit)
-    if t is None:
-        return v / kind[1][1], kind[1][0]
-    return v / t[1], t[0]
-
-
-def scale(value: int, from_unit: str, to_unit: str) -> Tuple[float, str]:
-    """pprof's ``measurement.Scale``: ``value`` in ``from_unit`` expressed in
-    ``to_unit`` (``"auto"``/``"minimum"`` pick a readable unit); the returned
-    unit is ``""`` for unit-less quantities."""
-    if value < 0:
-        v, u = scale(-value, from_unit, to_unit)
-        return -v, u
-    for kind in (_MEMORY, _TIME, _GCU):
-        r = _convert(kind, float(value), from_unit, to_unit)
-        if r is not None:
-            return r
-    if to_unit in ("count", "sample", "unit", "minimum", "auto"):
-        return float(value), ""
-    return float(value), to_unit
-
-
-def scaled_label(value: int, from_unit: str, to_unit: str = "minimum") -> str:
-    """pprof's ``measurement.ScaledLabel`` (e.g. ``1536, "bytes"`` -> ``"1.50kB"``)."""
-    v, u = scale(value, from_unit, to_unit)
-    s = f"{v:.2f}"
-    if s.endswith(".00"):
-        s = s[:-3]
-    if s in ("0", "-0"):
-        return "0"
-    return s + u
-
-
-def _scale_factor(from_unit: str, to_unit: str) -> Tuple[float, float, str]:
-    """(multiplier, divisor, unit) with scale(v, from, to) == (v*mul/div, unit) for v >= 0."""
-    for kind in (_MEMORY, _TIME, _GCU):
-        f = _sniff(kind, from_unit)
-        if f is None:
-            continue
-        t = _sniff(kind, to_unit)
-        return (f[1], t[1], t[0]) if t is not None else (f[1], kind[1][1], kind[1][0])
-    return 1.0, 1.0, ("" if to_unit in ("count", "sample", "unit", "minimum", "auto") else to_unit)
 
 
 # ---------------------------------------------------------------- tag filters

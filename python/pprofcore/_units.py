@@ -66,7 +66,7 @@ def scale(value: float, from_unit: str, to_unit: str) -> Tuple[float, str]:
     return float(value), to_unit
 
 
-def scaled_label(value: float, from_unit: str, to_unit: str) -> str:
+def scaled_label(value: float, from_unit: str, to_unit: str = "minimum") -> str:
     """pprof's text for a value: two decimals, ``.00`` dropped, unit appended."""
     v, u = scale(value, from_unit, to_unit)
     sv = f"{v:.2f}"
@@ -75,6 +75,17 @@ def scaled_label(value: float, from_unit: str, to_unit: str) -> str:
     if sv in ("0", "-0"):
         return "0"
     return sv + u
+
+
+def scale_factor(from_unit: str, to_unit: str) -> Tuple[float, float, str]:
+    """(multiplier, divisor, unit) with scale(v, from, to) == (v*mul/div, unit) for v >= 0."""
+    for units, dname, dfactor in _TYPES:
+        f = _sniff(units, from_unit)
+        if f is None:
+            continue
+        t = _sniff(units, to_unit)
+        return (f[2], t[2], t[0]) if t is not None else (f[2], dfactor, dname)
+    return 1.0, 1.0, ("" if to_unit in ("count", "sample", "unit", "minimum", "auto") else to_unit)
 
 
 def percentage(value: float, total: float) -> str:
