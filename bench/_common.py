@@ -273,7 +273,9 @@ def machine_info() -> dict:
         from pprofcore import _core
 
         info["pprofcore"] = pprofcore.__version__
-        info["pprofcore_path"] = str(Path(pprofcore.__file__).parent)
+        pkg = Path(pprofcore.__file__).resolve().parent
+        # Relative to the repository when it is this checkout (reports stay machine-independent).
+        info["pprofcore_path"] = str(pkg.relative_to(REPO)) if pkg.is_relative_to(REPO) else "installed package"
         # free-form description of the build under test (e.g. "main at abc1234")
         info["pprofcore_build"] = os.environ.get("PPROFCORE_BENCH_LABEL", "")
         info["libdeflate"] = bool(_core.have_libdeflate())

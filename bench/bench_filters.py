@@ -24,7 +24,8 @@ from pathlib import Path
 import pprofcore
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT = Path(os.environ.get("PPROFCORE_CORPUS", "/work/shared/corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
+# $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
+DEFAULT = Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 
 # (name, Profile method call, equivalent pprof flags or None)

@@ -31,7 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "tests"))
-CORPUS = Path(os.environ.get("PPROFCORE_CORPUS", "/work/shared/corpus"))
+# $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
+CORPUS = Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 
 OURS_MERGE = """
 import sys, time, pprofcore

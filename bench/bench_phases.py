@@ -146,7 +146,7 @@ def main(argv=None) -> int:
                 d[k] = None
         rows.append(d)
     sizes = {k: len(v) for k, v in variants.items()}
-    report = {"machine": C.machine_info(), "file": str(path), "sizes": sizes,
+    report = {"machine": C.machine_info(), "file": str(path.relative_to(args.corpus)) if path.is_relative_to(args.corpus) else path.name, "sizes": sizes,
               "times": {k: v.as_dict() for k, v in t.items()}, "phases": rows, "loadavg": C.loadavg(),
               "busiest_thread_cpu_s": busiest, "thread_cpu_s_of_best": threads}
     if args.json:

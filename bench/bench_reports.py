@@ -26,8 +26,6 @@ sys.path.insert(0, str(REPO / "python"))
 import pprofcore  # noqa: E402
 
 DEFAULT = Path(os.environ.get("PPROFCORE_CORPUS", REPO.parent / "shared" / "corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
-if not DEFAULT.exists():
-    DEFAULT = Path("/work/shared/corpus/go/generated/gen-bigheap-500k.pb.gz")
 PROTO = Path("/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto")
 
 
