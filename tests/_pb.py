@@ -6,28 +6,20 @@ length-delimited, list -> nested message. Nothing is validated, on purpose.
 
 from __future__ import annotations
 
-
-def varint(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+from wirebuild import ld, vint
 
 
 def msg(fields) -> bytes:
     out = bytearray()
     for f, v in fields:
         if isinstance(v, int):
-            out += varint(f << 3) + varint(v)
+            out += vint(f, v)
         else:
             if isinstance(v, str):
                 v = v.encode()
             elif isinstance(v, list):
                 v = msg(v)
-            out += varint(f << 3 | 2) + varint(len(v)) + v
+            out += ld(f, v)
     return bytes(out)
 
 

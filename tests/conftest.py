@@ -85,3 +85,14 @@ def pprofcore_env() -> dict:
     here = str(Path(pprofcore.__file__).resolve().parent.parent)
     return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
+
+@pytest.fixture(scope="session")
+def pprof():
+    """One long-lived google/pprof driver (tools/goref/pprofreport) shared by the
+    report oracle tests; it resets pprof's flags on every request."""
+    from pprof_oracle import PprofReporter
+
+    reporter = PprofReporter()
+    yield reporter
+    reporter.close()
+

@@ -9,16 +9,8 @@ import pytest
 
 import pprofcore
 from conftest import CORPUS, corpus_manifest, corpus_files, parses_with_pprof, requires_go
-from pprof_oracle import PprofReporter
 
 pytestmark = [requires_go, pytest.mark.oracle]
-
-
-@pytest.fixture(scope="module")
-def pprof():
-    r = PprofReporter()
-    yield r
-    r.close()
 
 
 def _subset(k, max_bytes=400_000, max_samples=3000):

@@ -10,16 +10,9 @@ import pytest
 
 import pprofcore
 from conftest import corpus_files, corpus_manifest, parses_with_pprof, requires_go, CORPUS
-from pprof_oracle import PprofReporter, parse_top
+from pprof_oracle import parse_top
 
 pytestmark = [requires_go, pytest.mark.oracle]
-
-
-@pytest.fixture(scope="module")
-def pprof():
-    r = PprofReporter()
-    yield r
-    r.close()
 
 
 def _ours(p, **kw):
