@@ -32,6 +32,8 @@ def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions"
     rx = re.compile(regex)
     matched_by_name = {}
     matched = [int(r) for r in order if matched_by_name.setdefault(names[r], rx.search(names[r]) is not None)]
+    if not matched:  # pprof refuses the report rather than print an empty one
+        raise ValueError(f"no matches found for regexp: {regex}")
     mask = np.zeros(len(t), dtype=np.uint8)
     mask[matched] = 1
     e = t.edges(profile._core, mask, ti, 0 if mean else -1)
@@ -242,13 +244,17 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> Re
     ou = unit or "minimum"
     v = profile.values[:, ti]
     sample = np.repeat(np.arange(len(profile), dtype=np.int64), np.diff(profile.label_offsets))
+    # pprof's driver always runs its name filter, which drops samples without
+    # locations before any report (profile.FilterSamplesByName); only their tags show.
+    on_stack = (np.diff(profile.stack_offsets) > 0)[sample]
     sums: Dict[str, Dict[str, int]] = {}
     strings = profile.strings
-    if len(lab.key):
-        w = v[sample]
-        is_str = lab.str >= 0
+    if on_stack.any():
+        keys, strs, nums = lab.key[on_stack], lab.str[on_stack], lab.num[on_stack]
+        w = v[sample[on_stack]]
+        is_str = strs >= 0
         if is_str.any():
-            pairs = np.stack([lab.key[is_str], lab.str[is_str]], axis=1)
+            pairs = np.stack([keys[is_str], strs[is_str]], axis=1)
             uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
             tot = np.zeros(len(uniq), dtype=np.int64)
             np.add.at(tot, inv.reshape(-1), w[is_str])
@@ -257,8 +263,7 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> Re
                 d[strings[s_]] = d.get(strings[s_], 0) + t_
         if (~is_str).any():
             units = num_label_units(profile)
-            nk, nv = lab.key[~is_str], lab.num[~is_str]
-            pairs = np.stack([nk, nv], axis=1)
+            pairs = np.stack([keys[~is_str], nums[~is_str]], axis=1)
             uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
             tot = np.zeros(len(uniq), dtype=np.int64)
             np.add.at(tot, inv.reshape(-1), w[~is_str])

@@ -1,0 +1,110 @@
+"""Samples without locations, as real producers write them (redpanda's memory
+profiler writes only such samples): google/pprof's driver always runs its name
+filter, which drops them before any report, while the profile total (and so the
+percentages) still counts them. Every report is checked against `go tool pprof`
+on profiles built here, so this runs without the shared corpus."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+import pprofcore
+from _pb import msg
+from conftest import go_pprof, requires_go
+
+pytestmark = [requires_go, pytest.mark.oracle]
+
+STRINGS = ["", "objects", "count", "space", "bytes", "main", "alloc", "worker", "tier", "hot", "cold",
+           "request", "main.go"]
+S = {s: i for i, s in enumerate(STRINGS)}
+
+
+def _label_str(key: str, value: str) -> list:
+    return [(1, S[key]), (2, S[value])]
+
+
+def _label_num(key: str, num: int, unit: str = "") -> list:
+    return [(1, S[key]), (3, num)] + ([(4, S[unit])] if unit else [])
+
+
+def _profile(with_located: bool) -> bytes:
+    """Two sample types, samples with and without stacks, string and numeric labels."""
+    fields = [(1, [(1, S["objects"]), (2, S["count"])]), (1, [(1, S["space"]), (2, S["bytes"])])]
+    samples = [
+        ([], [3, 3072], [_label_str("tier", "hot"), _label_num("request", 1024, "bytes")]),
+        ([], [1, 64], [_label_str("tier", "cold"), _label_num("request", 64, "bytes")]),
+    ]
+    if with_located:
+        samples += [
+            ([2, 1], [5, 5000], [_label_str("tier", "hot"), _label_num("request", 1000, "bytes")]),
+            ([3, 1], [2, 256], [_label_str("tier", "cold")]),
+            ([3, 2, 1], [1, 128], []),
+        ]
+    for locs, vals, labels in samples:
+        fields.append((2, [(1, i) for i in locs] + [(2, v) for v in vals] + [(3, lab) for lab in labels]))
+    fields.append((3, [(1, 1), (2, 0x1000), (3, 0x9000), (5, S["main"])]))
+    for lid, fid in ((1, 1), (2, 2), (3, 3)):
+        fields.append((4, [(1, lid), (2, 1), (3, 0x1000 + 16 * lid), (4, [(1, fid), (2, 10 * lid)])]))
+    for fid, name in ((1, "main"), (2, "alloc"), (3, "worker")):
+        fields.append((5, [(1, fid), (2, S[name]), (3, S[name]), (4, S["main.go"])]))
+    fields += [(6, s) for s in STRINGS]
+    return gzip.compress(msg(fields))
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["mixed", "only-locationless"])
+def profile_path(request, tmp_path_factory):
+    path = tmp_path_factory.mktemp("locless") / f"p-{request.param}.pb.gz"
+    path.write_bytes(_profile(request.param))
+    return path
+
+
+def _rows(text: str, sep: str) -> list:
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    start = next((i for i, line in enumerate(lines) if line.startswith(sep)), len(lines))
+    return lines[start:]
+
+
+@pytest.mark.parametrize("sample_index", ["objects", "space"])
+def test_tags(pprof, profile_path, sample_index):
+    text, err = pprof.run("-tags", f"-sample_index={sample_index}", str(profile_path))
+    assert err is None
+    got = pprofcore.load(profile_path).tags(sample_type=sample_index).to_text()
+    assert got.rstrip("\n") == text.rstrip("\n")
+
+
+def test_top(pprof, profile_path):
+    text, err = pprof.run("-top", "-nodefraction=0", "-nodecount=100", str(profile_path))
+    assert err is None
+    # The header's total counts the samples without locations too.
+    want = [line for line in text.splitlines() if "total" in line or line.startswith(" ")]
+    got = [line for line in pprofcore.load(profile_path).top().to_text().splitlines()
+           if "total" in line or line.startswith(" ")]
+    assert got == want
+
+
+def test_traces(pprof, profile_path):
+    text, err = pprof.run("-traces", str(profile_path))
+    assert err is None
+    assert _rows(pprofcore.load(profile_path).traces().to_text(), "-----------+") == _rows(text, "-----------+")
+
+
+def test_peek(pprof, profile_path):
+    text, err = pprof.run("-peek=main|alloc", "-nodefraction=0", str(profile_path))
+    if err is not None:  # no sample has a stack: no node matches
+        assert err.startswith("no matches found for regexp: main|alloc")
+        with pytest.raises(ValueError, match=r"no matches found for regexp: main\|alloc"):
+            pprofcore.load(profile_path).peek("main|alloc")
+        return
+    assert _rows(pprofcore.load(profile_path).peek("main|alloc").to_text(), "-----") == _rows(text, "-----")
+
+
+def test_filtered_profile_drops_them(profile_path, tmp_path):
+    """`-proto` output (any filter, even none) has no sample without locations."""
+    out = tmp_path / "out.pb.gz"
+    go_pprof("-proto", "-output", str(out), str(profile_path))
+    want = pprofcore.load(out)
+    got = pprofcore.load(profile_path).filter()
+    assert len(got) == len(want)
+    assert all(len(got.stack(i)) for i in range(len(got)))
