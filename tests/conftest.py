@@ -19,22 +19,48 @@ GOREF = REPO / "tools" / "goref"
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 
 
-@functools.lru_cache(maxsize=None)
-def corpus_manifest() -> list:
-    """Rows of the corpus MANIFEST.tsv ([] when the corpus is absent)."""
-    manifest = CORPUS / "MANIFEST.tsv"
-    if not manifest.exists():
-        return []
+def _read_manifest(manifest: Path) -> list:
     with open(manifest, newline="") as f:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
+@functools.lru_cache(maxsize=None)
+def local_manifest() -> list:
+    """Rows of the corpus the tests make themselves (tests/local_corpus.py): real Go
+    profiles and hand-written ones, described by oracles. Their `file` is an
+    absolute path, so `CORPUS / row["file"]` names them too. [] without Go."""
+    import local_corpus
+
+    manifest = local_corpus.build()
+    return _read_manifest(manifest) if manifest else []
+
+
+@functools.lru_cache(maxsize=None)
+def corpus_manifest() -> list:
+    """Rows of the shared corpus MANIFEST.tsv (when present) and of the local corpus."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    shared = _read_manifest(manifest) if manifest.exists() else []
+    return shared + local_manifest()
+
+
 def corpus_files(pred=lambda row: True) -> list:
-    """pytest params (id = corpus path) of manifest rows matching `pred`."""
+    """pytest params (id = corpus path, `local/...` for the local corpus) of manifest rows matching `pred`."""
     rows = [r for r in corpus_manifest() if pred(r)]
     if not rows:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"), id="no-corpus")]
-    return [pytest.param(r, id=r["file"]) for r in rows]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} and no local "
+                                                                 "corpus (needs Go)"), id="no-corpus")]
+    return [pytest.param(r, id=r.get("id") or r["file"]) for r in rows]
+
+
+def corpus_glob(pattern: str) -> list:
+    """Sorted paths matching `pattern` in the shared corpus, else in the local one."""
+    import local_corpus
+
+    shared = sorted(str(p) for p in CORPUS.glob(pattern))
+    if shared:
+        return shared
+    local_manifest()
+    return sorted(str(p) for p in (local_corpus.ROOT / "files").glob(pattern))
 
 
 def parses_with_pprof(row) -> bool:
@@ -43,8 +69,9 @@ def parses_with_pprof(row) -> bool:
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        pytest.skip(f"corpus not found at {CORPUS} (set PPROFCORE_CORPUS)")
+    """The shared corpus directory; local rows' absolute paths join onto it too."""
+    if not (CORPUS / "MANIFEST.tsv").exists() and not local_manifest():
+        pytest.skip(f"corpus not found at {CORPUS} (set PPROFCORE_CORPUS) and no local corpus (needs Go)")
     return CORPUS
 
 
@@ -96,3 +123,37 @@ def pprof():
     yield reporter
     reporter.close()
 
+
+
+# ------------------------------------------- the oracle comparisons, counted
+ORACLE_MODULES = ("test_protobuf_diff",)  # compared with the `protobuf` package, not Go
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks as `oracle` every test that needs Go (google/pprof) or compares with protobuf."""
+    for item in items:
+        needs_go = any(m.kwargs.get("reason") == requires_go.kwargs["reason"]
+                       for m in item.iter_markers("skipif"))
+        if needs_go or "pprof" in getattr(item, "fixturenames", ()) or item.module.__name__ in ORACLE_MODULES:
+            item.add_marker(pytest.mark.oracle)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line: how many oracle comparisons ran, and which were skipped and why."""
+    ran, failed, skipped = 0, 0, {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for rep in terminalreporter.stats.get(outcome, []):
+            if "oracle" not in getattr(rep, "keywords", {}):
+                continue
+            if outcome == "skipped":
+                reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+                reason = reason.removeprefix("Skipped: ")
+                skipped[reason] = skipped.get(reason, 0) + 1
+            elif rep.when == "call" or outcome == "error":
+                ran += 1
+                failed += outcome != "passed"
+    if not ran and not skipped:
+        return
+    why = "; ".join(f"{n} x {reason}" for reason, n in sorted(skipped.items(), key=lambda kv: -kv[1]))
+    line = f"oracle comparisons: {ran} ran ({failed} failed), {sum(skipped.values())} skipped"
+    terminalreporter.write_line(line + (f": {why}" if why else ""))

@@ -11,52 +11,16 @@ import gzip
 import pytest
 
 import pprofcore
-from _pb import msg
 from conftest import go_pprof, requires_go
+from local_corpus import labelled_profile
 
 pytestmark = [requires_go, pytest.mark.oracle]
-
-STRINGS = ["", "objects", "count", "space", "bytes", "main", "alloc", "worker", "tier", "hot", "cold",
-           "request", "main.go"]
-S = {s: i for i, s in enumerate(STRINGS)}
-
-
-def _label_str(key: str, value: str) -> list:
-    return [(1, S[key]), (2, S[value])]
-
-
-def _label_num(key: str, num: int, unit: str = "") -> list:
-    return [(1, S[key]), (3, num)] + ([(4, S[unit])] if unit else [])
-
-
-def _profile(with_located: bool) -> bytes:
-    """Two sample types, samples with and without stacks, string and numeric labels."""
-    fields = [(1, [(1, S["objects"]), (2, S["count"])]), (1, [(1, S["space"]), (2, S["bytes"])])]
-    samples = [
-        ([], [3, 3072], [_label_str("tier", "hot"), _label_num("request", 1024, "bytes")]),
-        ([], [1, 64], [_label_str("tier", "cold"), _label_num("request", 64, "bytes")]),
-    ]
-    if with_located:
-        samples += [
-            ([2, 1], [5, 5000], [_label_str("tier", "hot"), _label_num("request", 1000, "bytes")]),
-            ([3, 1], [2, 256], [_label_str("tier", "cold")]),
-            ([3, 2, 1], [1, 128], []),
-        ]
-    for locs, vals, labels in samples:
-        fields.append((2, [(1, i) for i in locs] + [(2, v) for v in vals] + [(3, lab) for lab in labels]))
-    fields.append((3, [(1, 1), (2, 0x1000), (3, 0x9000), (5, S["main"])]))
-    for lid, fid in ((1, 1), (2, 2), (3, 3)):
-        fields.append((4, [(1, lid), (2, 1), (3, 0x1000 + 16 * lid), (4, [(1, fid), (2, 10 * lid)])]))
-    for fid, name in ((1, "main"), (2, "alloc"), (3, "worker")):
-        fields.append((5, [(1, fid), (2, S[name]), (3, S[name]), (4, S["main.go"])]))
-    fields += [(6, s) for s in STRINGS]
-    return gzip.compress(msg(fields))
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["mixed", "only-locationless"])
 def profile_path(request, tmp_path_factory):
     path = tmp_path_factory.mktemp("locless") / f"p-{request.param}.pb.gz"
-    path.write_bytes(_profile(request.param))
+    path.write_bytes(gzip.compress(labelled_profile(request.param)))
     return path
 
 

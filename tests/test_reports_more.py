@@ -3,12 +3,14 @@ normalized) on a representative subset of the corpus; by_label totals."""
 
 from __future__ import annotations
 
+import gzip
 import re
 
 import pytest
 
 import pprofcore
 from conftest import CORPUS, corpus_manifest, corpus_files, parses_with_pprof, requires_go
+from local_corpus import duplicate_locations_profile
 
 pytestmark = [requires_go, pytest.mark.oracle]
 
@@ -52,6 +54,17 @@ def test_traces_match_pprof(pprof, row):
     want = _body(_norm(text), "-----------+")
     got = _body(_norm(p.traces().to_text()), "-----------+")
     assert got == want
+
+
+def test_traces_merge_locations_of_equal_content(pprof, tmp_path):
+    """pprof merges the profile on load: stacks equal in content are one trace."""
+    path = tmp_path / "dup.pb.gz"
+    path.write_bytes(gzip.compress(duplicate_locations_profile()))
+    text, err = pprof.run("-traces", "-functions", "-flat", str(path))
+    assert err is None
+    got = _body(_norm(pprofcore.load(path).traces().to_text()), "-----------+")
+    assert got == _body(_norm(text), "-----------+")
+    assert sum(line.startswith("-----------+") for line in got) == 3  # two traces, not three
 
 
 @pytest.mark.parametrize("row", _subset(16))

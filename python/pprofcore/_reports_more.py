@@ -118,6 +118,10 @@ def _peek_text(t: ReportTable, n: Optional[int]) -> str:
 
 # ---------------------------------------------------------------------- traces
 def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None) -> ReportTable:
+    # pprof's driver merges every profile it loads (profile.Merge), which makes
+    # locations of equal content one location: samples whose stacks differ only
+    # in location ids become one trace.
+    profile = profile.compact()
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "functions", True, ti)
     cols = t.columns()
