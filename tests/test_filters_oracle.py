@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 import pprofcore
-from conftest import CORPUS, corpus_manifest, go_helper, have_go
+import local_corpus
+from conftest import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
@@ -95,6 +96,12 @@ def _plan():
     rows = [r for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
             and r["file"] not in _SKIP]
     plan = []
+    if len(rows) < 60:  # the local corpus alone: every expression on every file it applies to
+        for r in rows:
+            plan += [(r["file"], *e) for e in NAME_EXPRS]
+            plan += [(r["file"], *e) for e in TAG_EXPRS if r["labels"] in ("str", "both")]
+            plan += [(r["file"], *e) for e in NUM_EXPRS if r["labels"] in ("num", "both")]
+        return plan
     ni = ti = ui = 0
     for i, r in enumerate(rows):
         big = int(r["uncompressed_bytes"]) > _BIG
@@ -287,10 +294,20 @@ GO_TOOL_JOBS = [
     ("go/go-profiler-notes__guide_cpu-profiler-labels.pprof", dict(tagfocus=".", show_from="main", taghide="x")),
     ("cpp/generated/gen-gperftools-cpu.pb.gz", dict(ignore=r"\.so", prune_from="std::")),
 ]
+LOCAL_FILES = local_corpus.ROOT / "files"
+# The same kinds of jobs on the local corpus (absolute paths), so they run without the shared one.
+GO_TOOL_JOBS += [
+    (r["file"], kwargs) for r in local_manifest() for suffix, kwargs in (
+        ("/go/heap.pb.gz", dict(focus="main", hide=r"runtime\.", tagfocus="bytes=1kb:")),
+        ("/go/cpu-labels.pb.gz", dict(tagfocus=".", show_from="main", taghide="x")),
+        ("/synthetic/inline-two-mappings.pb", dict(ignore=r"lib", prune_from="alloc")),
+    ) if r["file"].endswith(suffix)
+]
 
 
 @pytest.mark.skipif(not have_go(), reason="needs go")
-@pytest.mark.parametrize("file,kwargs", [pytest.param(f, k, id=f) for f, k in GO_TOOL_JOBS])
+@pytest.mark.parametrize("file,kwargs", [pytest.param(f, k, id=f.replace(str(LOCAL_FILES), "local"))
+                                         for f, k in GO_TOOL_JOBS])
 def test_go_tool_pprof_binary_agrees(tmp_path, file, kwargs):
     from conftest import go_pprof
 

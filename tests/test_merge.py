@@ -165,7 +165,7 @@ def test_merge_files_and_merger_equal_merge(tmp_path):
         m.add_file(f)
     for p in pprofcore.load_many(files[20:]):
         m.add(p)
-    assert len(m) == 40 and m.result() == ref
+    assert len(m) == len(files) and m.result() == ref
     calls = []
     pprofcore.merge_files(files[:5], threads=2, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(i, 5) for i in range(1, 6)]
@@ -390,15 +390,22 @@ def test_delta_series_sums_back_to_last_cumulative():
     """Summing the alloc_* deltas of a series gives the last cumulative profile
     (for samples that never vanish, which holds for Go's cumulative heap)."""
     dc = pprofcore.DeltaComputer(HEAP_TYPES)
-    deltas = [dc.delta(pprofcore.load(f)) for f in FLEET_HEAP]
-    last = pprofcore.load(FLEET_HEAP[-1])
+    series = [pprofcore.load(f) for f in FLEET_HEAP]
+    deltas = [dc.delta(p) for p in series]
+    # A key whose numeric labels change (Go's average object size) vanishes; keep
+    # those that, once seen, stay to the end.
+    seen, persistent = set(), None
+    for p in series:
+        keys = set(canonical(p))
+        persistent = keys if persistent is None else (persistent & keys) | (keys - seen)
+        seen |= keys
     summed = pprofcore.merge(deltas)
     idx = [0, 1]
-    got = {k: tuple(v[i] for i in idx) for k, v in canonical(summed).items()}
-    want = {k: tuple(v[i] for i in idx) for k, v in canonical(last).items()}
+    got = {k: tuple(v[i] for i in idx) for k, v in canonical(summed).items() if k in persistent}
+    want = {k: tuple(v[i] for i in idx) for k, v in canonical(series[-1]).items() if k in persistent}
     got = {k: v for k, v in got.items() if any(v)}
     want = {k: v for k, v in want.items() if any(v)}
-    assert got == want
+    assert len(want) > 10 and got == want
 
 
 def test_delta_state_is_bounded():

@@ -315,3 +315,15 @@ def test_node_views_outlive_table(cpu):
 
     gc.collect()
     assert cols["flat"].sum() > 0 and not cols["flat"].flags.writeable
+
+
+def test_cli_version(capsys):
+    from importlib.metadata import version
+
+    from pprofcore.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"pprofcore {pprofcore.__version__}"
+    assert pprofcore.__version__ == version("pprofcore")  # one version, the package's metadata

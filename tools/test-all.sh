@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q ".[test]"
+# CMake and Ninja from the test extra (PyPI), whatever the PATH holds.
+PATH="$(python3 -c 'import cmake, ninja, os; print(cmake.CMAKE_BIN_DIR + os.pathsep + ninja.BIN_DIR)'):$PATH"
+export PATH
 for variant in auto zlib; do
   cmake -S . -B "build/ctest-$variant" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DPPROFCORE_INFLATE="$variant" -DPPROFCORE_BUILD_TESTS=ON >/dev/null

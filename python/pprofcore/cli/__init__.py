@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import List, Optional
 
+from .. import __version__
 from . import delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces
 
 _COMMANDS = {
@@ -26,6 +27,7 @@ _COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pprofcore", description="Analyse pprof profiles.")
+    parser.add_argument("--version", action="version", version=f"pprofcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in _COMMANDS.items():
