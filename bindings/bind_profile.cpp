@@ -14,43 +14,14 @@ namespace {
 py::dict columns(const py::object& self) {
   const Profile& p = self.cast<const Profile&>();
   py::dict d;
-  auto add = [&](const char* name, auto& vec) { d[name] = readonly_view(vec, self); };
   const auto ns = static_cast<py::ssize_t>(p.num_samples()), nt = static_cast<py::ssize_t>(p.num_types());
-  d["values"] = readonly_view<int64_t>(p.values.data(), {ns, nt}, {nt * 8, 8}, self);
-  add("stack_offsets", p.stack_offsets);
-  add("stack_locations", p.stack_locations);
-  add("label_offsets", p.label_offsets);
-  add("labels.key", p.labels.key);
-  add("labels.str", p.labels.str);
-  add("labels.num", p.labels.num);
-  add("labels.num_unit", p.labels.num_unit);
-  add("locations.id", p.locations.id);
-  add("locations.mapping", p.locations.mapping);
-  add("locations.address", p.locations.address);
-  add("locations.is_folded", p.locations.is_folded);
-  add("locations.line_offsets", p.locations.line_offsets);
-  add("lines.function", p.lines.function);
-  add("lines.line", p.lines.line);
-  add("lines.column", p.lines.column);
-  add("functions.id", p.functions.id);
-  add("functions.name", p.functions.name);
-  add("functions.system_name", p.functions.system_name);
-  add("functions.filename", p.functions.filename);
-  add("functions.start_line", p.functions.start_line);
-  add("mappings.id", p.mappings.id);
-  add("mappings.memory_start", p.mappings.memory_start);
-  add("mappings.memory_limit", p.mappings.memory_limit);
-  add("mappings.file_offset", p.mappings.file_offset);
-  add("mappings.filename", p.mappings.filename);
-  add("mappings.build_id", p.mappings.build_id);
-  add("mappings.has_functions", p.mappings.has_functions);
-  add("mappings.has_filenames", p.mappings.has_filenames);
-  add("mappings.has_line_numbers", p.mappings.has_line_numbers);
-  add("mappings.has_inline_frames", p.mappings.has_inline_frames);
-  add("sample_type.type", p.sample_type_type);
-  add("sample_type.unit", p.sample_type_unit);
-  add("comments", p.comments);
-  add("strings.offsets", p.strings.offsets);
+  p.for_each_column([&](const char* table, const char* column, const auto& col) {
+    const std::string name = *table ? std::string(table) + "." + column : std::string(column);
+    if (name == "values")  // the one 2-D column: n_samples x n_types
+      d["values"] = readonly_view<int64_t>(p.values.data(), {ns, nt}, {nt * 8, 8}, self);
+    else
+      d[py::str(name)] = readonly_view(col, self);
+  });
   d["strings.data"] = readonly_view<uint8_t>(reinterpret_cast<const uint8_t*>(p.strings.data.data()),
                                              {static_cast<py::ssize_t>(p.strings.data.size())}, {1}, self);
   return d;

@@ -32,14 +32,14 @@ def _rows(text: str, sep: str) -> list:
 
 @pytest.mark.parametrize("sample_index", ["objects", "space"])
 def test_tags(pprof, profile_path, sample_index):
-    text, err = pprof.run("-tags", f"-sample_index={sample_index}", str(profile_path))
+    text, err = pprof.run("-tags", "-functions", "-flat", f"-sample_index={sample_index}", str(profile_path))
     assert err is None
     got = pprofcore.load(profile_path).tags(sample_type=sample_index).to_text()
     assert got.rstrip("\n") == text.rstrip("\n")
 
 
 def test_top(pprof, profile_path):
-    text, err = pprof.run("-top", "-nodefraction=0", "-nodecount=100", str(profile_path))
+    text, err = pprof.run("-top", "-functions", "-flat", "-nodefraction=0", "-nodecount=100", str(profile_path))
     assert err is None
     # The header's total counts the samples without locations too.
     want = [line for line in text.splitlines() if "total" in line or line.startswith(" ")]
@@ -49,13 +49,13 @@ def test_top(pprof, profile_path):
 
 
 def test_traces(pprof, profile_path):
-    text, err = pprof.run("-traces", str(profile_path))
+    text, err = pprof.run("-traces", "-functions", "-flat", str(profile_path))
     assert err is None
     assert _rows(pprofcore.load(profile_path).traces().to_text(), "-----------+") == _rows(text, "-----------+")
 
 
 def test_peek(pprof, profile_path):
-    text, err = pprof.run("-peek=main|alloc", "-nodefraction=0", str(profile_path))
+    text, err = pprof.run("-peek=main|alloc", "-functions", "-flat", "-nodefraction=0", str(profile_path))
     if err is not None:  # no sample has a stack: no node matches
         assert err.startswith("no matches found for regexp: main|alloc")
         with pytest.raises(ValueError, match=r"no matches found for regexp: main\|alloc"):

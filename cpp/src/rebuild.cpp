@@ -12,19 +12,10 @@ int32_t find_or_add_string(Profile& out, std::string_view s) {
 
 Profile copy_without_samples(const Profile& p) {
   Profile out;
+  Profile::visit_scalars([](const char*, auto& to, const auto& from) { to = from; }, out, p);
   out.sample_type_type = p.sample_type_type;
   out.sample_type_unit = p.sample_type_unit;
-  out.has_period_type = p.has_period_type;
-  out.period_type_type = p.period_type_type;
-  out.period_type_unit = p.period_type_unit;
-  out.period = p.period;
-  out.time_nanos = p.time_nanos;
-  out.duration_nanos = p.duration_nanos;
   out.comments = p.comments;
-  out.drop_frames = p.drop_frames;
-  out.keep_frames = p.keep_frames;
-  out.default_sample_type = p.default_sample_type;
-  out.doc_url = p.doc_url;
   out.locations = p.locations;
   out.lines = p.lines;
   out.functions = p.functions;
@@ -38,19 +29,17 @@ void keep_lines(Profile& out, const Profile& src, const std::vector<uint8_t>& ke
   const size_t nl = src.lines.size();
   size_t kept = 0;
   for (size_t i = 0; i < nl; ++i) kept += keep[i] != 0;
-  lines.function.reserve(kept);
-  lines.line.reserve(kept);
-  lines.column.reserve(kept);
+  lines.for_each_column([kept](const char*, auto& col) { col.reserve(kept); });
   std::vector<int64_t> offsets;
   offsets.reserve(src.locations.size() + 1);
   offsets.push_back(0);
   const auto& lo = src.locations.line_offsets;
   for (size_t l = 0; l < src.locations.size(); ++l) {
     for (int64_t i = lo[l]; i < lo[l + 1]; ++i) {
-      if (!keep[static_cast<size_t>(i)]) continue;
-      lines.function.push_back(src.lines.function[static_cast<size_t>(i)]);
-      lines.line.push_back(src.lines.line[static_cast<size_t>(i)]);
-      lines.column.push_back(src.lines.column[static_cast<size_t>(i)]);
+      const auto row = static_cast<size_t>(i);
+      if (!keep[row]) continue;
+      Lines::visit_columns([row](const char*, auto& to, const auto& from) { to.push_back(from[row]); }, lines,
+                           src.lines);
     }
     offsets.push_back(static_cast<int64_t>(lines.size()));
   }
@@ -87,10 +76,7 @@ void SampleAppender::append(size_t s, const int64_t* v, size_t nt, const int32_t
   for (int64_t r = src_.label_offsets[s]; r < src_.label_offsets[s + 1]; ++r) {
     const auto i = static_cast<size_t>(r);
     if (label_keep && !(*label_keep)[i]) continue;
-    b.key.push_back(a.key[i]);
-    b.str.push_back(a.str[i]);
-    b.num.push_back(a.num[i]);
-    b.num_unit.push_back(a.num_unit[i]);
+    Labels::visit_columns([i](const char*, auto& to, const auto& from) { to.push_back(from[i]); }, b, a);
   }
   dst_.label_offsets.push_back(static_cast<int64_t>(b.size()));
 }

@@ -11,12 +11,28 @@
 
 namespace pprofcore {
 
+// Column visitors: each table lists its columns once, in a static
+// visit_columns(f, tables...) that calls f(name, table.column...) for every
+// column, over one table or several in step (equality compares two). Equality,
+// memory accounting, invariant checks and the bindings' NumPy views all walk
+// that list, so a new pprof field is one line in one place.
+#define PPROFCORE_FOR_EACH_COLUMN                                              \
+  template <class F>                                                           \
+  void for_each_column(F&& f) { visit_columns(f, *this); }                     \
+  template <class F>                                                           \
+  void for_each_column(F&& f) const { visit_columns(f, *this); }
+
 struct Labels {  // one row per sample label, grouped by sample via Samples::label_offsets
   std::vector<int32_t> key;
   std::vector<int32_t> str;       // -1 = numeric label (no string value)
   std::vector<int64_t> num;
   std::vector<int32_t> num_unit;  // 0 = no unit
   size_t size() const { return key.size(); }
+  template <class F, class... T>
+  static void visit_columns(F&& f, T&... t) {
+    f("key", t.key...); f("str", t.str...); f("num", t.num...); f("num_unit", t.num_unit...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
 };
 
 struct Locations {
@@ -26,6 +42,12 @@ struct Locations {
   std::vector<uint8_t> is_folded;
   std::vector<int64_t> line_offsets{0};  // size()+1 entries into Lines
   size_t size() const { return id.size(); }
+  template <class F, class... T>
+  static void visit_columns(F&& f, T&... t) {
+    f("id", t.id...); f("mapping", t.mapping...); f("address", t.address...); f("is_folded", t.is_folded...);
+    f("line_offsets", t.line_offsets...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
 };
 
 struct Lines {  // leaf (innermost inline frame) first within a location, as on the wire
@@ -33,6 +55,11 @@ struct Lines {  // leaf (innermost inline frame) first within a location, as on 
   std::vector<int64_t> line;
   std::vector<int64_t> column;
   size_t size() const { return function.size(); }
+  template <class F, class... T>
+  static void visit_columns(F&& f, T&... t) {
+    f("function", t.function...); f("line", t.line...); f("column", t.column...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
 };
 
 struct Functions {
@@ -42,6 +69,12 @@ struct Functions {
   std::vector<int32_t> filename;
   std::vector<int64_t> start_line;
   size_t size() const { return id.size(); }
+  template <class F, class... T>
+  static void visit_columns(F&& f, T&... t) {
+    f("id", t.id...); f("name", t.name...); f("system_name", t.system_name...); f("filename", t.filename...);
+    f("start_line", t.start_line...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
 };
 
 struct Mappings {
@@ -56,6 +89,14 @@ struct Mappings {
   std::vector<uint8_t> has_line_numbers;
   std::vector<uint8_t> has_inline_frames;
   size_t size() const { return id.size(); }
+  template <class F, class... T>
+  static void visit_columns(F&& f, T&... t) {
+    f("id", t.id...); f("memory_start", t.memory_start...); f("memory_limit", t.memory_limit...);
+    f("file_offset", t.file_offset...); f("filename", t.filename...); f("build_id", t.build_id...);
+    f("has_functions", t.has_functions...); f("has_filenames", t.has_filenames...);
+    f("has_line_numbers", t.has_line_numbers...); f("has_inline_frames", t.has_inline_frames...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
 };
 
 struct Profile {
@@ -93,7 +134,38 @@ struct Profile {
 
   // Approximate heap bytes held by the columns (for reporting, not accounting).
   size_t memory_bytes() const;
+
+  // Every column as f(table, column, vector...), table "" for the sample
+  // columns; `values` (n_samples x n_types, row-major) and the string table's
+  // ("strings", "offsets") included. The string bytes and the header scalars are
+  // not columns (visit_scalars has the scalars).
+  template <class F, class... P>
+  static void visit_columns(F&& f, P&... p) {
+    f("", "values", p.values...), f("", "stack_offsets", p.stack_offsets...);
+    f("", "stack_locations", p.stack_locations...), f("", "label_offsets", p.label_offsets...);
+    f("sample_type", "type", p.sample_type_type...), f("sample_type", "unit", p.sample_type_unit...);
+    f("", "comments", p.comments...);
+    Labels::visit_columns([&f](const char* c, auto&... v) { f("labels", c, v...); }, p.labels...);
+    Locations::visit_columns([&f](const char* c, auto&... v) { f("locations", c, v...); }, p.locations...);
+    Lines::visit_columns([&f](const char* c, auto&... v) { f("lines", c, v...); }, p.lines...);
+    Functions::visit_columns([&f](const char* c, auto&... v) { f("functions", c, v...); }, p.functions...);
+    Mappings::visit_columns([&f](const char* c, auto&... v) { f("mappings", c, v...); }, p.mappings...);
+    f("strings", "offsets", p.strings.offsets...);
+  }
+  PPROFCORE_FOR_EACH_COLUMN
+
+  // The header scalars as f(name, value...).
+  template <class F, class... P>
+  static void visit_scalars(F&& f, P&... p) {
+    f("has_period_type", p.has_period_type...), f("period_type.type", p.period_type_type...);
+    f("period_type.unit", p.period_type_unit...), f("period", p.period...), f("time_nanos", p.time_nanos...);
+    f("duration_nanos", p.duration_nanos...), f("drop_frames", p.drop_frames...);
+    f("keep_frames", p.keep_frames...), f("default_sample_type", p.default_sample_type...);
+    f("doc_url", p.doc_url...);
+  }
 };
+
+#undef PPROFCORE_FOR_EACH_COLUMN
 
 // Exact, column-by-column equality (same rows in the same order, same string table).
 bool operator==(const Profile& a, const Profile& b);
