@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, List, Optional, Union
 import numpy as np
 
 from . import _core, _units
+from ._report_base import active_filters, report_total
 from ._report_table import ReportTable
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def _go_time(nanos: int) -> str:
 
 def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str = "functions",
         n: Optional[int] = None, sort: str = "flat", mean: bool = False, unit: Optional[str] = None,
-        inline: bool = True) -> ReportTable:
+        inline: bool = True, nodefraction: float = 0.005, relative_percentages: bool = False) -> ReportTable:
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):
@@ -139,6 +140,7 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
     t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     rows = t.order(profile._core, ti, sort == "cum")
+    rows, dropped = trim_nodes(cols, rows, ti, nodefraction)
     all_rows = rows
     if n is not None and n > 0:
         rows = rows[:n]
@@ -149,7 +151,7 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
         cum = go_div(cum_sum, cols["cum"][rows, 0])
     else:
         flat, cum = flat_sum.copy(), cum_sum.copy()
-    tot = total(profile, ti, mean)
+    tot = report_total(profile, ti, mean, relative_percentages)
     names_all = t.printable_names()
     names = [names_all[int(r)] for r in rows]
     labels = cols["inline_label"][rows]
@@ -177,16 +179,45 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
     meta = {
         "sample_type": profile.sample_types[ti][0], "sample_unit": sample_unit, "unit": out_unit,
         "total": tot, "granularity": by, "sort": sort, "mean": mean, "nodes": len(all_rows),
+        "dropped_nodes": dropped,
     }
-    header = header_lines(profile, ti, mean, tot, out_unit)
     fmt = lambda v: _units.scaled_label(int(v), sample_unit, out_unit)  # noqa: E731
+    header = header_lines(profile, ti, mean, tot, out_unit)
+    header += summary_lines(profile, fmt, int(flat.sum()), tot, dropped, nodefraction, len(rows), len(all_rows))
     pct = lambda v: _units.percentage(float(v), 100.0).strip()  # noqa: E731
     meta["html_format"] = {"flat": fmt, "cum": fmt, "flat%": pct, "sum%": pct, "cum%": pct}
-    header.append(f"Showing nodes accounting for {fmt(flat.sum())}, "
-                  f"{_units.percentage(int(flat.sum()), tot).strip()} of {fmt(tot)} total")
-    if len(rows) < len(all_rows):
-        header.append(f"Showing top {len(rows)} nodes out of {len(all_rows)}")
     return ReportTable(columns, header, _top_text, meta)
+
+
+def trim_nodes(cols, rows: np.ndarray, ti: int, nodefraction: float):
+    """pprof's first trimming step (``DiscardLowFrequencyNodes``): drops the
+    nodes whose |cum| is below ``nodefraction`` of the sum of all nodes' flat
+    values. Returns (kept rows in order, number dropped)."""
+    if not nodefraction or len(rows) == 0:
+        return rows, 0
+    flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
+    cutoff = abs(int(flat_total * float(nodefraction)))  # Go: int64(float64(total) * fraction)
+    if cutoff <= 0:
+        return rows, 0
+    keep = np.abs(cols["cum"][rows, ti]) >= cutoff
+    return rows[keep], int((~keep).sum())
+
+
+def summary_lines(profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float,
+                  shown: int, orig: int) -> List[str]:
+    """pprof's report labels after the profile's: "Active filters", "Showing
+    nodes accounting for ...", "Dropped N nodes (cum <= X)", "Showing top N
+    nodes out of M"."""
+    out = active_filters(profile)
+    out.append(f"Showing nodes accounting for {fmt(flat_sum)}, "
+               f"{_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total")
+    if tot != 0:
+        if dropped > 0:
+            cut = abs(int(tot * float(nodefraction)))
+            out.append(f"Dropped {dropped} node{'s' if dropped > 1 else ''} (cum <= {fmt(cut)})")
+        if 0 < shown < orig:
+            out.append(f"Showing top {shown} nodes out of {orig}")
+    return out
 
 
 def _top_text(t: ReportTable, n: Optional[int]) -> str:
