@@ -13,9 +13,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    many = len(args.files) > 1
-    for path in args.files:
-        p = ra.load(path, args)
-        t = p.traces(sample_type=ra.sample_index(args.sample_index), mean=args.mean, unit=args.unit)
-        ra.emit(t, args.format, title=path if many else None)
+    p = ra.load_all(args)
+    t = p.traces(sample_type=ra.sample_index(args.sample_index), mean=args.mean, unit=args.unit)
+    ra.emit(t, args.format, args=args)
     return 0
