@@ -446,7 +446,7 @@ class Profile:
     # ----------------------------------------------------------------- reports
     def top(self, sample_type: Union[int, str, None] = None, by: str = "functions", n: Optional[int] = None,
             sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
-            nodefraction: float = 0.005, relative_percentages: bool = False):
+            nodefraction: float = 0.005, edgefraction: float = 0.001, relative_percentages: bool = False):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
         Parameters
@@ -472,6 +472,9 @@ class Profile:
             pprof's ``-nodefraction`` (default 0.005, as pprof): nodes whose cum is
             below this fraction of the total are dropped ("Dropped N nodes" in the
             header). ``0`` keeps every node.
+        edgefraction : float
+            pprof's ``-edgefraction`` (default 0.001): call edges lighter than this
+            fraction are dropped before the ``(inline)`` labels are decided, as pprof does.
         relative_percentages : bool
             Percentages of what is left after filtering (``-relative_percentages``).
             By default, as pprof, a profile made by :meth:`filter` and the other
@@ -486,7 +489,8 @@ class Profile:
         from ._reports import top
 
         return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline,
-                   nodefraction=nodefraction, relative_percentages=relative_percentages)
+                   nodefraction=nodefraction, edgefraction=edgefraction,
+                   relative_percentages=relative_percentages)
 
     def peek(self, regex: str, sample_type: Union[int, str, None] = None, by: str = "functions",
              mean: bool = False, unit: Optional[str] = None, inline: bool = True,

@@ -15,6 +15,6 @@ def run(args) -> int:
     p = ra.load_all(args)
     t = p.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
               sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
-              nodefraction=args.nodefraction, relative_percentages=args.relative_percentages)
+              nodefraction=args.nodefraction, edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
     ra.emit(t, args.format, args=args)
     return 0
