@@ -158,6 +158,7 @@ REPORTS = [
     ("pprof.heap.tags", "heap", "tags", {}, {}),
     ("pprof.heap.tags.unit", "heap", "tags", {"unit": "bytes"}, {}),
     ("pprof.cpu.traces", "cpu", "traces", {}, {}),
+    ("pprof.cpu.addresses.traces", "cpu", "traces", {"by": "addresses"}, {}),
     ("pprof.heap_tags.traces", "heap_tags", "traces", {}, {}),
     ("pprof.cpu.peek", "cpu", "peek", {"regex": "line.*01"}, {}),
     ("pprof.heap_request.tags.focus", "heap_request", "tags", {}, {"tagfocus": "400kb:"}),
@@ -175,7 +176,6 @@ MISSING = [
     ("pprof.cpu.cum.lines.topproto.hide", "topproto output"),
     ("pprof.cpu.lines.topproto", "topproto output"),
     ("pprof.cpu.comments", "add_comment"),
-    ("pprof.cpu.addresses.traces", "traces at address granularity"),
 ] + [(g, "dot/svg call graph output") for g in (
     "pprof.cpu.flat.functions.dot", "pprof.cpu.flat.functions.call_tree.dot", "pprof.heap.flat.lines.dot.focus",
     "pprof.heap_sizetags.dot", "pprof.contention.flat.addresses.dot.focus.ignore", "pprof.contention.cum.files.dot",
@@ -212,7 +212,7 @@ def render(source, report, opt, filters) -> str:
     if report == "tags":
         return p.tags(**common).to_text()
     if report == "traces":
-        return p.traces(sample_type=opt.get("sample_type"), unit=opt.get("unit")).to_text()
+        return p.traces(sample_type=opt.get("sample_type"), unit=opt.get("unit"), by=by).to_text()
     assert report == "comments"
     return "\n".join(p.comments) + "\n"
 
@@ -699,10 +699,12 @@ def test_pprofutils_protobuf_to_folded(case):
 
 @pytest.mark.parametrize("case", _cases(lambda: _pu_tests("text_test.go")))
 def test_pprofutils_folded_round_trip(case):
-    if case["header"]:
-        pytest.xfail("pprofcore reads no folded header line with several values per line")
     p = pprofcore.from_folded(case["text"])
-    assert _folded_counter(p.to_folded()) == _folded_counter(case["text"])
+    types, rows = _folded_types_rows(case["text"], case["header"])
+    assert p.sample_types == types
+    for i in range(len(types)):  # one folded text per value column
+        want = Counter((stack, (vals[i],)) for stack, vals in rows)
+        assert _folded_counter(p.to_folded(sample_type=i)) == want
 
 
 def _folded_types_rows(text, header):

@@ -520,12 +520,14 @@ class Profile:
                     nodecount=nodecount, nodefraction=nodefraction, edgefraction=edgefraction,
                     relative_percentages=relative_percentages)
 
-    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None):
+    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None,
+               by: str = "functions"):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
-        (``sample, depth, value, name, inline``); ``repr`` is pprof's text."""
+        (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
+        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
         from ._reports_more import traces
 
-        return traces(self, sample_type=sample_type, mean=mean, unit=unit)
+        return traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
 
     def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
              relative_percentages: bool = False):

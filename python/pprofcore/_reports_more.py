@@ -154,9 +154,12 @@ def _peek_text(t: ReportTable, n: Optional[int]) -> str:
 
 
 # ---------------------------------------------------------------------- traces
-def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None) -> ReportTable:
+def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None,
+           by: str = "functions") -> ReportTable:
+    """pprof's -traces: every distinct sample's stack, frames named at
+    granularity ``by`` (``"addresses"`` prefixes each frame with its address)."""
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, "functions", True, ti)
+    t = nodes(profile, by, True, ti)
     cols = t.columns()
     names = t.printable_names()
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
