@@ -69,6 +69,7 @@ CASES = [
     ("-peek=sort -focus=pdqsort", CPU), ("-traces -tagfocus=endpoint=/api/render", CPU),
     ("-top -sample_index=alloc_space", HEAP), ("-top -sample_index=inuse_objects -mean", HEAP),
     ("-tree -sample_index=alloc_space -files", HEAP), ("-top", HEAP, HEAP),
+    ("-comments -add_comment=hello", CPU), ("-traces -addresses -focus=sha256", CPU),
     (f"-top -base={HEAP}", HEAP), (f"-top -diff_base={CPU}", CPU),
 ]
 
@@ -152,6 +153,16 @@ def test_percent_base_property(data):
     shares = q.tags().to_pandas()
     if len(shares):
         np.testing.assert_allclose(shares["share"], np.abs(shares["total"]) / p.total(ti) * 100)
+
+
+def test_add_comment_keeps_everything_else():
+    p = pprofcore.load(HEAP)
+    q = p.add_comment(["first", "second é"]).add_comment("third")
+    assert q.comments == p.comments + ["first", "second é", "third"]
+    tq, tp = q.top(), p.top()
+    assert [h for h in tq.header if h not in ("first", "second é", "third")] == tp.header  # pprof lists comments
+    assert tq["name"] == tp["name"] and len(q) == len(p)
+    assert q.values.tolist() == p.values.tolist()
 
 
 # ---------------------------------------------------------- ReportTable equality

@@ -153,6 +153,7 @@ REPORTS = [
      {"focus": "[24]00"}),
     ("pprof.cpu.cum.lines.tree.show_from", "cpu", "tree", {"by": "lines", "sort": "cum"}, {"show_from": "line2"}),
     ("pprof.heap.comments", "heap", "comments", {}, {}),
+    ("pprof.cpu.comments", "cpu", "comments", {"add_comment": "some-comment"}, {}),
     ("pprof.cpu.tags", "cpu", "tags", {}, {}),
     ("pprof.cpu.tags.focus.ignore", "cpu", "tags", {}, {"tagignore": "tag[13]", "tagfocus": "key[12]"}),
     ("pprof.heap.tags", "heap", "tags", {}, {}),
@@ -175,7 +176,6 @@ MISSING = [
     ("pprof.heap.callgrind", "callgrind output"),
     ("pprof.cpu.cum.lines.topproto.hide", "topproto output"),
     ("pprof.cpu.lines.topproto", "topproto output"),
-    ("pprof.cpu.comments", "add_comment"),
 ] + [(g, "dot/svg call graph output") for g in (
     "pprof.cpu.flat.functions.dot", "pprof.cpu.flat.functions.call_tree.dot", "pprof.heap.flat.lines.dot.focus",
     "pprof.heap_sizetags.dot", "pprof.contention.flat.addresses.dot.focus.ignore", "pprof.contention.cum.files.dot",
@@ -195,6 +195,8 @@ def _report_id(golden, filters):
 def render(source, report, opt, filters) -> str:
     """The report text pprofcore makes for one TestParse case."""
     p = json_profile(DERIVED / "driver" / f"{source}.json")
+    if opt.get("add_comment"):
+        p = p.add_comment(opt["add_comment"])
     if not opt.get("all_frames"):
         p = p.remove_uninteresting()  # pprof applies drop_frames on load
     p = p.filter(warn=False, **filters)

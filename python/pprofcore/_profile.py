@@ -380,6 +380,13 @@ class Profile:
 
         return _filter.group_by_label(self, keys)
 
+    def add_comment(self, comments) -> "Profile":
+        """A copy with ``comments`` (a string or several) appended to :attr:`comments`,
+        like ``pprof -add_comment``."""
+        from ._comments import add_comment
+
+        return add_comment(self, comments)
+
     # -------------------------------------------------- merge/diff/scale (see _merge.py)
     def compact(self) -> "Profile":
         """pprof's ``Compact``: drop unreferenced rows and all-zero samples,

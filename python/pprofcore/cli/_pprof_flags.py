@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
-REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags"}
+REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags",
+           "comments": "comments"}
 
 # Granularity flags: -lines is --granularity=lines.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
@@ -25,7 +26,7 @@ OPTIONS = {
     "compact_labels": None, "base": None, "diff_base": None, "normalize": None,
     "focus": None, "ignore": None, "hide": None, "show": None, "show_from": "--show-from",
     "prune_from": "--prune-from", "tagfocus": None, "tagignore": None, "tagshow": None, "taghide": None,
-    "tagroot": None, "tagleaf": None,
+    "tagroot": None, "tagleaf": None, "add_comment": None,
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.

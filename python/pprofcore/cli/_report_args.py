@@ -29,6 +29,8 @@ def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt:
     parser.add_argument("--diff_base", "--diff-base", dest="diff_base", action="append", default=[], metavar="FILE",
                         help="compare against this profile (pprof -diff_base; repeatable, merged)")
     parser.add_argument("--normalize", action="store_true", help="scale the profile to the base's totals first")
+    parser.add_argument("--add_comment", "--add-comment", dest="add_comment", action="append", default=[],
+                        metavar="TEXT", help="add a comment to the profile (pprof -add_comment)")
     parser.add_argument("--compact_labels", "--compact-labels", dest="compact_labels", action="store_true",
                         help="leave out the profile's header lines (File, Type, Time, Duration)")
     if granularity:
@@ -81,6 +83,8 @@ def load_all(args):
         p = p.diff(merged(args.base), mode="base", normalize=args.normalize)
     elif args.diff_base:
         p = p.diff(merged(args.diff_base), mode="diff_base", normalize=args.normalize)
+    if args.add_comment:
+        p = p.add_comment(args.add_comment)
     return _filter_args.apply_filter_args(p, args)
 
 
