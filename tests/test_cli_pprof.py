@@ -69,7 +69,8 @@ CASES = [
     ("-peek=sort -focus=pdqsort", CPU), ("-traces -tagfocus=endpoint=/api/render", CPU),
     ("-top -sample_index=alloc_space", HEAP), ("-top -sample_index=inuse_objects -mean", HEAP),
     ("-tree -sample_index=alloc_space -files", HEAP), ("-top", HEAP, HEAP),
-    ("-comments -add_comment=hello", CPU), ("-traces -addresses -focus=sha256", CPU),
+    ("-comments -add_comment=hello", CPU), ("-callgrind", CPU), ("-callgrind -sample_index=alloc_space", HEAP),
+    ("-callgrind -focus=sort", CPU), ("-traces -addresses -focus=sha256", CPU),
     (f"-top -base={HEAP}", HEAP), (f"-top -diff_base={CPU}", CPU),
 ]
 

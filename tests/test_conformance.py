@@ -153,6 +153,8 @@ REPORTS = [
      {"focus": "[24]00"}),
     ("pprof.cpu.cum.lines.tree.show_from", "cpu", "tree", {"by": "lines", "sort": "cum"}, {"show_from": "line2"}),
     ("pprof.heap.comments", "heap", "comments", {}, {}),
+    ("pprof.cpu.callgrind", "cpu", "callgrind", {}, {}),
+    ("pprof.heap.callgrind", "heap", "callgrind", {}, {}),
     ("pprof.cpu.comments", "cpu", "comments", {"add_comment": "some-comment"}, {}),
     ("pprof.cpu.tags", "cpu", "tags", {}, {}),
     ("pprof.cpu.tags.focus.ignore", "cpu", "tags", {}, {"tagignore": "tag[13]", "tagfocus": "key[12]"}),
@@ -171,9 +173,7 @@ REPORTS = [
 
 # Goldens of features pprofcore does not have: (golden, missing feature).
 MISSING = [
-    ("pprof.cpu.callgrind", "callgrind output"),
-    ("pprof.cpu.call_tree.callgrind", "callgrind output"),
-    ("pprof.heap.callgrind", "callgrind output"),
+    ("pprof.cpu.call_tree.callgrind", "-call_tree (per-context nodes) for callgrind output"),
     ("pprof.cpu.cum.lines.topproto.hide", "topproto output"),
     ("pprof.cpu.lines.topproto", "topproto output"),
 ] + [(g, "dot/svg call graph output") for g in (
@@ -215,6 +215,8 @@ def render(source, report, opt, filters) -> str:
         return p.tags(**common).to_text()
     if report == "traces":
         return p.traces(sample_type=opt.get("sample_type"), unit=opt.get("unit"), by=by).to_text()
+    if report == "callgrind":
+        return p.to_callgrind(sample_type=opt.get("sample_type"), unit=opt.get("unit"))
     assert report == "comments"
     return "\n".join(p.comments) + "\n"
 

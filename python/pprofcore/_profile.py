@@ -566,6 +566,14 @@ class Profile:
 
         return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
+    def to_callgrind(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
+                     inline: bool = True) -> str:
+        """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
+        and call edges, values in one unit (``unit``, default pprof's choice)."""
+        from ._callgrind import to_callgrind
+
+        return to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
+
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).
 

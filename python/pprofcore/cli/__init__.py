@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import _pprof_flags, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces, tree
+from . import _pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces, tree
 
 _COMMANDS = {
     "info": info,
@@ -23,6 +23,7 @@ _COMMANDS = {
     "traces": traces,
     "tags": tags,
     "comments": comments,
+    "callgrind": callgrind,
     "folded": folded,
 }
 

@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
 REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags",
-           "comments": "comments"}
+           "comments": "comments", "callgrind": "callgrind"}
 
 # Granularity flags: -lines is --granularity=lines.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
@@ -26,7 +26,7 @@ OPTIONS = {
     "compact_labels": None, "base": None, "diff_base": None, "normalize": None,
     "focus": None, "ignore": None, "hide": None, "show": None, "show_from": "--show-from",
     "prune_from": "--prune-from", "tagfocus": None, "tagignore": None, "tagshow": None, "taghide": None,
-    "tagroot": None, "tagleaf": None, "add_comment": None,
+    "tagroot": None, "tagleaf": None, "add_comment": None, "output": None,
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.
