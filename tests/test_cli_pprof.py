@@ -117,6 +117,36 @@ def test_default_trimming_matches_pprof_on_corpus(pprof, capsys, row):
         assert _ours(capsys, flags + [path]).rstrip("\n") == want.rstrip("\n"), flags
 
 
+def _node_samples(p):
+    """(values, function name, file, line, address) per sample of a -topproto profile."""
+    out = []
+    for i, vals in enumerate(p.values.tolist()):
+        loc = int(p.stack_locations[p.stack_offsets[i]])
+        ln = int(p.locations.line_offsets[loc])
+        fn = int(p.lines.function[ln])
+        out.append((vals, p.strings[int(p.functions.name[fn])], p.strings[int(p.functions.filename[fn])],
+                    int(p.lines.line[ln]), int(p.locations.address[loc])))
+    return out
+
+
+@requires_go
+@pytest.mark.oracle
+@pytest.mark.parametrize("flags", [["-topproto"], ["-topproto", "-lines", "-cum"], ["-topproto", "-addresses"],
+                                   ["-topproto", "-sample_index=alloc_space", "-files"]])
+def test_topproto_matches_pprof(tmp_path, flags):
+    from conftest import go_pprof
+
+    src = HEAP if any("alloc" in f for f in flags) else CPU
+    theirs, ours = tmp_path / "theirs.pb.gz", tmp_path / "ours.pb.gz"
+    go_pprof(*flags, "-symbolize=none", f"-output={theirs}", src)
+    assert cli_main([*flags, f"-output={ours}", src]) == 0
+    a, b = pprofcore.load(ours), pprofcore.load(theirs)
+    assert a.sample_types == b.sample_types
+    assert (a.time_nanos, a.duration_nanos, a.period, a.period_type) == (b.time_nanos, b.duration_nanos, b.period,
+                                                                        b.period_type)
+    assert _node_samples(a) == _node_samples(b)
+
+
 # ------------------------------------------------- percentages and active filters
 def test_filtered_profile_reports_against_the_unfiltered_total():
     p = pprofcore.load(CPU)

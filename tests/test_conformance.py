@@ -153,6 +153,8 @@ REPORTS = [
      {"focus": "[24]00"}),
     ("pprof.cpu.cum.lines.tree.show_from", "cpu", "tree", {"by": "lines", "sort": "cum"}, {"show_from": "line2"}),
     ("pprof.heap.comments", "heap", "comments", {}, {}),
+    ("pprof.cpu.cum.lines.topproto.hide", "cpu", "topproto", {"by": "lines", "sort": "cum"}, {"hide": "mangled[X3]0"}),
+    ("pprof.cpu.lines.topproto", "cpu", "topproto", {"by": "lines"}, {}),
     ("pprof.cpu.callgrind", "cpu", "callgrind", {}, {}),
     ("pprof.heap.callgrind", "heap", "callgrind", {}, {}),
     ("pprof.cpu.comments", "cpu", "comments", {"add_comment": "some-comment"}, {}),
@@ -174,8 +176,6 @@ REPORTS = [
 # Goldens of features pprofcore does not have: (golden, missing feature).
 MISSING = [
     ("pprof.cpu.call_tree.callgrind", "-call_tree (per-context nodes) for callgrind output"),
-    ("pprof.cpu.cum.lines.topproto.hide", "topproto output"),
-    ("pprof.cpu.lines.topproto", "topproto output"),
 ] + [(g, "dot/svg call graph output") for g in (
     "pprof.cpu.flat.functions.dot", "pprof.cpu.flat.functions.call_tree.dot", "pprof.heap.flat.lines.dot.focus",
     "pprof.heap_sizetags.dot", "pprof.contention.flat.addresses.dot.focus.ignore", "pprof.contention.cum.files.dot",
@@ -192,8 +192,24 @@ def _report_id(golden, filters):
     return f"{golden}[{extra}]" if extra else golden
 
 
+def _topproto(source, opt, filters) -> str:
+    """TestParse's -topproto cases run pprof twice: -topproto (at address
+    granularity, without the test's demangler, so functions carry their system
+    names), then -text with the same flags on the profile that wrote."""
+    d = _json(DERIVED / "driver" / f"{source}.json")
+    for f in d["functions"]:
+        f["name"], f["system_name"] = f["system_name"], ""
+    p = pprofcore.loads(profile_bytes(d)).remove_uninteresting().filter(warn=False, **filters)
+    q = p.top_profile(by="addresses", sort=opt.get("sort", "flat"), nodefraction=0.05)
+    assert q.sample_types[0][0] == "cum" and q.sample_types[1][0] == "flat"
+    q = q.filter(warn=False, **filters)
+    return q.top(by=opt["by"], sort=opt.get("sort", "flat"), n=20, nodefraction=0.05).to_text()
+
+
 def render(source, report, opt, filters) -> str:
     """The report text pprofcore makes for one TestParse case."""
+    if report == "topproto":
+        return _topproto(source, opt, filters)
     p = json_profile(DERIVED / "driver" / f"{source}.json")
     if opt.get("add_comment"):
         p = p.add_comment(opt["add_comment"])
@@ -225,7 +241,7 @@ def _without_profile_labels(text: str, report: str) -> list:
     """Our lines minus pprof's ProfileLabels header (File, Type, Time, Duration,
     comments), which TestParse leaves out with -compact_labels."""
     lines = text.rstrip("\n").split("\n")
-    if report in ("text", "tree", "peek"):
+    if report in ("text", "tree", "peek", "topproto"):
         start = next(i for i, ln in enumerate(lines) if ln.startswith(("Active filters:", "Showing nodes")))
         return lines[start:]
     return lines

@@ -566,6 +566,17 @@ class Profile:
 
         return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
+    def top_profile(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
+                    mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodefraction: float = 0.005,
+                    relative_percentages: bool = False) -> "Profile":
+        """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
+        per node with values ``cum`` and ``flat`` in the report's output unit
+        (truncated to integers, as pprof does)."""
+        from ._topproto import top_profile
+
+        return top_profile(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
+                           nodefraction=nodefraction, relative_percentages=relative_percentages)
+
     def to_callgrind(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
                      inline: bool = True) -> str:
         """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address

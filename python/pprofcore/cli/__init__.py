@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import _pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces, tree
+from . import _pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top, topproto, traces, tree
 
 _COMMANDS = {
     "info": info,
@@ -24,6 +24,7 @@ _COMMANDS = {
     "tags": tags,
     "comments": comments,
     "callgrind": callgrind,
+    "topproto": topproto,
     "folded": folded,
 }
 

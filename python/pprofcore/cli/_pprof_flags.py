@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
 REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags",
-           "comments": "comments", "callgrind": "callgrind"}
+           "comments": "comments", "callgrind": "callgrind", "topproto": "topproto"}
 
 # Granularity flags: -lines is --granularity=lines.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
