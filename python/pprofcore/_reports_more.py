@@ -12,7 +12,7 @@ import numpy as np
 from . import _core, _units
 from ._report_table import ReportTable
 from ._report_base import report_total
-from ._reports import go_div, header_lines, nodes, summary_lines, total, trim_nodes
+from ._reports import go_div, header_lines, nodes, summary_lines, trim_nodes
 
 if TYPE_CHECKING:
     from ._profile import Profile

@@ -8,7 +8,8 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import _pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top, topproto, traces, tree
+from . import (_pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top,
+               topproto, traces, tree)
 
 _COMMANDS = {
     "info": info,
