@@ -41,10 +41,11 @@ def _json(path: Path):
     return json.loads(path.read_text())
 
 
-def _cases(loader):
-    """pytest params from ``loader()`` (a list of (id, *values)), or one skipped param."""
+def _cases(loader, n_args=1):
+    """pytest params from ``loader()`` (a list of (id, *values)); when the folder
+    is absent, one placeholder (the module is skipped anyway)."""
     if not PRESENT:
-        return [pytest.param(None, id="no-conformance-folder")]
+        return [pytest.param(*([None] * n_args), id="no-conformance-folder")]
     return [pytest.param(*c[1:], id=c[0]) for c in loader()]
 
 
@@ -248,7 +249,7 @@ def _without_profile_labels(text: str, report: str) -> list:
 
 
 @pytest.mark.parametrize("golden,source,report,opt,filters", _cases(
-    lambda: [(_report_id(g, f), g, s, r, o, f) for g, s, r, o, f in REPORTS]))
+    lambda: [(_report_id(g, f), g, s, r, o, f) for g, s, r, o, f in REPORTS], 5))
 def test_pprof_report_golden(golden, source, report, opt, filters):
     want = (GOLDEN / golden).read_text().rstrip("\n").split("\n")
     got = _without_profile_labels(render(source, report, opt, filters), report)
@@ -258,7 +259,7 @@ def test_pprof_report_golden(golden, source, report, opt, filters):
     assert [ln.rstrip() for ln in got] == [ln.rstrip() for ln in want]
 
 
-@pytest.mark.parametrize("golden,feature", _cases(lambda: [(g, g, f) for g, f in MISSING]))
+@pytest.mark.parametrize("golden,feature", _cases(lambda: [(g, g, f) for g, f in MISSING], 2))
 def test_pprof_report_golden_of_missing_feature(golden, feature):
     assert (GOLDEN / golden).exists()
     pytest.xfail(f"pprofcore has no {feature} (golden {golden})")
@@ -291,7 +292,7 @@ def _tag_filter_cases():
     return out
 
 
-@pytest.mark.parametrize("expr,labels,num_labels,want", _cases(_tag_filter_cases))
+@pytest.mark.parametrize("expr,labels,num_labels,want", _cases(_tag_filter_cases, 4))
 def test_pprof_driver_tagfocus(expr, labels, num_labels, want):
     p = _one_sample(labels, num_labels)
     assert (len(p.filter(tagfocus=expr, warn=False)) == 1) == want
@@ -533,7 +534,7 @@ def _decode_cases():
     return cases
 
 
-@pytest.mark.parametrize("source,golden", _cases(_decode_cases))
+@pytest.mark.parametrize("source,golden", _cases(_decode_cases, 2))
 def test_decode_matches_profile_string(source, golden):
     p = pprofcore.load(source)
     assert [(v, s) for v, s, _ in sample_rows(p)] == _string_profile_samples(golden.read_text())
@@ -570,7 +571,7 @@ def _pair_delta(name, types):
     return dc.delta(pprofcore.load(FD / f"{name}.after.pprof"))
 
 
-@pytest.mark.parametrize("name,types,duration", _cases(lambda: [(n, n, t, d) for n, t, d in FD_PAIRS]))
+@pytest.mark.parametrize("name,types,duration", _cases(lambda: [(n, n, t, d) for n, t, d in FD_PAIRS], 3))
 def test_fastdelta_pair(name, types, duration):
     d = _pair_delta(name, types)
     d._core.check_invariants()
