@@ -1,5 +1,7 @@
 // bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
 // for all sample types), its pprof row order and folded stacks. Python formats the reports.
+#include <optional>
+
 #include "pybind.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/folded.hpp"
@@ -77,12 +79,14 @@ void bind_aggregate(py::module_& m) {
       .def(
           "edges",
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
-             int label_type, int label_div_type) {
+             int label_type, int label_div_type, std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep) {
             std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
+            std::vector<uint8_t> k;
+            if (keep) k.assign(keep->data(), keep->data() + keep->size());
             EdgeTable e;
             {
               py::gil_scoped_release nogil;  // inputs immutable or copied
-              e = aggregate_edges(p, t, m, label_type, label_div_type);
+              e = aggregate_edges(p, t, m, label_type, label_div_type, k);
             }
             const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
             py::dict d;
@@ -93,7 +97,8 @@ void bind_aggregate(py::module_& m) {
             return d;
           },
           py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1, py::arg("label_div_type") = -1,
-          "Call edges touching the masked nodes: src, dst, weight (n x types), inline.");
+          py::arg("node_keep") = py::none(),
+          "Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline.");
 
   m.def(
       "aggregate",

@@ -63,3 +63,44 @@ def parse_top(text: str) -> Tuple[List[str], List[Tuple[str, str, str, str, str,
             continue
         rows.append(tuple(g.strip() if i < 5 else g for i, g in enumerate(m.groups())))
     return header, rows
+
+
+# -tags: Debian's 2021 pprof shows shares of each key's total with "%.1f"
+# numbers; current upstream pprof (and pprofcore) shares of the profile total
+# (../shared/conformance checks those against upstream's goldens). Against
+# Debian's pprof, compare keys, values, order and totals in base units.
+_TAG_KEY = re.compile(r"^\s*(\S.*?): Total (\S+)")
+_TAG_ROW = re.compile(r"^\s*(\S+)(?: \(\s*\S+\))?: (.*)$")
+_SCALE = {"": 1, "ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "mins": 60e9, "hrs": 3600e9, "days": 86400e9,
+          "B": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
+
+
+def _tag_number(text):
+    m = re.match(r"^(-?[\d.]+(?:e[+-]?\d+)?)(\D*)$", text)
+    return float(m.group(1)) * _SCALE.get(m.group(2), 1) if m else text
+
+
+def parse_tags(text):
+    """[(key, total, [(value, label)])] of a -tags report, numbers in base units."""
+    out = []
+    for line in text.splitlines():
+        if m := _TAG_KEY.match(line):
+            out.append((m.group(1), _tag_number(m.group(2)), []))
+        elif out and (m := _TAG_ROW.match(line)):
+            out[-1][2].append((_tag_number(m.group(1)), m.group(2)))
+    return out
+
+
+def _close(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return abs(a - b) <= 0.051 * max(abs(a), abs(b)) + 1e-9  # "%.1f" vs two decimals
+
+
+def assert_tags_match(got_text: str, want_text: str) -> None:
+    """pprofcore's tags text agrees with Debian pprof's -tags text (see above)."""
+    got, want = parse_tags(got_text), parse_tags(want_text)
+    assert [(k, [lab for _, lab in rows]) for k, _, rows in got] == [(k, [lab for _, lab in rows]) for k, _, rows in want]
+    for (k, gt, grows), (_, wt, wrows) in zip(got, want):
+        assert _close(gt, wt), k
+        assert all(_close(a, b) for (a, _), (b, _) in zip(grows, wrows)), k

@@ -13,6 +13,7 @@ import pytest
 import pprofcore
 from conftest import go_pprof, requires_go
 from local_corpus import labelled_profile
+from pprof_oracle import assert_tags_match
 
 pytestmark = [requires_go, pytest.mark.oracle]
 
@@ -34,8 +35,7 @@ def _rows(text: str, sep: str) -> list:
 def test_tags(pprof, profile_path, sample_index):
     text, err = pprof.run("-tags", "-functions", "-flat", f"-sample_index={sample_index}", str(profile_path))
     assert err is None
-    got = pprofcore.load(profile_path).tags(sample_type=sample_index).to_text()
-    assert got.rstrip("\n") == text.rstrip("\n")
+    assert_tags_match(pprofcore.load(profile_path).tags(sample_type=sample_index).to_text(), text)
 
 
 def test_top(pprof, profile_path):

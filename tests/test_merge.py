@@ -503,3 +503,73 @@ def test_delta_of_cumulative_series_sums_back(increments):
     assert canonical(pprofcore.merge(deltas)) == canonical(series[-1])
     for d, inc in zip(deltas[1:], increments[1:]):
         assert canonical(d) == canonical(inc)
+
+
+# ----------------------------------------------- delta: time, duration, compaction
+def _at_time(p: pprofcore.Profile, time_nanos: int) -> pprofcore.Profile:
+    """``p`` with another time_nanos (field 9 of the encoded profile replaced)."""
+    import wirebuild as wb
+
+    raw = p.to_bytes(compress=False)
+    out, i = bytearray(), 0
+    while i < len(raw):
+        start = i
+        k, i = wb.read_varint(raw, i)
+        if k & 7 == 0:
+            _, i = wb.read_varint(raw, i)
+        else:
+            n, i = wb.read_varint(raw, i)
+            i += n
+        if k >> 3 != 9:
+            out += raw[start:i]
+    return pprofcore.loads(bytes(out) + wb.vint(9, time_nanos))
+
+
+def _referenced(d: pprofcore.Profile):
+    """(locations, functions, mappings, strings) that d's samples and header reach."""
+    locs = set(d.stack_locations.tolist())
+    lo = d.locations.line_offsets
+    fns = {int(d.lines.function[j]) for l in locs for j in range(lo[l], lo[l + 1])}
+    maps = {int(d.locations.mapping[l]) for l in locs} - {-1}
+    strings = {0}
+    for t, u in zip(d._cols["sample_type.type"], d._cols["sample_type.unit"]):
+        strings |= {int(t), int(u)}
+    strings |= set(d.labels.key.tolist()) | {s for s in d.labels.str.tolist() if s >= 0} | set(d.labels.num_unit.tolist())
+    for f in fns:
+        strings |= {int(d.functions.name[f]), int(d.functions.system_name[f]), int(d.functions.filename[f])}
+    for m in maps:
+        strings |= {int(d.mappings.filename[m]), int(d.mappings.build_id[m])}
+    return locs, fns, maps, strings
+
+
+def test_delta_duration_is_time_since_previous_profile():
+    heap = pprofcore.load(pprofcore.example_path("heap"))
+    t0 = heap.time_nanos or 1_000_000_000
+    dc = pprofcore.DeltaComputer(HEAP_TYPES)
+    first = dc.delta(_at_time(heap, t0))
+    assert first.duration_nanos == heap.duration_nanos  # passes through
+    for step in (5_000_000_000, 7):
+        t0 += step
+        d = dc.delta(_at_time(heap, t0))
+        assert (d.time_nanos, d.duration_nanos) == (t0, step)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_increments())
+def test_delta_output_is_compact(increments):
+    """Every location, function and mapping of a delta is reached from a sample,
+    and at most the header's strings are unreferenced otherwise (fastdelta)."""
+    series = [pprofcore.merge(increments[: k + 1]) for k in range(len(increments))]
+    dc = pprofcore.DeltaComputer(HEAP_TYPES)
+    dc.delta(series[0])
+    for c in series[1:]:
+        d = pprofcore.loads(dc.delta_bytes(c.to_bytes()))
+        d._core.check_invariants()
+        locs, fns, maps, strings = _referenced(d)
+        assert locs == set(range(len(d.locations.id)))
+        assert fns == set(range(len(d.functions.id)))
+        assert maps == set(range(len(d.mappings.id)))
+        header = set(d.period_type or ()) | set(d.comments) | {d.drop_frames, d.keep_frames,
+                                                                d.default_sample_type, d.doc_url}
+        assert {d.strings[i] for i in range(len(d.strings))} - {d.strings[i] for i in strings} <= header
+        assert set(canonical(d)) <= set(canonical(c))  # stacks and labels resolve as before compaction

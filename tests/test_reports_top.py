@@ -16,7 +16,7 @@ pytestmark = [requires_go, pytest.mark.oracle]
 
 
 def _ours(p, **kw):
-    t = p.top(**kw)
+    t = p.top(nodefraction=0, edgefraction=0, **kw)  # as -nodefraction=0 -edgefraction=0 below
     lines = t.to_text().splitlines()
     start = next(i for i, l in enumerate(lines) if l.lstrip().startswith("flat "))
     _, rows = parse_top("\n".join(lines[start:]))

@@ -311,9 +311,10 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
 }
 
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type, int label_div_type) {
+                          int label_type, int label_div_type, const std::vector<uint8_t>& node_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (node_mask.size() != t.size()) throw ProfileError("node mask must have one entry per node");
+  if (!node_keep.empty() && node_keep.size() != t.size()) throw ProfileError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
   std::unordered_map<uint64_t, int32_t> index;
@@ -335,6 +336,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;  // trimmed away
         if (parent >= 0 && parent != n && (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
           const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
           auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));

@@ -89,17 +89,14 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
     out.period_type_unit = cur.period_type_unit;
     out.period = cur.period;
     out.time_nanos = cur.time_nanos;
-    out.duration_nanos = cur.duration_nanos;
+    // fastdelta: a delta covers the time since the previous profile.
+    out.duration_nanos = prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_)
+                                                                 : cur.duration_nanos;
     out.comments = cur.comments;
     out.drop_frames = cur.drop_frames;
     out.keep_frames = cur.keep_frames;
     out.default_sample_type = cur.default_sample_type;
     out.doc_url = cur.doc_url;
-    out.locations = cur.locations;
-    out.lines = cur.lines;
-    out.functions = cur.functions;
-    out.mappings = cur.mappings;
-    out.strings = cur.strings;
     out.values.clear();
     out.stack_offsets.assign(1, 0);
     out.stack_locations.clear();
@@ -138,7 +135,9 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
       }
       out.label_offsets.push_back(static_cast<int64_t>(out.labels.size()));
     }
+    copy_referenced(cur, out);
   }
+  prev_time_ = cur.time_nanos;
   // Remember the current values as the next call's previous ones.
   for (int32_t s : touched_) {
     const size_t sid = size_t(s);
@@ -149,6 +148,102 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
   // content is mostly stale, rebuild it from the current profile.
   if (canon_.num_samples() > 2 * touched_.size() + 4096) rebuild(cur);
   return !passthrough;
+}
+
+namespace {
+// Gives the marked entries of `map` new indices 0..n-1 in row order (-1 stays).
+int32_t number_marked(std::vector<int32_t>& map) {
+  int32_t n = 0;
+  for (auto& m : map)
+    if (m >= 0) m = n++;
+  return n;
+}
+}  // namespace
+
+void DeltaComputer::copy_referenced(const Profile& cur, Profile& out) {
+  // Mark what out's samples reach: locations -> functions, mappings -> strings.
+  loc_map_.assign(cur.locations.size(), -1);
+  fn_map_.assign(cur.functions.size(), -1);
+  map_map_.assign(cur.mappings.size(), -1);
+  str_map_.assign(cur.strings.size(), -1);
+  for (int32_t l : out.stack_locations) loc_map_[size_t(l)] = 0;
+  for (size_t l = 0; l < loc_map_.size(); ++l) {
+    if (loc_map_[l] < 0) continue;
+    if (cur.locations.mapping[l] >= 0) map_map_[size_t(cur.locations.mapping[l])] = 0;
+    for (int64_t j = cur.locations.line_offsets[l]; j < cur.locations.line_offsets[l + 1]; ++j)
+      fn_map_[size_t(cur.lines.function[size_t(j)])] = 0;
+  }
+  auto use = [&](int32_t code) {
+    if (code >= 0) str_map_[size_t(code)] = 0;
+  };
+  use(0);
+  for (size_t t = 0; t < out.num_types(); ++t) use(out.sample_type_type[t]), use(out.sample_type_unit[t]);
+  use(out.period_type_type), use(out.period_type_unit), use(out.drop_frames), use(out.keep_frames);
+  use(out.default_sample_type), use(out.doc_url);
+  for (int32_t c : out.comments) use(c);
+  for (size_t i = 0; i < out.labels.size(); ++i) use(out.labels.key[i]), use(out.labels.str[i]), use(out.labels.num_unit[i]);
+  for (size_t f = 0; f < fn_map_.size(); ++f)
+    if (fn_map_[f] >= 0)
+      use(cur.functions.name[f]), use(cur.functions.system_name[f]), use(cur.functions.filename[f]);
+  for (size_t m = 0; m < map_map_.size(); ++m)
+    if (map_map_[m] >= 0) use(cur.mappings.filename[m]), use(cur.mappings.build_id[m]);
+  number_marked(loc_map_), number_marked(fn_map_), number_marked(map_map_), number_marked(str_map_);
+  auto code = [&](int32_t c) { return c >= 0 ? str_map_[size_t(c)] : c; };
+  // Copy the kept rows (ids unchanged) with remapped references.
+  out.strings.clear();
+  out.strings.push_back(std::string_view());  // code 0
+  for (size_t c = 1; c < str_map_.size(); ++c)
+    if (str_map_[c] >= 0) out.strings.push_back(cur.strings[c]);
+  Functions& F = out.functions;
+  F.id.clear(), F.name.clear(), F.system_name.clear(), F.filename.clear(), F.start_line.clear();
+  for (size_t f = 0; f < fn_map_.size(); ++f) {
+    if (fn_map_[f] < 0) continue;
+    F.id.push_back(cur.functions.id[f]);
+    F.name.push_back(code(cur.functions.name[f]));
+    F.system_name.push_back(code(cur.functions.system_name[f]));
+    F.filename.push_back(code(cur.functions.filename[f]));
+    F.start_line.push_back(cur.functions.start_line[f]);
+  }
+  Mappings& M = out.mappings;
+  M.id.clear(), M.memory_start.clear(), M.memory_limit.clear(), M.file_offset.clear(), M.filename.clear();
+  M.build_id.clear(), M.has_functions.clear(), M.has_filenames.clear(), M.has_line_numbers.clear();
+  M.has_inline_frames.clear();
+  for (size_t m = 0; m < map_map_.size(); ++m) {
+    if (map_map_[m] < 0) continue;
+    const Mappings& C = cur.mappings;
+    M.id.push_back(C.id[m]), M.memory_start.push_back(C.memory_start[m]), M.memory_limit.push_back(C.memory_limit[m]);
+    M.file_offset.push_back(C.file_offset[m]), M.filename.push_back(code(C.filename[m]));
+    M.build_id.push_back(code(C.build_id[m])), M.has_functions.push_back(C.has_functions[m]);
+    M.has_filenames.push_back(C.has_filenames[m]), M.has_line_numbers.push_back(C.has_line_numbers[m]);
+    M.has_inline_frames.push_back(C.has_inline_frames[m]);
+  }
+  Locations& L = out.locations;
+  Lines& N = out.lines;
+  L.id.clear(), L.mapping.clear(), L.address.clear(), L.is_folded.clear(), L.line_offsets.assign(1, 0);
+  N.function.clear(), N.line.clear(), N.column.clear();
+  for (size_t l = 0; l < loc_map_.size(); ++l) {
+    if (loc_map_[l] < 0) continue;
+    const int32_t m = cur.locations.mapping[l];
+    L.id.push_back(cur.locations.id[l]), L.address.push_back(cur.locations.address[l]);
+    L.mapping.push_back(m >= 0 ? map_map_[size_t(m)] : -1), L.is_folded.push_back(cur.locations.is_folded[l]);
+    for (int64_t j = cur.locations.line_offsets[l]; j < cur.locations.line_offsets[l + 1]; ++j) {
+      N.function.push_back(fn_map_[size_t(cur.lines.function[size_t(j)])]);
+      N.line.push_back(cur.lines.line[size_t(j)]), N.column.push_back(cur.lines.column[size_t(j)]);
+    }
+    L.line_offsets.push_back(static_cast<int64_t>(N.size()));
+  }
+  for (auto& l : out.stack_locations) l = loc_map_[size_t(l)];
+  for (size_t t = 0; t < out.num_types(); ++t)
+    out.sample_type_type[t] = code(out.sample_type_type[t]), out.sample_type_unit[t] = code(out.sample_type_unit[t]);
+  out.period_type_type = code(out.period_type_type), out.period_type_unit = code(out.period_type_unit);
+  out.drop_frames = code(out.drop_frames), out.keep_frames = code(out.keep_frames);
+  out.default_sample_type = code(out.default_sample_type), out.doc_url = code(out.doc_url);
+  for (auto& c : out.comments) c = code(c);
+  for (size_t i = 0; i < out.labels.size(); ++i) {
+    out.labels.key[i] = code(out.labels.key[i]);
+    out.labels.str[i] = code(out.labels.str[i]);
+    out.labels.num_unit[i] = code(out.labels.num_unit[i]);
+  }
 }
 
 void DeltaComputer::rebuild(const Profile& cur) {

@@ -66,6 +66,15 @@ def _wrap(core) -> "Profile":
     return Profile._wrap(core)
 
 
+def _filtered(p: "Profile", core, *options) -> "Profile":
+    """A Profile of ``core`` that remembers it is ``p`` filtered by the given
+    ``(option, expression)`` pairs (None expressions skipped), for report
+    percentages and "Active filters" lines."""
+    from ._report_base import carry
+
+    return carry(p, _wrap(core), [(n, e) for n, e in options if e is not None])
+
+
 # ----------------------------------------------------------------- name masks
 def _string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
     """Boolean per string code (only the codes in ``codes`` are evaluated)."""
@@ -125,7 +134,7 @@ def filter_by_name(p: "Profile", focus=None, ignore=None, hide=None, show=None, 
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
                 _warn_no_match(name, r)
-    return _wrap(core)
+    return _filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
 
 
 def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
@@ -135,14 +144,15 @@ def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) 
     core, matched = _core.show_from(p._core, _name_match(p, rx), universe)
     if warn and not matched:
         _warn_no_match("ShowFrom", rx)
-    return _wrap(core)
+    return _filtered(p, core, ("show_from", rx))
 
 
 def prune_from(p: "Profile", expr: Pattern) -> "Profile":
     rx = _compile("prune_from", expr)
     if rx is None:
         return p
-    return _wrap(_core.prune_from(p._core, _simplified_mask(p, lambda s: rx.search(s) is not None)))
+    return _filtered(p, _core.prune_from(p._core, _simplified_mask(p, lambda s: rx.search(s) is not None)),
+                     ("prune_from", rx))
 
 
 def _full(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
@@ -318,7 +328,8 @@ def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, wa
             _warn_no_match("TagFocus", f.text)
         if i is not None and not ignored.any():
             _warn_no_match("TagIgnore", i.text)
-    return _wrap(_core.keep_samples(p._core, (focused & ~ignored).astype(np.uint8)))
+    return _filtered(p, _core.keep_samples(p._core, (focused & ~ignored).astype(np.uint8)),
+                     ("tagfocus", f), ("tagignore", i))
 
 
 def filter_tags_by_name(p: "Profile", tagshow=None, taghide=None, *, warn: bool = True) -> "Profile":
@@ -335,7 +346,7 @@ def filter_tags_by_name(p: "Profile", tagshow=None, taghide=None, *, warn: bool 
         if hide is not None and not hidden[keys].any():
             _warn_no_match("TagHide", hide)
     keep = shown[lab.key] & ~hidden[lab.key]
-    return _wrap(_core.keep_labels(p._core, keep.astype(np.uint8)))
+    return _filtered(p, _core.keep_labels(p._core, keep.astype(np.uint8)), ("tagshow", show), ("taghide", hide))
 
 
 def _keys(keys: Union[str, Iterable[str], None]) -> List[str]:

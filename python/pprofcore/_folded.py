@@ -4,6 +4,8 @@ protobuf writer and decodes them with the regular loader."""
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -82,7 +84,19 @@ def _parse_type(sample_type) -> Tuple[str, str]:
     return str(t), str(u)
 
 
-def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples", "count")) -> "Profile":
+_HEADER_TOKEN = re.compile(r"^[^\s;/]+/[^\s;/]+$")
+
+
+def _header_types(line: str):
+    """The sample types of a pprofutils header line ("samples/count
+    cpu/nanoseconds"), or None when ``line`` is a stack line."""
+    tokens = line.split()
+    if tokens and all(_HEADER_TOKEN.match(t) for t in tokens) and not tokens[-1].lstrip("-").isdigit():
+        return [_parse_type(t) for t in tokens]
+    return None
+
+
+def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("samples", "count")) -> "Profile":
     """Build a Profile from folded (collapsed) stacks.
 
     Each non-empty line is ``root;caller;...;leaf VALUE`` (the format of
@@ -93,9 +107,13 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
     Parameters
     ----------
     text : str
-        The folded stacks. Lines starting with ``#`` are ignored.
-    sample_type : str or (str, str)
-        ``"type/unit"`` or ``(type, unit)`` of the single value column.
+        The folded stacks. Lines starting with ``#`` are ignored. As in
+        pprofutils, the first line may be a header naming the value columns
+        (``samples/count cpu/nanoseconds``); then every line carries one value
+        per column: ``root;...;leaf 5 50000000``.
+    sample_type : str, (str, str) or list of them
+        ``"type/unit"`` or ``(type, unit)`` of the value column (a list: one per
+        column), used when the text has no header.
 
     Returns
     -------
@@ -119,23 +137,38 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
 
     frames: Dict[str, int] = {}
     samples = bytearray()
-    st, su = _parse_type(sample_type)
+    lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1)]
+    lines = [(n, ln) for n, ln in lines if ln and not ln.startswith("#")]
+    types = _header_types(lines[0][1]) if lines else None
+    if types is not None:
+        lines = lines[1:]
+    elif isinstance(sample_type, list):
+        types = [_parse_type(t) for t in sample_type]
+    else:
+        types = [_parse_type(sample_type)]
+    if not types:
+        raise ValueError("from_folded: no sample types given")
     header = bytearray()
-    vt = bytearray()
-    _field_varint(1, s(st), vt)
-    _field_varint(2, s(su), vt)
-    _field_bytes(1, bytes(vt), header)
-    for lineno, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        stack, sep, value = line.rpartition(" ")
-        if not sep and not value.lstrip("-").isdigit():
-            raise ValueError(f"folded line {lineno}: expected 'frames VALUE', got {line!r}")
-        try:
-            v = int(value)
-        except ValueError:
-            raise ValueError(f"folded line {lineno}: value {value!r} is not an integer") from None
+    for st, su in types:
+        vt = bytearray()
+        _field_varint(1, s(st), vt)
+        _field_varint(2, s(su), vt)
+        _field_bytes(1, bytes(vt), header)
+    nv = len(types)
+    for lineno, line in lines:
+        parts = line.rsplit(" ", nv)
+        if len(parts) == nv:  # a stackless sample: values only
+            parts = [""] + parts
+        stack, values = parts[0], parts[1:]
+        if len(values) != nv:
+            raise ValueError(f"folded line {lineno}: expected 'frames' and {nv} value(s), got {line!r}")
+        vals = []
+        for v in values:
+            try:
+                vals.append(int(v))
+            except ValueError:
+                raise ValueError(f"folded line {lineno}: value {v!r} is not an integer "
+                                 f"(expected 'frames' and {nv} value(s))") from None
         ids = []
         for name in stack.split(";") if stack else []:
             fid = frames.get(name)
@@ -145,7 +178,7 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
             ids.append(fid)
         body = bytearray()
         _packed(1, ids[::-1], body)
-        _packed(2, [v], body)
+        _packed(2, vals, body)
         _field_bytes(2, bytes(body), samples)
     out = bytearray(header)
     out += samples

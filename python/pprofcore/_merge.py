@@ -244,7 +244,10 @@ class DeltaComputer:
     duplicate samples (equal merge keys) are aggregated, the values of the
     named sample types have the previous profile's values subtracted, other
     types (e.g. a Go heap profile's ``inuse_*``) pass through, and samples whose
-    values are then all zero are dropped. The state kept between calls is one
+    values are then all zero are dropped. As fastdelta's, a delta keeps only the
+    locations, functions, mappings and strings its samples reference (ids kept),
+    its ``time_nanos`` is the current profile's and its ``duration_nanos`` the
+    time since the previous profile. The state kept between calls is one
     row per distinct sample; once a series is in steady state the C++ core
     allocates nothing per call.
 

@@ -40,7 +40,7 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
@@ -52,6 +52,7 @@ class Profile:
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
         self._tables = {}
+        self._report_base = None  # set by filters: totals before filtering (see _report_base.py)
         return self
 
     @property
@@ -379,6 +380,13 @@ class Profile:
 
         return _filter.group_by_label(self, keys)
 
+    def add_comment(self, comments) -> "Profile":
+        """A copy with ``comments`` (a string or several) appended to :attr:`comments`,
+        like ``pprof -add_comment``."""
+        from ._comments import add_comment
+
+        return add_comment(self, comments)
+
     # -------------------------------------------------- merge/diff/scale (see _merge.py)
     def compact(self) -> "Profile":
         """pprof's ``Compact``: drop unreferenced rows and all-zero samples,
@@ -444,7 +452,8 @@ class Profile:
 
     # ----------------------------------------------------------------- reports
     def top(self, sample_type: Union[int, str, None] = None, by: str = "functions", n: Optional[int] = None,
-            sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+            sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
+            nodefraction: float = 0.005, edgefraction: float = 0.001, relative_percentages: bool = False):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
         Parameters
@@ -466,6 +475,18 @@ class Profile:
             table values stay in the sample type's own unit.
         inline : bool
             Show inlined functions as their own rows (``False`` = ``-noinlines``).
+        nodefraction : float
+            pprof's ``-nodefraction`` (default 0.005, as pprof): nodes whose cum is
+            below this fraction of the total are dropped ("Dropped N nodes" in the
+            header). ``0`` keeps every node.
+        edgefraction : float
+            pprof's ``-edgefraction`` (default 0.001): call edges lighter than this
+            fraction are dropped before the ``(inline)`` labels are decided, as pprof does.
+        relative_percentages : bool
+            Percentages of what is left after filtering (``-relative_percentages``).
+            By default, as pprof, a profile made by :meth:`filter` and the other
+            sample filters measures percentages against the total *before*
+            filtering, and its header lists the "Active filters".
 
         Returns
         -------
@@ -474,31 +495,56 @@ class Profile:
         """
         from ._reports import top
 
-        return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline)
+        return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline,
+                   nodefraction=nodefraction, edgefraction=edgefraction,
+                   relative_percentages=relative_percentages)
 
     def peek(self, regex: str, sample_type: Union[int, str, None] = None, by: str = "functions",
-             mean: bool = False, unit: Optional[str] = None, inline: bool = True):
+             mean: bool = False, unit: Optional[str] = None, inline: bool = True,
+             relative_percentages: bool = False):
         """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
         with edge weights, like ``pprof -peek``. Returns a table with columns
         ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
+        Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
+        matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
         """
         from ._reports_more import peek
 
-        return peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline)
+        return peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline,
+                    relative_percentages=relative_percentages)
 
-    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None):
+    def tree(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
+             mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodecount: int = 80,
+             nodefraction: float = 0.005, edgefraction: float = 0.001, relative_percentages: bool = False):
+        """Every node with its callers and callees, like ``pprof -tree``: the same
+        table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
+        as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
+        ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
+        ``relative_percentages``: see :meth:`top`."""
+        from ._reports_more import tree
+
+        return tree(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
+                    nodecount=nodecount, nodefraction=nodefraction, edgefraction=edgefraction,
+                    relative_percentages=relative_percentages)
+
+    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None,
+               by: str = "functions"):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
-        (``sample, depth, value, name, inline``); ``repr`` is pprof's text."""
+        (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
+        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
         from ._reports_more import traces
 
-        return traces(self, sample_type=sample_type, mean=mean, unit=unit)
+        return traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
 
-    def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None):
-        """Label breakdown like ``pprof -tags``: per key and value, the total of one
-        sample type and its share of the key's total (numeric values in their units)."""
+    def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
+             relative_percentages: bool = False):
+        """Label breakdown like current upstream ``pprof -tags``: per key and value,
+        the total of one sample type and its share (``share``, percent) of the
+        report total (numeric values in their units). ``relative_percentages``:
+        see :meth:`top`."""
         from ._reports_more import tags
 
-        return tags(self, sample_type=sample_type, unit=unit)
+        return tags(self, sample_type=sample_type, unit=unit, relative_percentages=relative_percentages)
 
     def by_label(self, key: str):
         """Sample count (``num_samples``) and totals of every sample type per value of label ``key``,
@@ -519,6 +565,25 @@ class Profile:
         from ._folded import to_folded
 
         return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
+
+    def top_profile(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
+                    mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodefraction: float = 0.005,
+                    relative_percentages: bool = False) -> "Profile":
+        """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
+        per node with values ``cum`` and ``flat`` in the report's output unit
+        (truncated to integers, as pprof does)."""
+        from ._topproto import top_profile
+
+        return top_profile(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
+                           nodefraction=nodefraction, relative_percentages=relative_percentages)
+
+    def to_callgrind(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
+                     inline: bool = True) -> str:
+        """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
+        and call edges, values in one unit (``unit``, default pprof's choice)."""
+        from ._callgrind import to_callgrind
+
+        return to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
 
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, List, Optional, Union
 import numpy as np
 
 from . import _core, _units
+from ._report_base import active_filters, report_total
 from ._report_table import ReportTable
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -
         if b:
             out.append("Build ID: " + b)
     out += [c for c in profile.comments if not c.startswith("#")]
-    out.append("Type: " + type_label(profile, ti, mean))
+    if profile.sample_types[ti][0]:
+        out.append("Type: " + type_label(profile, ti, mean))
     if profile.time_nanos:
         out.append("Time: " + _go_time(profile.time_nanos))
     sample_unit = profile.sample_types[ti][1]
@@ -130,7 +132,8 @@ def _go_time(nanos: int) -> str:
 
 def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str = "functions",
         n: Optional[int] = None, sort: str = "flat", mean: bool = False, unit: Optional[str] = None,
-        inline: bool = True) -> ReportTable:
+        inline: bool = True, nodefraction: float = 0.005, edgefraction: float = 0.001,
+        relative_percentages: bool = False) -> ReportTable:
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):
@@ -139,9 +142,15 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
     t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     rows = t.order(profile._core, ti, sort == "cum")
+    flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
+    rows, dropped = trim_nodes(cols, rows, ti, nodefraction)
     all_rows = rows
     if n is not None and n > 0:
         rows = rows[:n]
+    inline_labels = cols["inline_label"]
+    edge_cut = abs(int(flat_total * float(edgefraction))) if edgefraction else 0
+    if dropped or len(rows) < len(all_rows) or edge_cut > 0:
+        inline_labels = trimmed_inline_labels(profile, t, rows, ti, mean, edge_cut)
     flat_sum = cols["flat"][rows, ti]
     cum_sum = cols["cum"][rows, ti]
     if mean:
@@ -149,10 +158,10 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
         cum = go_div(cum_sum, cols["cum"][rows, 0])
     else:
         flat, cum = flat_sum.copy(), cum_sum.copy()
-    tot = total(profile, ti, mean)
+    tot = report_total(profile, ti, mean, relative_percentages)
     names_all = t.printable_names()
     names = [names_all[int(r)] for r in rows]
-    labels = cols["inline_label"][rows]
+    labels = inline_labels[rows]
     denom = float(tot) if tot else 1.0
     flat_pct = np.abs(flat) / denom * 100 if tot else np.zeros(len(rows))
     sum_pct = np.abs(np.cumsum(flat)) / denom * 100 if tot else np.zeros(len(rows))
@@ -177,16 +186,66 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
     meta = {
         "sample_type": profile.sample_types[ti][0], "sample_unit": sample_unit, "unit": out_unit,
         "total": tot, "granularity": by, "sort": sort, "mean": mean, "nodes": len(all_rows),
+        "dropped_nodes": dropped,
     }
-    header = header_lines(profile, ti, mean, tot, out_unit)
     fmt = lambda v: _units.scaled_label(int(v), sample_unit, out_unit)  # noqa: E731
+    header = header_lines(profile, ti, mean, tot, out_unit)
+    header += summary_lines(profile, fmt, int(flat.sum()), tot, dropped, nodefraction, len(rows), len(all_rows))
     pct = lambda v: _units.percentage(float(v), 100.0).strip()  # noqa: E731
     meta["html_format"] = {"flat": fmt, "cum": fmt, "flat%": pct, "sum%": pct, "cum%": pct}
-    header.append(f"Showing nodes accounting for {fmt(flat.sum())}, "
-                  f"{_units.percentage(int(flat.sum()), tot).strip()} of {fmt(tot)} total")
-    if len(rows) < len(all_rows):
-        header.append(f"Showing top {len(rows)} nodes out of {len(all_rows)}")
     return ReportTable(columns, header, _top_text, meta)
+
+
+def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int) -> np.ndarray:
+    """Inline label per node (0 none, 1 inline, 2 partial-inline) from the
+    in-edges of pprof's final graph: only the nodes in ``rows``, edges that skip
+    dropped nodes, and edges lighter than ``edge_cut`` removed."""
+    keep = np.zeros(len(t), dtype=np.uint8)
+    keep[rows] = 1
+    e = t.edges(profile._core, keep, ti, 0 if mean else -1, keep)
+    out = np.zeros(len(t), dtype=np.int64)
+    if len(e["src"]) == 0:
+        return out
+    live = np.abs(e["weight"][:, ti]) >= edge_cut
+    dst, inl = e["dst"][live], e["inline"][live].astype(bool)
+    has_inline = np.zeros(len(t), dtype=bool)
+    has_plain = np.zeros(len(t), dtype=bool)
+    has_inline[dst[inl]] = True
+    has_plain[dst[~inl]] = True
+    out[has_inline] = 1
+    out[has_inline & has_plain] = 2
+    return out
+
+
+def trim_nodes(cols, rows: np.ndarray, ti: int, nodefraction: float):
+    """pprof's first trimming step (``DiscardLowFrequencyNodes``): drops the
+    nodes whose |cum| is below ``nodefraction`` of the sum of all nodes' flat
+    values. Returns (kept rows in order, number dropped)."""
+    if not nodefraction or len(rows) == 0:
+        return rows, 0
+    flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
+    cutoff = abs(int(flat_total * float(nodefraction)))  # Go: int64(float64(total) * fraction)
+    if cutoff <= 0:
+        return rows, 0
+    keep = np.abs(cols["cum"][rows, ti]) >= cutoff
+    return rows[keep], int((~keep).sum())
+
+
+def summary_lines(profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float,
+                  shown: int, orig: int) -> List[str]:
+    """pprof's report labels after the profile's: "Active filters", "Showing
+    nodes accounting for ...", "Dropped N nodes (cum <= X)", "Showing top N
+    nodes out of M"."""
+    out = active_filters(profile)
+    out.append(f"Showing nodes accounting for {fmt(flat_sum)}, "
+               f"{_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total")
+    if tot != 0:
+        if dropped > 0:
+            cut = abs(int(tot * float(nodefraction)))
+            out.append(f"Dropped {dropped} node{'s' if dropped > 1 else ''} (cum <= {fmt(cut)})")
+        if 0 < shown < orig:
+            out.append(f"Showing top {shown} nodes out of {orig}")
+    return out
 
 
 def _top_text(t: ReportTable, n: Optional[int]) -> str:

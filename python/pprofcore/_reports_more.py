@@ -11,7 +11,8 @@ import numpy as np
 
 from . import _core, _units
 from ._report_table import ReportTable
-from ._reports import go_div, header_lines, nodes, total
+from ._report_base import report_total
+from ._reports import go_div, header_lines, nodes, summary_lines, trim_nodes
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -21,29 +22,65 @@ def _pct(v: float, tot: float) -> str:
     return _units.percentage(v, tot)
 
 
-# ------------------------------------------------------------------------ peek
+# ------------------------------------------------------------------ peek, tree
 def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions", mean: bool = False,
-         unit: Optional[str] = None, inline: bool = True) -> ReportTable:
+         unit: Optional[str] = None, inline: bool = True, relative_percentages: bool = False) -> ReportTable:
+    """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
+    trimming, as pprof). Raises ValueError when ``regex`` matches no node."""
+    return call_tree(profile, re.compile(regex), sample_type, by, "flat", mean, unit, inline, 0, 0.0, 0.0,
+                     relative_percentages)
+
+
+def tree(profile: "Profile", sample_type=None, by: str = "functions", sort: str = "flat", mean: bool = False,
+         unit: Optional[str] = None, inline: bool = True, nodecount: int = 80, nodefraction: float = 0.005,
+         edgefraction: float = 0.001, relative_percentages: bool = False) -> ReportTable:
+    """pprof's -tree: every node of the trimmed graph with its callers and callees."""
+    return call_tree(profile, None, sample_type, by, sort, mean, unit, inline, nodecount, nodefraction,
+                     edgefraction, relative_percentages)
+
+
+def call_tree(profile: "Profile", rx, sample_type, by: str, sort: str, mean: bool, unit: Optional[str],
+              inline: bool, nodecount: int, nodefraction: float, edgefraction: float,
+              relative_percentages: bool) -> ReportTable:
+    """pprof's printTree: nodes in report order (trimmed as newTrimmedGraph does:
+    |cum| below ``nodefraction``, then the first ``nodecount``; edges below
+    ``edgefraction`` of the flat total dropped), each with its in/out edges;
+    only the nodes matching ``rx`` when given."""
+    if sort not in ("flat", "cum"):
+        raise ValueError("sort must be 'flat' or 'cum'")
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     names = t.printable_names()
-    order = t.order(profile._core, ti, False)
-    rx = re.compile(regex)
-    matched_by_name = {}
-    matched = [int(r) for r in order if matched_by_name.setdefault(names[r], rx.search(names[r]) is not None)]
-    if not matched:  # pprof refuses the report rather than print an empty one
-        raise ValueError(f"no matches found for regexp: {regex}")
+    order = t.order(profile._core, ti, sort == "cum")
+    flat_total = int(cols["flat"][order, ti].sum(dtype=np.int64))
+    order, dropped = trim_nodes(cols, order, ti, nodefraction)
+    orig = len(order)
+    if nodecount and nodecount > 0:
+        order = order[:nodecount]
+    keep = None
+    if dropped or len(order) < orig:
+        keep = np.zeros(len(t), dtype=np.uint8)
+        keep[order] = 1
+    if rx is None:
+        matched = [int(r) for r in order]
+    else:
+        matched_by_name: Dict[str, bool] = {}
+        matched = [int(r) for r in order if matched_by_name.setdefault(names[r], rx.search(names[r]) is not None)]
+        if not matched:
+            raise ValueError(f"no matches found for regexp: {rx.pattern}")
     mask = np.zeros(len(t), dtype=np.uint8)
     mask[matched] = 1
-    e = t.edges(profile._core, mask, ti, 0 if mean else -1)
+    e = t.edges(profile._core, mask, ti, 0 if mean else -1, keep)
     src, dst, w, einl = e["src"], e["dst"], e["weight"][:, ti] if len(e["src"]) else np.zeros(0, np.int64), e["inline"]
+    edge_cut = abs(int(flat_total * float(edgefraction))) if edgefraction else 0
+    live = np.abs(w) >= edge_cut
     flat_all = cols["flat"][order, ti]
     cum_all = cols["cum"][order, ti]
     if mean:
         flat_all = go_div(flat_all, cols["flat"][order, 0])
         cum_all = go_div(cum_all, cols["cum"][order, 0])
-    tot = total(profile, ti, mean)
+    tot = report_total(profile, ti, mean, relative_percentages)
     su = profile.sample_types[ti][1]
     basis = np.where(flat_all != 0, flat_all, cum_all)
     ou = _units.select_unit(basis.tolist(), tot, su, unit)
@@ -55,18 +92,18 @@ def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions"
 
     for r in matched:
         i = pos[r]
-        ins = edge_sort(np.nonzero(dst == r)[0].tolist())
-        outs = edge_sort(np.nonzero(src == r)[0].tolist())
+        ins = edge_sort(np.nonzero((dst == r) & live)[0].tolist())
+        outs = edge_sort(np.nonzero((src == r) & live)[0].tolist())
         for k in ins:
             _peek_row(out, names[r], "caller", names[src[k]], 0, 0, int(w[k]), bool(einl[k]))
         _peek_row(out, names[r], "node", names[r], int(flat_all[i]), int(cum_all[i]), 0, False)
         for k in outs:
             _peek_row(out, names[r], "callee", names[dst[k]], 0, 0, int(w[k]), bool(einl[k]))
-    header = header_lines(profile, ti, mean, tot, ou)
-    fsum = int(flat_all.sum())
     fmt = lambda v: _units.scaled_label(int(v), su, ou)  # noqa: E731
-    header.append(f"Showing nodes accounting for {fmt(fsum)}, {_pct(fsum, tot).strip()} of {fmt(tot)} total")
-    meta = {"sample_unit": su, "unit": ou, "total": tot, "sample_type": profile.sample_types[ti][0]}
+    header = header_lines(profile, ti, mean, tot, ou)
+    header += summary_lines(profile, fmt, int(flat_all.sum()), tot, dropped, nodefraction, len(order), orig)
+    meta = {"sample_unit": su, "unit": ou, "total": tot, "sample_type": profile.sample_types[ti][0],
+            "dropped_nodes": dropped, "nodes": orig}
     cols_out = {k: (np.asarray(v, dtype=np.int64) if k in ("flat", "cum", "weight") else
                     np.asarray(v, dtype=bool) if k == "inline" else v) for k, v in out.items()}
     return ReportTable(cols_out, header, _peek_text, meta)
@@ -117,13 +154,18 @@ def _peek_text(t: ReportTable, n: Optional[int]) -> str:
 
 
 # ---------------------------------------------------------------------- traces
-def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None) -> ReportTable:
+def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None,
+           by: str = "functions") -> ReportTable:
+    """pprof's -traces: every distinct sample's stack, frames named at
+    granularity ``by`` (``"addresses"`` prefixes each frame with its address)."""
     # pprof's driver merges every profile it loads (profile.Merge), which makes
     # locations of equal content one location: samples whose stacks differ only
     # in location ids become one trace.
-    profile = profile.compact()
+    # The totals and header stay those of the profile as given (a filtered one
+    # remembers its unfiltered total).
+    given, profile = profile, profile.compact()
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, "functions", True, ti)
+    t = nodes(profile, by, True, ti)
     cols = t.columns()
     names = t.printable_names()
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
@@ -156,7 +198,7 @@ def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optio
     v = merged[:, ti]
     if mean:
         v = go_div(v, merged[:, 0])
-    tot = total(profile, ti, mean)
+    tot = report_total(given, ti, mean, False)
     su = profile.sample_types[ti][1]
     ou = unit or "minimum"  # pprof scales each trace's value on its own
     counts = np.bincount(sample_pos, minlength=len(rep)) if len(sample_pos) else np.zeros(len(rep), np.int64)
@@ -169,7 +211,7 @@ def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optio
         "name": [names[i] for i in node.tolist()],
         "inline": is_inline,
     }
-    header = header_lines(profile, ti, mean, tot, ou)
+    header = header_lines(given, ti, mean, tot, ou)
     meta = {"sample_unit": su, "unit": ou, "profile": profile, "total": tot}
     return ReportTable(frames, header, _traces_text, meta)
 
@@ -241,8 +283,12 @@ def num_label_units(profile: "Profile") -> Dict[str, str]:
     return out
 
 
-def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> ReportTable:
+def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None,
+         relative_percentages: bool = False) -> ReportTable:
+    """pprof's -tags (current upstream format): per label key and value, the
+    total of one sample type and its share of the report total."""
     ti = profile.sample_type_index(sample_type)
+    report_tot = report_total(profile, ti, False, relative_percentages)
     lab = profile.labels
     su = profile.sample_types[ti][1]
     ou = unit or "minimum"
@@ -286,29 +332,28 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None) -> Re
             cols["key"].append(key)
             cols["value"].append(val)
             cols["total"].append(x)
-            cols["share"].append(abs(x / ktot) * 100 if ktot else 0.0)
+            cols["share"].append(abs(x / report_tot) * 100 if report_tot else 0.0)
     table = {"key": cols["key"], "value": cols["value"], "total": np.asarray(cols["total"], dtype=np.int64),
              "share": np.asarray(cols["share"], dtype=np.float64)}
-    meta = {"sample_unit": su, "unit": ou, "key_totals": key_totals}
+    meta = {"sample_unit": su, "unit": ou, "key_totals": key_totals, "total": report_tot}
     return ReportTable(table, [], _tags_text, meta)
 
 
 def _tags_text(t: ReportTable, n: Optional[int]) -> str:
     # pprof prints through a right-aligned tabwriter (padding 1): per key, a
     # "key:" cell then one "value (share):" cell per row, each column padded to
-    # its widest cell + 1.
+    # its widest cell + 1. Values and shares are of the report total.
     m = t.meta
-    su, ou = m["sample_unit"], m["unit"]
+    su, ou, tot = m["sample_unit"], m["unit"], m["total"]
+    fmt = lambda v: _units.scaled_label(int(v), su, ou)  # noqa: E731
+    pct = lambda v: f" ({_units.percentage(int(v), tot)})" if tot else ""  # noqa: E731
     blocks = []
     for i in range(len(t)):
         key = t["key"][i]
         if not blocks or blocks[-1][0] != key:
-            f, u = _units.scale(m["key_totals"][key], su, ou)
-            blocks.append((key, f"{key}:", f" Total {f:.1f}{u}", []))
-        f, u = _units.scale(int(t["total"][i]), su, ou)
-        ktot = m["key_totals"][key]
-        pct = f" ({_units.percentage(int(t['total'][i]), ktot)})" if ktot > 0 else ""
-        blocks[-1][3].append((f"{f:.1f}{u}{pct}:", f" {t['value'][i]}"))
+            ktot = m["key_totals"][key]
+            blocks.append((key, f"{key}:", f" Total {fmt(ktot)} of {fmt(tot)}{pct(ktot)}", []))
+        blocks[-1][3].append((f"{fmt(t['total'][i])}{pct(t['total'][i])}:", f" {t['value'][i]}"))
     lines = []
     for _, head, tail, rows in blocks:
         w0 = max([len(head), 1]) + 1

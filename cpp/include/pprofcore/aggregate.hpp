@@ -54,6 +54,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
 // each edge counted once per sample; `is_inline` when every occurrence was
 // within one location. Only samples with a non-zero value of `label_type`
 // (any value when -1) or of `label_div_type` (when >= 0) create edges.
+// `node_keep` (empty = all nodes) is the node set of a trimmed graph: frames of
+// other nodes are skipped, so an edge may jump over them (pprof's residual
+// edges), as when pprof rebuilds its graph from the nodes it kept.
 struct EdgeTable {
   size_t n_types = 0;
   std::vector<int32_t> src, dst;
@@ -62,7 +65,7 @@ struct EdgeTable {
   size_t size() const { return src.size(); }
 };
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type, int label_div_type = -1);
+                          int label_type, int label_div_type = -1, const std::vector<uint8_t>& node_keep = {});
 
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then

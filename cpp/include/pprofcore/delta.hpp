@@ -4,7 +4,10 @@
 // key) are aggregated, only the named sample types are subtracted from the
 // previous profile's values (others, e.g. inuse_*, pass through), and samples
 // whose resulting values are all zero are dropped. Samples that vanished from
-// the current profile are not emitted. Not here: decoding/encoding (callers).
+// the current profile are not emitted. As fastdelta's, a delta keeps only the
+// locations, functions, mappings and strings its samples reference (ids kept),
+// its time_nanos is the current profile's and its duration_nanos the time since
+// the previous profile. Not here: decoding/encoding (callers).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,6 +43,7 @@ class DeltaComputer {
  private:
   void reset_state();
   void rebuild(const Profile& cur);
+  void copy_referenced(const Profile& cur, Profile& out);
 
   std::vector<std::string> names_;
   Merger canon_;                      // content interning across calls
@@ -49,6 +53,8 @@ class DeltaComputer {
   std::vector<int64_t> prev_, cur_;   // per distinct sample x nt
   std::vector<uint32_t> prev_gen_, cur_gen_;
   std::vector<int32_t> first_row_, touched_;
+  std::vector<int32_t> loc_map_, fn_map_, map_map_, str_map_;  // scratch of copy_referenced
+  int64_t prev_time_ = 0;             // time_nanos of the previous profile (0 = none)
   uint32_t gen_ = 0;
   size_t calls_ = 0;
 };

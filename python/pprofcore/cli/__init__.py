@@ -1,5 +1,6 @@
 """The ``pprofcore`` command line. One module per subcommand, each with
-``add_arguments(parser)`` and ``run(args) -> int``."""
+``add_arguments(parser)`` and ``run(args) -> int``. pprof's single-dash flags
+are accepted too (``pprofcore -top -nodecount=10 FILE``; see ``_pprof_flags``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sys
 from typing import List, Optional
 
 from .. import __version__
-from . import delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces
+from . import (_pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top,
+               topproto, traces, tree)
 
 _COMMANDS = {
     "info": info,
@@ -18,9 +20,13 @@ _COMMANDS = {
     "delta": delta,
     "diff": diff,
     "top": top,
+    "tree": tree,
     "peek": peek,
     "traces": traces,
     "tags": tags,
+    "comments": comments,
+    "callgrind": callgrind,
+    "topproto": topproto,
     "folded": folded,
 }
 
@@ -40,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
+    args = parser.parse_args(_pprof_flags.translate(list(argv), list(_COMMANDS)))
     try:
         return args._run(args)
     except BrokenPipeError:  # e.g. piped into `head`

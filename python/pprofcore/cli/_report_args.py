@@ -12,18 +12,42 @@ from .. import _io
 from . import _filter_args
 
 
-def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="profile files (gzip or raw profile.proto)")
+def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True,
+               trim: bool = False) -> None:
+    """The options every report takes, spelled as pprof's flags (single-dash
+    pprof spellings are rewritten to these by ``_pprof_flags``)."""
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="profile files (gzip or raw profile.proto); several are merged into one report, as pprof does")
     parser.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
                         help="sample type by index or name (default: pprof's default type)")
     parser.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
+    parser.add_argument("--relative_percentages", "--relative-percentages", dest="relative_percentages",
+                        action="store_true", help="percentages of what is left after filtering (pprof's default: "
+                                                  "of the total before filtering)")
+    parser.add_argument("--base", action="append", default=[], metavar="FILE",
+                        help="subtract this profile (pprof -base; repeatable, merged)")
+    parser.add_argument("--diff_base", "--diff-base", dest="diff_base", action="append", default=[], metavar="FILE",
+                        help="compare against this profile (pprof -diff_base; repeatable, merged)")
+    parser.add_argument("--normalize", action="store_true", help="scale the profile to the base's totals first")
+    parser.add_argument("--add_comment", "--add-comment", dest="add_comment", action="append", default=[],
+                        metavar="TEXT", help="add a comment to the profile (pprof -add_comment)")
+    parser.add_argument("--compact_labels", "--compact-labels", dest="compact_labels", action="store_true",
+                        help="leave out the profile's header lines (File, Type, Time, Duration)")
     if granularity:
         parser.add_argument("--granularity", default="functions",
                             choices=("functions", "filefunctions", "files", "lines", "addresses"))
         parser.add_argument("--noinlines", action="store_true", help="attribute inlined frames to their callers")
         parser.add_argument("--mean", action="store_true", help="divide by the first (count) sample type")
     if nodecount:
-        parser.add_argument("--nodecount", type=int, default=None, help="show at most N rows")
+        parser.add_argument("--nodecount", type=int, default=None,
+                            help="show at most N nodes (pprof's default: all for top, 80 for tree)")
+    if trim:
+        parser.add_argument("--nodefraction", type=float, default=0.005,
+                            help="drop nodes whose cum is below this fraction of the total (pprof's default 0.005)")
+        parser.add_argument("--edgefraction", type=float, default=0.001,
+                            help="drop edges below this fraction of the total (pprof's default 0.001)")
+        parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
+        parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
         parser.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
     _filter_args.add_filter_arguments(parser)
@@ -43,12 +67,44 @@ def load(path, args):
     return _filter_args.apply_filter_args(_io.load(path), args)
 
 
-def emit(table, fmt: str, out=None, title=None) -> None:
+def load_all(args):
+    """The profile a pprof report reads: every FILE merged, the -base/-diff_base
+    profiles applied, then drop_frames/keep_frames and the filter flags."""
+    from .. import _merge
+
+    def merged(paths):
+        ps = [_io.load(p) for p in paths]
+        return ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
+
+    if args.base and args.diff_base:
+        raise ValueError("-base and -diff_base cannot both be given")
+    p = merged(args.files)
+    if args.base:
+        p = p.diff(merged(args.base), mode="base", normalize=args.normalize)
+    elif args.diff_base:
+        p = p.diff(merged(args.diff_base), mode="diff_base", normalize=args.normalize)
+    if args.add_comment:
+        p = p.add_comment(args.add_comment)
+    return _filter_args.apply_filter_args(p, args)
+
+
+def report_text(table, args) -> str:
+    """The table's text, without the profile's header lines for -compact_labels."""
+    text = table.to_text()
+    if getattr(args, "compact_labels", False):
+        lines = text.split("\n")
+        starts = ("Active filters:", "Showing nodes", "Dropped ", "Showing top")
+        k = next((i for i, ln in enumerate(lines) if ln.startswith(starts)), 0)
+        text = "\n".join(lines[k:])
+    return text
+
+
+def emit(table, fmt: str, out=None, title=None, args=None) -> None:
     out = out or sys.stdout
     if fmt == "text":
         if title:
             print(f"==> {title} <==", file=out)
-        print(table.to_text(), file=out)
+        print(report_text(table, args), file=out)
         return
     cols = table.columns
     data = [table[c] for c in cols]

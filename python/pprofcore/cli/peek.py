@@ -13,10 +13,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    many = len(args.files) > 1
-    for path in args.files:
-        p = ra.load(path, args)
-        t = p.peek(args.regex, sample_type=ra.sample_index(args.sample_index), by=args.granularity,
-                   mean=args.mean, unit=args.unit, inline=not args.noinlines)
-        ra.emit(t, args.format, title=path if many else None)
+    p = ra.load_all(args)
+    t = p.peek(args.regex, sample_type=ra.sample_index(args.sample_index), by=args.granularity,
+               mean=args.mean, unit=args.unit, inline=not args.noinlines,
+               relative_percentages=args.relative_percentages)
+    ra.emit(t, args.format, args=args)
     return 0

@@ -12,9 +12,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    many = len(args.files) > 1
-    for path in args.files:
-        p = ra.load(path, args)
-        t = p.tags(sample_type=ra.sample_index(args.sample_index), unit=args.unit)
-        ra.emit(t, args.format, title=path if many else None)
+    p = ra.load_all(args)
+    t = p.tags(sample_type=ra.sample_index(args.sample_index), unit=args.unit,
+               relative_percentages=args.relative_percentages)
+    ra.emit(t, args.format, args=args)
     return 0

@@ -8,15 +8,13 @@ HELP = "top functions by flat or cum value (like pprof -top)"
 
 
 def add_arguments(parser) -> None:
-    ra.add_common(parser)
-    parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
+    ra.add_common(parser, trim=True)
 
 
 def run(args) -> int:
-    many = len(args.files) > 1
-    for path in args.files:
-        p = ra.load(path, args)
-        t = p.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
-                  sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines)
-        ra.emit(t, args.format, title=path if many else None)
+    p = ra.load_all(args)
+    t = p.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
+              sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
+              nodefraction=args.nodefraction, edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
+    ra.emit(t, args.format, args=args)
     return 0

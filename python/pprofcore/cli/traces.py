@@ -8,14 +8,11 @@ HELP = "print every sample's stack (like pprof -traces)"
 
 
 def add_arguments(parser) -> None:
-    ra.add_common(parser, granularity=False, nodecount=False)
-    parser.add_argument("--mean", action="store_true", help="divide by the first (count) sample type")
+    ra.add_common(parser, nodecount=False)
 
 
 def run(args) -> int:
-    many = len(args.files) > 1
-    for path in args.files:
-        p = ra.load(path, args)
-        t = p.traces(sample_type=ra.sample_index(args.sample_index), mean=args.mean, unit=args.unit)
-        ra.emit(t, args.format, title=path if many else None)
+    p = ra.load_all(args)
+    t = p.traces(sample_type=ra.sample_index(args.sample_index), mean=args.mean, unit=args.unit, by=args.granularity)
+    ra.emit(t, args.format, args=args)
     return 0

@@ -1,0 +1,44 @@
+"""Adding comments to a profile (pprof's ``-add_comment``).
+
+The profile is re-encoded with the extra strings and comment indices appended
+(repeated fields concatenate on the wire) and decoded again, so the result is a
+regular immutable Profile; this costs one encode and decode of the profile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
+    """A copy of ``p`` with ``comments`` appended to its comments."""
+    from ._io import loads
+
+    if isinstance(comments, str):
+        comments = [comments]
+    comments = [str(c) for c in comments]
+    if not comments:
+        return p
+    raw = bytearray(p.to_bytes(compress=False))
+    first = len(p.strings)
+    for c in comments:  # string_table (field 6)
+        data = c.encode("utf-8")
+        raw += b"\x32" + _varint(len(data)) + data
+    for i in range(len(comments)):  # comment (field 13), one varint each
+        raw += b"\x68" + _varint(first + i)
+    return loads(bytes(raw))

@@ -1,0 +1,84 @@
+"""What a filtered profile remembers for its reports: the totals percentages
+are measured against, and the "Active filters" lines.
+
+pprof computes a report's total *before* it applies focus, ignore, hide, show,
+show_from, tagfocus, tagignore, tagshow, taghide and prune_from, so "1.11s,
+99.11% of 1.12s total" after ``-hide``; ``-relative_percentages`` measures
+against what is left instead. A Profile made by those filters carries the
+totals of the profile it was filtered from (the first one of a chain of
+filters) in ``Profile._report_base``; every other transform returns a profile
+without it, whose reports use its own total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+# pprof's order of the "Active filters" lines (internal/driver reportOptions).
+FILTER_ORDER = ("focus", "ignore", "hide", "show", "show_from", "tagfocus", "tagignore", "tagshow", "taghide")
+
+
+@dataclass(frozen=True)
+class ReportBase:
+    """Totals of the unfiltered profile and the filters applied since."""
+
+    #: per sample type: (report total, report total for ``mean``)
+    totals: Tuple[Tuple[int, int], ...]
+    #: (option, expression) in the order applied
+    filters: Tuple[Tuple[str, str], ...] = ()
+
+
+def _totals(p: "Profile") -> Tuple[Tuple[int, int], ...]:
+    from ._reports import total
+
+    return tuple((total(p, ti, False), total(p, ti, True)) for ti in range(len(p.sample_types)))
+
+
+def carry(src: "Profile", dst: "Profile", options) -> "Profile":
+    """Marks ``dst`` as ``src`` filtered by ``options`` (``(option, expression)``
+    pairs): it keeps src's base (or src's own totals when src is unfiltered)
+    and adds the filters."""
+    if dst is src or not options:
+        return dst
+    base = src._report_base or ReportBase(_totals(src))
+    added = tuple((name, _text(expr)) for name, expr in options)
+    dst._report_base = ReportBase(base.totals, base.filters + added)
+    return dst
+
+
+def _text(expr) -> str:
+    for attr in ("pattern", "text"):  # re.Pattern, tag filter
+        v = getattr(expr, attr, None)
+        if isinstance(v, str):
+            return v
+    return str(expr)
+
+
+def report_total(p: "Profile", ti: int, mean: bool, relative_percentages: bool) -> int:
+    """The total a report's percentages use: the unfiltered profile's unless
+    ``relative_percentages`` (or the profile was not filtered)."""
+    base: Optional[ReportBase] = p._report_base
+    if base is not None and not relative_percentages and ti < len(base.totals):
+        return base.totals[ti][1 if mean else 0]
+    from ._reports import total
+
+    return total(p, ti, mean)
+
+
+def active_filters(p: "Profile") -> list:
+    """pprof's "Active filters:" header lines ([] when none), one line per
+    option in pprof's order; an option applied twice shows both expressions."""
+    base: Optional[ReportBase] = p._report_base
+    if base is None or not base.filters:
+        return []
+    out = ["Active filters:"]
+    for name in FILTER_ORDER:
+        for opt, text in base.filters:
+            if opt == name:
+                s = f"{name}={text}"
+                out.append("   " + (s[:80] + "…" if len(s) > 80 else s))
+    return out if len(out) > 1 else []

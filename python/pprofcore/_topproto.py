@@ -1,0 +1,100 @@
+"""pprof's ``-topproto``: the top report as a profile.
+
+One sample per node of the trimmed graph (as ``-top`` trims it), in report
+order, with two values, ``cum`` and ``flat``, scaled to the report's output unit
+and truncated to integers as pprof does; one location per node (its address and
+line) and one function per distinct (name, file, start line). Header: the
+source's time, duration, period type and period.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _units
+from ._folded import _field_bytes, _field_varint, _packed
+from ._report_base import report_total
+from ._reports import go_div, nodes, trim_nodes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+
+def _int64(v: int) -> int:
+    """Two's complement for negative varints (protobuf int64)."""
+    return v + (1 << 64) if v < 0 else v
+
+
+def top_profile(profile: "Profile", sample_type: Union[int, str, None] = None, by: str = "functions",
+                sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
+                nodefraction: float = 0.005, relative_percentages: bool = False) -> "Profile":
+    """The ``-topproto`` profile of ``profile`` (see the module docstring)."""
+    from ._io import loads
+
+    if sort not in ("flat", "cum"):
+        raise ValueError("sort must be 'flat' or 'cum'")
+    ti = profile.sample_type_index(sample_type)
+    t = nodes(profile, by, inline, ti, mean)
+    cols = t.columns()
+    rows, _ = trim_nodes(cols, t.order(profile._core, ti, sort == "cum"), ti, nodefraction)
+    flat, cum = cols["flat"][rows, ti], cols["cum"][rows, ti]
+    if mean:
+        flat, cum = go_div(flat, cols["flat"][rows, 0]), go_div(cum, cols["cum"][rows, 0])
+    su = profile.sample_types[ti][1]
+    tot = report_total(profile, ti, mean, relative_percentages)
+    ou = _units.select_unit(np.where(flat != 0, flat, cum).tolist(), tot, su, unit)
+    ou_name = _units.scale(1, su, ou)[1] or ou
+    strings: Dict[str, int] = {"": 0}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    out = bytearray()
+    for name in ("cum", "flat"):
+        vt = bytearray()
+        _field_varint(1, s(name), vt)
+        _field_varint(2, s(ou_name), vt)
+        _field_bytes(1, bytes(vt), out)
+    files = t.files()
+    names = [profile.strings[int(c)] for c in cols["name"]]
+    funcs: Dict[Tuple[str, str, int], int] = {}
+    fn_msgs, loc_msgs = bytearray(), bytearray()
+    for i, r in enumerate(rows.tolist()):
+        key = (names[r], files[r], int(cols["start_line"][r]))
+        fid = funcs.get(key)
+        if fid is None:
+            fid = funcs[key] = len(funcs) + 1
+            fn = bytearray()
+            _field_varint(1, fid, fn)
+            _field_varint(2, s(key[0]), fn)
+            _field_varint(4, s(key[1]), fn)
+            _field_varint(5, _int64(key[2]), fn)
+            _field_bytes(5, bytes(fn), fn_msgs)
+        line = bytearray()
+        _field_varint(1, fid, line)
+        _field_varint(2, _int64(int(cols["lineno"][r])), line)
+        loc = bytearray()
+        _field_varint(1, i + 1, loc)
+        _field_varint(3, int(cols["address"][r]), loc)
+        _field_bytes(4, bytes(line), loc)
+        _field_bytes(4, bytes(loc), loc_msgs)
+        smp = bytearray()
+        _packed(1, [i + 1], smp)
+        _packed(2, [_int64(int(_units.scale(int(v), su, ou)[0])) for v in (cum[i], flat[i])], smp)
+        _field_bytes(2, bytes(smp), out)
+    out += loc_msgs + fn_msgs
+    pt, pu = profile.period_type or ("", "")
+    period_type = (s(pt), s(pu)) if profile.period_type else None  # before the strings are written
+    for x in strings:
+        _field_bytes(6, x.encode("utf-8"), out)
+    _field_varint(9, _int64(profile.time_nanos), out)
+    _field_varint(10, _int64(profile.duration_nanos), out)
+    if period_type is not None:
+        vt = bytearray()
+        _field_varint(1, period_type[0], vt)
+        _field_varint(2, period_type[1], vt)
+        _field_bytes(11, bytes(vt), out)
+    _field_varint(12, _int64(profile.period), out)
+    return loads(bytes(out))

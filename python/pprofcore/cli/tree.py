@@ -1,0 +1,21 @@
+"""Every node with its callers and callees, like `go tool pprof -tree`."""
+
+from __future__ import annotations
+
+from . import _report_args as ra
+
+HELP = "call tree: each node with callers and callees (like pprof -tree)"
+
+
+def add_arguments(parser) -> None:
+    ra.add_common(parser, trim=True)
+
+
+def run(args) -> int:
+    p = ra.load_all(args)
+    t = p.tree(sample_type=ra.sample_index(args.sample_index), by=args.granularity,
+               sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
+               nodecount=80 if args.nodecount is None else args.nodecount, nodefraction=args.nodefraction,
+               edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
+    ra.emit(t, args.format, args=args)
+    return 0
