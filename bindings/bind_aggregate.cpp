@@ -10,17 +10,6 @@ namespace {
 
 using NodeTablePtr = std::shared_ptr<const NodeTable>;
 
-py::list to_str_list(const StringTable& t) {
-  py::list out(t.size());
-  for (size_t i = 0; i < t.size(); ++i) {
-    std::string_view s = t[i];
-    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-    if (!u) throw py::error_already_set();
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
-  }
-  return out;
-}
-
 py::dict columns(const py::object& self) {
   const NodeTable& t = self.cast<const NodeTable&>();
   py::dict d;

@@ -151,6 +151,10 @@ def aggregate(profile: Profile, granularity: str = 'functions', inline_frames: b
     """
     Flat/cum per pprof report node, all sample types at once.
     """
+def call_tree(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, base: Profile | None = None, base_nodes: NodeTable | None = None, base_type: typing.SupportsInt | typing.SupportsIndex = 0, inverted: bool = False, min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> dict:
+    """
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
+    """
 def compact(arg0: Profile) -> Profile:
     ...
 def decode(data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = 'auto', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> Profile:
