@@ -100,26 +100,48 @@ void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, b
   const size_t nt = p.num_types(), ns = p.num_samples();
   std::vector<int64_t>& self = is_base ? tree.base_self : tree.self;
   std::vector<int64_t>& total = is_base ? tree.base_total : tree.total;
+  // Consecutive samples often share their root-most locations: the path of the
+  // previous sample (location and the tree node reached after it) lets those
+  // steps skip the hash lookups.
+  std::vector<int32_t> prev_loc, prev_node;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t v = p.values[s * nt + src.type];
     if (v == 0) continue;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
-    int32_t node = 0;
-    total[0] = wrapping_add(total[0], v);
-    auto step = [&](int64_t j) {
-      node = tree.child(node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])]);
-      total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
+    const size_t depth = static_cast<size_t>(se - sb);
+    auto loc_at = [&](size_t k) {  // k-th location in walking order
+      return p.stack_locations[static_cast<size_t>(inverted ? sb + static_cast<int64_t>(k) : se - 1 - static_cast<int64_t>(k))];
     };
-    if (!inverted) {
-      for (int64_t i = se - 1; i >= sb; --i) {  // root-most location first, outermost inline frame first
-        const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-        for (int64_t j = t.loc_node_offsets[loc + 1] - 1; j >= t.loc_node_offsets[loc]; --j) step(j);
+    size_t shared = 0;
+    while (shared < depth && shared < prev_loc.size() && prev_loc[shared] == loc_at(shared)) ++shared;
+    prev_loc.resize(depth);
+    prev_node.resize(depth);
+    total[0] = wrapping_add(total[0], v);
+    int32_t node = 0;
+    for (size_t k = 0; k < shared; ++k) {
+      // Every tree node the shared location steps through gets the value.
+      const size_t loc = static_cast<size_t>(prev_loc[k]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      if (ne - nb == 1) {
+        node = prev_node[k];
+        total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
+      } else {
+        for (int64_t j = 0; j < ne - nb; ++j) {
+          node = tree.child(node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
+          total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
+        }
       }
-    } else {
-      for (int64_t i = sb; i < se; ++i) {
-        const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-        for (int64_t j = t.loc_node_offsets[loc]; j < t.loc_node_offsets[loc + 1]; ++j) step(j);
+    }
+    for (size_t k = shared; k < depth; ++k) {
+      const int32_t l = loc_at(k);
+      const size_t loc = static_cast<size_t>(l);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = 0; j < ne - nb; ++j) {  // outermost inline frame first, or innermost when inverted
+        node = tree.child(node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
+        total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
       }
+      prev_loc[k] = l;
+      prev_node[k] = node;
     }
     self[static_cast<size_t>(node)] = wrapping_add(self[static_cast<size_t>(node)], v);
   }

@@ -54,12 +54,16 @@ def flamegraph_svg(fg: "FlameGraph", width: int = 1200) -> str:
         y = title_h + (d if _icicle(fg) else max_depth - d) * ROW
         px, pw = x[i] * scale, float(w[i]) * scale
         name = names[int(frame[i])]
-        if fg.is_diff:
+        if i == 0 or int(frame[i]) == int(t["ellipsis_frame"]):
+            fill = "#ccc" if i == 0 else "#ddd"
+        elif fg.is_diff:
             fill = diff_fill(float(total[i]), float(t["base_total"][i]))
+        else:
+            fill = flame_fill(hue[int(frame[i])])
+        if fg.is_diff:
             tip = (f"{name}\nnew {fmt(total[i])}, base {fmt(t['base_total'][i])}, "
                    f"delta {fmt(int(total[i]) - int(t['base_total'][i]))}")
         else:
-            fill = flame_fill(hue[int(frame[i])])
             tip = f"{name}\ntotal {fmt(total[i])} ({100 * abs(int(total[i])) / root_total:.2f}%), self {fmt(t['self'][i])}"
         out.append(f'<g><title>{escape(tip)}</title><rect x="{px:.2f}" y="{y}" width="{max(pw - 0.5, 0.5):.2f}" '
                    f'height="{ROW - 1}" fill="{fill}" rx="1"/>')
