@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces
+from . import delta, demo, diff, filter, flamegraph, folded, info, merge, peek, tags, top, traces
 
 _COMMANDS = {
     "info": info,
@@ -21,6 +21,7 @@ _COMMANDS = {
     "traces": traces,
     "tags": tags,
     "folded": folded,
+    "flamegraph": flamegraph,
 }
 
 
