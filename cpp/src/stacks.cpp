@@ -17,26 +17,63 @@ namespace {
 
 inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
 
+// (parent, frame) -> child, open addressing with the key inside the slot, so a
+// lookup touches one cache line (the trie sees one lookup per frame of every sample).
+class ChildIndex {
+ public:
+  ChildIndex() { slots_.assign(1 << 12, Slot{kEmpty, 0}); mask_ = slots_.size() - 1; }
+  // The child's row, or -1 after reserving the slot for `fresh` (the caller appends it).
+  int32_t find_or_insert(uint64_t key, int32_t fresh) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = hash_mix(key, 0) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.key == key) return s.row;
+      if (s.key == kEmpty) {
+        s = Slot{key, fresh};
+        ++count_;
+        return -1;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // no node has parent -1 and frame -1
+  struct Slot {
+    uint64_t key;
+    int32_t row;
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2, Slot{kEmpty, 0});
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.key == kEmpty) continue;
+      size_t i = hash_mix(s.key, 0) & mask_;
+      while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+};
+
 // The untrimmed trie in insertion order (a parent always precedes its children).
 struct RawTree {
   std::vector<int32_t> parent{-1}, frame{0};
   std::vector<int64_t> self{0}, total{0}, base_self{0}, base_total{0};
-  IdTable index;
-
-  RawTree() { index.insert(hash_mix(~0u, 0), 0); }  // the root is row 0; no (parent, frame) finds it
+  ChildIndex index;
 
   int32_t child(int32_t p, int32_t f) {
-    const uint64_t h = hash_mix(static_cast<uint32_t>(p), static_cast<uint64_t>(static_cast<uint32_t>(f)) << 32);
-    int32_t c = index.find(h, [&](int32_t r) { return parent[static_cast<size_t>(r)] == p && frame[static_cast<size_t>(r)] == f; });
-    if (c >= 0) return c;
-    c = static_cast<int32_t>(parent.size());
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) | static_cast<uint32_t>(f);
+    const int32_t c = static_cast<int32_t>(parent.size());
+    const int32_t found = index.find_or_insert(key, c);
+    if (found >= 0) return found;
     parent.push_back(p);
     frame.push_back(f);
     self.push_back(0);
     total.push_back(0);
     base_self.push_back(0);
     base_total.push_back(0);
-    index.insert(h, c);
     return c;
   }
 };
