@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_aggregate(m);
   pprofcore::bindings::bind_tables(m);
   pprofcore::bindings::bind_stacks(m);
+  pprofcore::bindings::bind_callgraph(m);
 }

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include <memory>
 #include <vector>
 
@@ -76,5 +78,6 @@ void bind_merge(py::module_& m);
 void bind_aggregate(py::module_& m);
 void bind_tables(py::module_& m);
 void bind_stacks(py::module_& m);
+void bind_callgraph(py::module_& m);
 
 }  // namespace pprofcore::bindings
