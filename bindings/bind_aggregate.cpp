@@ -86,8 +86,10 @@ void bind_aggregate(py::module_& m) {
 
   m.def(
       "aggregate",
-      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type) {
+      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type,
+         bool sums) {
         AggregateOptions opt;
+        opt.sums = sums;
         opt.label_div_type = label_div_type;
         opt.granularity = parse_granularity(granularity);
         opt.inline_frames = inline_frames;
@@ -100,8 +102,8 @@ void bind_aggregate(py::module_& m) {
         return out;
       },
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
-      py::arg("label_type") = -1, py::arg("label_div_type") = -1,
-      "Flat/cum per pprof report node, all sample types at once.");
+      py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("sums") = true,
+      "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
 }
 
 }  // namespace pprofcore::bindings

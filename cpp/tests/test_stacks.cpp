@@ -138,6 +138,18 @@ TEST(lines_granularity_splits_frames) {
   EXPECT(t.frame_line[static_cast<size_t>(frame(t, "leaf leaf.go:41"))] == 41);
 }
 
+TEST(nodes_without_sums_give_the_same_tree) {
+  Profile p = tree_profile();
+  AggregateOptions o;
+  o.sums = false;
+  NodeTable lean = aggregate(p, o), full = aggregate(p, AggregateOptions{});
+  EXPECT(lean.cum[0] == 0 && lean.printable[0] == full.printable[0]);
+  CallTree a = build_call_tree(StackSource{&p, &lean, 0}, nullptr, CallTreeOptions{});
+  CallTree b = build_call_tree(StackSource{&p, &full, 0}, nullptr, CallTreeOptions{});
+  EXPECT(a.parent == b.parent && a.frame == b.frame && a.self == b.self && a.total == b.total);
+  EXPECT(a.frame_total == b.frame_total);
+}
+
 TEST(bad_arguments_throw) {
   Profile p = tree_profile();
   NodeTable nodes = aggregate(p, AggregateOptions{});

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core, _units
 from .._report_table import ReportTable
-from .._reports import check_granularity, nodes as report_nodes
+from .._reports import check_granularity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -21,6 +21,17 @@ if TYPE_CHECKING:  # pragma: no cover
 #: parent by default: it keeps pages of multi-million-frame profiles near 1 MB
 #: while every node wide enough to read stays.
 DEFAULT_MIN_FRACTION = 0.0005
+
+
+def stack_nodes(profile: "Profile", by: str):
+    """The report nodes of ``by`` without their sums (the call tree needs only the
+    keying and the names), cached on the profile."""
+    key = ("__stack_nodes__", by)
+    t = profile._tables.get(key)
+    if t is None:
+        t = _core.aggregate(profile._core, by, True, -1, -1, False)
+        profile._tables[key] = t
+    return t
 
 
 def flamegraph(profile: "Profile", sample_type=None, *, by: str = "functions", inverted: bool = False,
@@ -43,11 +54,11 @@ def flamegraph(profile: "Profile", sample_type=None, *, by: str = "functions", i
         if base.sample_types[bi][1] != unit:
             raise ValueError(f"sample type {stype!r} is in {unit!r} but in the base profile in "
                              f"{base.sample_types[bi][1]!r}")
-        kwargs = dict(base=base._core, base_nodes=report_nodes(base, by), base_type=bi)
+        kwargs = dict(base=base._core, base_nodes=stack_nodes(base, by), base_type=bi)
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
-    tree = _core.call_tree(profile._core, report_nodes(profile, by), ti, inverted=bool(inverted),
+    tree = _core.call_tree(profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted),
                            min_fraction=min_fraction, **kwargs)
     if base is not None and ratio != 1.0:
         for k in ("base_self", "base_total", "frame_base_self", "frame_base_total"):
