@@ -80,6 +80,13 @@ FLAMEGRAPHS = [
     ("code", "from IPython.display import SVG\nSVG(fg.to_svg(width=900))"),
     ("code", "doc = json.loads(fg.to_speedscope())\n"
              "doc['profiles'][0]['unit'], len(doc['shared']['frames']), len(doc['profiles'][0]['samples'])"),
+    ("md", "## Call graph\n\n`Profile.callgraph()` is pprof's graph (`go tool pprof -dot`): the same nodes, "
+           "edges and weights for the same `nodecount`, `nodefraction` and `edgefraction`. Dotted edges "
+           "pass through nodes that were trimmed away. It draws itself with Graphviz's `dot` "
+           "(`apt-get install graphviz`)."),
+    ("code", "cg = p.callgraph(nodecount=25)\nprint(cg)\ncg"),
+    ("code", "cg.edges().to_pandas().head(8)"),
+    ("code", "print(cg.to_dot()[:400])"),
     ("md", "## Rich tables\n\nReport tables show bars for flat and cum."),
     ("code", "p.top(n=8)"),
 ]

@@ -1,4 +1,4 @@
-"""`pprofcore flamegraph` (and, with graphviz, `pprofcore callgraph`): formats by
+"""`pprofcore flamegraph` and `pprofcore callgraph`: formats by
 extension, diff with --base, filter flags, and clear errors."""
 
 from __future__ import annotations
@@ -47,3 +47,18 @@ def test_stdout_and_errors(tmp_path, capsys):
     assert main(["flamegraph", str(tmp_path / "missing.pb.gz")]) == 1
     assert main(["flamegraph", CPU, "--granularity", "files", "--min-fraction", "3", "-o", str(tmp_path / "a.html")]) == 1
     assert "min_fraction" in capsys.readouterr().err
+
+
+def test_callgraph_dot_and_svg(tmp_path, capsys):
+    import shutil
+
+    out = tmp_path / "g.dot"
+    assert main(["callgraph", CPU, "--nodecount", "12", "-o", str(out)]) == 0
+    dot = out.read_text()
+    assert dot.startswith("digraph") and dot == pprofcore.load(CPU).remove_uninteresting().callgraph(nodecount=12).to_dot()
+    assert main(["callgraph", CPU, "--focus", "sort", "-o", "-"]) == 0
+    assert "sort" in capsys.readouterr().out
+    if shutil.which("dot"):
+        assert main(["callgraph", CPU, "-o", str(tmp_path / "g.svg")]) == 0
+        ElementTree.fromstring((tmp_path / "g.svg").read_text())
+    assert main(["callgraph", CPU, "-o", str(tmp_path / "g.png")]) == 1

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import delta, demo, diff, filter, flamegraph, folded, info, merge, peek, tags, top, traces
+from . import callgraph, delta, demo, diff, filter, flamegraph, folded, info, merge, peek, tags, top, traces
 
 _COMMANDS = {
     "info": info,
@@ -22,6 +22,7 @@ _COMMANDS = {
     "tags": tags,
     "folded": folded,
     "flamegraph": flamegraph,
+    "callgraph": callgraph,
 }
 
 
