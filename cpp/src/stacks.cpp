@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
@@ -131,17 +133,17 @@ void check_source(const StackSource& src, const char* what) {
 }
 
 void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, bool is_base,
-                 RawTree& tree) {
+                 size_t first, size_t last, RawTree& tree) {
   const Profile& p = *src.profile;
   const NodeTable& t = *src.nodes;
-  const size_t nt = p.num_types(), ns = p.num_samples();
+  const size_t nt = p.num_types();
   std::vector<int64_t>& self = is_base ? tree.base_self : tree.self;
   std::vector<int64_t>& total = is_base ? tree.base_total : tree.total;
   // Consecutive samples often share their root-most locations: the path of the
   // previous sample (location and the tree node reached after it) lets those
   // steps skip the hash lookups.
   std::vector<int32_t> prev_loc, prev_node;
-  for (size_t s = 0; s < ns; ++s) {
+  for (size_t s = first; s < last; ++s) {
     const int64_t v = p.values[s * nt + src.type];
     if (v == 0) continue;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
@@ -182,6 +184,65 @@ void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, b
     }
     self[static_cast<size_t>(node)] = wrapping_add(self[static_cast<size_t>(node)], v);
   }
+}
+
+// Adds `from` into `into`, node by node (parents come first in both).
+void merge_into(RawTree& into, const RawTree& from) {
+  std::vector<int32_t> map(from.parent.size(), 0);
+  for (size_t i = 0; i < from.parent.size(); ++i) {
+    if (i > 0) map[i] = into.child(map[static_cast<size_t>(from.parent[i])], from.frame[i]);
+    const size_t j = static_cast<size_t>(map[i]);
+    into.self[j] = wrapping_add(into.self[j], from.self[i]);
+    into.total[j] = wrapping_add(into.total[j], from.total[i]);
+    into.base_self[j] = wrapping_add(into.base_self[j], from.base_self[i]);
+    into.base_total[j] = wrapping_add(into.base_total[j], from.base_total[i]);
+  }
+}
+
+// Large profiles are split into sample ranges, one trie per thread, merged at the
+// end; the output does not depend on the split (children are sorted on output).
+void build_parallel(const StackSource& cur, const std::vector<int32_t>& cur_frames, const StackSource* base,
+                    const std::vector<int32_t>& base_frames, bool inverted, size_t min_per_thread, RawTree& raw) {
+  struct Job {
+    const StackSource* src;
+    const std::vector<int32_t>* frames;
+    bool is_base;
+    size_t first, last;
+  };
+  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Job> jobs;
+  for (int b = 0; b < (base ? 2 : 1); ++b) {
+    const StackSource* src = b ? base : &cur;
+    const size_t ns = src->profile->num_samples();
+    const size_t parts = std::max<size_t>(1, std::min(hw, ns / std::max<size_t>(1, min_per_thread)));
+    for (size_t k = 0; k < parts; ++k)
+      jobs.push_back(Job{src, b ? &base_frames : &cur_frames, b != 0, ns * k / parts, ns * (k + 1) / parts});
+  }
+  if (jobs.size() == 1 || hw == 1) {
+    for (const Job& j : jobs) add_samples(*j.src, *j.frames, inverted, j.is_base, j.first, j.last, raw);
+    return;
+  }
+  std::vector<RawTree> trees(jobs.size() - 1);
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < jobs.size(); ++k)
+    pool.emplace_back([&, k] {
+      try {
+        const Job& j = jobs[k];
+        add_samples(*j.src, *j.frames, inverted, j.is_base, j.first, j.last, trees[k - 1]);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  try {
+    add_samples(*jobs[0].src, *jobs[0].frames, inverted, jobs[0].is_base, jobs[0].first, jobs[0].last, raw);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (const RawTree& t : trees) merge_into(raw, t);
 }
 
 // Children of every raw node as CSR (raw ids, insertion order).
@@ -238,8 +299,9 @@ CallTree build_call_tree(const StackSource& cur, const StackSource* base, const 
   out.with_base = base != nullptr;
   FrameTable frames(out);
   RawTree raw;
-  add_samples(cur, frames_of(cur, frames), opt.inverted, false, raw);
-  if (base) add_samples(*base, frames_of(*base, frames), opt.inverted, true, raw);
+  const std::vector<int32_t> cur_frames = frames_of(cur, frames);
+  const std::vector<int32_t> base_frames = base ? frames_of(*base, frames) : std::vector<int32_t>{};
+  build_parallel(cur, cur_frames, base, base_frames, opt.inverted, opt.min_samples_per_thread, raw);
 
   std::vector<int64_t> off;
   std::vector<int32_t> kids;

@@ -150,6 +150,23 @@ TEST(nodes_without_sums_give_the_same_tree) {
   EXPECT(a.frame_total == b.frame_total);
 }
 
+TEST(threads_give_the_same_tree) {
+  Profile cur = tree_profile({3, 2, 1, 4});
+  Profile base = tree_profile({1, 0, 5, 2});
+  NodeTable nc = aggregate(cur, AggregateOptions{}), nb = aggregate(base, AggregateOptions{});
+  StackSource bs{&base, &nb, 0};
+  for (bool inverted : {false, true}) {
+    CallTreeOptions serial, threaded;
+    serial.inverted = threaded.inverted = inverted;
+    serial.min_samples_per_thread = 1000000;
+    threaded.min_samples_per_thread = 1;  // one sample per part (as many parts as cores)
+    CallTree a = build_call_tree(StackSource{&cur, &nc, 0}, &bs, serial);
+    CallTree b = build_call_tree(StackSource{&cur, &nc, 0}, &bs, threaded);
+    EXPECT(a.parent == b.parent && a.frame == b.frame && a.self == b.self && a.total == b.total);
+    EXPECT(a.base_self == b.base_self && a.base_total == b.base_total && a.frame_total == b.frame_total);
+  }
+}
+
 TEST(bad_arguments_throw) {
   Profile p = tree_profile();
   NodeTable nodes = aggregate(p, AggregateOptions{});

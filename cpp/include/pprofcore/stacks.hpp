@@ -26,6 +26,8 @@ struct CallTreeOptions {
   // Children whose |total| (and |base_total|) is below min_fraction of the root's
   // are merged into one "..." child per parent; 0 keeps every node.
   double min_fraction = 0.0;
+  // Profiles with at least twice this many samples are split across threads.
+  size_t min_samples_per_thread = 50000;
 };
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
