@@ -70,6 +70,7 @@ def flamegraph_data(fg: "FlameGraph") -> dict:
         "total": t["total"].tolist(),
     }
     if fg.is_diff:
+        data["fvals"]["base_total"] = t["frame_base_total"][used].tolist()
         data["base_self"] = t["base_self"].tolist()
         data["base_total"] = t["base_total"].tolist()
         data["width"] = fg._layout_width().astype(np.int64).tolist()

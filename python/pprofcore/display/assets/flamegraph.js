@@ -322,7 +322,9 @@
   App.prototype.buildTable = function (side) {
     var self = this, d = this.data;
     var table = el("table", "pf-top"), head = el("tr");
-    var cols = [["self", "pf-num"], ["self%", "pf-num"], ["total", "pf-num"], ["total%", "pf-num"], ["function", "pf-name"]];
+    var cols = [["self", "pf-num"], ["self%", "pf-num"], ["total", "pf-num"], ["total%", "pf-num"]];
+    if (d.diff) cols.push(["delta", "pf-num"]);  // total minus the base's total
+    cols.push(["function", "pf-name"]);
     cols.forEach(function (c) { head.appendChild(el("th", c[1], c[0])); });
     var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     var body = el("tbody"); table.appendChild(body); side.appendChild(table);
@@ -333,7 +335,9 @@
       var sorted = order.slice().sort(function (a, b) { return Math.abs(d.fvals[key][b]) - Math.abs(d.fvals[key][a]); });
       sorted.forEach(function (f) {
         var tr = el("tr"), s = d.fvals.self[f], tt = d.fvals.total[f];
-        [self.fmt(s), pct(Math.abs(s), rootTotal), self.fmt(tt), pct(Math.abs(tt), rootTotal)].forEach(function (v) { tr.appendChild(el("td", "", v)); });
+        var cells = [self.fmt(s), pct(Math.abs(s), rootTotal), self.fmt(tt), pct(Math.abs(tt), rootTotal)];
+        if (d.diff) { var dl = tt - d.fvals.base_total[f]; cells.push((dl >= 0 ? "+" : "") + self.fmt(dl)); }
+        cells.forEach(function (v) { tr.appendChild(el("td", "", v)); });
         var name = el("td", "pf-name", d.names[f]); name.title = d.names[f]; tr.appendChild(name);
         tr.setAttribute("data-frame", String(f));
         if (f === self.selected) tr.className = "pf-selected";
@@ -343,6 +347,10 @@
     };
     head.children[0].addEventListener("click", function () { render("self"); });
     head.children[2].addEventListener("click", function () { render("total"); });
+    if (d.diff) {
+      d.fvals.delta = d.fvals.total.map(function (v, i) { return v - d.fvals.base_total[i]; });
+      head.children[4].addEventListener("click", function () { render("delta"); });
+    }
     render("self");
   };
   App.prototype.select = function (f, fromTable) {
