@@ -1,5 +1,5 @@
 """HTML of the rich displays (report tables with bars, flame graphs, diff flame
-graphs, repair reports) against golden files in tests/data/golden.
+graphs, call graphs, repair reports) against golden files in tests/data/golden.
 
 Regenerate after an intended change with
     PPROFCORE_UPDATE_GOLDEN=1 python -m pytest tests/test_display_golden.py
@@ -56,6 +56,7 @@ CASES = {
     "repair_report.html": lambda: pprofcore.RepairReport(dangling_location_refs=3, stub_functions=1)._repr_html_(),
     "repair_report_clean.html": lambda: pprofcore.RepairReport()._repr_html_(),
     "flamegraph.svg": lambda: _profile().flamegraph(min_fraction=0).to_svg(width=800),
+    "callgraph.dot": lambda: _profile().callgraph(nodefraction=0, edgefraction=0).to_dot(),
 }
 
 
@@ -66,6 +67,8 @@ def test_golden(name):
 
 def test_names_are_escaped_everywhere():
     for name, fn in CASES.items():
+        if name.endswith(".dot"):  # DOT is not markup: Graphviz escapes names when it draws SVG
+            continue
         text = fn()
         assert "<lambda>" not in text and "std::vector<int>" not in text, name
 
@@ -73,3 +76,19 @@ def test_names_are_escaped_everywhere():
 def test_top_table_has_bars_for_flat_and_cum():
     h = _profile().top()._repr_html_()
     assert h.count('class="pc-bar"') == 2 * len(_profile().top())
+
+
+def test_callgraph_html_without_graphviz(monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    _check("callgraph_no_graphviz.html", _profile().callgraph()._repr_html_())
+
+
+def test_callgraph_html_inlines_svg():
+    import shutil
+
+    if shutil.which("dot") is None:
+        pytest.skip("needs Graphviz: apt-get install graphviz")
+    h = _profile().callgraph()._repr_html_()
+    assert h.startswith('<div class="pprofcore-callgraph"><svg') and "&lt;lambda&gt;" in h

@@ -268,6 +268,11 @@ class CallGraph:
     def _repr_svg_(self) -> str:
         return self.to_svg()
 
+    def _repr_html_(self) -> str:
+        from .html import callgraph_html
+
+        return callgraph_html(self)
+
     def save(self, path) -> None:
         """Writes :meth:`to_dot` (``.dot``/``.gv``) or :meth:`to_svg` (``.svg``), by extension."""
         import os

@@ -18,6 +18,7 @@ from .colors import hues
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._repair import RepairReport
+    from .callgraph import CallGraph
     from .._report_table import ReportTable
     from .flamegraph import FlameGraph
 
@@ -166,3 +167,17 @@ def repair_report_html(r: "RepairReport") -> str:
     )
     return (f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}'
             f"<table><tbody>{rows}</tbody></table></div>")
+
+
+def callgraph_html(g: "CallGraph") -> str:
+    """A call graph for notebooks: the SVG drawn by Graphviz inline, or, without
+    Graphviz, a note naming the package and the node table."""
+    import shutil
+
+    if shutil.which("dot") is None:
+        return ('<div class="pprofcore-callgraph"><p>Graphviz\'s <code>dot</code> is not installed '
+                "(Debian/Ubuntu: <code>apt-get install graphviz</code>), so here are the nodes; "
+                "<code>to_dot()</code> gives the graph.</p>" + report_table_html(g.nodes()) + "</div>")
+    svg = g.to_svg()
+    start = svg.find("<svg")
+    return f'<div class="pprofcore-callgraph">{svg[start:] if start >= 0 else svg}</div>'
