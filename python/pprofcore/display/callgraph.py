@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _core, _units
 from .._report_table import ReportTable
-from .._reports import check_granularity, nodes as report_nodes
+from .._reports import check_granularity
+from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -33,7 +34,7 @@ def callgraph(profile: "Profile", sample_type=None, *, by: str = "functions", no
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{name} must be between 0 and 1, got {v}")
     ti = profile.sample_type_index(sample_type)
-    table = report_nodes(profile, by)
+    table = stack_nodes(profile, by)  # keys and names; the graph sums its own values
     names = table.printable_names()
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
