@@ -12,17 +12,6 @@ namespace {
 
 using NodeTablePtr = std::shared_ptr<const NodeTable>;
 
-py::list to_str_list(const StringTable& t) {
-  py::list out(t.size());
-  for (size_t i = 0; i < t.size(); ++i) {
-    std::string_view s = t[i];
-    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-    if (!u) throw py::error_already_set();
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
-  }
-  return out;
-}
-
 py::dict columns(const py::object& self) {
   const NodeTable& t = self.cast<const NodeTable&>();
   py::dict d;
@@ -102,8 +91,10 @@ void bind_aggregate(py::module_& m) {
 
   m.def(
       "aggregate",
-      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type) {
+      [](const Profile& p, const std::string& granularity, bool inline_frames, int label_type, int label_div_type,
+         bool sums) {
         AggregateOptions opt;
+        opt.sums = sums;
         opt.label_div_type = label_div_type;
         opt.granularity = parse_granularity(granularity);
         opt.inline_frames = inline_frames;
@@ -116,8 +107,8 @@ void bind_aggregate(py::module_& m) {
         return out;
       },
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
-      py::arg("label_type") = -1, py::arg("label_div_type") = -1,
-      "Flat/cum per pprof report node, all sample types at once.");
+      py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("sums") = true,
+      "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
 }
 
 }  // namespace pprofcore::bindings

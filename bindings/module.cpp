@@ -10,4 +10,6 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_merge(m);
   pprofcore::bindings::bind_aggregate(m);
   pprofcore::bindings::bind_tables(m);
+  pprofcore::bindings::bind_stacks(m);
+  pprofcore::bindings::bind_callgraph(m);
 }

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include <memory>
 #include <vector>
 
@@ -56,6 +58,18 @@ struct ByteView {
 
 py::bytes to_bytes(std::string&& s);
 
+// A string table as a list of str (invalid UTF-8 replaced, as everywhere in the API).
+inline py::list to_str_list(const StringTable& t) {
+  py::list out(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::string_view s = t[i];
+    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    if (!u) throw py::error_already_set();
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
+  }
+  return out;
+}
+
 void bind_errors(py::module_& m);
 void bind_profile(py::module_& m);
 void bind_codec(py::module_& m);
@@ -63,5 +77,7 @@ void bind_filter(py::module_& m);
 void bind_merge(py::module_& m);
 void bind_aggregate(py::module_& m);
 void bind_tables(py::module_& m);
+void bind_stacks(py::module_& m);
+void bind_callgraph(py::module_& m);
 
 }  // namespace pprofcore::bindings

@@ -31,7 +31,7 @@ TOUR = [
     ("code", "df = p.to_pandas(kind='samples')\ndf.head()"),
     ("code", "df.groupby('endpoint', observed=True)['cpu'].sum().sort_values(ascending=False)"),
     ("md", "## Narrowing: pprof's filters as methods"),
-    ("code", "checkout = p.filter(tagfocus='endpoint=/checkout', hide='runtime\\\\.')\n"
+    ("code", "checkout = p.filter(tagfocus='endpoint=/api/search', hide='runtime\\\\.')\n"
              "print(len(p), '->', len(checkout), 'samples')\ncheckout.top(n=5)"),
     ("code", "print(p.focus('sha256').to_folded()[:300])"),
     ("md", "## Combining profiles: merge, diff, delta"),
@@ -49,6 +49,49 @@ TOUR = [
 ]
 
 
+FLAMEGRAPHS = [
+    ("md", "# Flame graphs, diff flame graphs and call graphs\n\n"
+           "`Profile.flamegraph()` builds the call tree in C++ and shows it right here: click a frame to "
+           "zoom (the breadcrumb zooms out), hover for values, search with a regex, flip between icicle "
+           "and flame, and pick a function in the table (or the graph) for its sandwich view: callers "
+           "above, callees below. Everything is inline in the output; nothing is fetched."),
+    ("code", "import pprofcore\n\np = pprofcore.load(pprofcore.example_path('cpu'))\nfg = p.flamegraph()\nfg"),
+    ("md", "The tree is data too: one row per node (root first, depth-first), and pprof's flat/cum per "
+           "function."),
+    ("code", "print(fg)\nfg.nodes().to_pandas().head(8)"),
+    ("code", "fg.functions().to_pandas().head(8)"),
+    ("md", "## Options\n\n`by=` is pprof's granularity (`functions`, `filefunctions`, `files`, `lines`, "
+           "`addresses`), `inverted=True` puts the hottest leaf functions under the root, and "
+           "`min_fraction=` merges thin subtrees into one `...` node per parent (0 keeps every node)."),
+    ("code", "p.flamegraph('cpu', by='files', inverted=True, title='cpu by file, inverted')"),
+    ("md", "## Diff flame graph\n\nWidths come from the new profile; red frames grew and blue ones shrank "
+           "against the base (scaled to the same total unless `normalize=False`). Frames that vanished "
+           "are drawn at their base width. Here the new profile spends twice as long in sorting."),
+    ("code", "new = pprofcore.merge([p, p.focus('sort\\\\.').scale(2.0)])\n"
+             "diff = new.flamegraph(base=p, title='new vs base')\ndiff"),
+    ("code", "t = diff.nodes().to_pandas()\n"
+             "t.assign(delta=t['total'] - t['base_total']).sort_values('delta', ascending=False).head(5)"),
+    ("md", "## Export\n\n`save()` picks the format by extension: a standalone page (`.html`), a static "
+           "SVG for GitHub and papers (`.svg`), or a speedscope file (`.json`)."),
+    ("code", "import json, os, tempfile\n\nout = tempfile.mkdtemp()\n"
+             "for name in ('cpu.html', 'cpu.svg', 'cpu.speedscope.json'):\n"
+             "    fg.save(os.path.join(out, name))\n"
+             "{name: os.path.getsize(os.path.join(out, name)) for name in sorted(os.listdir(out))}"),
+    ("code", "from IPython.display import SVG\nSVG(fg.to_svg(width=900))"),
+    ("code", "doc = json.loads(fg.to_speedscope())\n"
+             "doc['profiles'][0]['unit'], len(doc['shared']['frames']), len(doc['profiles'][0]['samples'])"),
+    ("md", "## Call graph\n\n`Profile.callgraph()` is pprof's graph (`go tool pprof -dot`): the same nodes, "
+           "edges and weights for the same `nodecount`, `nodefraction` and `edgefraction`. Dotted edges "
+           "pass through nodes that were trimmed away. It draws itself with Graphviz's `dot` "
+           "(`apt-get install graphviz`)."),
+    ("code", "cg = p.callgraph(nodecount=25)\nprint(cg)\ncg"),
+    ("code", "cg.edges().to_pandas().head(8)"),
+    ("code", "print(cg.to_dot()[:400])"),
+    ("md", "## Rich tables\n\nReport tables show bars for flat and cum."),
+    ("code", "p.top(n=8)"),
+]
+
+
 def build(name: str, cells) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -60,3 +103,4 @@ def build(name: str, cells) -> None:
 
 if __name__ == "__main__":
     build("tour.ipynb", TOUR)
+    build("flamegraphs.ipynb", FLAMEGRAPHS)

@@ -204,7 +204,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   std::unordered_map<uint64_t, uint8_t> inline_edges;
   std::vector<uint8_t> node_noinline_in(nn, 0);
 
-  const size_t ns = p.num_samples();
+  const size_t ns = opt.sums ? p.num_samples() : 0;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
     bool nonzero = false, label_nonzero = false;

@@ -147,9 +147,17 @@ class NodeTable:
         ...
 def add_label_frames(profile: Profile, root_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], leaf_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], row_text: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], extra_strings: collections.abc.Sequence[str]) -> tuple[Profile, bool, bool]:
     ...
-def aggregate(profile: Profile, granularity: str = 'functions', inline_frames: bool = True, label_type: typing.SupportsInt | typing.SupportsIndex = -1, label_div_type: typing.SupportsInt | typing.SupportsIndex = -1) -> NodeTable:
+def aggregate(profile: Profile, granularity: str = 'functions', inline_frames: bool = True, label_type: typing.SupportsInt | typing.SupportsIndex = -1, label_div_type: typing.SupportsInt | typing.SupportsIndex = -1, sums: bool = True) -> NodeTable:
     """
     Flat/cum per pprof report node, all sample types at once.
+    """
+def call_tree(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, base: Profile | None = None, base_nodes: NodeTable | None = None, base_type: typing.SupportsInt | typing.SupportsIndex = 0, inverted: bool = False, min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> dict:
+    """
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
+    """
+def call_graph(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, kept: typing.Any = None, tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+    """
+    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.
     """
 def compact(arg0: Profile) -> Profile:
     ...

@@ -585,6 +585,42 @@ class Profile:
 
         return to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
 
+    def flamegraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", inverted: bool = False,
+                   base: Optional["Profile"] = None, normalize: bool = True, min_fraction: Optional[float] = None,
+                   title: Optional[str] = None):
+        """The flame graph of one sample type: a :class:`pprofcore.display.FlameGraph`.
+
+        One node per frame on each root-to-leaf path (inline frames are frames,
+        recursion gives new nodes); ``by`` is pprof's granularity as in :meth:`top`;
+        ``inverted=True`` puts the leaf functions under the root. Nodes narrower
+        than ``min_fraction`` of the root (default
+        ``pprofcore.display.flamegraph.DEFAULT_MIN_FRACTION``; 0 keeps all) are
+        merged into one ``"..."`` node per parent. With ``base=`` it is a diff
+        flame graph: widths from this profile, colours from the change against
+        ``base`` (scaled to this profile's total unless ``normalize=False``).
+        Shows itself in notebooks; see ``docs/flamegraphs.md``.
+        """
+        from .display.flamegraph import DEFAULT_MIN_FRACTION, flamegraph
+
+        return flamegraph(self, sample_type, by=by, inverted=inverted, base=base, normalize=normalize,
+                          min_fraction=DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction, title=title)
+
+    def callgraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", nodecount: int = 80,
+                  nodefraction: float = 0.005, edgefraction: float = 0.001, title: Optional[str] = None):
+        """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
+
+        Nodes are report nodes at granularity ``by`` with flat and cum; nodes whose
+        cum is below ``nodefraction`` of the total are dropped, then the top
+        ``nodecount`` in pprof's entropy order are kept (0 = no limit), edges
+        lighter than ``edgefraction`` are dropped, and calls through dropped
+        nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
+        and an SVG in notebooks. See ``docs/flamegraphs.md``.
+        """
+        from .display.callgraph import callgraph
+
+        return callgraph(self, sample_type, by=by, nodecount=nodecount, nodefraction=nodefraction,
+                         edgefraction=edgefraction, title=title)
+
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).
 

@@ -78,6 +78,11 @@ class RepairReport:
             return "RepairReport(no repairs)"
         return "RepairReport(" + ", ".join(f"{k}={v}" for k, v in nonzero.items()) + ")"
 
+    def _repr_html_(self) -> str:
+        from .display.html import repair_report_html
+
+        return repair_report_html(self)
+
     def __str__(self) -> str:
         if not self:
             return "no repairs: the profile was valid"

@@ -4,7 +4,6 @@ Arrow PyCapsule stream interface, a pprof-like text ``repr`` and HTML."""
 
 from __future__ import annotations
 
-import html
 from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -114,27 +113,9 @@ class ReportTable:
         return self.to_text(n=50 if len(self) > 60 else None)
 
     def _repr_html_(self) -> str:
-        names = self.columns
-        limit = min(len(self), 200)
-        out = ['<div class="pprofcore-report">']
-        for h in self.header:
-            out.append(f"<div>{html.escape(h)}</div>")
-        out.append('<table><thead><tr>' + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead><tbody>")
-        fmt = self.meta.get("html_format", {})
-        for i in range(limit):
-            cells = []
-            for n in names:
-                v = _cell(self._columns[n], i)
-                f = fmt.get(n)
-                s = f(v) if f else str(v)
-                align = "left" if isinstance(self._columns[n], list) else "right"
-                cells.append(f'<td style="text-align:{align}">{html.escape(s)}</td>')
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table>")
-        if limit < len(self):
-            out.append(f"<div>... {len(self) - limit} more rows</div>")
-        out.append("</div>")
-        return "".join(out)
+        from .display.html import report_table_html
+
+        return report_table_html(self)
 
 
 def _generic_text(t: ReportTable, n: Optional[int]) -> str:

@@ -25,6 +25,9 @@ struct AggregateOptions {
   int label_type = -1;
   // With pprof's -mean, a sample also counts when this type (the count) is non-zero.
   int label_div_type = -1;
+  // false: only identify and name the nodes (loc_node_offsets/loc_nodes, names);
+  // flat, cum and inline labels stay zero. The call tree needs no more.
+  bool sums = true;
 };
 
 // One row per node. Keys follow pprof's NodeInfo: name, file, start_line, lineno,

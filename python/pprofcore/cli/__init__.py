@@ -9,8 +9,8 @@ import sys
 from typing import List, Optional
 
 from .. import __version__
-from . import (_pprof_flags, callgrind, comments, delta, demo, diff, filter, folded, info, merge, peek, tags, top,
-               topproto, traces, tree)
+from . import (_pprof_flags, callgraph, callgrind, comments, delta, demo, diff, filter, flamegraph, folded, info, merge,
+               peek, tags, top, topproto, traces, tree)
 
 _COMMANDS = {
     "info": info,
@@ -28,6 +28,8 @@ _COMMANDS = {
     "callgrind": callgrind,
     "topproto": topproto,
     "folded": folded,
+    "flamegraph": flamegraph,
+    "callgraph": callgraph,
 }
 
 

@@ -1,0 +1,35 @@
+// bind_callgraph: _core.call_graph() -> dict of pprof's call graph over report
+// nodes (flat/cum per node, edges with residual/inline flags, tag counts).
+#include "pybind.hpp"
+#include "pprofcore/callgraph.hpp"
+
+namespace pprofcore::bindings {
+
+void bind_callgraph(py::module_& m) {
+  m.def(
+      "call_graph",
+      [](const Profile& p, const NodeTable& nodes, size_t type,
+         std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> kept, int64_t tag_cutoff) {
+        std::vector<uint8_t> mask;
+        if (kept) mask.assign(kept->data(), kept->data() + kept->size());
+        CallGraph g;
+        {
+          py::gil_scoped_release nogil;  // profile and node table are immutable; mask is a copy
+          g = build_call_graph(p, nodes, type, mask, tag_cutoff);
+        }
+        py::dict d;
+        d["flat"] = move_to_numpy(std::move(g.flat));
+        d["cum"] = move_to_numpy(std::move(g.cum));
+        d["src"] = move_to_numpy(std::move(g.src));
+        d["dst"] = move_to_numpy(std::move(g.dst));
+        d["weight"] = move_to_numpy(std::move(g.weight));
+        d["residual"] = move_to_numpy(std::move(g.residual));
+        d["inline"] = move_to_numpy(std::move(g.is_inline));
+        d["tag_count"] = move_to_numpy(std::move(g.tag_count));
+        return d;
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("kept") = py::none(), py::arg("tag_cutoff") = 0,
+      "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.");
+}
+
+}  // namespace pprofcore::bindings

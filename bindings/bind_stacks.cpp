@@ -1,0 +1,51 @@
+// bind_stacks: _core.call_tree() -> dict of the flame graph call tree's columns
+// (tree nodes in pre-order and the frame table). Python lays out and renders.
+#include "pybind.hpp"
+#include "pprofcore/stacks.hpp"
+
+namespace pprofcore::bindings {
+
+void bind_stacks(py::module_& m) {
+  m.def(
+      "call_tree",
+      [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,
+         size_t base_type, bool inverted, double min_fraction) {
+        if ((base == nullptr) != (base_nodes == nullptr))
+          throw py::value_error("call_tree: base and base_nodes must be given together");
+        StackSource cur{&p, &nodes, type};
+        StackSource bsrc{base, base_nodes, base_type};
+        CallTreeOptions opt;
+        opt.inverted = inverted;
+        opt.min_fraction = min_fraction;
+        CallTree t;
+        {
+          py::gil_scoped_release nogil;  // profiles and node tables are immutable
+          t = build_call_tree(cur, base ? &bsrc : nullptr, opt);
+        }
+        py::dict d;
+        d["frame_name"] = to_str_list(t.frame_name);
+        d["frame_file"] = to_str_list(t.frame_file);
+        d["frame_line"] = move_to_numpy(std::move(t.frame_line));
+        d["frame_self"] = move_to_numpy(std::move(t.frame_self));
+        d["frame_total"] = move_to_numpy(std::move(t.frame_total));
+        d["ellipsis_frame"] = t.ellipsis_frame;
+        d["parent"] = move_to_numpy(std::move(t.parent));
+        d["frame"] = move_to_numpy(std::move(t.frame));
+        d["depth"] = move_to_numpy(std::move(t.depth));
+        d["self"] = move_to_numpy(std::move(t.self));
+        d["total"] = move_to_numpy(std::move(t.total));
+        if (t.with_base) {
+          d["frame_base_self"] = move_to_numpy(std::move(t.frame_base_self));
+          d["frame_base_total"] = move_to_numpy(std::move(t.frame_base_total));
+          d["base_self"] = move_to_numpy(std::move(t.base_self));
+          d["base_total"] = move_to_numpy(std::move(t.base_total));
+        }
+        return d;
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr,
+      py::arg("base_nodes") = nullptr, py::arg("base_type") = 0, py::arg("inverted") = false,
+      py::arg("min_fraction") = 0.0,
+      "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.");
+}
+
+}  // namespace pprofcore::bindings

@@ -1,0 +1,31 @@
+// callgraph: pprof's call graph over report nodes (graph.New with KeptNodes):
+// nodes outside `kept` are left out, edges jump over them (marked residual),
+// each node and edge counts once per sample, flat goes to a kept leaf only.
+// Also counts each node's label tags (pprof's "nodelets"), which pprof weighs
+// when it picks the top nodes. Trimming and ordering are the caller's (Python).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+struct CallGraph {
+  std::vector<int64_t> flat, cum;  // per NodeTable row (0 for rows not in the graph)
+  std::vector<int32_t> src, dst;   // edges, NodeTable rows, caller -> callee
+  std::vector<int64_t> weight;
+  std::vector<uint8_t> residual;   // the edge goes over nodes that were left out
+  std::vector<uint8_t> is_inline;  // every occurrence was within one location
+  // Per node: label tags (distinct sets of string labels of the samples ending
+  // there) whose flat is non-zero and whose |flat| or |cum| >= tag_cutoff.
+  std::vector<int32_t> tag_count;
+};
+
+// `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
+// of `type` is 0 add nothing. Throws ProfileError on a bad type or mask size.
+CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
+                           int64_t tag_cutoff);
+
+}  // namespace pprofcore

@@ -1,0 +1,58 @@
+// stacks: the call tree behind flame graphs. Samples' stacks become a tree, root
+// first (or leaf first when inverted), one tree node per frame on the path: inline
+// frames are frames, recursion gives new nodes. Frames are aggregate's report nodes
+// (so `by` granularity works as in top) keyed across profiles by printable name,
+// which lets a base profile share the tree for diff flame graphs. Small subtrees
+// are merged into one "..." node per parent. Does not lay out, colour or format.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/profile.hpp"
+#include "pprofcore/strings.hpp"
+
+namespace pprofcore {
+
+// One profile's side of a tree: its report nodes and the sample type to sum.
+struct StackSource {
+  const Profile* profile = nullptr;
+  const NodeTable* nodes = nullptr;  // aggregate(profile, ...) at the wanted granularity
+  size_t type = 0;
+};
+
+struct CallTreeOptions {
+  bool inverted = false;      // leaf functions under the root (callers below them)
+  // Children whose |total| (and |base_total|) is below min_fraction of the root's
+  // are merged into one "..." child per parent; 0 keeps every node.
+  double min_fraction = 0.0;
+  // Profiles with at least twice this many samples are split across threads.
+  size_t min_samples_per_thread = 50000;
+};
+
+// Frame 0 is "root"; a "..." frame exists only when something was merged.
+// Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),
+// children ordered by |total| descending, then |base_total| descending, then name.
+struct CallTree {
+  // frames (distinct names)
+  StringTable frame_name;
+  StringTable frame_file;            // file of a representative function ("" = unknown)
+  std::vector<int64_t> frame_line;   // its line (line granularity) or start line; 0 = unknown
+  // pprof's flat and cum per frame over the whole, untrimmed tree
+  std::vector<int64_t> frame_self, frame_total, frame_base_self, frame_base_total;
+  int32_t ellipsis_frame = -1;
+  // tree nodes; node 0 is the root (parent -1, depth 0)
+  std::vector<int32_t> parent, frame, depth;
+  std::vector<int64_t> self, total;            // summed values of the main profile
+  std::vector<int64_t> base_self, base_total;  // of the base profile; empty without one
+  bool with_base = false;
+  size_t size() const { return parent.size(); }
+};
+
+// Builds the tree of `cur` (and of `base` when given: its values go to the base_*
+// columns of the same nodes, so nodes that exist only in the base are kept too).
+// Samples whose value is 0 in the chosen type add nothing. Throws ProfileError when
+// a type index is out of range or a node table does not belong to its profile.
+CallTree build_call_tree(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt);
+
+}  // namespace pprofcore

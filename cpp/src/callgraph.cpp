@@ -1,0 +1,164 @@
+// callgraph: one pass over the samples, root first, as graph.newGraph walks them.
+#include "pprofcore/callgraph.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "pprofcore/arith.hpp"
+#include "pprofcore/errors.hpp"
+
+namespace pprofcore {
+
+namespace {
+
+inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
+
+// Per sample, an id of its set of string labels ("key:value" sorted, as pprof's
+// joinLabels); 0 = no string labels.
+std::vector<int32_t> label_set_ids(const Profile& p) {
+  const size_t ns = p.num_samples();
+  std::vector<int32_t> ids(ns, 0);
+  std::unordered_map<std::string, int32_t> index;
+  std::vector<std::string> parts;
+  std::string key;
+  for (size_t s = 0; s < ns; ++s) {
+    parts.clear();
+    for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
+      const size_t r = static_cast<size_t>(i);
+      if (p.labels.str[r] < 0) continue;
+      std::string part(p.str(p.labels.key[r]));
+      part.push_back(':');
+      part.append(p.str(p.labels.str[r]));
+      parts.push_back(std::move(part));
+    }
+    if (parts.empty()) continue;
+    std::sort(parts.begin(), parts.end());
+    key.clear();
+    for (const auto& x : parts) {
+      key += x;
+      key.push_back('\n');
+    }
+    ids[s] = index.emplace(key, static_cast<int32_t>(index.size() + 1)).first->second;
+  }
+  return ids;
+}
+
+}  // namespace
+
+CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
+                           int64_t tag_cutoff) {
+  const size_t nt = p.num_types(), ns = p.num_samples(), nn = t.size();
+  if (type >= nt) throw ProfileError("sample type index out of range");
+  if (!kept.empty() && kept.size() != nn) throw ProfileError("kept mask must have one entry per node");
+  if (t.loc_node_offsets.size() != p.locations.size() + 1) throw ProfileError("node table was built from another profile");
+  auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
+
+  CallGraph g;
+  g.flat.assign(nn, 0);
+  g.cum.assign(nn, 0);
+  std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
+  std::unordered_map<uint64_t, int32_t> edge_index;
+  std::vector<uint32_t> edge_seen;
+  const std::vector<int32_t> label_set = label_set_ids(p);
+  // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label
+  // for the graph, "bytes": its tags are (node, label set, value).
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> tags;
+  auto tag_key = [](int32_t n, int32_t set) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(set);
+  };
+  struct NumKey {
+    uint64_t node_set;
+    int64_t value;
+    bool operator==(const NumKey& o) const { return node_set == o.node_set && value == o.value; }
+  };
+  struct NumHash {
+    size_t operator()(const NumKey& k) const { return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value)); }
+  };
+  std::unordered_map<NumKey, std::pair<int64_t, int64_t>, NumHash> num_tags;
+  int32_t bytes_key = -1;
+  for (size_t i = 0; i < p.strings.size(); ++i)
+    if (p.strings[i] == "bytes") { bytes_key = static_cast<int32_t>(i); break; }
+  std::vector<int64_t> bytes;  // this sample's "bytes" values
+  auto add_tags = [&](int32_t n, int32_t set, int64_t w, bool flat) {
+    if (set) {
+      auto& tg = tags[tag_key(n, set)];
+      (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
+    }
+    for (int64_t b : bytes) {
+      auto& tg = num_tags[NumKey{tag_key(n, set), b}];
+      (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
+    }
+  };
+
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t w = p.values[s * nt + type];
+    if (w == 0) continue;
+    const uint32_t stamp = static_cast<uint32_t>(s + 1);
+    const int32_t set = label_set[s];
+    bytes.clear();
+    if (bytes_key >= 0)
+      for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
+        const size_t r = static_cast<size_t>(i);
+        if (p.labels.str[r] < 0 && p.labels.key[r] == bytes_key) bytes.push_back(p.labels.num[r]);
+      }
+    int32_t parent = -1;
+    bool residual = false;
+    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        if (!is_kept(n)) {
+          residual = true;
+          continue;
+        }
+        const size_t nr = static_cast<size_t>(n);
+        if (seen[nr] != stamp) {
+          seen[nr] = stamp;
+          g.cum[nr] = wrapping_add(g.cum[nr], w);
+          add_tags(n, set, w, false);
+        }
+        if (parent >= 0 && parent != n) {
+          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+          auto it = edge_index.emplace(key, static_cast<int32_t>(g.src.size()));
+          const size_t e = static_cast<size_t>(it.first->second);
+          const bool is_inline = j != ne - 1;
+          if (it.second) {
+            g.src.push_back(parent);
+            g.dst.push_back(n);
+            g.weight.push_back(0);
+            g.residual.push_back(0);
+            g.is_inline.push_back(is_inline ? 1 : 0);
+            edge_seen.push_back(0);
+          }
+          if (edge_seen[e] != stamp) {  // once per sample; later repeats change no flags either
+            edge_seen[e] = stamp;
+            g.weight[e] = wrapping_add(g.weight[e], w);
+            if (residual) g.residual[e] = 1;
+            if (!is_inline) g.is_inline[e] = 0;
+          }
+        }
+        parent = n;
+        residual = false;
+      }
+    }
+    if (parent >= 0 && !residual) {
+      const size_t pr = static_cast<size_t>(parent);
+      g.flat[pr] = wrapping_add(g.flat[pr], w);
+      add_tags(parent, set, w, true);
+    }
+  }
+  g.tag_count.assign(nn, 0);
+  for (const auto& [key, fc] : tags) {
+    if (fc.first != 0 && (abs64(fc.first) >= tag_cutoff || abs64(fc.second) >= tag_cutoff))
+      ++g.tag_count[static_cast<size_t>(key >> 32)];
+  }
+  for (const auto& [key, fc] : num_tags) {
+    if (fc.first != 0 && (abs64(fc.first) >= tag_cutoff || abs64(fc.second) >= tag_cutoff))
+      ++g.tag_count[static_cast<size_t>(key.node_set >> 32)];
+  }
+  return g;
+}
+
+}  // namespace pprofcore

@@ -1,0 +1,191 @@
+// C++ unit tests of stacks: the flame graph call tree (paths, self/total, recursion,
+// inline frames, inversion, base profiles, "..." merging and pre-order).
+#include "check.hpp"
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/stacks.hpp"
+
+using namespace pprofcore;
+
+// Locations: 0 main, 1 work with helper inlined (lines: helper, work), 2 leaf, 3 tiny.
+// Samples (leaf first): [1,1,0]=3  [2,0]=2  [3,1,0]=1  []=4 (empty stack ends at the root).
+static Profile tree_profile(std::vector<int64_t> values = {3, 2, 1, 4}) {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  p.functions.id = {1, 2, 3, 4, 5};
+  p.functions.name = {s.intern("main"), s.intern("work"), s.intern("helper"), s.intern("leaf"), s.intern("tiny")};
+  p.functions.system_name = p.functions.name;
+  p.functions.filename = {s.intern("main.go"), s.intern("work.go"), s.intern("work.go"), s.intern("leaf.go"),
+                          s.intern("tiny.go")};
+  p.functions.start_line = {1, 10, 30, 40, 50};
+  p.locations.id = {1, 2, 3, 4};
+  p.locations.mapping = {-1, -1, -1, -1};
+  p.locations.address = {0, 0, 0, 0};
+  p.locations.is_folded = {0, 0, 0, 0};
+  p.locations.line_offsets = {0, 1, 3, 4, 5};
+  p.lines.function = {0, 2, 1, 3, 4};
+  p.lines.line = {5, 31, 12, 41, 51};
+  p.lines.column = {0, 0, 0, 0, 0};
+  p.values = values;
+  p.stack_offsets = {0, 3, 5, 8, 8};
+  p.stack_locations = {1, 1, 0, 2, 0, 3, 1, 0};
+  p.label_offsets = {0, 0, 0, 0, 0};
+  p.strings = s.take();
+  return p;
+}
+
+static std::string path(const CallTree& t, int32_t n) {
+  std::string out;
+  for (; n > 0; n = t.parent[static_cast<size_t>(n)])
+    out = std::string(t.frame_name[static_cast<size_t>(t.frame[static_cast<size_t>(n)])]) + (out.empty() ? "" : ";") + out;
+  return out;
+}
+
+static int32_t find(const CallTree& t, const std::string& p) {
+  for (size_t i = 0; i < t.size(); ++i)
+    if (path(t, static_cast<int32_t>(i)) == p) return static_cast<int32_t>(i);
+  return -1;
+}
+
+static int32_t frame(const CallTree& t, std::string_view name) {
+  for (size_t i = 0; i < t.frame_name.size(); ++i)
+    if (t.frame_name[i] == name) return static_cast<int32_t>(i);
+  return -1;
+}
+
+TEST(tree_paths_self_total) {
+  Profile p = tree_profile();
+  NodeTable nodes = aggregate(p, AggregateOptions{});
+  CallTree t = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, CallTreeOptions{});
+  EXPECT(t.parent[0] == -1 && t.frame[0] == 0 && t.total[0] == 10 && t.self[0] == 4);
+  const int32_t rec = find(t, "main;work;helper;work;helper");  // recursion gives new nodes
+  EXPECT(rec >= 0 && t.self[static_cast<size_t>(rec)] == 3 && t.total[static_cast<size_t>(rec)] == 3);
+  const int32_t work = find(t, "main;work");
+  EXPECT(work >= 0 && t.total[static_cast<size_t>(work)] == 4 && t.self[static_cast<size_t>(work)] == 0);
+  EXPECT(t.depth[static_cast<size_t>(work)] == 2);
+  const int32_t main_ = find(t, "main");
+  EXPECT(t.total[static_cast<size_t>(main_)] == 6);
+  EXPECT(t.size() == 8);  // root main work helper work helper leaf tiny
+  // pprof's flat/cum per frame: recursion counted once.
+  EXPECT(t.frame_total[static_cast<size_t>(frame(t, "work"))] == 4);
+  EXPECT(t.frame_self[static_cast<size_t>(frame(t, "helper"))] == 3);
+  EXPECT(t.base_total.empty() && !t.with_base);
+}
+
+TEST(tree_is_preorder_sorted_by_total) {
+  Profile p = tree_profile();
+  NodeTable nodes = aggregate(p, AggregateOptions{});
+  CallTree t = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, CallTreeOptions{});
+  for (size_t i = 1; i < t.size(); ++i) {
+    const int32_t par = t.parent[i];
+    EXPECT(par >= 0 && static_cast<size_t>(par) < i);
+    EXPECT(t.depth[i] == t.depth[static_cast<size_t>(par)] + 1);
+  }
+  // main's children: work (4) before leaf (2).
+  const int32_t main_ = find(t, "main");
+  EXPECT(path(t, main_ + 1) == "main;work");
+}
+
+TEST(inverted_tree_starts_at_leaves) {
+  Profile p = tree_profile();
+  NodeTable nodes = aggregate(p, AggregateOptions{});
+  CallTreeOptions opt;
+  opt.inverted = true;
+  CallTree t = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, opt);
+  const int32_t h = find(t, "helper");
+  EXPECT(h >= 0 && t.total[static_cast<size_t>(h)] == 3);
+  EXPECT(find(t, "tiny;helper;work;main") >= 0);
+  EXPECT(t.self[static_cast<size_t>(find(t, "leaf;main"))] == 2);
+}
+
+TEST(min_fraction_merges_small_children) {
+  Profile p = tree_profile({30, 20, 1, 0});
+  NodeTable nodes = aggregate(p, AggregateOptions{});
+  CallTreeOptions opt;
+  opt.min_fraction = 0.05;  // 2.55 of 51: tiny (1) goes
+  CallTree t = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, opt);
+  const int32_t dots = find(t, "main;work;helper;...");
+  EXPECT(dots >= 0 && t.self[static_cast<size_t>(dots)] == 1 && t.total[static_cast<size_t>(dots)] == 1);
+  EXPECT(find(t, "main;work;helper;tiny") < 0);
+  EXPECT(t.ellipsis_frame >= 0);
+  // Totals are unchanged by merging.
+  EXPECT(t.total[static_cast<size_t>(find(t, "main;work;helper"))] == 31);
+}
+
+TEST(base_profile_shares_tree) {
+  Profile cur = tree_profile({3, 2, 0, 0});
+  Profile base = tree_profile({1, 0, 5, 0});
+  NodeTable nc = aggregate(cur, AggregateOptions{}), nb = aggregate(base, AggregateOptions{});
+  StackSource bs{&base, &nb, 0};
+  CallTree t = build_call_tree(StackSource{&cur, &nc, 0}, &bs, CallTreeOptions{});
+  EXPECT(t.with_base);
+  EXPECT(t.total[0] == 5 && t.base_total[0] == 6);
+  const int32_t tiny = find(t, "main;work;helper;tiny");  // only in the base: kept
+  EXPECT(tiny >= 0 && t.total[static_cast<size_t>(tiny)] == 0 && t.base_total[static_cast<size_t>(tiny)] == 5);
+  const int32_t leaf = find(t, "main;leaf");  // only in the new profile
+  EXPECT(leaf >= 0 && t.base_total[static_cast<size_t>(leaf)] == 0 && t.total[static_cast<size_t>(leaf)] == 2);
+}
+
+TEST(lines_granularity_splits_frames) {
+  Profile p = tree_profile();
+  AggregateOptions o;
+  o.granularity = Granularity::Lines;
+  NodeTable nodes = aggregate(p, o);
+  CallTree t = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, CallTreeOptions{});
+  EXPECT(find(t, "main main.go:5;leaf leaf.go:41") >= 0);
+  EXPECT(t.frame_line[static_cast<size_t>(frame(t, "leaf leaf.go:41"))] == 41);
+}
+
+TEST(nodes_without_sums_give_the_same_tree) {
+  Profile p = tree_profile();
+  AggregateOptions o;
+  o.sums = false;
+  NodeTable lean = aggregate(p, o), full = aggregate(p, AggregateOptions{});
+  EXPECT(lean.cum[0] == 0 && lean.printable[0] == full.printable[0]);
+  CallTree a = build_call_tree(StackSource{&p, &lean, 0}, nullptr, CallTreeOptions{});
+  CallTree b = build_call_tree(StackSource{&p, &full, 0}, nullptr, CallTreeOptions{});
+  EXPECT(a.parent == b.parent && a.frame == b.frame && a.self == b.self && a.total == b.total);
+  EXPECT(a.frame_total == b.frame_total);
+}
+
+TEST(threads_give_the_same_tree) {
+  Profile cur = tree_profile({3, 2, 1, 4});
+  Profile base = tree_profile({1, 0, 5, 2});
+  NodeTable nc = aggregate(cur, AggregateOptions{}), nb = aggregate(base, AggregateOptions{});
+  StackSource bs{&base, &nb, 0};
+  for (bool inverted : {false, true}) {
+    CallTreeOptions serial, threaded;
+    serial.inverted = threaded.inverted = inverted;
+    serial.min_samples_per_thread = 1000000;
+    threaded.min_samples_per_thread = 1;  // one sample per part (as many parts as cores)
+    CallTree a = build_call_tree(StackSource{&cur, &nc, 0}, &bs, serial);
+    CallTree b = build_call_tree(StackSource{&cur, &nc, 0}, &bs, threaded);
+    EXPECT(a.parent == b.parent && a.frame == b.frame && a.self == b.self && a.total == b.total);
+    EXPECT(a.base_self == b.base_self && a.base_total == b.base_total && a.frame_total == b.frame_total);
+  }
+}
+
+TEST(bad_arguments_throw) {
+  Profile p = tree_profile();
+  NodeTable nodes = aggregate(p, AggregateOptions{});
+  bool threw = false;
+  try {
+    build_call_tree(StackSource{&p, &nodes, 3}, nullptr, CallTreeOptions{});
+  } catch (const ProfileError&) {
+    threw = true;
+  }
+  EXPECT(threw);
+  threw = false;
+  CallTreeOptions opt;
+  opt.min_fraction = 2;
+  try {
+    build_call_tree(StackSource{&p, &nodes, 0}, nullptr, opt);
+  } catch (const ProfileError&) {
+    threw = true;
+  }
+  EXPECT(threw);
+}
+
+int main() { return check::run_all(); }

@@ -1,0 +1,45 @@
+"""Writes pprof's call graph of a profile as Graphviz DOT (.dot/.gv) or as SVG
+drawn by Graphviz's `dot` (.svg), with pprof's trimming flags."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import _io
+from . import _filter_args
+from ._report_args import sample_index
+
+HELP = "write pprof's call graph (DOT, or SVG via Graphviz)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("file", metavar="FILE", help="profile file (gzip or raw profile.proto)")
+    parser.add_argument("-o", "--output", required=True, help="output file: .dot/.gv (DOT) or .svg (needs Graphviz); "
+                                                              "- writes DOT to stdout")
+    parser.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
+                        help="sample type by index or name (default: pprof's default type)")
+    parser.add_argument("--granularity", default="functions",
+                        choices=("functions", "filefunctions", "files", "lines", "addresses"))
+    parser.add_argument("--nodecount", type=int, default=80, help="keep at most N nodes (0 = all; default 80)")
+    parser.add_argument("--nodefraction", type=float, default=0.005,
+                        help="drop nodes whose cum is below this share of the total (default 0.005)")
+    parser.add_argument("--edgefraction", type=float, default=0.001,
+                        help="drop edges below this share of the total (default 0.001)")
+    parser.add_argument("--title", default=None, help="title in the legend")
+    _filter_args.add_filter_arguments(parser)
+
+
+def run(args) -> int:
+    p = _filter_args.apply_filter_args(_io.load(args.file), args)
+    g = p.callgraph(sample_index(args.sample_index), by=args.granularity, nodecount=args.nodecount,
+                    nodefraction=args.nodefraction, edgefraction=args.edgefraction, title=args.title)
+    if args.output == "-":
+        sys.stdout.write(g.to_dot())
+        return 0
+    try:
+        g.save(args.output)
+    except RuntimeError as e:  # Graphviz missing or failing
+        print(f"pprofcore callgraph: error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}: {len(g.nodes())} nodes, {len(g.edges())} edges", file=sys.stderr)
+    return 0

@@ -1,0 +1,296 @@
+"""Call graphs with pprof's semantics (``go tool pprof -dot``): the graph is built
+in C++ (``_core.call_graph``) over the report nodes of ``by``; this module runs
+pprof's trimming steps (node fraction, top-N selection with its entropy order,
+edge fraction, redundant residual edges) and writes DOT or, through Graphviz's
+``dot``, SVG."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+import numpy as np
+
+from .. import _core, _units
+from .._report_table import ReportTable
+from .._reports import check_granularity
+from .flamegraph import stack_nodes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._profile import Profile
+
+MAX_NODELETS = 4  # pprof counts at most this many tags per node toward nodecount
+
+
+def callgraph(profile: "Profile", sample_type=None, *, by: str = "functions", nodecount: int = 80,
+              nodefraction: float = 0.005, edgefraction: float = 0.001, title: Optional[str] = None) -> "CallGraph":
+    """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
+    check_granularity(by)
+    if nodecount < 0:
+        raise ValueError(f"nodecount must be >= 0, got {nodecount}")
+    for name, v in (("nodefraction", nodefraction), ("edgefraction", edgefraction)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise ValueError(f"{name} must be between 0 and 1, got {v}")
+    ti = profile.sample_type_index(sample_type)
+    table = stack_nodes(profile, by)  # keys and names; the graph sums its own values
+    names = table.printable_names()
+
+    def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
+        g = _core.call_graph(profile._core, table, ti, None if kept is None else kept.astype(np.uint8), tag_cutoff)
+        g["nodes"] = np.flatnonzero((g["flat"] != 0) | (g["cum"] != 0))
+        g["keep_edge"] = np.ones(len(g["src"]), dtype=bool)
+        return g
+
+    g = build(None, 0)
+    total = int(g["flat"][g["nodes"]].sum())
+    node_cutoff = abs(int(float(total) * nodefraction))
+    edge_cutoff = abs(int(float(total) * edgefraction))
+    dropped_nodes = 0
+    if node_cutoff > 0:
+        kept = np.zeros(len(names), dtype=bool)
+        kept[g["nodes"][np.abs(g["cum"][g["nodes"]]) >= node_cutoff]] = True
+        dropped_nodes = len(g["nodes"]) - int(kept.sum())
+        g = build(kept, node_cutoff)
+    else:
+        g = build(None, node_cutoff)
+    orig_count = len(g["nodes"])
+    order = _entropy_order(g, names)
+    if nodecount > 0:
+        _trim_edges(g, edge_cutoff)
+        top = _select_top(order, g["tag_count"], nodecount)
+        if len(top) != len(order):
+            kept = np.zeros(len(names), dtype=bool)
+            kept[top] = True
+            g = build(kept, node_cutoff)
+            order = _entropy_order(g, names)
+    dropped_edges = _trim_edges(g, edge_cutoff)
+    _remove_redundant_edges(g, order, names)
+    return CallGraph(profile, ti, table, names, g, order, total=total, node_cutoff=node_cutoff,
+                     edge_cutoff=edge_cutoff, dropped_nodes=dropped_nodes, dropped_edges=dropped_edges,
+                     orig_count=orig_count, by=by, title=title)
+
+
+def _edges_of(g: dict):
+    live = np.flatnonzero(g["keep_edge"])
+    return live
+
+
+def _entropy_order(g: dict, names: List[str]) -> List[int]:
+    """pprof's EntropyOrder: |entropy score| desc, printable name, |flat| desc."""
+    flat, cum, w = g["flat"], g["cum"], g["weight"]
+    ins: Dict[int, list] = {}
+    outs: Dict[int, list] = {}
+    for e in _edges_of(g):
+        outs.setdefault(int(g["src"][e]), []).append(int(w[e]))
+        ins.setdefault(int(g["dst"][e]), []).append(int(w[e]))
+
+    def edge_entropy(weights, self_):
+        total = self_ + sum(abs(x) for x in weights if x > 0)
+        score = 0.0
+        if total != 0:
+            for x in weights:
+                frac = abs(x) / total
+                score += -frac * math.log2(frac) if frac > 0 else 0.0
+            if self_ > 0:
+                frac = abs(self_) / total
+                score += -frac * math.log2(frac)
+        return score
+
+    scores = {}
+    for n in g["nodes"]:
+        n = int(n)
+        s = 0.0
+        s += edge_entropy(ins[n], 0) if n in ins else 1.0
+        s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
+        scores[n] = int(s * float(cum[n])) + int(flat[n])
+    return sorted(scores, key=lambda n: (-abs(scores[n]), names[n], -abs(int(flat[n])), n))
+
+
+def _select_top(order: List[int], tag_count: np.ndarray, nodecount: int) -> List[int]:
+    """pprof's selectTopNodes in visual mode: tags (at most 4 per node) count as nodes."""
+    count = 0
+    limit = nodecount
+    for i, n in enumerate(order):
+        count += min(int(tag_count[n]), MAX_NODELETS) + 1
+        if count >= nodecount:
+            limit = i + 1
+            break
+    return order[:min(limit, len(order))]
+
+
+def _trim_edges(g: dict, cutoff: int) -> int:
+    low = g["keep_edge"] & (np.abs(g["weight"]) < cutoff)
+    g["keep_edge"] &= ~low
+    return int(low.sum())
+
+
+def _remove_redundant_edges(g: dict, order: List[int], names: List[str]) -> None:
+    """pprof's RemoveRedundantEdges: drop a residual edge, lightest first, when its
+    destination is still reachable from its source another way."""
+    live = _edges_of(g)
+    ins: Dict[int, list] = {}
+    for e in live:
+        ins.setdefault(int(g["dst"][e]), []).append(int(e))
+    w, src, dst, res = g["weight"], g["src"], g["dst"], g["residual"]
+    for n in reversed(order):
+        edges = sorted(ins.get(n, []), key=lambda e: (-abs(int(w[e])), names[int(src[e])], names[int(dst[e])]))
+        for e in reversed(edges):
+            if not res[e]:
+                break
+            if _reachable_without(e, ins, g):
+                g["keep_edge"][e] = False
+                ins[n].remove(e)
+
+
+def _reachable_without(edge: int, ins: Dict[int, list], g: dict) -> bool:
+    src = int(g["src"][edge])
+    start = int(g["dst"][edge])
+    seen = {start}
+    queue = [start]
+    while queue:
+        n = queue.pop(0)
+        for e in ins.get(n, []):
+            s = int(g["src"][e])
+            if e == edge or s in seen:
+                continue
+            if s == src:
+                return True
+            seen.add(s)
+            queue.append(s)
+    return False
+
+
+class CallGraph:
+    """pprof's call graph of one sample type: nodes at the chosen granularity with
+    flat and cum values, call edges with weights (``inline``: the call was
+    inlined; ``residual``: it passes through nodes that were trimmed away).
+
+    Build with :meth:`pprofcore.Profile.callgraph`. :meth:`nodes` and
+    :meth:`edges` are tables; :meth:`to_dot` is Graphviz input; :meth:`to_svg`
+    (and notebooks' ``_repr_svg_``) runs Graphviz's ``dot``.
+    """
+
+    def __init__(self, profile, ti, table, names, g, order, *, total, node_cutoff, edge_cutoff, dropped_nodes,
+                 dropped_edges, orig_count, by, title):
+        self.sample_type, self.unit = profile.sample_types[ti]
+        self.by = by
+        self.total = total
+        self.node_cutoff, self.edge_cutoff = node_cutoff, edge_cutoff
+        self.dropped_nodes, self.dropped_edges, self.orig_count = dropped_nodes, dropped_edges, orig_count
+        self.title = title if title is not None else f"{self.sample_type} ({self.unit})"
+        self._names = [names[n] for n in order]
+        self._flat = g["flat"][order]
+        self._cum = g["cum"][order]
+        pos = {n: i for i, n in enumerate(order)}
+        live = [int(e) for e in np.flatnonzero(g["keep_edge"]) if int(g["src"][e]) in pos and int(g["dst"][e]) in pos]
+        live.sort(key=lambda e: (-abs(int(g["weight"][e])), names[int(g["src"][e])], names[int(g["dst"][e])]))
+        self._src = np.array([pos[int(g["src"][e])] for e in live], dtype=np.int32)
+        self._dst = np.array([pos[int(g["dst"][e])] for e in live], dtype=np.int32)
+        self._weight = g["weight"][live] if live else np.zeros(0, dtype=np.int64)
+        self._inline = g["inline"][live].astype(bool) if live else np.zeros(0, dtype=bool)
+        self._residual = g["residual"][live].astype(bool) if live else np.zeros(0, dtype=bool)
+
+    def __repr__(self) -> str:
+        return (f"<pprofcore.CallGraph of {self.sample_type}: {len(self._names)} nodes, {len(self._src)} edges, "
+                f"by {self.by}>")
+
+    def nodes(self) -> ReportTable:
+        """Nodes in pprof's order: ``id`` (0-based; DOT names them N<id+1>), ``name, flat, cum``."""
+        return ReportTable({"id": np.arange(len(self._names), dtype=np.int32), "name": list(self._names),
+                            "flat": self._flat.copy(), "cum": self._cum.copy()}, meta={"unit": self.unit})
+
+    def edges(self) -> ReportTable:
+        """Edges, heaviest first: ``src, dst`` (node ids), ``caller, callee`` (names),
+        ``weight``, ``inline``, ``residual``."""
+        return ReportTable({"src": self._src.copy(), "dst": self._dst.copy(),
+                            "caller": [self._names[i] for i in self._src],
+                            "callee": [self._names[i] for i in self._dst],
+                            "weight": self._weight.copy(), "inline": self._inline.copy(),
+                            "residual": self._residual.copy()}, meta={"unit": self.unit})
+
+    def _fmt(self, v: int) -> str:
+        return _units.scaled_label(int(v), self.unit, "auto")
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text: boxes sized by flat, labels with flat and cum and
+        their share of the total, edges weighted by their value; inline calls are
+        labelled "(inline)", residual edges dotted. Deterministic."""
+        tot = abs(self.total) or 1
+        max_flat = max((abs(int(f)) for f in self._flat), default=0) or 1
+        esc = _dot_escape
+        lines = [f'digraph "{esc(self.title)}" {{', 'node [style=filled fillcolor="#f8f8f8" shape=box]']
+        legend = [self.title, f"Total: {self._fmt(self.total)}",
+                  f"Showing {len(self._names)} nodes out of {self.orig_count}"]
+        if self.dropped_nodes:
+            legend.append(f"Dropped {self.dropped_nodes} nodes (cum <= {self._fmt(self.node_cutoff)})")
+        if self.dropped_edges:
+            legend.append(f"Dropped {self.dropped_edges} edges (freq <= {self._fmt(self.edge_cutoff)})")
+        lines.append('subgraph cluster_L { "legend" [shape=box fontsize=14 label="' +
+                     "".join(esc(x) + "\\l" for x in legend) + '"] }')
+        for i, (name, flat, cum) in enumerate(zip(self._names, self._flat, self._cum)):
+            flat, cum = int(flat), int(cum)
+            label = esc(name)
+            if flat == cum:
+                label += f"\\n{self._fmt(flat)} ({100 * abs(flat) / tot:.2f}%)"
+            elif flat == 0:
+                label += f"\\n0 of {self._fmt(cum)} ({100 * abs(cum) / tot:.2f}%)"
+            else:
+                label += f"\\n{self._fmt(flat)} ({100 * abs(flat) / tot:.2f}%)\\nof {self._fmt(cum)} ({100 * abs(cum) / tot:.2f}%)"
+            size = 8 + int(16 * abs(flat) / max_flat)
+            shade = int(255 - 90 * min(1.0, abs(cum) / tot))
+            lines.append(f'N{i + 1} [label="{label}" fontsize={size} tooltip="{esc(name)} ({self._fmt(cum)})" '
+                         f'fillcolor="#ff{shade:02x}{shade:02x}"]')
+        for s, d, w, inl, res in zip(self._src, self._dst, self._weight, self._inline, self._residual):
+            w = int(w)
+            inline_note = "\\n (inline)" if inl else ""
+            attrs = [f'label=" {self._fmt(w)}{inline_note}"',
+                     f"weight={1 + min(100, abs(w) * 100 // tot)}", f"penwidth={1 + min(5, abs(w) * 5 // tot)}",
+                     f'tooltip="{esc(self._names[s])} {"..." if res else "->"} {esc(self._names[d])} ({self._fmt(w)})"']
+            if res:
+                attrs.append('style="dotted"')
+            lines.append(f"N{s + 1} -> N{d + 1} [{' '.join(attrs)}]")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def to_svg(self) -> str:
+        """SVG drawn by Graphviz's ``dot`` (raises ``RuntimeError`` naming the Debian
+        package ``graphviz`` when ``dot`` is not installed)."""
+        dot = shutil.which("dot")
+        if dot is None:
+            raise RuntimeError("Graphviz's `dot` was not found on PATH; install it (Debian/Ubuntu: "
+                               "apt-get install graphviz) or use to_dot()")
+        r = subprocess.run([dot, "-Tsvg"], input=self.to_dot().encode("utf-8"), capture_output=True, timeout=300)
+        if r.returncode != 0:
+            raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
+        return r.stdout.decode("utf-8")
+
+    def _repr_svg_(self) -> str:
+        return self.to_svg()
+
+    def _repr_html_(self) -> str:
+        from .html import callgraph_html
+
+        return callgraph_html(self)
+
+    def save(self, path) -> None:
+        """Writes :meth:`to_dot` (``.dot``/``.gv``) or :meth:`to_svg` (``.svg``), by extension."""
+        import os
+
+        p = os.fspath(path)
+        ext = os.path.splitext(p)[1].lower()
+        if ext in (".dot", ".gv"):
+            text = self.to_dot()
+        elif ext == ".svg":
+            text = self.to_svg()
+        else:
+            raise ValueError(f"cannot tell the format of {p!r}: use .dot, .gv or .svg")
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _dot_escape(s: str) -> str:
+    """A string safe inside a double-quoted DOT attribute (Graphviz escapes it
+    again for SVG, so C++ templates with < and & come out right)."""
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

@@ -1,0 +1,64 @@
+"""speedscope's file format (https://www.speedscope.app/file-format-schema.json)
+for a :class:`~pprofcore.display.FlameGraph`: one "sampled" profile whose frames
+are the tree's frame names and whose samples are the root-to-node paths of the
+nodes with a non-zero self value."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import __name__ as _pkg
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .flamegraph import FlameGraph
+
+SCHEMA = "https://www.speedscope.app/file-format-schema.json"
+
+# pprof unit -> speedscope ValueUnit
+_UNITS = {"nanoseconds": "nanoseconds", "microseconds": "microseconds", "milliseconds": "milliseconds",
+          "seconds": "seconds", "bytes": "bytes"}
+
+
+def to_speedscope(fg: "FlameGraph") -> dict:
+    """The speedscope document as a dict. Negative self values (diff profiles)
+    are left out: speedscope weights must not be negative."""
+    t = fg._tree
+    names, files, lines = t["frame_name"], t["frame_file"], t["frame_line"]
+    parent, frame, self_ = t["parent"], t["frame"], t["self"]
+    used = np.unique(frame[1:])
+    index = {int(f): i for i, f in enumerate(used)}
+    frames = []
+    for f in used:
+        fr = {"name": names[int(f)]}
+        if files[int(f)]:
+            fr["file"] = files[int(f)]
+        if lines[int(f)]:
+            fr["line"] = int(lines[int(f)])
+        frames.append(fr)
+    samples, weights = [], []
+    paths = [None] * len(parent)
+    paths[0] = []
+    for i in range(1, len(parent)):  # pre-order: a parent's path is known first
+        paths[i] = paths[int(parent[i])] + [index[int(frame[i])]]
+        if self_[i] > 0:
+            samples.append(paths[i])
+            weights.append(int(self_[i]))
+    total = int(sum(weights))
+    return {
+        "$schema": SCHEMA,
+        "shared": {"frames": frames},
+        "profiles": [{
+            "type": "sampled",
+            "name": fg.title,
+            "unit": _UNITS.get(fg.unit, "none"),
+            "startValue": 0,
+            "endValue": total,
+            "samples": samples,
+            "weights": weights,
+        }],
+        "name": fg.title,
+        "activeProfileIndex": 0,
+        "exporter": _pkg,
+    }
