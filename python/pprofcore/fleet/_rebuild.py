@@ -54,6 +54,8 @@ class _Strings:
         if isinstance(d, pa.ChunkedArray):
             d = d.combine_chunks()
         dict_codes = self.codes(d.dictionary.to_pylist())
+        if len(dict_codes) == 0:  # all null
+            return np.full(len(d), -1, dtype=np.int64)
         idx = d.indices.to_numpy(zero_copy_only=False)
         valid = ~np.asarray(d.indices.is_null().to_numpy(zero_copy_only=False))
         return np.where(valid, dict_codes[np.where(valid, idx, 0).astype(np.int64)], -1)

@@ -112,7 +112,10 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
             df["value"] = np.where(d != 0, df["value"].to_numpy() / np.where(d != 0, d, 1), np.nan)
     if "_bucket" in df:
         df = df.drop(columns="_bucket")
-    df = df.sort_values([key, "value"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    # largest first; ties by name, so the order does not depend on how a profile numbers its functions
+    df = (df.assign(_name=df["name"].astype(str))
+          .sort_values([key, "value", "_name"], ascending=[True, False, True], kind="stable")
+          .drop(columns="_name").reset_index(drop=True))
     df.attrs["sample_type"] = next(iter(type_names)) if type_names else None
     df.attrs["total"] = int(totals.sum())  # pprof's total (sum of |value|) over all profiles
     df.attrs["value"], df.attrs["by"], df.attrs["normalize"] = value, by, normalize
