@@ -238,3 +238,35 @@ def test_store_keeps_labels_and_header(tmp_path):
     for q in (p, h):
         store = pprofcore.ProfileSet([q]).to_parquet(tmp_path / str(id(q)))
         assert store.profile() == q.compact()
+
+
+# ---------------------------------------------------------------------- CLI
+def _cli(*args):
+    import subprocess
+    import sys
+
+    from conftest import pprofcore_env
+
+    return subprocess.run([sys.executable, "-m", "pprofcore", "fleet", *args], capture_output=True, text=True,
+                          timeout=300, env=pprofcore_env())
+
+
+def test_cli_ingest_sql_top(tmp_path):
+    import json
+
+    d = str(tmp_path / "store")
+    r = _cli("ingest", d, *CPU)
+    assert r.returncode == 0, r.stderr
+    assert f"ingested {len(CPU)} profiles" in r.stderr and "\r" not in r.stderr  # no progress bar off a TTY
+    r = _cli("sql", d, "select count(*) as n from profiles", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [{"n": len(CPU)}]
+    r = _cli("top", d, "--where", "profile_id < 3", "--format", "json", "--nodecount", "1000000")
+    assert r.returncode == 0, r.stderr
+    want = pprofcore.merge_files(CPU[:3]).top(n=None)
+    rows = json.loads(r.stdout)["rows"]
+    assert [(x["name"], x["flat"], x["cum"]) for x in rows] == list(zip(want["name"], want["flat"], want["cum"]))
+    r = _cli("sql", d, "select nope from profiles")
+    assert r.returncode == 1 and "query failed" in r.stderr and "nope" in r.stderr
+    r = _cli("top", d, "--where", "profile_id < 0")
+    assert r.returncode == 1 and "no profiles match" in r.stderr

@@ -8,7 +8,7 @@ import sys
 from typing import List, Optional
 
 from .. import __version__
-from . import delta, demo, diff, filter, folded, info, merge, peek, tags, top, traces
+from . import delta, demo, diff, filter, fleet, folded, info, merge, peek, tags, top, traces
 
 _COMMANDS = {
     "info": info,
@@ -22,6 +22,7 @@ _COMMANDS = {
     "traces": traces,
     "tags": tags,
     "folded": folded,
+    "fleet": fleet,
 }
 
 

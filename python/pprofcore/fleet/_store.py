@@ -255,9 +255,15 @@ class Store:
         return f"<pprofcore.fleet.Store {self.directory}>"
 
     def sql(self, query: str, params=None):
-        """Run a DuckDB query over the store's views; returns a pandas DataFrame."""
+        """Run a DuckDB query over the store's views; returns a pandas DataFrame.
+
+        A query DuckDB rejects raises ``ValueError`` with DuckDB's message."""
         require_pandas()
-        return self._con.execute(query, params or []).df()
+        duckdb = _require_duckdb()
+        try:
+            return self._con.execute(query, params or []).df()
+        except duckdb.Error as e:
+            raise ValueError(f"fleet store {self.directory}: query failed: {e}") from None
 
     def _selected(self, where: Optional[str]):
         cond = f"where {where}" if where else ""
