@@ -270,3 +270,33 @@ def test_cli_ingest_sql_top(tmp_path):
     assert r.returncode == 1 and "query failed" in r.stderr and "nope" in r.stderr
     r = _cli("top", d, "--where", "profile_id < 0")
     assert r.returncode == 1 and "no profiles match" in r.stderr
+
+
+# -------------------------------------------------------------------- plots
+def test_heatmap_and_lines_draw_the_series():
+    import xml.etree.ElementTree as ET
+
+    from pprofcore import fleet
+
+    s = pprofcore.ProfileSet(CPU)
+    df = s.series()
+    fig = fleet.heatmap(df, n=7)
+    root = ET.fromstring(fig.svg)  # well-formed XML, so names are escaped
+    ns = "{http://www.w3.org/2000/svg}"
+    sums = df.assign(name=df["name"].astype(str)).groupby("name")["value"].sum()
+    chosen = [t.find(f"{ns}title").text for t in root.findall(f"{ns}text") if t.find(f"{ns}title") is not None]
+    assert len(chosen) == 7
+    assert sums[chosen].min() >= sums.drop(chosen).max()  # the 7 largest keys (ties either way)
+    cells = root.findall(f"{ns}rect")
+    # one cell per non-zero (key, profile) of the chosen keys
+    assert len(cells) == int(df["name"].astype(str).isin(chosen).sum())
+    assert "<svg" in fig._repr_html_()
+    fig = fleet.lines(df, names=chosen[:2])
+    assert len(ET.fromstring(fig.svg).findall(f"{ns}polyline")) == 2
+    with pytest.raises(KeyError, match="not in the series"):
+        fleet.lines(df, names=["no such function"])
+    # names with markup characters are escaped
+    odd = pd.DataFrame({"time": pd.to_datetime([0, 1], unit="s", utc=True), "name": ["a<b>&c", "x"],
+                        "value": [1, 2]})
+    ET.fromstring(fleet.heatmap(odd).svg)
+    ET.fromstring(fleet.lines(odd).svg)

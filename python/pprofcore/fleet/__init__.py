@@ -23,11 +23,12 @@ def __getattr__(name):
         from ._store import Store
 
         return Store
-    if name in ("series", "movers"):
-        from . import _movers, _series
+    if name in ("series", "movers", "heatmap", "lines"):
+        from . import _movers, _plots, _series
 
-        return {"series": _series.series, "movers": _movers.movers}[name]
+        return {"series": _series.series, "movers": _movers.movers, "heatmap": _plots.heatmap,
+                "lines": _plots.lines}[name]
     raise AttributeError(name)
 
 
-__all__ = ["ProfileSet", "Store", "open_store", "series", "movers"]
+__all__ = ["ProfileSet", "Store", "open_store", "series", "movers", "heatmap", "lines"]
