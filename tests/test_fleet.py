@@ -3,6 +3,7 @@ pprof's -top (series), merge_files (merge, store round trip) and each other."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -21,6 +22,8 @@ needs_fleet = pytest.mark.skipif(not CPU or not HEAP, reason="no fleet corpus (s
 pytestmark = needs_fleet
 
 FLEETS = [pytest.param(CPU, id="cpu"), pytest.param(HEAP, id="heapseries")]
+requires_duckdb = pytest.mark.skipif(importlib.util.find_spec("duckdb") is None,
+                                     reason="the store's queries need duckdb (pip install 'pprofcore[fleet]')")
 
 
 def _some(paths, k=12):
@@ -180,6 +183,7 @@ def test_movers_between_windows():
 
 
 # -------------------------------------------------------------------- store
+@requires_duckdb
 @pytest.mark.parametrize("paths", FLEETS)
 def test_store_round_trip_merges_like_merge_files(tmp_path, paths):
     store = pprofcore.ProfileSet(paths).to_parquet(tmp_path / "s")
@@ -190,6 +194,7 @@ def test_store_round_trip_merges_like_merge_files(tmp_path, paths):
     assert store.profile("profile_id % 3 = 1") == pprofcore.merge_files(list(picked["path"]))
 
 
+@requires_duckdb
 def test_store_appends_and_deduplicates(tmp_path):
     half = len(CPU) // 2
     pprofcore.ProfileSet(CPU[:half]).to_parquet(tmp_path)
@@ -210,6 +215,7 @@ def test_store_appends_and_deduplicates(tmp_path):
     assert {str(pd.Timestamp(d).date()) for d in days} == want
 
 
+@requires_duckdb
 def test_store_series_and_sql_agree_with_profiles(tmp_path):
     paths = _some(CPU, 10)
     services = {path: ("api" if i % 2 else "batch") for i, path in enumerate(paths)}
@@ -232,6 +238,7 @@ def test_store_series_and_sql_agree_with_profiles(tmp_path):
     assert store.profile("service = 'api'") == s.where(service="api").merge()
 
 
+@requires_duckdb
 def test_store_keeps_labels_and_header(tmp_path):
     p = pprofcore.load(pprofcore.example_path())  # string and numeric labels, comments-free Go CPU profile
     h = pprofcore.load(pprofcore.example_path("heap"))
@@ -251,6 +258,7 @@ def _cli(*args):
                           timeout=300, env=pprofcore_env())
 
 
+@requires_duckdb
 def test_cli_ingest_sql_top(tmp_path):
     import json
 
@@ -300,3 +308,54 @@ def test_heatmap_and_lines_draw_the_series():
                         "value": [1, 2]})
     ET.fromstring(fleet.heatmap(odd).svg)
     ET.fromstring(fleet.lines(odd).svg)
+
+
+@requires_duckdb
+def test_store_selection_property(tmp_path_factory):
+    """Any selection of stored profiles merges to what merge_files gives for those files."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    paths = CPU[:12]
+    store = pprofcore.ProfileSet(paths).to_parquet(tmp_path_factory.mktemp("prop"))
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sets(st.integers(0, len(paths) - 1), min_size=1))
+    def check(ids):
+        ids = sorted(ids)
+        got = store.profile(f"profile_id in ({', '.join(map(str, ids))})")
+        assert got == pprofcore.merge_files([paths[i] for i in ids])
+
+    check()
+
+
+def test_varint_writer_matches_the_wire_format():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pprofcore.fleet import _pbwrite
+
+    def ref(v):
+        v &= (1 << 64) - 1
+        out = bytearray()
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        return bytes(out)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.integers(-(1 << 63), (1 << 63) - 1)), st.lists(st.integers(0, 5)))
+    def check(values, cuts):
+        s = _pbwrite.varints(np.array(values, dtype=np.int64))
+        assert [bytes(s.buf[s.off[i]:s.off[i + 1]]) for i in range(len(values))] == [ref(v) for v in values]
+        # packed fields per record: tag, length, payload; empty records write nothing
+        bounds = np.minimum(np.cumsum([0] + cuts), len(values))
+        bounds[-1] = len(values)
+        f = _pbwrite.field_packed(1, np.array(values, dtype=np.int64), bounds)
+        for i in range(len(bounds) - 1):
+            payload = b"".join(ref(v) for v in values[bounds[i]:bounds[i + 1]])
+            want = (b"\x0a" + ref(len(payload)) + payload) if payload else b""
+            assert bytes(f.buf[f.off[i]:f.off[i + 1]]) == want
+
+    check()
