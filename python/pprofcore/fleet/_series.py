@@ -71,12 +71,13 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
     pos_parts, code_parts, val_parts = [], [], []
     totals = np.zeros(len(s), dtype=np.int64)
     durations = np.zeros(len(s), dtype=np.int64)
+    time_ns = np.zeros(len(s), dtype=np.int64)
     type_names = set()
     for pos, profiles in s.chunks():
         for i, p in zip(pos.tolist(), profiles):
             names, vals, tot, tname = profile_values(p, sample_type, by, value)
             type_names.add(tname)
-            totals[i], durations[i] = tot, p.duration_nanos
+            totals[i], durations[i], time_ns[i] = tot, p.duration_nanos, p.time_nanos
             codes = np.empty(len(names), dtype=np.int32)
             for k, name in enumerate(names):
                 c = index.get(name)
@@ -90,10 +91,12 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
     pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
     vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)
-    times = s.profiles["time"]
+    # the profiles' times from this pass (reading s.profiles would decode every file again)
+    ns = np.where(time_ns == 0, np.iinfo(np.int64).min, time_ns)  # 0 = unknown -> NaT
+    times = pd.Series(pd.to_datetime(ns, unit="ns", utc=True))
     df = pd.DataFrame({
         "profile": pos,
-        "time": times.iloc[pos].to_numpy() if len(pos) else pd.to_datetime(pos, utc=True),
+        "time": pd.to_datetime(ns[pos], unit="ns", utc=True),
         "name": pd.Categorical.from_codes(codes, categories=cats) if cats else pd.Categorical([]),
         "value": vals,
     })
