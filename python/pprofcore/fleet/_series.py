@@ -22,14 +22,17 @@ NORMALIZE = (None, "share", "rate")
 
 
 def profile_values(profile, sample_type, by: str, value: str):
-    """``(names, values, total, type_name)`` of one profile: the non-zero flat
-    (or cum) value per node at granularity ``by``, as ``pprof -top`` computes them."""
+    """``(names, values, total, type_name, time_nanos, duration_nanos)`` of one
+    profile: the non-zero flat (or cum) value per node at granularity ``by``,
+    as ``pprof -top`` computes them, and the total (sum of |value|)."""
     ti = profile.sample_type_index(sample_type)
     t = _reports.nodes(profile, by, True, ti)
     col = t.columns()[value][:, ti]
     nz = np.flatnonzero(col)
     names = t.printable_names()
-    return [names[i] for i in nz.tolist()], col[nz], _reports.total(profile, ti), profile.sample_types[ti][0]
+    total = int(np.abs(profile.values[:, ti]).sum(dtype=np.int64)) if len(profile) else 0
+    return ([names[i] for i in nz.tolist()], col[nz], total, profile.sample_types[ti][0], profile.time_nanos,
+            profile.duration_nanos)
 
 
 def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
@@ -73,21 +76,20 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
     durations = np.zeros(len(s), dtype=np.int64)
     time_ns = np.zeros(len(s), dtype=np.int64)
     type_names = set()
-    for pos, profiles in s.chunks():
-        for i, p in zip(pos.tolist(), profiles):
-            names, vals, tot, tname = profile_values(p, sample_type, by, value)
-            type_names.add(tname)
-            totals[i], durations[i], time_ns[i] = tot, p.duration_nanos, p.time_nanos
-            codes = np.empty(len(names), dtype=np.int32)
-            for k, name in enumerate(names):
-                c = index.get(name)
-                if c is None:
-                    c = index[name] = len(cats)
-                    cats.append(name)
-                codes[k] = c
-            pos_parts.append(np.full(len(names), i, dtype=np.int64))
-            code_parts.append(codes)
-            val_parts.append(np.asarray(vals, dtype=np.int64))
+    work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
+    for i, (names, vals, tot, tname, tns, dns) in s.map(work):
+        type_names.add(tname)
+        totals[i], durations[i], time_ns[i] = tot, dns, tns
+        codes = np.empty(len(names), dtype=np.int32)
+        for k, name in enumerate(names):  # one per node, not per sample
+            c = index.get(name)
+            if c is None:
+                c = index[name] = len(cats)
+                cats.append(name)
+            codes[k] = c
+        pos_parts.append(np.full(len(names), i, dtype=np.int64))
+        code_parts.append(codes)
+        val_parts.append(np.asarray(vals, dtype=np.int64))
     pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
     vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)

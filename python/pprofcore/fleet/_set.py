@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -145,12 +146,32 @@ class ProfileSet:
     def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:
         """Yield ``(positions, profiles)`` a chunk at a time (positions in this set).
 
-        Only one chunk is decoded at a time, so memory is bounded by the chunk
-        size (default: 8 profiles per thread), not by the number of profiles."""
+        The next chunk is decoded on a background thread while the caller works
+        on the current one, so at most two chunks are in memory (default size:
+        8 profiles per thread), however many profiles the set has."""
         size = size or self._chunk_size()
-        for start in range(0, len(self._rows), size):
-            pos = np.arange(start, min(start + size, len(self._rows)))
-            yield pos, self._read(self._rows[pos])
+        starts = list(range(0, len(self._rows), size))
+        if not starts:
+            return
+        positions = [np.arange(a, min(a + size, len(self._rows))) for a in starts]
+        with ThreadPoolExecutor(1) as ahead:
+            pending = ahead.submit(self._read, self._rows[positions[0]])
+            for k, pos in enumerate(positions):
+                profiles = pending.result()
+                if k + 1 < len(positions):
+                    pending = ahead.submit(self._read, self._rows[positions[k + 1]])
+                yield pos, profiles
+                del profiles
+
+    def map(self, fn: Callable[[Profile], Any]) -> Iterator[Tuple[int, Any]]:
+        """Yield ``(position, fn(profile))`` for every profile, in order.
+
+        ``fn`` runs on a thread pool (``threads`` workers): it gains from
+        threads when its work is pprofcore's C++ (which releases the GIL)."""
+        workers = max(1, self._threads or os.cpu_count() or 1)
+        with ThreadPoolExecutor(workers) as pool:
+            for pos, profiles in self.chunks():
+                yield from zip(pos.tolist(), pool.map(fn, profiles))
 
     def __iter__(self) -> Iterator[Profile]:
         for _, profiles in self.chunks():
