@@ -236,6 +236,10 @@ def test_store_series_and_sql_agree_with_profiles(tmp_path):
     assert {n: int(v) for n, v in zip(flat["name"], flat["cpu"]) if v} == want
     assert set(store.sql("select distinct service from profiles")["service"]) == {"api", "batch"}
     assert store.profile("service = 'api'") == s.where(service="api").merge()
+    # a selection re-exported to a second store keeps its metadata and content
+    copy = store.profile_set("service = 'api'").to_parquet(tmp_path / "copy")
+    assert copy.profile() == s.where(service="api").merge()
+    assert set(copy.sql("select distinct service from profiles")["service"]) == {"api"}
 
 
 @requires_duckdb

@@ -196,19 +196,32 @@ def _header_row(p, path, extra: dict) -> dict:
     return row
 
 
+def _metadata_of(s: ProfileSet, i: int, path) -> dict:
+    """The metadata columns of profile ``i`` of ``s`` (without reading the
+    whole ``profiles`` table, which would decode every file once more)."""
+    md = s._metadata
+    if md is None:
+        if s._source.reader is None or s._table is None:
+            return {}
+        row = s._table.iloc[int(s._rows[i])]  # a set rebuilt from a store: its stored columns
+        skip = {"path", "time", "duration", "sample_types", "sample_units", "totals", "period_type", "period_unit",
+                "period", "comments", "drop_frames", "keep_frames", "default_sample_type", "doc_url", "n_samples"}
+        return {k: v for k, v in row.items() if k not in skip}
+    if callable(md):
+        return dict(md(path) or {})
+    return dict(md.iloc[int(s._rows[i])])
+
+
 def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
     """Write (append) the profiles of ``s`` to the store in ``directory``."""
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
     w = _Writer(d)
-    meta = s.profiles if s._metadata is not None else None
-    base = {"path", "time", "duration", "sample_types"}
     paths = s.paths
     done = 0
     for pos, profiles in s.chunks():
         for i, p in zip(pos.tolist(), profiles):
-            extra = {} if meta is None else {k: v for k, v in meta.iloc[i].items()
-                                             if k not in base and not str(k).startswith("total_")}
+            extra = _metadata_of(s, i, paths[i])
             t = p.time_nanos
             day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
             w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
