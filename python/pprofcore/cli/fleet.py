@@ -9,6 +9,7 @@ A progress bar is shown when stderr is a terminal."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -18,6 +19,7 @@ HELP = "Parquet store of many profiles: ingest, sql, top"
 
 
 def add_arguments(parser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage lines above as written
     sub = parser.add_subparsers(dest="fleet_command", metavar="ACTION")
     sub.required = True
     p = sub.add_parser("ingest", help="write (or append) profiles to a store directory")
