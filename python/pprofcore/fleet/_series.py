@@ -117,14 +117,25 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
             df["value"] = np.where(d != 0, df["value"].to_numpy() / np.where(d != 0, d, 1), np.nan)
     if "_bucket" in df:
         df = df.drop(columns="_bucket")
-    # largest first; ties by name, so the order does not depend on how a profile numbers its functions
-    df = (df.assign(_name=df["name"].astype(str))
-          .sort_values([key, "value", "_name"], ascending=[True, False, True], kind="stable")
-          .drop(columns="_name").reset_index(drop=True))
+    df = _ordered(df, key)
     df.attrs["sample_type"] = next(iter(type_names)) if type_names else None
     df.attrs["total"] = int(totals.sum())  # pprof's total (sum of |value|) over all profiles
     df.attrs["value"], df.attrs["by"], df.attrs["normalize"] = value, by, normalize
     return df
+
+
+def _ordered(df, key: str):
+    """Rows by ``key``, then largest value first, ties by name, so the order
+    does not depend on how each profile numbers its functions (NumPy lexsort
+    on codes, not a string sort)."""
+    names = df["name"].cat
+    cats = np.asarray(names.categories, dtype=object)
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
+    codes = names.codes.to_numpy()
+    k = df[key].array.asi8 if key == "time" else df[key].to_numpy()
+    order = np.lexsort((rank[codes] if len(cats) else codes, -df["value"].to_numpy(), k))
+    return df.iloc[order].reset_index(drop=True)
 
 
 def _bucket(pd, df, times, totals, durations, freq):
