@@ -29,6 +29,27 @@ def strings(values: List[str]) -> np.ndarray:
                                        "little") for s in values), dtype=np.uint64, count=len(values))
 
 
+class StringHashes:
+    """:func:`strings` with a cache: a fleet's profiles share most strings."""
+
+    LIMIT = 1 << 20  # entries kept before the cache starts over
+
+    def __init__(self) -> None:
+        self._cache: dict = {}
+
+    def __call__(self, values: List[str]) -> np.ndarray:
+        cache = self._cache
+        if len(cache) > self.LIMIT:
+            cache.clear()
+        out = np.empty(len(values), dtype=np.uint64)
+        for i, s in enumerate(values):  # one per string of the table, not per sample
+            h = cache.get(s)
+            if h is None:
+                h = cache[s] = int(strings([s])[0])
+            out[i] = h
+        return out
+
+
 def rows(tag: int, *columns) -> np.ndarray:
     """Hash of each row of equally long columns (any integer dtype)."""
     with np.errstate(over="ignore"):

@@ -51,7 +51,8 @@ class _Writer:
 
         self.pq = pq
         self.dir = directory
-        self.seen: Dict[str, np.ndarray] = {t: self._existing_ids(t) for t in _ID_COLUMN}
+        self.seen: Dict[str, set] = {t: set(self._existing_ids(t).tolist()) for t in _ID_COLUMN}
+        self.string_ids = _ids.StringHashes()
         self.next_id = self._next_profile_id()
         self.pending: Dict[str, list] = {t: [] for t in TABLES}
 
@@ -70,14 +71,16 @@ class _Writer:
     def _new(self, table: str, ids: np.ndarray):
         """Rows (first index of each id) whose id was never written."""
         uniq, first = np.unique(ids, return_index=True)
-        fresh = ~np.isin(uniq, self.seen[table], assume_unique=True)
-        self.seen[table] = np.union1d(self.seen[table], uniq[fresh])
+        seen = self.seen[table]
+        # a set lookup per distinct row (not per sample) keeps appends O(new rows)
+        fresh = np.fromiter((x not in seen for x in uniq.tolist()), dtype=bool, count=len(uniq))
+        seen.update(uniq[fresh].tolist())
         return np.sort(first[fresh])
 
     def add(self, p, facts: dict) -> None:
         pa = self.pa
         strs = list(p.strings)
-        sh = _ids.strings(strs)
+        sh = self.string_ids(strs)
         sarr = np.asarray(strs, dtype=object)
         f, m, loc, ln = p.functions, p.mappings, p.locations, p.lines
         fid = _ids.as_id(_ids.rows(1, sh[f.name], sh[f.system_name], sh[f.filename], f.start_line))
