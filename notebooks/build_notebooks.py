@@ -111,9 +111,7 @@ FLEET = [
     ("code", "assert store.profile() == pprofcore.merge_files(files)\n"
              "host = s.profiles['host'][0]\n"
              "store.profile(f\"host = '{host}'\").top(n=5)"),
-    ("code", "import shutil
-store.close()
-shutil.rmtree(store.directory)  # the example store was temporary"),
+    ("code", "import shutil\nstore.close()\nshutil.rmtree(store.directory)  # the example store was temporary"),
 ]
 
 
