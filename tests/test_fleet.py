@@ -363,3 +363,17 @@ def test_varint_writer_matches_the_wire_format():
             assert bytes(f.buf[f.off[i]:f.off[i + 1]]) == want
 
     check()
+
+
+@requires_duckdb
+def test_store_profiles_without_mappings_or_samples(tmp_path):
+    folded = pprofcore.from_folded("main;foo;bar 10\nmain;baz 5\nmain;foo;bar 3\n")  # no mappings
+    with pytest.warns(pprofcore.FilterWarning):
+        empty = folded.filter(focus="no such function")
+    assert len(empty) == 0
+    store = pprofcore.ProfileSet([folded, empty, folded]).to_parquet(tmp_path / "a")
+    assert store.profile() == pprofcore.merge([folded, empty, folded])
+    assert len(store.sql("select * from mappings")) == 0  # an empty view, not a missing table
+    only_empty = pprofcore.ProfileSet([empty]).to_parquet(tmp_path / "b")
+    assert only_empty.profile() == pprofcore.merge([empty])
+    assert len(only_empty.series()) == 0

@@ -88,7 +88,9 @@ class _Writer:
                                    m.has_functions, m.has_filenames, m.has_line_numbers, m.has_inline_frames))
         line_fn = fid[ln.function]
         line_h = _ids.rows(3, line_fn, ln.line, ln.column)
-        loc_map = np.where(loc.mapping >= 0, mid[np.maximum(loc.mapping, 0)], -1)
+        has_map = loc.mapping >= 0
+        loc_map = np.full(len(loc.mapping), -1, dtype=np.int64)
+        loc_map[has_map] = mid[loc.mapping[has_map]]
         lid = _ids.as_id(_ids.rows(4, loc_map, loc.address, loc.is_folded,
                                    _ids.segments(5, line_h, loc.line_offsets)))
         sid = _ids.as_id(_ids.segments(6, lid[p.stack_locations], p.stack_offsets))
@@ -261,6 +263,9 @@ class Store:
         for t in TABLES:
             tdir = self.directory / t
             if not tdir.is_dir() or not any(tdir.rglob("*.parquet")):
+                # nothing written yet (e.g. no profile has mappings): an empty view of the same columns
+                self._con.register(f"_empty_{t}", _empty_table(t))
+                self._con.execute(f"create view {t} as select * from _empty_{t}")
                 continue
             files = str(tdir / "**" / "*.parquet")
             hive = "true" if t in PARTITIONED else "false"
@@ -312,6 +317,27 @@ class Store:
 
     def close(self) -> None:
         self._con.close()
+
+
+def _empty_table(table: str):
+    """A zero-row Arrow table with the columns a written ``table`` has."""
+    pa = require_pyarrow()
+    ints, strs = pa.list_(pa.int64()), pa.list_(pa.string())
+    schemas = {
+        "samples": [("profile_id", pa.int64()), ("sample", pa.int32()), ("stack_id", pa.int64()), ("values", ints),
+                    ("label_keys", strs), ("label_strs", strs), ("label_nums", ints), ("label_units", strs),
+                    ("day", pa.string())],
+        "stacks": [("stack_id", pa.int64()), ("location_ids", ints)],
+        "locations": [("location_id", pa.int64()), ("mapping_id", pa.int64()), ("address", pa.uint64()),
+                      ("is_folded", pa.bool_()), ("function_ids", ints), ("lines", ints), ("columns", ints)],
+        "functions": [("function_id", pa.int64()), ("name", pa.string()), ("system_name", pa.string()),
+                      ("filename", pa.string()), ("start_line", pa.int64())],
+        "mappings": [("mapping_id", pa.int64()), ("memory_start", pa.uint64()), ("memory_limit", pa.uint64()),
+                     ("file_offset", pa.uint64()), ("filename", pa.string()), ("build_id", pa.string()),
+                     ("has_functions", pa.bool_()), ("has_filenames", pa.bool_()),
+                     ("has_line_numbers", pa.bool_()), ("has_inline_frames", pa.bool_())],
+    }
+    return pa.schema(schemas[table]).empty_table()
 
 
 def _sql_str(s: str) -> str:
