@@ -377,3 +377,16 @@ def test_store_profiles_without_mappings_or_samples(tmp_path):
     only_empty = pprofcore.ProfileSet([empty]).to_parquet(tmp_path / "b")
     assert only_empty.profile() == pprofcore.merge([empty])
     assert len(only_empty.series()) == 0
+
+
+@requires_duckdb
+@pytest.mark.parametrize("mixed", [True, False], ids=["mixed", "only-locationless"])
+def test_store_locationless_samples_and_numeric_labels(tmp_path, mixed):
+    import gzip
+
+    from local_corpus import labelled_profile
+
+    path = tmp_path / "p.pb.gz"
+    path.write_bytes(gzip.compress(labelled_profile(mixed)))
+    store = pprofcore.ProfileSet([str(path)] * 2).to_parquet(tmp_path / "s")
+    assert store.profile() == pprofcore.merge_files([str(path)] * 2)
