@@ -40,9 +40,16 @@ def _offsets(lens: np.ndarray) -> np.ndarray:
 def varints(values) -> Segs:
     """Each value (int64 two's complement, or uint64) as one varint."""
     v = np.ascontiguousarray(values).astype(np.int64, copy=False).view(np.uint64)
-    groups = (v[:, None] >> _SHIFTS[None, :]) & np.uint64(0x7F)
-    n_bytes = 1 + (v[:, None] >= (np.uint64(1) << _SHIFTS[1:])[None, :]).sum(axis=1)
-    cols = np.arange(10)[None, :]
+    n_bytes = np.ones(len(v), dtype=np.int64)
+    for k in range(1, 10):
+        more = v >= (np.uint64(1) << _SHIFTS[k])
+        if not more.any():
+            break
+        n_bytes += more
+    width = int(n_bytes.max()) if len(v) else 1  # only as many 7-bit groups as the largest value needs
+    shifts = _SHIFTS[:width]
+    groups = (v[:, None] >> shifts[None, :]) & np.uint64(0x7F)
+    cols = np.arange(width)[None, :]
     cont = (cols < (n_bytes[:, None] - 1)).astype(np.uint64) << np.uint64(7)
     b = (groups | cont).astype(np.uint8)
     return Segs(b[cols < n_bytes[:, None]], _offsets(n_bytes))
@@ -132,6 +139,15 @@ def strings(values: List[str]) -> Segs:
     data = [s.encode("utf-8") for s in values]
     lens = np.fromiter((len(d) for d in data), dtype=np.int64, count=len(data))
     return Segs(np.frombuffer(b"".join(data), dtype=np.uint8), _offsets(lens))
+
+
+def select(s: Segs, rows) -> bytes:
+    """Records ``rows`` of ``s`` (in that order) joined into one byte string."""
+    rows = np.asarray(rows, dtype=np.int64)
+    lens = s.lens[rows]
+    total = int(lens.sum())
+    idx = np.repeat(s.off[:-1][rows] - _offsets(lens)[:-1], lens) + np.arange(total)
+    return s.buf[idx].tobytes()
 
 
 def one(s: Segs) -> bytes:

@@ -2,10 +2,10 @@
 batch of profiles, encoded as ``profile.proto`` with the vectorized writer and
 decoded by the C++ core.
 
-A batch shares its locations, functions, mappings and strings: every profile of
-the batch carries all of them, its own samples and header, and its own main
-mapping first (pprof's merge keeps the first profile's first mapping first).
-Rows a profile does not reference are ignored by merging and by reports."""
+A batch encodes its locations, functions and mappings once; each profile then
+takes the messages of the rows it references, its own samples and header, its
+own main mapping first (pprof's merge keeps the first profile's first mapping
+first), and the batch's string table."""
 
 from __future__ import annotations
 
@@ -100,7 +100,6 @@ def rebuild(con, profile_ids: List[int]):
     strings = _Strings()
     shared = _shared_tables(strings, locs, funcs, maps)
     map_ids = maps.column("mapping_id").to_numpy()
-    map_msgs = shared.pop("mappings")
     loc_ids = locs.column("location_id").to_numpy()
 
     # samples of the whole batch, encoded at once, then cut per profile
@@ -131,20 +130,28 @@ def rebuild(con, profile_ids: List[int]):
     header = prof.select([c for c in ("sample_types", "sample_units", "time_nanos", "duration_nanos",
                                       "period_type", "period_unit", "period", "comments", "drop_frames",
                                       "keep_frames", "default_sample_type", "doc_url", "main_mapping_id")]).to_pylist()
+    loc_seq = stack_rows[take] - 1  # location row of every frame of every sample, batch order
     out = []
     for pid in profile_ids:
         h = header[rows[pid]]
         lo, hi = np.searchsorted(s_pid, pid, "left"), np.searchsorted(s_pid, pid, "right")
         samples_bytes = sample_msgs.buf[int(sample_msgs.off[lo]):int(sample_msgs.off[hi])].tobytes()
-        order = np.arange(len(map_ids))
+        # only the rows this profile references, so its cost does not grow with the batch
+        lrows = np.unique(loc_seq[int(s_off[lo]):int(s_off[hi])])
+        lo_l, hi_l = shared["line_off"][lrows], shared["line_off"][lrows + 1]
+        n_l = hi_l - lo_l
+        lines = np.repeat(lo_l - np.concatenate([[0], np.cumsum(n_l)[:-1]]), n_l) + np.arange(int(n_l.sum()))
+        frows = np.unique(shared["line_fn"][lines])
+        mrows = shared["loc_map"][lrows]
+        mrows = np.unique(mrows[mrows >= 0])
         if h["main_mapping_id"] is not None:
             first = int(np.searchsorted(map_ids, h["main_mapping_id"]))
-            order = np.concatenate([[first], order[order != first]])
-        mappings_bytes = b"".join(map_msgs[i] for i in order.tolist())
-        head = _header(strings, h)
-        out.append(loads(head + samples_bytes + mappings_bytes + shared["locations"] + shared["functions"]
-                         + w.one(w.field_bytes(6, w.strings(strings.values)))))
-    return out
+            mrows = np.concatenate([[first], mrows[mrows != first]])
+        out.append([_header(strings, h), samples_bytes, w.select(shared["mappings"], mrows),
+                    w.select(shared["locations"], lrows), w.select(shared["functions"], frows)])
+    # every string is known now: one string table for the batch
+    table = w.one(w.field_bytes(6, w.strings(strings.values)))
+    return [loads(b"".join(parts) + table) for parts in out]
 
 
 def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
@@ -180,26 +187,39 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
         w.field_varint(1, np.arange(1, nl + 1)), w.field_varint(2, m_rows),
         w.field_varint(3, col(locs, "address")), w.repeated(4, line_msgs, l_off),
         w.field_varint(5, col(locs, "is_folded").astype(np.int64))]))
-    return {"functions": w.one(fmsg), "locations": w.one(lmsg),
-            "mappings": [mmsg.buf[int(mmsg.off[i]):int(mmsg.off[i + 1])].tobytes() for i in range(nm)]}
+    return {"functions": fmsg, "locations": lmsg, "mappings": mmsg,
+            "line_off": l_off, "line_fn": fn_rows - 1, "loc_map": m_rows - 1}
+
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1  # int64 as two's complement
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(field: int, n: int) -> bytes:
+    return _varint(field << 3) + _varint(n) if n else b""
+
+
+def _message(field: int, body: bytes) -> bytes:
+    return _varint((field << 3) | 2) + _varint(len(body)) + body
 
 
 def _header(strings: _Strings, h: dict) -> bytes:
-    types = list(h["sample_types"] or [])
-    units = list(h["sample_units"] or [])
-    n = len(types)
-    vt = w.concat([w.field_varint(1, strings.codes(types)), w.field_varint(2, strings.codes(units))])
-    parts = [w.one(w.field_bytes(1, vt)) if n else b""]
-    scalar = [(7, strings.codes([h["drop_frames"]])[0]), (8, strings.codes([h["keep_frames"]])[0]),
-              (9, h["time_nanos"]), (10, h["duration_nanos"]), (12, h["period"]),
-              (14, strings.codes([h["default_sample_type"]])[0]), (15, strings.codes([h["doc_url"]])[0])]
-    for field, v in scalar:
-        parts.append(w.one(w.field_varint(field, np.array([int(v or 0)], dtype=np.int64))))
+    """The profile's own fields (a dozen scalars per profile: plain Python)."""
+    code = lambda x: int(strings.codes([x])[0])  # noqa: E731
+    parts = [_message(1, _field(1, code(t)) + _field(2, code(u)))
+             for t, u in zip(h["sample_types"] or [], h["sample_units"] or [])]
+    parts += [_field(7, code(h["drop_frames"])), _field(8, code(h["keep_frames"])),
+              _field(9, int(h["time_nanos"] or 0)), _field(10, int(h["duration_nanos"] or 0)),
+              _field(12, int(h["period"] or 0)), _field(14, code(h["default_sample_type"])),
+              _field(15, code(h["doc_url"]))]
     if h["period_type"] is not None:
-        pt = w.concat([w.field_varint(1, strings.codes([h["period_type"]])),
-                       w.field_varint(2, strings.codes([h["period_unit"]]))])
-        parts.append(w.one(w.field_bytes(11, pt)))
-    comments = list(h["comments"] or [])
-    if comments:
-        parts.append(w.one(w.field_varint(13, strings.codes(comments), omit_zero=False)))
+        parts.append(_message(11, _field(1, code(h["period_type"])) + _field(2, code(h["period_unit"]))))
+    for c in h["comments"] or []:
+        parts.append(_varint(13 << 3) + _varint(code(c)))
     return b"".join(parts)

@@ -27,11 +27,13 @@ class _Source:
     """Where profile ``i`` comes from: a path, a Profile, or a reader callable
     (``read(keys) -> list of Profile``) for profiles rebuilt from a store."""
 
-    __slots__ = ("items", "reader")
+    __slots__ = ("items", "reader", "chunk")
 
-    def __init__(self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None) -> None:
+    def __init__(self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None,
+                 chunk: Optional[int] = None) -> None:
         self.items = items
         self.reader = reader
+        self.chunk = chunk  # profiles per read, when the reader prefers its own batch size
 
 
 def _label(item: Any) -> Optional[str]:
@@ -97,9 +99,10 @@ class ProfileSet:
         return cls(paths, metadata=metadata, threads=threads)
 
     @classmethod
-    def _from_reader(cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None) -> "ProfileSet":
+    def _from_reader(cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None,
+                     chunk: Optional[int] = None) -> "ProfileSet":
         s = cls([], threads=threads)
-        s._source = _Source(list(keys), reader)
+        s._source = _Source(list(keys), reader, chunk)
         s._rows = np.arange(len(keys), dtype=np.int64)
         s._table = table
         return s
@@ -129,6 +132,8 @@ class ProfileSet:
         return [_label(self._source.items[r]) if self._source.reader is None else None for r in self._rows]
 
     def _chunk_size(self) -> int:
+        if self._source.chunk:
+            return self._source.chunk
         return max(1, (self._threads or os.cpu_count() or 1)) * CHUNK_PER_THREAD
 
     def _read(self, rows: np.ndarray) -> List[Profile]:

@@ -32,6 +32,8 @@ PARTITIONED = ("profiles", "samples")
 _ID_COLUMN = {"stacks": "stack_id", "locations": "location_id", "functions": "function_id", "mappings": "mapping_id"}
 #: Profiles per written file (larger files, fewer of them).
 WRITE_BATCH = 256
+#: Profiles rebuilt per round of queries (each round scans the tables once).
+REBUILD_BATCH = 128
 
 
 def _require_duckdb():
@@ -303,7 +305,7 @@ class Store:
             if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
                 facts[c] = table[c].to_numpy()
         ids = table["profile_id"].astype(np.int64).tolist()
-        return ProfileSet._from_reader(ids, lambda keys: rebuild(self._con, keys), facts)
+        return ProfileSet._from_reader(ids, lambda keys: rebuild(self._con, keys), facts, chunk=REBUILD_BATCH)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over
