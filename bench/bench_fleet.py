@@ -49,6 +49,15 @@ pprofcore.ProfileSet(paths).to_parquet(out)
 print(time.perf_counter() - t)
 """
 
+OURS_REBUILD = """
+import sys, time, pprofcore
+store = pprofcore.open_store(sys.argv[1])
+t = time.perf_counter()
+merged = store.profile("profile_id < 1000")
+print(len(merged), file=sys.stderr)
+print(time.perf_counter() - t)
+"""
+
 OURS_SQL = """
 import sys, time, pprofcore
 store = pprofcore.open_store(sys.argv[1])
@@ -125,6 +134,8 @@ def main(argv=None) -> int:
             print(f"ingest {len(files)} files: {t:.1f} s, peak {rss:.0f} MiB, store {size / 2**20:.1f} MiB")
             t, rss, _ = best([py, "-c", OURS_SQL, str(store)], args.repeat, env)
             print(f"sql aggregation by function over {len(files)} profiles: {t * 1e3:.0f} ms, peak {rss:.0f} MiB")
+            t, rss, _ = best([py, "-c", OURS_REBUILD, str(store)], args.repeat, env)
+            print(f"store.profile() of 1,000 profiles rebuilt from the tables: {t * 1e3:.0f} ms, peak {rss:.0f} MiB")
         finally:
             shutil.rmtree(store, ignore_errors=True)
     return 0
