@@ -390,3 +390,38 @@ def test_store_locationless_samples_and_numeric_labels(tmp_path, mixed):
     path.write_bytes(gzip.compress(labelled_profile(mixed)))
     store = pprofcore.ProfileSet([str(path)] * 2).to_parquet(tmp_path / "s")
     assert store.profile() == pprofcore.merge_files([str(path)] * 2)
+
+
+def test_streaming_holds_at_most_two_chunks():
+    """series() over a set never keeps more than two chunks of profiles alive
+    (the one being aggregated and the one being decoded ahead)."""
+    import gc
+    import threading
+    import weakref
+
+    data = open(CPU[0], "rb").read()
+    alive, peak, lock = [0], [0], threading.Lock()
+
+    def gone():
+        with lock:
+            alive[0] -= 1
+
+    def reader(keys):
+        out = []
+        for _ in keys:
+            p = pprofcore.loads(data)
+            weakref.finalize(p, gone)
+            out.append(p)
+        with lock:
+            alive[0] += len(out)
+            peak[0] = max(peak[0], alive[0])
+        return out
+
+    n, chunk = 40, 4
+    table = pd.DataFrame({"path": [None] * n})
+    s = pprofcore.ProfileSet._from_reader(list(range(n)), reader, table, chunk=chunk)
+    df = s.series()
+    gc.collect()
+    assert df["profile"].nunique() == n
+    assert peak[0] <= 2 * chunk, peak[0]
+    assert alive[0] == 0
