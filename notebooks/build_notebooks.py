@@ -89,6 +89,69 @@ FLAMEGRAPHS = [
     ("code", "print(cg.to_dot()[:400])"),
     ("md", "## Rich tables\n\nReport tables show bars for flat and cum."),
     ("code", "p.top(n=8)"),
+FLEET_SQL = """store.sql('''
+    select f.name, sum(s.values[2]) / 1e9 as cpu_seconds
+    from samples s join stacks k using (stack_id)
+    join locations l on l.location_id = k.location_ids[1]    -- the leaf frame
+    join functions f on f.function_id = l.function_ids[1]
+    group by f.name order by cpu_seconds desc limit 8''')"""
+
+FLEET_FILES = """import os, tempfile
+from pathlib import Path
+import pprofcore
+from pprofcore import fleet
+
+def fleet_files():
+    \"\"\"The corpus fleet (../shared/corpus/fleet/cpu), else the tests' local corpus,
+    else copies of the example profile.\"\"\"
+    repo = Path.cwd().parent
+    roots = [Path(os.environ['PPROFCORE_CORPUS'])] if 'PPROFCORE_CORPUS' in os.environ else []
+    roots += [repo.parent / 'shared' / 'corpus', repo.parent.parent / 'shared' / 'corpus',
+              repo / 'build' / 'test-corpus' / 'files']
+    for root in roots:
+        files = sorted((root / 'fleet' / 'cpu').glob('*.pb.gz'))
+        if files:
+            return [str(f) for f in files]
+    return [pprofcore.example_path('cpu')] * 8
+
+files = fleet_files()
+s = pprofcore.ProfileSet(files, metadata=lambda path: {'host': Path(path).name.rsplit('-', 1)[0]})
+s"""
+
+FLEET = [
+    ("md", "# Fleets: profiles over time\n\nA continuous profiler writes one profile per host per minute. "
+           "`pprofcore.ProfileSet` reads such a directory in parallel and in bounded memory (a chunk of "
+           "profiles at a time) and answers *what grew, where, when*: per-function series, heat maps, top "
+           "movers between two windows, and a Parquet store queried with SQL (DuckDB)."),
+    ("code", FLEET_FILES),
+    ("md", "One row per profile: time (UTC), duration, totals per sample type, and the metadata columns "
+           "(here `host`, parsed from the file name)."),
+    ("code", "s.profiles.head()"),
+    ("md", "## Series\n\nFlat (or cum) value per function and profile, from the same C++ aggregation as "
+           "`Profile.top` (and equal to `go tool pprof -top`). `freq` sums per time bucket; "
+           "`normalize='share'` divides by the bucket's total."),
+    ("code", "share = s.series(freq='10s', normalize='share')\nshare.head()"),
+    ("code", "fleet.lines(share, n=5)"),
+    ("code", "fleet.heatmap(share, n=15)"),
+    ("md", "## Top movers\n\nWhich functions' share of CPU changed most between the first and the second half?"),
+    ("code", "split = s.profiles['time'].sort_values().iloc[len(s) // 2]\ns.movers(split, n=8)"),
+    ("md", "## A window, merged\n\n`window(start, end)` is a sub-set; `merge()` is `merge_files` over it, "
+           "`top()` its report."),
+    ("code", "late = s.window(split, None)\nprint(len(late), 'profiles')\nlate.top(n=8)"),
+    ("md", "Folded stacks of the window (the input of any flame graph tool):"),
+    ("code", "print(late.merge().to_folded()[:600])"),
+    ("md", "## The Parquet store\n\n`to_parquet` writes (and appends to) an open layout partitioned by day; "
+           "stacks, locations, functions and mappings are stored once, keyed by content hashes. "
+           "`open_store` gives DuckDB views over the tables."),
+    ("code", "store = s.to_parquet(tempfile.mkdtemp(prefix='fleet-store-'))\n"
+             "store.sql('select day, count(*) as profiles, sum(n_samples) as samples from profiles group by day')"),
+    ("code", FLEET_SQL),
+    ("md", "Profiles come back from the tables exactly: merging all of them equals `merge_files` over the "
+           "original files."),
+    ("code", "assert store.profile() == pprofcore.merge_files(files)\n"
+             "host = s.profiles['host'][0]\n"
+             "store.profile(f\"host = '{host}'\").top(n=5)"),
+    ("code", "import shutil\nstore.close()\nshutil.rmtree(store.directory)  # the example store was temporary"),
 ]
 
 
@@ -104,3 +167,4 @@ def build(name: str, cells) -> None:
 if __name__ == "__main__":
     build("tour.ipynb", TOUR)
     build("flamegraphs.ipynb", FLAMEGRAPHS)
+    build("fleet.ipynb", FLEET)

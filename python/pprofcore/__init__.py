@@ -14,6 +14,7 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 from importlib import resources as _resources
 
 from ._filter import FilterWarning
+from .fleet import ProfileSet, open_store
 from ._folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._merge import DeltaComputer, Merger, harmonize_units, merge, merge_files
@@ -35,6 +36,7 @@ __all__ = [
     "merge_files",
     "GzipError",
     "Profile",
+    "ProfileSet",
     "ProfileError",
     "RepairReport",
     "ReportTable",
@@ -43,6 +45,7 @@ __all__ = [
     "load",
     "load_many",
     "loads",
+    "open_store",
 ]
 
 

@@ -9,8 +9,8 @@ import sys
 from typing import List, Optional
 
 from .. import __version__
-from . import (_pprof_flags, callgraph, callgrind, comments, delta, demo, diff, filter, flamegraph, folded, info, merge,
-               peek, tags, top, topproto, traces, tree)
+from . import (_pprof_flags, callgraph, callgrind, comments, delta, demo, diff, filter, flamegraph, fleet, folded, info,
+               merge, peek, tags, top, topproto, traces, tree)
 
 _COMMANDS = {
     "info": info,
@@ -30,6 +30,7 @@ _COMMANDS = {
     "folded": folded,
     "flamegraph": flamegraph,
     "callgraph": callgraph,
+    "fleet": fleet,
 }
 
 

@@ -1,0 +1,96 @@
+"""Fleets on disk: ingest profiles into a Parquet store, query it with SQL, and
+report the top functions of a selection.
+
+  pprofcore fleet ingest DIR FILES...      write (or append) FILES to the store DIR
+  pprofcore fleet sql DIR QUERY            run a DuckDB query over the store's tables
+  pprofcore fleet top DIR [--where COND]   pprof -top of the merged selection
+
+A progress bar is shown when stderr is a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from . import _report_args as ra
+
+HELP = "Parquet store of many profiles: ingest, sql, top"
+
+
+def add_arguments(parser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage lines above as written
+    sub = parser.add_subparsers(dest="fleet_command", metavar="ACTION")
+    sub.required = True
+    p = sub.add_parser("ingest", help="write (or append) profiles to a store directory")
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("files", nargs="+", metavar="FILE", help="profiles (gzip or raw profile.proto)")
+    p.add_argument("-j", "--threads", type=int, default=None, help="decoder threads (default: all cores)")
+    p.set_defaults(_fleet=_ingest)
+    p = sub.add_parser("sql", help="run a DuckDB query over the store's tables")
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("query", metavar="QUERY",
+                   help="SQL over the views profiles, samples, stacks, locations, functions, mappings")
+    p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    p.set_defaults(_fleet=_sql)
+    p = sub.add_parser("top", help="top functions of the merged profiles (like pprof -top)")
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("--where", default=None, help="SQL condition over the profiles table, e.g. \"day = '2024-01-02'\"")
+    p.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
+                   help="sample type by index or name (default: pprof's default type)")
+    p.add_argument("--granularity", default="functions",
+                   choices=("functions", "filefunctions", "files", "lines", "addresses"))
+    p.add_argument("--nodecount", type=int, default=20, help="show at most N rows (default 20)")
+    p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
+    p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
+    p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    p.set_defaults(_fleet=_top)
+
+
+def run(args) -> int:
+    return args._fleet(args)
+
+
+def _ingest(args) -> int:
+    import pprofcore
+
+    from ._progress import Progress
+
+    t0 = time.perf_counter()
+    s = pprofcore.ProfileSet(args.files, threads=args.threads)
+    bar = Progress(len(s), "ingesting")
+    s.to_parquet(args.directory, progress=bar if bar.enabled else None)
+    print(f"ingested {len(s)} profiles into {args.directory} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    return 0
+
+
+def _sql(args) -> int:
+    import pprofcore
+
+    df = pprofcore.open_store(args.directory).sql(args.query)
+    if args.format == "csv":
+        df.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        print(df.to_json(orient="records", date_format="iso"))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+            print(df.to_string(index=False))
+    return 0
+
+
+def _top(args) -> int:
+    import pprofcore
+
+    from ._progress import Progress
+
+    ps = pprofcore.open_store(args.directory).profile_set(args.where)
+    if not len(ps):
+        raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")
+    bar = Progress(len(ps), "merging")
+    merged = ps.merge(progress=bar if bar.enabled else None)
+    t = merged.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
+                   sort="cum" if args.cum else "flat", unit=args.unit)
+    ra.emit(t, args.format)
+    return 0

@@ -1,0 +1,344 @@
+"""ProfileSet: many profiles (files or Profiles) as one thing with a timeline.
+
+Files are decoded in chunks with :func:`pprofcore.load_many` (C++ threads, GIL
+released), so at most one chunk of profiles is in memory at once. The
+per-profile facts (time, duration, totals) are read on first use and cached in
+the :attr:`ProfileSet.profiles` DataFrame; sub-sets share the sources."""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .._io import load_many
+from .._merge import Merger, merge_files
+from .._profile import Profile
+from .._report_table import require_pandas
+
+#: Profiles decoded per chunk when streaming (per worker thread).
+CHUNK_PER_THREAD = 8
+
+
+class _Source:
+    """Where profile ``i`` comes from: a path, a Profile, or a reader callable
+    (``read(keys) -> list of Profile``) for profiles rebuilt from a store."""
+
+    __slots__ = ("items", "reader", "chunk")
+
+    def __init__(self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None,
+                 chunk: Optional[int] = None) -> None:
+        self.items = items
+        self.reader = reader
+        self.chunk = chunk  # profiles per read, when the reader prefers its own batch size
+
+
+def _label(item: Any) -> Optional[str]:
+    if isinstance(item, Profile):
+        return None
+    return os.fspath(item) if not isinstance(item, (int, np.integer)) else str(item)
+
+
+class ProfileSet:
+    """An ordered set of profiles, read lazily and in parallel.
+
+    Parameters
+    ----------
+    paths_or_profiles : iterable of path-like or Profile
+        Files (gzip or raw ``profile.proto``) and/or already decoded profiles.
+    metadata : DataFrame or callable, optional
+        Extra per-profile columns for :attr:`profiles`: a DataFrame with one row
+        per input (in order), or ``metadata(path) -> dict`` called once per file
+        (``path`` is None for in-memory profiles), e.g. host and service parsed
+        from the file name.
+    threads : int, optional
+        Decoder threads (default: all cores).
+
+    Examples
+    --------
+    >>> import pprofcore
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 3)
+    >>> len(s)
+    3
+    >>> s.merge().total("cpu") == 3 * pprofcore.load(pprofcore.example_path()).total("cpu")
+    True
+    """
+
+    def __init__(self, paths_or_profiles: Union[Sequence[Any], Any] = (), *, metadata=None,
+                 threads: Optional[int] = None) -> None:
+        if isinstance(paths_or_profiles, (str, bytes, os.PathLike, Profile)):
+            paths_or_profiles = [paths_or_profiles]
+        items = list(paths_or_profiles)
+        for i, it in enumerate(items):
+            if not isinstance(it, (Profile, str, os.PathLike)):
+                raise TypeError(f"ProfileSet item {i}: expected a path or pprofcore.Profile, got {type(it).__name__}")
+        self._source = _Source(items)
+        self._rows = np.arange(len(items), dtype=np.int64)
+        self._threads = threads
+        self._metadata = metadata
+        self._table = None  # the cached `profiles` DataFrame of the full source
+        if metadata is not None and not callable(metadata):
+            pd = require_pandas()
+            if not isinstance(metadata, pd.DataFrame):
+                raise TypeError("metadata must be a pandas DataFrame or a callable(path) -> dict")
+            if len(metadata) != len(items):
+                raise ValueError(f"metadata has {len(metadata)} rows for {len(items)} profiles")
+
+    @classmethod
+    def from_glob(cls, pattern: str, *, metadata=None, threads: Optional[int] = None) -> "ProfileSet":
+        """The files matching ``pattern`` (``**`` recurses), in sorted order.
+
+        Raises ``FileNotFoundError`` when nothing matches."""
+        paths = sorted(_glob.glob(os.fspath(pattern), recursive=True))
+        paths = [p for p in paths if os.path.isfile(p)]
+        if not paths:
+            raise FileNotFoundError(f"no files match {pattern!r}")
+        return cls(paths, metadata=metadata, threads=threads)
+
+    @classmethod
+    def _from_reader(cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None,
+                     chunk: Optional[int] = None) -> "ProfileSet":
+        s = cls([], threads=threads)
+        s._source = _Source(list(keys), reader, chunk)
+        s._rows = np.arange(len(keys), dtype=np.int64)
+        s._table = table
+        return s
+
+    def _subset(self, rows: np.ndarray) -> "ProfileSet":
+        s = object.__new__(ProfileSet)
+        s._source, s._threads, s._metadata = self._source, self._threads, self._metadata
+        s._table = self._full_table()
+        s._rows = np.asarray(rows, dtype=np.int64)
+        return s
+
+    # ------------------------------------------------------------- reading
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return f"<pprofcore.ProfileSet {len(self)} profiles>"
+
+    def _repr_html_(self) -> str:
+        from ._plots import set_html
+
+        return set_html(self)
+
+    @property
+    def paths(self) -> List[Optional[str]]:
+        """The file of each profile (None for in-memory profiles)."""
+        return [_label(self._source.items[r]) if self._source.reader is None else None for r in self._rows]
+
+    def _chunk_size(self) -> int:
+        if self._source.chunk:
+            return self._source.chunk
+        return max(1, (self._threads or os.cpu_count() or 1)) * CHUNK_PER_THREAD
+
+    def _read(self, rows: np.ndarray) -> List[Profile]:
+        src = self._source
+        items = [src.items[int(r)] for r in rows]
+        if src.reader is not None:
+            return src.reader(items)
+        out: List[Optional[Profile]] = [it if isinstance(it, Profile) else None for it in items]
+        todo = [i for i, p in enumerate(out) if p is None]
+        if todo:
+            for i, p in zip(todo, load_many([items[i] for i in todo], self._threads)):
+                out[i] = p
+        return out  # type: ignore[return-value]
+
+    def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:
+        """Yield ``(positions, profiles)`` a chunk at a time (positions in this set).
+
+        The next chunk is decoded on a background thread while the caller works
+        on the current one, so at most two chunks are in memory (default size:
+        8 profiles per thread), however many profiles the set has."""
+        size = size or self._chunk_size()
+        starts = list(range(0, len(self._rows), size))
+        if not starts:
+            return
+        positions = [np.arange(a, min(a + size, len(self._rows))) for a in starts]
+        with ThreadPoolExecutor(1) as ahead:
+            pending = ahead.submit(self._read, self._rows[positions[0]])
+            for k, pos in enumerate(positions):
+                profiles = pending.result()
+                if k + 1 < len(positions):
+                    pending = ahead.submit(self._read, self._rows[positions[k + 1]])
+                yield pos, profiles
+                del profiles
+
+    def map(self, fn: Callable[[Profile], Any]) -> Iterator[Tuple[int, Any]]:
+        """Yield ``(position, fn(profile))`` for every profile, in order.
+
+        ``fn`` runs on a thread pool (``threads`` workers): it gains from
+        threads when its work is pprofcore's C++ (which releases the GIL)."""
+        workers = max(1, self._threads or os.cpu_count() or 1)
+        with ThreadPoolExecutor(workers) as pool:
+            for pos, profiles in self.chunks():
+                yield from zip(pos.tolist(), pool.map(fn, profiles))
+
+    def __iter__(self) -> Iterator[Profile]:
+        for _, profiles in self.chunks():
+            yield from profiles
+
+    def __getitem__(self, i: int) -> Profile:
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError("ProfileSet index must be an int; use where()/window() for sub-sets")
+        n = len(self._rows)
+        if not -n <= i < n:
+            raise IndexError(f"profile {i} out of range for a set of {n}")
+        return self._read(self._rows[[i % n]])[0]
+
+    # --------------------------------------------------------- the table
+    def _full_table(self):
+        if self._table is None:
+            self._table = _facts(self)
+        return self._table
+
+    @property
+    def profiles(self):
+        """One row per profile: ``path``, ``time`` (UTC), ``duration``,
+        ``sample_types``, ``total_<type>`` per sample type, and the metadata
+        columns. Reading it decodes every profile once (in chunks)."""
+        t = self._full_table().iloc[self._rows].reset_index(drop=True)
+        return t
+
+    def where(self, condition=None, **equals) -> "ProfileSet":
+        """The sub-set of profiles matching ``condition`` and ``equals``.
+
+        ``condition`` is a boolean array (one per profile), a callable taking
+        :attr:`profiles` and returning one, or a :meth:`pandas.DataFrame.query`
+        string over the columns of :attr:`profiles`; ``equals`` are column ==
+        value tests (a list/tuple/set value means "is in"). Order is kept.
+        """
+        t = self.profiles
+        mask = np.ones(len(t), dtype=bool)
+        if condition is not None:
+            if isinstance(condition, str):
+                hit = t.query(condition).index.to_numpy()
+                m = np.zeros(len(t), dtype=bool)
+                m[hit] = True
+            elif callable(condition):
+                m = np.asarray(condition(t), dtype=bool)
+            else:
+                m = np.asarray(condition, dtype=bool)
+            if m.shape != (len(t),):
+                raise ValueError(f"where(): condition gives {m.shape} values for {len(t)} profiles")
+            mask &= m
+        for col, value in equals.items():
+            if col not in t.columns:
+                raise KeyError(f"where(): no column {col!r}; have {', '.join(map(str, t.columns))}")
+            if isinstance(value, (list, tuple, set, frozenset)):
+                mask &= t[col].isin(list(value)).to_numpy()
+            else:
+                mask &= (t[col] == value).to_numpy()
+        return self._subset(self._rows[mask])
+
+    def window(self, start=None, end=None) -> "ProfileSet":
+        """Profiles with ``start <= time < end`` (either bound may be None).
+        Bounds are anything :func:`pandas.Timestamp` takes; naive ones are UTC."""
+        pd = require_pandas()
+        times = self.profiles["time"]
+        mask = times.notna().to_numpy().copy()
+        if start is not None:
+            mask &= (times >= _utc(pd, start)).to_numpy()
+        if end is not None:
+            mask &= (times < _utc(pd, end)).to_numpy()
+        return self._subset(self._rows[mask])
+
+    # ------------------------------------------------------------ results
+    def merge(self, progress: Optional[Callable[[int, int], None]] = None) -> Profile:
+        """All profiles merged into one, as :func:`pprofcore.merge_files` does
+        (files are decoded ahead on threads; memory grows with distinct content)."""
+        if not len(self):
+            raise ValueError("no profiles to merge")
+        src = self._source
+        if src.reader is None and all(not isinstance(src.items[int(r)], Profile) for r in self._rows):
+            return merge_files([src.items[int(r)] for r in self._rows], self._threads, progress)
+        m = Merger()
+        done = 0
+        for _, profiles in self.chunks():
+            for p in profiles:
+                m.add(p)
+            done += len(profiles)
+            if progress is not None:
+                progress(done, len(self))
+        return m.result()
+
+    def top(self, sample_type=None, by: str = "functions", n: Optional[int] = 20, **kwargs):
+        """``pprof -top`` of the merged set (see :meth:`Profile.top`)."""
+        return self.merge().top(sample_type, by=by, n=n, **kwargs)
+
+    def series(self, sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
+               normalize: Optional[str] = None):
+        """Flat or cum value of every key in every profile, as a long DataFrame.
+
+        See :func:`pprofcore.fleet.series` for the parameters."""
+        from ._series import series
+
+        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize)
+
+    def movers(self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat",
+               n: Optional[int] = 20):
+        """Keys whose share changed most between two windows.
+
+        See :func:`pprofcore.fleet.movers`."""
+        from ._movers import movers
+
+        return movers(self, before, after, sample_type=sample_type, by=by, value=value, n=n)
+
+    def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Any":
+        """Write (or append) these profiles to a Parquet store; returns the
+        :class:`~pprofcore.fleet.Store`. See docs/fleet.md for the layout."""
+        from ._store import write_store
+
+        return write_store(self, directory, progress=progress)
+
+
+def _utc(pd, t):
+    ts = pd.Timestamp(t)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def _type_names(p: Profile) -> List[str]:
+    return [t for t, _ in p.sample_types]
+
+
+def _facts(s: ProfileSet):
+    """The `profiles` table of the whole source (every profile read once)."""
+    pd = require_pandas()
+    full = ProfileSet.__new__(ProfileSet)
+    full._source, full._threads, full._metadata = s._source, s._threads, s._metadata
+    full._rows = np.arange(len(s._source.items), dtype=np.int64)
+    n = len(full._rows)
+    times = np.zeros(n, dtype=np.int64)
+    durs = np.zeros(n, dtype=np.int64)
+    types: List[str] = [""] * n
+    totals: dict = {}
+    for pos, profiles in full.chunks():
+        for i, p in zip(pos.tolist(), profiles):
+            times[i], durs[i] = p.time_nanos, p.duration_nanos
+            types[i] = ",".join(f"{t}/{u}" for t, u in p.sample_types)
+            v = p.values.sum(axis=0, dtype=np.int64) if len(p) else np.zeros(len(p.sample_types), np.int64)
+            for name, tot in zip(_type_names(p), v.tolist()):
+                totals.setdefault(name, np.zeros(n, dtype=np.int64))[i] = tot
+    time = pd.to_datetime(np.where(times == 0, np.iinfo(np.int64).min, times), unit="ns", utc=True)
+    cols = {
+        "path": [_label(it) if s._source.reader is None else it for it in s._source.items],
+        "time": time,
+        "duration": pd.to_timedelta(durs, unit="ns"),
+        "sample_types": types,
+    }
+    for name, col in totals.items():
+        cols[f"total_{name}"] = col
+    t = pd.DataFrame(cols)
+    md = s._metadata
+    if md is not None:
+        if callable(md):
+            extra = pd.DataFrame([dict(md(path) or {}) for path in cols["path"]], index=t.index)
+        else:
+            extra = md.reset_index(drop=True)
+        for c in extra.columns:
+            t[c] = extra[c].to_numpy()
+    return t

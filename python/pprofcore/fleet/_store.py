@@ -1,0 +1,346 @@
+"""The fleet's Parquet store: write (and append) a ProfileSet as open tables,
+query them with DuckDB, and rebuild profiles from them.
+
+Layout of ``DIR`` (hive-style ``day=`` partitions, one file per written batch)::
+
+    profiles/day=YYYY-MM-DD/*.parquet   one row per profile: header + metadata
+    samples/day=YYYY-MM-DD/*.parquet    profile_id, sample, stack_id, values, labels
+    stacks/*.parquet                    stack_id, location_ids (leaf first)
+    locations/*.parquet                 location_id, mapping_id, address, is_folded, lines
+    functions/*.parquet                 function_id, name, system_name, filename, start_line
+    mappings/*.parquet                  mapping_id, memory_start, ... build_id, has_*
+
+Stack, location, function and mapping ids are content hashes (``_ids``), so
+each distinct row is written once however many profiles share it."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from .._report_table import require_pandas, require_pyarrow
+from . import _ids
+from ._rebuild import rebuild
+from ._set import ProfileSet
+
+TABLES = ("profiles", "samples", "stacks", "locations", "functions", "mappings")
+PARTITIONED = ("profiles", "samples")
+_ID_COLUMN = {"stacks": "stack_id", "locations": "location_id", "functions": "function_id", "mappings": "mapping_id"}
+#: Profiles per written file (larger files, fewer of them).
+WRITE_BATCH = 256
+#: Profiles rebuilt per round of queries (each round scans the tables once).
+REBUILD_BATCH = 128
+
+
+def _require_duckdb():
+    try:
+        import duckdb
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("the fleet store's queries need duckdb: pip install 'pprofcore[fleet]'") from None
+    return duckdb
+
+
+class _Writer:
+    """Accumulates table pieces and writes one Parquet file per table per batch."""
+
+    def __init__(self, directory: Path) -> None:
+        self.pa = require_pyarrow()
+        import pyarrow.parquet as pq
+
+        self.pq = pq
+        self.dir = directory
+        self.seen: Dict[str, set] = {t: set(self._existing_ids(t).tolist()) for t in _ID_COLUMN}
+        self.string_ids = _ids.StringHashes()
+        self.next_id = self._next_profile_id()
+        self.pending: Dict[str, list] = {t: [] for t in TABLES}
+
+    def _files(self, table: str) -> List[Path]:
+        return sorted((self.dir / table).rglob("*.parquet"))
+
+    def _existing_ids(self, table: str) -> np.ndarray:
+        parts = [self.pq.read_table(f, columns=[_ID_COLUMN[table]]).column(0).to_numpy() for f in self._files(table)]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+    def _next_profile_id(self) -> int:
+        ids = [self.pq.read_table(f, columns=["profile_id"]).column(0).to_numpy() for f in self._files("profiles")]
+        ids = [i for i in ids if len(i)]
+        return int(max(i.max() for i in ids)) + 1 if ids else 0
+
+    def _new(self, table: str, ids: np.ndarray):
+        """Rows (first index of each id) whose id was never written."""
+        uniq, first = np.unique(ids, return_index=True)
+        seen = self.seen[table]
+        # a set lookup per distinct row (not per sample) keeps appends O(new rows)
+        fresh = np.fromiter((x not in seen for x in uniq.tolist()), dtype=bool, count=len(uniq))
+        seen.update(uniq[fresh].tolist())
+        return np.sort(first[fresh])
+
+    def add(self, p, facts: dict) -> None:
+        pa = self.pa
+        strs = list(p.strings)
+        sh = self.string_ids(strs)
+        sarr = np.asarray(strs, dtype=object)
+        f, m, loc, ln = p.functions, p.mappings, p.locations, p.lines
+        fid = _ids.as_id(_ids.rows(1, sh[f.name], sh[f.system_name], sh[f.filename], f.start_line))
+        mid = _ids.as_id(_ids.rows(2, m.memory_start, m.memory_limit, m.file_offset, sh[m.filename], sh[m.build_id],
+                                   m.has_functions, m.has_filenames, m.has_line_numbers, m.has_inline_frames))
+        line_fn = fid[ln.function]
+        line_h = _ids.rows(3, line_fn, ln.line, ln.column)
+        has_map = loc.mapping >= 0
+        loc_map = np.full(len(loc.mapping), -1, dtype=np.int64)
+        loc_map[has_map] = mid[loc.mapping[has_map]]
+        lid = _ids.as_id(_ids.rows(4, loc_map, loc.address, loc.is_folded,
+                                   _ids.segments(5, line_h, loc.line_offsets)))
+        sid = _ids.as_id(_ids.segments(6, lid[p.stack_locations], p.stack_offsets))
+        pid = self.next_id
+        self.next_id += 1
+        day = facts["day"]
+
+        rows = self._new("functions", fid)
+        if len(rows):
+            self.pending["functions"].append(pa.table({
+                "function_id": fid[rows], "name": sarr[f.name[rows]], "system_name": sarr[f.system_name[rows]],
+                "filename": sarr[f.filename[rows]], "start_line": f.start_line[rows]}))
+        rows = self._new("mappings", mid)
+        if len(rows):
+            self.pending["mappings"].append(pa.table({
+                "mapping_id": mid[rows], "memory_start": m.memory_start[rows], "memory_limit": m.memory_limit[rows],
+                "file_offset": m.file_offset[rows], "filename": sarr[m.filename[rows]],
+                "build_id": sarr[m.build_id[rows]],
+                **{k: m[k][rows].astype(bool) for k in ("has_functions", "has_filenames", "has_line_numbers",
+                                                        "has_inline_frames")}}))
+        rows = self._new("locations", lid)
+        if len(rows):
+            lo = loc.line_offsets
+            starts, ends = lo[rows], lo[rows + 1]
+            lens = ends - starts
+            take = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
+            off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+            lst = lambda v: pa.ListArray.from_arrays(pa.array(off), pa.array(v))  # noqa: E731
+            self.pending["locations"].append(pa.table({
+                "location_id": lid[rows], "mapping_id": pa.array(loc_map[rows], mask=loc_map[rows] < 0),
+                "address": loc.address[rows], "is_folded": loc.is_folded[rows].astype(bool),
+                "function_ids": lst(line_fn[take]), "lines": lst(ln.line[take]), "columns": lst(ln.column[take])}))
+        rows = self._new("stacks", sid)
+        if len(rows):
+            so = p.stack_offsets
+            starts, lens = so[rows], so[rows + 1] - so[rows]
+            take = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
+            off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+            self.pending["stacks"].append(pa.table({
+                "stack_id": sid[rows],
+                "location_ids": pa.ListArray.from_arrays(pa.array(off), pa.array(lid[p.stack_locations[take]]))}))
+
+        n, k = len(p), len(p.sample_types)
+        lab = p.labels
+        loff = pa.array(p.label_offsets.astype(np.int32))
+        has_str = lab.str >= 0
+        self.pending["samples"].append(pa.table({
+            "day": pa.array([day] * n, pa.string()),
+            "profile_id": np.full(n, pid, dtype=np.int64),
+            "sample": np.arange(n, dtype=np.int32),
+            "stack_id": sid,
+            "values": pa.ListArray.from_arrays(pa.array(np.arange(n + 1, dtype=np.int32) * k),
+                                               pa.array(p.values.reshape(-1))),
+            "label_keys": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.key], pa.string())),
+            "label_strs": pa.ListArray.from_arrays(loff, pa.array(sarr[np.maximum(lab.str, 0)], pa.string(),
+                                                                  mask=~has_str)),
+            "label_nums": pa.ListArray.from_arrays(loff, pa.array(lab.num)),
+            "label_units": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.num_unit], pa.string())),
+        }))
+        main = int(mid[0]) if len(mid) else None
+        row = {"day": day, "profile_id": pid, "main_mapping_id": main, **facts["row"]}
+        self.pending["profiles"].append(row)
+
+    def flush(self) -> None:
+        pa = self.pa
+        name = f"part-{uuid.uuid4().hex}.parquet"
+        if self.pending["profiles"]:
+            pd = require_pandas()
+            df = pd.DataFrame(self.pending["profiles"])
+            self.pending["profiles"] = [pa.Table.from_pandas(df, preserve_index=False)]
+        for table, pieces in self.pending.items():
+            if not pieces:
+                continue
+            t = pa.concat_tables(pieces, promote_options="permissive")
+            if table in PARTITIONED:
+                days = t.column("day").to_pylist()
+                for day in sorted(set(days)):
+                    mask = pa.array([d == day for d in days])
+                    out = self.dir / table / f"day={day}"
+                    out.mkdir(parents=True, exist_ok=True)
+                    self.pq.write_table(t.filter(mask).drop_columns(["day"]), out / name)
+            else:
+                out = self.dir / table
+                out.mkdir(parents=True, exist_ok=True)
+                self.pq.write_table(t, out / name)
+            self.pending[table] = []
+
+
+def _header_row(p, path, extra: dict) -> dict:
+    pd = require_pandas()
+    t = p.time_nanos
+    totals = p.values.sum(axis=0, dtype=np.int64) if len(p) else np.zeros(len(p.sample_types), np.int64)
+    row = {
+        "path": path,
+        "time": pd.Timestamp(t, unit="ns", tz="UTC") if t else pd.NaT,
+        "time_nanos": t, "duration_nanos": p.duration_nanos,
+        "sample_types": [t for t, _ in p.sample_types], "sample_units": [u for _, u in p.sample_types],
+        "totals": totals.tolist(),
+        "period_type": p.period_type[0] if p.period_type else None,
+        "period_unit": p.period_type[1] if p.period_type else None,
+        "period": p.period, "comments": list(p.comments), "drop_frames": p.drop_frames,
+        "keep_frames": p.keep_frames, "default_sample_type": p.default_sample_type, "doc_url": p.doc_url,
+        "n_samples": len(p),
+    }
+    for k, v in extra.items():
+        if k not in row and k not in ("profile_id", "day", "main_mapping_id"):
+            row[k] = v
+    return row
+
+
+def _metadata_of(s: ProfileSet, i: int, path) -> dict:
+    """The metadata columns of profile ``i`` of ``s`` (without reading the
+    whole ``profiles`` table, which would decode every file once more)."""
+    md = s._metadata
+    if md is None:
+        if s._source.reader is None or s._table is None:
+            return {}
+        row = s._table.iloc[int(s._rows[i])]  # a set rebuilt from a store: its stored columns
+        skip = {"path", "time", "duration", "sample_types", "sample_units", "totals", "period_type", "period_unit",
+                "period", "comments", "drop_frames", "keep_frames", "default_sample_type", "doc_url", "n_samples"}
+        return {k: v for k, v in row.items() if k not in skip}
+    if callable(md):
+        return dict(md(path) or {})
+    return dict(md.iloc[int(s._rows[i])])
+
+
+def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
+    """Write (append) the profiles of ``s`` to the store in ``directory``."""
+    d = Path(os.fspath(directory))
+    d.mkdir(parents=True, exist_ok=True)
+    w = _Writer(d)
+    paths = s.paths
+    done = 0
+    for pos, profiles in s.chunks():
+        for i, p in zip(pos.tolist(), profiles):
+            extra = _metadata_of(s, i, paths[i])
+            t = p.time_nanos
+            day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
+            w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
+            done += 1
+            if done % WRITE_BATCH == 0:
+                w.flush()
+            if progress is not None:
+                progress(done, len(s))
+    w.flush()
+    return Store(d)
+
+
+class Store:
+    """A fleet on disk (see ``ProfileSet.to_parquet``), queried with DuckDB.
+
+    The six tables are views of the same names: ``profiles``, ``samples``,
+    ``stacks``, ``locations``, ``functions``, ``mappings``.
+
+    Examples
+    --------
+    >>> import pprofcore, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> store = pprofcore.ProfileSet([pprofcore.example_path()] * 2).to_parquet(d)
+    >>> int(store.sql("select count(*) as n from profiles")["n"][0])
+    2
+    """
+
+    def __init__(self, directory) -> None:
+        self.directory = Path(os.fspath(directory))
+        if not (self.directory / "profiles").is_dir():
+            raise FileNotFoundError(f"{self.directory}: not a pprofcore fleet store (no profiles/ table)")
+        duckdb = _require_duckdb()
+        self._con = duckdb.connect()
+        for t in TABLES:
+            tdir = self.directory / t
+            if not tdir.is_dir() or not any(tdir.rglob("*.parquet")):
+                # nothing written yet (e.g. no profile has mappings): an empty view of the same columns
+                self._con.register(f"_empty_{t}", _empty_table(t))
+                self._con.execute(f"create view {t} as select * from _empty_{t}")
+                continue
+            files = str(tdir / "**" / "*.parquet")
+            hive = "true" if t in PARTITIONED else "false"
+            self._con.execute(f"create view {t} as select * from read_parquet('{_sql_str(files)}', "
+                              f"hive_partitioning={hive}, union_by_name=true)")
+
+    def __repr__(self) -> str:
+        return f"<pprofcore.fleet.Store {self.directory}>"
+
+    def sql(self, query: str, params=None):
+        """Run a DuckDB query over the store's views; returns a pandas DataFrame.
+
+        A query DuckDB rejects raises ``ValueError`` with DuckDB's message."""
+        require_pandas()
+        duckdb = _require_duckdb()
+        try:
+            return self._con.execute(query, params or []).df()
+        except duckdb.Error as e:
+            raise ValueError(f"fleet store {self.directory}: query failed: {e}") from None
+
+    def _selected(self, where: Optional[str]):
+        cond = f"where {where}" if where else ""
+        return self.sql(f"select * exclude (main_mapping_id) from profiles {cond} order by profile_id")
+
+    def profile_set(self, where: Optional[str] = None) -> ProfileSet:
+        """The profiles matching the SQL condition ``where`` (over the
+        ``profiles`` view), rebuilt from the tables a chunk at a time."""
+        table = self._selected(where)
+        pd = require_pandas()
+        facts = pd.DataFrame({"path": table["path"], "time": pd.to_datetime(table["time"], utc=True),
+                              "duration": pd.to_timedelta(table["duration_nanos"], unit="ns"),
+                              "sample_types": [",".join(f"{t}/{u}" for t, u in zip(a, b))
+                                               for a, b in zip(table["sample_types"], table["sample_units"])]})
+        for c in table.columns:
+            if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
+                facts[c] = table[c].to_numpy()
+        ids = table["profile_id"].astype(np.int64).tolist()
+        return ProfileSet._from_reader(ids, lambda keys: rebuild(self._con, keys), facts, chunk=REBUILD_BATCH)
+
+    def profile(self, where: Optional[str] = None):
+        """The merge of the profiles matching ``where`` (a SQL condition over
+        ``profiles``), in the order they were written: the same profile
+        ``merge_files`` gives for the same files."""
+        return self.profile_set(where).merge()
+
+    def series(self, sample_type=None, *, where: Optional[str] = None, **kwargs):
+        """:meth:`ProfileSet.series` of the profiles matching ``where``."""
+        return self.profile_set(where).series(sample_type, **kwargs)
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _empty_table(table: str):
+    """A zero-row Arrow table with the columns a written ``table`` has."""
+    pa = require_pyarrow()
+    ints, strs = pa.list_(pa.int64()), pa.list_(pa.string())
+    schemas = {
+        "samples": [("profile_id", pa.int64()), ("sample", pa.int32()), ("stack_id", pa.int64()), ("values", ints),
+                    ("label_keys", strs), ("label_strs", strs), ("label_nums", ints), ("label_units", strs),
+                    ("day", pa.string())],
+        "stacks": [("stack_id", pa.int64()), ("location_ids", ints)],
+        "locations": [("location_id", pa.int64()), ("mapping_id", pa.int64()), ("address", pa.uint64()),
+                      ("is_folded", pa.bool_()), ("function_ids", ints), ("lines", ints), ("columns", ints)],
+        "functions": [("function_id", pa.int64()), ("name", pa.string()), ("system_name", pa.string()),
+                      ("filename", pa.string()), ("start_line", pa.int64())],
+        "mappings": [("mapping_id", pa.int64()), ("memory_start", pa.uint64()), ("memory_limit", pa.uint64()),
+                     ("file_offset", pa.uint64()), ("filename", pa.string()), ("build_id", pa.string()),
+                     ("has_functions", pa.bool_()), ("has_filenames", pa.bool_()),
+                     ("has_line_numbers", pa.bool_()), ("has_inline_frames", pa.bool_())],
+    }
+    return pa.schema(schemas[table]).empty_table()
+
+
+def _sql_str(s: str) -> str:
+    return s.replace("'", "''")
