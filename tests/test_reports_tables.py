@@ -158,7 +158,7 @@ def test_top_sample_type_by_name_and_n(heap):
     t = heap.top(sample_type="alloc_space", n=3)
     assert len(t) == 3
     assert t.meta["sample_type"] == "alloc_space"
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="no sample_type"):
         heap.top(sample_type="nope")
     with pytest.raises(ValueError, match="granularity"):
         heap.top(by="nope")

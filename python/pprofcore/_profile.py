@@ -40,7 +40,7 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_types_cache", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
@@ -52,6 +52,7 @@ class Profile:
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
         self._tables = {}
+        self._types_cache = None  # (sample_types, {type name: first index}), built on first use
         return self
 
     @property
@@ -67,7 +68,18 @@ class Profile:
     @property
     def sample_types(self) -> List[Tuple[str, str]]:
         """``(type, unit)`` of each value column, e.g. ``[("cpu", "nanoseconds")]``."""
-        return [(self._s(t), self._s(u)) for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"])]
+        return list(self._types()[0])
+
+    def _types(self) -> tuple:
+        # Built once: the profile is immutable, and callers look types up in loops.
+        if self._types_cache is None:
+            types = tuple((self._s(t), self._s(u))
+                          for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"]))
+            index = {}
+            for i, (t, _) in enumerate(types):
+                index.setdefault(t, i)
+            self._types_cache = (types, index)
+        return self._types_cache
 
     @property
     def period_type(self) -> Optional[Tuple[str, str]]:
@@ -190,17 +202,19 @@ class Profile:
 
         ``None`` follows pprof: :attr:`default_sample_type` when set, else the last type.
         """
-        types = [t for t, _ in self.sample_types]
+        types, index = self._types()
         if sample_type is None:
             sample_type = self.default_sample_type or (len(types) - 1)
+        if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str)):
+            raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
         if isinstance(sample_type, (int, np.integer)):
             i = int(sample_type)
             if not -len(types) <= i < len(types):
-                raise IndexError(f"sample type index {i} out of range for {len(types)} types")
+                raise ValueError(f"sample_type index {i} out of range for {len(types)} types")
             return i % len(types)
-        if sample_type in types:
-            return types.index(sample_type)
-        raise KeyError(f"no sample type {sample_type!r}; have {', '.join(types)}")
+        if sample_type in index:
+            return index[sample_type]
+        raise ValueError(f"no sample_type {sample_type!r}; have {', '.join(t for t, _ in types)}")
 
     def total(self, sample_type: Union[int, str, None] = None) -> int:
         """Sum of one sample type's values (default: pprof's default type)."""
