@@ -910,12 +910,14 @@ class Decoder {
     IdIndex functions = index_ids(p_.functions.id, "function", kFunction);
     IdIndex locations = index_ids(p_.locations.id, "location", kLocation);
 
-    Missing missing_mapping, missing_function, missing_location;
+    Missing missing_function, missing_location;
+    // google/pprof accepts a location whose mapping_id names no mapping (real
+    // producers write them) and gives it no mapping; so do we, counting it in repair mode.
+    Missing missing_mapping = [&](size_t, uint64_t) {
+      if (repair_) ++repair_->dangling_mapping_refs;
+      return -1;
+    };
     if (repair_) {
-      missing_mapping = [&](size_t, uint64_t) {
-        ++repair_->dangling_mapping_refs;
-        return -1;
-      };
       missing_function = [&](size_t, uint64_t id) { return stub_function(functions, id); };
       missing_location = [&](size_t, uint64_t id) {
         ++(id == 0 ? repair_->zero_location_refs : repair_->dangling_location_refs);
