@@ -1061,7 +1061,7 @@ namespace {
 // input looks like when it is not profile.proto at all (legacy text, OTLP, ...).
 [[noreturn]] void rethrow_explained(const DecodeError& e, const uint8_t* data, size_t n) {
   std::string hint = describe_non_pprof(data, n);
-  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
+  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n, e.offset());
   if (hint.empty()) throw;
   throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
 }
