@@ -199,7 +199,7 @@ def test_cli(capsys, argv):
 def test_cli_bad_file(capsys, tmp_path):
     bad = tmp_path / "bad.pb"
     bad.write_bytes(b"\xff\xff\xff")
-    assert cli_main(["top", str(bad)]) == 1
+    assert cli_main(["top", str(bad)]) == 2  # as go tool pprof: one line, exit status 2
     assert "error" in capsys.readouterr().err
 
 

@@ -48,6 +48,9 @@ def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lin
 
 
 # ----------------------------------------------------------------- from_folded
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _varint(n: int, out: bytearray) -> None:
     n &= (1 << 64) - 1
     while n >= 0x80:
@@ -109,6 +112,8 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
     """
     from ._io import loads
 
+    if not isinstance(text, str):
+        raise TypeError(f"from_folded: text must be str, not {type(text).__name__}")
     strings: Dict[str, int] = {"": 0}
 
     def s(x: str) -> int:
@@ -136,6 +141,8 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str]] = ("samples"
             v = int(value)
         except ValueError:
             raise ValueError(f"folded line {lineno}: value {value!r} is not an integer") from None
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            raise ValueError(f"folded line {lineno}: value {value} is outside the int64 range of profile values")
         ids = []
         for name in stack.split(";") if stack else []:
             fid = frames.get(name)

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._profile import Profile
 
 _DEFAULT_MAX = 4 << 30
@@ -291,7 +291,7 @@ class DeltaComputer:
         """Like :meth:`delta` on serialized profiles: bytes in, pprof bytes out
         (gzip-compressed unless ``compress=False``), ready to save or upload.
         No Python Profile is created."""
-        return self._d.delta_bytes(data, compress, -1 if level is None else int(level), max_decompressed_size)
+        return self._d.delta_bytes(data, compress, _args.check_level(level), max_decompressed_size)
 
     @property
     def num_states(self) -> int:
@@ -321,7 +321,13 @@ def scale(p: Profile, ratio: float) -> Profile:
     return scale_n(p, [float(ratio)] * len(p.sample_types))
 
 
+def _check_base(base) -> None:
+    if not isinstance(base, Profile):
+        raise TypeError(f"base must be a pprofcore.Profile, not {type(base).__name__}")
+
+
 def normalize(p: Profile, base: Profile) -> Profile:
+    _check_base(base)
     if p.sample_types != base.sample_types or p.period_type != base.period_type:
         raise _core.ProfileError(f"incompatible sample types {p.sample_types} and {base.sample_types}")
     bv = base.values.sum(axis=0, dtype=np.int64) if len(base) else np.zeros(len(p.sample_types), np.int64)
@@ -331,6 +337,7 @@ def normalize(p: Profile, base: Profile) -> Profile:
 
 
 def diff(p: Profile, base: Profile, mode: str = "diff_base", normalize_: bool = False) -> Profile:
+    _check_base(base)
     if mode not in ("diff_base", "base"):
         raise ValueError("mode must be 'diff_base' or 'base'")
     # go tool pprof merges each side on its own first (fetch.go chunkedGrab), so

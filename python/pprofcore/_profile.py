@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._tables import StringTable, Table
 
 _PICKLE_VERSION = 1
@@ -194,6 +194,11 @@ class Profile:
 
     def stack(self, i: int) -> np.ndarray:
         """Location rows of sample ``i``'s stack, leaf first."""
+        i = _args.check_int("i", i)
+        n = len(self)
+        if not -n <= i < n:
+            raise ValueError(f"sample index {i} out of range for {n} samples")
+        i %= n
         o = self.stack_offsets
         return self.stack_locations[o[i]:o[i + 1]]
 
@@ -448,7 +453,7 @@ class Profile:
         Output is deterministic: equal profiles give identical bytes, and
         ``loads(p.to_bytes()) == p``. ``level`` is the gzip level (1 = fastest).
         """
-        return self._core.encode(compress, -1 if level is None else int(level))
+        return self._core.encode(bool(compress), _args.check_level(level))
 
     def save(self, path: Union[str, "os.PathLike[str]"], compress: bool = True, level: Optional[int] = None) -> None:
         """Write the profile to ``path`` (gzip-compressed unless ``compress=False``)."""

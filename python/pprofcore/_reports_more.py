@@ -4,12 +4,11 @@ over distinct names, label values and output lines."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from . import _core, _units
+from . import _args, _core, _units
 from ._report_table import ReportTable
 from ._reports import go_div, header_lines, nodes, total
 
@@ -24,12 +23,12 @@ def _pct(v: float, tot: float) -> str:
 # ------------------------------------------------------------------------ peek
 def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions", mean: bool = False,
          unit: Optional[str] = None, inline: bool = True) -> ReportTable:
+    rx = _args.compile_regex("peek regex", regex)
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     names = t.printable_names()
     order = t.order(profile._core, ti, False)
-    rx = re.compile(regex)
     matched_by_name = {}
     matched = [int(r) for r in order if matched_by_name.setdefault(names[r], rx.search(names[r]) is not None)]
     mask = np.zeros(len(t), dtype=np.uint8)
