@@ -99,41 +99,47 @@ def test_readonly_buffers_are_not_copied_and_still_decode():
 
 # ------------------------------------------------------------ property reads
 
+N_DISTINCT = 150_000
 
-def _reader_while_writing(read, write, seconds_of_writes: int = 40):
-    """Calls `read` in a loop while another thread calls `write` repeatedly;
-    returns the values read (the calls must neither crash nor deadlock)."""
-    done = threading.Event()
-    values = []
 
-    def reader():
-        while not done.is_set():
-            values.append(read())
+def _distinct_samples() -> pprofcore.Profile:
+    """N_DISTINCT samples that all differ (a numeric label each): adding it to a
+    Merger or DeltaComputer takes long enough to be caught in the middle."""
+    one = wb.packed(1, [1]) + wb.packed(2, [1])
+    samples = [one + wb.ld(3, wb.label(4, num=i + 1)) for i in range(N_DISTINCT)]
+    return pprofcore.loads(wb.profile(
+        sample_types=[wb.value_type(1, 2)], samples=samples, locations=[wb.location(1, 0, 0, [wb.line(1, 3)])],
+        functions=[wb.function(1, 3)], strings=("", "samples", "count", "main", "i"),
+    ))
 
-    t = threading.Thread(target=reader)
+
+def _pairs_during(work, read) -> list:
+    """Runs `work` on another thread and calls `read` until it is done."""
+    t = threading.Thread(target=work)
+    seen = []
     t.start()
-    try:
-        for _ in range(seconds_of_writes):
-            write()
-    finally:
-        done.set()
-        t.join(timeout=60)
-    assert not t.is_alive(), "property read deadlocked"
-    return values
+    while t.is_alive():
+        seen.append(read())
+    t.join()
+    seen.append(read())
+    return seen
 
 
-def test_merger_properties_while_adding():
-    p = pprofcore.load(pprofcore.example_path("cpu"))
+def test_merger_reads_never_see_an_add_half_done():
+    # Without the lock, len() (counted when add starts) and num_samples (growing
+    # during add) were read mid-add: (1, 73012).
+    p = _distinct_samples()
     m = pprofcore.Merger()
-    values = _reader_while_writing(lambda: (len(m), m.memory_bytes, repr(m)), lambda: m.add(p))
-    counts = [v[0] for v in values]
-    assert counts == sorted(counts), "len(merger) went backwards"
-    assert len(m) == 40
+    seen = _pairs_during(lambda: m.add(p), lambda: (len(m), m._m.num_samples, m.memory_bytes > 0, repr(m)))
+    assert {(n, s) for n, s, _, _ in seen} <= {(0, 0), (1, N_DISTINCT)}, sorted({(n, s) for n, s, _, _ in seen})[:5]
+    assert seen[-1][:2] == (1, N_DISTINCT)
 
 
-def test_delta_properties_while_computing():
-    p = pprofcore.load(pprofcore.example_path("heap"))
-    dc = pprofcore.DeltaComputer(pprofcore.DeltaComputer.GO_HEAP)
+def test_delta_reads_never_see_a_delta_half_done():
+    p = _distinct_samples()
+    dc = pprofcore.DeltaComputer()
+    seen = _pairs_during(lambda: dc.delta(p), lambda: (dc._d.num_calls, dc.num_states, dc.memory_bytes, repr(dc)))
+    assert {(c, s) for c, s, _, _ in seen} <= {(0, 0), (1, N_DISTINCT)}, sorted({(c, s) for c, s, _, _ in seen})[:5]
     data = p.to_bytes()
-    values = _reader_while_writing(lambda: (dc.num_states, dc.memory_bytes, repr(dc)), lambda: dc.delta_bytes(data))
-    assert all(v[0] >= 0 for v in values)
+    seen = _pairs_during(lambda: dc.delta_bytes(data), lambda: (dc._d.num_calls, dc.num_states))
+    assert set(seen) <= {(1, N_DISTINCT), (2, N_DISTINCT)}
