@@ -193,7 +193,8 @@ class Profile:
         return self._table("mappings")
 
     def stack(self, i: int) -> np.ndarray:
-        """Location rows of sample ``i``'s stack, leaf first."""
+        """Location rows of sample ``i``'s stack, leaf first (``i`` may be negative;
+        ``TypeError`` for a non-int, ``ValueError`` out of range)."""
         i = _args.check_int("i", i)
         n = len(self)
         if not -n <= i < n:
@@ -206,6 +207,8 @@ class Profile:
         """Index of a sample type given by index or ``type`` name.
 
         ``None`` follows pprof: :attr:`default_sample_type` when set, else the last type.
+        Raises ``TypeError`` for anything but an int or a str, ``ValueError`` for an
+        index out of range or an unknown name (the message lists the types).
         """
         types, index = self._types()
         if sample_type is None:
