@@ -120,9 +120,12 @@ void bind_merge(py::module_& m) {
              if (self.m.num_inputs() == 0) throw ProfileError("no profiles to merge");
              return std::make_shared<Profile>(self.m.result());
            })
-      .def_property_readonly("num_inputs", [](PyMerger& self) { return self.m.num_inputs(); })
-      .def_property_readonly("num_samples", [](PyMerger& self) { return self.m.num_samples(); })
-      .def("memory_bytes", [](PyMerger& self) { return self.m.memory_bytes(); });
+      // Reads take the lock too: add() mutates the tables with the GIL released.
+      .def_property_readonly("num_inputs",
+                             [](PyMerger& self) { return locked(self.mu, [&] { return self.m.num_inputs(); }); })
+      .def_property_readonly("num_samples",
+                             [](PyMerger& self) { return locked(self.mu, [&] { return self.m.num_samples(); }); })
+      .def("memory_bytes", [](PyMerger& self) { return locked(self.mu, [&] { return self.m.memory_bytes(); }); });
 
   py::class_<PyDelta>(m, "DeltaComputer")
       .def(py::init<std::vector<std::string>>(), py::arg("sample_types"))
@@ -148,9 +151,12 @@ void bind_merge(py::module_& m) {
             return to_bytes(std::move(out));
           },
           py::arg("data"), py::arg("compress") = true, py::arg("level") = -1, py::arg("max_size") = size_t(4) << 30)
-      .def_property_readonly("num_calls", [](PyDelta& self) { return self.dc.num_calls(); })
-      .def_property_readonly("num_states", [](PyDelta& self) { return self.dc.num_states(); })
-      .def("memory_bytes", [](PyDelta& self) { return self.dc.memory_bytes(); });
+      // Reads take the lock too: delta() mutates the state with the GIL released.
+      .def_property_readonly("num_calls",
+                             [](PyDelta& self) { return locked(self.mu, [&] { return self.dc.num_calls(); }); })
+      .def_property_readonly("num_states",
+                             [](PyDelta& self) { return locked(self.mu, [&] { return self.dc.num_states(); }); })
+      .def("memory_bytes", [](PyDelta& self) { return locked(self.mu, [&] { return self.dc.memory_bytes(); }); });
 
   m.def("scale_n", [](const PP& p, const std::vector<double>& ratios) {
     py::gil_scoped_release nogil;  // p is immutable

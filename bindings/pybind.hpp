@@ -8,6 +8,8 @@
 #include <optional>
 
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
@@ -46,15 +48,32 @@ py::array move_to_numpy(std::vector<T>&& v) {
 }
 
 // Contiguous bytes of any buffer-protocol object (bytes, bytearray, memoryview, mmap).
+// A writable buffer (bytearray, writable memoryview or array) is copied while the
+// GIL is held: another Python thread may change it once the GIL is released, and
+// the decoder reads some bytes more than once (prescan, split, error location).
 struct ByteView {
   py::buffer_info info;
+  std::string copy;  // the bytes of a writable buffer; empty for read-only ones
   explicit ByteView(const py::buffer& b) : info(b.request()) {
     if (info.ndim > 1 || (info.ndim == 1 && info.strides[0] != info.itemsize))
       throw py::value_error("expected a contiguous bytes-like object");
+    if (!info.readonly) copy.assign(static_cast<const char*>(info.ptr), size());
   }
-  const uint8_t* data() const { return static_cast<const uint8_t*>(info.ptr); }
+  const uint8_t* data() const {
+    return info.readonly ? static_cast<const uint8_t*>(info.ptr) : reinterpret_cast<const uint8_t*>(copy.data());
+  }
   size_t size() const { return static_cast<size_t>(info.size * info.itemsize); }
 };
+
+// Runs `f` holding `mu` without holding the GIL while waiting: the mutex's owner
+// may run with the GIL released and then need it back (progress callbacks,
+// result conversion), so waiting with the GIL could deadlock.
+template <class F>
+auto locked(std::mutex& mu, F&& f) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mu);
+  return f();
+}
 
 py::bytes to_bytes(std::string&& s);
 

@@ -1,6 +1,8 @@
 // delta_fuzzer: a delta series p, p, merge(p, p) over any decodable profile:
 // the first delta passes p through, the second is empty (nothing changed), the
-// third sums back to p (2p - p); every result is a valid profile.
+// third sums back to p (2p - p); every result is a valid profile. A label-heavy
+// copy of p followed by the same copy with its labels interleaved differently
+// gives an empty delta.
 #include "fuzz_checks.hpp"
 #include "pprofcore/delta.hpp"
 #include "pprofcore/merge.hpp"
@@ -24,5 +26,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (second.num_samples() != 0) fuzz_checks::fail("delta_fuzzer", "delta of an unchanged profile is not empty");
   if (fuzz_checks::totals(third) != fuzz_checks::totals(*p))
     fuzz_checks::fail("delta_fuzzer", "delta of 2p after p does not sum to p");
+  // Label-heavy samples: a delta against the same samples with their labels
+  // interleaved differently is empty (the keys must match).
+  Profile heavy = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, false);
+  Profile reordered = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, true);
+  DeltaComputer labelled({});
+  Profile h1 = labelled.delta(heavy), h2 = labelled.delta(reordered);
+  fuzz_checks::require_valid(h1, "delta_fuzzer");
+  fuzz_checks::require_valid(h2, "delta_fuzzer");
+  if (h2.num_samples() != 0) fuzz_checks::fail("delta_fuzzer", "reordering labels across kinds changed delta keys");
   return 0;
 }

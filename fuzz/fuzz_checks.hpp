@@ -46,4 +46,58 @@ inline std::vector<uint64_t> totals(const pprofcore::Profile& p) {
   return t;
 }
 
+// `p` with `extra` more labels on every sample (keys and values taken from the
+// string table, chosen by `seed`), so merge keys exercise the label sort beyond
+// its small-n path. With `numeric_first` the added labels are reordered with the
+// numeric ones first, each kind keeping its relative order: pprof's label sets
+// do not depend on that order, so both variants must merge to the same samples.
+inline pprofcore::Profile with_extra_labels(const pprofcore::Profile& p, const uint8_t* seed, size_t seed_size,
+                                            size_t extra, bool numeric_first) {
+  pprofcore::Profile out = p;
+  const size_t n_strings = p.strings.size();
+  if (n_strings < 2 || seed_size == 0) return out;
+  struct Row {
+    int32_t key, str;
+    int64_t num;
+    int32_t unit;
+  };
+  std::vector<Row> added;
+  for (size_t i = 0; i < extra; ++i) {
+    uint8_t b = seed[i % seed_size] ^ static_cast<uint8_t>(i * 7);
+    int32_t key = static_cast<int32_t>(1 + b % 3 % (n_strings - 1));  // few keys: long runs per key
+    if (b & 0x80)
+      added.push_back({key, -1, static_cast<int64_t>(i) + 1, 0});
+    else
+      added.push_back({key, static_cast<int32_t>(1 + (b >> 2) % (n_strings - 1)), 0, 0});
+  }
+  if (numeric_first) {
+    std::vector<Row> reordered;
+    for (const Row& r : added)
+      if (r.str < 0) reordered.push_back(r);
+    for (const Row& r : added)
+      if (r.str >= 0) reordered.push_back(r);
+    added.swap(reordered);
+  }
+  pprofcore::Labels& l = out.labels;
+  l = pprofcore::Labels{};
+  out.label_offsets.assign(1, 0);
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    for (int64_t j = p.label_offsets[s]; j < p.label_offsets[s + 1]; ++j) {
+      const size_t q = static_cast<size_t>(j);
+      l.key.push_back(p.labels.key[q]);
+      l.str.push_back(p.labels.str[q]);
+      l.num.push_back(p.labels.num[q]);
+      l.num_unit.push_back(p.labels.num_unit[q]);
+    }
+    for (const Row& r : added) {
+      l.key.push_back(r.key);
+      l.str.push_back(r.str);
+      l.num.push_back(r.num);
+      l.num_unit.push_back(r.unit);
+    }
+    out.label_offsets.push_back(static_cast<int64_t>(l.size()));
+  }
+  return out;
+}
+
 }  // namespace fuzz_checks

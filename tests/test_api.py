@@ -429,11 +429,11 @@ def test_cli_info_bad_file(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("goroutine profile: total 1\n")
     r = _cli("info", CPU, str(bad))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "Go goroutine profile" in r.stderr and str(bad) in r.stderr
     assert r.stdout.startswith(f"{CPU}:")  # the good file is still summarized
     r = _cli("info", str(tmp_path / "missing.pb"))
-    assert r.returncode == 1 and "missing.pb" in r.stderr
+    assert r.returncode == 2 and "missing.pb" in r.stderr
 
 
 def test_cli_demo():

@@ -64,8 +64,6 @@ def _cases():
         _case(GOOD + key(12, 0), "truncated varint", "Profile.period", N + 1, id="truncated-varint"),
         _case(key(9, 0) + b"\xff" * 10 + b"\x01", "varint longer than 10 bytes", "Profile.time_nanos", 1,
               id="overlong-varint"),
-        _case(key(9, 0) + b"\xff" * 9 + b"\x7f", "varint overflows 64 bits", "Profile.time_nanos", 1,
-              id="varint-overflows-64-bits"),
         # ---------------------------------------------------------- wire types
         _case(fixed64(9, 5) + GOOD, "wrong wire type fixed64, expected varint", "Profile.time_nanos", 0,
               id="wrong-wire-type-scalar"),
@@ -76,9 +74,6 @@ def _cases():
         _case(ld(2, fixed32(2, 1)) + GOOD, "wrong wire type fixed32, expected varint", "Profile.sample.value", 2,
               id="wrong-wire-type-sample-value"),
         _case(b"\x0f" + GOOD, "invalid wire type 7", "Profile", 0, id="invalid-wire-type"),
-        _case(b"\x00" + GOOD, "invalid field number 0 in tag", "Profile", 0, id="field-number-0"),
-        _case(varint(1 << 32) + b"\x01" + GOOD, "field number 536870912 out of range (max 2^29-1) in tag", "Profile", 0,
-              id="field-number-too-large"),
         _case(key(20, 3) + GOOD, "unsupported wire type 3 (group)", "Profile (unknown field)", 2, id="group"),
         # ------------------------------------------------------------ lengths
         _case(GOOD + key(2, LEN) + varint(100) + b"\x00",
@@ -116,9 +111,6 @@ def _cases():
                                  location(3, 0, 0, [line(2)]))),
               "dangling reference to function id 9", "Profile.location[0] (id 1).line.function_id",
               at(S_LOCATION), id="dangling-function"),
-        _case(small(**_locations(location(1, 1), location(2, 5, 0x401000, [line(1)]), location(3))),
-              "dangling reference to mapping id 5", "Profile.location[1].mapping_id",
-              at(S_LOCATION, 1), id="dangling-mapping"),
         _case(small(samples=[sample([1, 0], [1, 2])]), "reference to location id 0 (no location)",
               "Profile.sample[0].location_id", at(S_SAMPLE), id="sample-location-id-0"),
         _case(small(**_locations(location(1, 1, 0, [line(1)]), location(2, 1, 0, [line(0, 3)]), location(3))),
@@ -247,11 +239,14 @@ def test_unknown_fields_are_skipped():
     assert p == pprofcore.loads(GOOD)
 
 
-def test_dangling_mapping_is_rejected_although_pprof_drops_it():
-    """pprof silently drops a dangling mapping id; we refuse to lose data silently."""
+def test_dangling_mapping_means_no_mapping_as_in_pprof():
+    """pprof accepts a location whose mapping_id names no mapping (real producers
+    write them) and shows it without a mapping; so does pprofcore."""
     data = small(**_locations(location(1, 3, 0x401000, [line(1)]), location(2), location(3)))
-    with pytest.raises(DecodeError, match="dangling reference to mapping id 3"):
-        pprofcore.loads(data)
+    p = pprofcore.loads(data)
+    assert list(p.locations.mapping) == [-1, -1, -1]
+    assert p.locations.address[0] == 0x401000
+    assert pprofcore.loads(p.to_bytes()) == p
 
 
 def test_gzip_bomb_limit():
@@ -422,7 +417,7 @@ def test_breaking_one_reference_of_a_random_profile(data):
     if any(len(loc.line) for loc in msg.location):
         kinds += ["dangling-function"]
     if len(msg.location):
-        kinds += ["dangling-mapping", "location-id-0"]
+        kinds += ["location-id-0"]
     if len(msg.location) >= 2:
         kinds += ["duplicate-location"]
     if len(msg.function) >= 2:
@@ -445,9 +440,6 @@ def test_breaking_one_reference_of_a_random_profile(data):
         loc = next(loc for loc in msg.location if len(loc.line))
         loc.line[0].function_id = missing
         expect = f"dangling reference to function id {missing}"
-    elif kind == "dangling-mapping":
-        msg.location[0].mapping_id = missing
-        expect = f"dangling reference to mapping id {missing}"
     elif kind == "location-id-0":
         msg.location[data.draw(st.integers(0, len(msg.location) - 1))].id = 0
         expect = "found location with reserved id 0"

@@ -90,6 +90,10 @@ class SampleDecoder {
   size_t mismatch_count = 0;
   int64_t mismatch_offset = -1;
   size_t dropped_labels = 0;
+  // Repair mode records every sample's value count here as it is decoded, so the
+  // repair never rescans the input (a second read may see other bytes).
+  bool record_value_counts = false;
+  std::vector<size_t> value_counts;
 
   void sample(const uint8_t* msg_at, const uint8_t* begin, const uint8_t* end) {
     Reader m(base_, begin, end);
@@ -131,6 +135,7 @@ class SampleDecoder {
       }
     }
     size_t n = values_.size() - values_before;
+    if (record_value_counts) value_counts.push_back(n);
     if (count == 0) {
       first_value_count = n;
     } else if (n != first_value_count && mismatch_sample < 0) {
@@ -257,6 +262,7 @@ class Decoder {
     std::exception_ptr helper_error;
     SampleColumns tail;
     SampleDecoder tail_samples(data_, tail.values, tail.stack_ends, tail.stack_locations, tail.label_ends, tail.labels);
+    main_samples_.record_value_counts = tail_samples.record_value_counts = repair_ != nullptr;
     if (split_at_) {
       reserve_tail(tail);
       helper = std::thread([&] {
@@ -544,6 +550,7 @@ class Decoder {
     for (BigRef b : d.big_refs) main_samples_.big_refs.push_back({b.index + static_cast<size_t>(loc_base), b.id});
     main_samples_.codes.merge(d.codes);
     main_samples_.dropped_labels += d.dropped_labels;
+    main_samples_.value_counts.insert(main_samples_.value_counts.end(), d.value_counts.begin(), d.value_counts.end());
     SampleDecoder& m = main_samples_;
     if (d.count > 0 && m.mismatch_sample < 0) {
       if (m.count == 0) {
@@ -903,12 +910,14 @@ class Decoder {
     IdIndex functions = index_ids(p_.functions.id, "function", kFunction);
     IdIndex locations = index_ids(p_.locations.id, "location", kLocation);
 
-    Missing missing_mapping, missing_function, missing_location;
+    Missing missing_function, missing_location;
+    // google/pprof accepts a location whose mapping_id names no mapping (real
+    // producers write them) and gives it no mapping; so do we, counting it in repair mode.
+    Missing missing_mapping = [&](size_t, uint64_t) {
+      if (repair_) ++repair_->dangling_mapping_refs;
+      return -1;
+    };
     if (repair_) {
-      missing_mapping = [&](size_t, uint64_t) {
-        ++repair_->dangling_mapping_refs;
-        return -1;
-      };
       missing_function = [&](size_t, uint64_t id) { return stub_function(functions, id); };
       missing_location = [&](size_t, uint64_t id) {
         ++(id == 0 ? repair_->zero_location_refs : repair_->dangling_location_refs);
@@ -977,49 +986,11 @@ class Decoder {
     sl.resize(w);
   }
 
-  // Number of values of every sample, by rescanning the sample messages (the
-  // first pass kept only the first mismatch; this runs only in repair mode).
-  std::vector<size_t> sample_value_counts() const {
-    std::vector<size_t> counts;
-    counts.reserve(p_.num_samples());
-    Reader r(data_, data_, data_ + n_);
-    while (!r.done()) {
-      uint32_t tag = r.tag("Profile");
-      if ((tag >> 3) != kSample) {
-        r.skip(tag & 7, "Profile");
-        continue;
-      }
-      const uint8_t* e = r.length_delimited("Profile.sample");
-      Reader m(data_, r.pos(), e);
-      size_t count = 0;
-      while (!m.done()) {
-        uint32_t t = m.tag("Profile.sample");
-        if ((t >> 3) == 2 && (t & 7) == kLen) {
-          const uint8_t* pe = m.length_delimited("Profile.sample.value");
-          Reader q(data_, m.pos(), pe);
-          while (!q.done()) {
-            q.varint("Profile.sample.value");
-            ++count;
-          }
-          m.seek(pe);
-        } else if ((t >> 3) == 2 && (t & 7) == kVarint) {
-          m.varint("Profile.sample.value");
-          ++count;
-        } else {
-          m.skip(t & 7, "Profile.sample");
-        }
-      }
-      r.seek(e);
-      counts.push_back(count);
-    }
-    return counts;
-  }
-
   // Drops every sample whose value count differs from the number of sample types.
   void drop_samples_with_bad_value_counts() {
-    std::vector<size_t> counts = sample_value_counts();
+    const std::vector<size_t>& counts = main_samples_.value_counts;
     const size_t nt = p_.num_types(), ns = p_.num_samples();
-    if (counts.size() != ns) throw DecodeError("internal error: sample rescan disagrees", "Profile.sample", -1);
+    if (counts.size() != ns) throw DecodeError("internal error: value counts missing", "Profile.sample", -1);
     auto& so = p_.stack_offsets;
     auto& lo = p_.label_offsets;
     auto& l = p_.labels;
@@ -1090,7 +1061,7 @@ namespace {
 // input looks like when it is not profile.proto at all (legacy text, OTLP, ...).
 [[noreturn]] void rethrow_explained(const DecodeError& e, const uint8_t* data, size_t n) {
   std::string hint = describe_non_pprof(data, n);
-  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n);
+  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n, e.offset());
   if (hint.empty()) throw;
   throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
 }

@@ -137,6 +137,12 @@ Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys
 
 Profile set_label(const Profile& p, const std::string& key, const std::vector<std::string>& values) {
   Profile out = copy_without_samples(p);
+  // profile.proto cannot hold an empty string label: its str is code 0, and a
+  // label with no string, number or unit is dropped on decoding (as pprof does).
+  for (const auto& v : values)
+    if (v.empty())
+      throw ProfileError("set_label: label values must not be empty strings (profile.proto cannot hold them: "
+                         "decoding drops such a label); use remove_label to drop '" + key + "'");
   const int32_t k = find_or_add_string(out, key);
   std::vector<int32_t> codes;
   for (const auto& v : values) codes.push_back(find_or_add_string(out, v));
@@ -169,6 +175,9 @@ Profile rename_label(const Profile& p, const std::string& from, const std::strin
 
 Profile select_sample_types(const Profile& p, const std::vector<int64_t>& indices) {
   const size_t nt = p.num_types();
+  // Samples need at least one value: a profile without sample types but with
+  // samples cannot be encoded so that it loads again.
+  if (indices.empty()) throw ProfileError("select_sample_types: no sample types given (a profile needs at least one)");
   for (int64_t i : indices)
     if (i < 0 || static_cast<size_t>(i) >= nt) throw ProfileError("select_sample_types: index out of range");
   Profile out = p;

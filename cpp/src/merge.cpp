@@ -255,20 +255,27 @@ int32_t Merger::map_sample(size_t row) {
                                    s.labels.num_unit[q]});
   }
   // pprof groups labels by key (map), keeping each key's values in order, with
-  // string labels and numeric labels in separate parts: a stable insertion sort
-  // by (is numeric, key) gives one canonical sequence per label set.
+  // string labels and numeric labels in separate parts: a stable sort by
+  // (is numeric, key) gives one canonical sequence per label set.
   auto before = [](const LabelKey& a, const LabelKey& b) {
     bool an = a.str < 0, bn = b.str < 0;
     return an != bn ? bn : a.key < b.key;
   };
-  for (size_t i = 1; i < key_labels_.size(); ++i) {
-    LabelKey x = key_labels_[i];
-    size_t j = i;
-    while (j > 0 && before(x, key_labels_[j - 1])) {
-      key_labels_[j] = key_labels_[j - 1];
-      --j;
+  // Insertion sort for the usual handful of labels (no allocation); merge sort
+  // beyond that, so a sample with a million labels is not quadratic.
+  constexpr size_t kInsertionSortMax = 32;
+  if (key_labels_.size() > kInsertionSortMax) {
+    std::stable_sort(key_labels_.begin(), key_labels_.end(), before);
+  } else {
+    for (size_t i = 1; i < key_labels_.size(); ++i) {
+      LabelKey x = key_labels_[i];
+      size_t j = i;
+      while (j > 0 && before(x, key_labels_[j - 1])) {
+        key_labels_[j] = key_labels_[j - 1];
+        --j;
+      }
+      key_labels_[j] = x;
     }
-    key_labels_[j] = x;
   }
   for (LabelKey& k : key_labels_) {
     if (k.str >= 0) k.str = map_string(k.str);

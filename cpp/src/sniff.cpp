@@ -22,10 +22,61 @@ bool mostly_text(const uint8_t* data, size_t n) {
   return m > 0 && printable * 100 >= m * 95;
 }
 
+bool has_magic(const uint8_t* data, size_t n, std::string_view magic, size_t at = 0) {
+  return n >= at + magic.size() && std::memcmp(data + at, magic.data(), magic.size()) == 0;
+}
+
+// UTF-16 text: a byte-order mark, or ASCII with every other byte zero.
+bool utf16_text(const uint8_t* data, size_t n) {
+  if (n >= 2 && ((data[0] == 0xff && data[1] == 0xfe) || (data[0] == 0xfe && data[1] == 0xff))) return true;
+  size_t m = n < 256 ? n & ~size_t(1) : 256;
+  if (m < 8) return false;
+  for (int zero_at = 0; zero_at < 2; ++zero_at) {
+    size_t ok = 0;
+    for (size_t i = 0; i < m; i += 2) {
+      uint8_t c = data[i + 1 - zero_at], z = data[i + zero_at];
+      if (z == 0 && (c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f))) ++ok;
+    }
+    if (ok * 100 >= (m / 2) * 95) return true;
+  }
+  return false;
+}
+
+// Containers and file types named by their magic numbers (the first bytes, or
+// for tar the "ustar" at offset 257).
+std::string describe_container(const uint8_t* data, size_t n) {
+  const char* decompress = "; pprofcore reads raw or gzip-compressed profile.proto (decompress it first)";
+  const char* extract = "; extract the profile from the archive first";
+  if (has_magic(data, n, "\x28\xb5\x2f\xfd")) return std::string("input is zstd-compressed") + decompress;
+  if (has_magic(data, n, std::string_view("\xfd" "7zXZ\0", 6))) return std::string("input is xz-compressed") + decompress;
+  if (has_magic(data, n, "BZh") && n > 3 && data[3] >= '1' && data[3] <= '9')
+    return std::string("input is bzip2-compressed") + decompress;
+  if (has_magic(data, n, "\x04\x22\x4d\x18")) return std::string("input is lz4-compressed (frame format)") + decompress;
+  if (has_magic(data, n, std::string_view("\xff\x06\0\0sNaPpY", 10)))
+    return std::string("input is snappy-compressed (framing format)") + decompress;
+  // zlib: the 32K-window header with one of the four FLG bytes zlib writes.
+  if (n >= 2 && data[0] == 0x78 && (data[1] == 0x01 || data[1] == 0x5e || data[1] == 0x9c || data[1] == 0xda))
+    return std::string("input looks like a zlib stream (RFC 1950, not gzip)") + decompress;
+  if (has_magic(data, n, "PK\x03\x04") || has_magic(data, n, "PK\x05\x06"))
+    return std::string("input is a zip archive") + extract;
+  if (has_magic(data, n, "ustar", 257)) return std::string("input is a tar archive") + extract;
+  if (has_magic(data, n, std::string_view("7z\xbc\xaf\x27\x1c", 6))) return std::string("input is a 7-Zip archive") + extract;
+  if (has_magic(data, n, "\x89PNG\r\n\x1a\n")) return "input is a PNG image, not a profile";
+  if (has_magic(data, n, "\xff\xd8\xff")) return "input is a JPEG image, not a profile";
+  if (has_magic(data, n, "\x7f" "ELF")) return "input is an ELF binary, not a profile";
+  if (has_magic(data, n, "\xcf\xfa\xed\xfe") || has_magic(data, n, "\xce\xfa\xed\xfe"))
+    return "input is a Mach-O binary, not a profile";
+  if (utf16_text(data, n))
+    return "input looks like UTF-16 text, not a binary profile.proto (a text profile saved as UTF-16 must be "
+           "converted to UTF-8, and pprofcore reads profile.proto only)";
+  return "";
+}
+
 }  // namespace
 
 std::string describe_non_pprof(const uint8_t* data, size_t n) {
   const char* legacy = "; pprofcore reads profile.proto only (convert with `go tool pprof -proto`)";
+  if (std::string c = describe_container(data, n); !c.empty()) return c;
   if (n >= 16) {
     // gperftools CPU profile: binary header of words {0, 3, 0, period, 0}.
     uint64_t w[2];
@@ -53,10 +104,15 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
   return "";
 }
 
-std::string describe_foreign_protobuf(const uint8_t* data, size_t n) {
+std::string describe_foreign_protobuf(const uint8_t* data, size_t n, int64_t error_offset) {
   wire::Reader r(data, data, data + n);
   bool nested_field1 = false;
   try {
+    // A profile damaged further in is still a profile: only an input whose first
+    // field already fails is called foreign.
+    wire::Reader first(data, data, data + n);
+    first.skip(first.tag("") & 7, "");
+    if (error_offset >= first.offset()) return "";
     while (!r.done()) {
       uint32_t tag = r.tag("");
       uint32_t field = tag >> 3, wt = tag & 7;

@@ -10,7 +10,7 @@ uint64_t Reader::varint_slow(const char* field) {
     if (p_ >= end_) throw DecodeError("truncated varint", field, offset_of(at));
     uint8_t b = *p_++;
     if (shift == 63 && b >= 0x80) throw DecodeError("varint longer than 10 bytes", field, offset_of(at));
-    if (shift == 63 && b > 1) throw DecodeError("varint overflows 64 bits", field, offset_of(at));
+    // Bits past 64 in a 10th byte are dropped, as google/pprof and protobuf do.
     v |= uint64_t(b & 0x7f) << shift;
     if (b < 0x80) return v;
   }

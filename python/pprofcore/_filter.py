@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequ
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._units import scale, scaled_label
 from ._units import scale_factor as _scale_factor
 
@@ -297,6 +297,7 @@ def parse_tag_filter(option: str, text: str) -> Optional[TagFilter]:
       (at most), ``4mb:`` (at least), ``12kb:64mb`` (inclusive), compared with
       numeric labels converted to the label key's unit.
     """
+    _args.check_str(option, text, optional=True)
     if not text:
         return None
     key, value = "", text
@@ -315,8 +316,8 @@ def parse_tag_filter(option: str, text: str) -> Optional[TagFilter]:
 
 
 def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, warn: bool = True) -> "Profile":
-    f = parse_tag_filter("tagfocus", tagfocus) if isinstance(tagfocus, str) else tagfocus
-    i = parse_tag_filter("tagignore", tagignore) if isinstance(tagignore, str) else tagignore
+    f = tagfocus if isinstance(tagfocus, TagFilter) else parse_tag_filter("tagfocus", tagfocus)
+    i = tagignore if isinstance(tagignore, TagFilter) else parse_tag_filter("tagignore", tagignore)
     if f is None and i is None:
         return p
     if units is None and ((f is not None and f.range) or (i is not None and i.range)):

@@ -50,6 +50,9 @@ def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lin
 
 
 # ----------------------------------------------------------------- from_folded
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _varint(n: int, out: bytearray) -> None:
     n &= (1 << 64) - 1
     while n >= 0x80:
@@ -127,6 +130,8 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
     """
     from ._io import loads
 
+    if not isinstance(text, str):
+        raise TypeError(f"from_folded: text must be str, not {type(text).__name__}")
     strings: Dict[str, int] = {"": 0}
 
     def s(x: str) -> int:
@@ -169,6 +174,8 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
             except ValueError:
                 raise ValueError(f"folded line {lineno}: value {v!r} is not an integer "
                                  f"(expected 'frames' and {nv} value(s))") from None
+            if not _INT64_MIN <= vals[-1] <= _INT64_MAX:
+                raise ValueError(f"folded line {lineno}: value {v} is outside the int64 range of profile values")
         ids = []
         for name in stack.split(";") if stack else []:
             fid = frames.get(name)

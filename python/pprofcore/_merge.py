@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._profile import Profile
 
 _DEFAULT_MAX = 4 << 30
@@ -64,15 +64,16 @@ def harmonize_units(profiles: Sequence[Profile]) -> List[Profile]:
     is ignored, as pprof does)."""
     if len(profiles) <= 1:
         return list(profiles)
-    n = len(profiles[0].sample_types)
-    for p in profiles[1:]:
-        if len(p.sample_types) != n:
-            raise ValueError(f"inconsistent sample type count: {n} != {len(p.sample_types)}")
+    types = [p.sample_types for p in profiles]  # built once: there may be thousands
+    n = len(types[0])
+    for t in types[1:]:
+        if len(t) != n:
+            raise ValueError(f"inconsistent sample type count: {n} != {len(t)}")
     target = []
     for i in range(n):
-        best = profiles[0].sample_types[i]
-        for p in profiles[1:]:
-            t = p.sample_types[i]
+        best = types[0][i]
+        for pt in types[1:]:
+            t = pt[i]
             if t[0].rstrip("s") != best[0].rstrip("s") or (
                     t[1] != best[1] and not (_sniff(t[1]) and _sniff(best[1]) and _sniff(t[1])[0] == _sniff(best[1])[0])):
                 raise ValueError(f"sample types: incompatible types: {best} {t}")
@@ -88,8 +89,8 @@ def harmonize_units(profiles: Sequence[Profile]) -> List[Profile]:
                 best = t
         period_unit = best[1]
     out = []
-    for p in profiles:
-        units = [u for _, u in p.sample_types]
+    for p, pt in zip(profiles, types):
+        units = [u for _, u in pt]
         ratios = [_unit_ratio(u, target[i]) for i, u in enumerate(units)]
         period = p.period
         pu = ""
@@ -107,14 +108,18 @@ def harmonize_units(profiles: Sequence[Profile]) -> List[Profile]:
 def _intersect(profiles: Sequence[Profile]) -> List[Profile]:
     # pprof's CompatibilizeSampleTypes: keep the types (by name) common to all, in
     # the first profile's order.
-    names = [t for t, _ in profiles[0].sample_types]
-    common = [t for t in names if all(t in [x for x, _ in p.sample_types] for p in profiles[1:])]
+    names = [[t for t, _ in p.sample_types] for p in profiles]
+    # First index of each name, as list.index would give; dicts keep this linear.
+    firsts = [{} for _ in profiles]
+    for first, have in zip(firsts, names):
+        for i, t in enumerate(have):
+            first.setdefault(t, i)
+    common = [t for t in names[0] if all(t in first for first in firsts[1:])]
     if not common:
         raise ValueError("profiles have empty common sample type list")
     out = []
-    for p in profiles:
-        have = [t for t, _ in p.sample_types]
-        idx = [have.index(t) for t in common]
+    for p, have, first in zip(profiles, names, firsts):
+        idx = [first[t] for t in common]
         out.append(p if idx == list(range(len(have))) else Profile._wrap(_core.select_sample_types(p._core, idx)))
     return out
 
@@ -289,7 +294,7 @@ class DeltaComputer:
         """Like :meth:`delta` on serialized profiles: bytes in, pprof bytes out
         (gzip-compressed unless ``compress=False``), ready to save or upload.
         No Python Profile is created."""
-        return self._d.delta_bytes(data, compress, -1 if level is None else int(level), max_decompressed_size)
+        return self._d.delta_bytes(data, compress, _args.check_level(level), max_decompressed_size)
 
     @property
     def num_states(self) -> int:
@@ -319,7 +324,13 @@ def scale(p: Profile, ratio: float) -> Profile:
     return scale_n(p, [float(ratio)] * len(p.sample_types))
 
 
+def _check_base(base) -> None:
+    if not isinstance(base, Profile):
+        raise TypeError(f"base must be a pprofcore.Profile, not {type(base).__name__}")
+
+
 def normalize(p: Profile, base: Profile) -> Profile:
+    _check_base(base)
     if p.sample_types != base.sample_types or p.period_type != base.period_type:
         raise _core.ProfileError(f"incompatible sample types {p.sample_types} and {base.sample_types}")
     bv = base.values.sum(axis=0, dtype=np.int64) if len(base) else np.zeros(len(p.sample_types), np.int64)
@@ -329,6 +340,7 @@ def normalize(p: Profile, base: Profile) -> Profile:
 
 
 def diff(p: Profile, base: Profile, mode: str = "diff_base", normalize_: bool = False) -> Profile:
+    _check_base(base)
     if mode not in ("diff_base", "base"):
         raise ValueError("mode must be 'diff_base' or 'base'")
     # go tool pprof merges each side on its own first (fetch.go chunkedGrab), so

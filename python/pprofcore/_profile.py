@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._tables import StringTable, Table
 
 _PICKLE_VERSION = 1
@@ -40,7 +40,7 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "_types_cache", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
@@ -53,6 +53,7 @@ class Profile:
         self._strings = None
         self._tables = {}
         self._report_base = None  # set by filters: totals before filtering (see _report_base.py)
+        self._types_cache = None  # (sample_types, {type name: first index}), built on first use
         return self
 
     @property
@@ -68,7 +69,18 @@ class Profile:
     @property
     def sample_types(self) -> List[Tuple[str, str]]:
         """``(type, unit)`` of each value column, e.g. ``[("cpu", "nanoseconds")]``."""
-        return [(self._s(t), self._s(u)) for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"])]
+        return list(self._types()[0])
+
+    def _types(self) -> tuple:
+        # Built once: the profile is immutable, and callers look types up in loops.
+        if self._types_cache is None:
+            types = tuple((self._s(t), self._s(u))
+                          for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"]))
+            index = {}
+            for i, (t, _) in enumerate(types):
+                index.setdefault(t, i)
+            self._types_cache = (types, index)
+        return self._types_cache
 
     @property
     def period_type(self) -> Optional[Tuple[str, str]]:
@@ -182,7 +194,13 @@ class Profile:
         return self._table("mappings")
 
     def stack(self, i: int) -> np.ndarray:
-        """Location rows of sample ``i``'s stack, leaf first."""
+        """Location rows of sample ``i``'s stack, leaf first (``i`` may be negative;
+        ``TypeError`` for a non-int, ``ValueError`` out of range)."""
+        i = _args.check_int("i", i)
+        n = len(self)
+        if not -n <= i < n:
+            raise ValueError(f"sample index {i} out of range for {n} samples")
+        i %= n
         o = self.stack_offsets
         return self.stack_locations[o[i]:o[i + 1]]
 
@@ -190,18 +208,22 @@ class Profile:
         """Index of a sample type given by index or ``type`` name.
 
         ``None`` follows pprof: :attr:`default_sample_type` when set, else the last type.
+        Raises ``TypeError`` for anything but an int or a str, ``ValueError`` for an
+        index out of range or an unknown name (the message lists the types).
         """
-        types = [t for t, _ in self.sample_types]
+        types, index = self._types()
         if sample_type is None:
             sample_type = self.default_sample_type or (len(types) - 1)
+        if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str)):
+            raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
         if isinstance(sample_type, (int, np.integer)):
             i = int(sample_type)
             if not -len(types) <= i < len(types):
-                raise IndexError(f"sample type index {i} out of range for {len(types)} types")
+                raise ValueError(f"sample_type index {i} out of range for {len(types)} types")
             return i % len(types)
-        if sample_type in types:
-            return types.index(sample_type)
-        raise KeyError(f"no sample type {sample_type!r}; have {', '.join(types)}")
+        if sample_type in index:
+            return index[sample_type]
+        raise ValueError(f"no sample_type {sample_type!r}; have {', '.join(t for t, _ in types)}")
 
     def total(self, sample_type: Union[int, str, None] = None) -> int:
         """Sum of one sample type's values (default: pprof's default type)."""
@@ -442,7 +464,7 @@ class Profile:
         Output is deterministic: equal profiles give identical bytes, and
         ``loads(p.to_bytes()) == p``. ``level`` is the gzip level (1 = fastest).
         """
-        return self._core.encode(compress, -1 if level is None else int(level))
+        return self._core.encode(bool(compress), _args.check_level(level))
 
     def save(self, path: Union[str, "os.PathLike[str]"], compress: bool = True, level: Optional[int] = None) -> None:
         """Write the profile to ``path`` (gzip-compressed unless ``compress=False``)."""

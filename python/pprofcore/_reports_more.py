@@ -4,12 +4,11 @@ over distinct names, label values and output lines."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from . import _core, _units
+from . import _args, _core, _units
 from ._report_table import ReportTable
 from ._report_base import report_total
 from ._reports import go_div, header_lines, nodes, summary_lines, trim_nodes
@@ -27,7 +26,8 @@ def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions"
          unit: Optional[str] = None, inline: bool = True, relative_percentages: bool = False) -> ReportTable:
     """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
     trimming, as pprof). Raises ValueError when ``regex`` matches no node."""
-    return call_tree(profile, re.compile(regex), sample_type, by, "flat", mean, unit, inline, 0, 0.0, 0.0,
+    return call_tree(profile, _args.compile_regex("peek regex", regex), sample_type, by, "flat", mean, unit, inline,
+                     0, 0.0, 0.0,
                      relative_percentages)
 
 

@@ -117,6 +117,8 @@ def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[
     (the default), a unit readable for the smallest non-zero value."""
     if unit is None:
         unit = "minimum"
+    if not isinstance(unit, str):
+        raise TypeError(f"unit must be a str or None, not {type(unit).__name__}")
     if unit != "minimum":
         return unit
     min_value = 0

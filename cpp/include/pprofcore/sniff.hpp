@@ -1,5 +1,6 @@
 // sniff: recognises inputs that are not profile.proto (legacy pprof text and
-// binary formats, jemalloc, OpenTelemetry profiles) so errors can say what they are.
+// binary formats, jemalloc, OpenTelemetry profiles, other compressors, archives
+// and file types by their magic numbers) so errors can say what they are.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,9 +12,10 @@ namespace pprofcore {
 // input could plausibly be profile.proto.
 std::string describe_non_pprof(const uint8_t* data, size_t n);
 
-// For input that failed with a wire-type mismatch: "" unless the whole input is
-// well-formed protobuf, in which case it names the foreign message (OTLP) or
-// says that the schema is not profile.proto.
-std::string describe_foreign_protobuf(const uint8_t* data, size_t n);
+// For input that failed with a wire-type mismatch at `error_offset`: "" unless the
+// whole input is well-formed protobuf and the failure lies in its first field, in
+// which case it names the foreign message (OTLP) or says that the schema is not
+// profile.proto.
+std::string describe_foreign_protobuf(const uint8_t* data, size_t n, int64_t error_offset);
 
 }  // namespace pprofcore

@@ -40,17 +40,15 @@ class Reader {
     return varint_slow(field);
   }
 
-  // Returns (field number << 3 | wire type); validates field number and wire type.
+  // Returns (field number << 3 | wire type); validates the wire type. Field number
+  // 0 and numbers past 2^29-1 belong to no message: as google/pprof does, they are
+  // skipped like any unknown field (numbers past 2^29-1 come back as field 0).
   PPROFCORE_INLINE uint32_t tag(const char* context) {
     const uint8_t* at = p_;
     uint64_t t = varint(context);
-    if ((t >> 3) == 0 || t > 0xffffffffull)
-      throw DecodeError((t >> 3) == 0 ? std::string("invalid field number 0 in tag")
-                                      : "field number " + std::to_string(t >> 3) + " out of range (max 2^29-1) in tag",
-                        context, offset_of(at));
     uint32_t wt = static_cast<uint32_t>(t & 7);
     if (wt > 5) throw DecodeError("invalid wire type " + std::to_string(wt), context, offset_of(at));
-    return static_cast<uint32_t>(t);
+    return t > 0xffffffffull ? wt : static_cast<uint32_t>(t);
   }
 
   // Reads a length prefix and returns the end of the payload, checking bounds.

@@ -57,6 +57,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         return args._run(args)
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
-    except (ValueError, OSError) as e:
-        print(f"pprofcore {args.command}: error: {e}", file=sys.stderr)
-        return 1
+    except KeyboardInterrupt:
+        print(f"pprofcore {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError) as e:
+        return _error(args.command, str(e))
+    except Exception as e:  # noqa: BLE001 - a command line prints one line, never a traceback
+        return _error(args.command, f"{type(e).__name__}: {e}")
+
+
+def _error(command: str, message: str) -> int:
+    """One line on stderr and exit status 2, as `go tool pprof` does."""
+    first = message.strip().splitlines()[0] if message.strip() else "unknown error"
+    print(f"pprofcore {command}: error: {first}", file=sys.stderr)
+    return 2

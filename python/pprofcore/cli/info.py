@@ -58,7 +58,7 @@ def run(args) -> int:
             d = describe(path)
         except (DecodeError, OSError) as e:
             print(f"{path}: error: {e}", file=sys.stderr)
-            status = 1
+            status = 2
             continue
         if args.format == "json":
             results.append(d)
