@@ -42,10 +42,10 @@ def test_diff_with_base(tmp_path, capsys):
 def test_stdout_and_errors(tmp_path, capsys):
     assert main(["flamegraph", CPU, "-o", "-"]) == 0
     assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
-    assert main(["flamegraph", CPU, "-o", str(tmp_path / "x.png")]) == 1
+    assert main(["flamegraph", CPU, "-o", str(tmp_path / "x.png")]) == 2
     assert "cannot tell the format" in capsys.readouterr().err
-    assert main(["flamegraph", str(tmp_path / "missing.pb.gz")]) == 1
-    assert main(["flamegraph", CPU, "--granularity", "files", "--min-fraction", "3", "-o", str(tmp_path / "a.html")]) == 1
+    assert main(["flamegraph", str(tmp_path / "missing.pb.gz")]) == 2
+    assert main(["flamegraph", CPU, "--granularity", "files", "--min-fraction", "3", "-o", str(tmp_path / "a.html")]) == 2
     assert "min_fraction" in capsys.readouterr().err
 
 
@@ -61,4 +61,4 @@ def test_callgraph_dot_and_svg(tmp_path, capsys):
     if shutil.which("dot"):
         assert main(["callgraph", CPU, "-o", str(tmp_path / "g.svg")]) == 0
         ElementTree.fromstring((tmp_path / "g.svg").read_text())
-    assert main(["callgraph", CPU, "-o", str(tmp_path / "g.png")]) == 1
+    assert main(["callgraph", CPU, "-o", str(tmp_path / "g.png")]) == 2

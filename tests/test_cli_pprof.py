@@ -46,7 +46,7 @@ def test_bad_boolean_and_bare_peek_are_errors():
 
 
 def test_base_and_diff_base_together_is_an_error(capsys):
-    assert cli_main(["-top", f"-base={CPU}", f"-diff_base={CPU}", CPU]) == 1
+    assert cli_main(["-top", f"-base={CPU}", f"-diff_base={CPU}", CPU]) == 2
     assert "-base and -diff_base" in capsys.readouterr().err
 
 

@@ -106,7 +106,7 @@ def test_series_equals_top_of_each_profile(paths, value, by):
     assert set(df.columns) == {"profile", "time", "name", "value"}
     assert (df["value"] != 0).all()
     for i, p in enumerate(s):
-        t = p.top(by=by, n=None)
+        t = p.top(by=by, n=None, nodefraction=0, edgefraction=0)
         want = {n: int(v) for n, v in zip(t["name"], t[value]) if v != 0}
         got = df[df["profile"] == i]
         assert dict(zip(got["name"].astype(str), got["value"].astype(int))) == want
@@ -171,7 +171,7 @@ def test_movers_between_windows():
     np.testing.assert_allclose(m["change"], m["after"] - m["before"])
     assert (np.diff(np.abs(m["change"].to_numpy())) <= 1e-12).all()
     for side, sub in (("before", s.window(None, split)), ("after", s.window(split, None))):
-        top = sub.merge().top(n=None)
+        top = sub.merge().top(n=None, nodefraction=0, edgefraction=0)
         want = {n: v for n, v in zip(top["name"], top["flat"]) if v}
         got = dict(zip(m["name"], m[f"value_{side}"]))
         assert {k: v for k, v in got.items() if v} == want
@@ -231,7 +231,7 @@ def test_store_series_and_sql_agree_with_profiles(tmp_path):
         join locations l on l.location_id = k.location_ids[1]
         join functions f on f.function_id = l.function_ids[1]
         group by f.name""")
-    top = s.merge().top("cpu", n=None)  # function_ids[1] is the innermost (inlined) frame
+    top = s.merge().top("cpu", n=None, nodefraction=0, edgefraction=0)  # function_ids[1] is the innermost (inlined) frame
     want = {n: v for n, v in zip(top["name"], top["flat"]) if v}
     assert {n: int(v) for n, v in zip(flat["name"], flat["cpu"]) if v} == want
     assert set(store.sql("select distinct service from profiles")["service"]) == {"api", "batch"}
@@ -275,13 +275,13 @@ def test_cli_ingest_sql_top(tmp_path):
     assert json.loads(r.stdout) == [{"n": len(CPU)}]
     r = _cli("top", d, "--where", "profile_id < 3", "--format", "json", "--nodecount", "1000000")
     assert r.returncode == 0, r.stderr
-    want = pprofcore.merge_files(CPU[:3]).top(n=None)
+    want = pprofcore.merge_files(CPU[:3]).top(n=None)  # the CLI trims as pprof's -top does
     rows = json.loads(r.stdout)["rows"]
     assert [(x["name"], x["flat"], x["cum"]) for x in rows] == list(zip(want["name"], want["flat"], want["cum"]))
     r = _cli("sql", d, "select nope from profiles")
-    assert r.returncode == 1 and "query failed" in r.stderr and "nope" in r.stderr
+    assert r.returncode == 2 and "query failed" in r.stderr and "nope" in r.stderr
     r = _cli("top", d, "--where", "profile_id < 0")
-    assert r.returncode == 1 and "no profiles match" in r.stderr
+    assert r.returncode == 2 and "no profiles match" in r.stderr
 
 
 # -------------------------------------------------------------------- plots

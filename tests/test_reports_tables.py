@@ -223,7 +223,7 @@ def test_flat_sums_to_total(items):
     total = sum(v for _, v in items)
     assert p.total() == total
     for by in GRANULARITIES:
-        t = p.top(by=by)
+        t = p.top(by=by, nodefraction=0, edgefraction=0)
         assert int(t["flat"].sum()) == total, by
         assert t.meta["total"] == total
         assert (t["cum"] >= t["flat"]).all() and (t["cum"] <= total).all()
