@@ -46,12 +46,13 @@ def pytest_assertrepr_compare(config, op: str, left, right) -> Optional[List[str
 
     if isinstance(left, Profile) and isinstance(right, Profile):
         diffs = profile_differences(left, right)
+        head = f"Profile == Profile: {len(diffs)} difference{'s' if len(diffs) != 1 else ''} in content"
         if not diffs:
             diffs = ["same canonical content; the tables differ in ids, order or the string table"]
-        return ["Profile == Profile failed:", f"[left]:  {left!r}", f"[right]: {right!r}"] + _cap(diffs)
+        return [head, f"[left]:  {left!r}", f"[right]: {right!r}"] + _cap(diffs)
     if isinstance(left, ReportTable) and isinstance(right, ReportTable):
-        return [f"ReportTable == ReportTable failed ({len(left)} vs {len(right)} rows):"] + \
-            _cap(table_differences(left, right))
+        diffs = table_differences(left, right)
+        return [f"ReportTable == ReportTable: {len(diffs)} difference{'s' if len(diffs) != 1 else ''}"] + _cap(diffs)
     return None
 
 
