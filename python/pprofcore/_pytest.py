@@ -7,15 +7,15 @@
   with :func:`pprofcore.testing.assert_no_regression`'s rules.
 - ``--pprof-update-baselines`` writes or replaces baselines instead.
 
-Every pytest run in an environment with pprofcore loads this module, so it
-imports nothing but pytest at import time, and the hook returns at once unless
-both operands are pprofcore objects.
+Every pytest run in an environment with pprofcore loads this module (and so
+the ``pprofcore`` package: NumPy and the compiled core, no pandas); it adds
+one option, one fixture and a hook that returns at once unless both operands
+are pprofcore objects. The testing helpers are imported when first needed.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -23,7 +23,7 @@ import pytest
 
 BASELINE_DIR = "__pprof_baselines__"
 UPDATE_OPTION = "--pprof-update-baselines"
-_WRITTEN = pytest.StashKey[List[str]]() if hasattr(pytest, "StashKey") else None
+_WRITTEN = pytest.StashKey[List[str]]()  # baselines written in this session
 
 
 def pytest_addoption(parser) -> None:
@@ -34,23 +34,25 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_configure(config) -> None:
-    if _WRITTEN is not None:
-        config.stash[_WRITTEN] = []
+    config.stash[_WRITTEN] = []
 
 
 def pytest_assertrepr_compare(config, op: str, left, right) -> Optional[List[str]]:
-    if op != "==" or "pprofcore" not in sys.modules:
+    if op != "==":
         return None
     from pprofcore import Profile, ReportTable
-    from pprofcore.testing import _cap, profile_differences, table_differences
 
     if isinstance(left, Profile) and isinstance(right, Profile):
+        from pprofcore.testing import _cap, profile_differences
+
         diffs = profile_differences(left, right)
         head = f"Profile == Profile: {len(diffs)} difference{'s' if len(diffs) != 1 else ''} in content"
         if not diffs:
             diffs = ["same canonical content; the tables differ in ids, order or the string table"]
         return [head, f"[left]:  {left!r}", f"[right]: {right!r}"] + _cap(diffs)
     if isinstance(left, ReportTable) and isinstance(right, ReportTable):
+        from pprofcore.testing import _cap, table_differences
+
         diffs = table_differences(left, right)
         return [f"ReportTable == ReportTable: {len(diffs)} difference{'s' if len(diffs) != 1 else ''}"] + _cap(diffs)
     return None
@@ -94,8 +96,7 @@ class BaselineChecker:
         if self._update:
             path.parent.mkdir(parents=True, exist_ok=True)
             profile.save(path)
-            if _WRITTEN is not None:
-                self._request.config.stash[_WRITTEN].append(str(path))
+            self._request.config.stash[_WRITTEN].append(str(path))
             return
         if not path.exists():
             pytest.fail(f"no profile baseline at {path}\nrun `pytest {self._request.node.nodeid} "
@@ -114,7 +115,7 @@ def pprof_baseline(request) -> BaselineChecker:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    written = config.stash.get(_WRITTEN, []) if _WRITTEN is not None else []
+    written = config.stash.get(_WRITTEN, [])
     if written:
         terminalreporter.write_sep("-", f"pprofcore: wrote {len(written)} profile baseline(s)")
         for p in written:

@@ -1,6 +1,6 @@
 // Package gobench is a small workload for pprofcore's end-to-end test: a
-// request pipeline that parses, checksums and renders records. Setting
-// GOBENCH_SLOW_RENDER=1 makes render do three times the work, the kind of
+// request pipeline that parses, checksums, ranks and renders records.
+// GOBENCH_SLOW_RENDER=N makes render do its work N times, the kind of
 // regression a profile baseline should catch.
 package gobench
 
@@ -12,7 +12,14 @@ import (
 	"strings"
 )
 
-var slowRender = os.Getenv("GOBENCH_SLOW_RENDER") == "1"
+var renderRounds = rounds(os.Getenv("GOBENCH_SLOW_RENDER"))
+
+func rounds(s string) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 1 {
+		return n
+	}
+	return 1
+}
 
 // Record is one parsed input line.
 type Record struct {
@@ -47,12 +54,8 @@ func rank(rs []Record) {
 
 //go:noinline
 func render(rs []Record) string {
-	rounds := 1
-	if slowRender {
-		rounds = 3
-	}
 	var s string
-	for i := 0; i < rounds; i++ {
+	for i := 0; i < renderRounds; i++ {
 		var b strings.Builder
 		for _, r := range rs {
 			b.WriteString(r.Key)
