@@ -148,6 +148,8 @@ def t_quantile(p: float, df: np.ndarray) -> np.ndarray:
     for _ in range(8):
         err = (1.0 - t_sf(t, df)) - p
         t = t - err / np.maximum(_t_pdf(t, df), 1e-300)
+        if np.all(np.abs(err) < 1e-13):
+            break
     return t
 
 
@@ -155,22 +157,26 @@ def t_quantile(p: float, df: np.ndarray) -> np.ndarray:
 def _ranks_and_ties(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Average ranks (1-based) of every column of ``x``, and per column
     sum(t**3 - t) over its groups of ties."""
-    n = x.shape[0]
-    order = np.argsort(x, axis=0, kind="stable")
-    s = np.take_along_axis(x, order, axis=0)
-    idx = np.arange(n)[:, None]
-    new_run = np.ones_like(s, dtype=bool)
-    new_run[1:] = s[1:] != s[:-1]
-    start = np.maximum.accumulate(np.where(new_run, idx, 0), axis=0)
-    end_run = np.ones_like(s, dtype=bool)
-    end_run[:-1] = new_run[1:]
-    end = np.flip(np.minimum.accumulate(np.flip(np.where(end_run, idx, n - 1), axis=0), axis=0), axis=0)
-    avg = (start + end) / 2.0 + 1.0
-    ranks = np.empty_like(avg)
-    np.put_along_axis(ranks, order, avg, axis=0)
+    # Work on rows (one per column of x) so that sorting runs on contiguous memory.
+    r = np.ascontiguousarray(x.T)
+    k, n = r.shape
+    order = np.argsort(r, axis=1, kind="stable")
+    s = np.take_along_axis(r, order, axis=1)
+    idx = np.broadcast_to(np.arange(n), (k, n))
+    new_run = np.empty((k, n), dtype=bool)
+    new_run[:, 0] = True
+    np.not_equal(s[:, 1:], s[:, :-1], out=new_run[:, 1:])
+    start = np.maximum.accumulate(np.where(new_run, idx, 0), axis=1)
+    end_run = np.empty((k, n), dtype=bool)
+    end_run[:, -1] = True
+    end_run[:, :-1] = new_run[:, 1:]
+    end = np.minimum.accumulate(np.where(end_run, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    avg = (start + end) * 0.5 + 1.0
+    ranks = np.empty((k, n))
+    np.put_along_axis(ranks, order, avg, axis=1)
     size = (end - start + 1).astype(np.float64)
-    ties = (size * size - 1.0).sum(axis=0)  # each run of t adds t*(t^2-1)
-    return ranks, ties
+    ties = (size * size - 1.0).sum(axis=1)  # each run of t adds t*(t^2-1)
+    return ranks.T, ties
 
 
 def mannwhitney(a: np.ndarray, b: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

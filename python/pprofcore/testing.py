@@ -23,7 +23,9 @@ of failed ``==``) is in :mod:`pprofcore._pytest`.
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -379,7 +381,22 @@ def _check_by(by: str) -> str:
 
 
 def _nodes(p: "Profile", by: str):
-    return _core.aggregate(p._core, by, True, -1, -1)
+    """pprof's report nodes of ``p`` at granularity ``by`` (C++), cached on ``p``."""
+    key = ("__testing_nodes__", by)
+    t = p._tables.get(key)
+    if t is None:
+        t = p._tables[key] = _core.aggregate(p._core, by, True, -1, -1)
+    return t
+
+
+def _nodes_many(profiles: Sequence["Profile"], by: str) -> list:
+    """:func:`_nodes` of every profile; aggregation releases the GIL, so the
+    missing tables are built on a thread pool."""
+    missing = [p for p in profiles if ("__testing_nodes__", by) not in p._tables]
+    if len(missing) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda p: _nodes(p, by), missing))
+    return [_nodes(p, by) for p in profiles]
 
 
 def _type_index(p: "Profile", sample_type, what: str = "profile") -> int:
@@ -499,8 +516,7 @@ def _key_matrix(profiles: Sequence["Profile"], type_idx: List[int], by: str, cum
     column = "cum" if cum else "flat"
     per: List[Tuple[list, np.ndarray]] = []
     index: Dict[str, int] = {}
-    for p, ti in zip(profiles, type_idx):
-        t = _nodes(p, by)
+    for t, ti in zip(_nodes_many(profiles, by), type_idx):
         names = t.printable_names()
         per.append((names, t.columns()[column][:, ti]))
         index.update(dict.fromkeys(names))
