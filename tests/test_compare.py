@@ -206,6 +206,25 @@ def test_assert_no_significant_regression():
     assert len(lines) == 4
 
 
+def test_keys_below_min_share_are_listed_but_not_tested():
+    rng = np.random.default_rng(9)
+    base, new = runs(rng, 6, samples=3000), runs(rng, 6, samples=3000)
+    t = compare(base, new, min_share=0.05)  # "log" holds 2.5%
+    row = list(t["name"]).index("log")
+    assert np.isnan(t["pvalue"][row]) and np.isnan(t["qvalue"][row]) and not t["significant"][row]
+    assert t["name"][-1] == "log"  # untested rows come last
+    tested = ~np.isnan(t["pvalue"])
+    assert tested.sum() == len(t) - 1 and "5 tested (1 below 5.00% not tested)" in t.header[0]
+    assert " -  " in t.to_text() or t.to_text().rstrip().endswith("-")
+    # Untested keys do not count in the Benjamini-Hochberg family.
+    everything = compare(base, new, min_share=0)
+    assert not np.isnan(everything["pvalue"]).any()
+    assert len(everything) == len(t)
+    assert t["qvalue"][tested] == pytest.approx(_stats.bh_qvalues(t["pvalue"][tested]))
+    p_all = dict(zip(everything["name"], everything["pvalue"]))
+    assert all(p_all[n] == p for n, p in zip(t["name"], t["pvalue"]) if n != "log")
+
+
 def test_compare_argument_errors():
     rng = np.random.default_rng(1)
     a = runs(rng, 2)

@@ -628,7 +628,7 @@ def assert_no_regression(base: "Profile", new: "Profile", *, rel: Optional[float
 # ================================================================== statistics
 def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "functions",
             sample_type: Union[int, str, None] = None, cum: bool = False, normalize: bool = True,
-            test: str = "mannwhitney", alpha: float = 0.05) -> ReportTable:
+            test: str = "mannwhitney", alpha: float = 0.05, min_share: float = 0.001) -> ReportTable:
     """Compare two groups of repeated profiles key by key, with statistics.
 
     For every key (pprof's report node at granularity ``by``) holding a value
@@ -639,6 +639,13 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
     tie correction, normal approximation; ``"welch"``: Welch's t-test), the
     Benjamini-Hochberg q-value over all keys, and ``significant = q < alpha``
     (the false discovery rate is held at ``alpha``).
+
+    Keys whose mean share over all profiles of both groups is below
+    ``min_share`` (default 0.1%) are listed but not tested (``pvalue``,
+    ``qvalue`` NaN): a handful of samples cannot show a change, and leaving
+    them out of the Benjamini-Hochberg family keeps the power for the keys
+    that can. The filter does not look at the groups, so the false
+    discovery rate still holds (independent filtering).
 
     Both groups need at least two profiles. Returns a :class:`ReportTable`
     with columns ``name, base, new, delta, ci_low, ci_high, pvalue, qvalue,
@@ -652,6 +659,8 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
         raise ValueError(f"unknown test {test!r}; expected one of {', '.join(TESTS)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha} is not between 0 and 1")
+    if not 0 <= min_share <= 1:
+        raise ValueError(f"min_share={min_share} is not a fraction between 0 and 1")
     _check_by(by)
     name, unit, idx = _resolve_type(base + new, sample_type)
     keys, m, totals = _key_matrix(base + new, idx, by, cum)
@@ -662,12 +671,17 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
     mean_a, mean_b = a.mean(axis=0), b.mean(axis=0)
     delta = mean_b - mean_a
     low, high = _stats.welch_interval(a, b, alpha)
-    if test == "mannwhitney":
-        _, p = _stats.mannwhitney(a, b)
-    else:
-        p = _stats.welch(a, b)[3]
-    q = _stats.bh_qvalues(p)
-    sig = q < alpha
+    shares = _as_shares(m, totals) if not normalize else vals
+    tested = np.flatnonzero(shares.mean(axis=0) >= min_share)
+    p = np.full(len(keep), np.nan)
+    q = np.full(len(keep), np.nan)
+    if len(tested):
+        if test == "mannwhitney":
+            p[tested] = _stats.mannwhitney(a[:, tested], b[:, tested])[1]
+        else:
+            p[tested] = _stats.welch(a[:, tested], b[:, tested])[3]
+        q[tested] = _stats.bh_qvalues(p[tested])
+    sig = q < alpha  # NaN (untested) compares False
     names = [keys[i] for i in keep.tolist()]
     order = np.lexsort((np.arange(len(names)), -np.abs(delta), q))
     columns = {
@@ -678,9 +692,10 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
     label = {"mannwhitney": "Mann-Whitney U", "welch": "Welch's t"}[test]
     header = [f"{len(base)} base vs {len(new)} new profiles, {'cum' if cum else 'flat'} {name}"
               f"{' share' if normalize else f' ({unit})'} per {by}; {label}, Benjamini-Hochberg at {alpha:g}:"
-              f" {int(sig.sum())} of {len(names)} significant"]
+              f" {int(sig.sum())} significant of {len(tested)} tested ({len(names) - len(tested)} below"
+              f" {_fmt_share(min_share)} not tested)"]
     meta = {"sample_type": name, "sample_unit": unit, "normalize": normalize, "granularity": by, "test": test,
-            "alpha": alpha, "cum": cum, "n_base": len(base), "n_new": len(new)}
+            "alpha": alpha, "cum": cum, "n_base": len(base), "n_new": len(new), "min_share": min_share}
     return ReportTable(columns, header, _compare_text, meta)
 
 
@@ -695,21 +710,28 @@ def _compare_text(t: ReportTable, n: Optional[int]) -> str:
     cells = [["name", "base", "new", "delta", "ci_low", "ci_high", "pvalue", "qvalue", "sig"]]
     for i in range(rows):
         cells.append([t["name"][i], fmt(t["base"][i]), fmt(t["new"][i]), fmt(t["delta"][i], True),
-                      fmt(t["ci_low"][i], True), fmt(t["ci_high"][i], True), f"{t['pvalue'][i]:.3g}",
-                      f"{t['qvalue'][i]:.3g}", "*" if t["significant"][i] else ""])
+                      fmt(t["ci_low"][i], True), fmt(t["ci_high"][i], True), _fmt_p(t["pvalue"][i]),
+                      _fmt_p(t["qvalue"][i]), "*" if t["significant"][i] else ""])
     return "\n".join(list(t.header) + _align(cells) + ([f"... {len(t) - rows} more rows"] if rows < len(t) else []))
+
+
+def _fmt_p(p: float) -> str:
+    return "-" if p != p else f"{p:.3g}"
 
 
 def assert_no_significant_regression(base: Sequence["Profile"], new: Sequence["Profile"], *,
                                      by: str = "functions", sample_type: Union[int, str, None] = None,
                                      cum: bool = False, normalize: bool = True, test: str = "mannwhitney",
-                                     alpha: float = 0.05, min_delta: float = 0.0) -> ReportTable:
+                                     alpha: float = 0.05, min_delta: float = 0.0,
+                                     min_share: float = 0.001) -> ReportTable:
     """Assert that :func:`compare` finds no key that grew significantly from
     the ``base`` runs to the ``new`` runs (``significant`` and ``delta >
-    min_delta``; ``min_delta`` is a share when ``normalize``). Returns the
+    min_delta``; ``min_delta`` is a share when ``normalize``; ``min_share``
+    as in :func:`compare`). Returns the
     comparison on success; the failure message is its table of offenders."""
     __tracebackhide__ = True
-    t = compare(base, new, by=by, sample_type=sample_type, cum=cum, normalize=normalize, test=test, alpha=alpha)
+    t = compare(base, new, by=by, sample_type=sample_type, cum=cum, normalize=normalize, test=test, alpha=alpha,
+                min_share=min_share)
     bad = np.flatnonzero(np.asarray(t["significant"]) & (np.asarray(t["delta"]) > min_delta))
     if len(bad):
         sub = ReportTable({c: ([t[c][i] for i in bad.tolist()] if isinstance(t[c], list) else t[c][bad])
