@@ -92,7 +92,7 @@ def _expected(samples) -> dict:
     return {k: v for k, v in out.items() if any(v)}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(spelled_profiles(), st.integers(0, 2**32))
 def test_canonical_ignores_spelling(content, seed2):
     samples, seed = content
@@ -192,8 +192,10 @@ def test_check_order_sees_reordering():
     b = pprofcore.loads(wb.small(samples=s[::-1]))
     assert_profile_equal(a, b)
     diffs = profile_differences(a, b, check_order=True)
-    assert len(diffs) == 2 and diffs[0].startswith("sample 0: main.go") is False
-    assert diffs[0].startswith("sample 0: ") and "!=" in diffs[0]
+    assert len(diffs) == 2
+    # Location 1 is worker inlined into main; location 2 is main.
+    assert diffs[0] == "sample 0: worker <- main (samples=1, cpu=10) != main (samples=2, cpu=20)"
+    assert diffs[1] == "sample 1: main (samples=2, cpu=20) != worker <- main (samples=1, cpu=10)"
     c = pprofcore.loads(wb.small(samples=s[:1]))
     assert profile_differences(a, c, check_order=True)[0] == "number of samples: 2 != 1"
 
