@@ -514,18 +514,17 @@ def _key_matrix(profiles: Sequence["Profile"], type_idx: List[int], by: str, cum
     """(key names, values: profiles x keys float64, totals per profile): every
     profile's pprof report nodes at granularity ``by``, aligned by name."""
     column = "cum" if cum else "flat"
-    per: List[Tuple[list, np.ndarray]] = []
+    per: List[Tuple[np.ndarray, np.ndarray]] = []
     index: Dict[str, int] = {}
+    add = index.setdefault
     for t, ti in zip(_nodes_many(profiles, by), type_idx):
         names = t.printable_names()
-        per.append((names, t.columns()[column][:, ti]))
-        index.update(dict.fromkeys(names))
-    index = {k: i for i, k in enumerate(index)}
+        # One dict operation per name: its column, new names appended.
+        pos = np.fromiter([add(n, len(index)) for n in names], dtype=np.int64, count=len(names))
+        per.append((pos, t.columns()[column][:, ti]))
     keys = list(index)
     m = np.zeros((len(profiles), len(keys)), dtype=np.float64)
-    lookup = index.__getitem__
-    for row, (names, vals) in enumerate(per):
-        pos = np.fromiter(map(lookup, names), dtype=np.int64, count=len(names))
+    for row, (pos, vals) in enumerate(per):
         m[row] = np.bincount(pos, weights=vals.astype(np.float64), minlength=len(keys))
     totals = np.array([_total(p, ti) for p, ti in zip(profiles, type_idx)], dtype=np.float64)
     return keys, m, totals
