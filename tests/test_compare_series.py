@@ -1,6 +1,9 @@
 """compare() on a real series: 42 CPU profiles of one Go process
 (tests/data/goseries/main.go, committed under tests/data/goseries/series/;
-each over 2,000 samples of the same steady work).
+the same steady work, 1,834 to 3,242 samples each: 39 of them hold at least
+2,000, three fell short because the kernel's tick-driven CPU timers gave
+fewer samples than asked under load). The targets are checked on all 42 and
+on the 39 with at least 2,000 samples.
 
 Targets (seeded):
 - random splits into two groups of 21: at most one significant function in
@@ -34,16 +37,26 @@ def load_series(directory: Path) -> list:
 
 
 @pytest.fixture(scope="session")
-def series():
+def whole_series():
     profiles = load_series(SERIES)
     if len(profiles) < 40:
         pytest.skip(f"the committed series is missing from {SERIES} (regenerate it as its README says)")
     return profiles
 
 
-def test_series_is_what_the_targets_ask_for(series):
-    assert len(series) >= 40
-    assert min(int(p.values[:, 0].sum()) for p in series) >= 2000
+@pytest.fixture(params=["all", "2000+"])
+def series(request, whole_series):
+    """The whole series, or only its profiles with at least 2,000 samples."""
+    if request.param == "all":
+        return whole_series
+    return [p for p in whole_series if int(p.values[:, 0].sum()) >= 2000]
+
+
+def test_series_is_what_the_targets_ask_for(whole_series):
+    counts = sorted(int(p.values[:, 0].sum()) for p in whole_series)
+    assert len(whole_series) == 42
+    assert counts[0] >= 1800 and sum(c >= 2000 for c in counts) == 39
+    series = whole_series
     assert {p.sample_types[1] for p in series} == {("cpu", "nanoseconds")}
     # The same steady work in every profile: the top function is everywhere.
     first = next(series[0].top().rows())["name"]
