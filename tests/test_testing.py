@@ -3,7 +3,7 @@ assert_no_regression.
 
 canonical() is checked as a property: any re-spelling of the same profile
 (ids, table order, string table, sample order, label order) gives the same
-form, and merging adds forms. The share and regression helpers are checked
+form, and merging adds forms. The share and regression assertions are checked
 against pprof's own numbers: ``Profile.top`` (flat/cum per node, compared with
 ``go tool pprof`` in test_reports_top.py) and ``Profile.focus``.
 """
@@ -35,7 +35,7 @@ def heap():
 
 
 # ------------------------------------------------------------- canonical form
-NAMES = ["main", "work", "leaf", "helper"]
+NAMES = ["main", "work", "leaf", "util"]
 
 
 @st.composite
@@ -200,7 +200,7 @@ def test_check_order_sees_reordering():
     assert profile_differences(a, c, check_order=True)[0] == "number of samples: 2 != 1"
 
 
-def test_helpers_hide_their_frames():
+def test_assertions_hide_their_frames():
     import pprofcore.testing as t
 
     for f in (t.assert_profile_equal, t.assert_share, t.assert_no_regression, t.assert_no_significant_regression):

@@ -10,7 +10,7 @@
 Every pytest run in an environment with pprofcore loads this module (and so
 the ``pprofcore`` package: NumPy and the compiled core, no pandas); it adds
 one option, one fixture and a hook that returns at once unless both operands
-are pprofcore objects. The testing helpers are imported when first needed.
+are pprofcore objects. pprofcore.testing is imported when first needed.
 """
 
 from __future__ import annotations
