@@ -23,6 +23,7 @@ import pytest
 
 import pprofcore
 import local_corpus
+import pprofcore.testing
 from conftest import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
@@ -167,30 +168,10 @@ def _flags(kwargs):
 
 
 def canonical(p):
-    """{(stack, labels): summed values}; a stack is a tuple of locations, each a
-    tuple of (function name, line) per line, leaf first."""
-    names = p.strings.lookup(p.functions.name)
-    fn, ln = p.lines.function, p.lines.line
-    lo = p.locations.line_offsets
-    locs = [tuple((names[fn[i]], int(ln[i])) for i in range(lo[l], lo[l + 1])) for l in range(len(p.locations))]
-    strings = p.strings
-    lab = p.labels
-    keys, strs, nums, units = lab.key.tolist(), lab.str.tolist(), lab.num.tolist(), lab.num_unit.tolist()
-    so, sl, lo2 = p.stack_offsets.tolist(), p.stack_locations.tolist(), p.label_offsets.tolist()
-    values = p.values.tolist()
-    out = {}
-    for s in range(len(p)):
-        stack = tuple(locs[l] for l in sl[so[s]:so[s + 1]])
-        labels = tuple(sorted(
-            (strings[keys[r]], strings[strs[r]]) if strs[r] >= 0 else (strings[keys[r]], nums[r], strings[units[r]])
-            for r in range(lo2[s], lo2[s + 1])
-        ))
-        key = (stack, labels)
-        prev = out.get(key)
-        out[key] = values[s] if prev is None else [x + y for x, y in zip(prev, values[s])]
-    # pprof merges samples on load (profile.Merge): equal samples are summed and
-    # all-zero ones dropped, so compare sums per key.
-    return {k: tuple(v) for k, v in out.items() if any(v)}
+    """{(stack, labels): summed values}, locations spelled as (function name,
+    line) per line: pprof merges samples on load (profile.Merge), so equal
+    samples are summed and all-zero ones dropped on both sides."""
+    return pprofcore.testing.canonical(p, names_only=True)
 
 
 @pytest.fixture(scope="session")

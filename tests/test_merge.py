@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pprofcore
+from pprofcore.testing import canonical
 from conftest import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 
 # The shared corpus's fleets, or the local corpus's (real Go profiles made by the tests).
@@ -34,39 +35,6 @@ needs_corpus = pytest.mark.skipif(not FLEET_CPU, reason=f"corpus not found at {C
 
 
 # ------------------------------------------------------------- canonical form
-def canonical(p: pprofcore.Profile) -> dict:
-    """{(stack, labels): values} with stacks and labels spelled out as content."""
-    s = p.strings
-    strs = [s[i] for i in range(len(s))]
-    loc, lines, fn, mp = p.locations, p.lines, p.functions, p.mappings
-    fnames = [(strs[a], strs[b], strs[c], int(d)) for a, b, c, d in
-              zip(fn["name"], fn["system_name"], fn["filename"], fn["start_line"])]
-    maps = [(strs[b] or strs[f], int(st_)) for f, b, st_ in zip(mp["filename"], mp["build_id"], mp["memory_start"])]
-    lo = loc["line_offsets"]
-    locs = []
-    for i in range(len(loc["id"])):
-        m = int(loc["mapping"][i])
-        addr = int(loc["address"][i])
-        mk = None
-        if m >= 0:
-            mk, start = maps[m]
-            addr = (addr - start) % (1 << 64)
-        ls = tuple(fnames[int(lines["function"][j])][:3] + (int(lines["line"][j]),) for j in range(lo[i], lo[i + 1]))
-        locs.append((addr, mk, bool(loc["is_folded"][i]), ls))
-    lab = p.labels
-    keys, vals, nums, units = lab["key"], lab["str"], lab["num"], lab["num_unit"]
-    so, sl, lofs = p.stack_offsets, p.stack_locations, p.label_offsets
-    out: dict = collections.defaultdict(lambda: np.zeros(len(p.sample_types), np.int64))
-    values = p.values
-    for i in range(len(p)):
-        stack = tuple(locs[int(x)] for x in sl[so[i]:so[i + 1]])
-        labels = tuple(sorted(
-            (strs[keys[j]], strs[vals[j]] if vals[j] >= 0 else None, int(nums[j]) if vals[j] < 0 else 0,
-             strs[units[j]]) for j in range(lofs[i], lofs[i + 1])))
-        out[(stack, labels)] += values[i]
-    return {k: tuple(v.tolist()) for k, v in out.items() if any(v)}
-
-
 def header(p: pprofcore.Profile) -> dict:
     # An empty period type and none at all are the same to pprof.
     pt = p.period_type if p.period_type != ("", "") else None

@@ -22,6 +22,7 @@ from ._profile import Profile
 from ._repair import RepairReport
 from ._report_table import ReportTable
 from .errors import DecodeError, GzipError, ProfileError
+from .testing import compare
 
 __version__ = "0.1.0"
 
@@ -40,6 +41,7 @@ __all__ = [
     "ProfileError",
     "RepairReport",
     "ReportTable",
+    "compare",
     "example_path",
     "from_folded",
     "load",

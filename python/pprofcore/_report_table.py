@@ -85,6 +85,17 @@ class ReportTable:
         """Columns as a ``dict`` (NumPy arrays and lists)."""
         return dict(self._columns)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when the column names, their order and every cell agree (NaN
+        equals NaN); titles and display settings do not count."""
+        if not isinstance(other, ReportTable):
+            return NotImplemented
+        if self.columns != other.columns or len(self) != len(other):
+            return False
+        return all(column_equal(self._columns[c], other._columns[c]) for c in self.columns)
+
+    __hash__ = None  # type: ignore[assignment]
+
     # ------------------------------------------------------------- conversions
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
@@ -150,3 +161,20 @@ def _cell(col, i):
         return None if col[1][i] else col[0][i].item()
     v = col[i]
     return v.item() if isinstance(v, np.generic) else v
+
+
+def column_cells(col) -> list:
+    """A column as a list of plain Python values (``None`` where missing)."""
+    return [_cell(col, i) for i in range(_len(col))]
+
+
+def column_equal(a, b) -> bool:
+    """Cell-by-cell equality of two columns, NaN equal to NaN."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        return bool(np.array_equal(a, b))
+    ca, cb = column_cells(a), column_cells(b)
+    return len(ca) == len(cb) and all(x == y or (x != x and y != y) for x, y in zip(ca, cb))
