@@ -77,7 +77,6 @@ def best(cmd, repeat, env=None):
 
 def synthetic_fleet(dest: Path, n_variants: int = 10) -> list:
     import pprofcore
-    from pprofcore import _core
 
     files = sorted(glob.glob(str(CORPUS / "fleet" / "cpu" / "*.pb.gz")))
     out = []
@@ -89,7 +88,7 @@ def synthetic_fleet(dest: Path, n_variants: int = 10) -> list:
             if path.exists():
                 continue
             p = pprofcore.load(f)
-            p = pprofcore.Profile._wrap(_core.set_label(p._core, "zone", f"zone-{(v * 7 + i) % 20}"))
+            p = p.set_label("zone", f"zone-{(v * 7 + i) % 20}")
             p = p.scale(1 + v / 10)
             p.save(path)
     return out
