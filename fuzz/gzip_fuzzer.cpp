@@ -22,7 +22,7 @@ constexpr size_t kMax = size_t(16) << 20;
 // Returns true and sets *out on success; false on GzipError.
 bool try_inflate(const uint8_t* data, size_t size, gzip::Backend b, std::string* out) {
   try {
-    *out = gzip::inflate(data, size, kMax, b);
+    *out = gzip::inflate(data, size, kMax, b).str();
     return true;
   } catch (const GzipError&) {
     return false;
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Compress the raw input and read it back: must be the identity.
   std::string z = gzip::deflate(data, size, 1, gzip::Backend::Zlib);
   std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), size + 1,
-                                   gzip::Backend::Auto);
+                                   gzip::Backend::Auto).str();
   if (back.size() != size || (size && std::memcmp(back.data(), data, size) != 0)) {
     std::fprintf(stderr, "gzip_fuzzer: deflate -> inflate is not the identity\n");
     std::abort();

@@ -1172,10 +1172,15 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
     if (decode_overlapped(data, n, options, report, p)) return p;
   }
   if (gzip::is_gzip(data, n)) {
-    std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
+    gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
-    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
+    return decode_raw(raw.data(), raw.size(), options, report);
   }
+  // The limit is on the profile.proto bytes, however they arrive.
+  if (n > options.max_decompressed_size)
+    throw DecodeError("input is larger than the limit of " + std::to_string(options.max_decompressed_size) +
+                          " bytes (raise max_decompressed_size to allow it)",
+                      "", -1);
   return decode_raw(data, n, options, report);
 }
 
