@@ -151,6 +151,8 @@ void bind_codec(py::module_& m) {
       },
       py::arg("data"), py::arg("level") = -1, py::arg("backend") = "auto");
 
+  m.def("max_input_size", &max_input_size, py::arg("max_decompressed_size"), py::arg("gzip"),
+        "The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).");
   m.def("have_libdeflate", &gzip::have_libdeflate);
   m.def("have_isal", &gzip::have_isal);
 }

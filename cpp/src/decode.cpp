@@ -1160,8 +1160,25 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
 
 }  // namespace
 
+size_t max_input_size(size_t max_decompressed_size, bool gzip) {
+  if (!gzip) return max_decompressed_size;
+  const size_t slack = size_t(1) << 20;
+  return max_decompressed_size > (SIZE_MAX - slack) / 2 ? SIZE_MAX : 2 * max_decompressed_size + slack;
+}
+
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  // The limit is on the profile.proto bytes, however they arrive.
+  const size_t max = options.max_decompressed_size;
+  if (n > max_input_size(max, gzip::is_gzip(data, n))) {
+    if (gzip::is_gzip(data, n))
+      throw GzipError("gzip input of " + std::to_string(n) + " bytes is larger than twice the limit of " +
+                          std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",
+                      "gzip", -1);
+    throw DecodeError("input is larger than the limit of " + std::to_string(max) +
+                          " bytes (raise max_decompressed_size to allow it)",
+                      "", -1);
+  }
   // Overlap pays off once inflate takes a few milliseconds.
   const size_t kOverlapBytes = size_t(1) << 20;
   // Asking for ISA-L explicitly always overlaps (tests use it on small files).
@@ -1176,11 +1193,6 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
     return decode_raw(raw.data(), raw.size(), options, report);
   }
-  // The limit is on the profile.proto bytes, however they arrive.
-  if (n > options.max_decompressed_size)
-    throw DecodeError("input is larger than the limit of " + std::to_string(options.max_decompressed_size) +
-                          " bytes (raise max_decompressed_size to allow it)",
-                      "", -1);
   return decode_raw(data, n, options, report);
 }
 

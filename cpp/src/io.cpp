@@ -29,10 +29,10 @@ namespace {
 constexpr size_t kPrefixBytes = size_t(64) << 10;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
-[[noreturn]] void too_large(size_t max_size) {
-  throw DecodeError("input is larger than the limit of " + std::to_string(max_size) +
-                        " bytes (raise max_decompressed_size to allow it)",
-                    "", -1);
+[[noreturn]] void too_large(size_t max_size, bool gzip) {
+  const std::string tail = std::to_string(max_size) + " bytes (raise max_decompressed_size to allow it)";
+  if (gzip) throw GzipError("gzip input is larger than twice the limit of " + tail, "gzip", -1);
+  throw DecodeError("input is larger than the limit of " + tail, "", -1);
 }
 
 // Closes the descriptor however read_file leaves.
@@ -129,12 +129,16 @@ std::string read_file(const std::string& path, size_t max_size,
   if (S_ISDIR(st.st_mode)) throw FileError(EISDIR, path);
   const bool regular = S_ISREG(st.st_mode);
   const size_t announced = regular && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
-  if (announced > max_size) too_large(max_size);  // judged before anything is read
-  // Reading one byte past the limit is how a pipe or device shows it is too large.
-  const size_t hard = max_size == SIZE_MAX ? max_size : max_size + 1;
-  std::string out(std::min(hard, kPrefixBytes), '\0');
+  // The first bytes tell gzip from raw, and so the limit; a regular file over
+  // it is refused from its size, before the rest is read.
+  std::string out(std::min(announced ? announced : kPrefixBytes, kPrefixBytes), '\0');
   size_t size = read_some(f.fd, &out[0], out.size(), path);
   out.resize(size);
+  const bool gz = gzip::is_gzip(reinterpret_cast<const uint8_t*>(out.data()), size);
+  const size_t limit = max_input_size(max_size, gz);
+  if (announced > limit) too_large(max_size, gz);
+  // Reading one byte past the limit is how a pipe or device shows it is too large.
+  const size_t hard = limit == SIZE_MAX ? limit : limit + 1;
   if (size == kPrefixBytes) {  // more may follow
     if (on_prefix) on_prefix(reinterpret_cast<const uint8_t*>(out.data()), size);
     if (announced > size) {
@@ -152,7 +156,7 @@ std::string read_file(const std::string& path, size_t max_size,
       size += got;
     }
   }
-  if (size > max_size) too_large(max_size);
+  if (size > limit) too_large(max_size, gz);
   return out;
 }
 

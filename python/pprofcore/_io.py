@@ -125,8 +125,11 @@ def load(
     if isinstance(source, (bytes, bytearray, memoryview)):
         raise TypeError("load() takes a path or file object; for bytes use pprofcore.loads(data)")
     if hasattr(source, "read"):
-        # One byte past the limit is enough to know a raw input is too large.
+        # One byte past the limit is enough to know a raw input is too large;
+        # gzip input may be somewhat larger than what it inflates to.
         data = source.read(max_decompressed_size + 1)
+        if len(data) > max_decompressed_size and data[:2] == b"\x1f\x8b":
+            data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
     path = _fspath(source)
     try:

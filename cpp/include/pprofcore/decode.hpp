@@ -48,9 +48,14 @@ struct RepairReport {
 // `report` (may be null) receives the repairs when options.repair is set.
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
+// The most input bytes accepted under a limit of `max_decompressed_size`: raw
+// input is the profile itself; gzip input may be a little larger than what it
+// inflates to (stored blocks, member headers), never twice as large plus 1 MiB.
+size_t max_input_size(size_t max_decompressed_size, bool gzip);
+
 // Sniffs gzip, inflates if needed, then decodes. options.max_decompressed_size
 // limits the profile.proto bytes: raw input longer than it is refused, gzip input
-// stops inflating there (all members together). Legacy text formats and other
+// stops inflating there (all members together); see also max_input_size(). Legacy text formats and other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 

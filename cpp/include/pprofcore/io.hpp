@@ -13,12 +13,14 @@
 
 namespace pprofcore {
 
-// Reads a whole file of at most `max_size` bytes. Throws std::invalid_argument
-// for a path with a NUL byte (the OS would read a different file), FileError for
-// OS errors (EISDIR for a directory), and DecodeError when the file holds more
-// than `max_size` bytes: a regular file is judged by its size before anything is
-// read; pipes and devices stop being read at the limit. `on_prefix` (may be
-// empty) sees the first bytes before the rest is read and may throw to stop.
+// Reads a whole file holding a profile of at most `max_size` bytes (at most
+// max_input_size(max_size, gzip) bytes, gzip judged by the magic number). Throws
+// std::invalid_argument for a path with a NUL byte (the OS would read another
+// file), FileError for OS errors (EISDIR for a directory), and DecodeError (or
+// GzipError) for a larger file: a regular file is judged by its size once its
+// first 64 KiB are read; pipes and devices stop being read at the limit.
+// `on_prefix` (may be empty) sees the first bytes of a longer input before the
+// rest is read and may throw to stop.
 std::string read_file(const std::string& path, size_t max_size = SIZE_MAX,
                       const std::function<void(const uint8_t*, size_t)>& on_prefix = {});
 

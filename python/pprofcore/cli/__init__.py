@@ -43,6 +43,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return args._run(args)
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: batch work stops between files
+        print(f"pprofcore {args.command}: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, OSError) as e:
         print(f"pprofcore {args.command}: error: {e}", file=sys.stderr)
         return 1
