@@ -414,7 +414,9 @@ def test_dev_zero_is_judged_from_its_first_bytes():
 
 
 def _writer(fifo: str, chunk: bytes, total: int, hold: threading.Event) -> threading.Thread:
-    """Writes `total` bytes of `chunk` into `fifo`, then keeps it open until `hold`."""
+    """Writes `total` bytes of `chunk` into `fifo`, then keeps it open until
+    `hold` (10 s at most). The thread's `.completed` says whether everything was
+    written: False when the reader closed the pipe first."""
 
     def run():
         try:
@@ -424,11 +426,13 @@ def _writer(fifo: str, chunk: bytes, total: int, hold: threading.Event) -> threa
                     f.write(chunk)
                     written += len(chunk)
                 f.flush()
-                hold.wait(30)
-        except BrokenPipeError:  # the reader stopped: what the test wants
+                t.completed = True
+                hold.wait(10)
+        except BrokenPipeError:  # the reader stopped: what the tests want
             pass
 
     t = threading.Thread(target=run, daemon=True)
+    t.completed = False
     t.start()
     return t
 
@@ -447,6 +451,7 @@ def test_pipe_stops_at_the_limit(tmp_path):
     finally:
         hold.set()
         t.join(30)
+    assert not t.completed, "the reader took all 8 MiB of the pipe"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
@@ -457,13 +462,14 @@ def test_non_profile_is_judged_before_it_is_read_whole(tmp_path):
     os.mkfifo(fifo)
     hold = threading.Event()
     text = b"--- heap profile: this is text, not profile.proto\n"
-    t = _writer(fifo, text, 256 << 10, hold)
+    t = _writer(fifo, text, 4 << 20, hold)  # far more than the prefix and a pipe's buffer
     try:
         with pytest.raises(DecodeError) as info:
             pprofcore.load(fifo)
     finally:
         hold.set()
         t.join(30)
+    assert not t.completed, "the reader took the whole stream before judging it"
     with pytest.raises(DecodeError) as whole:
         pprofcore.loads(text * 2000)
     assert info.value.reason == whole.value.reason and info.value.offset == whole.value.offset == 0
