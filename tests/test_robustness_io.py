@@ -16,12 +16,14 @@ import textwrap
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
 
 from conftest import pprofcore_env
-from wirebuild import top_level, small
+from wirebuild import small, top_level
 
 GOOD = small()
 # Under tools/sanitize.sh the interpreter runs with a sanitizer preloaded: it
@@ -150,6 +152,10 @@ def _entry_points(tmp_path, data: bytes, limit: int, inflater: str):
     def merger_add_file():
         pprofcore.Merger().add_file(p, max_decompressed_size=limit)
 
+    def load_fileobj():
+        with open(p, "rb") as f:
+            return pprofcore.load(f, max_decompressed_size=limit, inflater=inflater)
+
     def load_many():
         (item,) = pprofcore.load_many([p], errors="return", max_decompressed_size=limit, inflater=inflater)
         if isinstance(item, Exception):
@@ -161,7 +167,7 @@ def _entry_points(tmp_path, data: bytes, limit: int, inflater: str):
         "loads-repair": lambda: pprofcore.loads(data, max_decompressed_size=limit, inflater=inflater, repair=True),
         "load": lambda: pprofcore.load(p, max_decompressed_size=limit, inflater=inflater),
         "load-repair": lambda: pprofcore.load(p, max_decompressed_size=limit, inflater=inflater, repair=True),
-        "load-fileobj": lambda: pprofcore.load(open(p, "rb"), max_decompressed_size=limit, inflater=inflater),
+        "load-fileobj": load_fileobj,
         "load_many": load_many,
         "merge_files": lambda: pprofcore.merge_files([p, p], max_decompressed_size=limit),
         "Merger.add_file": merger_add_file,
@@ -196,6 +202,26 @@ def test_limit_holds_over_many_members_of_zeros(inflater):
         pprofcore.loads(member * 40, max_decompressed_size=400_000, inflater=inflater)
     with pytest.raises(GzipError, match="exceeds the limit of 400000 bytes"):
         pprofcore._core.gunzip(member * 40, 400_000, inflater)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=3000), cuts=st.lists(st.integers(0, 3000), max_size=12),
+       slack=st.integers(-3000, 3000))
+def test_limit_is_on_the_total_for_any_split(data, cuts, slack):
+    """Property: `data` cut into gzip members at any points inflates back to
+    `data` when the limit is at least its length, and fails with the limit
+    error below that, in every backend (Python's gzip module as the oracle for
+    the joined bytes)."""
+    bounds = sorted({0, len(data), *(c for c in cuts if c <= len(data))})
+    stream = b"".join(gzip.compress(data[a:b], mtime=0) for a, b in zip(bounds, bounds[1:])) or gzip.compress(b"")
+    assert gzip.decompress(stream) == data
+    limit = max(0, len(data) + slack)
+    for inflater in _inflaters():
+        if limit >= len(data):
+            assert pprofcore._core.gunzip(stream, limit, inflater) == data
+        else:
+            with pytest.raises(GzipError, match=f"exceeds the limit of {limit} bytes"):
+                pprofcore._core.gunzip(stream, limit, inflater)
 
 
 # ------------------------------------------------ 3. memory follows what really inflates

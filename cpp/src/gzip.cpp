@@ -64,12 +64,19 @@ bool only_zero_padding(const uint8_t* p, size_t n) {
 [[maybe_unused]] size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
 
 // The next capacity when `out` is full: double, never past the limit.
-size_t grown(size_t cap, size_t max_size) { return cap > max_size / 2 ? max_size : std::max<size_t>(cap * 2, 4096); }
+size_t grown(size_t cap, size_t max_size) {
+  return std::min(max_size, cap > max_size / 2 ? max_size : std::max<size_t>(cap * 2, 4096));
+}
+
+// Streaming backends size their buffer up to one byte past the limit: output
+// reaching that byte is over the limit, and an empty stream fits a limit of 0.
+size_t past_limit(size_t max_size) { return max_size == SIZE_MAX ? max_size : max_size + 1; }
 
 Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
   Buffer out;
   size_t guess = n > SIZE_MAX / 4 ? SIZE_MAX : n * 4;
-  out.reserve(std::max<size_t>(1, std::min(std::max<size_t>(guess, 4096), max_size)));  // never past the limit
+  const size_t hard = past_limit(max_size);
+  out.reserve(std::min(std::max<size_t>(guess, 4096), hard));
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw GzipError("zlib inflateInit failed", "gzip", 0);
@@ -79,12 +86,12 @@ Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
     zs.next_in = const_cast<Bytef*>(data + in_pos);
     zs.avail_in = static_cast<uInt>(std::min<size_t>(n - in_pos, 1u << 30));
     if (out_pos == out.capacity()) {
-      if (out.capacity() >= max_size) {
+      if (out.capacity() >= hard) {
         inflateEnd(&zs);
         too_large(max_size);
       }
       try {
-        out.reserve(grown(out.capacity(), max_size));
+        out.reserve(grown(out.capacity(), hard));
       } catch (...) {
         inflateEnd(&zs);
         throw;
@@ -124,6 +131,7 @@ Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
     throw GzipError("corrupt gzip data: " + msg, "gzip", static_cast<int64_t>(member_start));
   }
   inflateEnd(&zs);
+  if (out_pos > max_size) too_large(max_size);
   out.set_size(out_pos);
   return out;
 }
@@ -242,9 +250,9 @@ Buffer inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = trailer_size(data, n);
   size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (cap < 64) cap = 64;
-  if (cap > max_size) cap = max_size;
+  const size_t hard = past_limit(max_size);
   Buffer out;
-  out.reserve(std::max<size_t>(cap, 1));  // not zero-filled: see Buffer
+  out.reserve(std::min(cap, hard));  // not zero-filled: see Buffer
   inflate_state st;
   isal_inflate_init(&st);
   size_t in_pos = 0, out_pos = 0;
@@ -254,14 +262,15 @@ Buffer inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
       throw GzipError("trailing garbage after gzip stream", "gzip", static_cast<int64_t>(in_pos));
     }
     size_t member_in = in_pos, member_out = out_pos;
-    // The capacity never passes max_size, so the limit holds over all members.
-    while (!isal_member(st, data, n, in_pos, out.data(), std::min(out.capacity(), max_size), out_pos,
-                        [](size_t) {})) {
-      if (out.capacity() >= max_size) too_large(max_size);
-      out.reserve(grown(out.capacity(), max_size));
+    // The capacity never passes the limit's next byte, so the limit holds over
+    // all members together.
+    while (!isal_member(st, data, n, in_pos, out.data(), out.capacity(), out_pos, [](size_t) {})) {
+      if (out.capacity() >= hard) too_large(max_size);
+      out.reserve(grown(out.capacity(), hard));
       in_pos = member_in;  // restart the member with more room
       out_pos = member_out;
     }
+    if (out_pos > max_size) too_large(max_size);
   }
   out.set_size(out_pos);
   return out;
