@@ -138,6 +138,13 @@ TEST(gzip_limit_holds_over_all_members) {
     EXPECT_THROWS(gzip::inflate(p, many.size(), 95999, be), GzipError, "exceeds the limit of 95999");
     EXPECT_THROWS(gzip::inflate(p, many.size(), 10000, be), GzipError, "exceeds the limit of 10000");
   }
+  // The edges: an empty stream fits a limit of 0, one byte does not.
+  std::string empty = gzip::deflate(nullptr, 0, 6), one = gzip::deflate(reinterpret_cast<const uint8_t*>("x"), 1, 6);
+  for (auto be : inflaters()) {
+    EXPECT(gzip::inflate(reinterpret_cast<const uint8_t*>(empty.data()), empty.size(), 0, be).empty());
+    EXPECT_THROWS(gzip::inflate(reinterpret_cast<const uint8_t*>(one.data()), one.size(), 0, be), GzipError,
+                  "exceeds the limit of 0");
+  }
 }
 
 // zlib takes 32-bit counts; deflate feeds it in chunks. Tiny chunks exercise the
