@@ -1,8 +1,5 @@
 // bind_codec: decoding from buffers and files, batch loading, gzip helpers.
 // Every entry point converts its arguments first, then releases the GIL.
-#include <cerrno>
-#include <system_error>
-
 #include "pybind.hpp"
 #include "pprofcore/decode.hpp"
 #include "pprofcore/gzip.hpp"
@@ -32,12 +29,6 @@ DecodeOptions options_from(size_t max_size, const std::string& inflater, unsigne
   o.max_decompressed_size = max_size;
   o.inflater = backend_from(inflater);
   return o;
-}
-
-[[noreturn]] void raise_os_error(const std::system_error& e, const std::string& path) {
-  errno = e.code().value();
-  PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
-  throw py::error_already_set();
 }
 
 // RepairReport as a dict of counters (Python wraps it in pprofcore.RepairReport).
@@ -81,18 +72,10 @@ void bind_codec(py::module_& m) {
         DecodeOptions o = options_from(max_size, inflater);
         o.repair = true;
         RepairReport report;
-        std::string bytes;
-        try {
-          py::gil_scoped_release nogil;
-          bytes = read_file(path);
-        } catch (const std::system_error& e) {
-          raise_os_error(e, path);
-        }
         std::shared_ptr<Profile> p;
         {
           py::gil_scoped_release nogil;  // only local buffers are touched
-          p = std::make_shared<Profile>(
-              decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, &report));
+          p = std::make_shared<Profile>(load_file(path, o, &report));
         }
         return py::make_tuple(p, report_dict(report));
       },
@@ -112,15 +95,8 @@ void bind_codec(py::module_& m) {
       "decode_file",
       [](const std::string& path, size_t max_size, const std::string& inflater) {
         DecodeOptions o = options_from(max_size, inflater);
-        std::string bytes;
-        try {
-          py::gil_scoped_release nogil;
-          bytes = read_file(path);
-        } catch (const std::system_error& e) {
-          raise_os_error(e, path);
-        }
-        py::gil_scoped_release nogil;
-        return std::make_shared<Profile>(decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o));
+        py::gil_scoped_release nogil;  // only local buffers are touched
+        return std::make_shared<Profile>(load_file(path, o));
       },
       py::arg("path"), py::arg("max_size"), py::arg("inflater") = "auto");
 
@@ -131,31 +107,33 @@ void bind_codec(py::module_& m) {
         std::vector<LoadResult> results;
         {
           py::gil_scoped_release nogil;  // workers touch only their own LoadResult
-          results = load_many(paths, threads, o);
+          results = load_many(paths, threads, o, check_signals);
         }
         py::list out;
         for (auto& r : results) {
           if (r.profile)
             out.append(py::cast(r.profile));
           else
-            out.append(py::make_tuple(r.error, r.error_field, r.error_offset, r.is_decode_error));
+            out.append(py::make_tuple(r.error, r.error_field, r.error_offset, r.is_decode_error, r.is_gzip_error,
+                                      r.error_errno));
         }
         return out;
       },
       py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30, py::arg("inflater") = "auto",
-      "Decodes files in parallel. Each item is a Profile or an error tuple (message, field, offset, is_decode_error).");
+      "Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or an error tuple "
+      "(message, field, offset, is_decode_error, is_gzip_error, errno).");
 
   m.def(
       "gunzip",
       [](const py::buffer& data, size_t max_size, const std::string& backend) {
         ByteView view(data);
         gzip::Backend b = backend_from(backend);
-        std::string out;
+        gzip::Buffer out;
         {
           py::gil_scoped_release nogil;
           out = gzip::inflate(view.data(), view.size(), max_size, b);
         }
-        return to_bytes(std::move(out));
+        return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
       },
       py::arg("data"), py::arg("max_size") = size_t(4) << 30, py::arg("backend") = "auto");
 
@@ -173,6 +151,8 @@ void bind_codec(py::module_& m) {
       },
       py::arg("data"), py::arg("level") = -1, py::arg("backend") = "auto");
 
+  m.def("max_input_size", &max_input_size, py::arg("max_decompressed_size"), py::arg("gzip"),
+        "The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).");
   m.def("have_libdeflate", &gzip::have_libdeflate);
   m.def("have_isal", &gzip::have_isal);
 }

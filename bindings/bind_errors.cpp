@@ -1,5 +1,8 @@
 // bind_errors: maps C++ exceptions to Python classes. DecodeError (a ValueError)
-// carries .reason, .field and .offset; GzipError is a DecodeError.
+// carries .reason, .field and .offset; GzipError is a DecodeError; FileError is
+// the OSError subclass of its errno, naming the file.
+#include <cerrno>
+
 #include "pybind.hpp"
 #include "pprofcore/errors.hpp"
 
@@ -42,6 +45,10 @@ void bind_errors(py::module_& m) {
       raise_decode_error(decode_error_type, e);
     } catch (const ProfileError& e) {
       PyErr_SetString(profile_error_type, e.what());
+    } catch (const FileError& e) {
+      // The OSError subclass for the errno (FileNotFoundError, IsADirectoryError...).
+      errno = e.code().value();
+      PyErr_SetFromErrnoWithFilename(PyExc_OSError, e.path().c_str());
     }
   });
 }

@@ -1,9 +1,7 @@
 // bind_merge: merge, compact, the incremental Merger, parallel merge of files,
 // DeltaComputer, and the value transforms of scale.hpp. Arguments are converted
 // first; the GIL is released around all per-sample work.
-#include <cerrno>
 #include <mutex>
-#include <system_error>
 
 #include "pybind.hpp"
 #include "pprofcore/delta.hpp"
@@ -62,21 +60,19 @@ void bind_merge(py::module_& m) {
         std::function<void(size_t)> cb;
         size_t done = 0;
         if (!progress.is_none()) {
-          // Called from this thread between merges (GIL released meanwhile); takes the GIL.
+          if (!PyCallable_Check(progress.ptr()))
+            throw py::type_error("progress must be a callable progress(done, total) or None, not " +
+                                 std::string(Py_TYPE(progress.ptr())->tp_name));
+          // Called from this thread between merges (GIL released meanwhile); takes
+          // the GIL. What it raises stops the merge (merge_files joins its workers).
           cb = [&](size_t) {
             py::gil_scoped_acquire gil;
             ++done;
             progress(done, paths.size());
           };
         }
-        try {
-          py::gil_scoped_release nogil;  // workers decode into their own buffers; only `paths` is shared, read-only
-          return std::make_shared<Profile>(merge_files(paths, threads, o, cb));
-        } catch (const std::system_error& e) {
-          errno = e.code().value();
-          PyErr_SetFromErrnoWithFilename(PyExc_OSError, e.what());
-          throw py::error_already_set();
-        }
+        py::gil_scoped_release nogil;  // workers decode into their own buffers; only `paths` is shared, read-only
+        return std::make_shared<Profile>(merge_files(paths, threads, o, cb, check_signals));
       },
       py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30,
       py::arg("progress") = py::none());
@@ -93,21 +89,12 @@ void bind_merge(py::module_& m) {
           "add_file",
           [](PyMerger& self, const std::string& path, size_t max_size) {
             DecodeOptions o = decode_options(max_size);
-            std::string bytes;
-            try {
-              py::gil_scoped_release nogil;
-              bytes = read_file(path);
-            } catch (const std::system_error& e) {
-              errno = e.code().value();
-              PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
-              throw py::error_already_set();
-            }
             py::gil_scoped_release nogil;  // decoding is local; self is locked for the merge
             Profile p;
             try {
-              p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o);
-            } catch (const DecodeError& e) {
-              throw DecodeError(path + ": " + e.reason(), e.field(), e.offset());
+              p = load_file(path, o);
+            } catch (...) {
+              rethrow_with_path(path);
             }
             std::lock_guard<std::mutex> lock(self.mu);
             self.m.add(p);

@@ -89,6 +89,14 @@ inline py::list to_str_list(const StringTable& t) {
   return out;
 }
 
+// The Poll of batch operations that run with the GIL released (io.hpp): takes
+// the GIL briefly and, when a signal arrived, runs its Python handler; what the
+// handler raises (KeyboardInterrupt for Ctrl-C) cancels the batch.
+inline void check_signals() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
 void bind_errors(py::module_& m);
 void bind_profile(py::module_& m);
 void bind_codec(py::module_& m);

@@ -75,6 +75,11 @@ put("gzip", good[: len(good) // 2], "synthetic-truncated")
 put("gzip", good + good, "synthetic-two-members")
 put("gzip", good + b"junk", "synthetic-trailing")
 put("gzip", gzip.compress(b"\0" * (1 << 20), mtime=0), "synthetic-bomb-1mib")
+# Many members, each small, together large: the limit is on their total.
+put("gzip", gzip.compress(b"\0" * (64 << 10), mtime=0) * 24, "synthetic-24-members")
+put("gzip", b"".join(gzip.compress(bytes([i]) * 100, mtime=0) for i in range(16)), "synthetic-16-small-members")
+# A truncated member whose last four bytes claim a huge ISIZE.
+put("gzip", gzip.compress(bytes(range(256)) * 64, mtime=0)[:-40] + b"\xff\xff\xff\x7f", "synthetic-cut-big-isize")
 print(f"make_seeds: {n} corpus files (<= {limit} bytes raw) + synthetic inputs")
 PY
 ls "$out/decode" | wc -l

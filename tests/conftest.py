@@ -109,7 +109,9 @@ def pprofcore_env() -> dict:
     tests (an installed wheel in CI, the in-tree dev build while developing)."""
     import pprofcore
 
-    here = str(Path(pprofcore.__file__).resolve().parent.parent)
+    # absolute(), not resolve(): the sanitizer runs import a package of symlinks
+    # whose _core is the sanitized build; resolving would leave it behind.
+    here = str(Path(pprofcore.__file__).absolute().parent.parent)
     return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 

@@ -4,37 +4,44 @@
 #   2. the Python extension built with ASan + UBSan, and a Python test subset run
 #      under it (libasan preloaded into the stock interpreter, leaks off: CPython
 #      keeps interned objects alive on purpose);
-#   3. valgrind --leak-check=full on the C++ tests (a normal build, no sanitizers).
+#   3. ThreadSanitizer (preset "tsan"): the C++ unit tests (test_io cancels
+#      load_many/merge_files from callbacks and polls), then the Python
+#      concurrency tests with the TSan-built extension (libtsan preloaded);
+#   4. valgrind --leak-check=full on the C++ tests (a normal build, no sanitizers).
 # Exits non-zero on any sanitizer report, leak or test failure.
-# Env: SANITIZE_PYTESTS (test files for step 2), SANITIZE_SKIP_VALGRIND=1, JOBS.
+# Env: SANITIZE_PYTESTS (test files for step 2), SANITIZE_TSAN_PYTESTS (step 3),
+#      SANITIZE_SKIP_TSAN=1, SANITIZE_SKIP_VALGRIND=1, JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=${JOBS:-2}
 pybind11_dir=$(python3 -m pybind11 --cmakedir)
 
-echo "== 1/3 C++ unit tests under ASan + UBSan + LSan"
+echo "== 1/4 C++ unit tests under ASan + UBSan + LSan"
 nice cmake --preset asan -Dpybind11_DIR="$pybind11_dir" >/dev/null
 nice cmake --build --preset asan -j "$jobs"
 ctest --preset asan
 
-echo "== 2/3 Python tests with the ASan-built extension"
-pkg=build-asan/pypkg/pprofcore
-rm -rf build-asan/pypkg
-mkdir -p "$pkg"
-# A private copy of the package whose _core is the sanitized build.
-(cd python/pprofcore && find . -name '*.so' -prune -o -name __pycache__ -prune -o -type f -print | while read -r f; do
-  mkdir -p "$root/$pkg/$(dirname "$f")"
-  ln -s "$root/python/pprofcore/$f" "$root/$pkg/$f"
-done)
-ln -s "$root/$(ls build-asan/_core*.so)" "$pkg/"
+echo "== 2/4 Python tests with the ASan-built extension"
+# A private copy of the package (in $1/pypkg) whose _core is the one built in $1.
+sanitized_package() {
+  local build=$1 pkg=$1/pypkg/pprofcore
+  rm -rf "$build/pypkg"
+  mkdir -p "$pkg"
+  (cd python/pprofcore && find . -name '*.so' -prune -o -name __pycache__ -prune -o -type f -print | while read -r f; do
+    mkdir -p "$root/$pkg/$(dirname "$f")"
+    ln -s "$root/python/pprofcore/$f" "$root/$pkg/$f"
+  done)
+  ln -s "$root/$(ls "$build"/_core*.so)" "$pkg/"
+}
+sanitized_package build-asan
 # libstdc++ is preloaded too: python3 does not link it, and ASan's __cxa_throw
 # interceptor must find the real one when it initializes, or the first C++
 # exception aborts ("CHECK failed: real___cxa_throw").
 preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
 # Files or node ids; the corpus-wide round trip runs every corpus file through
 # the sanitized decoder and encoder.
-tests=${SANITIZE_PYTESTS:-"tests/test_repair.py tests/test_malformed.py tests/test_crashers.py tests/test_concurrency.py tests/test_large_inputs.py tests/test_merge.py tests/test_filters.py tests/test_nothing_lost.py::test_roundtrip_keeps_every_column"}
+tests=${SANITIZE_PYTESTS:-"tests/test_repair.py tests/test_malformed.py tests/test_robustness_io.py tests/test_crashers.py tests/test_concurrency.py tests/test_large_inputs.py tests/test_merge.py tests/test_filters.py tests/test_nothing_lost.py::test_roundtrip_keeps_every_column"}
 existing=""
 for t in $tests; do [ -f "${t%%::*}" ] && existing="$existing $t"; done
 # -s: pytest must not capture stderr, or a sanitizer that halts the interpreter
@@ -46,11 +53,32 @@ LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS
   python3 -m pytest -q -s -p no:cacheprovider $existing || status=$?
 [ "$status" = 0 ] || { echo "sanitize: Python tests failed ($status)" >&2; exit "$status"; }
 
+if [ "${SANITIZE_SKIP_TSAN:-0}" = 1 ]; then
+  echo "== 3/4 ThreadSanitizer skipped"
+else
+  echo "== 3/4 C++ unit tests and Python concurrency tests under ThreadSanitizer"
+  nice cmake --preset tsan -Dpybind11_DIR="$pybind11_dir" >/dev/null
+  nice cmake --build --preset tsan -j "$jobs"
+  # setarch -R: TSan's fixed shadow layout clashes with high mmap randomisation
+  # on recent kernels ("unexpected memory mapping").
+  norand="setarch $(uname -m) -R"
+  $norand ctest --preset tsan
+  sanitized_package build-tsan
+  tsan_tests=${SANITIZE_TSAN_PYTESTS:-"tests/test_concurrency.py tests/test_robustness_io.py"}
+  tpreload="$(${CXX:-g++} -print-file-name=libtsan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
+  status=0
+  # shellcheck disable=SC2086
+  LD_PRELOAD="$tpreload" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    PPROFCORE_STRESS_SECONDS=${PPROFCORE_STRESS_SECONDS:-3} PYTHONPATH=build-tsan/pypkg \
+    $norand python3 -m pytest -q -s -p no:cacheprovider $tsan_tests || status=$?
+  [ "$status" = 0 ] || { echo "sanitize: Python tests under TSan failed ($status)" >&2; exit "$status"; }
+fi
+
 if [ "${SANITIZE_SKIP_VALGRIND:-0}" = 1 ] || ! command -v valgrind >/dev/null; then
-  echo "== 3/3 valgrind skipped"
+  echo "== 4/4 valgrind skipped"
   exit 0
 fi
-echo "== 3/3 valgrind --leak-check=full on the C++ tests"
+echo "== 4/4 valgrind --leak-check=full on the C++ tests"
 nice cmake -S . -B build-valgrind -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPROFCORE_BUILD_TESTS=ON \
   -DPPROFCORE_BUILD_PYTHON=OFF >/dev/null
 nice cmake --build build-valgrind -j "$jobs"

@@ -1131,8 +1131,25 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
 
 }  // namespace
 
+size_t max_input_size(size_t max_decompressed_size, bool gzip) {
+  if (!gzip) return max_decompressed_size;
+  const size_t slack = size_t(1) << 20;
+  return max_decompressed_size > (SIZE_MAX - slack) / 2 ? SIZE_MAX : 2 * max_decompressed_size + slack;
+}
+
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  // The limit is on the profile.proto bytes, however they arrive.
+  const size_t max = options.max_decompressed_size;
+  if (n > max_input_size(max, gzip::is_gzip(data, n))) {
+    if (gzip::is_gzip(data, n))
+      throw GzipError("gzip input of " + std::to_string(n) + " bytes is larger than twice the limit of " +
+                          std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",
+                      "gzip", -1);
+    throw DecodeError("input is larger than the limit of " + std::to_string(max) +
+                          " bytes (raise max_decompressed_size to allow it)",
+                      "", -1);
+  }
   // Overlap pays off once inflate takes a few milliseconds.
   const size_t kOverlapBytes = size_t(1) << 20;
   // Asking for ISA-L explicitly always overlaps (tests use it on small files).
@@ -1143,9 +1160,9 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
     if (decode_overlapped(data, n, options, report, p)) return p;
   }
   if (gzip::is_gzip(data, n)) {
-    std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
+    gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
-    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
+    return decode_raw(raw.data(), raw.size(), options, report);
   }
   return decode_raw(data, n, options, report);
 }

@@ -1,12 +1,15 @@
 // gzip: inflate/deflate backends. libdeflate inflates whole buffers fast but needs
 // the output size up front (we use the ISIZE trailer and grow on demand); zlib
-// streams. Both join concatenated members and enforce the size limit.
+// streams. All join concatenated members and hold the size limit over their total.
 #include "pprofcore/gzip.hpp"
 
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <string>
 
 #include "pprofcore/errors.hpp"
@@ -19,6 +22,27 @@
 #endif
 
 namespace pprofcore::gzip {
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    std::free(p_);
+    p_ = o.p_, size_ = o.size_, cap_ = o.cap_;
+    o.p_ = nullptr, o.size_ = o.cap_ = 0;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() { std::free(p_); }
+
+void Buffer::reserve(size_t n) {
+  if (n <= cap_) return;
+  // realloc moves large (mmap'd) blocks by remapping pages, not by copying.
+  void* q = std::realloc(p_, n);
+  if (!q) throw std::bad_alloc();
+  p_ = static_cast<uint8_t*>(q);
+  cap_ = n;
+}
+
 namespace {
 
 [[noreturn]] void too_large(size_t max_size) {
@@ -39,11 +63,20 @@ bool only_zero_padding(const uint8_t* p, size_t n) {
 // allocate and zero gigabytes before the stream is found to be bad.
 [[maybe_unused]] size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
 
-std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
-  std::string out;
-  size_t guess = n * 4;
-  if (guess > max_size) guess = max_size;
-  out.resize(std::min(guess < 4096 ? size_t(4096) : guess, max_size));  // never past the limit
+// The next capacity when `out` is full: double, never past the limit.
+size_t grown(size_t cap, size_t max_size) {
+  return std::min(max_size, cap > max_size / 2 ? max_size : std::max<size_t>(cap * 2, 4096));
+}
+
+// Streaming backends size their buffer up to one byte past the limit: output
+// reaching that byte is over the limit, and an empty stream fits a limit of 0.
+size_t past_limit(size_t max_size) { return max_size == SIZE_MAX ? max_size : max_size + 1; }
+
+Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
+  Buffer out;
+  size_t guess = n > SIZE_MAX / 4 ? SIZE_MAX : n * 4;
+  const size_t hard = past_limit(max_size);
+  out.reserve(std::min(std::max<size_t>(guess, 4096), hard));
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw GzipError("zlib inflateInit failed", "gzip", 0);
@@ -52,16 +85,20 @@ std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
   while (true) {
     zs.next_in = const_cast<Bytef*>(data + in_pos);
     zs.avail_in = static_cast<uInt>(std::min<size_t>(n - in_pos, 1u << 30));
-    if (out_pos == out.size()) {
-      if (out.size() >= max_size) {
+    if (out_pos == out.capacity()) {
+      if (out.capacity() >= hard) {
         inflateEnd(&zs);
         too_large(max_size);
       }
-      size_t grow = out.size() * 2;
-      out.resize(grow > max_size ? max_size : grow);
+      try {
+        out.reserve(grown(out.capacity(), hard));
+      } catch (...) {
+        inflateEnd(&zs);
+        throw;
+      }
     }
-    zs.next_out = reinterpret_cast<Bytef*>(&out[out_pos]);
-    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - out_pos, 1u << 30));
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.capacity() - out_pos, 1u << 30));
     size_t avail_in_before = zs.avail_in, avail_out_before = zs.avail_out;
     int rc = ::inflate(&zs, Z_NO_FLUSH);
     in_pos += avail_in_before - zs.avail_in;
@@ -94,21 +131,23 @@ std::string inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
     throw GzipError("corrupt gzip data: " + msg, "gzip", static_cast<int64_t>(member_start));
   }
   inflateEnd(&zs);
-  out.resize(out_pos);
+  if (out_pos > max_size) too_large(max_size);
+  out.set_size(out_pos);
   return out;
 }
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
+Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
-  // usual single-member file; otherwise we grow and retry.
+  // usual single-member file, so that one inflates in one pass. Otherwise the
+  // member is retried with twice the room. The buffer is never zero-filled, so
+  // trusting a garbage ISIZE costs address space, not memory.
   uint32_t isize = trailer_size(data, n);
-  size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
-  if (cap < 64) cap = 64;
-  if (cap > max_size) cap = max_size;
+  size_t hint = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
+  if (hint < 64) hint = 64;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   if (!d) throw GzipError("libdeflate: out of memory", "gzip", -1);
-  std::string out;
+  Buffer out;
   size_t in_pos = 0, out_pos = 0;
   try {
     while (in_pos < n) {
@@ -117,19 +156,21 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
         throw GzipError(in_pos == 0 ? "not a gzip stream" : "trailing garbage after gzip stream", "gzip",
                         static_cast<int64_t>(in_pos));
       }
+      const size_t room = max_size - out_pos;  // the limit is on all members together
+      size_t cap = std::min(hint, room);
       while (true) {
-        if (out.size() < out_pos + cap) out.resize(out_pos + cap);
+        out.reserve(out_pos + std::max<size_t>(cap, 1));
         size_t in_used = 0, out_got = 0;
-        libdeflate_result rc = libdeflate_gzip_decompress_ex(d, data + in_pos, n - in_pos, &out[out_pos], cap,
-                                                             &in_used, &out_got);
+        libdeflate_result rc = libdeflate_gzip_decompress_ex(d, data + in_pos, n - in_pos, out.data() + out_pos,
+                                                             cap, &in_used, &out_got);
         if (rc == LIBDEFLATE_SUCCESS) {
           in_pos += in_used;
           out_pos += out_got;
           break;
         }
         if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
-          if (out_pos + cap >= max_size) too_large(max_size);
-          cap = cap * 2 > max_size - out_pos ? max_size - out_pos : cap * 2;
+          if (cap >= room) too_large(max_size);
+          cap = grown(cap, room);
           continue;
         }
         // BAD_DATA covers truncation, corruption and CRC/ISIZE mismatch; zlib
@@ -144,7 +185,7 @@ std::string inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
     throw;
   }
   libdeflate_free_decompressor(d);
-  out.resize(out_pos);
+  out.set_size(out_pos);
   return out;
 }
 #endif
@@ -205,12 +246,13 @@ bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_po
   throw;  // zlib accepted what ISA-L rejected: keep ISA-L's error
 }
 
-std::string inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
+Buffer inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = trailer_size(data, n);
   size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (cap < 64) cap = 64;
-  if (cap > max_size) cap = max_size;
-  std::string out(cap, '\0');
+  const size_t hard = past_limit(max_size);
+  Buffer out;
+  out.reserve(std::min(cap, hard));  // not zero-filled: see Buffer
   inflate_state st;
   isal_inflate_init(&st);
   size_t in_pos = 0, out_pos = 0;
@@ -220,18 +262,20 @@ std::string inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_siz
       throw GzipError("trailing garbage after gzip stream", "gzip", static_cast<int64_t>(in_pos));
     }
     size_t member_in = in_pos, member_out = out_pos;
-    while (!isal_member(st, data, n, in_pos, reinterpret_cast<uint8_t*>(&out[0]), out.size(), out_pos,
-                        [](size_t) {})) {
-      if (out.size() >= max_size) too_large(max_size);
-      out.resize(std::min(out.size() * 2, max_size));
+    // The capacity never passes the limit's next byte, so the limit holds over
+    // all members together.
+    while (!isal_member(st, data, n, in_pos, out.data(), out.capacity(), out_pos, [](size_t) {})) {
+      if (out.capacity() >= hard) too_large(max_size);
+      out.reserve(grown(out.capacity(), hard));
       in_pos = member_in;  // restart the member with more room
       out_pos = member_out;
     }
+    if (out_pos > max_size) too_large(max_size);
   }
-  out.resize(out_pos);
+  out.set_size(out_pos);
   return out;
 }
-std::string inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
+Buffer inflate_isal(const uint8_t* data, size_t n, size_t max_size) {
   try {
     return inflate_isal_unchecked(data, n, max_size);
   } catch (const GzipError& e) {
@@ -288,7 +332,7 @@ bool have_libdeflate() {
 #endif
 }
 
-std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) {
+Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) {
   if (!is_gzip(data, n)) throw GzipError("not a gzip stream (bad magic)", "gzip", 0);
 #ifdef PPROFCORE_HAVE_ISAL
   if (backend == Backend::Isal) return inflate_isal(data, n, max_size);
@@ -322,22 +366,52 @@ std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif
+  return detail::deflate_zlib(data, n, level, size_t(1) << 30);
+}
+
+namespace detail {
+
+std::string deflate_zlib(const uint8_t* data, size_t n, int level, size_t chunk) {
   int lv = level < 0 ? Z_DEFAULT_COMPRESSION : (level > 9 ? 9 : level);
+  if (chunk == 0 || chunk > (size_t(1) << 30)) chunk = size_t(1) << 30;
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (deflateInit2(&zs, lv, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw GzipError("zlib deflateInit failed", "gzip", -1);
-  std::string out(deflateBound(&zs, static_cast<uLong>(n)) + 32, '\0');
-  zs.next_in = const_cast<Bytef*>(data);
-  zs.avail_in = static_cast<uInt>(n);
-  zs.next_out = reinterpret_cast<Bytef*>(&out[0]);
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = ::deflate(&zs, Z_FINISH);
-  size_t got = zs.total_out;
+  std::string out;
+  size_t in_pos = 0, out_pos = 0;
+  int rc = Z_OK;
+  try {
+    // deflateBound is exact enough for one allocation when uLong holds n.
+    size_t bound = n <= (std::numeric_limits<uLong>::max)() / 2 ? deflateBound(&zs, static_cast<uLong>(n)) + 32
+                                                               : n + n / 1000 + 4096;
+    out.resize(bound);
+    do {
+      // avail_in and avail_out are 32-bit: refill both at most `chunk` bytes at a time.
+      if (zs.avail_in == 0 && in_pos < n) {
+        size_t take = std::min(n - in_pos, chunk);
+        zs.next_in = const_cast<Bytef*>(data + in_pos);
+        zs.avail_in = static_cast<uInt>(take);
+        in_pos += take;
+      }
+      if (out_pos == out.size()) out.resize(out.size() + std::max<size_t>(out.size() / 2, 4096));
+      size_t room = std::min(out.size() - out_pos, chunk);
+      zs.next_out = reinterpret_cast<Bytef*>(&out[out_pos]);
+      zs.avail_out = static_cast<uInt>(room);
+      rc = ::deflate(&zs, in_pos == n ? Z_FINISH : Z_NO_FLUSH);
+      out_pos += room - zs.avail_out;
+      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) break;
+    } while (rc != Z_STREAM_END);
+  } catch (...) {
+    deflateEnd(&zs);
+    throw;
+  }
   deflateEnd(&zs);
   if (rc != Z_STREAM_END) throw GzipError("zlib deflate failed", "gzip", -1);
-  out.resize(got);
+  out.resize(out_pos);
   return out;
 }
+
+}  // namespace detail
 
 }  // namespace pprofcore::gzip

@@ -5,6 +5,7 @@
 #include "pprofcore/arith.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <condition_variable>
 #include <memory>
@@ -389,7 +390,7 @@ Profile compact(const Profile& p) {
 }
 
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
-                    const std::function<void(size_t)>& on_file) {
+                    const std::function<void(size_t)>& on_file, const Poll& poll) {
   if (paths.empty()) throw ProfileError("no profiles to merge");
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const size_t n = paths.size();
@@ -405,16 +406,6 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   size_t next = 0, merged = 0;
   bool stop = false;
 
-  auto decode_one = [&](size_t i) {
-    try {
-      std::string bytes = read_file(paths[i]);
-      return std::make_unique<Profile>(decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options));
-    } catch (const DecodeError& err) {
-      throw DecodeError(paths[i] + ": " + err.reason(), err.field(), err.offset());
-    } catch (const std::system_error& err) {
-      throw std::system_error(err.code(), paths[i]);
-    }
-  };
   auto worker = [&] {
     for (;;) {
       size_t i;
@@ -427,7 +418,11 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
       std::unique_ptr<Profile> p;
       std::exception_ptr e;
       try {
-        p = decode_one(i);
+        try {
+          p = std::make_unique<Profile>(load_file(paths[i], options));
+        } catch (...) {
+          rethrow_with_path(paths[i]);
+        }
       } catch (...) {
         e = std::current_exception();
       }
@@ -440,32 +435,44 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
     }
   };
   std::vector<std::thread> pool;
-  for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
   Merger m;
   std::exception_ptr failure;
-  for (size_t i = 0; i < n && !failure; ++i) {
-    std::unique_ptr<Profile> p;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv_ready.wait(lock, [&] { return ready[i] || errors[i]; });
-      if (errors[i]) {
-        failure = errors[i];
-        break;
+  // Whatever leaves this block (a bad file, an exception from on_file or poll,
+  // bad_alloc), the workers are stopped and joined before it is rethrown: a
+  // joinable std::thread being destroyed would end the process.
+  try {
+    for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
+    for (size_t i = 0; i < n; ++i) {
+      std::unique_ptr<Profile> p;
+      for (std::unique_lock<std::mutex> lock(mu);;) {
+        if (cv_ready.wait_for(lock, std::chrono::milliseconds(50), [&] { return ready[i] || errors[i]; })) break;
+        if (poll) {
+          lock.unlock();
+          poll();
+          lock.lock();
+        }
       }
-      p = std::move(ready[i]);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (errors[i]) std::rethrow_exception(errors[i]);
+        p = std::move(ready[i]);
+      }
+      try {
+        m.add(*p);
+      } catch (const ProfileError& err) {
+        throw ProfileError(paths[i] + ": " + err.what());
+      }
+      p.reset();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        merged = i + 1;
+      }
+      cv_space.notify_all();
+      if (on_file) on_file(i);
+      if (poll) poll();
     }
-    try {
-      m.add(*p);
-    } catch (const ProfileError& err) {
-      failure = std::make_exception_ptr(ProfileError(paths[i] + ": " + err.what()));
-    }
-    p.reset();
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      merged = i + 1;
-    }
-    cv_space.notify_all();
-    if (on_file && !failure) on_file(i);
+  } catch (...) {
+    failure = std::current_exception();
   }
   {
     std::lock_guard<std::mutex> lock(mu);

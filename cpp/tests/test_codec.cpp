@@ -106,16 +106,58 @@ TEST(gzip_backends_agree) {
   for (auto be : {gzip::Backend::Zlib, gzip::Backend::Auto}) {
     std::string gz = gzip::deflate(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), 6, be);
     for (auto bi : {gzip::Backend::Zlib, gzip::Backend::Auto}) {
-      std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), 1 << 20, bi);
+      std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), 1 << 20, bi).str();
       EXPECT(back == raw);
     }
     std::string two = gz + gz;  // multi-member
-    std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(two.data()), two.size(), 1 << 20);
+    std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(two.data()), two.size(), 1 << 20).str();
     EXPECT(back == raw + raw);
     EXPECT_THROWS(gzip::inflate(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), 16), GzipError, "limit");
     std::string cut = gz.substr(0, gz.size() - 5);
     EXPECT_THROWS(gzip::inflate(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), 1 << 20), GzipError, "");
   }
+}
+
+static std::vector<gzip::Backend> inflaters() {
+  std::vector<gzip::Backend> out{gzip::Backend::Zlib, gzip::Backend::Auto};
+  if (gzip::have_libdeflate()) out.push_back(gzip::Backend::Libdeflate);
+  if (gzip::have_isal()) out.push_back(gzip::Backend::Isal);
+  return out;
+}
+
+// Many members, each well under the limit, together over it: every backend
+// must stop at the limit on the total (libdeflate once checked each member alone).
+TEST(gzip_limit_holds_over_all_members) {
+  std::string zeros(4000, '\0');
+  std::string member = gzip::deflate(reinterpret_cast<const uint8_t*>(zeros.data()), zeros.size(), 6);
+  std::string many;
+  for (int i = 0; i < 24; ++i) many += member;  // 96,000 bytes inflated
+  const auto* p = reinterpret_cast<const uint8_t*>(many.data());
+  for (auto be : inflaters()) {
+    EXPECT(gzip::inflate(p, many.size(), 96000, be).size() == 96000);  // exactly at the limit: accepted
+    EXPECT_THROWS(gzip::inflate(p, many.size(), 95999, be), GzipError, "exceeds the limit of 95999");
+    EXPECT_THROWS(gzip::inflate(p, many.size(), 10000, be), GzipError, "exceeds the limit of 10000");
+  }
+  // The edges: an empty stream fits a limit of 0, one byte does not.
+  std::string empty = gzip::deflate(nullptr, 0, 6), one = gzip::deflate(reinterpret_cast<const uint8_t*>("x"), 1, 6);
+  for (auto be : inflaters()) {
+    EXPECT(gzip::inflate(reinterpret_cast<const uint8_t*>(empty.data()), empty.size(), 0, be).empty());
+    EXPECT_THROWS(gzip::inflate(reinterpret_cast<const uint8_t*>(one.data()), one.size(), 0, be), GzipError,
+                  "exceeds the limit of 0");
+  }
+}
+
+// zlib takes 32-bit counts; deflate feeds it in chunks. Tiny chunks exercise the
+// refill loop that a > 4 GiB input would take.
+TEST(zlib_deflate_in_chunks) {
+  std::string raw = encode_raw(small_profile());
+  for (int i = 0; i < 6; ++i) raw += raw;
+  for (size_t chunk : {size_t(1), size_t(7), size_t(4096), size_t(0)}) {
+    std::string gz = gzip::detail::deflate_zlib(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), 6, chunk);
+    EXPECT(gzip::inflate(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), 1 << 24).str() == raw);
+  }
+  std::string empty = gzip::detail::deflate_zlib(nullptr, 0, 6, 3);
+  EXPECT(gzip::inflate(reinterpret_cast<const uint8_t*>(empty.data()), empty.size(), 16).empty());
 }
 
 int main() { return check::run_all(); }

@@ -191,7 +191,11 @@ def keep_samples(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike
     ...
 def load_many(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296, inflater: str = 'auto') -> list:
     """
-    Decodes files in parallel. Each item is a Profile or an error tuple (message, field, offset, is_decode_error).
+    Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or an error tuple (message, field, offset, is_decode_error, is_gzip_error, errno).
+    """
+def max_input_size(max_decompressed_size: typing.SupportsInt | typing.SupportsIndex, gzip: bool) -> int:
+    """
+    The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).
     """
 def merge(profiles: collections.abc.Sequence[Profile]) -> Profile:
     ...

@@ -8,12 +8,31 @@ from typing import IO, Iterable, List, Optional, Tuple, Union
 from . import _core
 from ._profile import Profile
 from ._repair import RepairReport
-from .errors import DecodeError
+from .errors import DecodeError, GzipError
 
-#: Default cap on the decompressed size of a gzip input (a gzip-bomb guard).
+#: Default cap on the size of the profile.proto bytes: what a gzip input may
+#: inflate to (all members together; a gzip-bomb guard) and the most a raw input
+#: may hold.
 DEFAULT_MAX_DECOMPRESSED_SIZE = 4 << 30
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _fspath(path) -> Union[str, bytes]:
+    """``os.fspath(path)``, refusing a NUL byte as ``open()`` does: the OS would
+    stop at it and read another file."""
+    path = os.fspath(path)
+    if (b"\0" if isinstance(path, bytes) else "\0") in path:
+        raise ValueError("embedded null byte")
+    return path
+
+
+def _fspaths(paths, function: str) -> list:
+    """The paths of a batch call; a lone str or bytes is refused rather than
+    iterated character by character."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError(f"{function}() takes an iterable of paths, not a single path; use {function}([path])")
+    return [_fspath(p) for p in paths]
 
 
 def loads(
@@ -31,8 +50,10 @@ def loads(
         The serialized profile. gzip is detected from its magic bytes; several
         concatenated gzip members are joined, as ``gunzip`` does.
     max_decompressed_size : int, optional
-        Refuse gzip input that inflates to more than this many bytes
-        (default 4 GiB). Raise it for very large profiles.
+        Refuse input whose profile.proto is larger than this many bytes
+        (default 4 GiB): gzip input stops inflating there (all members
+        together), and raw input longer than that is refused. Raise it for
+        very large profiles.
     inflater : {"auto", "zlib", "libdeflate", "isal"}, optional
         gzip backend. ``"auto"`` picks the fastest in this build: for large
         inputs with ISA-L available it inflates on a second thread while
@@ -73,7 +94,20 @@ def load(
     """Read a profile from a path or a binary file-like object.
 
     The file is only read, never modified. Paths are read and decoded in C++
-    with the GIL released. See :func:`loads` for the parameters.
+    with the GIL released. See :func:`loads` for the parameters;
+    ``max_decompressed_size`` also caps what is read: a larger file is refused
+    from its size, a pipe or device once the limit is passed, and input that
+    cannot be a profile from its first bytes.
+
+    Raises
+    ------
+    DecodeError
+        As :func:`loads`, with the path in the message and in ``.path``.
+    OSError
+        The subclass for the OS error, e.g. ``FileNotFoundError`` or
+        ``IsADirectoryError``, naming the path.
+    ValueError
+        For a path with a NUL byte (``"embedded null byte"``, as ``open()``).
 
     Examples
     --------
@@ -91,8 +125,13 @@ def load(
     if isinstance(source, (bytes, bytearray, memoryview)):
         raise TypeError("load() takes a path or file object; for bytes use pprofcore.loads(data)")
     if hasattr(source, "read"):
-        return loads(source.read(), max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
-    path = os.fspath(source)
+        # One byte past the limit is enough to know a raw input is too large;
+        # gzip input may be somewhat larger than what it inflates to.
+        data = source.read(max_decompressed_size + 1)
+        if len(data) > max_decompressed_size and data[:2] == b"\x1f\x8b":
+            data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
+        return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
+    path = _fspath(source)
     try:
         if repair:
             core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
@@ -113,9 +152,14 @@ def load_many(
 ) -> List[Optional[Union[Profile, Exception]]]:
     """Decode many files in parallel, in C++ threads with the GIL released.
 
+    Ctrl-C (any signal whose handler raises) cancels the batch between files:
+    the workers finish the file they hold and the exception is raised.
+    ``max_decompressed_size`` applies to each file as in :func:`load`.
+
     Parameters
     ----------
     paths : iterable of path-like
+        Not a single ``str``: that raises ``TypeError``.
     threads : int, optional
         Worker threads; default all cores.
     errors : {"raise", "skip", "return"}
@@ -130,7 +174,7 @@ def load_many(
     """
     if errors not in ("raise", "skip", "return"):
         raise ValueError("errors must be 'raise', 'skip' or 'return'")
-    paths = [os.fspath(p) for p in paths]
+    paths = _fspaths(paths, "load_many")
     raw = _core.load_many(paths, threads or 0, max_decompressed_size, inflater)
     out: list = []
     first_error: Optional[Exception] = None
@@ -138,11 +182,13 @@ def load_many(
         if isinstance(item, _core.Profile):
             out.append(Profile._wrap(item))
             continue
-        message, field, offset, is_decode_error = item
+        message, field, offset, is_decode_error, is_gzip_error, errno = item
         if is_decode_error:
-            exc: Exception = DecodeError(f"{path}: {message}")
+            exc: Exception = (GzipError if is_gzip_error else DecodeError)(f"{path}: {message}")
             exc.reason, exc.field, exc.offset = message, field, (offset if offset >= 0 else None)
             exc.path = path
+        elif errno:
+            exc = OSError(errno, os.strerror(errno), path)  # the subclass for errno, as open() raises
         else:
             exc = OSError(f"{path}: {message}")
         if first_error is None:

@@ -8,12 +8,12 @@ per-sample work runs in C++ with the GIL released.
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Iterable, List, Optional, Sequence
 
 import numpy as np
 
 from . import _args, _core
+from ._io import _fspath, _fspaths
 from ._profile import Profile
 
 _DEFAULT_MAX = 4 << 30
@@ -193,8 +193,9 @@ class Merger:
         self._m.add(_cores([profile])[0])
 
     def add_file(self, path, *, max_decompressed_size: int = _DEFAULT_MAX) -> None:
-        """Decode ``path`` and merge it in, without creating a Python Profile."""
-        self._m.add_file(os.fspath(path), max_decompressed_size)
+        """Decode ``path`` and merge it in, without creating a Python Profile.
+        Errors and limits as :func:`pprofcore.load`."""
+        self._m.add_file(_fspath(path), max_decompressed_size)
 
     def result(self) -> Profile:
         """The merged profile so far; the Merger stays usable."""
@@ -221,13 +222,20 @@ def merge_files(paths: Iterable, threads: Optional[int] = None, progress: Option
     ``merge(load_many(paths))`` for any thread count, and memory stays bounded
     by the distinct content rather than the number of files.
 
+    Ctrl-C, or an exception raised by ``progress``, stops the merge: the
+    decoder threads finish the file they hold and are joined, then the
+    exception is raised. Each file is read within ``max_decompressed_size``
+    as by :func:`pprofcore.load`.
+
     Parameters
     ----------
     paths : iterable of path-like
+        Not a single ``str``: that raises ``TypeError``.
     threads : int, optional
         Decoder threads (default: all cores).
     progress : callable, optional
-        ``progress(done, total)`` called after each merged file.
+        ``progress(done, total)`` called after each merged file. Anything but a
+        callable or ``None`` raises ``TypeError`` before any work starts.
 
     Examples
     --------
@@ -236,7 +244,9 @@ def merge_files(paths: Iterable, threads: Optional[int] = None, progress: Option
     >>> m.total("cpu") == 3 * pprofcore.load(pprofcore.example_path()).total("cpu")
     True
     """
-    paths = [os.fspath(p) for p in paths]
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total) or None, not {type(progress).__name__}")
+    paths = _fspaths(paths, "merge_files")
     if not paths:
         raise ValueError("no profiles to merge")
     return Profile._wrap(_core.merge_files(paths, threads or 0, max_decompressed_size, progress))

@@ -15,7 +15,7 @@
 namespace pprofcore {
 
 struct DecodeOptions {
-  size_t max_decompressed_size = size_t(4) << 30;  // 4 GiB: gzip-bomb guard
+  size_t max_decompressed_size = size_t(4) << 30;  // 4 GiB: gzip-bomb guard, and the most raw bytes read
   gzip::Backend inflater = gzip::Backend::Auto;
   // Threads for one large profile (0 = up to 2 when it pays off, 1 = serial).
   // Batch loaders set 1 and parallelise across files instead.
@@ -48,7 +48,14 @@ struct RepairReport {
 // `report` (may be null) receives the repairs when options.repair is set.
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
-// Sniffs gzip, inflates if needed, then decodes. Legacy text formats and other
+// The most input bytes accepted under a limit of `max_decompressed_size`: raw
+// input is the profile itself; gzip input may be a little larger than what it
+// inflates to (stored blocks, member headers), never twice as large plus 1 MiB.
+size_t max_input_size(size_t max_decompressed_size, bool gzip);
+
+// Sniffs gzip, inflates if needed, then decodes. options.max_decompressed_size
+// limits the profile.proto bytes: raw input longer than it is refused, gzip input
+// stops inflating there (all members together); see also max_input_size(). Legacy text formats and other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace pprofcore {
 
@@ -43,6 +44,18 @@ class GzipError : public DecodeError {
 class ProfileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// An OS error reading an input file: errno in code(), the file in path()
+// (EISDIR for a directory). Python sees the matching OSError subclass.
+class FileError : public std::system_error {
+ public:
+  FileError(int err, const std::string& path)
+      : std::system_error(err, std::generic_category(), path), path_(path) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 }  // namespace pprofcore

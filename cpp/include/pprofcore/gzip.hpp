@@ -9,6 +9,35 @@
 
 namespace pprofcore::gzip {
 
+// Inflated bytes in a malloc'd block that grows by realloc and is never
+// zero-filled: pages are committed as they are written, so a stream whose
+// trailer claims gigabytes costs only what really inflates before it fails.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept : p_(o.p_), size_(o.size_), cap_(o.cap_) { o.p_ = nullptr, o.size_ = o.cap_ = 0; }
+  Buffer& operator=(Buffer&& o) noexcept;
+  ~Buffer();
+
+  const uint8_t* data() const { return p_; }
+  uint8_t* data() { return p_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  size_t capacity() const { return cap_; }
+  // Capacity becomes at least n bytes (contents kept, new bytes uninitialized).
+  // Throws std::bad_alloc.
+  void reserve(size_t n);
+  // Marks the first n (<= capacity) bytes as the contents.
+  void set_size(size_t n) { size_ = n; }
+  std::string str() const { return std::string(reinterpret_cast<const char*>(p_), size_); }
+
+ private:
+  uint8_t* p_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
 enum class Backend { Auto, Zlib, Libdeflate, Isal };
 
 inline bool is_gzip(const uint8_t* data, size_t n) { return n >= 2 && data[0] == 0x1f && data[1] == 0x8b; }
@@ -18,8 +47,9 @@ bool have_isal();
 
 // Inflates every gzip member of `data` (concatenated members are joined, as gunzip
 // does). Throws GzipError on corruption, bad CRC/length, trailing garbage, or when the
-// output would exceed `max_size` bytes.
-std::string inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend = Backend::Auto);
+// output of all members together would exceed `max_size` bytes. Memory grows with
+// the bytes really inflated, whatever the trailer claims.
+Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend = Backend::Auto);
 
 // Progressive inflate for overlapping decompression with decoding: inflates a
 // gzip stream into `out` (sized from the ISIZE trailer), publishing the number of
@@ -36,5 +66,11 @@ uint32_t trailer_size(const uint8_t* data, size_t n);
 // gzip-compresses with a fixed header (mtime 0), so output is deterministic.
 // level: 1 (fastest) .. 9 (zlib) or 12 (libdeflate); -1 = backend default.
 std::string deflate(const uint8_t* data, size_t n, int level = -1, Backend backend = Backend::Auto);
+
+namespace detail {
+// zlib's deflate fed `chunk` bytes in and out at a time: zlib counts in 32-bit
+// integers, so inputs over 4 GiB must be streamed. Exposed to test small chunks.
+std::string deflate_zlib(const uint8_t* data, size_t n, int level, size_t chunk);
+}  // namespace detail
 
 }  // namespace pprofcore::gzip

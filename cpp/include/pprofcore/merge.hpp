@@ -16,6 +16,7 @@
 
 #include "pprofcore/decode.hpp"
 #include "pprofcore/hashing.hpp"
+#include "pprofcore/io.hpp"
 #include "pprofcore/profile.hpp"
 
 namespace pprofcore {
@@ -89,8 +90,10 @@ Profile compact(const Profile& p);
 // merges them in input order: the result is identical to merge() of the decoded
 // files, and at most a few decoded profiles per worker are held at once.
 // `on_file(i)` (may be empty) is called from the calling thread after file i is
-// merged. Decode errors are rethrown with the file name.
+// merged; `poll` (may be empty) between files and while waiting for a decoder.
+// Either may throw to cancel: workers are stopped and joined, then the exception
+// is rethrown. Decode errors are rethrown with the file name.
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
-                    const std::function<void(size_t)>& on_file = {});
+                    const std::function<void(size_t)>& on_file = {}, const Poll& poll = {});
 
 }  // namespace pprofcore

@@ -1,0 +1,169 @@
+// C++ unit tests of io and the batch operations' threads: file reading limits
+// and refusals, and cancellation of load_many / merge_files from a callback or
+// a poll (the workers must be joined before the exception leaves). Run under
+// ThreadSanitizer by tools/sanitize.sh.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "check.hpp"
+#include "pprofcore/encode.hpp"
+#include "pprofcore/io.hpp"
+#include "pprofcore/merge.hpp"
+
+using namespace pprofcore;
+
+namespace {
+
+// A scratch directory removed (with its files) when the test binary exits.
+struct Scratch {
+  std::string dir;
+  std::vector<std::string> files;
+  Scratch() {
+    char tmpl[] = "/tmp/pprofcore-test-io-XXXXXX";
+    if (!mkdtemp(tmpl)) std::abort();
+    dir = tmpl;
+  }
+  ~Scratch() {
+    for (auto& f : files) std::remove(f.c_str());
+    rmdir(dir.c_str());
+  }
+  std::string write(const std::string& name, const std::string& bytes) {
+    std::string path = dir + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    files.push_back(path);
+    return path;
+  }
+};
+
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
+// A small valid profile: one sample type, one sample, no locations.
+std::string small_profile_bytes() {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  p.values = {3};
+  p.stack_offsets = {0, 0};
+  p.label_offsets = {0, 0};
+  p.strings = s.take();
+  return encode(p, false);
+}
+
+std::string good_path() {
+  static std::string path = scratch().write("good.pb", small_profile_bytes());
+  return path;
+}
+
+}  // namespace
+
+TEST(read_file_refuses_directories_nul_and_oversize) {
+  EXPECT_THROWS(read_file(scratch().dir), FileError, "Is a directory");
+  try {
+    read_file(scratch().dir);
+  } catch (const FileError& e) {
+    EXPECT(e.path() == scratch().dir);
+    EXPECT(e.code().value() == EISDIR);
+  }
+  EXPECT_THROWS(read_file(good_path() + std::string("\0/../x", 6)), std::invalid_argument, "embedded null byte");
+  std::string bytes = small_profile_bytes();
+  EXPECT(read_file(good_path(), bytes.size()) == bytes);
+  EXPECT_THROWS(read_file(good_path(), bytes.size() - 1), DecodeError, "input is larger than the limit");
+  EXPECT_THROWS(read_file(scratch().dir + "/missing"), FileError, "missing");
+}
+
+TEST(read_file_stops_devices_at_the_limit) {
+  // /dev/zero announces no size: it must stop one byte past the limit.
+  EXPECT_THROWS(read_file("/dev/zero", 200000), DecodeError, "input is larger than the limit of 200000");
+  // ... and input that cannot be profile.proto is refused from its first bytes.
+  DecodeOptions o;
+  EXPECT_THROWS(load_file("/dev/zero", o), DecodeError, "invalid field number 0");
+}
+
+TEST(parallel_for_cancelled_by_poll_joins_and_rethrows) {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    // Items hold their workers until the calling thread has polled, so the
+    // poll surely comes while work is left; then each takes a millisecond, so
+    // finishing all 2000 would take far longer than the cancellation.
+    std::atomic<bool> polled{false};
+    std::atomic<int> ran{0};
+    EXPECT_THROWS(parallel_for(
+                      2000, threads,
+                      [&](size_t) {
+                        while (!polled.load()) std::this_thread::yield();
+                        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                        ++ran;
+                      },
+                      [&] {
+                        polled = true;
+                        throw std::runtime_error("interrupted");
+                      }),
+                  std::runtime_error, "interrupted");
+    EXPECT(ran.load() < 2000);
+  }
+}
+
+TEST(load_many_polls_and_keeps_order) {
+  std::vector<std::string> paths(64, good_path());
+  EXPECT_THROWS(load_many(paths, 1, DecodeOptions{}, [] { throw std::runtime_error("interrupted"); }),
+                std::runtime_error, "interrupted");
+  auto all = load_many(paths, 3, DecodeOptions{}, [] {});
+  EXPECT(all.size() == paths.size());
+  for (auto& r : all) EXPECT(r.profile && r.profile->num_samples() == 1);
+}
+
+TEST(load_many_reports_os_errors_with_errno) {
+  auto r = load_many({good_path(), scratch().dir}, 2, DecodeOptions{});
+  EXPECT(r[0].profile);
+  EXPECT(!r[1].profile && r[1].error_errno == EISDIR && !r[1].is_decode_error);
+}
+
+TEST(parallel_for_rethrows_a_worker_exception_after_joining) {
+  std::atomic<int> ran{0};
+  EXPECT_THROWS(parallel_for(1000, 4,
+                             [&](size_t i) {
+                               ++ran;
+                               if (i == 10) throw std::runtime_error("item 10");
+                             }),
+                std::runtime_error, "item 10");
+  EXPECT(ran.load() < 1000);  // the rest was skipped
+}
+
+TEST(merge_files_cancelled_by_callback_or_poll) {
+  std::vector<std::string> paths(40, good_path());
+  for (unsigned threads : {1u, 2u, 4u}) {
+    size_t calls = 0;
+    EXPECT_THROWS(merge_files(paths, threads, DecodeOptions{},
+                              [&](size_t) {
+                                if (++calls == 3) throw std::runtime_error("progress raised");
+                              }),
+                  std::runtime_error, "progress raised");
+    EXPECT(calls == 3);
+    int polls = 0;
+    EXPECT_THROWS(merge_files(paths, threads, DecodeOptions{}, {},
+                              [&] {
+                                if (++polls == 5) throw std::runtime_error("interrupted");
+                              }),
+                  std::runtime_error, "interrupted");
+  }
+  Profile m = merge_files(paths, 2, DecodeOptions{});
+  EXPECT(m.num_samples() == 1 && m.values[0] == 3 * 40);
+  // A bad file in the middle stops the merge with its name.
+  std::vector<std::string> bad(paths);
+  bad[7] = scratch().dir;
+  EXPECT_THROWS(merge_files(bad, 2, DecodeOptions{}), FileError, "Is a directory");
+}
+
+int main() { return check::run_all(); }
