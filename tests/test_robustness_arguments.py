@@ -57,7 +57,7 @@ GOOD = {
 }
 
 # Callables that read or write files may also raise OSError for a path value.
-PATH_PARAMS = {"path", "source", "paths"}
+PATH_PARAMS = {"path", "source", "paths", "directory"}
 SKIP = {
     ("Profile.save", "path"),  # any str is a valid file name
     ("merge_files", "progress"),  # progress callbacks are another suite's subject

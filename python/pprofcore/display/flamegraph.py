@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import numpy as np
 
 from .. import _core, _units
+from .._args import type_name
 from .._report_table import ReportTable
 from .._reports import check_granularity
 
@@ -46,6 +47,8 @@ def flamegraph(profile: "Profile", sample_type=None, *, by: str = "functions", i
     stype, unit = profile.sample_types[ti]
     kwargs = {}
     ratio = 1.0
+    if base is not None and not isinstance(base, type(profile)):
+        raise TypeError(f"base must be a Profile, not {type_name(base)}")
     if base is not None:
         bt = [t for t, _ in base.sample_types]
         if stype not in bt:
