@@ -427,7 +427,7 @@ def test_cli_info_json(tmp_path):
 
 def test_cli_info_bad_file(tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_text("goroutine profile: total 1\n")
+    bad.write_text("goroutine profile: total 1\n1 @\n")  # a sample with no stack: pprof refuses it too
     r = _cli("info", CPU, str(bad))
     assert r.returncode == 1
     assert "Go goroutine profile" in r.stderr and str(bad) in r.stderr

@@ -161,7 +161,7 @@ def _cases():
         _case(fixed32(1, 7) + ld(3, b"xyz"), "input is protobuf but its fields do not match profile.proto",
               "Profile.sample_type", 0, id="foreign-protobuf"),
         _case(b"--- heapz 1 ---\nformat = java\n", "legacy heap profile (text)", ANY, ANY, id="legacy-text-heapz"),
-        _case(b"goroutine profile: total 3\n1 @ 0x1\n", "Go goroutine profile (debug=1 text)", ANY, ANY,
+        _case(b"goroutine profile: total 3\n1 @ 0x1 junk\n", "Go goroutine profile (debug=1 text)", "line 2", 27,
               id="legacy-goroutine-text"),
         _case(b'{"samples": []}', "input looks like JSON", ANY, ANY, id="json"),
         _case(b"\0" * 8 + b"\3" + b"\0" * 7 + b"\0" * 24, "legacy gperftools CPU profile (binary)", ANY, ANY,

@@ -5,6 +5,7 @@
 // DecodeError, except in repair mode, where the fix-up pass repairs reference and
 // id problems and odd value counts and counts them in a RepairReport.
 #include "pprofcore/decode.hpp"
+#include "pprofcore/legacy.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -1105,6 +1106,9 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, 
   try {
     return Decoder(data, n, options.threads, options.repair ? report : nullptr).run();
   } catch (const DecodeError& e) {
+    // Like pprof's ParseData: what is not profile.proto may be a legacy format.
+    Profile legacy;
+    if (decode_legacy(data, n, legacy)) return legacy;
     rethrow_explained(e, data, n);
   }
 }
@@ -1152,6 +1156,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
     try {
       std::rethrow_exception(decode_error);
     } catch (const DecodeError& e) {
+      if (decode_legacy(raw.get(), size, out)) return true;
       rethrow_explained(e, raw.get(), size);
     }
   }

@@ -25,7 +25,7 @@ bool mostly_text(const uint8_t* data, size_t n) {
 }  // namespace
 
 std::string describe_non_pprof(const uint8_t* data, size_t n) {
-  const char* legacy = "; pprofcore reads profile.proto only (convert with `go tool pprof -proto`)";
+  const char* legacy = "; pprofcore does not read this legacy format (convert with `go tool pprof -proto`)";
   if (n >= 16) {
     // gperftools CPU profile: binary header of words {0, 3, 0, period, 0}.
     uint64_t w[2];

@@ -48,7 +48,8 @@ struct RepairReport {
 // `report` (may be null) receives the repairs when options.repair is set.
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
-// Sniffs gzip, inflates if needed, then decodes. Legacy text formats and other
+// Sniffs gzip, inflates if needed, then decodes. Input that is not profile.proto
+// is read with pprof's legacy parsers (legacy.hpp) when one recognises it; other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
