@@ -5,9 +5,9 @@
 
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/legacy_go.hpp"
 #include "pprofcore/legacy_gperftools.hpp"
 #include "pprofcore/strings.hpp"
@@ -282,13 +282,36 @@ void Builder::parse_memory_map(std::string_view text) {
 }
 
 void Builder::number_locations() {
-  std::unordered_map<uint64_t, int32_t> row;
-  row.reserve(addresses.size() / 4 + 16);
+  // Open addressing on the address (few distinct addresses, millions of uses).
+  size_t cap = 1024;
+  std::vector<uint64_t> keys(cap);
+  std::vector<int32_t> rows(cap, -1);
+  auto slot = [&](uint64_t a) {
+    size_t mask = cap - 1, h = static_cast<size_t>(hash_mix(0, a)) & mask;
+    while (rows[h] >= 0 && keys[h] != a) h = (h + 1) & mask;
+    return h;
+  };
   sample_locations_.resize(addresses.size());
   for (size_t i = 0; i < addresses.size(); ++i) {
-    auto it = row.emplace(addresses[i], static_cast<int32_t>(location_addresses_.size()));
-    if (it.second) location_addresses_.push_back(addresses[i]);
-    sample_locations_[i] = it.first->second;
+    uint64_t a = addresses[i];
+    size_t h = slot(a);
+    if (rows[h] < 0) {
+      if (2 * (location_addresses_.size() + 1) > cap) {  // grow at load 1/2
+        cap *= 2;
+        keys.assign(cap, 0);
+        rows.assign(cap, -1);
+        for (size_t r = 0; r < location_addresses_.size(); ++r) {
+          size_t g = slot(location_addresses_[r]);
+          keys[g] = location_addresses_[r];
+          rows[g] = static_cast<int32_t>(r);
+        }
+        h = slot(a);
+      }
+      keys[h] = a;
+      rows[h] = static_cast<int32_t>(location_addresses_.size());
+      location_addresses_.push_back(a);
+    }
+    sample_locations_[i] = rows[h];
   }
   numbered_ = true;
 }
