@@ -272,3 +272,42 @@ def test_legacy_text_never_crashes(lines, header):
         assert e.field.startswith("line ") or "legacy" in e.reason or "looks like" in e.reason
     else:
         p._core.check_invariants()
+
+
+# ---------------------------------------------------------------- hand-written shapes
+# Formats no producer here writes (Google's C++ threadz, pprof's Java formats),
+# in the shapes of pprof's own test data, compared with pprof like the rest.
+
+_JAVA_FRAMES = ("0x00000003 com.example.Main.run (Main.java:12)\n"
+                "0x00000004 com.example.Main.main (/src/com/example/Main.java)\n"
+                "0x00000005 generated stub/JIT\n"
+                "0x00000006 Thread.sleep\n")
+_WORDS = [0, 3, 1, 10000, 0, 7, 3, 3, 4, 5, 2, 2, 6, 4, 0, 1, 0]
+HAND_WRITTEN = {
+    "java-heap": ("--- heapz 1 ---\nformat = java\nresolution = bytes\n"
+                  "  7048  1 @ 0x00000003 0x00000004\n  4752  9 @ 0x00000005 0x00000004\n" + _JAVA_FRAMES).encode(),
+    "java-contention": ("--- contentionz 1 ---\nformat = java\nresolution = microseconds\nsampling period = 100\n"
+                        "ms since reset = 6019923\n  1  1 @ 0x00000003 0x00000004\n  14  2 @ 0x00000006 0x00000004\n"
+                        + _JAVA_FRAMES).encode(),
+    "java-cpu-32le": b"".join(w.to_bytes(4, "little") for w in _WORDS) + _JAVA_FRAMES.encode(),
+    "threadz": (b"--- threadz 1 ---\n\n--- Thread 7f79 (name: main/14748) stack: ---\n  PC:  0x00bc8f1c: helper(arg *)\n"
+                b"  0x0040be31: main\n--- Thread 7f80 (name: w/1/14751) stack: ---\n  PC: 0xbc8f1c 0xbc8f1b 0x40be31\n"
+                b"--- Thread 7f81 (name: w/14752) stack: ---\n  [same as previous thread]\n--- Memory map: ---\n"
+                b"  00400000-00fcb000: /srv/server_main\n  7f794964f000-7f7949652000: /lib/libc-2.15.so\n"),
+    "contentionz-cpp": (b"--- contentionz 1 ---\ncycles/second = 2000000000\nsampling period = 10\n"
+                        b"  200 3 @ 0x401001 0x402002\n--- Memory map: ---\n00400000-00500000 r-xp 0 00:00 0 /bin/srv\n"),
+    "growthz": b"heap profile: 2: 4096 [ 2: 4096] @ growthz\n 1: 2048 [ 1: 2048] @ 0x401001 0x402002\n",
+}
+
+
+@requires_go
+def test_hand_written_legacy_shapes_match_pprof(tmp_path):
+    paths = []
+    for name, data in HAND_WRITTEN.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        paths.append(path)
+    assert_same_as_pprof(paths, tmp_path)
+    heap = pprofcore.loads(HAND_WRITTEN["java-heap"])
+    names = {heap.strings[c] for c in heap.functions.name}
+    assert {"com.example.Main.run", "com.example.Main.main", "STUB"} <= names

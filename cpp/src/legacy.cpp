@@ -10,6 +10,8 @@
 #include "pprofcore/hashing.hpp"
 #include "pprofcore/legacy_go.hpp"
 #include "pprofcore/legacy_gperftools.hpp"
+#include "pprofcore/legacy_java.hpp"
+#include "pprofcore/legacy_threadz.hpp"
 #include "pprofcore/strings.hpp"
 
 namespace pprofcore {
@@ -18,7 +20,9 @@ bool decode_legacy(const uint8_t* data, size_t n, Profile& out) {
   // pprof's order: the binary CPU header first, then each text header.
   const char* text = reinterpret_cast<const char*>(data);
   return legacy::parse_gperftools_cpu(data, n, out) || legacy::parse_heap_text(text, n, out) ||
-         legacy::parse_go_count(text, n, out) || legacy::parse_contention(text, n, out);
+         legacy::parse_go_count(text, n, out) || legacy::parse_threadz(text, n, out) ||
+         legacy::parse_contention(text, n, out) ||
+         legacy::parse_java_text(text, n, out);
 }
 
 namespace legacy {
@@ -356,7 +360,7 @@ Profile Builder::finish() {
   int32_t fake = -1;
   for (size_t l = 0; l < n_locs; ++l) {
     uint64_t a = location_addresses_[l];
-    if (a == 0) continue;
+    if (a == 0 || symbols.count(a)) continue;
     int32_t found = -1;
     for (size_t m = 0; m < mappings.size() && found < 0; ++m)
       if (mappings[m].start <= a && a < mappings[m].limit) found = static_cast<int32_t>(m);
@@ -464,9 +468,35 @@ Profile Builder::finish() {
   p.locations.id.resize(n_locs);
   for (size_t l = 0; l < n_locs; ++l) p.locations.id[l] = l + 1;
   p.locations.mapping = std::move(loc_mapping);
-  p.locations.address = std::move(location_addresses_);
   p.locations.is_folded.assign(n_locs, 0);
   p.locations.line_offsets.assign(n_locs + 1, 0);
+  if (!symbols.empty()) {
+    // Functions are numbered by first use in location order (remapFunctionIDs).
+    std::vector<int32_t> fn_row(functions.size(), -1);
+    for (size_t l = 0; l < n_locs; ++l) {
+      auto it = symbols.find(location_addresses_[l]);
+      if (it != symbols.end()) {
+        int32_t& row = fn_row[size_t(it->second.function)];
+        if (row < 0) {
+          row = static_cast<int32_t>(p.functions.size());
+          const auto& f = functions[size_t(it->second.function)];
+          p.functions.id.push_back(p.functions.size() + 1);
+          int32_t name = strings.intern(f.first);
+          p.functions.name.push_back(name);
+          p.functions.system_name.push_back(name);
+          p.functions.filename.push_back(strings.intern(f.second));
+          p.functions.start_line.push_back(0);
+        }
+        p.lines.function.push_back(row);
+        p.lines.line.push_back(it->second.line);
+        p.lines.column.push_back(0);
+        location_addresses_[l] = 0;
+      }
+      p.locations.line_offsets[l + 1] = static_cast<int64_t>(p.lines.size());
+    }
+  }
+  if (zero_addresses) location_addresses_.assign(n_locs, 0);
+  p.locations.address = std::move(location_addresses_);
   p.strings = strings.take();
   return p;
 }

@@ -6,12 +6,14 @@
 // regexes pprof attaches to legacy profiles. The formats themselves live in
 // legacy_go (text) and legacy_gperftools (binary CPU). Symbol comments in the text
 // (`# 0x... func file:line`) are not read, as in pprof: legacy profiles come out
-// unsymbolized. Not supported yet: threadz, Java, jemalloc and goroutine debug=2.
+// unsymbolized. Java formats: legacy_java; threadz: legacy_threadz. Not
+// supported: jemalloc and goroutine debug=2 dumps.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -71,6 +73,17 @@ class Builder {
   std::vector<uint64_t> addresses;          // leaf first
   std::vector<int64_t> bytes_label;         // heap profiles: one "bytes" label per sample
   std::vector<RawMapping> mappings;
+
+  // Java profiles name their frames: address -> (function, line), functions as
+  // (name, file). Symbolized locations get no mapping; with `zero_addresses` every
+  // location's address becomes 0 (pprof's Aggregate without addresses).
+  struct Symbol {
+    int32_t function;
+    int64_t line;
+  };
+  std::unordered_map<uint64_t, Symbol> symbols;
+  std::vector<std::pair<std::string, std::string>> functions;
+  bool zero_addresses = false;
 
   size_t num_samples() const { return stack_offsets.size() - 1; }
   void end_sample() { stack_offsets.push_back(static_cast<int64_t>(addresses.size())); }

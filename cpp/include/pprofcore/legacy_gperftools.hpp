@@ -3,8 +3,9 @@
 // end marker {0, 1, 0}, then the process's /proc/self/maps text. Words are 32 or
 // 64 bits in either byte order, recognised from the header as pprof does. Owns
 // pprof's clean-ups of these stacks (signal-handler frames shared by almost all
-// samples, a leaf duplicated by the unwinder). Does not read Java CPU profiles
-// (header word 3 = 1) or gperftools heap profiles (text: legacy_go).
+// samples, a leaf duplicated by the unwinder). Java CPU profiles (header word
+// 3 = 1) share the records; their frame names are read by legacy_java. Does not
+// read gperftools heap profiles (text: legacy_go).
 #pragma once
 #include <cstddef>
 #include <cstdint>
