@@ -6,6 +6,7 @@
 #include "pybind.hpp"
 #include "pprofcore/decode.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/zstd.hpp"
 #include "pprofcore/io.hpp"
 
 namespace pprofcore::bindings {
@@ -175,6 +176,7 @@ void bind_codec(py::module_& m) {
 
   m.def("have_libdeflate", &gzip::have_libdeflate);
   m.def("have_isal", &gzip::have_isal);
+  m.def("have_zstd", &zstd::available);
 }
 
 }  // namespace pprofcore::bindings

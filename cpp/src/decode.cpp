@@ -6,6 +6,7 @@
 // id problems and odd value counts and counts them in a RepairReport.
 #include "pprofcore/decode.hpp"
 #include "pprofcore/legacy.hpp"
+#include "pprofcore/zstd.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -1175,6 +1176,11 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
   if (gzip::is_gzip(data, n) && gzip::have_isal() && overlap) {
     Profile p;
     if (decode_overlapped(data, n, options, report, p)) return p;
+  }
+  if (zstd::is_zstd(data, n)) {
+    std::string raw = zstd::decompress(data, n, options.max_decompressed_size);
+    if (raw.empty()) throw DecodeError("empty input: zstd stream decompresses to 0 bytes", "", -1);
+    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
   }
   if (gzip::is_gzip(data, n)) {
     std::string raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
