@@ -261,9 +261,13 @@ def test_unrecognised_or_truncated_legacy(data, fragment):
 @given(st.lists(st.sampled_from([
     "1: 2 [3: 4] @ 0x1 0x2", "0: 0 [0: 0] @", "-1: -9223372036854775808 [1: 1] @ 0x0", "# comment",
     "", "MAPPED_LIBRARIES:", "00400000-00500000 r-xp 00000000 00:00 0 /bin/x", "1: 2 [", "@ 0x", "x=y",
-    "  12 34 @ 0xffffffffffffffff", "--- x", "7 @ 0x1"]), min_size=0, max_size=12),
+    "  12 34 @ 0xffffffffffffffff", "--- x", "7 @ 0x1", "--- Thread 1 (name: a/b/2) stack: ---",
+    "[same as previous thread]", "0x1 f (F.java:3)", "0x2 g (/a/b)", "resolution = bytes", "---- no stack trace for x",
+    "  100 2 @ 0x1 0x2", "00400000-00500000: /bin/y"]), min_size=0, max_size=12),
     st.sampled_from(["heap profile: 1: 2 [3: 4] @ heap/1048576", "heap profile: 1: 2 [1: 2] @ heapprofile",
-                     "goroutine profile: total 1", "--- mutex:", "--- contention:", "heap profile: 1: 1 [1: 1] @ growthz"]))
+                     "goroutine profile: total 1", "--- mutex:", "--- contention:", "heap profile: 1: 1 [1: 1] @ growthz",
+                     "--- threadz 1 ---", "--- Thread 7f (name: m/1) stack: ---", "--- heapz 1 ---\nformat = java",
+                     "--- contentionz 1 ---\nformat = java\nresolution = ms", "--- Memory map: ---"]))
 def test_legacy_text_never_crashes(lines, header):
     """Any mix of sample, comment and map lines under any header: a valid profile or a DecodeError."""
     try:
@@ -311,3 +315,31 @@ def test_hand_written_legacy_shapes_match_pprof(tmp_path):
     heap = pprofcore.loads(HAND_WRITTEN["java-heap"])
     names = {heap.strings[c] for c in heap.functions.name}
     assert {"com.example.Main.run", "com.example.Main.main", "STUB"} <= names
+
+
+# Inputs that once made a reader loop forever or go quadratic: each must end
+# (a Profile or a DecodeError), and pprof refuses the ones pprofcore refuses.
+PATHOLOGICAL = {
+    "thread-header-at-eof": b"--- Thread 1 (name: x/1) stack: ---\n  0x1 0x2\n--- Thread 2 (name: x/1) stack: ---\n",
+    "thread-header-only": b"--- Thread 1 (name: x/1) stack: ---",
+    "thread-headers-one-line": b"--- Thread 1 (name: x/1) stack: ---" * 20000 + b"\n",
+    "thread-openings": b"--- threadz 1 ---\n" + b"--- Thread 1 (name: " * 100000 + b"\n",
+    "java-parens": b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 1 1 @ 0x3\n0x3 f" + b" (a" * 100000 + b")\n",
+    "java-colons": b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 1 1 @ 0x3\n0x3 f" + b" (a:" * 100000 + b"1)\n",
+}
+
+
+@requires_go
+def test_pathological_legacy_inputs_end(tmp_path):
+    paths = {}
+    for name, data in PATHOLOGICAL.items():
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(data)
+    dumps = _rawdump(list(paths.values()))
+    for name, data in PATHOLOGICAL.items():
+        try:
+            pprofcore.loads(data)._core.check_invariants()
+        except DecodeError:
+            assert dumps[str(paths[name])].startswith("ERROR"), f"{name}: pprof reads it, pprofcore refuses"
+        else:
+            assert not dumps[str(paths[name])].startswith("ERROR"), f"{name}: pprof refuses it, pprofcore reads it"

@@ -3,6 +3,7 @@
 #include "pprofcore/legacy_java.hpp"
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_set>
@@ -64,27 +65,27 @@ bool match_sample(std::string_view line, std::string_view& v1, std::string_view&
   return false;
 }
 
-// The text between the rightmost "<space>(" that leaves a match and the final ")".
+// pprof's `^(.*)\s+\((.+):(-?\d+)\)$` (file_line) or `^(.*)\s+\((.*)\)$`: the
+// greedy (.*) takes the rightmost "<space>(" that still leaves a match.
 bool split_paren(std::string_view s, std::string_view& func, std::string_view& inner, bool file_line,
                  std::string_view& line_no) {
-  if (s.empty() || s.back() != ')') return false;
-  for (size_t i = s.size() - 1; i-- > 1;) {
+  if (s.size() < 3 || s.back() != ')') return false;
+  size_t colon = std::string_view::npos;
+  if (file_line) {
+    colon = s.rfind(':', s.size() - 2);
+    if (colon == std::string_view::npos) return false;
+    std::string_view num = s.substr(colon + 1, s.size() - colon - 2);
+    std::string_view digits = !num.empty() && num[0] == '-' ? num.substr(1) : num;
+    if (digits.empty()) return false;
+    for (char ch : digits)
+      if (!is_digit(ch)) return false;
+    line_no = num;
+  }
+  size_t limit = file_line ? colon - 1 : s.size() - 2;  // "(" must leave (.+) non-empty before the colon
+  for (size_t i = std::min(limit, s.size() - 2) + 1; i-- > 1;) {
     if (s[i] != '(' || !is_space(s[i - 1])) continue;
-    std::string_view in = s.substr(i + 1, s.size() - i - 2);
-    if (file_line) {
-      size_t c = in.rfind(':');
-      if (c == std::string_view::npos || c == 0) continue;
-      std::string_view num = in.substr(c + 1);
-      if (!num.empty() && num[0] == '-') num.remove_prefix(1);
-      if (num.empty()) continue;
-      bool digits = true;
-      for (char ch : num) digits = digits && is_digit(ch);
-      if (!digits) continue;
-      inner = in.substr(0, c);
-      line_no = in.substr(c + 1);
-    } else {
-      inner = in;
-    }
+    if (file_line && i + 1 >= colon) continue;
+    inner = file_line ? s.substr(i + 1, colon - i - 1) : s.substr(i + 1, s.size() - i - 2);
     func = s.substr(0, i - 1);
     return true;
   }

@@ -28,16 +28,18 @@ bool is_threadz_header(std::string_view line) {
 // "--- Thread <hex> (name: <anything>/<digits>) stack: ---" anywhere in the line.
 bool is_thread_header(std::string_view line) {
   const std::string_view lead = "--- Thread ", name = " (name: ", tail = ") stack: ---";
-  for (size_t at = line.find(lead); at != std::string_view::npos; at = line.find(lead, at + 1)) {
+  // The last "/<digits>) stack: ---" decides for every opening before it (one pass each way).
+  size_t last_slash = std::string_view::npos;
+  for (size_t t = line.find(tail); t != std::string_view::npos; t = line.find(tail, t + 1)) {
+    size_t d = t;
+    while (d > 0 && is_digit(line[d - 1])) --d;
+    if (d < t && d > 0 && line[d - 1] == '/') last_slash = d - 1;
+  }
+  if (last_slash == std::string_view::npos) return false;
+  for (size_t at = line.find(lead); at != std::string_view::npos && at < last_slash; at = line.find(lead, at + 1)) {
     size_t k = at + lead.size(), h = k;
     while (k < line.size() && is_hex(line[k])) ++k;
-    if (k == h || line.substr(k, name.size()) != name) continue;
-    size_t from = k + name.size();
-    for (size_t t = line.find(tail, from); t != std::string_view::npos; t = line.find(tail, t + 1)) {
-      size_t d = t;
-      while (d > from && is_digit(line[d - 1])) --d;
-      if (d < t && d > from && line[d - 1] == '/') return true;
-    }
+    if (k > h && line.substr(k, name.size()) == name && k + name.size() <= last_slash) return true;
   }
   return false;
 }
@@ -74,6 +76,7 @@ bool parse_threadz(const char* data, size_t n, Profile& out) {
     // The thread's stack: addresses on the lines up to the next "---".
     addrs.clear();
     bool same = false, more = false;
+    line.clear();  // pprof's sample reader returns "" when no line follows
     while ((more = r.next())) {
       std::string_view t = trim_space(r.line());
       line = std::string(t);
