@@ -304,6 +304,26 @@ HAND_WRITTEN = {
 }
 
 
+def _cpu(*leaves: int) -> bytes:
+    """A 64-bit gperftools CPU profile with one-frame samples and a memory map whose
+    second mapping was listed without its first piece (offset 0x1000)."""
+    words = [0, 3, 0, 10000, 0]
+    for a in leaves:
+        words += [1, 1, a]
+    words += [0, 1, 0]
+    maps = (b"00400000-00500000 r-xp 00000000 08:01 1 /srv/main\n"
+            b"7f0000001000-7f0000002000 r-xp 00001000 08:01 2 /lib/libx.so.1\n"
+            b"7f0000003000-7f0000004000 r--p 00000000 08:01 2 /lib/libx.so.1\n")
+    return b"".join(w.to_bytes(8, "little") for w in words) + maps
+
+
+# pprof's mapping rules in order: the first mapping holding the address, then
+# (only while no placeholder exists) the repair that extends a mapping down by its
+# offset, then the placeholder mapping, which from then on holds every address.
+HAND_WRITTEN["cpu-mapping-repair-first"] = _cpu(0x401000, 0x7F0000000500, 0x12345, 0x7F0000000600)
+HAND_WRITTEN["cpu-placeholder-first"] = _cpu(0x12345, 0x7F0000000500, 0x401000)
+
+
 @requires_go
 def test_hand_written_legacy_shapes_match_pprof(tmp_path):
     paths = []

@@ -3,6 +3,8 @@
 // that the result prints the same `-raw` dump as pprof's own parse.
 #include "pprofcore/legacy.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -357,13 +359,36 @@ Profile Builder::finish() {
   }
   const size_t n_locs = location_addresses_.size();
   std::vector<int32_t> loc_mapping(n_locs, -1);
+  // pprof takes the first mapping (in list order) holding the address; when the
+  // mappings do not overlap that is the only one, found by binary search.
+  std::vector<std::pair<uint64_t, int32_t>> by_start;
+  bool disjoint = false;
+  auto index_mappings = [&] {
+    by_start.clear();
+    for (size_t m = 0; m < mappings.size(); ++m) by_start.emplace_back(mappings[m].start, static_cast<int32_t>(m));
+    std::sort(by_start.begin(), by_start.end());
+    disjoint = true;
+    for (size_t i = 1; i < by_start.size() && disjoint; ++i)
+      disjoint = mappings[size_t(by_start[i - 1].second)].limit <= by_start[i].first;
+  };
+  auto find_disjoint = [&](uint64_t a) -> int32_t {
+    auto it = std::upper_bound(by_start.begin(), by_start.end(), std::make_pair(a, INT32_MAX));
+    if (it == by_start.begin()) return -1;
+    --it;
+    const RawMapping& m = mappings[size_t(it->second)];
+    return m.start <= a && a < m.limit ? it->second : -1;
+  };
+  index_mappings();
   int32_t fake = -1;
   for (size_t l = 0; l < n_locs; ++l) {
     uint64_t a = location_addresses_[l];
     if (a == 0 || symbols.count(a)) continue;
-    int32_t found = -1;
-    for (size_t m = 0; m < mappings.size() && found < 0; ++m)
+    int32_t found = disjoint ? find_disjoint(a) : -1;
+    for (size_t m = 0; !disjoint && m < mappings.size() && found < 0; ++m)
       if (mappings[m].start <= a && a < mappings[m].limit) found = static_cast<int32_t>(m);
+    // Once pprof has added its placeholder (it holds every address), later
+    // addresses land there before the repair below is tried.
+    if (disjoint && found < 0 && fake >= 0 && a < mappings[size_t(fake)].limit) found = fake;
     for (size_t m = 0; m < mappings.size() && found < 0; ++m) {
       RawMapping& mp = mappings[m];
       // A mapping whose first piece the producer failed to list.
@@ -371,6 +396,7 @@ Profile Builder::finish() {
         mp.start -= mp.offset;
         mp.offset = 0;
         found = static_cast<int32_t>(m);
+        index_mappings();
       }
     }
     if (found < 0) {
@@ -378,7 +404,7 @@ Profile Builder::finish() {
         fake = static_cast<int32_t>(mappings.size());
         RawMapping f;
         f.limit = std::numeric_limits<uint64_t>::max();
-        mappings.push_back(f);
+        mappings.push_back(f);  // not indexed: it overlaps everything (handled above)
       }
       found = fake;
     }
