@@ -99,34 +99,55 @@ bool parse_int(std::string_view s, int base, int64_t& out) {
   return true;
 }
 
+namespace {
+// Digit values for hex parsing: lowercase only (pprof's address regexes) and any case.
+struct HexTables {
+  int8_t lower[256], any[256];
+  HexTables() {
+    for (int c = 0; c < 256; ++c) {
+      lower[c] = (c >= '0' && c <= '9') ? int8_t(c - '0') : (c >= 'a' && c <= 'f') ? int8_t(c - 'a' + 10) : int8_t(-1);
+      any[c] = lower[c] >= 0 ? lower[c] : (c >= 'A' && c <= 'F') ? int8_t(c - 'A' + 10) : int8_t(-1);
+    }
+  }
+};
+const HexTables kHex;
+}  // namespace
+
 bool parse_hex(std::string_view s, uint64_t& out) {
   if (s.empty()) return false;
   uint64_t v = 0;
   for (char c : s) {
-    if (!is_hex(c) || (v >> 60) != 0) return false;
-    v = (v << 4) | uint64_t(hex_value(c));
+    int d = kHex.any[static_cast<uint8_t>(c)];
+    if (d < 0 || (v >> 60) != 0) return false;
+    v = (v << 4) | uint64_t(d);
   }
   out = v;
   return true;
 }
 
 bool parse_hex_addresses(std::string_view s, std::vector<uint64_t>& out, std::string_view& bad) {
-  auto lower_hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
-  size_t i = 0, n = s.size();
+  // Every "0x[0-9a-f]+", left to right, in one pass.
+  const char* p = s.data();
+  const size_t n = s.size();
+  size_t i = 0;
   while (i + 2 < n) {
-    if (s[i] == '0' && s[i + 1] == 'x' && lower_hex(s[i + 2])) {
-      size_t j = i + 2;
-      while (j < n && lower_hex(s[j])) ++j;
-      uint64_t v;
-      if (!parse_hex(s.substr(i + 2, j - i - 2), v)) {
-        bad = s.substr(i, j - i);
-        return false;
-      }
-      out.push_back(v);
-      i = j;
-    } else {
+    if (p[i] != '0' || p[i + 1] != 'x' || kHex.lower[static_cast<uint8_t>(p[i + 2])] < 0) {
       ++i;
+      continue;
     }
+    size_t j = i + 2;
+    uint64_t v = 0;
+    bool overflow = false;
+    for (int d; j < n && (d = kHex.lower[static_cast<uint8_t>(p[j])]) >= 0; ++j) {
+      overflow |= (v >> 60) != 0;
+      v = (v << 4) | uint64_t(d);
+    }
+    if (overflow) {
+      bad = s.substr(i, j - i);
+      return false;
+    }
+    out.push_back(v);
+    i = j;
   }
   return true;
 }
