@@ -3,6 +3,7 @@
 #include "pybind.hpp"
 #include "pprofcore/decode.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/zstd.hpp"
 #include "pprofcore/io.hpp"
 
 namespace pprofcore::bindings {
@@ -155,6 +156,7 @@ void bind_codec(py::module_& m) {
         "The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).");
   m.def("have_libdeflate", &gzip::have_libdeflate);
   m.def("have_isal", &gzip::have_isal);
+  m.def("have_zstd", &zstd::available);
 }
 
 }  // namespace pprofcore::bindings

@@ -64,6 +64,16 @@ small = [
     b"\x48\x01\x48\x02\x32\x00",           # concatenated (two time_nanos)
     b"heap profile: 1: 2 [3: 4] @ heapprofile\n",  # legacy text
     b"--- contention:\ncycles/second=1\n",
+    # Legacy formats the decoder reads (one of each parser's shapes).
+    b"heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x401001 0x402002\n#\t0x401000\tmain.f+0x1\tm.go:1\n",
+    b"--- mutex:\ncycles/second=2000000000\nsampling period=1\n200 3 @ 0x401001 0x402002\n",
+    b"goroutine profile: total 2\n2 @ 0x401001 0x402002\n",
+    b"--- threadz 1 ---\n--- Thread 7f (name: m/1) stack: ---\n  PC: 0x401001 0x402002\n--- Memory map: ---\n"
+    b"00400000-00500000: /bin/x\n",
+    b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 100 1 @ 0x3 0x4\n0x3 a.B.c (B.java:3)\n",
+    b"".join(w.to_bytes(8, "little") for w in [0, 3, 0, 10000, 0, 1, 2, 0x401001, 0x402002, 0, 1, 0])
+    + b"00400000-00500000 r-xp 00000000 00:00 0 /bin/x\n",
+    b"".join(w.to_bytes(4, "big") for w in [0, 3, 1, 10000, 0, 1, 2, 3, 4, 0, 1, 0]) + b"0x3 a.B.c (B.java:3)\n",
 ]
 for i, s in enumerate(small):
     put("decode", s, "synthetic-%02d" % i)

@@ -67,6 +67,16 @@ def parses_with_pprof(row) -> bool:
     return row["parses_with_google_pprof"] == "yes"
 
 
+def legacy_read_by_pprofcore(row) -> bool:
+    """A legacy corpus file google/pprof parses: pprofcore reads every legacy
+    format pprof's parsers read (tests/test_legacy.py compares the results)."""
+    return row["format"] == "legacy" and row["parses_with_google_pprof"].startswith("yes")
+
+
+def corpus_path(row) -> Path:
+    return CORPUS / row["file"]  # local rows hold absolute paths, which the join keeps
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     """The shared corpus directory; local rows' absolute paths join onto it too."""

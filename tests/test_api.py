@@ -225,7 +225,7 @@ def many_files(tmp_path_factory, cpu):
         path.write_bytes(cpu.to_bytes() if i % 3 == 0 else small(period=i + 1))
         paths.append(path)
     bad = d / "bad.pb"
-    bad.write_bytes(b"--- heapz 1 ---\n")
+    bad.write_bytes(b"--- heapz 1 ---\nformat = cpp\n")  # a Java heap profile of another format
     return paths, bad, d / "missing.pb"
 
 
@@ -245,7 +245,7 @@ def test_load_many_threads_identical(many_files):
 def test_load_many_errors(many_files):
     paths, bad, missing = many_files
     mixed = [paths[0], bad, paths[1], missing, paths[2]]
-    with pytest.raises(DecodeError, match="legacy heap profile") as info:
+    with pytest.raises(DecodeError, match="legacy Java profile") as info:
         pprofcore.load_many(mixed)
     assert str(bad) in str(info.value)
     skipped = pprofcore.load_many(mixed, errors="skip")
@@ -427,7 +427,7 @@ def test_cli_info_json(tmp_path):
 
 def test_cli_info_bad_file(tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_text("goroutine profile: total 1\n")
+    bad.write_text("goroutine profile: total 1\n1 @\n")  # a sample with no stack: pprof refuses it too
     r = _cli("info", CPU, str(bad))
     assert r.returncode == 2
     assert "Go goroutine profile" in r.stderr and str(bad) in r.stderr

@@ -150,7 +150,7 @@ def test_report_str_is_readable():
         pytest.param(profile(strings=("x",)), "string_table\\[0\\]", id="string0"),
         pytest.param(profile(strings=STRINGS, sample_types=[(1, 99)]), "string index 99 out of range", id="string-range"),
         pytest.param(profile(strings=STRINGS, samples=[([], [1])]), "no sample_type", id="no-sample-type"),
-        pytest.param(b"heap profile: 1: 2 [3: 4] @ heapprofile\n", "legacy", id="legacy-text"),
+        pytest.param(b"heap profile: 1: 2 [3: 4] @ heapprofile\n1: x\n", "legacy heap profile", id="legacy-text"),
     ],
 )
 def test_unrepairable_input_still_raises(data, message):

@@ -5,6 +5,8 @@
 // DecodeError, except in repair mode, where the fix-up pass repairs reference and
 // id problems and odd value counts and counts them in a RepairReport.
 #include "pprofcore/decode.hpp"
+#include "pprofcore/legacy.hpp"
+#include "pprofcore/zstd.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -1076,6 +1078,9 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, 
   try {
     return Decoder(data, n, options.threads, options.repair ? report : nullptr).run();
   } catch (const DecodeError& e) {
+    // Like pprof's ParseData: what is not profile.proto may be a legacy format.
+    Profile legacy;
+    if (decode_legacy(data, n, legacy)) return legacy;
     rethrow_explained(e, data, n);
   }
 }
@@ -1123,6 +1128,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
     try {
       std::rethrow_exception(decode_error);
     } catch (const DecodeError& e) {
+      if (decode_legacy(raw.get(), size, out)) return true;
       rethrow_explained(e, raw.get(), size);
     }
   }
@@ -1158,6 +1164,11 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
   if (gzip::is_gzip(data, n) && gzip::have_isal() && overlap) {
     Profile p;
     if (decode_overlapped(data, n, options, report, p)) return p;
+  }
+  if (zstd::is_zstd(data, n)) {
+    std::string raw = zstd::decompress(data, n, options.max_decompressed_size);
+    if (raw.empty()) throw DecodeError("empty input: zstd stream decompresses to 0 bytes", "", -1);
+    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
   }
   if (gzip::is_gzip(data, n)) {
     gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);

@@ -75,7 +75,7 @@ std::string describe_container(const uint8_t* data, size_t n) {
 }  // namespace
 
 std::string describe_non_pprof(const uint8_t* data, size_t n) {
-  const char* legacy = "; pprofcore reads profile.proto only (convert with `go tool pprof -proto`)";
+  const char* legacy = "; pprofcore does not read this legacy format (convert with `go tool pprof -proto`)";
   if (std::string c = describe_container(data, n); !c.empty()) return c;
   if (n >= 16) {
     // gperftools CPU profile: binary header of words {0, 3, 0, period, 0}.

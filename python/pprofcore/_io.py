@@ -42,18 +42,24 @@ def loads(
     inflater: str = "auto",
     repair: bool = False,
 ) -> Union[Profile, Tuple[Profile, RepairReport]]:
-    """Decode a profile from bytes (gzip-compressed or raw ``profile.proto``).
+    """Decode a profile from bytes (``profile.proto``, raw, gzip or zstd, or
+    one of pprof's legacy formats).
 
     Parameters
     ----------
     data : bytes-like
-        The serialized profile. gzip is detected from its magic bytes; several
-        concatenated gzip members are joined, as ``gunzip`` does.
+        The serialized profile. gzip and zstd are detected from their magic
+        bytes; several concatenated gzip members (zstd frames) are joined, as
+        ``gunzip`` does. Input that is not ``profile.proto`` is read with
+        pprof's legacy parsers when one recognises it (Go ``debug=1`` text,
+        gperftools CPU and heap profiles, contention, threadz and Java
+        profiles; see docs/formats.md), giving what ``go tool pprof -raw``
+        shows for the same file.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
-        (default 4 GiB): gzip input stops inflating there (all members
-        together), and raw input longer than that is refused. Raise it for
-        very large profiles.
+        (default 4 GiB): gzip or zstd input stops decompressing there (all
+        members or frames together), and raw input longer than that is
+        refused. Raise it for very large profiles.
     inflater : {"auto", "zlib", "libdeflate", "isal"}, optional
         gzip backend. ``"auto"`` picks the fastest in this build: for large
         inputs with ISA-L available it inflates on a second thread while

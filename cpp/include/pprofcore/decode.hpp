@@ -53,9 +53,11 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options =
 // inflates to (stored blocks, member headers), never twice as large plus 1 MiB.
 size_t max_input_size(size_t max_decompressed_size, bool gzip);
 
-// Sniffs gzip, inflates if needed, then decodes. options.max_decompressed_size
-// limits the profile.proto bytes: raw input longer than it is refused, gzip input
-// stops inflating there (all members together); see also max_input_size(). Legacy text formats and other
+// Sniffs gzip and zstd, decompresses if needed, then decodes.
+// options.max_decompressed_size limits the profile.proto bytes: raw input longer
+// than it is refused, compressed input stops there (all members or frames
+// together); see also max_input_size(). Input that is not profile.proto is read
+// with pprof's legacy parsers (legacy.hpp) when one recognises it; other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 

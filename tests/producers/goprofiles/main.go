@@ -8,7 +8,8 @@
 // mutex,block,goroutine,threadcreate}.pb.gz, fleet/cpu/host-N.pb.gz (short CPU
 // windows of one process), fleet/heapseries/heap-N.pb.gz (cumulative heap
 // profiles over time, for delta) and legacy/*.debug1.txt (the debug=1 text that
-// pprof reads with its legacy parsers).
+// pprof reads with its legacy parsers: heap, allocs, mutex, block, goroutine,
+// threadcreate and a custom pprof.NewProfile count profile).
 package main
 
 import (
@@ -195,8 +196,13 @@ func main() {
 	for _, kind := range []string{"heap", "allocs", "mutex", "block", "goroutine", "threadcreate"} {
 		lookup(dir, kind, "go/"+kind+".pb.gz", 0)
 	}
-	for _, kind := range []string{"heap", "mutex", "goroutine"} {
-		lookup(dir, kind, "legacy/go-"+kind+".debug1.txt", 1)
+	// A custom profile (pprof.NewProfile) holding a few open "connections".
+	conns := pprof.NewProfile("pprofcore.test/connections")
+	for i := 0; i < 3; i++ {
+		conns.Add(new(int), 1)
+	}
+	for _, kind := range []string{"heap", "allocs", "mutex", "block", "goroutine", "threadcreate", "pprofcore.test/connections"} {
+		lookup(dir, kind, "legacy/go-"+strings.ReplaceAll(kind, "/", "-")+".debug1.txt", 1)
 	}
 	close(park)
 }
