@@ -343,6 +343,23 @@ void Builder::number_locations() {
   numbered_ = true;
 }
 
+void Builder::drop_duplicated_leaf_frames() {
+  number_locations();
+  std::vector<int32_t>& rows = sample_locations_;
+  const std::vector<uint64_t>& addr = location_addresses_;
+  size_t o = 0;
+  std::vector<int64_t> offsets{0};
+  for (size_t s = 0; s < num_samples(); ++s) {
+    size_t lo = size_t(stack_offsets[s]), hi = size_t(stack_offsets[s + 1]);
+    bool dup = hi - lo > 1 && addr[size_t(rows[lo])] == addr[size_t(rows[lo + 1])] + 1;
+    for (size_t i = lo; i < hi; ++i)
+      if (!(dup && i == lo + 1)) rows[o++] = rows[i];
+    offsets.push_back(static_cast<int64_t>(o));
+  }
+  rows.resize(o);
+  stack_offsets = std::move(offsets);
+}
+
 Profile Builder::finish() {
   if (!numbered_) number_locations();
   // massageMappings: merge a mapping split into adjacent pieces, then move the

@@ -114,20 +114,7 @@ bool parse_threadz(const char* data, size_t n, Profile& out) {
   }
   b.parse_memory_map(maps);
   // As for CPU profiles, a leaf duplicated by the unwinder is dropped after numbering.
-  b.number_locations();
-  std::vector<int32_t>& rows = b.stack_rows();
-  const std::vector<uint64_t>& addr = b.location_addresses();
-  size_t o = 0;
-  std::vector<int64_t> offsets{0};
-  for (size_t s = 0; s < b.num_samples(); ++s) {
-    size_t lo = size_t(b.stack_offsets[s]), hi = size_t(b.stack_offsets[s + 1]);
-    bool dup = hi - lo > 1 && addr[size_t(rows[lo])] == addr[size_t(rows[lo + 1])] + 1;
-    for (size_t i = lo; i < hi; ++i)
-      if (!(dup && i == lo + 1)) rows[o++] = rows[i];
-    offsets.push_back(static_cast<int64_t>(o));
-  }
-  rows.resize(o);
-  b.stack_offsets = std::move(offsets);
+  b.drop_duplicated_leaf_frames();
   out = b.finish();
   return true;
 }

@@ -25,10 +25,11 @@ std::string decompress(const uint8_t* data, size_t n, size_t max_size) {
     out.reserve(static_cast<size_t>(declared));
   ZSTD_inBuffer in{data, n, 0};
   std::string chunk(ZSTD_DStreamOutSize(), '\0');
+  // One call of the streaming decoder: appends what it produced (under the
+  // limit) and returns how much it produced.
   size_t last = 1;
-  while (in.pos < in.size) {
+  auto step = [&] {
     ZSTD_outBuffer o{&chunk[0], chunk.size(), 0};
-    size_t before = in.pos;
     last = ZSTD_decompressStream(ctx.get(), &o, &in);
     if (ZSTD_isError(last))
       throw GzipError(std::string("corrupt zstd data: ") + ZSTD_getErrorName(last), "", static_cast<int64_t>(in.pos));
@@ -37,21 +38,15 @@ std::string decompress(const uint8_t* data, size_t n, size_t max_size) {
                           " bytes (raise max_decompressed_size to allow it)",
                       "", -1);
     out.append(chunk.data(), o.pos);
-    if (o.pos == 0 && in.pos == before) break;  // no progress: needs more input than there is
+    return o.pos;
+  };
+  while (in.pos < in.size) {
+    size_t before = in.pos;
+    if (step() == 0 && in.pos == before) break;  // no progress: needs more input than there is
   }
   // Drain what the decoder still holds once all input is consumed.
-  while (last != 0) {
-    ZSTD_outBuffer o{&chunk[0], chunk.size(), 0};
-    last = ZSTD_decompressStream(ctx.get(), &o, &in);
-    if (ZSTD_isError(last))
-      throw GzipError(std::string("corrupt zstd data: ") + ZSTD_getErrorName(last), "", static_cast<int64_t>(in.pos));
-    if (out.size() + o.pos > max_size)
-      throw GzipError("decompressed size exceeds the limit of " + std::to_string(max_size) +
-                          " bytes (raise max_decompressed_size to allow it)",
-                      "", -1);
-    out.append(chunk.data(), o.pos);
-    if (o.pos == 0) break;
-  }
+  while (last != 0)
+    if (step() == 0) break;
   if (last != 0) throw GzipError("truncated zstd stream", "", static_cast<int64_t>(n));
   return out;
 }

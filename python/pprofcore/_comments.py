@@ -9,20 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Union
 
+from ._wire import varint
+
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
@@ -38,7 +28,7 @@ def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
     first = len(p.strings)
     for c in comments:  # string_table (field 6)
         data = c.encode("utf-8")
-        raw += b"\x32" + _varint(len(data)) + data
+        raw += b"\x32" + varint(len(data)) + data
     for i in range(len(comments)):  # comment (field 13), one varint each
-        raw += b"\x68" + _varint(first + i)
+        raw += b"\x68" + varint(first + i)
     return loads(bytes(raw))

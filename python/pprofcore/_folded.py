@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _reports
+from ._wire import put_field_bytes as _field_bytes
+from ._wire import put_field_varint as _field_varint
+from ._wire import put_varint as _varint
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -51,25 +54,6 @@ def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lin
 
 # ----------------------------------------------------------------- from_folded
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _varint(n: int, out: bytearray) -> None:
-    n &= (1 << 64) - 1
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-
-
-def _field_varint(field: int, n: int, out: bytearray) -> None:
-    _varint(field << 3, out)
-    _varint(n, out)
-
-
-def _field_bytes(field: int, data: bytes, out: bytearray) -> None:
-    _varint((field << 3) | 2, out)
-    _varint(len(data), out)
-    out += data
 
 
 def _packed(field: int, values: Sequence[int], out: bytearray) -> None:

@@ -62,35 +62,16 @@ class ReportTable:
         for i in range(len(self)):
             yield {n: _cell(c, i) for n, c in zip(names, cols)}
 
-    def __eq__(self, other: object) -> bool:
-        """Tables are equal when their header lines, column names and every
-        cell are equal (NaN equals NaN); ``meta`` (formatting details) is not compared."""
-        if not isinstance(other, ReportTable):
-            return NotImplemented
-        if self.header != other.header or self.columns != other.columns or len(self) != len(other):
-            return False
-        for name in self.columns:
-            a, b = self._columns[name], other._columns[name]
-            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-                a, b = np.asarray(a), np.asarray(b)
-                if a.shape != b.shape or not np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"):
-                    return False
-            elif [_cell(a, i) for i in range(len(self))] != [_cell(b, i) for i in range(len(other))]:
-                return False
-        return True
-
-    __hash__ = None  # mutable-looking container: equality by content
-
     def to_dict(self) -> Dict[str, Sequence]:
         """Columns as a ``dict`` (NumPy arrays and lists)."""
         return dict(self._columns)
 
     def __eq__(self, other: object) -> bool:
-        """Equal when the column names, their order and every cell agree (NaN
-        equals NaN); titles and display settings do not count."""
+        """Equal when the header lines, the column names, their order and every
+        cell agree (NaN equals NaN); ``meta`` (formatting details) does not count."""
         if not isinstance(other, ReportTable):
             return NotImplemented
-        if self.columns != other.columns or len(self) != len(other):
+        if self.header != other.header or self.columns != other.columns or len(self) != len(other):
             return False
         return all(column_equal(self._columns[c], other._columns[c]) for c in self.columns)
 

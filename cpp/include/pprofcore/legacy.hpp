@@ -96,6 +96,10 @@ class Builder {
   // finish() calls it when the parser has not; a parser that edits stacks after
   // pprof numbers them (gperftools) calls it first and edits stack_rows().
   void number_locations();
+  // Numbers the locations, then drops the second frame of every stack whose
+  // leaf is that frame's address + 1 (a frame the unwinder duplicated): pprof
+  // does it after numbering, so the dropped location stays in the table.
+  void drop_duplicated_leaf_frames();
   // Builds the Profile: mapping heuristics, location -> mapping, strings.
   Profile finish();
   std::vector<int32_t>& stack_rows() { return sample_locations_; }

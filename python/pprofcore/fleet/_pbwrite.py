@@ -12,6 +12,8 @@ from typing import List, Sequence
 
 import numpy as np
 
+from .._wire import tag
+
 _SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)  # 10 groups of 7 bits cover 64
 
 
@@ -89,14 +91,7 @@ def group(s: Segs, counts_off: np.ndarray) -> Segs:
     return Segs(s.buf, s.off[np.asarray(counts_off, dtype=np.int64)])
 
 
-def _tag(field: int, wire: int) -> bytes:
-    t = (field << 3) | wire
-    out = bytearray()
-    while t >= 0x80:
-        out.append((t & 0x7F) | 0x80)
-        t >>= 7
-    out.append(t)
-    return bytes(out)
+
 
 
 def _keep(s: Segs, keep: np.ndarray) -> Segs:
@@ -113,14 +108,14 @@ def _keep(s: Segs, keep: np.ndarray) -> Segs:
 def field_varint(field: int, values, *, omit_zero: bool = True) -> Segs:
     """A varint field per record (omitted where 0, as proto3 does)."""
     values = np.asarray(values)
-    s = concat([constant(_tag(field, 0), len(values)), varints(values)])
+    s = concat([constant(tag(field, 0), len(values)), varints(values)])
     return _keep(s, values != 0) if omit_zero else s
 
 
 def field_bytes(field: int, content: Segs, *, omit_empty: bool = False) -> Segs:
     """A length-delimited field per record around ``content``."""
     lens = content.lens
-    s = concat([constant(_tag(field, 2), len(content)), varints(lens), content])
+    s = concat([constant(tag(field, 2), len(content)), varints(lens), content])
     return _keep(s, lens > 0) if omit_empty else s
 
 

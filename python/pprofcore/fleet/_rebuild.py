@@ -14,6 +14,7 @@ from typing import List
 import numpy as np
 
 from .._io import loads
+from .._wire import tag, varint
 from . import _pbwrite as w
 
 
@@ -191,22 +192,12 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
             "line_off": l_off, "line_fn": fn_rows - 1, "loc_map": m_rows - 1}
 
 
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1  # int64 as two's complement
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _field(field: int, n: int) -> bytes:
-    return _varint(field << 3) + _varint(n) if n else b""
+    return varint(field << 3) + varint(n) if n else b""
 
 
 def _message(field: int, body: bytes) -> bytes:
-    return _varint((field << 3) | 2) + _varint(len(body)) + body
+    return tag(field, 2) + varint(len(body)) + body
 
 
 def _header(strings: _Strings, h: dict) -> bytes:
@@ -221,5 +212,5 @@ def _header(strings: _Strings, h: dict) -> bytes:
     if h["period_type"] is not None:
         parts.append(_message(11, _field(1, code(h["period_type"])) + _field(2, code(h["period_unit"]))))
     for c in h["comments"] or []:
-        parts.append(_varint(13 << 3) + _varint(code(c)))
+        parts.append(varint(13 << 3) + varint(code(c)))
     return b"".join(parts)
