@@ -26,7 +26,7 @@ import pytest
 
 import pprofcore
 import wirebuild as wb
-from conftest import CORPUS
+from conftest import CORPUS, have_go
 
 CONF = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
 PRESENT = (CONF / "MANIFEST.tsv").exists()
@@ -540,7 +540,7 @@ def test_decode_matches_profile_string(source, golden):
     assert [(v, s) for v, s, _ in sample_rows(p)] == _string_profile_samples(golden.read_text())
 
 
-# ============================================== legacy formats (not supported)
+# ============================== legacy formats (pprof's TestParse goldens; JFR and jemalloc not read)
 def _legacy_cases():
     files = [f for f in sorted((PP / "profile" / "testdata").iterdir()) if not f.name.endswith(".string")]
     files += [GOLDEN / n for n in ("cppbench.cpu", "cppbench.contention", "cppbench.small.contention", "go.crc32.cpu")]
@@ -550,11 +550,24 @@ def _legacy_cases():
 
 
 @pytest.mark.parametrize("path", _cases(_legacy_cases))
-def test_legacy_format_input(path):
-    with pytest.raises(pprofcore.DecodeError):  # never a silent misread
-        pprofcore.load(path)
-    kind = "JFR" if "jfr" in path.name else "jemalloc" if "jemalloc" in path.name else "pprof legacy text/binary"
-    pytest.xfail(f"pprofcore cannot read {kind} profiles yet")
+def test_legacy_format_input(path, tmp_path):
+    if "jfr" in path.name or "jemalloc" in path.name:
+        with pytest.raises(pprofcore.DecodeError):  # never a silent misread
+            pprofcore.load(path)
+        pytest.xfail(f"pprofcore cannot read {'JFR' if 'jfr' in path.name else 'jemalloc'} profiles yet")
+    p = pprofcore.load(path)
+    p._core.check_invariants()
+    golden = path.with_name(path.name + ".string")
+    if not golden.exists():  # driver test inputs: the same files as profile/testdata's, without a golden
+        golden = PP / "profile" / "testdata" / (path.name + ".string")
+    if not golden.exists():  # no golden: google/pprof's own dump is the reference
+        if not have_go():
+            pytest.skip("no Profile.String() golden and no Go for google/pprof's dump")
+        from test_legacy import assert_same_as_pprof
+
+        assert_same_as_pprof([path], tmp_path)
+        return
+    assert [(v, s) for v, s, _ in sample_rows(p)] == _string_profile_samples(golden.read_text())
 
 
 # =========================================================== dd-trace-go fastdelta

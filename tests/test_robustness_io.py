@@ -389,7 +389,7 @@ def test_load_many_returns_os_error_subclasses(tmp_path, good_file):
 def test_cli_directory_is_a_one_line_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pprofcore", "info", str(tmp_path)], capture_output=True, text=True,
                        timeout=60, env=pprofcore_env())
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "Traceback" not in r.stderr and "basic_string" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Is a directory" in lines[0] and str(tmp_path) in lines[0], r.stderr

@@ -1147,7 +1147,8 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   // The limit is on the profile.proto bytes, however they arrive.
   const size_t max = options.max_decompressed_size;
-  if (n > max_input_size(max, gzip::is_gzip(data, n))) {
+  // Compressed input (gzip or zstd) may be a little larger than what it inflates to.
+  if (n > max_input_size(max, gzip::is_gzip(data, n) || zstd::is_zstd(data, n))) {
     if (gzip::is_gzip(data, n))
       throw GzipError("gzip input of " + std::to_string(n) + " bytes is larger than twice the limit of " +
                           std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",

@@ -1,6 +1,7 @@
 // io: file reading (size-limited, judged from its first bytes) and the batch
 // decoder's cancellable thread pool.
 #include "pprofcore/io.hpp"
+#include "pprofcore/zstd.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -134,7 +135,8 @@ std::string read_file(const std::string& path, size_t max_size,
   std::string out(std::min(announced ? announced : kPrefixBytes, kPrefixBytes), '\0');
   size_t size = read_some(f.fd, &out[0], out.size(), path);
   out.resize(size);
-  const bool gz = gzip::is_gzip(reinterpret_cast<const uint8_t*>(out.data()), size);
+  const auto* first = reinterpret_cast<const uint8_t*>(out.data());
+  const bool gz = gzip::is_gzip(first, size) || zstd::is_zstd(first, size);  // compressed: gzip's allowance
   const size_t limit = max_input_size(max_size, gz);
   if (announced > limit) too_large(max_size, gz);
   // Reading one byte past the limit is how a pipe or device shows it is too large.

@@ -49,8 +49,9 @@ struct RepairReport {
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
 // The most input bytes accepted under a limit of `max_decompressed_size`: raw
-// input is the profile itself; gzip input may be a little larger than what it
-// inflates to (stored blocks, member headers), never twice as large plus 1 MiB.
+// input is the profile itself; compressed (gzip or zstd) input may be a little
+// larger than what it inflates to (stored blocks, headers), never twice as large
+// plus 1 MiB.
 size_t max_input_size(size_t max_decompressed_size, bool gzip);
 
 // Sniffs gzip and zstd, decompresses if needed, then decodes.
