@@ -84,9 +84,11 @@ BASELINE_TEST = """
 
     def test_handle(pprof_baseline):
         p = pprofcore.load(os.environ["GOBENCH_PROFILE"])
-        # cum shares of the functions holding >= 15%: a few hundred samples
-        # vary by far less than 50% there
-        pprof_baseline(p, cum=True, rel=0.5, min_share=0.15)
+        # cum shares of the functions holding >= 30% (render, about 47%, and
+        # rank, 25-30%): with under 200 samples a small stage moved from 8% to
+        # 15% between two plain runs, while these move by 15% at most. The slow
+        # render takes render to about 82% (+75%).
+        pprof_baseline(p, cum=True, rel=0.5, min_share=0.3)
 """
 
 
