@@ -276,18 +276,9 @@ class CallGraph:
 
     def save(self, path) -> None:
         """Writes :meth:`to_dot` (``.dot``/``.gv``) or :meth:`to_svg` (``.svg``), by extension."""
-        import os
+        from ._files import save_by_extension
 
-        p = os.fspath(path)
-        ext = os.path.splitext(p)[1].lower()
-        if ext in (".dot", ".gv"):
-            text = self.to_dot()
-        elif ext == ".svg":
-            text = self.to_svg()
-        else:
-            raise ValueError(f"cannot tell the format of {p!r}: use .dot, .gv or .svg")
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
+        save_by_extension(path, {".dot": self.to_dot, ".gv": self.to_dot, ".svg": self.to_svg}, ".dot, .gv or .svg")
 
 
 def _dot_escape(s: str) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _core, _units
 from .._args import type_name
+from ._files import save_by_extension
 from .._report_table import ReportTable
 from .._reports import check_granularity
 
@@ -202,18 +203,8 @@ class FlameGraph:
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes :meth:`to_html` (``.html``), :meth:`to_svg` (``.svg``) or the
         speedscope file (``.json``), chosen by the file name's extension."""
-        p = os.fspath(path)
-        ext = os.path.splitext(p)[1].lower()
-        if ext in (".html", ".htm", ""):
-            text = self.to_html()
-        elif ext == ".svg":
-            text = self.to_svg()
-        elif ext == ".json":
-            text = self.to_speedscope()
-        else:
-            raise ValueError(f"cannot tell the format of {p!r}: use .html, .svg or .json")
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
+        save_by_extension(path, {".html": self.to_html, ".htm": self.to_html, "": self.to_html, ".svg": self.to_svg,
+                                 ".json": self.to_speedscope}, ".html, .svg or .json")
 
     def to_svg(self, width: int = 1200) -> str:
         """A static SVG (no script) that reads without JavaScript: GitHub, nbviewer,
