@@ -89,6 +89,9 @@ FLAMEGRAPHS = [
     ("code", "print(cg.to_dot()[:400])"),
     ("md", "## Rich tables\n\nReport tables show bars for flat and cum."),
     ("code", "p.top(n=8)"),
+]
+
+
 FLEET_SQL = """store.sql('''
     select f.name, sum(s.values[2]) / 1e9 as cpu_seconds
     from samples s join stacks k using (stack_id)
@@ -111,7 +114,7 @@ def fleet_files():
     for root in roots:
         files = sorted((root / 'fleet' / 'cpu').glob('*.pb.gz'))
         if files:
-            return [str(f) for f in files]
+            return [os.path.relpath(f) for f in files]  # relative: outputs name no machine path
     return [pprofcore.example_path('cpu')] * 8
 
 files = fleet_files()
