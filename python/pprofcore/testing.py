@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -576,20 +576,34 @@ def regression_table(base: "Profile", new: "Profile", *, rel: Optional[float] = 
     return ReportTable(columns, header, _regression_text, meta)
 
 
-def _regression_text(t: ReportTable, n: Optional[int]) -> str:
+def _value_format(t: ReportTable, digits: int) -> Callable[..., str]:
+    """Formats a value of ``t``: a share in % with ``digits`` decimals when the
+    table is normalized, else in the sample type's unit; ``sign`` adds a "+"."""
     norm, unit = t.meta["normalize"], t.meta["sample_unit"]
 
     def fmt(v: float, sign: bool = False) -> str:
-        s = f"{100 * v:.2f}%" if norm else _units.scaled_label(v, unit)
+        s = f"{100 * v:.{digits}f}%" if norm else _units.scaled_label(v, unit)
         return ("+" + s) if sign and v > 0 else s
 
+    return fmt
+
+
+def _table_text(t: ReportTable, n: Optional[int], names: List[str], row: Callable[[int], List[str]]) -> str:
+    """The header, then the first ``n`` rows (all when None) as aligned cells."""
     rows = len(t) if n is None else min(n, len(t))
-    cells = [["name", "base", "new", "delta", "delta %"]]
-    for i in range(rows):
-        p = float(t["delta%"][i])
-        cells.append([t["name"][i], fmt(float(t["base"][i])), fmt(float(t["new"][i])),
-                      fmt(float(t["delta"][i]), True), "new" if np.isinf(p) else f"{p:+.1f}%"])
+    cells = [names] + [row(i) for i in range(rows)]
     return "\n".join(list(t.header) + _align(cells) + ([f"... {len(t) - rows} more rows"] if rows < len(t) else []))
+
+
+def _regression_text(t: ReportTable, n: Optional[int]) -> str:
+    fmt = _value_format(t, 2)
+
+    def row(i: int) -> List[str]:
+        p = float(t["delta%"][i])
+        return [t["name"][i], fmt(float(t["base"][i])), fmt(float(t["new"][i])), fmt(float(t["delta"][i]), True),
+                "new" if np.isinf(p) else f"{p:+.1f}%"]
+
+    return _table_text(t, n, ["name", "base", "new", "delta", "delta %"], row)
 
 
 def _align(cells: List[List[str]]) -> List[str]:
@@ -699,19 +713,14 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
 
 
 def _compare_text(t: ReportTable, n: Optional[int]) -> str:
-    norm, unit = t.meta["normalize"], t.meta["sample_unit"]
+    fmt = _value_format(t, 3)
 
-    def fmt(v: float, sign: bool = False) -> str:
-        s = f"{100 * v:.3f}%" if norm else _units.scaled_label(v, unit)
-        return ("+" + s) if sign and v > 0 else s
+    def row(i: int) -> List[str]:
+        return [t["name"][i], fmt(t["base"][i]), fmt(t["new"][i]), fmt(t["delta"][i], True),
+                fmt(t["ci_low"][i], True), fmt(t["ci_high"][i], True), _fmt_p(t["pvalue"][i]),
+                _fmt_p(t["qvalue"][i]), "*" if t["significant"][i] else ""]
 
-    rows = len(t) if n is None else min(n, len(t))
-    cells = [["name", "base", "new", "delta", "ci_low", "ci_high", "pvalue", "qvalue", "sig"]]
-    for i in range(rows):
-        cells.append([t["name"][i], fmt(t["base"][i]), fmt(t["new"][i]), fmt(t["delta"][i], True),
-                      fmt(t["ci_low"][i], True), fmt(t["ci_high"][i], True), _fmt_p(t["pvalue"][i]),
-                      _fmt_p(t["qvalue"][i]), "*" if t["significant"][i] else ""])
-    return "\n".join(list(t.header) + _align(cells) + ([f"... {len(t) - rows} more rows"] if rows < len(t) else []))
+    return _table_text(t, n, ["name", "base", "new", "delta", "ci_low", "ci_high", "pvalue", "qvalue", "sig"], row)
 
 
 def _fmt_p(p: float) -> str:
