@@ -104,3 +104,29 @@ def assert_tags_match(got_text: str, want_text: str) -> None:
     for (k, gt, grows), (_, wt, wrows) in zip(got, want):
         assert _close(gt, wt), k
         assert all(_close(a, b) for (a, _), (b, _) in zip(grows, wrows)), k
+
+
+# tools/goref/rawdump: google/pprof's profile.Parse verdict and String() dump
+# (what `go tool pprof -raw` prints) of many files in one Go process.
+def split_rawdump(out: str) -> dict:
+    """{path: dump} from ``rawdump -sep`` output (a dump of "ERROR ..." when
+    pprof refuses the file)."""
+    result, path, lines = {}, None, []
+    for ln in out.splitlines(keepends=True):
+        if ln.startswith("=== rawdump: "):
+            if path is not None:
+                result[path] = "".join(lines)
+            path, lines = ln[len("=== rawdump: "):].rstrip("\n"), []
+        else:
+            lines.append(ln)
+    if path is not None:
+        result[path] = "".join(lines)
+    return result
+
+
+def rawdumps(paths, timeout: float = 900) -> dict:
+    """{path: dump} of every file in ``paths`` (see :func:`split_rawdump`)."""
+    r = subprocess.run([go_helper("rawdump"), "-sep", *map(str, paths)], capture_output=True, text=True,
+                       timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return split_rawdump(r.stdout)

@@ -26,26 +26,11 @@ from hypothesis import given, settings, strategies as st
 import pprofcore
 from pprofcore import DecodeError
 
-from conftest import corpus_files, corpus_path, go_helper, legacy_read_by_pprofcore, requires_go
+from conftest import corpus_files, corpus_path, legacy_read_by_pprofcore, requires_go
+from pprof_oracle import rawdumps
 
 HERE = Path(__file__).resolve().parent
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
-
-
-def _rawdump(paths) -> dict:
-    out = subprocess.run([go_helper("rawdump"), "-sep", *map(str, paths)], capture_output=True, text=True,
-                         timeout=600, check=True).stdout
-    result, key, lines = {}, None, []
-    for ln in out.splitlines(keepends=True):
-        if ln.startswith("=== rawdump: "):
-            if key is not None:
-                result[key] = "".join(lines)
-            key, lines = ln[len("=== rawdump: "):].rstrip("\n"), []
-        else:
-            lines.append(ln)
-    if key is not None:
-        result[key] = "".join(lines)
-    return result
 
 
 # pprof's proto decoder drops a numeric label whose value is 0 and has no unit, so
@@ -66,7 +51,7 @@ def assert_same_as_pprof(paths, tmp_path):
         out = tmp_path / f"ours-{i}.pb"
         out.write_bytes(p.to_bytes())
         ours.append(out)
-    dumps = _rawdump([*paths, *ours])
+    dumps = rawdumps([*paths, *ours])
     for path, mine in zip(paths, ours):
         want, got = _ZERO_LABEL.sub("", dumps[str(path)]), dumps[str(mine)]
         assert not want.startswith("ERROR"), f"{path}: pprof refuses it: {want}"
@@ -246,7 +231,7 @@ def test_malformed_legacy_text(data, fragment, field, tmp_path):
     # pprof refuses every one of them too.
     path = tmp_path / "bad.txt"
     path.write_bytes(data)
-    assert _rawdump([path])[str(path)].startswith("ERROR")
+    assert rawdumps([path])[str(path)].startswith("ERROR")
 
 
 @pytest.mark.parametrize("data, fragment", [
@@ -357,7 +342,7 @@ def test_pathological_legacy_inputs_end(tmp_path):
     for name, data in PATHOLOGICAL.items():
         paths[name] = tmp_path / name
         paths[name].write_bytes(data)
-    dumps = _rawdump(list(paths.values()))
+    dumps = rawdumps(list(paths.values()))
     for name, data in PATHOLOGICAL.items():
         try:
             pprofcore.loads(data)._core.check_invariants()
@@ -425,8 +410,8 @@ def test_random_legacy_text_matches_pprof(tmp_path):
         path.write_bytes(data)
         paths.append(path)
         datas.append(data)
-    theirs = _rawdump(paths)
-    ours, mine = {}, []
+    theirs = rawdumps(paths)
+    ours = {}
     for path, data in zip(paths, datas):
         try:
             p = pprofcore.loads(data)
@@ -437,7 +422,7 @@ def test_random_legacy_text_matches_pprof(tmp_path):
         out = path.with_suffix(".pb")
         out.write_bytes(p.to_bytes())
         ours[str(path)] = out
-    dumps = _rawdump(list(ours.values()))
+    dumps = rawdumps(list(ours.values()))
     for orig, out in ours.items():
         want, got = _ZERO_LABEL.sub("", theirs[orig]), dumps[str(out)]
         if want != got:

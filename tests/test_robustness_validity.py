@@ -9,7 +9,6 @@ Differences that remain on purpose are listed in docs/robustness.md.
 
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 
@@ -17,7 +16,8 @@ import pprofcore
 from pprofcore import DecodeError
 
 import wirebuild as wb
-from conftest import go_helper, requires_go
+from conftest import requires_go
+from pprof_oracle import rawdumps
 
 STRINGS = ("", "samples", "count", "main")
 
@@ -93,15 +93,7 @@ def test_verdicts_and_dumps_match_google_pprof(tmp_path):
         args.append(str(orig))
         if accepted:
             args.append(str(orig.with_suffix(".ours.pb")))
-    r = subprocess.run([go_helper("rawdump"), "-sep", *args], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    dumps, current = {}, None
-    for line in r.stdout.splitlines(True):
-        if line.startswith("=== rawdump: "):
-            current = line[len("=== rawdump: "):].strip()
-            dumps[current] = ""
-        else:
-            dumps[current] += line
+    dumps = rawdumps(args, timeout=120)
     for case_id, accepted, orig in files:
         verdict = not dumps[str(orig)].startswith("ERROR")
         assert verdict == accepted, f"{case_id}: pprof says {dumps[str(orig)][:200]!r}"

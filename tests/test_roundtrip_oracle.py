@@ -17,6 +17,7 @@ import pytest
 import pprofcore
 
 from conftest import corpus_files, corpus_manifest, go_helper, parses_with_pprof, requires_go
+from pprof_oracle import split_rawdump
 
 ACCEPTED = corpus_files(parses_with_pprof)
 
@@ -56,19 +57,7 @@ def _rawdump_finish(proc: subprocess.Popen) -> str:
     return out
 
 
-def _split(out: str) -> dict:
-    """{path: text} from rawdump -sep output."""
-    result, path, lines = {}, None, []
-    for ln in out.splitlines(keepends=True):
-        if ln.startswith("=== rawdump: "):
-            if path is not None:
-                result[path] = "".join(lines)
-            path, lines = ln[len("=== rawdump: "):].rstrip("\n"), []
-        else:
-            lines.append(ln)
-    if path is not None:
-        result[path] = "".join(lines)
-    return result
+_split = split_rawdump
 
 
 @pytest.fixture(scope="module")
