@@ -115,14 +115,13 @@ void bind_codec(py::module_& m) {
           if (r.profile)
             out.append(py::cast(r.profile));
           else
-            out.append(py::make_tuple(r.error, r.error_field, r.error_offset, r.is_decode_error, r.is_gzip_error,
-                                      r.error_errno));
+            out.append(exception_object(r.error));
         }
         return out;
       },
-      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30, py::arg("inflater") = "auto",
-      "Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or an error tuple "
-      "(message, field, offset, is_decode_error, is_gzip_error, errno).");
+      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = kDefaultMaxSize, py::arg("inflater") = "auto",
+      "Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or the exception "
+      "load of that file raises.");
 
   m.def(
       "gunzip",
@@ -136,7 +135,7 @@ void bind_codec(py::module_& m) {
         }
         return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
       },
-      py::arg("data"), py::arg("max_size") = size_t(4) << 30, py::arg("backend") = "auto");
+      py::arg("data"), py::arg("max_size") = kDefaultMaxSize, py::arg("backend") = "auto");
 
   m.def(
       "gzip",

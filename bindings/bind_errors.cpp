@@ -1,7 +1,9 @@
 // bind_errors: maps C++ exceptions to Python classes. DecodeError (a ValueError)
-// carries .reason, .field and .offset; GzipError is a DecodeError; FileError is
+// carries .reason, .field, .offset and .path; GzipError is a DecodeError; FileError is
 // the OSError subclass of its errno, naming the file.
 #include <cerrno>
+#include <new>
+#include <stdexcept>
 
 #include "pybind.hpp"
 #include "pprofcore/errors.hpp"
@@ -13,15 +15,40 @@ PyObject* decode_error_type = nullptr;
 PyObject* gzip_error_type = nullptr;
 PyObject* profile_error_type = nullptr;
 
-void raise_decode_error(PyObject* type, const DecodeError& e) {
+py::object decode_error(PyObject* type, const DecodeError& e) {
   py::object inst = py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
-  if (!inst) return;  // error already set
+  if (!inst) throw py::error_already_set();
   inst.attr("reason") = e.reason();
   inst.attr("field") = e.field();
   inst.attr("offset") = e.offset() >= 0 ? py::object(py::int_(e.offset())) : py::object(py::none());
-  PyErr_SetObject(type, inst.ptr());
+  inst.attr("path") = e.path().empty() ? py::object(py::none()) : py::object(py::str(e.path()));
+  return inst;
 }
 }  // namespace
+
+py::object exception_object(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const GzipError& e) {
+    return decode_error(gzip_error_type, e);
+  } catch (const DecodeError& e) {
+    return decode_error(decode_error_type, e);
+  } catch (const ProfileError& e) {
+    return py::reinterpret_borrow<py::object>(profile_error_type)(e.what());
+  } catch (const FileError& e) {
+    // OSError(errno, strerror, path) is the subclass for the errno, as open() raises.
+    return py::reinterpret_borrow<py::object>(PyExc_OSError)(e.code().value(), e.code().message(), e.path());
+  } catch (const InternalError& e) {
+    return py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(std::string("pprofcore internal error: ") +
+                                                                   e.what());
+  } catch (const std::invalid_argument& e) {  // e.g. a NUL byte in a path, as pybind11 maps it
+    return py::reinterpret_borrow<py::object>(PyExc_ValueError)(e.what());
+  } catch (const std::bad_alloc&) {
+    return py::reinterpret_borrow<py::object>(PyExc_MemoryError)();
+  } catch (const std::exception& e) {
+    return py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(e.what());
+  }
+}
 
 void bind_errors(py::module_& m) {
   decode_error_type = PyErr_NewExceptionWithDoc(
@@ -39,12 +66,13 @@ void bind_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const GzipError& e) {
-      raise_decode_error(gzip_error_type, e);
-    } catch (const DecodeError& e) {
-      raise_decode_error(decode_error_type, e);
+    } catch (const DecodeError&) {
+      py::object e = exception_object(std::current_exception());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(e.ptr())), e.ptr());
     } catch (const ProfileError& e) {
       PyErr_SetString(profile_error_type, e.what());
+    } catch (const InternalError& e) {
+      PyErr_SetString(PyExc_RuntimeError, (std::string("pprofcore internal error: ") + e.what()).c_str());
     } catch (const FileError& e) {
       // The OSError subclass for the errno (FileNotFoundError, IsADirectoryError...).
       errno = e.code().value();

@@ -43,6 +43,20 @@ std::pair<bool, std::vector<uint8_t>> optional_mask(const py::object& o) {
 
 }  // namespace
 
+// Binds `f(profile, mask) -> Profile`: the mask is copied while the GIL is held,
+// then f runs without it (the profile is immutable).
+template <class F>
+void def_mask_transform(py::module_& m, const char* name, const char* mask_name, F f) {
+  m.def(
+      name,
+      [f](const Profile& p, const Mask& mask) {
+        auto v = to_vec(mask);
+        py::gil_scoped_release nogil;
+        return std::make_shared<Profile>(f(p, v));
+      },
+      py::arg("profile"), py::arg(mask_name));
+}
+
 void bind_filter(py::module_& m) {
   m.def(
       "filter_by_name",
@@ -76,32 +90,13 @@ void bind_filter(py::module_& m) {
       },
       py::arg("profile"), py::arg("match"), py::arg("universe") = py::none());
 
-  m.def(
-      "prune_from",
-      [](const Profile& p, const Mask& fmask) {
-        auto f = to_vec(fmask);
-        py::gil_scoped_release nogil;  // p is immutable; the mask was copied above
-        return std::make_shared<Profile>(prune_from(p, f));
-      },
-      py::arg("profile"), py::arg("function_match"));
+  def_mask_transform(m, "prune_from", "function_match",
+                     [](const Profile& p, const std::vector<uint8_t>& f) { return prune_from(p, f); });
 
-  m.def(
-      "prune",
-      [](const Profile& p, const Mask& drop) {
-        auto d = to_vec(drop);
-        py::gil_scoped_release nogil;  // p is immutable; the mask was copied above
-        return std::make_shared<Profile>(prune(p, d));
-      },
-      py::arg("profile"), py::arg("drop"));
+  def_mask_transform(m, "prune", "drop", [](const Profile& p, const std::vector<uint8_t>& d) { return prune(p, d); });
 
-  m.def(
-      "keep_samples",
-      [](const Profile& p, const Mask& keep) {
-        auto k = to_vec(keep);
-        py::gil_scoped_release nogil;  // p is immutable; the mask was copied above
-        return std::make_shared<Profile>(keep_samples(p, k));
-      },
-      py::arg("profile"), py::arg("keep"));
+  def_mask_transform(m, "keep_samples", "keep",
+                     [](const Profile& p, const std::vector<uint8_t>& k) { return keep_samples(p, k); });
 
   m.def(
       "samples_with_label",
@@ -116,14 +111,8 @@ void bind_filter(py::module_& m) {
       },
       py::arg("profile"), py::arg("row_match"));
 
-  m.def(
-      "keep_labels",
-      [](const Profile& p, const Mask& keep) {
-        auto k = to_vec(keep);
-        py::gil_scoped_release nogil;  // p is immutable; the mask was copied above
-        return std::make_shared<Profile>(keep_labels(p, k));
-      },
-      py::arg("profile"), py::arg("keep"));
+  def_mask_transform(m, "keep_labels", "keep",
+                     [](const Profile& p, const std::vector<uint8_t>& k) { return keep_labels(p, k); });
 
   m.def(
       "add_label_frames",

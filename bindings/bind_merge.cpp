@@ -74,7 +74,7 @@ void bind_merge(py::module_& m) {
         py::gil_scoped_release nogil;  // workers decode into their own buffers; only `paths` is shared, read-only
         return std::make_shared<Profile>(merge_files(paths, threads, o, cb, check_signals));
       },
-      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = size_t(4) << 30,
+      py::arg("paths"), py::arg("threads") = 0, py::arg("max_size") = kDefaultMaxSize,
       py::arg("progress") = py::none());
 
   py::class_<PyMerger>(m, "Merger")
@@ -90,16 +90,11 @@ void bind_merge(py::module_& m) {
           [](PyMerger& self, const std::string& path, size_t max_size) {
             DecodeOptions o = decode_options(max_size);
             py::gil_scoped_release nogil;  // decoding is local; self is locked for the merge
-            Profile p;
-            try {
-              p = load_file(path, o);
-            } catch (...) {
-              rethrow_with_path(path);
-            }
+            Profile p = load_file(path, o);  // errors name the path, as load() does
             std::lock_guard<std::mutex> lock(self.mu);
             self.m.add(p);
           },
-          py::arg("path"), py::arg("max_size") = size_t(4) << 30)
+          py::arg("path"), py::arg("max_size") = kDefaultMaxSize)
       .def("result",
            [](PyMerger& self) {
              py::gil_scoped_release nogil;
@@ -137,7 +132,7 @@ void bind_merge(py::module_& m) {
             }
             return to_bytes(std::move(out));
           },
-          py::arg("data"), py::arg("compress") = true, py::arg("level") = -1, py::arg("max_size") = size_t(4) << 30)
+          py::arg("data"), py::arg("compress") = true, py::arg("level") = -1, py::arg("max_size") = kDefaultMaxSize)
       // Reads take the lock too: delta() mutates the state with the GIL released.
       .def_property_readonly("num_calls",
                              [](PyDelta& self) { return locked(self.mu, [&] { return self.dc.num_calls(); }); })

@@ -27,18 +27,8 @@ py::dict columns(const py::object& self) {
   return d;
 }
 
-// Decodes the string table to Python str (invalid UTF-8 replaced; raw bytes stay
-// available through the strings.data column).
-py::list string_list(const Profile& p) {
-  py::list out(p.strings.size());
-  for (size_t i = 0; i < p.strings.size(); ++i) {
-    std::string_view s = p.strings[i];
-    PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-    if (!u) throw py::error_already_set();
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), u);
-  }
-  return out;
-}
+// The string table as str (raw bytes stay available through the strings.data column).
+py::list string_list(const Profile& p) { return to_str_list(p.strings); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "pprofcore's compiled core. Use the pprofcore package, not this module.";
+  m.attr("DEFAULT_MAX_DECOMPRESSED_SIZE") = pprofcore::bindings::kDefaultMaxSize;
   pprofcore::bindings::bind_errors(m);
   pprofcore::bindings::bind_profile(m);
   pprofcore::bindings::bind_codec(m);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pprofcore/decode.hpp"
 #include "pprofcore/profile.hpp"
 
 namespace py = pybind11;
@@ -19,6 +20,15 @@ namespace py = pybind11;
 namespace pprofcore::bindings {
 
 using ProfilePtr = std::shared_ptr<const Profile>;
+
+// The Python exception object the translator would raise for `p` (DecodeError
+// with reason/field/offset/path, OSError subclass, ...), for results that carry
+// errors instead of raising them (load_many).
+py::object exception_object(std::exception_ptr p);
+
+// The one default size limit of every entry point (DecodeOptions' own), also
+// exported as _core.DEFAULT_MAX_DECOMPRESSED_SIZE for the Python signatures.
+inline const size_t kDefaultMaxSize = DecodeOptions{}.max_decompressed_size;
 
 // A read-only NumPy view of `data` whose base is `owner`, so the view keeps the
 // owner (and its immutable Profile) alive.

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pprofcore
-from pprofcore import _filter
+from pprofcore import _filter, _units
 from pprofcore.cli import main as cli_main
 
 
@@ -229,7 +229,7 @@ def test_simplify_function_name(name, simple):
     (3, "widgets", "3"),
 ])
 def test_scaled_label(value, unit, label):
-    assert _filter.scaled_label(value, unit) == label
+    assert _units.scaled_label(value, unit) == label
 
 
 # ------------------------------------------------------- labels and types

@@ -313,8 +313,8 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
                           int label_type, int label_div_type, const std::vector<uint8_t>& node_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
-  if (node_mask.size() != t.size()) throw ProfileError("node mask must have one entry per node");
-  if (!node_keep.empty() && node_keep.size() != t.size()) throw ProfileError("node keep mask must have one entry per node");
+  if (node_mask.size() != t.size()) throw InternalError("node mask must have one entry per node");
+  if (!node_keep.empty() && node_keep.size() != t.size()) throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
   std::unordered_map<uint64_t, int32_t> index;

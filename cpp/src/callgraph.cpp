@@ -50,8 +50,8 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
                            int64_t tag_cutoff) {
   const size_t nt = p.num_types(), ns = p.num_samples(), nn = t.size();
   if (type >= nt) throw ProfileError("sample type index out of range");
-  if (!kept.empty() && kept.size() != nn) throw ProfileError("kept mask must have one entry per node");
-  if (t.loc_node_offsets.size() != p.locations.size() + 1) throw ProfileError("node table was built from another profile");
+  if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
+  if (t.loc_node_offsets.size() != p.locations.size() + 1) throw InternalError("node table was built from another profile");
   auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
 
   CallGraph g;

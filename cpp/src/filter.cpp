@@ -14,7 +14,7 @@ namespace {
 void require_sizes(const Profile& p, const NameMatch& m, const char* what) {
   if (!m.active) return;
   if (m.function.size() != p.functions.size() || m.mapping.size() != p.mappings.size())
-    throw ProfileError(std::string(what) + ": mask sizes do not match the profile's functions/mappings");
+    throw InternalError(std::string(what) + ": mask sizes do not match the profile's functions/mappings");
 }
 
 bool mapping_matches(const Profile& p, const NameMatch& m, size_t loc) {
@@ -37,7 +37,7 @@ bool location_matches(const Profile& p, const NameMatch& m, size_t loc) {
 // Locations whose matches count for the "matched" flags (see filter.hpp).
 std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<uint8_t>* universe) {
   if (universe) {
-    if (universe->size() != p.locations.size()) throw ProfileError("universe mask size mismatch");
+    if (universe->size() != p.locations.size()) throw InternalError("universe mask size mismatch");
     return *universe;
   }
   std::vector<uint8_t> used(p.locations.size(), 0);
@@ -174,7 +174,7 @@ Profile show_from(const Profile& p, const NameMatch& match, bool* matched, const
 }
 
 Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match) {
-  if (function_match.size() != p.functions.size()) throw ProfileError("prune_from: mask size mismatch");
+  if (function_match.size() != p.functions.size()) throw InternalError("prune_from: mask size mismatch");
   const size_t nloc = p.locations.size();
   const auto& lo = p.locations.line_offsets;
   std::vector<uint8_t> beneath(nloc, 0);
@@ -205,7 +205,7 @@ Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match)
 }
 
 Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {
-  if (keep.size() != p.num_samples()) throw ProfileError("keep_samples: mask size mismatch");
+  if (keep.size() != p.num_samples()) throw InternalError("keep_samples: mask size mismatch");
   Profile out = copy_without_samples(p);
   SampleAppender app(p, out);
   for (size_t s = 0; s < p.num_samples(); ++s)
@@ -214,7 +214,7 @@ Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {
 }
 
 std::vector<uint8_t> samples_with_label(const Profile& p, const std::vector<uint8_t>& row_match) {
-  if (row_match.size() != p.labels.size()) throw ProfileError("samples_with_label: mask size mismatch");
+  if (row_match.size() != p.labels.size()) throw InternalError("samples_with_label: mask size mismatch");
   std::vector<uint8_t> out(p.num_samples(), 0);
   for (size_t s = 0; s < p.num_samples(); ++s)
     for (int64_t r = p.label_offsets[s]; r < p.label_offsets[s + 1]; ++r)
@@ -226,7 +226,7 @@ std::vector<uint8_t> samples_with_label(const Profile& p, const std::vector<uint
 }
 
 Profile keep_labels(const Profile& p, const std::vector<uint8_t>& keep) {
-  if (keep.size() != p.labels.size()) throw ProfileError("keep_labels: mask size mismatch");
+  if (keep.size() != p.labels.size()) throw InternalError("keep_labels: mask size mismatch");
   Profile out = copy_without_samples(p);
   SampleAppender app(p, out);
   for (size_t s = 0; s < p.num_samples(); ++s) {

@@ -13,7 +13,7 @@ std::string to_folded(const Profile& p, const NodeTable& nodes, size_t type, con
                       const std::vector<std::string>& group_prefix) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (type >= nt) throw ProfileError("sample type index out of range");
-  if (!group.empty() && group.size() != ns) throw ProfileError("group must have one entry per sample");
+  if (!group.empty() && group.size() != ns) throw InternalError("group must have one entry per sample");
   // Key: group id followed by the node ids root first.
   std::unordered_map<std::string, int64_t> sums;
   std::string key;

@@ -163,18 +163,22 @@ std::string read_file(const std::string& path, size_t max_size,
 }
 
 Profile load_file(const std::string& path, const DecodeOptions& options, RepairReport* report) {
-  std::string bytes = read_file(path, options.max_decompressed_size,
-                                [&](const uint8_t* p, size_t n) { judge_prefix(p, n, options); });
-  return decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options, report);
+  try {
+    std::string bytes = read_file(path, options.max_decompressed_size,
+                                  [&](const uint8_t* p, size_t n) { judge_prefix(p, n, options); });
+    return decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options, report);
+  } catch (const DecodeError&) {
+    rethrow_with_path(path);
+  }
 }
 
 void rethrow_with_path(const std::string& path) {
   try {
     throw;
   } catch (const GzipError& e) {
-    throw GzipError(path + ": " + e.reason(), e.field(), e.offset());
+    throw GzipError(e.reason(), e.field(), e.offset(), path);
   } catch (const DecodeError& e) {
-    throw DecodeError(path + ": " + e.reason(), e.field(), e.offset());
+    throw DecodeError(e.reason(), e.field(), e.offset(), path);
   }
 }
 
@@ -241,17 +245,8 @@ std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigne
         LoadResult& r = results[i];
         try {
           r.profile = std::make_shared<Profile>(load_file(paths[i], per_file));
-        } catch (const DecodeError& e) {
-          r.error = e.what();
-          r.is_gzip_error = dynamic_cast<const GzipError*>(&e) != nullptr;
-          r.error_field = e.field();
-          r.error_offset = e.offset();
-          r.is_decode_error = true;
-        } catch (const FileError& e) {
-          r.error = e.code().message();
-          r.error_errno = e.code().value();
-        } catch (const std::exception& e) {
-          r.error = e.what();
+        } catch (...) {
+          r.error = std::current_exception();  // the same exception load_file(path) raises
         }
       },
       poll);

@@ -26,13 +26,13 @@ int32_t find(const Profile& p, std::string_view s) {
 Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys,
                          const std::vector<int32_t>& leaf_keys, const std::vector<int32_t>& row_text,
                          const std::vector<std::string>& extra_strings, bool* root_matched, bool* leaf_matched) {
-  if (row_text.size() != p.labels.size()) throw ProfileError("add_label_frames: row_text size mismatch");
+  if (row_text.size() != p.labels.size()) throw InternalError("add_label_frames: row_text size mismatch");
   *root_matched = *leaf_matched = false;
   const size_t nstr = p.strings.size();
   auto text = [&](int32_t code) -> std::string_view {
     if (code >= 0 && static_cast<size_t>(code) < nstr) return p.strings[static_cast<size_t>(code)];
     const size_t i = static_cast<size_t>(code) - nstr;
-    if (code < 0 || i >= extra_strings.size()) throw ProfileError("add_label_frames: text code out of range");
+    if (code < 0 || i >= extra_strings.size()) throw InternalError("add_label_frames: text code out of range");
     return extra_strings[i];
   };
 

@@ -7,7 +7,7 @@
 namespace pprofcore {
 
 Profile prune(const Profile& p, const std::vector<uint8_t>& drop) {
-  if (drop.size() != p.functions.size()) throw ProfileError("prune: mask size mismatch");
+  if (drop.size() != p.functions.size()) throw InternalError("prune: mask size mismatch");
   const size_t nloc = p.locations.size();
   const auto& lo = p.locations.line_offsets;
   // 1 = prune the whole location, 2 = prune beneath it (some of its lines stay).

@@ -124,7 +124,7 @@ std::vector<int32_t> frames_of(const StackSource& src, FrameTable& frames) {
 }
 
 void check_source(const StackSource& src, const char* what) {
-  if (!src.profile || !src.nodes) throw ProfileError(std::string(what) + ": missing profile or node table");
+  if (!src.profile || !src.nodes) throw InternalError(std::string(what) + ": missing profile or node table");
   if (src.type >= src.profile->num_types())
     throw ProfileError(std::string(what) + ": sample type index " + std::to_string(src.type) + " out of range for " +
                        std::to_string(src.profile->num_types()) + " types");

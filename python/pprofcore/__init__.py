@@ -13,15 +13,16 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
-from ._filter import FilterWarning
 from .fleet import ProfileSet, open_store
-from ._folded import from_folded
+from ._from_folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
-from ._merge import DeltaComputer, Merger, harmonize_units, merge, merge_files
+from ._delta import DeltaComputer
+from ._merge import Merger, merge, merge_files
+from ._transform import harmonize_units
 from ._profile import Profile
 from ._repair import RepairReport
-from ._report_table import ReportTable
-from .errors import DecodeError, GzipError, ProfileError
+from .reports.table import ReportTable
+from .errors import DecodeError, FilterWarning, GzipError, ProfileError
 from .testing import compare
 
 __version__ = "0.1.0"
@@ -58,4 +59,4 @@ def example_path(kind: str = "cpu") -> str:
     """
     if kind not in ("cpu", "heap"):
         raise ValueError("kind must be 'cpu' or 'heap'")
-    return str(_resources.files(__name__).joinpath("data", f"example-{kind}.pb.gz"))
+    return str(_resources.files(__name__) / "data" / f"example-{kind}.pb.gz")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Union
 
+from . import _core
 from ._wire import varint
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -17,8 +18,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
     """A copy of ``p`` with ``comments`` appended to its comments."""
-    from ._io import loads
-
     if isinstance(comments, str):
         comments = [comments]
     comments = [str(c) for c in comments]
@@ -31,4 +30,4 @@ def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
         raw += b"\x32" + varint(len(data)) + data
     for i in range(len(comments)):  # comment (field 13), one varint each
         raw += b"\x68" + varint(first + i)
-    return loads(bytes(raw))
+    return p._derive(_core.decode(bytes(raw), _core.DEFAULT_MAX_DECOMPRESSED_SIZE))

@@ -10,6 +10,8 @@ import numpy.typing
 import typing
 import typing_extensions
 __all__: list[str] = ['DecodeError', 'DeltaComputer', 'GzipError', 'Merger', 'NodeTable', 'Profile', 'ProfileError', 'add_label_frames', 'aggregate', 'compact', 'decode', 'decode_file', 'decode_file_repair', 'decode_repair', 'filter_by_name', 'frame_columns', 'gunzip', 'gzip', 'have_isal', 'have_libdeflate', 'have_zstd', 'keep_labels', 'keep_samples', 'load_many', 'merge', 'merge_files', 'prune', 'prune_from', 'rename_label', 'rename_units', 'sample_group_ids', 'samples_with_label', 'scale_n', 'select_sample_types', 'set_label', 'show_from', 'stack_ids']
+DEFAULT_MAX_DECOMPRESSED_SIZE: int
+
 class DecodeError(ValueError):
     """
     Malformed or unsupported profile input. Attributes: reason, field, offset (byte offset or None).

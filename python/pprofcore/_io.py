@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable, List, Optional, Tuple, Union
+from typing import IO, Any, Iterable, List, Literal, Optional, overload, Tuple, Union
 
 from . import _core
 from ._profile import Profile
 from ._repair import RepairReport
-from .errors import DecodeError, GzipError
 
 #: Default cap on the size of the profile.proto bytes: what a gzip input may
 #: inflate to (all members together; a gzip-bomb guard) and the most a raw input
 #: may hold.
-DEFAULT_MAX_DECOMPRESSED_SIZE = 4 << 30
+DEFAULT_MAX_DECOMPRESSED_SIZE = _core.DEFAULT_MAX_DECOMPRESSED_SIZE
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _fspath(path) -> Union[str, bytes]:
+def _fspath(path) -> Any:  # str or bytes: the core takes either
     """``os.fspath(path)``, refusing a NUL byte as ``open()`` does: the OS would
     stop at it and read another file."""
     path = os.fspath(path)
@@ -35,6 +34,15 @@ def _fspaths(paths, function: str) -> list:
     return [_fspath(p) for p in paths]
 
 
+@overload
+def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
+          repair: Literal[False] = ...) -> Profile: ...
+@overload
+def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
+          repair: Literal[True]) -> Tuple[Profile, RepairReport]: ...
+@overload
+def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
+          repair: bool) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
 def loads(
     data: Union[bytes, bytearray, memoryview],
     *,
@@ -90,6 +98,15 @@ def loads(
     return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
 
 
+@overload
+def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
+         repair: Literal[False] = ...) -> Profile: ...
+@overload
+def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
+         repair: Literal[True]) -> Tuple[Profile, RepairReport]: ...
+@overload
+def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
+         repair: bool) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
 def load(
     source: Union[PathLike, IO[bytes]],
     *,
@@ -138,14 +155,10 @@ def load(
             data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
     path = _fspath(source)
-    try:
-        if repair:
-            core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
-            return Profile._wrap(core), RepairReport._from_core(report)
-        core = _core.decode_file(path, max_decompressed_size, inflater)
-    except DecodeError as e:
-        raise _with_path(e, path) from None
-    return Profile._wrap(core)
+    if repair:
+        core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
+        return Profile._wrap(core), RepairReport._from_core(report)
+    return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
 
 
 def load_many(
@@ -184,19 +197,11 @@ def load_many(
     raw = _core.load_many(paths, threads or 0, max_decompressed_size, inflater)
     out: list = []
     first_error: Optional[Exception] = None
-    for path, item in zip(paths, raw):
+    for item in raw:  # a Profile, or the exception load() raises for that file
         if isinstance(item, _core.Profile):
             out.append(Profile._wrap(item))
             continue
-        message, field, offset, is_decode_error, is_gzip_error, errno = item
-        if is_decode_error:
-            exc: Exception = (GzipError if is_gzip_error else DecodeError)(f"{path}: {message}")
-            exc.reason, exc.field, exc.offset = message, field, (offset if offset >= 0 else None)
-            exc.path = path
-        elif errno:
-            exc = OSError(errno, os.strerror(errno), path)  # the subclass for errno, as open() raises
-        else:
-            exc = OSError(f"{path}: {message}")
+        exc: Exception = item
         if first_error is None:
             first_error = exc
         if errors == "return":
@@ -206,7 +211,7 @@ def load_many(
     return out
 
 
-def _with_path(e: DecodeError, path: str) -> DecodeError:
-    new = type(e)(f"{path}: {e}")
-    new.reason, new.field, new.offset, new.path = e.reason, e.field, e.offset, path
-    return new
+
+
+
+

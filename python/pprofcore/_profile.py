@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _args, _core
-from ._tables import StringTable, Table
+from . import _args, _comments, _core, _filter, _frames, _labels, _repr, _transform, reports
+from ._columns import StringTable, Table
+from .display import callgraph as _callgraph
+from .display import flamegraph as _flamegraph
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._core import Profile as CoreProfile
+    from .reports._base import ReportBase
 
 _PICKLE_VERSION = 1
 
@@ -41,12 +47,19 @@ class Profile:
     """
 
     __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "_types_cache", "__weakref__")
+    # Set by _wrap (the only constructor); declared for type checkers.
+    _core: "CoreProfile"
+    _cols_cache: Optional[dict]
+    _strings: Optional[StringTable]
+    _tables: dict
+    _report_base: Optional["ReportBase"]
+    _types_cache: Optional[tuple]
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
 
     @classmethod
-    def _wrap(cls, core: "_core.Profile") -> "Profile":
+    def _wrap(cls, core: "CoreProfile") -> "Profile":
         self = object.__new__(cls)
         self._core = core
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
@@ -55,6 +68,11 @@ class Profile:
         self._report_base = None  # set by filters: totals before filtering (see _report_base.py)
         self._types_cache = None  # (sample_types, {type name: first index}), built on first use
         return self
+
+    def _derive(self, core: "CoreProfile") -> "Profile":
+        """A profile of the same class over ``core``: how rooms return results
+        without importing this module (boost-histogram's ``_new_hist``)."""
+        return type(self)._wrap(core)
 
     @property
     def _cols(self) -> dict:
@@ -76,7 +94,7 @@ class Profile:
         if self._types_cache is None:
             types = tuple((self._s(t), self._s(u))
                           for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"]))
-            index = {}
+            index: dict = {}
             for i, (t, _) in enumerate(types):
                 index.setdefault(t, i)
             self._types_cache = (types, index)
@@ -240,7 +258,7 @@ class Profile:
         return self._core.num_samples
 
     # ----------------------------------------------------------------- filters
-    # Logic lives in _filter.py; see docs/filters.md. Every method returns a new
+    # Logic lives in _filter.py and _labels.py; see docs/filters.md. Every method returns a new
     # Profile and warns (pprofcore.FilterWarning) when its expression matched nothing.
     def filter(self, focus=None, ignore=None, hide=None, show=None, show_from=None, tagfocus=None,
                tagignore=None, tagshow=None, taghide=None, prune_from=None, tagroot=None, tagleaf=None,
@@ -271,171 +289,119 @@ class Profile:
         -------
         Profile
         """
-        from . import _filter
-
         return _filter.apply_filters(self, focus, ignore, hide, show, show_from, tagfocus, tagignore, tagshow,
                                      taghide, prune_from, tagroot, tagleaf, warn=warn)
 
     def focus(self, regex) -> "Profile":
         """Keeps samples with a frame (function name, file or mapping) matching ``regex``."""
-        from . import _filter
-
         return _filter.filter_by_name(self, focus=regex)
 
     def ignore(self, regex) -> "Profile":
         """Drops samples with a frame (function name, file or mapping) matching ``regex``."""
-        from . import _filter
-
         return _filter.filter_by_name(self, ignore=regex)
 
     def hide(self, regex) -> "Profile":
         """Removes frames matching ``regex`` from stacks (samples left empty are dropped)."""
-        from . import _filter
-
         return _filter.filter_by_name(self, hide=regex)
 
     def show(self, regex) -> "Profile":
         """Keeps only frames matching ``regex`` in stacks (samples left empty are dropped)."""
-        from . import _filter
-
         return _filter.filter_by_name(self, show=regex)
 
     def show_from(self, regex) -> "Profile":
         """Drops frames above (callers of) the root-most frame matching ``regex``;
         samples without a match are dropped."""
-        from . import _filter
-
         return _filter.show_from(self, regex)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
         function name matches ``regex``."""
-        from . import _filter
-
         return _filter.prune_from(self, regex)
 
     def prune(self, drop, keep=None) -> "Profile":
         """pprof's drop_frames/keep_frames: removes the root-most frame whose
         simplified name fully matches ``drop`` (and not ``keep``) and everything
         beneath it; frames before the first non-matching frame from the root stay."""
-        from . import _filter
-
         return _filter.prune(self, drop, keep)
 
     def remove_uninteresting(self) -> "Profile":
         """Applies the profile's own :attr:`drop_frames`/:attr:`keep_frames` (as pprof does on load)."""
-        from . import _filter
-
         return _filter.remove_uninteresting(self)
 
     def tagfocus(self, expr: str) -> "Profile":
         """Keeps samples whose labels satisfy a pprof tag filter (see :meth:`filter`)."""
-        from . import _filter
-
-        return _filter.filter_by_tag(self, tagfocus=expr)
+        return _labels.filter_by_tag(self, tagfocus=expr)
 
     def tagignore(self, expr: str) -> "Profile":
         """Drops samples whose labels satisfy a pprof tag filter (see :meth:`filter`)."""
-        from . import _filter
-
-        return _filter.filter_by_tag(self, tagignore=expr)
+        return _labels.filter_by_tag(self, tagignore=expr)
 
     def tagshow(self, regex) -> "Profile":
         """Keeps only labels whose key matches ``regex``."""
-        from . import _filter
-
-        return _filter.filter_tags_by_name(self, tagshow=regex)
+        return _labels.filter_tags_by_name(self, tagshow=regex)
 
     def taghide(self, regex) -> "Profile":
         """Removes labels whose key matches ``regex``."""
-        from . import _filter
-
-        return _filter.filter_tags_by_name(self, taghide=regex)
+        return _labels.filter_tags_by_name(self, taghide=regex)
 
     def tagroot(self, keys, unit: str = "minimum") -> "Profile":
         """Adds a pseudo-frame ``value`` (file = key) per label key at the root of
         every stack; the first key becomes the root."""
-        from . import _filter
-
-        return _filter.add_label_frames(self, root=keys, unit=unit)
+        return _labels.add_label_frames(self, root=keys, unit=unit)
 
     def tagleaf(self, keys, unit: str = "minimum") -> "Profile":
         """Adds a pseudo-frame per label key at the leaf of every stack; the last key becomes the leaf."""
-        from . import _filter
-
-        return _filter.add_label_frames(self, leaf=keys, unit=unit)
+        return _labels.add_label_frames(self, leaf=keys, unit=unit)
 
     def set_label(self, key: str, values) -> "Profile":
         """Sets string label ``key`` to ``values`` (a str or list of str) on every sample."""
-        from . import _filter
-
-        return _filter.set_label(self, key, values)
+        return _labels.set_label(self, key, values)
 
     def remove_label(self, key: str) -> "Profile":
         """Removes every label (string or numeric) with key ``key``."""
-        from . import _filter
-
-        return _filter.remove_label(self, key)
+        return _labels.remove_label(self, key)
 
     def rename_label(self, old: str, new: str) -> "Profile":
         """Renames label key ``old`` to ``new`` on every sample."""
-        from . import _filter
-
-        return _filter.rename_label(self, old, new)
+        return _labels.rename_label(self, old, new)
 
     def select_sample_types(self, types) -> "Profile":
         """Keeps the given value columns (names or indices, in that order)."""
-        from . import _filter
-
-        return _filter.select_sample_types(self, types)
+        return _transform.select_sample_types(self, types)
 
     def split_by_label(self, key: str) -> "dict":
         """``{value: Profile}`` of the samples per value of label ``key`` (first
         value of each sample; samples without the label under ``""``)."""
-        from . import _filter
-
-        return _filter.split_by_label(self, key)
+        return _labels.split_by_label(self, key)
 
     def group_by_label(self, keys) -> "dict":
         """``{(value, ...): Profile}`` of the samples per combination of values of ``keys``."""
-        from . import _filter
-
-        return _filter.group_by_label(self, keys)
+        return _labels.group_by_label(self, keys)
 
     def add_comment(self, comments) -> "Profile":
         """A copy with ``comments`` (a string or several) appended to :attr:`comments`,
         like ``pprof -add_comment``."""
-        from ._comments import add_comment
+        return _comments.add_comment(self, comments)
 
-        return add_comment(self, comments)
-
-    # -------------------------------------------------- merge/diff/scale (see _merge.py)
+    # --------------------------------------------- compact/diff/scale (see _transform.py)
     def compact(self) -> "Profile":
         """pprof's ``Compact``: drop unreferenced rows and all-zero samples,
         deduplicate by content and renumber ids (equal to ``merge([self])``)."""
-        from . import _merge
-
-        return _merge.compact(self)
+        return _transform.compact(self)
 
     def scale(self, ratio: float) -> "Profile":
         """pprof's ``Scale``: every value becomes ``round(v * ratio)`` (half away
         from zero); samples whose values all become zero are dropped."""
-        from . import _merge
-
-        return _merge.scale(self, ratio)
+        return _transform.scale(self, ratio)
 
     def scale_n(self, ratios) -> "Profile":
         """pprof's ``ScaleN``: one ratio per sample type; a sample is kept only if
         one of its scaled (ratio != 1) values is non-zero."""
-        from . import _merge
-
-        return _merge.scale_n(self, ratios)
+        return _transform.scale_n(self, ratios)
 
     def normalize(self, base: "Profile") -> "Profile":
         """pprof's ``Normalize``: scale each sample type so its total equals ``base``'s."""
-        from . import _merge
-
-        return _merge.normalize(self, base)
+        return _transform.normalize(self, base)
 
     def diff(self, base: "Profile", mode: str = "diff_base", normalize: bool = False) -> "Profile":
         """Compare against ``base`` the way ``go tool pprof`` does.
@@ -447,15 +413,11 @@ class Profile:
         and all-zero results are dropped. ``normalize=True`` first scales this
         profile to the base's totals (``-normalize``).
         """
-        from . import _merge
-
-        return _merge.diff(self, base, mode, normalize)
+        return _transform.diff(self, base, mode, normalize)
 
     def drop_negative(self, sample_type=None) -> "Profile":
         """Drop samples with a negative value (of ``sample_type``, or of any type)."""
-        from . import _merge
-
-        return _merge.drop_negative(self, sample_type)
+        return _transform.drop_negative(self, sample_type)
 
     # ------------------------------------------------------------------ output
     def to_bytes(self, compress: bool = True, level: Optional[int] = None) -> bytes:
@@ -515,9 +477,7 @@ class Profile:
         ReportTable
             Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
         """
-        from ._reports import top
-
-        return top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline,
+        return reports.top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline,
                    nodefraction=nodefraction, edgefraction=edgefraction,
                    relative_percentages=relative_percentages)
 
@@ -530,9 +490,7 @@ class Profile:
         Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
         matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
         """
-        from ._reports_more import peek
-
-        return peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline,
+        return reports.peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline,
                     relative_percentages=relative_percentages)
 
     def tree(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
@@ -543,9 +501,7 @@ class Profile:
         as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
         ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
         ``relative_percentages``: see :meth:`top`."""
-        from ._reports_more import tree
-
-        return tree(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
+        return reports.tree(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
                     nodecount=nodecount, nodefraction=nodefraction, edgefraction=edgefraction,
                     relative_percentages=relative_percentages)
 
@@ -554,9 +510,7 @@ class Profile:
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
         ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
-        from ._reports_more import traces
-
-        return traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
+        return reports.traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
 
     def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
              relative_percentages: bool = False):
@@ -564,16 +518,12 @@ class Profile:
         the total of one sample type and its share (``share``, percent) of the
         report total (numeric values in their units). ``relative_percentages``:
         see :meth:`top`."""
-        from ._reports_more import tags
-
-        return tags(self, sample_type=sample_type, unit=unit, relative_percentages=relative_percentages)
+        return reports.tags(self, sample_type=sample_type, unit=unit, relative_percentages=relative_percentages)
 
     def by_label(self, key: str):
         """Sample count (``num_samples``) and totals of every sample type per value of label ``key``,
         with a row (value ``None``) for samples without the label."""
-        from ._reports_more import by_label
-
-        return by_label(self, key)
+        return reports.by_label(self, key)
 
     def to_folded(self, sample_type: Union[int, str, None] = None, lines: bool = False,
                   labels: Optional[List[str]] = None, inline: bool = True) -> str:
@@ -584,9 +534,7 @@ class Profile:
         written as leading ``key=value`` frames; ``inline=False`` drops inlined
         frames. Read it back with :func:`pprofcore.from_folded`.
         """
-        from ._folded import to_folded
-
-        return to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
+        return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
     def top_profile(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
                     mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodefraction: float = 0.005,
@@ -594,18 +542,14 @@ class Profile:
         """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
         per node with values ``cum`` and ``flat`` in the report's output unit
         (truncated to integers, as pprof does)."""
-        from ._topproto import top_profile
-
-        return top_profile(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
+        return reports.top_profile(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
                            nodefraction=nodefraction, relative_percentages=relative_percentages)
 
     def to_callgrind(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
                      inline: bool = True) -> str:
         """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
         and call edges, values in one unit (``unit``, default pprof's choice)."""
-        from ._callgrind import to_callgrind
-
-        return to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
+        return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
 
     def flamegraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", inverted: bool = False,
                    base: Optional["Profile"] = None, normalize: bool = True, min_fraction: Optional[float] = None,
@@ -622,10 +566,8 @@ class Profile:
         ``base`` (scaled to this profile's total unless ``normalize=False``).
         Shows itself in notebooks; see ``docs/flamegraphs.md``.
         """
-        from .display.flamegraph import DEFAULT_MIN_FRACTION, flamegraph
-
-        return flamegraph(self, sample_type, by=by, inverted=inverted, base=base, normalize=normalize,
-                          min_fraction=DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction, title=title)
+        return _flamegraph.flamegraph(self, sample_type, by=by, inverted=inverted, base=base, normalize=normalize,
+                          min_fraction=_flamegraph.DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction, title=title)
 
     def callgraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", nodecount: int = 80,
                   nodefraction: float = 0.005, edgefraction: float = 0.001, title: Optional[str] = None):
@@ -638,9 +580,7 @@ class Profile:
         nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
         and an SVG in notebooks. See ``docs/flamegraphs.md``.
         """
-        from .display.callgraph import callgraph
-
-        return callgraph(self, sample_type, by=by, nodecount=nodecount, nodefraction=nodefraction,
+        return _callgraph.callgraph(self, sample_type, by=by, nodecount=nodecount, nodefraction=nodefraction,
                          edgefraction=edgefraction, title=title)
 
     def to_pandas(self, kind: str = "samples"):
@@ -653,23 +593,17 @@ class Profile:
         ``line``, ``inline``), ``"locations"``, ``"functions"`` or ``"mappings"``.
         String columns are ``pd.Categorical`` built from the string table's codes.
         """
-        from ._dataframes import to_pandas
-
-        return to_pandas(self, kind)
+        return _frames.to_pandas(self, kind)
 
     def table(self, kind: str = "samples"):
         """The :meth:`to_pandas` table as a :class:`ReportTable` without converting it:
         it speaks the Arrow PyCapsule interface (``polars.DataFrame(p.table())``,
         ``pyarrow.table(p.table("frames"))``, duckdb) and has ``to_pandas``/``to_arrow``."""
-        from ._dataframes import table
-
-        return table(self, kind)
+        return reports.frames_table(self, kind)
 
     def to_arrow(self, kind: str = "samples"):
         """Like :meth:`to_pandas` but a ``pyarrow.Table`` with dictionary-encoded strings."""
-        from ._dataframes import to_arrow
-
-        return to_arrow(self, kind)
+        return _frames.to_arrow(self, kind)
 
     # --------------------------------------------------------------- protocols
     def __eq__(self, other: object) -> bool:
@@ -683,14 +617,10 @@ class Profile:
         return (_unpickle, (_PICKLE_VERSION, self.to_bytes(compress=False)))
 
     def __repr__(self) -> str:
-        from ._repr import profile_repr
-
-        return profile_repr(self)
+        return _repr.profile_repr(self)
 
     def _repr_html_(self) -> str:
-        from ._repr import profile_html
-
-        return profile_html(self)
+        return _repr.profile_html(self)
 
 
 def _unpickle(version: int, data: bytes) -> Profile:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Dict
 
+from ._repr import repair_report_html
+
 
 @dataclass(frozen=True)
 class RepairReport:
@@ -79,8 +81,6 @@ class RepairReport:
         return "RepairReport(" + ", ".join(f"{k}={v}" for k, v in nonzero.items()) + ")"
 
     def _repr_html_(self) -> str:
-        from .display.html import repair_report_html
-
         return repair_report_html(self)
 
     def __str__(self) -> str:

@@ -1,14 +1,19 @@
-"""Text and HTML representations of profiles (kept apart from the data model)."""
+"""Text and HTML representations of profiles, report tables and repair reports
+(kept apart from the data model). Flame and call graph pages are in display/."""
 
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ._summary import format_duration, format_time, producer_hints, totals
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
+    from ._repair import RepairReport
+    from .reports.table import ReportTable
 
 
 def profile_repr(p: "Profile") -> str:
@@ -48,3 +53,71 @@ def profile_html(p: "Profile") -> str:
         + (f"<ul>{comments}</ul>" if comments else "")
         + "</div>"
     )
+
+
+# ------------------------------------------------------------------ tables
+_BAR_COLUMNS = {"flat": "#e57373", "cum": "#64b5f6"}
+
+
+_TABLE_STYLE = (
+    "<style>.pprofcore-report table{border-collapse:collapse}"
+    ".pprofcore-report td,.pprofcore-report th{padding:1px 6px;white-space:nowrap}"
+    ".pprofcore-report .pc-bar{display:inline-block;height:.8em;vertical-align:middle;margin-right:4px}"
+    ".pprofcore-report .pc-head{color:#555}</style>"
+)
+
+
+def report_table_html(t: "ReportTable", limit: int = 200) -> str:
+    """A report table: header lines, then rows; ``flat`` and ``cum`` get inline
+    bars proportional to their share of the report total (or of the column's
+    largest value when the table has no total)."""
+    names = t.columns
+    rows = min(len(t), limit)
+    fmt = t.meta.get("html_format", {})
+    total = t.meta.get("total")
+    scale = {}
+    for c in _BAR_COLUMNS:
+        if c in names and rows:
+            col = np.abs(np.asarray(t[c], dtype=np.float64))
+            denom = float(total) if total else float(col.max(initial=0.0))
+            if denom > 0:
+                scale[c] = denom
+    out = ['<div class="pprofcore-report">', _TABLE_STYLE]
+    for h in t.header:
+        out.append(f'<div class="pc-head">{html.escape(h)}</div>')
+    out.append("<table><thead><tr>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead><tbody>")
+    for i, row in enumerate(t.rows()):
+        if i >= rows:
+            break
+        cells = []
+        for n in names:
+            v = row[n]
+            f = fmt.get(n)
+            s = html.escape(f(v) if f and v is not None else str(v))
+            if isinstance(t[n], list) or (v is not None and isinstance(v, str)):
+                cells.append(f'<td style="text-align:left">{s}</td>')
+                continue
+            bar = ""
+            if n in scale and v is not None:
+                w = min(100.0, 100.0 * abs(float(v)) / scale[n])
+                bar = f'<span class="pc-bar" style="width:{w * 0.6:.1f}px;background:{_BAR_COLUMNS[n]}"></span>'
+            cells.append(f'<td style="text-align:right">{bar}{s}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    if rows < len(t):
+        out.append(f"<div>... {len(t) - rows} more rows</div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def repair_report_html(r: "RepairReport") -> str:
+    """A repair report: one row per non-zero counter with its meaning."""
+    text = str(r).splitlines()
+    if not r:
+        return f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}</div>'
+    rows = "".join(
+        f"<tr><td style='text-align:right'>{html.escape(line.split(None, 1)[0])}</td>"
+        f"<td>{html.escape(line.split(None, 1)[1])}</td></tr>" for line in text[1:]
+    )
+    return (f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}'
+            f"<table><tbody>{rows}</tbody></table></div>")

@@ -88,6 +88,17 @@ def scale_factor(from_unit: str, to_unit: str) -> Tuple[float, float, str]:
     return 1.0, 1.0, ("" if to_unit in ("count", "sample", "unit", "minimum", "auto") else to_unit)
 
 
+def unit_ratio(from_unit: str, to_unit: str) -> float:
+    """The factor from ``from_unit`` to ``to_unit`` (1.0 when they are not of
+    one family), as pprof's ``ScaleProfiles`` takes it from ``Scale(1, ...)``."""
+    return scale(1, from_unit, to_unit)[0]
+
+
+def same_unit_family(a: str, b: str) -> bool:
+    """Whether both units are in one of pprof's tables (memory, time, GCU)."""
+    return any(_sniff(units, a) is not None and _sniff(units, b) is not None for units, _, _ in _TYPES)
+
+
 def percentage(value: float, total: float) -> str:
     """pprof's percentage text (at least two significant digits)."""
     ratio = abs(value / total) * 100 if total else 0.0

@@ -5,6 +5,8 @@ messages only. A leaf module: imports nothing from pprofcore."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 def put_varint(n: int, out: bytearray) -> None:
     """Appends ``n`` as a varint; negative numbers as 64-bit two's complement."""
@@ -38,3 +40,11 @@ def put_field_bytes(field: int, data: bytes, out: bytearray) -> None:
     put_varint((field << 3) | 2, out)
     put_varint(len(data), out)
     out += data
+
+
+def put_packed(field: int, values: Sequence[int], out: bytearray) -> None:
+    """Appends a packed repeated varint field."""
+    body = bytearray()
+    for v in values:
+        put_varint(v, body)
+    put_field_bytes(field, bytes(body), out)

@@ -10,8 +10,15 @@ for bad input keeps working.
 - :class:`GzipError` -- a :class:`DecodeError` for corrupt, truncated or
   oversized gzip input (see ``max_decompressed_size``).
 - :class:`ProfileError` -- a valid profile that an operation cannot handle.
+- :class:`FilterWarning` -- a filter expression matched nothing (a warning, not
+  an error).
 """
 
 from ._core import DecodeError, GzipError, ProfileError
 
-__all__ = ["DecodeError", "GzipError", "ProfileError"]
+__all__ = ["DecodeError", "FilterWarning", "GzipError", "ProfileError"]
+
+
+class FilterWarning(UserWarning):
+    """An expression given to a filter matched nothing (pprof prints
+    "... expression matched no samples" in the same situation)."""

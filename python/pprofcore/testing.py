@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 import numpy as np
 
 from . import _core, _stats, _units
-from ._report_table import ReportTable
+from .reports.table import ReportTable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -200,7 +200,7 @@ def _describe_key(key, limit: int = 4) -> str:
     """A short text for a (full, not ``names_only``) canonical key:
     leaf <- caller <- ... {labels}."""
     stack, labels = key
-    names = []
+    names: List[str] = []
     for loc in stack:
         addr, _, _, lines = loc
         if lines:
@@ -354,7 +354,7 @@ def assert_profile_equal(a: "Profile", b: "Profile", *, check_order: bool = Fals
 def table_differences(a: ReportTable, b: ReportTable) -> List[str]:
     """Every difference between two :class:`ReportTable` objects, in a fixed
     order: column names, row count, then cells row by row (first rows first)."""
-    from ._report_table import column_cells
+    from .reports.table import column_cells
 
     out: List[str] = []
     if a.columns != b.columns:
@@ -472,7 +472,7 @@ def assert_share(profile: "Profile", regex, *, max: Optional[float] = None, min:
     high = max is not None and share > max
     if low or high:
         type_name, unit = profile.sample_types[ti]
-        bound = f"above max {_fmt_share(max)}" if high else f"below min {_fmt_share(min)}"
+        bound = f"above max {_fmt_share(max)}" if max is not None and high else f"below min {_fmt_share(min or 0.0)}"
         lines = [f"share of {rx.pattern!r} ({by}, {column}) is {_fmt_share(share)} of {type_name}, {bound}"
                  f" ({_units.scaled_label(part, unit)} of {_units.scaled_label(tot, unit)})"]
         rows = np.flatnonzero(match & (node_values != 0))

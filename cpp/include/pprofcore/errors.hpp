@@ -9,22 +9,26 @@
 namespace pprofcore {
 
 // Malformed or unsupported input. `offset` is the byte offset in the (decompressed)
-// protobuf where the problem was found, or -1 when it is not tied to one place.
+// protobuf where the problem was found, or -1 when it is not tied to one place;
+// `path` names the file when the input was one ("" otherwise).
 class DecodeError : public std::runtime_error {
  public:
-  DecodeError(const std::string& message, std::string field, int64_t offset)
-      : std::runtime_error(format(message, field, offset)),
+  DecodeError(const std::string& message, std::string field, int64_t offset, std::string path = "")
+      : std::runtime_error(format(message, field, offset, path)),
         field_(std::move(field)),
         offset_(offset),
-        reason_(message) {}
+        reason_(message),
+        path_(std::move(path)) {}
 
   const std::string& field() const { return field_; }
   int64_t offset() const { return offset_; }
   const std::string& reason() const { return reason_; }
+  const std::string& path() const { return path_; }
 
  private:
-  static std::string format(const std::string& message, const std::string& field, int64_t offset) {
-    std::string s = message;
+  static std::string format(const std::string& message, const std::string& field, int64_t offset,
+                            const std::string& path) {
+    std::string s = path.empty() ? message : path + ": " + message;
     if (!field.empty()) s += " (field " + field + ")";
     if (offset >= 0) s += " at byte offset " + std::to_string(offset);
     return s;
@@ -32,6 +36,7 @@ class DecodeError : public std::runtime_error {
   std::string field_;
   int64_t offset_;
   std::string reason_;
+  std::string path_;
 };
 
 // Decompression failures (corrupt gzip, CRC mismatch, size limit exceeded).
@@ -44,6 +49,14 @@ class GzipError : public DecodeError {
 class ProfileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A broken contract between the layers (e.g. a mask of the wrong length from
+// the Python side): a bug in pprofcore, never the user's input. Python sees
+// RuntimeError("pprofcore internal error: ...").
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
 };
 
 // An OS error reading an input file: errno in code(), the file in path()

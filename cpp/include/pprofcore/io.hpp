@@ -3,6 +3,7 @@
 // continue; a batch can be cancelled between files through its `poll` hook.
 #pragma once
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,17 +32,12 @@ std::string read_file(const std::string& path, size_t max_size = SIZE_MAX,
 Profile load_file(const std::string& path, const DecodeOptions& options, RepairReport* report = nullptr);
 
 // Inside a catch block: rethrows the current exception, a DecodeError (or
-// GzipError) with "path: " before its reason, anything else unchanged.
+// GzipError) of the same type with its path set, anything else unchanged.
 [[noreturn]] void rethrow_with_path(const std::string& path);
 
 struct LoadResult {
   std::shared_ptr<Profile> profile;  // null on failure
-  std::string error;                 // message when profile is null
-  std::string error_field;
-  int64_t error_offset = -1;
-  bool is_decode_error = false;      // DecodeError vs. OS error
-  bool is_gzip_error = false;        // the DecodeError is a GzipError
-  int error_errno = 0;               // the OS error number of a FileError, else 0
+  std::exception_ptr error;          // what loading the file threw, when profile is null
 };
 
 // Called on the caller's thread between files and every few milliseconds while a

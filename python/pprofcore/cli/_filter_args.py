@@ -60,7 +60,7 @@ def filter_kwargs(args: argparse.Namespace) -> Dict[str, Optional[str]]:
 def apply_filter_args(profile, args: argparse.Namespace, prog: str = "pprofcore"):
     """Applies pprof's load-time pruning and the filter flags to ``profile``,
     printing "... matched no samples" warnings to stderr."""
-    from .._filter import FilterWarning
+    from ..errors import FilterWarning
 
     if getattr(args, "remove_uninteresting", True):
         profile = profile.remove_uninteresting()

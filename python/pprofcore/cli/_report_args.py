@@ -88,6 +88,16 @@ def load_all(args):
     return _filter_args.apply_filter_args(p, args)
 
 
+def run_report(args, method: str, *positional, **options) -> int:
+    """The body of a report subcommand: the profile of :func:`load_all`, the
+    ``Profile`` report ``method`` for the ``--sample-index`` type, printed in
+    ``--format``."""
+    p = load_all(args)
+    table = getattr(p, method)(*positional, sample_type=sample_index(args.sample_index), **options)
+    emit(table, args.format, args=args)
+    return 0
+
+
 def report_text(table, args) -> str:
     """The table's text, without the profile's header lines for -compact_labels."""
     text = table.to_text()

@@ -43,6 +43,7 @@ def run(args) -> int:
             raise ValueError(f"refusing to overwrite the input {path}")
         with open(out, "wb") as f:
             f.write(dc.delta_bytes(data))
-    print(f"wrote {len(args.files)} profiles to {args.output} (subtracted: {', '.join(dc.sample_types)})",
+    subtracted = ', '.join(dc.sample_types) if dc is not None else ''
+    print(f"wrote {len(args.files)} profiles to {args.output} (subtracted: {subtracted})",
           file=sys.stderr)
     return 0

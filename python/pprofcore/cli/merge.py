@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="profiles to merge, in order")
     parser.add_argument("-o", "--output", required=True, help="output file (gzip-compressed profile.proto)")
     parser.add_argument("-j", "--threads", type=int, default=None, help="worker threads (default: all cores)")
-    parser.add_argument("--no-compress", action="store_true", help="write raw (uncompressed) profile.proto")
+    parser.add_argument("--uncompressed", action="store_true", help="write raw profile.proto instead of gzip")
 
 
 def run(args) -> int:
@@ -24,7 +24,7 @@ def run(args) -> int:
     t0 = time.perf_counter()
     bar = Progress(len(args.files), "merging")
     merged = pprofcore.merge_files(args.files, threads=args.threads, progress=bar if bar.enabled else None)
-    merged.save(args.output, compress=not args.no_compress)
+    merged.save(args.output, compress=not args.uncompressed)
     print(f"merged {len(args.files)} profiles into {args.output}: {len(merged):,} samples, "
           f"{len(merged.locations['id']):,} locations in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     return 0

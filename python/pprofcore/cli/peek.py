@@ -13,9 +13,5 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = ra.load_all(args)
-    t = p.peek(args.regex, sample_type=ra.sample_index(args.sample_index), by=args.granularity,
-               mean=args.mean, unit=args.unit, inline=not args.noinlines,
-               relative_percentages=args.relative_percentages)
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "peek", args.regex, by=args.granularity, mean=args.mean, unit=args.unit,
+                         inline=not args.noinlines, relative_percentages=args.relative_percentages)

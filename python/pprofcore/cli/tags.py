@@ -12,8 +12,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = ra.load_all(args)
-    t = p.tags(sample_type=ra.sample_index(args.sample_index), unit=args.unit,
-               relative_percentages=args.relative_percentages)
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "tags", unit=args.unit, relative_percentages=args.relative_percentages)

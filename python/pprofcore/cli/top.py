@@ -12,9 +12,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = ra.load_all(args)
-    t = p.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
-              sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
-              nodefraction=args.nodefraction, edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "top", by=args.granularity, n=args.nodecount, sort="cum" if args.cum else "flat",
+                         mean=args.mean, unit=args.unit, inline=not args.noinlines, nodefraction=args.nodefraction,
+                         edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)

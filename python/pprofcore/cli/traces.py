@@ -12,7 +12,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = ra.load_all(args)
-    t = p.traces(sample_type=ra.sample_index(args.sample_index), mean=args.mean, unit=args.unit, by=args.granularity)
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "traces", mean=args.mean, unit=args.unit, by=args.granularity)

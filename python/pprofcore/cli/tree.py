@@ -12,10 +12,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = ra.load_all(args)
-    t = p.tree(sample_type=ra.sample_index(args.sample_index), by=args.granularity,
-               sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
-               nodecount=80 if args.nodecount is None else args.nodecount, nodefraction=args.nodefraction,
-               edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "tree", by=args.granularity, sort="cum" if args.cum else "flat", mean=args.mean,
+                         unit=args.unit, inline=not args.noinlines,
+                         nodecount=80 if args.nodecount is None else args.nodecount, nodefraction=args.nodefraction,
+                         edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)

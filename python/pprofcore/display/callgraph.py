@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from .. import _core, _units
-from .._report_table import ReportTable
-from .._reports import check_granularity
+from ..reports.table import ReportTable
+from ..reports._nodes import check_granularity
 from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover

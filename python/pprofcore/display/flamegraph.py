@@ -13,8 +13,8 @@ import numpy as np
 from .. import _core, _units
 from .._args import type_name
 from ._files import save_by_extension
-from .._report_table import ReportTable
-from .._reports import check_granularity
+from ..reports.table import ReportTable
+from ..reports._nodes import check_granularity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile

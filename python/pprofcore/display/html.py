@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._repr import report_table_html
 from .colors import hues
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._repair import RepairReport
     from .callgraph import CallGraph
-    from .._report_table import ReportTable
     from .flamegraph import FlameGraph
 
 #: Rows of the top functions table beside a flame graph.
@@ -29,7 +28,7 @@ TOP_ROWS = 300
 @lru_cache(maxsize=None)
 def asset(name: str) -> str:
     """Text of a file in ``display/assets`` (package data)."""
-    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+    return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
 
 
 def script_json(obj) -> str:
@@ -102,71 +101,6 @@ def flamegraph_html(fg: "FlameGraph", full_page: bool) -> str:
         f"<title>{html.escape(fg.title)}</title></head>\n<body>\n{fragment}</body></html>\n"
     )
 
-
-# ------------------------------------------------------------------ tables
-_BAR_COLUMNS = {"flat": "#e57373", "cum": "#64b5f6"}
-_TABLE_STYLE = (
-    "<style>.pprofcore-report table{border-collapse:collapse}"
-    ".pprofcore-report td,.pprofcore-report th{padding:1px 6px;white-space:nowrap}"
-    ".pprofcore-report .pc-bar{display:inline-block;height:.8em;vertical-align:middle;margin-right:4px}"
-    ".pprofcore-report .pc-head{color:#555}</style>"
-)
-
-
-def report_table_html(t: "ReportTable", limit: int = 200) -> str:
-    """A report table: header lines, then rows; ``flat`` and ``cum`` get inline
-    bars proportional to their share of the report total (or of the column's
-    largest value when the table has no total)."""
-    names = t.columns
-    rows = min(len(t), limit)
-    fmt = t.meta.get("html_format", {})
-    total = t.meta.get("total")
-    scale = {}
-    for c in _BAR_COLUMNS:
-        if c in names and rows:
-            col = np.abs(np.asarray(t[c], dtype=np.float64))
-            denom = float(total) if total else float(col.max(initial=0.0))
-            if denom > 0:
-                scale[c] = denom
-    out = ['<div class="pprofcore-report">', _TABLE_STYLE]
-    for h in t.header:
-        out.append(f'<div class="pc-head">{html.escape(h)}</div>')
-    out.append("<table><thead><tr>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead><tbody>")
-    for i, row in enumerate(t.rows()):
-        if i >= rows:
-            break
-        cells = []
-        for n in names:
-            v = row[n]
-            f = fmt.get(n)
-            s = html.escape(f(v) if f and v is not None else str(v))
-            if isinstance(t[n], list) or (v is not None and isinstance(v, str)):
-                cells.append(f'<td style="text-align:left">{s}</td>')
-                continue
-            bar = ""
-            if n in scale and v is not None:
-                w = min(100.0, 100.0 * abs(float(v)) / scale[n])
-                bar = f'<span class="pc-bar" style="width:{w * 0.6:.1f}px;background:{_BAR_COLUMNS[n]}"></span>'
-            cells.append(f'<td style="text-align:right">{bar}{s}</td>')
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    if rows < len(t):
-        out.append(f"<div>... {len(t) - rows} more rows</div>")
-    out.append("</div>")
-    return "".join(out)
-
-
-def repair_report_html(r: "RepairReport") -> str:
-    """A repair report: one row per non-zero counter with its meaning."""
-    text = str(r).splitlines()
-    if not r:
-        return f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}</div>'
-    rows = "".join(
-        f"<tr><td style='text-align:right'>{html.escape(line.split(None, 1)[0])}</td>"
-        f"<td>{html.escape(line.split(None, 1)[1])}</td></tr>" for line in text[1:]
-    )
-    return (f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}'
-            f"<table><tbody>{rows}</tbody></table></div>")
 
 
 def callgraph_html(g: "CallGraph") -> str:

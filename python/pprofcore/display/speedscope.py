@@ -5,11 +5,11 @@ nodes with a non-zero self value."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, List
 
 import numpy as np
 
-from .. import __name__ as _pkg
+
 
 if TYPE_CHECKING:  # pragma: no cover
     from .flamegraph import FlameGraph
@@ -37,8 +37,9 @@ def to_speedscope(fg: "FlameGraph") -> dict:
         if lines[int(f)]:
             fr["line"] = int(lines[int(f)])
         frames.append(fr)
-    samples, weights = [], []
-    paths = [None] * len(parent)
+    samples: List[List[int]] = []
+    weights: List[int] = []
+    paths: List[List[int]] = [[] for _ in range(len(parent))]
     paths[0] = []
     for i in range(1, len(parent)):  # pre-order: a parent's path is known first
         paths[i] = paths[int(parent[i])] + [index[int(frame[i])]]
@@ -60,5 +61,5 @@ def to_speedscope(fg: "FlameGraph") -> dict:
         }],
         "name": fg.title,
         "activeProfileIndex": 0,
-        "exporter": _pkg,
+        "exporter": __name__.split(".")[0],
     }

@@ -6,16 +6,15 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from .._report_table import require_pandas
+from .._optional import require_pandas
+from ._series import series
 
 if TYPE_CHECKING:
     from ._set import ProfileSet
 
 
 def _side(s: "ProfileSet", spec, name: str):
-    from ._set import ProfileSet
-
-    if isinstance(spec, ProfileSet):
+    if isinstance(spec, type(s)):
         return spec
     if isinstance(spec, tuple) and len(spec) == 2:
         return s.window(*spec)
@@ -23,8 +22,6 @@ def _side(s: "ProfileSet", spec, name: str):
 
 
 def _shares(side: "ProfileSet", sample_type, by: str, value: str):
-    from ._series import series
-
     df = series(side, sample_type, by=by, value=value)
     total = df.attrs["total"]
     sums = df.groupby("name", observed=True)["value"].sum()

@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .._report_table import require_pandas
+from .._optional import require_pandas
 
 _PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
             "#bab0ac")
@@ -60,7 +60,7 @@ def _fmt_time(t) -> str:
 
 
 def _axis_labels(times, x0: float, width: float, y: float, k: int = 5) -> List[str]:
-    out = []
+    out: List[str] = []
     if len(times) == 0:
         return out
     picks = sorted({int(round(i)) for i in np.linspace(0, len(times) - 1, min(k, len(times)))})

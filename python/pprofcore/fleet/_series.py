@@ -1,7 +1,7 @@
 """Per-profile series: flat or cum per key (function, file, line...) over time.
 
 Each profile is aggregated by the C++ node table that backs ``Profile.top``
-(``_reports.nodes``); Python only touches one row per *node*, never a sample.
+(``reports._nodes.nodes``); Python only touches one row per *node*, never a sample.
 Names are interned into one category list across the set, so the result is a
 compact long DataFrame with a categorical ``name`` column."""
 
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from .. import _reports
-from .._report_table import require_pandas
+from ..reports import _nodes
+from .._optional import require_pandas
 
 if TYPE_CHECKING:
     from ._set import ProfileSet
@@ -26,7 +26,7 @@ def profile_values(profile, sample_type, by: str, value: str):
     profile: the non-zero flat (or cum) value per node at granularity ``by``,
     as ``pprof -top`` computes them, and the total (sum of |value|)."""
     ti = profile.sample_type_index(sample_type)
-    t = _reports.nodes(profile, by, True, ti)
+    t = _nodes.nodes(profile, by, True, ti)
     col = t.columns()[value][:, ti]
     nz = np.flatnonzero(col)
     names = t.printable_names()
@@ -64,7 +64,7 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
         is the summed total of all profiles (pprof's total: sum of |value|).
     """
     pd = require_pandas()
-    _reports.check_granularity(by)
+    _nodes.check_granularity(by)
     if value not in VALUES:
         raise ValueError(f"value must be 'flat' or 'cum', not {value!r}")
     if normalize not in NORMALIZE:

@@ -17,7 +17,10 @@ import numpy as np
 from .._io import load_many
 from .._merge import Merger, merge_files
 from .._profile import Profile
-from .._report_table import require_pandas
+from .._optional import require_pandas
+from ._movers import movers
+from ._plots import set_html
+from ._series import series
 
 #: Profiles decoded per chunk when streaming (per worker thread).
 CHUNK_PER_THREAD = 8
@@ -122,8 +125,6 @@ class ProfileSet:
         return f"<pprofcore.ProfileSet {len(self)} profiles>"
 
     def _repr_html_(self) -> str:
-        from ._plots import set_html
-
         return set_html(self)
 
     @property
@@ -145,7 +146,7 @@ class ProfileSet:
         todo = [i for i, p in enumerate(out) if p is None]
         if todo:
             for i, p in zip(todo, load_many([items[i] for i in todo], self._threads)):
-                out[i] = p
+                out[i] = p  # type: ignore[assignment]  # errors='raise': only profiles
         return out  # type: ignore[return-value]
 
     def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:
@@ -275,8 +276,6 @@ class ProfileSet:
         """Flat or cum value of every key in every profile, as a long DataFrame.
 
         See :func:`pprofcore.fleet.series` for the parameters."""
-        from ._series import series
-
         return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize)
 
     def movers(self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat",
@@ -284,8 +283,6 @@ class ProfileSet:
         """Keys whose share changed most between two windows.
 
         See :func:`pprofcore.fleet.movers`."""
-        from ._movers import movers
-
         return movers(self, before, after, sample_type=sample_type, by=by, value=value, n=n)
 
     def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Any":

@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from .._report_table import require_pandas, require_pyarrow
+from .._optional import require_pandas, require_pyarrow
 from . import _ids
 from ._rebuild import rebuild
 from ._set import ProfileSet

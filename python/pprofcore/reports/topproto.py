@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _units
-from ._folded import _field_bytes, _field_varint, _packed
-from ._report_base import report_total
-from ._reports import go_div, nodes, trim_nodes
+from .. import _core, _units
+from .._wire import put_packed as _packed
+from .._wire import put_field_bytes as _field_bytes
+from .._wire import put_field_varint as _field_varint
+from ._base import report_total, go_div
+from ._nodes import nodes, trim_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._profile import Profile
+    from .._profile import Profile
 
 
 def _int64(v: int) -> int:
@@ -31,8 +33,6 @@ def top_profile(profile: "Profile", sample_type: Union[int, str, None] = None, b
                 sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
                 nodefraction: float = 0.005, relative_percentages: bool = False) -> "Profile":
     """The ``-topproto`` profile of ``profile`` (see the module docstring)."""
-    from ._io import loads
-
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     ti = profile.sample_type_index(sample_type)
@@ -97,4 +97,4 @@ def top_profile(profile: "Profile", sample_type: Union[int, str, None] = None, b
         _field_varint(2, period_type[1], vt)
         _field_bytes(11, bytes(vt), out)
     _field_varint(12, _int64(profile.period), out)
-    return loads(bytes(out))
+    return profile._derive(_core.decode(bytes(out), _core.DEFAULT_MAX_DECOMPRESSED_SIZE))

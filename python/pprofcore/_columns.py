@@ -75,7 +75,7 @@ class StringTable(Sequence[str]):
     def _strings(self) -> list:
         if self._list is None:
             self._list = self._core.string_list()
-        return self._list
+        return self._list  # type: ignore[return-value]  # set just above
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

@@ -13,10 +13,12 @@ without it, whose reports use its own total.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 from typing import TYPE_CHECKING, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._profile import Profile
+    from .._profile import Profile
 
 # pprof's order of the "Active filters" lines (internal/driver reportOptions).
 FILTER_ORDER = ("focus", "ignore", "hide", "show", "show_from", "tagfocus", "tagignore", "tagshow", "taghide")
@@ -33,8 +35,6 @@ class ReportBase:
 
 
 def _totals(p: "Profile") -> Tuple[Tuple[int, int], ...]:
-    from ._reports import total
-
     return tuple((total(p, ti, False), total(p, ti, True)) for ti in range(len(p.sample_types)))
 
 
@@ -64,8 +64,6 @@ def report_total(p: "Profile", ti: int, mean: bool, relative_percentages: bool) 
     base: Optional[ReportBase] = p._report_base
     if base is not None and not relative_percentages and ti < len(base.totals):
         return base.totals[ti][1 if mean else 0]
-    from ._reports import total
-
     return total(p, ti, mean)
 
 
@@ -82,3 +80,52 @@ def active_filters(p: "Profile") -> list:
                 s = f"{name}={text}"
                 out.append("   " + (s[:80] + "…" if len(s) > 80 else s))
     return out if len(out) > 1 else []
+
+
+def go_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Go's int64 division (truncating toward zero); ``a`` where ``b == 0``."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    safe = np.where(b == 0, 1, b)
+    q = np.abs(a) // np.abs(safe)
+    q = np.where((a < 0) != (safe < 0), -q, q)
+    return np.where(b == 0, a, q)
+
+
+def diff_base_mask(profile: "Profile") -> Optional[np.ndarray]:
+    """Samples labelled ``pprof::base=true`` (a ``-diff_base`` profile), or None."""
+    lab = profile.labels
+    if len(lab.key) == 0:
+        return None
+    strings = profile.strings
+    codes = [i for i, x in enumerate(strings) if x in ("pprof::base", "true")]
+    if not codes:
+        return None
+    keys = [i for i in codes if strings[i] == "pprof::base"]
+    vals = [i for i in codes if strings[i] == "true"]
+    hit = np.isin(lab.key, keys) & np.isin(lab.str, vals)
+    if not hit.any():
+        return None
+    sample = np.repeat(np.arange(len(profile), dtype=np.int64), np.diff(profile.label_offsets))
+    mask = np.zeros(len(profile), dtype=bool)
+    mask[sample[hit]] = True
+    return mask
+
+
+def total(profile: "Profile", ti: int, mean: bool = False) -> int:
+    """pprof's report total: sum of |value| (divided by the count total for
+    ``mean``); for a ``-diff_base`` profile, the total of the base samples."""
+    if len(profile) == 0:
+        return 0
+    v = profile.values
+    col = np.abs(v[:, ti])
+    div_col = v[:, 0]
+    base = diff_base_mask(profile)
+    if base is not None and int(col[base].sum(dtype=np.int64)) > 0:
+        col, div_col = col[base], div_col[base]
+    t = int(col.sum(dtype=np.int64))
+    if mean:
+        div = int(div_col.sum(dtype=np.int64))
+        if div != 0:
+            t = int(go_div(np.array(t, dtype=np.int64), np.array(div, dtype=np.int64)))
+    return t

@@ -1,66 +1,19 @@
-"""Folded (collapsed) stacks: ``Profile.to_folded`` (C++ collapses the samples)
-and :func:`from_folded`, which encodes ``profile.proto`` bytes with a tiny
-protobuf writer and decodes them with the regular loader."""
+"""Folded (collapsed) stack text to a profile: :func:`from_folded` encodes
+``profile.proto`` bytes with the small writer of :mod:`._wire` and decodes them
+with the regular loader, so every check of :func:`load` applies."""
 
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Tuple, Union
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
-
-import numpy as np
-
-from . import _reports
+from ._io import loads
+from ._profile import Profile
 from ._wire import put_field_bytes as _field_bytes
 from ._wire import put_field_varint as _field_varint
-from ._wire import put_varint as _varint
+from ._wire import put_packed as _packed
 
-if TYPE_CHECKING:
-    from ._profile import Profile
-
-
-def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lines: bool = False,
-              labels: Optional[Sequence[str]] = None, inline: bool = True) -> str:
-    ti = profile.sample_type_index(sample_type)
-    nodes = _reports.nodes(profile, "lines" if lines else "functions", inline)
-    group: List[int] = []
-    prefixes: List[str] = []
-    if labels:
-        from ._dataframes import _label_columns
-
-        cols = _label_columns(profile)
-        n = len(profile)
-        parts = []
-        texts = []
-        for key in labels:
-            c = cols.get(key)
-            if c is None:
-                parts.append(np.full(n, -1, dtype=np.int64))
-                texts.append(lambda code: None)
-            elif hasattr(c, "codes"):
-                parts.append(c.codes.astype(np.int64))
-                texts.append(lambda code, cats=c.categories, k=key: f"{k}={cats[code]}" if code >= 0 else None)
-            else:
-                vals, mask = c
-                parts.append(np.where(mask, np.iinfo(np.int64).min, vals))
-                texts.append(lambda v, k=key: None if v == np.iinfo(np.int64).min else f"{k}={v}")
-        uniq, inverse = np.unique(np.stack(parts, axis=1), axis=0, return_inverse=True)
-        group = inverse.reshape(-1).astype(np.int32).tolist()
-        for row in uniq:
-            fr = [t(int(v)) for t, v in zip(texts, row)]
-            prefixes.append("".join(f + ";" for f in fr if f is not None))
-    return nodes.folded(profile._core, ti, group, prefixes)
-
-
-# ----------------------------------------------------------------- from_folded
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _packed(field: int, values: Sequence[int], out: bytearray) -> None:
-    body = bytearray()
-    for v in values:
-        _varint(v, body)
-    _field_bytes(field, bytes(body), out)
 
 
 def _parse_type(sample_type) -> Tuple[str, str]:
@@ -112,8 +65,6 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
     >>> p.total()
     4
     """
-    from ._io import loads
-
     if not isinstance(text, str):
         raise TypeError(f"from_folded: text must be str, not {type(text).__name__}")
     strings: Dict[str, int] = {"": 0}

@@ -1,18 +1,19 @@
-"""Profile tables as pandas DataFrames and Arrow tables, built column-wise from
-the NumPy views (no per-row Python loops). String columns become
-``pd.Categorical`` / Arrow dictionary arrays from the codes and the string table.
+"""A profile's rows as columns: samples, frames, locations, functions and
+mappings, label columns and stack ids, built from the NumPy views (no per-row
+Python loops). String columns are :class:`~pprofcore._tabular.Codes` over the
+string table; :mod:`._tabular` turns them into pandas or Arrow tables.
 
 Kinds: ``samples`` (one row per sample), ``frames`` (one row per sample x frame,
 inline frames expanded), ``locations``, ``functions``, ``mappings``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core
-from ._report_table import require_pandas, require_pyarrow
+from ._tabular import Codes, LabelColumn, to_arrow_columns, to_pandas_columns
 
 if TYPE_CHECKING:
     from ._profile import Profile
@@ -20,25 +21,16 @@ if TYPE_CHECKING:
 KINDS = ("samples", "frames", "locations", "functions", "mappings")
 
 
-class Codes:
-    """A string column: ``int32`` codes into ``categories`` (``-1`` = missing)."""
 
-    __slots__ = ("codes", "categories")
-
-    def __init__(self, codes: np.ndarray, categories: List[str]):
-        self.codes = codes
-        self.categories = categories
-
-
-def _dedup(profile: "Profile") -> Tuple[List[str], np.ndarray]:
+def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
     """Unique categories of the string table and the code -> category remap
     (string tables may repeat a string; categories must be unique)."""
     cached = profile._tables.get("__categories__")
     if cached is None:
         strings = list(profile.strings)
-        first = {}
+        first: Dict[str, int] = {}
         remap = np.empty(len(strings) + 1, dtype=np.int32)
-        cats = []
+        cats: List[str] = []
         for i, s in enumerate(strings):
             j = first.get(s)
             if j is None:
@@ -105,7 +97,7 @@ def _leaf_function(profile: "Profile") -> np.ndarray:
     return out
 
 
-def _label_columns(profile: "Profile") -> Dict[str, object]:
+def _label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
     """One column per label key: string labels as Codes, numeric as (values, mask).
     A sample with several values for a key gets the first."""
     lab = profile.labels
@@ -113,7 +105,7 @@ def _label_columns(profile: "Profile") -> Dict[str, object]:
         return {}
     n = len(profile)
     sample = _sample_of_rows(profile.label_offsets)
-    out = {}
+    out: Dict[str, LabelColumn] = {}
     keys = np.unique(lab.key)
     for k in keys:
         name = profile.strings[int(k)]
@@ -207,51 +199,6 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     }
 
 
-def _from_codes(pd, c: Codes):
-    cats = pd.Index(c.categories, dtype=object)
-    try:  # codes come from the string table, so validation is redundant (pandas >= 2.1)
-        return pd.Categorical.from_codes(c.codes, categories=cats, validate=False)
-    except TypeError:
-        return pd.Categorical.from_codes(c.codes, categories=cats)
-
-
-def to_pandas_columns(cols: Dict[str, object]):
-    """A DataFrame from columns: arrays, :class:`Codes`, (values, mask) pairs or lists of str."""
-    pd = require_pandas()
-    data = {}
-    for k, c in cols.items():
-        if isinstance(c, Codes):
-            data[k] = _from_codes(pd, c)
-        elif isinstance(c, tuple):
-            data[k] = pd.arrays.IntegerArray(c[0], c[1])
-        elif isinstance(c, list):
-            data[k] = pd.Categorical(c)
-        else:
-            data[k] = c
-    return pd.DataFrame(data, copy=False)
-
-
-def to_arrow_columns(cols: Dict[str, object]):
-    """A pyarrow.Table from the same column kinds (strings dictionary-encoded)."""
-    pa = require_pyarrow()
-    arrays, names = [], []
-    dictionaries = {}
-    for k, c in cols.items():
-        if isinstance(c, Codes):
-            d = dictionaries.get(id(c.categories))
-            if d is None:
-                d = dictionaries[id(c.categories)] = pa.array(c.categories, type=pa.string())
-            idx = pa.array(c.codes.astype(np.int32), mask=c.codes < 0)
-            arrays.append(pa.DictionaryArray.from_arrays(idx, d))
-        elif isinstance(c, tuple):
-            arrays.append(pa.array(c[0], mask=c[1]))
-        elif isinstance(c, list):
-            arrays.append(pa.array(c, type=pa.string()).dictionary_encode())
-        else:
-            arrays.append(pa.array(np.ascontiguousarray(c)))
-        names.append(k)
-    return pa.Table.from_arrays(arrays, names=names)
-
 
 def to_pandas(profile: "Profile", kind: str = "samples"):
     return to_pandas_columns(columns(profile, kind))
@@ -261,7 +208,24 @@ def to_arrow(profile: "Profile", kind: str = "samples"):
     return to_arrow_columns(columns(profile, kind))
 
 
-def table(profile: "Profile", kind: str = "samples"):
-    from ._report_table import ReportTable
 
-    return ReportTable(columns(profile, kind), [f"{kind} of {profile!r}"], meta={"kind": kind})
+
+
+def num_label_units(p: "Profile") -> Dict[str, str]:
+    """pprof's ``NumLabelUnits``: the unit of each numeric label key (the first
+    unit seen; ``"bytes"`` for ``alignment``/``request`` and the key itself
+    when no label of the key has a unit)."""
+    lab = p.labels
+    numeric = lab.str < 0
+    keys = np.unique(lab.key[numeric])
+    with_unit = numeric & (lab.num_unit != 0)
+    k, first = np.unique(lab.key[with_unit], return_index=True)
+    units = dict(zip(k.tolist(), lab.num_unit[with_unit][first].tolist()))
+    out = {}
+    for key in keys.tolist():
+        name = p._core.string(key)
+        if key in units:
+            out[name] = p._core.string(units[key])
+        else:
+            out[name] = "bytes" if name in ("alignment", "request") else name
+    return out

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 import numpy as np
 
-from . import _units
-from ._report_base import report_total
-from ._reports import nodes
+from .. import _units
+from ._base import report_total
+from ._nodes import nodes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._profile import Profile
+    from .._profile import Profile
 
 
 def _name(table: Dict[str, int], name: str) -> str:

@@ -4,25 +4,13 @@ Arrow PyCapsule stream interface, a pprof-like text ``repr`` and HTML."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .._optional import require_pandas
+from .._repr import report_table_html
 
-def require_pandas():
-    try:
-        import pandas as pd
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("this needs pandas: pip install pprofcore[pandas]") from e
-    return pd
-
-
-def require_pyarrow():
-    try:
-        import pyarrow as pa
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("this needs pyarrow: pip install pprofcore[arrow]") from e
-    return pa
 
 
 class ReportTable:
@@ -34,7 +22,7 @@ class ReportTable:
     Arrow PyCapsule interface (polars, duckdb, ``pyarrow.table(t)``).
     """
 
-    def __init__(self, columns: Dict[str, Sequence], header: Optional[List[str]] = None,
+    def __init__(self, columns: Mapping[str, Any], header: Optional[List[str]] = None,
                  text: Optional[Callable[["ReportTable", Optional[int]], str]] = None, meta: Optional[dict] = None):
         self._columns = dict(columns)
         self.header = list(header or [])
@@ -81,13 +69,13 @@ class ReportTable:
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
         require_pandas()  # clear error when pandas is missing
-        from ._dataframes import to_pandas_columns
+        from .._tabular import to_pandas_columns
 
         return to_pandas_columns(self._columns)
 
     def to_arrow(self):
         """The table as a ``pyarrow.Table`` (string columns dictionary-encoded)."""
-        from ._dataframes import to_arrow_columns
+        from .._tabular import to_arrow_columns
 
         return to_arrow_columns(self._columns)
 
@@ -105,8 +93,6 @@ class ReportTable:
         return self.to_text(n=50 if len(self) > 60 else None)
 
     def _repr_html_(self) -> str:
-        from .display.html import report_table_html
-
         return report_table_html(self)
 
 

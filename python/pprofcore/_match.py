@@ -1,0 +1,62 @@
+"""What the name and label filters share: compiling user expressions (with
+pprof's error text), warning when one matches nothing, evaluating a predicate
+once per distinct string, and deriving the filtered profile so reports keep
+the unfiltered totals."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import types
+import warnings
+from typing import TYPE_CHECKING, Callable, Optional, Union
+
+import numpy as np
+
+from .errors import FilterWarning
+from .reports._base import carry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+Pattern = Union[str, "re.Pattern[str]"]
+
+
+def _warn_no_match(option: str, expr) -> None:
+    text = expr.pattern if isinstance(expr, re.Pattern) else expr
+    # Point the warning at the first caller outside the pprofcore package.
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame: Optional[types.FrameType] = sys._getframe(0)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=level)
+
+
+def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
+    if expr is None or (isinstance(expr, str) and expr == ""):
+        return None
+    if isinstance(expr, re.Pattern):
+        return expr
+    try:
+        return re.compile(expr)
+    except re.error as e:
+        raise ValueError(f"parsing {option} regexp {expr!r}: {e}") from None
+
+
+def _filtered(p: "Profile", core, *options) -> "Profile":
+    """A Profile of ``core`` that remembers it is ``p`` filtered by the given
+    ``(option, expression)`` pairs (None expressions skipped), for report
+    percentages and "Active filters" lines."""
+    return carry(p, p._derive(core), [(n, e) for n, e in options if e is not None])
+
+
+# ----------------------------------------------------------------- name masks
+def _string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
+    """Boolean per string code (only the codes in ``codes`` are evaluated)."""
+    hit = np.zeros(p._core.num_strings, dtype=bool)
+    string = p._core.string
+    for c in np.unique(codes).tolist():
+        hit[c] = bool(pred(string(c)))
+    return hit

@@ -1,0 +1,17 @@
+"""pprof's text reports as tables: top, peek and the call tree, traces, tags,
+by_label, folded stacks, the -top profile (topproto) and callgrind output.
+Each report is a function of a profile that returns a :class:`ReportTable`
+(or text); ``Profile`` methods delegate here."""
+
+from .callgrind import to_callgrind
+from .folded import to_folded
+from .frames import frames_table
+from .peek import peek, tree
+from .table import ReportTable
+from .tags import by_label, tags
+from .top import top
+from .topproto import top_profile
+from .traces import traces
+
+__all__ = ["ReportTable", "by_label", "frames_table", "peek", "tags", "to_callgrind", "to_folded", "top", "top_profile", "traces",
+           "tree"]

@@ -1,0 +1,138 @@
+"""What the reports share: the node table of a granularity (aggregated in C++,
+``_core.aggregate``), pprof's header and summary lines, and node trimming by
+``nodefraction``/``edgefraction``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List
+
+import numpy as np
+
+from .. import _core, _units
+from ._base import active_filters
+
+if TYPE_CHECKING:
+    from .._profile import Profile
+
+GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
+_INLINE_TEXT = ("", "(inline)", "(partial-inline)")
+
+
+
+def check_granularity(by: str) -> str:
+    if by not in GRANULARITIES:
+        raise ValueError(f"unknown granularity {by!r}; expected one of {', '.join(GRANULARITIES)}")
+    return by
+
+
+def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_type: int = -1,
+          mean: bool = False):
+    """The C++ node table of ``profile`` at granularity ``by`` (cached on the profile).
+
+    ``label_type`` (and with ``mean`` the count type 0) decides which samples
+    create the call edges behind the inline labels, as pprof's graph does."""
+    check_granularity(by)
+    cache = profile._tables
+    div = 0 if mean else -1
+    key = ("__nodes__", by, bool(inline), int(label_type), div)
+    t = cache.get(key)
+    if t is None:
+        t = _core.aggregate(profile._core, by, bool(inline), int(label_type), div)
+        cache[key] = t
+    return t
+
+
+
+def type_label(profile: "Profile", ti: int, mean: bool) -> str:
+    t = profile.sample_types[ti][0]
+    return ("mean_" + t) if mean else t
+
+
+def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -> List[str]:
+    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines."""
+    out = []
+    m = profile.mappings
+    if len(m):
+        f = profile.strings[int(m.filename[0])]
+        if f:
+            out.append("File: " + f.rstrip("/").rsplit("/", 1)[-1])
+        b = profile.strings[int(m.build_id[0])]
+        if b:
+            out.append("Build ID: " + b)
+    out += [c for c in profile.comments if not c.startswith("#")]
+    if profile.sample_types[ti][0]:
+        out.append("Type: " + type_label(profile, ti, mean))
+    if profile.time_nanos:
+        out.append("Time: " + _go_time(profile.time_nanos))
+    sample_unit = profile.sample_types[ti][1]
+    if profile.duration_nanos:
+        dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
+        ns, u = _units.scale(tot, sample_unit, "nanoseconds")
+        ratio = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
+        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(tot, sample_unit, unit)} {ratio}")
+    return out
+
+
+def _go_time(nanos: int) -> str:
+    import time as _time
+
+    tm = _time.localtime(nanos // 1_000_000_000)
+    hour = tm.tm_hour % 12 or 12
+    ampm = "am" if tm.tm_hour < 12 else "pm"
+    return f"{_time.strftime('%b', tm)} {tm.tm_mday}, {tm.tm_year} at {hour}:{tm.tm_min:02d}{ampm} ({tm.tm_zone})"
+
+
+
+def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int) -> np.ndarray:
+    """Inline label per node (0 none, 1 inline, 2 partial-inline) from the
+    in-edges of pprof's final graph: only the nodes in ``rows``, edges that skip
+    dropped nodes, and edges lighter than ``edge_cut`` removed."""
+    keep = np.zeros(len(t), dtype=np.uint8)
+    keep[rows] = 1
+    e = t.edges(profile._core, keep, ti, 0 if mean else -1, keep)
+    out = np.zeros(len(t), dtype=np.int64)
+    if len(e["src"]) == 0:
+        return out
+    live = np.abs(e["weight"][:, ti]) >= edge_cut
+    dst, inl = e["dst"][live], e["inline"][live].astype(bool)
+    has_inline = np.zeros(len(t), dtype=bool)
+    has_plain = np.zeros(len(t), dtype=bool)
+    has_inline[dst[inl]] = True
+    has_plain[dst[~inl]] = True
+    out[has_inline] = 1
+    out[has_inline & has_plain] = 2
+    return out
+
+
+def trim_nodes(cols, rows: np.ndarray, ti: int, nodefraction: float):
+    """pprof's first trimming step (``DiscardLowFrequencyNodes``): drops the
+    nodes whose |cum| is below ``nodefraction`` of the sum of all nodes' flat
+    values. Returns (kept rows in order, number dropped)."""
+    if not nodefraction or len(rows) == 0:
+        return rows, 0
+    flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
+    cutoff = abs(int(flat_total * float(nodefraction)))  # Go: int64(float64(total) * fraction)
+    if cutoff <= 0:
+        return rows, 0
+    keep = np.abs(cols["cum"][rows, ti]) >= cutoff
+    return rows[keep], int((~keep).sum())
+
+
+def summary_lines(profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float,
+                  shown: int, orig: int) -> List[str]:
+    """pprof's report labels after the profile's: "Active filters", "Showing
+    nodes accounting for ...", "Dropped N nodes (cum <= X)", "Showing top N
+    nodes out of M"."""
+    out = active_filters(profile)
+    out.append(f"Showing nodes accounting for {fmt(flat_sum)}, "
+               f"{_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total")
+    if tot != 0:
+        if dropped > 0:
+            cut = abs(int(tot * float(nodefraction)))
+            out.append(f"Dropped {dropped} node{'s' if dropped > 1 else ''} (cum <= {fmt(cut)})")
+        if 0 < shown < orig:
+            out.append(f"Showing top {shown} nodes out of {orig}")
+    return out
+
+
+
