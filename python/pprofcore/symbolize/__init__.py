@@ -1,0 +1,265 @@
+"""Symbolization: names, files and lines for profiles that carry addresses only
+(gperftools, perf-derived, C/C++/Rust producers), resolved from the binaries on
+this machine with ``llvm-symbolizer`` or ``addr2line`` as google/pprof's
+``-symbolize=local`` does.
+
+:func:`symbolize` picks the mappings pprof would symbolize (used, not already
+symbolized unless ``force``, a file name, not ``[vdso]``-like), finds each
+binary (explicit ``binaries``, the search path by build id and base name, then
+the mapping's own path), checks the build id, turns runtime addresses into the
+binary's addresses with the ELF program headers (:mod:`._elf`), runs one batch
+symbolizer process per binary (:mod:`._tools`), demangles (:mod:`._demangle`)
+and builds the new profile in C++ (``_core.apply_symbols``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from .. import _core
+from . import _demangle, _elf, _tools
+from ._tools import ToolFailed, ToolMissing
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._profile import Profile
+
+__all__ = ["symbolize", "SymbolizeReport", "MappingResult", "ToolMissing", "ToolFailed"]
+
+_UNSYMBOLIZABLE_PREFIXES = ("[", "linux-vdso")
+_FLAGS = {"functions": 1, "filenames": 2, "line_numbers": 4, "inline_frames": 8}
+
+
+@dataclass
+class MappingResult:
+    """What happened to one mapping: ``status`` is "symbolized", "skipped"
+    (already symbolized, unsymbolizable, no file name) or "missing" (no usable
+    binary: ``reason`` says why)."""
+
+    mapping: int  # row in the profile's mappings table
+    filename: str
+    build_id: str
+    status: str
+    reason: str = ""
+    binary: str = ""
+    locations: int = 0  # locations of this mapping that were asked about
+    resolved: int = 0  # ... that got at least one frame
+
+
+@dataclass
+class SymbolizeReport:
+    """The outcome of :func:`symbolize`: per-mapping results and totals.
+
+    ``resolved`` counts locations that received frames, ``unresolved`` the
+    locations of symbolized mappings the tool knew nothing about, and
+    ``missing`` the mappings whose binary could not be used."""
+
+    tool: str
+    mappings: List[MappingResult] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> int:
+        return sum(m.resolved for m in self.mappings)
+
+    @property
+    def unresolved(self) -> int:
+        return sum(m.locations - m.resolved for m in self.mappings if m.status == "symbolized")
+
+    @property
+    def missing(self) -> List[MappingResult]:
+        return [m for m in self.mappings if m.status == "missing"]
+
+    def __str__(self) -> str:
+        lines = [f"symbolized {self.resolved} locations with {self.tool} ({self.unresolved} unresolved)"]
+        for m in self.mappings:
+            what = f"{m.resolved}/{m.locations} locations from {m.binary}" if m.status == "symbolized" else m.reason
+            lines.append(f"  {m.filename or '(no file name)'}: {m.status}" + (f": {what}" if what else ""))
+        return "\n".join(lines)
+
+
+def default_search_path() -> List[str]:
+    """``$PPROF_BINARY_PATH`` split on ``os.pathsep``, else ``$HOME/pprof/binaries`` (as pprof)."""
+    env = os.environ.get("PPROF_BINARY_PATH")
+    if env is not None:
+        return [p for p in env.split(os.pathsep) if p]
+    return [os.path.join(os.path.expanduser("~"), "pprof", "binaries")]
+
+
+def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], Mapping[str, str]] = None,
+              search_path: Union[None, str, Sequence[str]] = None, tool: str = "auto",
+              demangle: str = "simplified", force: bool = False):
+    """Resolves the addresses of ``profile``'s locations to functions, files and
+    lines; returns ``(new_profile, report)``.
+
+    - ``binaries``: a path (used for the main mapping, as ``pprof profile
+      binary``), a list of paths (each matched to mappings by build id, else by
+      base name), or a dict from a mapping's file name, base name or build id
+      to a path.
+    - ``search_path``: directories searched like ``PPROF_BINARY_PATH``
+      (``dir/<build id>/<base name>``, ``dir/<build id>/*``, ``dir/<base
+      name>``, ``dir/<mapping path>``); default ``$PPROF_BINARY_PATH`` or
+      ``~/pprof/binaries``. The mapping's own path is tried last.
+    - ``tool``: "auto" (llvm-symbolizer if installed, else addr2line),
+      "llvm-symbolizer", "addr2line" or a path to either.
+    - ``demangle``: "simplified" (pprof's default: no parameters or template
+      arguments), "templates", "full" or "none" (pprof's
+      ``-symbolize=demangle=`` values).
+    - ``force``: also re-symbolize mappings that already have symbols.
+
+    All locations of a symbolized mapping take the frames the tool returns
+    (innermost inline frame first, as pprof); locations it knows nothing about
+    keep their lines. The mapping's ``has_*`` flags are set as pprof sets them.
+    Raises :class:`ToolMissing` (naming the Debian package) when no symbolizer
+    is installed and a mapping needs one.
+    """
+    if demangle not in _demangle.MODES:
+        raise ValueError(f"demangle must be one of {', '.join(_demangle.MODES)}, not {demangle!r}")
+    cols = profile._cols
+    n_maps = len(cols["mappings.id"])
+    loc_map = np.asarray(cols["locations.mapping"])
+    addresses = np.asarray(cols["locations.address"])
+    mstart, mlimit = cols["mappings.memory_start"], cols["mappings.memory_limit"]
+    moffset = cols["mappings.file_offset"]
+    s = profile._s
+    search = default_search_path() if search_path is None else (
+        [p for p in search_path.split(os.pathsep) if p] if isinstance(search_path, str) else list(search_path))
+    kind_path = None
+    report = SymbolizeReport(tool="")
+
+    loc_rows: List[np.ndarray] = []
+    frames: List[List[_tools.Frame]] = []
+    flags = np.zeros(n_maps, dtype=np.uint8)
+    for m in range(n_maps):
+        rows = np.flatnonzero(loc_map == m)
+        if len(rows) == 0:
+            continue  # pprof only looks at used mappings
+        name, build_id = s(int(cols["mappings.filename"][m])), s(int(cols["mappings.build_id"][m]))
+        res = MappingResult(m, name, build_id, "skipped", locations=len(rows))
+        report.mappings.append(res)
+        already = (cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m]
+                   or cols["mappings.has_line_numbers"][m])
+        if already and not force:
+            res.reason = "already symbolized"
+            continue
+        base = os.path.basename(name)
+        if name and (base.startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
+            res.reason = "not a file"
+            continue
+        if "://" in name and not build_id:
+            res.reason = "a URL, not a file"
+            continue
+        path, why = _locate(name, build_id, m == 0, binaries, search)
+        if path is None:
+            res.status, res.reason = ("missing", why) if name or m != 0 or binaries else ("skipped", why)
+            continue
+        try:
+            elf = _elf.read_elf(path)
+            first = int(addresses[rows[0]])  # pprof computes the base from the first address it sees
+            start, limit, offset = int(mstart[m]), int(mlimit[m]), int(moffset[m])
+            if not start <= first < limit and not (start == 0 and limit == 0):
+                raise _elf.BaseError(f"address {first:#x} outside the mapping [{start:#x}, {limit:#x})")
+            seg = _elf.segment_for_mapping(elf, start, limit, offset, first)
+            reloc = _elf.relocation_base(elf, seg, start, limit, offset)
+        except (OSError, _elf.NotELF, _elf.BaseError) as e:
+            res.status, res.reason = "missing", f"{path}: {e}"
+            continue
+        if build_id and elf.build_id and elf.build_id != build_id:
+            res.status, res.reason = "missing", f"{path}: build id {elf.build_id} does not match {build_id}"
+            continue
+        if kind_path is None:
+            kind_path = _tools.find_symbolizer(tool)
+            report.tool = kind_path[1]
+        objaddr = [(int(a) - reloc) & 0xFFFFFFFFFFFFFFFF for a in addresses[rows]]
+        got = _tools.resolve(kind_path[0], kind_path[1], path, objaddr)
+        res.status, res.binary = "symbolized", path
+        for row, fr in zip(rows, got):
+            if not fr:
+                continue
+            loc_rows.append(row)
+            frames.append(fr)
+            res.resolved += 1
+            f = 0
+            for x in fr:
+                f |= (_FLAGS["functions"] if x.function else 0) | (_FLAGS["filenames"] if x.file else 0) \
+                    | (_FLAGS["line_numbers"] if x.line else 0)
+            flags[m] |= f | _FLAGS["inline_frames"]  # pprof sets it whenever frames came back
+    if not loc_rows:
+        return profile, report
+    return _apply(profile, np.asarray(loc_rows, dtype=np.int32), frames, flags, demangle), report
+
+
+def _apply(profile, loc_rows: np.ndarray, frames: List[List[_tools.Frame]], flags: np.ndarray, demangle: str):
+    names = _demangle.demangle_names((x.function for fr in frames for x in fr), demangle)
+    strings: Dict[str, int] = {}
+
+    def code(v: str) -> int:
+        c = strings.get(v)
+        if c is None:
+            c = strings[v] = len(strings)
+        return c
+
+    flat = [x for fr in frames for x in fr]
+    offsets = np.zeros(len(frames) + 1, dtype=np.int64)
+    np.cumsum([len(fr) for fr in frames], out=offsets[1:])
+    core = _core.apply_symbols(
+        profile._core, loc_rows, offsets,
+        np.fromiter((code(names[x.function]) for x in flat), np.int32, len(flat)),
+        np.fromiter((code(x.function) for x in flat), np.int32, len(flat)),
+        np.fromiter((code(x.file) for x in flat), np.int32, len(flat)),
+        np.fromiter((x.line for x in flat), np.int64, len(flat)),
+        np.fromiter((x.column for x in flat), np.int64, len(flat)),
+        np.fromiter((x.start_line for x in flat), np.int64, len(flat)),
+        list(strings), flags)
+    return type(profile)._wrap(core)
+
+
+def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]):
+    """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``."""
+    base = os.path.basename(name)
+    candidates: List[str] = []
+    if isinstance(binaries, str) or isinstance(binaries, os.PathLike):
+        if is_main:
+            candidates.append(os.fspath(binaries))
+    elif isinstance(binaries, Mapping):
+        for key in (build_id, name, base):
+            if key and key in binaries:
+                candidates.append(os.fspath(binaries[key]))
+    elif binaries is not None:
+        paths = [os.fspath(b) for b in binaries]
+        if build_id:
+            for p in paths:
+                try:
+                    if _elf.read_elf(p).build_id == build_id:
+                        candidates.append(p)
+                except (OSError, _elf.NotELF):
+                    pass
+        candidates += [p for p in paths if base and os.path.basename(p) == base]
+    for d in search:
+        if build_id:
+            candidates.append(os.path.join(d, build_id, base))
+            bid_dir = os.path.join(d, build_id)
+            if os.path.isdir(bid_dir):
+                candidates += sorted(os.path.join(bid_dir, f) for f in os.listdir(bid_dir))
+        if name:
+            candidates.append(os.path.join(d, base))
+            candidates.append(os.path.join(d, name.lstrip("/")))
+    if name:
+        candidates.append(name)
+    mismatch = None
+    for c in candidates:
+        if not os.path.isfile(c):
+            continue
+        if build_id:
+            try:
+                got = _elf.read_elf(c).build_id
+            except (OSError, _elf.NotELF):
+                continue
+            if got and got != build_id:
+                mismatch = f"{c}: build id {got} does not match {build_id}"
+                continue
+        return c, None
+    if not name and not candidates:
+        return None, "no file name (pass binaries=...)"
+    return None, mismatch or f"binary not found ({name or build_id})"
