@@ -1,0 +1,221 @@
+"""Source and disassembly listings: pprof's ``list`` and ``disasm`` reports.
+
+:func:`source_listing` annotates each source line of the functions matching a
+regex with its flat and cum values (pprof's ``-list``: nodes at line
+granularity, five lines of context around the sampled lines, files found
+through ``source_path`` as pprof searches them). :func:`disassembly` annotates
+each instruction of the matching symbols (pprof's ``-disasm``: symbols from
+``nm``, instructions and their source lines from ``objdump -d -l``, samples
+at address granularity without inline frames).
+
+Both return a :class:`ListingTable` (a :class:`~pprofcore.ReportTable`: one row
+per source line or instruction, pprof's text as ``repr``, a heat-coloured HTML
+view in notebooks)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from . import _args, _units
+from ._report_base import report_total
+from ._report_table import ReportTable
+from ._reports import nodes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+__all__ = ["source_listing", "disassembly", "ListingTable"]
+
+MARGIN = 5  # lines of context before the first and after the last sampled line (pprof's)
+
+
+class ListingTable(ReportTable):
+    """A listing: columns ``routine`` (function or symbol), ``file``, ``line``
+    (or ``address``), ``flat``, ``cum`` and ``text`` (source line or
+    instruction); ``meta["routines"]`` holds each routine's header values."""
+
+    def _repr_html_(self) -> str:
+        from .display.listing import listing_html
+
+        return listing_html(self)
+
+
+# ------------------------------------------------------------------ source list
+def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = None, trim_path: str = "",
+                   sample_type=None, relative_percentages: bool = False) -> ListingTable:
+    """pprof's ``-list=regex``: for every function whose name matches ``regex``
+    and every source file it has samples in, the source lines around the
+    sampled ones with their flat and cum values (pprof's node order, five lines
+    of margin, its range rules). ``source_path`` (``os.pathsep``-separated,
+    default the current directory) and ``trim_path`` locate relative or moved
+    files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
+    read gives a routine with an ``error`` and no lines. Raises ``ValueError``
+    when no function matches."""
+    rx = _args.compile_regex("list regex", regex)
+    ti = profile.sample_type_index(sample_type)
+    t = nodes(profile, "lines", True)
+    cols = t.columns()
+    flat, cum = cols["flat"][:, ti], cols["cum"][:, ti]
+    fn_rows = cols["function"]
+    s = profile._s
+    fn_name, fn_file = profile.functions["name"], profile.functions["filename"]
+    live = np.flatnonzero((flat != 0) | (cum != 0))  # pprof drops empty nodes from its graph
+    by_name: Dict[str, List[int]] = {}
+    matched: Dict[str, bool] = {}
+    for r in live.tolist():
+        f = int(fn_rows[r])
+        name = s(int(cols["name"][r])) if f < 0 else s(int(fn_name[f]))
+        if matched.setdefault(name, rx.search(name) is not None):
+            by_name.setdefault(name, []).append(r)
+    if not by_name:
+        raise ValueError(f"no matches found for regexp: {rx.pattern}")
+    search = source_path if source_path is not None else os.getcwd()
+    reader = _SourceReader(search, trim_path)
+    tot = report_total(profile, ti, False, relative_percentages)
+    su = profile.sample_types[ti][1]
+    out: Dict[str, list] = {k: [] for k in ("routine", "file", "line", "flat", "cum", "text")}
+    routines = []
+    for name in sorted(by_name):
+        files: Dict[str, List[int]] = {}
+        for r in by_name[name]:
+            f = int(fn_rows[r])
+            file = s(int(fn_file[f])) if f >= 0 else ""
+            if file:
+                files.setdefault(file, []).append(r)
+        if not files:
+            routines.append({"name": name, "file": "", "flat": 0, "cum": 0, "error": "no source information"})
+            continue
+        for file in sorted(files):
+            rows = files[file]
+            routine = {"name": name, "file": file, "flat": int(flat[rows].sum()), "cum": int(cum[rows].sum()),
+                       "error": ""}
+            routines.append(routine)
+            starts = cols["start_line"][rows].tolist()
+            linenos = cols["lineno"][rows].tolist()
+            lo, hi = _line_range(starts, linenos)
+            per_line: Dict[int, Tuple[int, int]] = {}
+            for r, ln in zip(rows, linenos):
+                a, b = per_line.get(ln, (0, 0))
+                per_line[ln] = (a + int(flat[r]), b + int(cum[r]))
+            text = reader.lines(file)
+            if isinstance(text, str):
+                routine["error"] = text
+                continue
+            for ln in range(lo, hi + 1):
+                if ln >= len(text):
+                    break
+                a, b = per_line.get(ln, (0, 0))
+                for k, v in (("routine", name), ("file", file), ("line", ln), ("flat", a), ("cum", b),
+                             ("text", text[ln])):
+                    out[k].append(v)
+    columns = {k: (np.asarray(v, dtype=np.int64) if k in ("line", "flat", "cum") else v) for k, v in out.items()}
+    meta = {"kind": "list", "total": tot, "sample_unit": su, "routines": routines,
+            "sample_type": profile.sample_types[ti][0]}
+    return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _list_text, meta)
+
+
+def _line_range(starts: List[int], linenos: List[int]) -> Tuple[int, int]:
+    """The lines pprof shows for one function and file (getSourceFromFile,
+    including its quirk that a node extending the start never extends the end)."""
+    start = starts[0] if starts[0] else linenos[0] - MARGIN
+    end = linenos[0] + MARGIN
+    for st, ln in zip(starts, linenos):
+        node_start = st if st else ln - MARGIN
+        node_end = ln + MARGIN
+        if node_start < start:
+            start = node_start
+        elif node_end > end:
+            end = node_end
+    return max(start, 1), end
+
+
+class _SourceReader:
+    """Source files found as pprof finds them, read once each: a list of lines
+    with an unused entry 0, or the error message."""
+
+    def __init__(self, search_path: str, trim_path: str):
+        self.search, self.trim = search_path, trim_path
+        self.cache: Dict[str, object] = {}
+
+    def lines(self, path: str):
+        if path not in self.cache:
+            self.cache[path] = self._read(path)
+        return self.cache[path]
+
+    def _read(self, path: str):
+        rel = _trim(path, self.trim, self.search)
+        candidates = []
+        if os.path.isabs(rel):
+            candidates = [rel]
+        else:
+            for d in self.search.split(os.pathsep):
+                while True:
+                    candidates.append(os.path.join(d, rel))
+                    parent = os.path.dirname(d)
+                    if parent == d:
+                        break
+                    d = parent
+        for c in candidates:
+            try:
+                with open(c, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                if os.path.isabs(rel):
+                    return f"open {rel}: {e.strerror.lower() if e.strerror else e}"
+                continue
+            text = data.decode("utf-8", "replace").split("\n")
+            if text and text[-1] == "":
+                text.pop()
+            return [""] + [x[:-1] if x.endswith("\r") else x for x in text]
+        return f"could not find file {rel} on path {self.search}"
+
+
+def _trim(path: str, trim: str, search: str) -> str:
+    """pprof's trimPath: strip a configured prefix, or guess one from the base
+    names of the search directories."""
+    spath = path.replace(os.sep, "/")
+    if not trim:
+        for d in search.split(os.pathsep):
+            want = "/" + os.path.basename(d.rstrip("/")) + "/"
+            at = spath.find(want)
+            if at != -1:
+                return path[at + len(want):]
+    for t in [x for x in trim.split(os.pathsep) if x] + ["/proc/self/cwd/./", "/proc/self/cwd/"]:
+        if not t.endswith("/"):
+            t += "/"
+        if spath.startswith(t):
+            return path[len(t):]
+    return path
+
+
+def _value_or_dot(v: int, su: str) -> str:
+    return "." if v == 0 else _units.scaled_label(v, su)
+
+
+def _list_text(t: ListingTable, n: Optional[int] = None) -> str:
+    m = t.meta
+    su, tot = m["sample_unit"], m["total"]
+    out = list(t.header)
+    rows_by_routine: Dict[Tuple[str, str], List[int]] = {}
+    for i in range(len(t)):
+        rows_by_routine.setdefault((t["routine"][i], t["file"][i]), []).append(i)
+    for r in m["routines"]:
+        if r["error"] == "no source information":
+            out.append(f"No source information for {r['name']}")
+            continue
+        out.append(f"ROUTINE ======================== {r['name']} in {r['file']}")
+        out.append(f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
+                   f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total")
+        if r["error"]:
+            out.append(f" Error: {r['error']}")
+            continue
+        for i in rows_by_routine.get((r["name"], r["file"]), []):
+            out.append(f"{_value_or_dot(int(t['flat'][i]), su):>10} {_value_or_dot(int(t['cum'][i]), su):>10} "
+                       f"{int(t['line'][i]):6d}:{t['text'][i]}")
+    return "\n".join(out) + "\n"
