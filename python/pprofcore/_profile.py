@@ -307,6 +307,27 @@ class Profile:
 
         return _filter.show_from(self, regex)
 
+    def symbolize(self, **options) -> Tuple["Profile", "object"]:
+        """Resolves addresses to functions, files and lines with llvm-symbolizer or
+        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
+        from .symbolize import symbolize
+
+        return symbolize(self, **options)
+
+    def list(self, regex, **options):
+        """pprof's ``list``: per-source-line flat/cum of the functions matching
+        ``regex``, with the source text. See :func:`pprofcore.listing.source_listing`."""
+        from .listing import source_listing
+
+        return source_listing(self, regex, **options)
+
+    def disasm(self, regex, **options):
+        """pprof's ``disasm``: per-instruction flat/cum of the functions matching
+        ``regex``, from ``objdump``. See :func:`pprofcore.listing.disassembly`."""
+        from .listing import disassembly
+
+        return disassembly(self, regex, **options)
+
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
         function name matches ``regex``."""

@@ -58,6 +58,7 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
     when no function matches."""
     rx = _args.compile_regex("list regex", regex)
+    search = source_path if source_path is not None else os.getcwd()
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "lines", True)
     cols = t.columns()
@@ -75,7 +76,6 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
             by_name.setdefault(name, []).append(r)
     if not by_name:
         raise ValueError(f"no matches found for regexp: {rx.pattern}")
-    search = source_path if source_path is not None else os.getcwd()
     reader = _SourceReader(search, trim_path)
     tot = report_total(profile, ti, False, relative_percentages)
     su = profile.sample_types[ti][1]
@@ -86,7 +86,8 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
         for r in by_name[name]:
             f = int(fn_rows[r])
             file = s(int(fn_file[f])) if f >= 0 else ""
-            if file:
+            if file:  # pprof's report trims, then its graph cleans, every file name
+                file = _clean(_trim(file, trim_path, search))
                 files.setdefault(file, []).append(r)
         if not files:
             routines.append({"name": name, "file": "", "flat": 0, "cum": 0, "error": "no source information"})
@@ -118,6 +119,14 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
     meta = {"kind": "list", "total": tot, "sample_unit": su, "routines": routines,
             "sample_type": profile.sample_types[ti][0]}
     return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _list_text, meta)
+
+
+def _clean(path: str) -> str:
+    """Go's filepath.Clean, which pprof's graph applies to file names."""
+    if not path:
+        return path
+    out = os.path.normpath(path)
+    return "/" + out.lstrip("/") if path.startswith("/") else out
 
 
 def _line_range(starts: List[int], linenos: List[int]) -> Tuple[int, int]:
