@@ -112,7 +112,7 @@ def test_list_without_match_raises():
 
 
 def _go_cpu_profiles():
-    rows = [r for r in local_manifest() if re.search(r"go-cpu.*\.pb\.gz$", r["file"])]
+    rows = [r for r in local_manifest() if re.search(r"/(cpu-labels|heap|allocs)\.pb\.gz$", r["file"])]
     return [r["file"] for r in rows]
 
 
