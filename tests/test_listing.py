@@ -43,7 +43,7 @@ def gnu_tools(tmp_path_factory):
     return native.only_tools(tmp_path_factory.mktemp("gnu"), "objdump", "nm", "addr2line")
 
 
-LISTINGS = [("c-pie", "hot|main"), ("c-nopie", "hot|warm|mix"), ("cpp-pie", "fold|helper|operator")]
+LISTINGS = [("c-pie", "hot|main"), ("c-nopie", "hot|warm|mix"), ("cpp-pie", "fold")]
 
 
 def _pprof_or_no_match(*args, **kw):

@@ -218,3 +218,12 @@ def test_already_demangled_names_get_pprofs_heuristic():
     got = _demangle.demangle_names(["std::vector<int>::push_back(int)", "main.(*T).m", "java.lang.Object.<init>"])
     assert got == {"std::vector<int>::push_back(int)": "std::vector::push_back", "main.(*T).m": "main.(*T).m",
                    "java.lang.Object.<init>": "java.lang.Object.<init>"}
+
+
+@pytest.mark.parametrize("tool", _tool_params())
+def test_parallel_chunks_give_the_same_frames(programs, tool, monkeypatch):
+    p = pprofcore.load(programs["c-pie"][1])
+    one, _ = symbolize(p, tool=tool)
+    monkeypatch.setattr(_tools, "PARALLEL_MIN", 2)  # several processes even for a few addresses
+    many, _ = symbolize(p, tool=tool)
+    assert native.our_locations(many) == native.our_locations(one)

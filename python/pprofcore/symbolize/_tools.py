@@ -78,14 +78,27 @@ def find_symbolizer(tool: str = "auto") -> tuple:
                       "or addr2line (apt-get install binutils)")
 
 
+PARALLEL_MIN = 10_000  # addresses per extra process
+
+
 def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> List[List[Frame]]:
     """The frames of each address (addresses as the binary sees them), innermost
     first; an empty list where the tool knows nothing."""
     if not len(addresses):
         return []
-    if kind == "llvm-symbolizer":
-        return _llvm(tool, binary, addresses)
-    return _addr2line(tool, binary, addresses)
+    run = _llvm if kind == "llvm-symbolizer" else _addr2line
+    # Large batches are split over one process per core: the tools are
+    # single-threaded, and each chunk's output is parsed while others run.
+    n = min(os.cpu_count() or 1, len(addresses) // PARALLEL_MIN)
+    if n <= 1:
+        return run(tool, binary, addresses)
+    from concurrent.futures import ThreadPoolExecutor
+
+    size = -(-len(addresses) // n)
+    chunks = [addresses[i:i + size] for i in range(0, len(addresses), size)]
+    with ThreadPoolExecutor(len(chunks)) as pool:
+        parts = list(pool.map(lambda c: run(tool, binary, c), chunks))
+    return [frames for part in parts for frames in part]
 
 
 def _run(cmd: List[str], stdin: str) -> str:
