@@ -129,7 +129,7 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     report = SymbolizeReport(tool="")
 
     loc_rows: List[np.ndarray] = []
-    frames: List[List[_tools.Frame]] = []
+    frames = _tools.Frames()
     flags = np.zeros(n_maps, dtype=np.uint8)
     for m in range(n_maps):
         rows = np.flatnonzero(loc_map == m)
@@ -171,47 +171,45 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
         if kind_path is None:
             kind_path = _tools.find_symbolizer(tool)
             report.tool = kind_path[1]
-        objaddr = [(int(a) - reloc) & 0xFFFFFFFFFFFFFFFF for a in addresses[rows]]
+        objaddr = ((addresses[rows].astype(np.uint64) - np.uint64(reloc)) & np.uint64(0xFFFFFFFFFFFFFFFF)).tolist()
         got = _tools.resolve(kind_path[0], kind_path[1], path, objaddr)
         res.status, res.binary = "symbolized", path
-        for row, fr in zip(rows, got):
-            if not fr:
-                continue
-            loc_rows.append(row)
-            frames.append(fr)
-            res.resolved += 1
-            f = 0
-            for x in fr:
-                f |= (_FLAGS["functions"] if x.function else 0) | (_FLAGS["filenames"] if x.file else 0) \
-                    | (_FLAGS["line_numbers"] if x.line else 0)
-            flags[m] |= f | _FLAGS["inline_frames"]  # pprof sets it whenever frames came back
+        counts = np.asarray(got.counts, dtype=np.int64)
+        hit = counts > 0
+        res.resolved = int(hit.sum())
+        if not res.resolved:
+            continue
+        loc_rows.append(rows[hit])
+        frames.extend(got)
+        # pprof sets each flag when some frame has it, and has_inline_frames
+        # whenever frames came back
+        flags[m] |= ((_FLAGS["functions"] if any(got.function) else 0) | (_FLAGS["filenames"] if any(got.file) else 0)
+                     | (_FLAGS["line_numbers"] if any(got.line) else 0) | _FLAGS["inline_frames"])
     if not loc_rows:
         return profile, report
-    return _apply(profile, np.asarray(loc_rows, dtype=np.int32), frames, flags, demangle), report
+    return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
 
 
-def _apply(profile, loc_rows: np.ndarray, frames: List[List[_tools.Frame]], flags: np.ndarray, demangle: str):
-    names = _demangle.demangle_names((x.function for fr in frames for x in fr), demangle)
+def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.ndarray, demangle: str):
+    counts = np.asarray(frames.counts, dtype=np.int64)
+    counts = counts[counts > 0]  # loc_rows lists the locations with frames only
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    names = _demangle.demangle_names(frames.function, demangle)  # one entry per distinct name
     strings: Dict[str, int] = {}
-
-    def code(v: str) -> int:
-        c = strings.get(v)
-        if c is None:
-            c = strings[v] = len(strings)
-        return c
-
-    flat = [x for fr in frames for x in fr]
-    offsets = np.zeros(len(frames) + 1, dtype=np.int64)
-    np.cumsum([len(fr) for fr in frames], out=offsets[1:])
+    code = lambda v: strings.setdefault(v, len(strings))  # noqa: E731
+    # codes per distinct value, then one C-level lookup per frame
+    name_code = {f: code(d) for f, d in names.items()}
+    sys_code = {f: code(f) for f in names}
+    file_code = {f: code(f) for f in dict.fromkeys(frames.file)}
+    n = len(frames.function)
     core = _core.apply_symbols(
         profile._core, loc_rows, offsets,
-        np.fromiter((code(names[x.function]) for x in flat), np.int32, len(flat)),
-        np.fromiter((code(x.function) for x in flat), np.int32, len(flat)),
-        np.fromiter((code(x.file) for x in flat), np.int32, len(flat)),
-        np.fromiter((x.line for x in flat), np.int64, len(flat)),
-        np.fromiter((x.column for x in flat), np.int64, len(flat)),
-        np.fromiter((x.start_line for x in flat), np.int64, len(flat)),
-        list(strings), flags)
+        np.fromiter(map(name_code.__getitem__, frames.function), np.int32, n),
+        np.fromiter(map(sys_code.__getitem__, frames.function), np.int32, n),
+        np.fromiter(map(file_code.__getitem__, frames.file), np.int32, n),
+        np.asarray(frames.line, dtype=np.int64), np.asarray(frames.column, dtype=np.int64),
+        np.zeros(n, dtype=np.int64), list(strings), flags)
     return type(profile)._wrap(core)
 
 

@@ -8,12 +8,11 @@ is preferred, as pprof prefers it; ``addr2line`` (``binutils``) otherwise."""
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Sequence
 
 
@@ -26,16 +25,31 @@ class ToolFailed(RuntimeError):
     """An external tool exited with an error or wrote output it should not."""
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One source frame of an address: function (mangled), file, line, column
-    and the function's first line (0 where the tool does not say)."""
+@dataclass
+class Frames:
+    """Frames of a batch of addresses as columns (built per frame, never as one
+    object per frame: batches hold 100,000s): address ``i`` has ``counts[i]``
+    consecutive rows, innermost inline frame first. ``function`` names are
+    mangled; ``line``/``column`` are 0 where the tool does not say."""
 
-    function: str
-    file: str
-    line: int
-    column: int = 0
-    start_line: int = 0
+    counts: List[int] = field(default_factory=list)
+    function: List[str] = field(default_factory=list)
+    file: List[str] = field(default_factory=list)
+    line: List[int] = field(default_factory=list)
+    column: List[int] = field(default_factory=list)
+
+    def extend(self, other: "Frames") -> None:
+        for name in ("counts", "function", "file", "line", "column"):
+            getattr(self, name).extend(getattr(other, name))
+
+    def frames(self) -> List[List[tuple]]:
+        """``[(function, file, line, column), ...]`` per address (for inspection)."""
+        out, k = [], 0
+        for n in self.counts:
+            out.append(list(zip(self.function[k:k + n], self.file[k:k + n], self.line[k:k + n],
+                                self.column[k:k + n])))
+            k += n
+        return out
 
 
 def _versioned(name: str) -> str:
@@ -81,11 +95,11 @@ def find_symbolizer(tool: str = "auto") -> tuple:
 PARALLEL_MIN = 10_000  # addresses per extra process
 
 
-def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> List[List[Frame]]:
+def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     """The frames of each address (addresses as the binary sees them), innermost
-    first; an empty list where the tool knows nothing."""
+    first; none where the tool knows nothing."""
     if not len(addresses):
-        return []
+        return Frames()
     run = _llvm if kind == "llvm-symbolizer" else _addr2line
     # Large batches are split over one process per core: the tools are
     # single-threaded, and each chunk's output is parsed while others run.
@@ -98,7 +112,10 @@ def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> List
     chunks = [addresses[i:i + size] for i in range(0, len(addresses), size)]
     with ThreadPoolExecutor(len(chunks)) as pool:
         parts = list(pool.map(lambda c: run(tool, binary, c), chunks))
-    return [frames for part in parts for frames in part]
+    out = parts[0]
+    for part in parts[1:]:
+        out.extend(part)
+    return out
 
 
 def _run(cmd: List[str], stdin: str) -> str:
@@ -111,43 +128,57 @@ def _run(cmd: List[str], stdin: str) -> str:
     return r.stdout
 
 
-def _llvm(tool: str, binary: str, addresses: Sequence[int]) -> List[List[Frame]]:
-    out = _run([tool, "--inlining", "--no-demangle", "--output-style=JSON", "--obj=" + binary],
+def _llvm(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
+    # The LLVM text style (what pprof reads): per address, "function" and
+    # "file:line:column" lines, then a blank line. A third of JSON's size.
+    out = _run([tool, "--inlining", "--no-demangle", "--output-style=LLVM", "--obj=" + binary],
                "".join(f"{a:#x}\n" for a in addresses))
-    result: List[List[Frame]] = []
-    for text in out.splitlines():
-        if not text.strip():
-            continue
-        try:
-            rec = json.loads(text)
-        except ValueError:
-            raise ToolFailed(f"unexpected llvm-symbolizer output for {binary}: {text[:200]!r}") from None
-        frames = []
-        for s in rec.get("Symbol", []):
-            f = Frame(s.get("FunctionName", ""), s.get("FileName", ""), int(s.get("Line", 0) or 0),
-                      int(s.get("Column", 0) or 0), int(s.get("StartLine", 0) or 0))
-            if f.function or f.file or f.line:  # pprof drops frames that say nothing
-                frames.append(f)
-        result.append(frames)
-    if len(result) != len(addresses):
-        raise ToolFailed(f"llvm-symbolizer answered {len(result)} of {len(addresses)} addresses for {binary}")
-    return result
+    blocks = out.split("\n\n")
+    if blocks and not blocks[-1].strip():
+        blocks.pop()
+    if len(blocks) != len(addresses):
+        raise ToolFailed(f"llvm-symbolizer answered {len(blocks)} of {len(addresses)} addresses for {binary}")
+    r = Frames()
+    counts, funcs, files, lines_, cols = r.counts, r.function, r.file, r.line, r.column
+    for block in blocks:
+        text = block.split("\n")
+        n = 0
+        for i in range(0, len(text) - 1, 2):
+            func, where = text[i], text[i + 1]
+            if func == "??":
+                func = ""
+            file, line, column = where, 0, 0
+            parts = where.rsplit(":", 2)
+            if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+                file, line, column = parts[0], int(parts[1]), int(parts[2])
+            elif len(parts) >= 2 and parts[-1].isdigit():
+                file, line = where.rsplit(":", 1)[0], int(parts[-1])
+            if file == "??":
+                file = ""
+            if func or file or line:  # pprof drops frames that say nothing
+                funcs.append(func)
+                files.append(file)
+                lines_.append(line)
+                cols.append(column)
+                n += 1
+        counts.append(n)
+    return r
 
 
 _FILELINE = re.compile(r"^(.*):(\d+|\?)(?: \(discriminator \d+\))?$")
 
 
-def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> List[List[Frame]]:
+def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     # -a echoes each address first, which delimits the frames of one address
     out = _run([tool, "-a", "-f", "-i", "-e", binary], "".join(f"{a:x}\n" for a in addresses))
-    result: List[List[Frame]] = []
+    r = Frames()
     lines = out.splitlines()
     i = 0
     while i < len(lines):
         if not lines[i].startswith("0x"):
             raise ToolFailed(f"unexpected addr2line output for {binary}: {lines[i][:200]!r}")
         i += 1
-        frames = []
+        n = 0
         while i + 1 < len(lines) and not lines[i].startswith("0x"):
             func, fileline = lines[i], lines[i + 1]
             i += 2
@@ -162,8 +193,12 @@ def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> List[List[Fr
             if file == "??":
                 file = ""
             if func or file or line:
-                frames.append(Frame(func, file, line))
-        result.append(frames)
-    if len(result) != len(addresses):
-        raise ToolFailed(f"addr2line answered {len(result)} of {len(addresses)} addresses for {binary}")
-    return result
+                r.function.append(func)
+                r.file.append(file)
+                r.line.append(line)
+                r.column.append(0)
+                n += 1
+        r.counts.append(n)
+    if len(r.counts) != len(addresses):
+        raise ToolFailed(f"addr2line answered {len(r.counts)} of {len(addresses)} addresses for {binary}")
+    return r
