@@ -9,7 +9,9 @@ and the report for missing binaries."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ import pprofcore
 from pprofcore.symbolize import symbolize, _demangle, _elf, _tools
 
 import native_programs as native
+from conftest import go_helper, requires_go
 
 pytestmark = pytest.mark.skipif(native.missing_tools() is not None, reason=str(native.missing_tools()))
 
@@ -227,3 +230,47 @@ def test_parallel_chunks_give_the_same_frames(programs, tool, monkeypatch):
     monkeypatch.setattr(_tools, "PARALLEL_MIN", 2)  # several processes even for a few addresses
     many, _ = symbolize(p, tool=tool)
     assert native.our_locations(many) == native.our_locations(one)
+
+
+# Printer differences between binutils' demangler and Go's that are not about
+# pprof's modes: Go abbreviates the standard substitutions (std::string for
+# std::basic_string<char, ...>) and closes nested templates with ">>".
+_ABBREVIATED = re.compile(r"std::(string|istream|ostream|iostream)\b|std::basic_(string|istream|ostream|iostream)<char")
+
+
+def _exported_cpp_names():
+    names = set()
+    for lib in ("/usr/lib/x86_64-linux-gnu/libstdc++.so.6",):
+        if os.path.exists(lib):
+            r = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True)
+            names |= {ln.split()[-1].split("@")[0] for ln in r.stdout.splitlines() if " _Z" in ln}
+    return sorted(names)
+
+
+@requires_go
+@pytest.mark.skipif(shutil.which("c++filt") is None or shutil.which("nm") is None, reason="binutils missing")
+def test_demangle_modes_agree_with_pprofs_demangler_on_libstdcxx():
+    """Every exported libstdc++ symbol, in the simplified and templates modes,
+    against google/pprof's demangler (tools/goref/demangle)."""
+    names = [n for n in _exported_cpp_names() + [c[0] for c in DEMANGLE_CASES]]
+    if len(names) < 100:
+        pytest.skip("libstdc++ not found")
+    helper = go_helper("demangle")
+    go = subprocess.run([helper], input="\n".join(names) + "\n", capture_output=True, text=True,
+                        check=True).stdout.splitlines()
+    assert len(go) == len(names)
+    compared, bad = 0, []
+    for mode_index, mode in enumerate(("simplified", "templates")):
+        ours = _demangle.demangle_names(names, mode)
+        for name, line in zip(names, go):
+            want = line.split("\t")[mode_index]
+            if want == name:  # Go could not demangle it (e.g. newer manglings)
+                continue
+            full = _demangle.demangle_names([name], "full")[name]
+            if _ABBREVIATED.search(want) or _ABBREVIATED.search(full):
+                continue
+            compared += 1
+            if ours[name].replace("> >", ">>") != want.replace("> >", ">>"):
+                bad.append((mode, name, ours[name], want))
+    assert compared > 1000
+    assert not bad, f"{len(bad)} of {compared} differ, e.g. {bad[:5]}"

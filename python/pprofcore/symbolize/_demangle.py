@@ -125,19 +125,19 @@ def _drop_parameters(s: str) -> str:
 
 
 def _drop_templates(s: str) -> str:
-    """``s`` without its top-level template argument lists (those inside
-    parentheses or braces, as in ``{lambda(std::vector<int>)#1}``, stay)."""
-    out, keep_from, start, stack = [], 0, None, []
+    """``s`` without its template argument lists, at any depth (as Go's
+    demangler with NoTemplateParams prints them)."""
+    out, keep_from, start, angle = [], 0, None, 0
     for i, c, _ in _scan(s):
-        if c in "(<{[":
-            if c == "<" and not stack:
+        if c == "<":
+            if angle == 0:
                 start = i
-            stack.append(c)
-        elif stack:
-            stack.pop()
-            if c == ">" and not stack and start is not None:
+            angle += 1
+        elif c == ">" and angle:
+            angle -= 1
+            if angle == 0:
                 out.append(s[keep_from:start])
-                keep_from, start = i + 1, None
+                keep_from = i + 1
     out.append(s[keep_from:])
     return "".join(out)
 
