@@ -4,8 +4,10 @@ tool (llvm-symbolizer, or addr2line with --tool addr2line), same run.
 
 The binary is the standalone pprof command itself (a Go binary with DWARF);
 the profile has one sample per address, addresses spread over its .text.
-pprof's time includes reading and writing the profile (``-proto``), measured
-against ``-symbolize=none`` on the same file to leave only symbolization.
+Both sides read the profile, symbolize and write it (pprof: ``-proto``);
+pprof's ``-symbolize=none`` run shows its cost without symbolization. Wall
+and CPU (user+sys, tools included) medians of alternating runs; the frames of
+every address are compared.
 
     python bench/bench_symbolize.py [--n 100000] [--tool llvm-symbolizer]
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--tool", default="llvm-symbolizer", choices=["llvm-symbolizer", "addr2line"])
+    ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
@@ -57,27 +62,54 @@ def main() -> None:
         tools = ["addr2line", "nm", "objdump"] + (["llvm-symbolizer"] if a.tool == "llvm-symbolizer" else [])
         tools_dir = native.only_tools(d / "tools", *tools)
 
-        p = pprofcore.load(prof)
-        t0 = time.perf_counter()
-        q, report = p.symbolize(tool=a.tool, search_path=[])
-        ours = time.perf_counter() - t0
+        def ours():
+            p = pprofcore.load(prof)
+            q, report = p.symbolize(tool=a.tool, search_path=[])
+            q.save(d / "ours.pb.gz")
+            return report.resolved
 
-        def pprof_time(mode):
-            t0 = time.perf_counter()
+        def theirs(mode="local"):
             native.run_pprof(pprof, f"-symbolize={mode}", "-proto", "-output", str(d / "out.pb.gz"), str(prof),
                              tools_dir=tools_dir)
-            return time.perf_counter() - t0
 
-        base = pprof_time("none")
-        theirs = pprof_time("local")
+        rows = {"pprofcore load+symbolize+save": [], "pprof -symbolize=local -proto": [],
+                "pprof -symbolize=none -proto": []}
+        for _ in range(a.repeat):  # alternating, so load changes hit both
+            for name, fn in (("pprofcore load+symbolize+save", ours), ("pprof -symbolize=local -proto", theirs),
+                             ("pprof -symbolize=none -proto", lambda: theirs("none"))):
+                rows[name].append(_timed(fn))
+        q = pprofcore.load(d / "ours.pb.gz")
+        theirs()
         check = pprofcore.load(d / "out.pb.gz")
-        print(f"addresses: {a.n}, tool: {a.tool}, binary: Go pprof command ({os.path.getsize(binary) >> 20} MiB)")
-        print(f"pprofcore symbolize: {ours:.2f} s ({report.resolved} resolved)")
-        print(f"google/pprof -symbolize=local: {theirs:.2f} s total, {theirs - base:.2f} s symbolizing "
-              f"(-symbolize=none: {base:.2f} s)")
-        print(f"speedup (symbolizing only): {(theirs - base) / ours:.1f}x; "
-              f"pprof resolved {sum(1 for x in check.locations['line_offsets'][1:] - check.locations['line_offsets'][:-1] if x)}")
+        same = _frames(q) == _frames(check)
+        print(f"addresses: {a.n}, tool: {a.tool}, binary: Go pprof command ({os.path.getsize(binary) >> 20} MiB), "
+              f"{a.repeat} runs, median; CPU = user+sys of the process and its tools")
+        print(f"same frames for every address as pprof: {same}")
+        print("| | wall s | CPU s |\n|---|---|---|")
+        for name, times in rows.items():
+            wall = statistics.median(t[0] for t in times)
+            cpu = statistics.median(t[1] for t in times)
+            print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
 
+
+def _timed(fn):
+    """(wall, CPU) seconds of fn(), CPU counting this process and the children it waited for."""
+    r0, c0, t0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN), \
+        time.perf_counter()
+    fn()
+    wall = time.perf_counter() - t0
+    r1, c1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(b, f) - getattr(a_, f) for a_, b in ((r0, r1), (c0, c1)) for f in ("ru_utime", "ru_stime"))
+    return wall, cpu
+
+
+def _frames(p):
+    """{address: [(name, file, line), ...]} of a profile (pprof's "file:?" as pprofcore writes it)."""
+    s, fn, ln, loc = p._s, p.functions, p.lines, p.locations
+    off = loc["line_offsets"]
+    return {int(a): [(s(fn["name"][ln["function"][j]]), native.pprof_file(s(fn["filename"][ln["function"][j]])),
+                      int(ln["line"][j]))
+                     for j in range(off[i], off[i + 1])] for i, a in enumerate(loc["address"])}
 
 if __name__ == "__main__":
     main()

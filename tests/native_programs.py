@@ -114,6 +114,15 @@ def raw_locations(raw: str) -> Dict[int, List[Tuple[str, str, str, int]]]:
     return out
 
 
+def pprof_file(f: str) -> str:
+    """pprof's file name as pprofcore records it: pprof keeps addr2line's
+    unknown line ("file:?", "??:?") in the file name; pprofcore drops the
+    ":?" and an unknown "??" file."""
+    if f.endswith(":?"):
+        f = f[:-2]
+    return "" if f == "??" else f
+
+
 def our_locations(p) -> Dict[int, List[Tuple[str, str, str, int]]]:
     """The same shape as :func:`raw_locations` for a pprofcore profile."""
     loc, lines, fn = p.locations, p.lines, p.functions

@@ -67,9 +67,7 @@ def test_same_frames_as_pprof(programs, pprof_cmd, variant, tool, demangle, tmp_
     mode = "" if demangle == "simplified" else "=" + demangle
     raw = native.run_pprof(pprof_cmd, f"-symbolize=local:demangle{mode}" if mode else "-symbolize=local", "-raw",
                            str(prof), tools_dir=_pprof_tools_dir(tmp_path, tool))
-    # pprof keeps addr2line's "??:?" (unknown file and line) as a file name;
-    # pprofcore leaves the file empty, as for llvm-symbolizer's "??"
-    want = {a: [(n, sn, "" if f == "??:?" else f, ln) for n, sn, f, ln in fr]
+    want = {a: [(n, sn, native.pprof_file(f), ln) for n, sn, f, ln in fr]
             for a, fr in native.raw_locations(raw).items()}
     got_profile, report = symbolize(pprofcore.load(prof), tool=tool, demangle=demangle)
     got = native.our_locations(got_profile)

@@ -7,6 +7,7 @@ is preferred, as pprof prefers it; ``addr2line`` (``binutils``) otherwise."""
 
 from __future__ import annotations
 
+import bisect
 import glob
 import os
 import re
@@ -168,9 +169,50 @@ def _llvm(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
 _FILELINE = re.compile(r"^(.*):(\d+|\?)(?: \(discriminator \d+\))?$")
 
 
+def _nm_symbols(binary: str):
+    """``(addresses, sizes, names, types)`` sorted by address from ``nm`` (as
+    pprof's addr2LinerNM reads it), or None when nm is missing or fails."""
+    nm = shutil.which("nm")
+    if nm is None:
+        return None
+    r = subprocess.run([nm, "--numeric-sort", "--print-size", "--format=posix", binary], capture_output=True,
+                       text=True, errors="replace")
+    if r.returncode != 0:
+        return None
+    addrs, sizes, names, types = [], [], [], []
+    for line in r.stdout.splitlines():
+        f = line.strip().split(" ")
+        if len(f) != 4:
+            continue
+        try:
+            a, n = int(f[2], 16), int(f[3], 16)
+        except ValueError:
+            continue
+        addrs.append(a)
+        sizes.append(n)
+        names.append(f[0])
+        types.append(f[1])
+    return addrs, sizes, names, types
+
+
+def _nm_name(table, addr: int) -> str:
+    """The nm symbol holding ``addr`` ("" if none), by pprof's rules: the last
+    symbol starting at or before it; data symbols only within their size."""
+    addrs, sizes, names, types = table
+    if not addrs or addr < addrs[0] or addr >= addrs[-1] + sizes[-1]:
+        return ""
+    i = bisect.bisect_right(addrs, addr) - 1
+    if any(c in "bBdDrRvVW" for c in types[i]) and addr >= addrs[i] + sizes[i]:
+        return ""
+    return names[i]
+
+
 def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     # -a echoes each address first, which delimits the frames of one address
     out = _run([tool, "-a", "-f", "-i", "-e", binary], "".join(f"{a:x}\n" for a in addresses))
+    # Some addr2line versions cut names short (sourceware bug 17541): like pprof,
+    # take nm's name for the outermost frame when it is 2+ characters longer.
+    table = _nm_symbols(binary)
     r = Frames()
     lines = out.splitlines()
     i = 0
@@ -198,6 +240,10 @@ def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
                 r.line.append(line)
                 r.column.append(0)
                 n += 1
+        if n and table is not None:
+            better = _nm_name(table, addresses[len(r.counts)])
+            if len(better) > len(r.function[-1]) + 1:
+                r.function[-1] = better
         r.counts.append(n)
     if len(r.counts) != len(addresses):
         raise ToolFailed(f"addr2line answered {len(r.counts)} of {len(addresses)} addresses for {binary}")
