@@ -15,6 +15,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import pprofcore
 from pprofcore.symbolize import symbolize, _demangle, _elf, _tools
@@ -272,3 +273,151 @@ def test_demangle_modes_agree_with_pprofs_demangler_on_libstdcxx():
                 bad.append((mode, name, ours[name], want))
     assert compared > 1000
     assert not bad, f"{len(bad)} of {compared} differ, e.g. {bad[:5]}"
+
+
+# ------------------------------------------------------- apply_symbols (model)
+
+@st.composite
+def _resolutions(draw):
+    """A profile of address-only and named locations, and frames for some of them."""
+    import wirebuild as w
+
+    n_loc = draw(st.integers(1, 8))
+    named = draw(st.lists(st.booleans(), min_size=n_loc, max_size=n_loc))
+    strings = ["", "samples", "count", "/bin/app", "old"]
+    locs = [w.location(i + 1, 1, 0x1000 + i, [w.line(1, 3)] if named[i] else []) for i in range(n_loc)]
+    data = w.profile(sample_types=[w.value_type(1, 2)], samples=[w.sample(list(range(1, n_loc + 1)), [1])],
+                     mappings=[w.mapping(1, 0x1000, 0x2000, 0, 3)], locations=locs,
+                     functions=[w.function(1, 4)], strings=strings)
+    rows = draw(st.lists(st.integers(0, n_loc - 1), unique=True, max_size=n_loc))
+    pool = ["a", "b", "old", "", "f.c"]
+    frames = [draw(st.lists(st.tuples(st.sampled_from(pool), st.sampled_from(pool), st.integers(0, 50)),
+                            min_size=1, max_size=3)) for _ in rows]
+    return data, rows, frames
+
+
+@settings(max_examples=150, deadline=None)
+@given(_resolutions())
+def test_apply_symbols_matches_a_model(case):
+    """The C++ rebuild gives each resolved location exactly its frames, leaves
+    the others alone, and shares one function per (name, file)."""
+    from pprofcore import _core
+
+    data, rows, frames = case
+    p = pprofcore.loads(data)
+    strings = sorted({x for fr in frames for f in fr for x in f[:2]})
+    code = {s_: i for i, s_ in enumerate(strings)}
+    flat = [f for fr in frames for f in fr]
+    offsets = np.cumsum([0] + [len(fr) for fr in frames]).astype(np.int64)
+    core = _core.apply_symbols(p._core, np.asarray(rows, np.int32), offsets,
+                               np.asarray([code[f[0]] for f in flat], np.int32),
+                               np.asarray([code[f[0]] for f in flat], np.int32),
+                               np.asarray([code[f[1]] for f in flat], np.int32),
+                               np.asarray([f[2] for f in flat], np.int64), np.zeros(len(flat), np.int64),
+                               np.zeros(len(flat), np.int64), strings, np.asarray([1], np.uint8))
+    core.check_invariants()
+    q = type(p)._wrap(core)
+    before, after = native.our_locations(p), native.our_locations(q)
+    resolved = {0x1000 + r: fr for r, fr in zip(rows, frames)}
+    for addr, got in after.items():
+        if addr in resolved:
+            assert got == [(n, n, f, ln) for n, f, ln in resolved[addr]]
+        else:
+            assert got == before[addr]
+    new = [(q.strings[a], q.strings[b]) for a, b in zip(q.functions["name"].tolist()[1:],
+                                                        q.functions["filename"].tolist()[1:])]
+    assert len(new) == len(set(new)) == len({(f[0], f[1]) for f in flat})
+    assert q.mappings["has_functions"][0] == 1 and q.mappings["has_filenames"][0] == 0
+
+
+# ------------------------------------------------------------------- ELF files
+
+def _elf_bytes(cls: int, endian: str, etype: int, segments, build_id: bytes = b"") -> bytes:
+    """A minimal ELF file: header, program headers (LOAD ones as given, plus a
+    PT_NOTE with a GNU build id), no sections."""
+    import struct
+
+    e = "<" if endian == "little" else ">"
+    wide = cls == 2
+    ehsize, phentsize = (64, 56) if wide else (52, 32)
+    note = b""
+    if build_id:
+        note = struct.pack(e + "III", 4, len(build_id), 3) + b"GNU\0" + build_id
+    phs = list(segments) + ([(4, 0, 0, 0, len(note), len(note))] if note else [])
+    note_off = ehsize + phentsize * len(phs)
+    head = b"\x7fELF" + bytes([cls, 1 if endian == "little" else 2, 1]) + bytes(9)
+    if wide:
+        head += struct.pack(e + "HHIQQQIHHHHHH", etype, 62, 1, 0, ehsize, 0, 0, ehsize, phentsize, len(phs), 64, 0, 0)
+    else:
+        head += struct.pack(e + "HHIIIIIHHHHHH", etype, 3, 1, 0, ehsize, 0, 0, ehsize, phentsize, len(phs), 40, 0, 0)
+    body = b""
+    for ptype, flags, off, vaddr, filesz, memsz in phs:
+        if ptype == 4:
+            off = note_off
+        if wide:
+            body += struct.pack(e + "IIQQQQQQ", ptype, flags, off, vaddr, vaddr, filesz, memsz, 0x1000)
+        else:
+            body += struct.pack(e + "IIIIIIII", ptype, off, vaddr, vaddr, filesz, memsz, flags, 0x1000)
+    return head + body + note
+
+
+@pytest.mark.parametrize("cls", [1, 2], ids=["elf32", "elf64"])
+@pytest.mark.parametrize("endian", ["little", "big"])
+def test_elf_headers_of_every_class_and_byte_order(tmp_path, cls, endian):
+    f = tmp_path / "lib.so"
+    segs = [(1, 4, 0, 0, 0x800, 0x800), (1, 5, 0x1000, 0x1000, 0x2000, 0x2000)]
+    f.write_bytes(_elf_bytes(cls, endian, _elf.ET_DYN, segs, bytes.fromhex("0123456789abcdef")))
+    info = _elf.read_elf(str(f))
+    assert info.type == _elf.ET_DYN and info.build_id == "0123456789abcdef"
+    assert [(s.offset, s.vaddr, s.flags) for s in info.loads] == [(0, 0, 4), (0x1000, 0x1000, 5)]
+    # a shared library mapped at 0x7f0000001000 from file offset 0x1000
+    seg = _elf.segment_for_mapping(info, 0x7F0000001000, 0x7F0000003000, 0x1000, 0x7F0000001234)
+    assert (seg.offset, seg.vaddr) == (0x1000, 0x1000)
+    assert _elf.relocation_base(info, seg, 0x7F0000001000, 0x7F0000003000, 0x1000) == 0x7F0000000000
+
+
+@pytest.mark.parametrize("desc,etype,seg,start,limit,offset,want", [
+    ("fake whole-address-space mapping", _elf.ET_EXEC, (0x1000, 0x401000), 0, (1 << 64) - 1, 0, 0),
+    ("non-PIE executable", _elf.ET_EXEC, (0x1000, 0x401000), 0x401000, 0x402000, 0x1000, 0),
+    ("non-PIE without a segment", _elf.ET_EXEC, None, 0x401000, 0x402000, 0x1000, 0),
+    ("PIE", _elf.ET_DYN, (0x1000, 0x1000), 0x5555_5555_5000, 0x5555_5555_6000, 0x1000, 0x5555_5555_4000),
+    ("PIE, segment vaddr differs from offset", _elf.ET_DYN, (0x1000, 0x201000), 0x5555_5555_5000,
+     0x5555_5555_6000, 0x1000, 0x5555_5535_4000),
+    ("shared object without a segment", _elf.ET_DYN, None, 0x7F00_0000_2000, 0x7F00_0000_3000, 0x1000,
+     0x7F00_0000_1000),
+    ("relocatable object", _elf.ET_REL, None, 0x10000, 0x20000, 0, 0x10000),
+])
+def test_relocation_base(desc, etype, seg, start, limit, offset, want):
+    """pprof's GetBase for user-space ELF files (elfexec.go's arithmetic)."""
+    info = _elf.ElfInfo("x", etype)
+    segment = None if seg is None else _elf.Segment(1, 5, seg[0], seg[1], 0x1000, 0x1000)
+    assert _elf.relocation_base(info, segment, start, limit, offset) == want
+
+
+def test_relocation_base_refusals():
+    with pytest.raises(_elf.BaseError, match="non-zero mapping offset"):
+        _elf.relocation_base(_elf.ElfInfo("x", _elf.ET_REL), None, 0x1000, 0x2000, 0x10)
+    with pytest.raises(_elf.BaseError, match="unsupported ELF file type"):
+        _elf.relocation_base(_elf.ElfInfo("x", 4), None, 0x1000, 0x2000, 0)
+
+
+def test_truncated_elf(tmp_path):
+    f = tmp_path / "short"
+    f.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(60))  # header claims program headers past the end
+    data = bytearray(f.read_bytes())
+    import struct
+    struct.pack_into("<QHHH", data, 32, 10_000, 0, 0, 0)
+    struct.pack_into("<HH", data, 54, 56, 3)
+    f.write_bytes(bytes(data))
+    with pytest.raises(_elf.NotELF, match="truncated"):
+        _elf.read_elf(str(f))
+
+
+def test_tool_given_as_a_path(programs):
+    path = _tools._versioned("llvm-symbolizer") or shutil.which("addr2line")
+    if not path:
+        pytest.skip("no symbolizer")
+    q, report = symbolize(pprofcore.load(programs["c-pie"][1]), tool=path)
+    assert report.tool == path and report.resolved > 0
+    with pytest.raises(_tools.ToolMissing, match="not found"):
+        symbolize(pprofcore.load(programs["c-pie"][1]), tool="/nonexistent/symbolizer")
