@@ -131,51 +131,35 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     loc_rows: List[np.ndarray] = []
     frames = _tools.Frames()
     flags = np.zeros(n_maps, dtype=np.uint8)
+    # the location rows of each mapping, in location order (one sort, not one scan per mapping)
+    order = np.argsort(loc_map, kind="stable")
+    bounds = np.searchsorted(loc_map[order], np.arange(n_maps + 1))
     for m in range(n_maps):
-        rows = np.flatnonzero(loc_map == m)
+        rows = order[bounds[m]:bounds[m + 1]]
         if len(rows) == 0:
             continue  # pprof only looks at used mappings
         name, build_id = s(int(cols["mappings.filename"][m])), s(int(cols["mappings.build_id"][m]))
         res = MappingResult(m, name, build_id, "skipped", locations=len(rows))
         report.mappings.append(res)
-        already = (cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m]
-                   or cols["mappings.has_line_numbers"][m])
-        if already and not force:
-            res.reason = "already symbolized"
-            continue
-        base = os.path.basename(name)
-        if name and (base.startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
-            res.reason = "not a file"
-            continue
-        if "://" in name and not build_id:
-            res.reason = "a URL, not a file"
+        res.reason = _skip_reason(cols, m, name, build_id, force)
+        if res.reason:
             continue
         path, why = _locate(name, build_id, m == 0, binaries, search)
         if path is None:
-            res.status, res.reason = ("missing", why) if name or m != 0 or binaries else ("skipped", why)
+            res.status, res.reason = "missing", why
             continue
         try:
-            elf = _elf.read_elf(path)
-            first = int(addresses[rows[0]])  # pprof computes the base from the first address it sees
-            start, limit, offset = int(mstart[m]), int(mlimit[m]), int(moffset[m])
-            if not start <= first < limit and not (start == 0 and limit == 0):
-                raise _elf.BaseError(f"address {first:#x} outside the mapping [{start:#x}, {limit:#x})")
-            seg = _elf.segment_for_mapping(elf, start, limit, offset, first)
-            reloc = _elf.relocation_base(elf, seg, start, limit, offset)
+            reloc = _base(path, build_id, int(addresses[rows[0]]), int(mstart[m]), int(mlimit[m]), int(moffset[m]))
         except (OSError, _elf.NotELF, _elf.BaseError) as e:
             res.status, res.reason = "missing", f"{path}: {e}"
-            continue
-        if build_id and elf.build_id and elf.build_id != build_id:
-            res.status, res.reason = "missing", f"{path}: build id {elf.build_id} does not match {build_id}"
             continue
         if kind_path is None:
             kind_path = _tools.find_symbolizer(tool)
             report.tool = kind_path[1]
-        objaddr = ((addresses[rows].astype(np.uint64) - np.uint64(reloc)) & np.uint64(0xFFFFFFFFFFFFFFFF)).tolist()
+        objaddr = (addresses[rows] - np.uint64(reloc)).tolist()  # uint64 arithmetic wraps as pprof's
         got = _tools.resolve(kind_path[0], kind_path[1], path, objaddr)
         res.status, res.binary = "symbolized", path
-        counts = np.asarray(got.counts, dtype=np.int64)
-        hit = counts > 0
+        hit = np.asarray(got.counts, dtype=np.int64) > 0
         res.resolved = int(hit.sum())
         if not res.resolved:
             continue
@@ -188,6 +172,30 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     if not loc_rows:
         return profile, report
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
+
+
+def _skip_reason(cols, m: int, name: str, build_id: str, force: bool) -> str:
+    """Why pprof would not symbolize mapping ``m`` ("" when it would)."""
+    if not force and (cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m]
+                      or cols["mappings.has_line_numbers"][m]):
+        return "already symbolized"
+    if name and (os.path.basename(name).startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
+        return "not a file"
+    if "://" in name and not build_id:
+        return "a URL, not a file"
+    return ""
+
+
+def _base(path: str, build_id: str, first: int, start: int, limit: int, offset: int) -> int:
+    """The relocation base of ``path`` for a mapping, computed as pprof does from
+    the first address it sees; raises when the file cannot serve the mapping."""
+    elf = _elf.read_elf(path)
+    if build_id and elf.build_id and elf.build_id != build_id:
+        raise _elf.BaseError(f"build id {elf.build_id} does not match {build_id}")
+    if not start <= first < limit and not (start == 0 and limit == 0):
+        raise _elf.BaseError(f"address {first:#x} outside the mapping [{start:#x}, {limit:#x})")
+    seg = _elf.segment_for_mapping(elf, start, limit, offset, first)
+    return _elf.relocation_base(elf, seg, start, limit, offset)
 
 
 def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.ndarray, demangle: str):
