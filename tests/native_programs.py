@@ -26,7 +26,13 @@ VARIANTS = {
     "c-pie": ("inline.c", "gcc", ["-fPIE", "-pie"]),
     "c-nopie": ("inline.c", "gcc", ["-fno-PIE", "-no-pie"]),
     "cpp-pie": ("names.cpp", "g++", ["-fPIE", "-pie"]),
+    "rust-pie": ("spin.rs", "rustc", ["-O", "-C", "force-frame-pointers=yes"]),
 }
+
+
+def available(variant: str) -> bool:
+    """Whether this machine has the compiler of ``variant`` (Rust is optional)."""
+    return shutil.which(VARIANTS[variant][1]) is not None
 
 
 def missing_tools() -> Optional[str]:
@@ -45,8 +51,11 @@ def build_and_profile(variant: str, out: Path) -> Tuple[Path, Path]:
     src, cc, flags = VARIANTS[variant]
     out.mkdir(parents=True, exist_ok=True)
     exe, prof = out / variant, out / f"{variant}.prof"
-    subprocess.run([cc, "-g", "-O1", "-fno-omit-frame-pointer", *flags, "-o", str(exe), str(SOURCES / src)],
-                   check=True)
+    if cc == "rustc":
+        cmd = [cc, "-g", *flags, "-o", str(exe), str(SOURCES / src)]
+    else:
+        cmd = [cc, "-g", "-O1", "-fno-omit-frame-pointer", *flags, "-o", str(exe), str(SOURCES / src)]
+    subprocess.run(cmd, check=True, capture_output=True)
     env = dict(os.environ, CPUPROFILE=str(prof), CPUPROFILE_FREQUENCY="1000", LD_PRELOAD=str(PROFILER))
     subprocess.run([str(exe)], env=env, check=True, capture_output=True, timeout=120)
     return exe, prof

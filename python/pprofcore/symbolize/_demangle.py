@@ -8,6 +8,11 @@ present them. Mangled names are demangled in one batch by binutils' ``c++filt``
 - ``"full"``: everything but the ``[clone .constprop.0]`` suffixes;
 - ``"none"``: the mangled name.
 
+Rust paths have no parameters or return types; ``simplified`` and
+``templates`` drop their hashes and crate disambiguators (``spin::twist``
+for ``spin::twist::h951210f9d2c22ae5``), ``simplified`` also their generic
+arguments.
+
 Names that are not mangled but look like demangled C++ get pprof's heuristic
 (bracketed groups removed)."""
 
@@ -31,6 +36,16 @@ _OPERATORS = sorted("<<= >>= ->* <=> << >> <= >= == != && || ++ -- -> += -= *= /
                     "< > + - * / % ^ & | ~ ! = ,".split(), key=len, reverse=True)
 
 
+_RUST_LEGACY = re.compile(r"_ZN.*17h[0-9a-f]{16}E(?:\..*)?$")
+_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
+_RUST_DISAMBIGUATOR = re.compile(r"\[[0-9a-f]+\]")
+
+
+def is_rust(name: str) -> bool:
+    """A Rust symbol: v0 (``_R``) or legacy (Itanium-like, ending in a hash)."""
+    return name.startswith("_R") or _RUST_LEGACY.match(name) is not None
+
+
 def is_mangled(name: str) -> bool:
     return name.startswith(("_Z", "__Z", "_R"))
 
@@ -50,7 +65,7 @@ def demangle_names(names: Iterable[str], mode: str = "simplified") -> Dict[str, 
     for n in names:
         d = full.get(n)
         if d is not None and d != n:
-            out[n] = _shorten(d, mode)
+            out[n] = _shorten_rust(d, mode) if is_rust(n) else _shorten(d, mode)
         elif _looks_like_demangled_cpp(n) and mode != "full":
             out[n] = _heuristic(n, mode)
         else:
@@ -69,6 +84,18 @@ def _cxxfilt(names: list) -> list:
     if r.returncode != 0 or len(lines) != len(names):
         raise RuntimeError(f"c++filt failed ({r.returncode}): {r.stderr.strip()[:300]}")
     return lines
+
+
+def _shorten_rust(full: str, mode: str) -> str:
+    """A demangled Rust path in ``mode``: ``full`` keeps the hash and crate
+    disambiguators; the others drop them (rustc-demangle's alternate form),
+    and ``simplified`` also drops generic arguments (``<T>``, ``::<T>``)."""
+    if mode == "full":
+        return full
+    s = _RUST_DISAMBIGUATOR.sub("", _RUST_HASH.sub("", full))
+    if mode == "simplified":
+        s = _drop_templates(s.replace("::<", "<"))
+    return s
 
 
 def _shorten(full: str, mode: str) -> str:
