@@ -159,6 +159,8 @@ def test_missing_binary_is_reported_not_raised():
     assert q is not None and report.resolved == 0
     assert report.missing[0].filename == "/nonexistent/bin/app"
     assert "not found" in report.missing[0].reason and "missing" in str(report)
+    assert repr(report) == "<SymbolizeReport: 0 locations resolved, 0 unresolved, 1 mappings missing>"
+    assert "/nonexistent/bin/app" in report._repr_html_()
 
 
 def test_build_id_mismatch_is_reported(programs):

@@ -71,6 +71,21 @@ class SymbolizeReport:
     def missing(self) -> List[MappingResult]:
         return [m for m in self.mappings if m.status == "missing"]
 
+    def __repr__(self) -> str:
+        return (f"<SymbolizeReport: {self.resolved} locations resolved, {self.unresolved} unresolved, "
+                f"{len(self.missing)} mappings missing>")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td style='text-align:left'>{escape(m.filename or '(no file name)')}</td><td>{m.status}</td>"
+            f"<td>{m.resolved}/{m.locations}</td><td style='text-align:left'>{escape(m.binary or m.reason)}</td></tr>"
+            for m in self.mappings)
+        return (f"<div><b>{escape(repr(self))}</b> ({escape(self.tool or 'no tool run')})<table>"
+                "<tr><th>mapping</th><th>status</th><th>resolved</th><th>binary or reason</th></tr>"
+                f"{rows}</table></div>")
+
     def __str__(self) -> str:
         lines = [f"symbolized {self.resolved} locations with {self.tool} ({self.unresolved} unresolved)"]
         for m in self.mappings:
