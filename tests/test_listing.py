@@ -138,3 +138,12 @@ def test_list_matches_go_tool_pprof_on_go_profiles():
             assert got == want, f"{f} -list={regex} {flags}"
             checked += 1
     assert checked >= 5, "too few functions matched in the Go profiles"
+
+
+@needs_native
+def test_listing_html_escapes_cpp(programs):
+    p, _ = pprofcore.load(programs["cpp-pie"][1]).symbolize(demangle="templates")
+    html = p.list("fold", source_path=str(native.SOURCES))._repr_html_()
+    assert "std::vector&lt;U&gt;&amp; v" in html and "vector<U>" not in html
+    assert "work::Acc&lt;unsigned long&gt;::fold&lt;int&gt;" in html  # the routine name, escaped
+    assert html.count("<tr") == len(p.list("fold", source_path=str(native.SOURCES)))
