@@ -307,26 +307,31 @@ class Profile:
 
         return _filter.show_from(self, regex)
 
-    def symbolize(self, **options) -> Tuple["Profile", "object"]:
+    def symbolize(self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified",
+                  force: bool = False) -> Tuple["Profile", "object"]:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
         addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
         from .symbolize import symbolize
 
-        return symbolize(self, **options)
+        return symbolize(self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force)
 
-    def list(self, regex, **options):
+    def list(self, regex, *, source_path: Optional[str] = None, trim_path: str = "", sample_type=None,
+             relative_percentages: bool = False):
         """pprof's ``list``: per-source-line flat/cum of the functions matching
         ``regex``, with the source text. See :func:`pprofcore.listing.source_listing`."""
         from .listing import source_listing
 
-        return source_listing(self, regex, **options)
+        return source_listing(self, regex, source_path=source_path, trim_path=trim_path, sample_type=sample_type,
+                              relative_percentages=relative_percentages)
 
-    def disasm(self, regex, **options):
-        """pprof's ``disasm``: per-instruction flat/cum of the functions matching
+    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None,
+               relative_percentages: bool = False):
+        """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
         ``regex``, from ``objdump``. See :func:`pprofcore.listing.disassembly`."""
         from .listing import disassembly
 
-        return disassembly(self, regex, **options)
+        return disassembly(self, regex, binaries=binaries, search_path=search_path, sample_type=sample_type,
+                           relative_percentages=relative_percentages)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified

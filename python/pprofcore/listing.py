@@ -58,6 +58,9 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
     when no function matches."""
     rx = _args.compile_regex("list regex", regex)
+    _args.check_str("source_path", source_path, optional=True)
+    _args.check_str("trim_path", trim_path)
+    _check_bool("relative_percentages", relative_percentages)
     search = source_path if source_path is not None else os.getcwd()
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "lines", True)
@@ -127,6 +130,11 @@ def _clean(path: str) -> str:
         return path
     out = os.path.normpath(path)
     return "/" + out.lstrip("/") if path.startswith("/") else out
+
+
+def _check_bool(name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, not {_args.type_name(value)}")
 
 
 def _line_range(starts: List[int], linenos: List[int]) -> Tuple[int, int]:
@@ -248,10 +256,11 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
     :func:`pprofcore.symbolize.symbolize` finds them. Raises ``ValueError`` when
     no symbol matches and ``RuntimeError`` naming the Debian package when
     ``objdump`` or ``nm`` is missing."""
-    from .symbolize import _demangle, _elf, default_search_path
-    from .symbolize import _locate
+    from .symbolize import _check_options, _demangle, _elf, _locate
 
     rx = _args.compile_regex("disasm regex", regex)
+    binaries, search = _check_options(binaries, search_path, "auto", "simplified", False)
+    _check_bool("relative_percentages", relative_percentages)
     objdump, nm = shutil.which("objdump"), shutil.which("nm")
     if objdump is None or nm is None:
         raise RuntimeError("disasm needs objdump and nm (Debian: apt-get install binutils)")
@@ -273,8 +282,6 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
     names = [s(int(cols["name"][r])) if cols["function"][r] < 0 else s(int(fn_name[int(cols["function"][r])]))
              for r in range(len(t))]
     maps = profile.mappings
-    search = default_search_path() if search_path is None else (
-        search_path.split(os.pathsep) if isinstance(search_path, str) else list(search_path))
     tot = report_total(profile, ti, False, relative_percentages)
     su = profile.sample_types[ti][1]
     routines, out = [], {k: [] for k in ("routine", "file", "address", "flat", "cum", "text")}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .. import _core
+from .. import _args, _core
 from . import _demangle, _elf, _tools
 from ._tools import ToolFailed, ToolMissing
 
@@ -129,8 +129,7 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     Raises :class:`ToolMissing` (naming the Debian package) when no symbolizer
     is installed and a mapping needs one.
     """
-    if demangle not in _demangle.MODES:
-        raise ValueError(f"demangle must be one of {', '.join(_demangle.MODES)}, not {demangle!r}")
+    binaries, search = _check_options(binaries, search_path, tool, demangle, force)
     cols = profile._cols
     n_maps = len(cols["mappings.id"])
     loc_map = np.asarray(cols["locations.mapping"])
@@ -138,8 +137,6 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     mstart, mlimit = cols["mappings.memory_start"], cols["mappings.memory_limit"]
     moffset = cols["mappings.file_offset"]
     s = profile._s
-    search = default_search_path() if search_path is None else (
-        [p for p in search_path.split(os.pathsep) if p] if isinstance(search_path, str) else list(search_path))
     kind_path = None
     report = SymbolizeReport(tool="")
 
@@ -187,6 +184,39 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     if not loc_rows:
         return profile, report
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
+
+
+def _check_options(binaries, search_path, tool, demangle, force):
+    """The options checked (TypeError/ValueError naming the bad one); returns
+    ``binaries`` with paths as str and the search path as a list."""
+    def path_like(v):
+        return isinstance(v, (str, os.PathLike)) and os.fspath(v) != ""
+
+    if binaries is not None and not path_like(binaries):
+        if isinstance(binaries, Mapping):
+            if not all(isinstance(k, str) and path_like(v) for k, v in binaries.items()):
+                raise TypeError("binaries: a dict must map str keys to paths")
+            binaries = {k: os.fspath(v) for k, v in binaries.items()}
+        elif isinstance(binaries, (list, tuple)) and all(path_like(b) for b in binaries):
+            binaries = [os.fspath(b) for b in binaries]
+        else:
+            raise TypeError(f"binaries must be a path, a list of paths or a dict, not {_args.type_name(binaries)}")
+    if search_path is None:
+        search = default_search_path()
+    elif isinstance(search_path, str):
+        search = [p for p in search_path.split(os.pathsep) if p]
+    elif isinstance(search_path, (list, tuple)) and all(path_like(p) for p in search_path):
+        search = [os.fspath(p) for p in search_path]
+    else:
+        raise TypeError(f"search_path must be a str or a list of paths, not {_args.type_name(search_path)}")
+    if not _args.check_str("tool", tool):
+        raise ValueError("tool must name a symbolizer: auto, llvm-symbolizer, addr2line or a path")
+    _args.check_str("demangle", demangle)
+    if demangle not in _demangle.MODES:
+        raise ValueError(f"demangle must be one of {', '.join(_demangle.MODES)}, not {demangle!r}")
+    if not isinstance(force, bool):
+        raise TypeError(f"force must be a bool, not {_args.type_name(force)}")
+    return binaries, search
 
 
 def _skip_reason(cols, m: int, name: str, build_id: str, force: bool) -> str:
@@ -240,7 +270,7 @@ def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]
     """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``."""
     base = os.path.basename(name)
     candidates: List[str] = []
-    if isinstance(binaries, str) or isinstance(binaries, os.PathLike):
+    if isinstance(binaries, (str, os.PathLike)):
         if is_main:
             candidates.append(os.fspath(binaries))
     elif isinstance(binaries, Mapping):
