@@ -147,3 +147,20 @@ def test_listing_html_escapes_cpp(programs):
     assert "std::vector&lt;U&gt;&amp; v" in html and "vector<U>" not in html
     assert "work::Acc&lt;unsigned long&gt;::fold&lt;int&gt;" in html  # the routine name, escaped
     assert html.count("<tr") == len(p.list("fold", source_path=str(native.SOURCES)))
+
+
+@needs_native
+@needs_binutils
+def test_disasm_by_address_matches_pprof(programs, pprof_cmd, gnu_tools):
+    """pprof's -disasm=ADDRESS: the symbol holding that address."""
+    import subprocess
+
+    exe, prof = programs["c-nopie"]
+    nm = subprocess.run(["nm", "-n", str(exe)], capture_output=True, text=True, check=True).stdout
+    hot = next(int(ln.split()[0], 16) for ln in nm.splitlines() if ln.endswith(" hot"))
+    regex = f"{hot + 4:#x}"
+    want = _pprof_or_no_match(pprof_cmd, "-symbolize=local", f"-disasm={regex}", str(prof), tools_dir=gnu_tools)
+    p, _ = pprofcore.load(prof).symbolize(tool="addr2line")
+    got = p.disasm(regex)
+    assert got.to_text() == want
+    assert got.meta["routines"][0]["name"] == "hot"

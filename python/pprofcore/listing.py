@@ -287,7 +287,11 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
     routines, out = [], {k: [] for k in ("routine", "file", "address", "flat", "cum", "text")}
     info = {k: [] for k in ("function", "source_file", "source_line")}
     symbols = []
-    for m in sorted({int(node_map[r]) for r in live if node_map[r] >= 0 and rx.search(names[r])}):
+    address = _as_address(rx.pattern)
+    used = {int(node_map[r]) for r in live if node_map[r] >= 0 and rx.search(names[r])}
+    if address is not None:  # pprof also opens the mappings that hold the address
+        used |= {m for m in range(len(maps)) if maps["memory_start"][m] <= address <= maps["memory_limit"][m]}
+    for m in sorted(used):
         name, build_id = s(int(maps["filename"][m])), s(int(maps["build_id"][m]))
         path, _ = _locate(name, build_id, m == 0, binaries, search)
         if path is None:
@@ -301,18 +305,18 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
                                         start, limit, offset)
         except (OSError, _elf.NotELF, _elf.BaseError):
             continue
-        for sym in _symbols(nm, path, rx, _demangle):
+        for sym in _symbols(nm, path, rx, _demangle, address):
             symbols.append((sym, path, base, rows))
     if not symbols:
         raise ValueError(f"no matches found for regexp: {rx.pattern}")
     symbols.sort(key=lambda x: (x[0][0], x[0][1]))  # by name, then start (pprof's order for -disasm)
-    for (sym_name, lo, hi), path, base, rows in symbols:
+    for (sym_name, lo, hi, aliases), path, base, rows in symbols:
         insts = _objdump(objdump, path, lo, hi)
         # the symbol's samples (pprof's nodesPerSymbol): objects addresses in [lo, hi]
         objaddr = sorted(a for a in (((int(cols["address"][r]) - base) & 0xFFFFFFFFFFFFFFFF, r) for r in rows)
                          if lo <= a[0] <= hi)
         routine = {"name": sym_name, "file": path, "flat": sum(int(flat[r]) for _, r in objaddr),
-                   "cum": sum(int(cum[r]) for _, r in objaddr), "error": ""}
+                   "cum": sum(int(cum[r]) for _, r in objaddr), "error": "", "aliases": aliases}
         k = 0
         for i, (addr, text, function, file, line) in enumerate(insts):
             nxt = insts[i + 1][0] if i + 1 < len(insts) else 1 << 64
@@ -339,10 +343,20 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
     return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _disasm_text, meta)
 
 
-def _symbols(nm: str, path: str, rx, demangle_mod) -> List[Tuple[str, int, int]]:
-    """``(name, start, end)`` of the symbols of ``path`` matching ``rx`` (nm -n,
-    aliases at one address grouped, a symbol ending where the next begins;
-    mangled names also tried demangled, as pprof does)."""
+def _as_address(pattern: str) -> Optional[int]:
+    """The address a -disasm argument names (Go's ParseUint with base 0), or None."""
+    try:
+        v = int(pattern, 0)
+    except ValueError:
+        return None
+    return v if 0 <= v < 1 << 64 else None
+
+
+def _symbols(nm: str, path: str, rx, demangle_mod, address: Optional[int] = None) -> List[tuple]:
+    """``(name, start, end, aliases)`` of the symbols of ``path`` matching ``rx``
+    (nm -n, aliases at one address grouped, a symbol ending where the next
+    begins; mangled names also tried demangled, as pprof does), or holding
+    ``address`` when one is given."""
     r = subprocess.run([nm, "-n", path], capture_output=True, text=True, errors="replace")
     if r.returncode != 0:
         return []
@@ -361,17 +375,19 @@ def _symbols(nm: str, path: str, rx, demangle_mod) -> List[Tuple[str, int, int]]
         if mangled else {}
     out = []
     for i, (addr, names) in enumerate(groups):
-        if i + 1 == len(groups):
-            break  # the last symbol has no end (pprof's end is the next symbol)
-        end = groups[i + 1][0] - 1
+        # a symbol ends where the next begins; the last one runs to the end (as in pprof)
+        end = groups[i + 1][0] - 1 if i + 1 < len(groups) else (1 << 64) - 1
+        if address is not None and addr <= address <= end:
+            out.append((names[0], addr, end, names[1:]))  # an address names every alias
+            continue
         for n in names:
             if rx.search(n):
-                out.append((n, addr, end))
+                out.append((n, addr, end, []))
                 break
             hit = next((forms[mode][n] for mode in ("full", "templates", "simplified")
                         if n in forms.get(mode, {}) and rx.search(forms[mode][n])), None)
             if hit is not None:
-                out.append((hit, addr, end))
+                out.append((hit, addr, end, []))
                 break
     return out
 
@@ -417,6 +433,7 @@ def _disasm_text(t: ListingTable, n: Optional[int] = None) -> str:
         rows.setdefault(t["routine"][i], []).append(i)
     for r in m["routines"]:
         out.append(f"ROUTINE ======================== {r['name']}")
+        out.extend(f"    AKA ======================== {a}" for a in r.get("aliases", []))
         out.append(f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
                    f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total")
         last = ("", "", 0)
