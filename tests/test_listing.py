@@ -48,13 +48,16 @@ LISTINGS = [("c-pie", "hot|main"), ("c-nopie", "hot|warm|mix"), ("cpp-pie", "fol
 
 def _pprof_or_no_match(*args, **kw):
     """pprof's output, or None when it found no matching function (a short run
-    may leave a function without samples; pprofcore must then raise too)."""
-    try:
-        return native.run_pprof(*args, **kw)
-    except RuntimeError as e:
-        if "no matches found" in str(e):
-            return None
-        raise
+    may leave a function without samples; pprofcore must then raise too).
+    Standalone pprof sometimes answers "no matches" on a loaded machine and
+    not on the next run of the same command, so that answer is asked thrice."""
+    for _ in range(3):
+        try:
+            return native.run_pprof(*args, **kw)
+        except RuntimeError as e:
+            if "no matches found" not in str(e):
+                raise
+    return None
 
 
 

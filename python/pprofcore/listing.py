@@ -300,7 +300,7 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
         start, limit, offset = int(maps["memory_start"][m]), int(maps["memory_limit"][m]), int(maps["file_offset"][m])
         try:
             elf = _elf.read_elf(path)
-            first = int(cols["address"][rows[0]])
+            first = int(cols["address"][rows[0]]) if rows else (address if address is not None else start)
             base = _elf.relocation_base(elf, _elf.segment_for_mapping(elf, start, limit, offset, first),
                                         start, limit, offset)
         except (OSError, _elf.NotELF, _elf.BaseError):
@@ -326,6 +326,14 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
                 f += int(flat[r])
                 c += int(cum[r])
                 k += 1
+                # what objdump does not say, the samples' frames do (pprof's annotateAssembly)
+                fr = int(cols["function"][r])
+                if not file and fr >= 0:
+                    file = s(int(profile.functions["filename"][fr]))
+                if not line:
+                    line = int(cols["lineno"][r])
+                if not function:
+                    function = names[r]
             for key, v in (("routine", sym_name), ("file", path), ("address", addr), ("flat", f), ("cum", c),
                            ("text", text)):
                 out[key].append(v)
