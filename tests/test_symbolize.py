@@ -461,3 +461,42 @@ def test_rust_demangle_modes(mangled, simplified, templates, full):
     alternate form otherwise), generic arguments dropped by "simplified"."""
     for mode, want in (("simplified", simplified), ("templates", templates), ("full", full), ("none", mangled)):
         assert _demangle.demangle_names([mangled], mode)[mangled] == want, mode
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_damaged_elf_headers_raise_not_elf_or_parse(data):
+    """Any damage to an ELF file's first 512 bytes: NotELF or a parse, never
+    another exception (and never a hang)."""
+    import tempfile
+
+    base = bytearray(_elf_bytes(2, "little", _elf.ET_DYN, [(1, 5, 0, 0, 0x100, 0x100)], b"\x01" * 20))
+    base += bytes(512 - len(base)) if len(base) < 512 else b""
+    for _ in range(data.draw(st.integers(1, 8))):
+        i = data.draw(st.integers(0, len(base) - 1))
+        base[i] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(base)))
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(bytes(base[:cut]))
+        f.flush()
+        try:
+            info = _elf.read_elf(f.name)
+        except _elf.NotELF:
+            return
+        for s_ in info.loads:
+            assert s_.type == _elf.PT_LOAD
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([_elf.ET_EXEC, _elf.ET_DYN, _elf.ET_REL, 0, 4]),
+       st.lists(st.tuples(st.integers(0, 2**20), st.integers(0, 2**64 - 1), st.integers(0, 2**20),
+                          st.integers(0, 2**20), st.sampled_from([4, 5, 6])), max_size=4),
+       st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+def test_base_computation_only_raises_base_error(etype, segs, start, limit, offset, address):
+    info = _elf.ElfInfo("x", etype, [_elf.Segment(1, fl, off, va, fs, ms) for off, va, fs, ms, fl in segs])
+    try:
+        seg = _elf.segment_for_mapping(info, start, limit, offset, address)
+        base = _elf.relocation_base(info, seg, start, limit, offset)
+    except _elf.BaseError:
+        return
+    assert 0 <= base < 2**64
