@@ -271,8 +271,8 @@ def test_demangle_modes_agree_with_pprofs_demangler_on_libstdcxx():
     names = [n for n in _exported_cpp_names() + [c[0] for c in DEMANGLE_CASES]]
     if len(names) < 100:
         pytest.skip("libstdc++ not found")
-    helper = go_helper("demangle")
-    go = subprocess.run([helper], input="\n".join(names) + "\n", capture_output=True, text=True,
+    demangler = go_helper("demangle")
+    go = subprocess.run([demangler], input="\n".join(names) + "\n", capture_output=True, text=True,
                         check=True).stdout.splitlines()
     assert len(go) == len(names)
     compared, bad = 0, []

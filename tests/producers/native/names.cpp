@@ -24,7 +24,7 @@ struct Acc {
 }  // namespace work
 
 namespace {
-__attribute__((noinline)) unsigned long helper(unsigned long n) {
+__attribute__((noinline)) unsigned long churn(unsigned long n) {
   auto step = [](unsigned long h, unsigned long i) __attribute__((noinline)) { return (h ^ i) * 31; };
   unsigned long h = 7;
   for (unsigned long i = 0; i < n; ++i) h = step(h, i);
@@ -39,7 +39,7 @@ int main() {
   for (int r = 0; r < 3; ++r) {
     out += acc.fold(v, 8000);
     acc += 10000000;
-    out += helper(10000000);
+    out += churn(10000000);
   }
   std::printf("%lu\n", out + acc.h);
   return 0;
