@@ -116,5 +116,6 @@ void bind_aggregate(py::module_& m);
 void bind_tables(py::module_& m);
 void bind_stacks(py::module_& m);
 void bind_callgraph(py::module_& m);
+void bind_symbolize(py::module_& m);
 
 }  // namespace pprofcore::bindings

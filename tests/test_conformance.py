@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -519,7 +520,12 @@ def test_pprof_report_peek_matching_nothing_raises():
 
 @pytest.mark.parametrize("fmt", ["list", "disasm"])
 def test_pprof_report_listing(fmt):
-    pytest.xfail(f"pprofcore has no list/disasm source listings (TestFilter {fmt})")
+    """TestFilter: a -list/-disasm whose regexp matches nothing is an error naming it."""
+    p = json_profile(DERIVED / "report" / "fixture_testProfile.json")
+    if fmt == "disasm" and not (shutil.which("objdump") and shutil.which("nm")):
+        pytest.skip("disasm needs objdump and nm (binutils)")
+    with pytest.raises(ValueError, match="no matches found for regexp: doesNotExist"):
+        getattr(p, fmt)("doesNotExist", sample_type=1)
 
 
 # ============================================= decode goldens (Profile.String())

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 GROUPS: List[Tuple[str, Set[str]]] = [
     ("leaf", {"errors", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args", "_stats"}),
     ("room", {"_frames", "_match", "_labels", "_filter", "_transform", "reports", "_summary", "_repr", "_comments",
-              "display", "testing", "_repair"}),
+              "display", "testing", "_repair", "symbolize"}),
     ("profile", {"_profile"}),
     ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
     ("entry", {"fleet", "cli", "_pytest", "__init__", "__main__"}),

@@ -9,7 +9,7 @@ import numpy
 import numpy.typing
 import typing
 import typing_extensions
-__all__: list[str] = ['DecodeError', 'DeltaComputer', 'GzipError', 'Merger', 'NodeTable', 'Profile', 'ProfileError', 'add_label_frames', 'aggregate', 'compact', 'decode', 'decode_file', 'decode_file_repair', 'decode_repair', 'filter_by_name', 'frame_columns', 'gunzip', 'gzip', 'have_isal', 'have_libdeflate', 'have_zstd', 'keep_labels', 'keep_samples', 'load_many', 'merge', 'merge_files', 'prune', 'prune_from', 'rename_label', 'rename_units', 'sample_group_ids', 'samples_with_label', 'scale_n', 'select_sample_types', 'set_label', 'show_from', 'stack_ids']
+__all__: list[str] = ['DecodeError', 'DeltaComputer', 'GzipError', 'Merger', 'NodeTable', 'Profile', 'ProfileError', 'add_label_frames', 'aggregate', 'apply_symbols', 'compact', 'decode', 'decode_file', 'decode_file_repair', 'decode_repair', 'filter_by_name', 'frame_columns', 'gunzip', 'gzip', 'have_isal', 'have_libdeflate', 'have_zstd', 'keep_labels', 'keep_samples', 'load_many', 'merge', 'merge_files', 'prune', 'prune_from', 'rename_label', 'rename_units', 'sample_group_ids', 'samples_with_label', 'scale_n', 'select_sample_types', 'set_label', 'show_from', 'stack_ids']
 DEFAULT_MAX_DECOMPRESSED_SIZE: int
 
 class DecodeError(ValueError):
@@ -160,6 +160,10 @@ def call_tree(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typ
 def call_graph(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, kept: typing.Any = None, tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
     """
     pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.
+    """
+def apply_symbols(profile: Profile, location: typing.Any, frame_offsets: typing.Any, name: typing.Any, system_name: typing.Any, filename: typing.Any, line: typing.Any, column: typing.Any, start_line: typing.Any, strings: collections.abc.Sequence[str], mapping_flags: typing.Any) -> Profile:
+    """
+    A copy of profile whose given locations take the resolved frames (cpp symbolize.hpp).
     """
 def compact(arg0: Profile) -> Profile:
     ...

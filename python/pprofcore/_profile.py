@@ -11,6 +11,7 @@ from . import _args, _comments, _core, _filter, _frames, _labels, _repr, _transf
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._core import Profile as CoreProfile
@@ -312,6 +313,26 @@ class Profile:
         """Drops frames above (callers of) the root-most frame matching ``regex``;
         samples without a match are dropped."""
         return _filter.show_from(self, regex)
+
+    def symbolize(self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified",
+                  force: bool = False) -> Tuple["Profile", "object"]:
+        """Resolves addresses to functions, files and lines with llvm-symbolizer or
+        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
+        return symbolize_profile(self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force)
+
+    def list(self, regex, *, source_path: Optional[str] = None, trim_path: str = "", sample_type=None,
+             relative_percentages: bool = False):
+        """pprof's ``list``: per-source-line flat/cum of the functions matching
+        ``regex``, with the source text. See ``docs/symbolize.md``."""
+        return reports.source_listing(self, regex, source_path=source_path, trim_path=trim_path, sample_type=sample_type,
+                              relative_percentages=relative_percentages)
+
+    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None,
+               relative_percentages: bool = False):
+        """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
+        ``regex``, from ``objdump``. See ``docs/symbolize.md``."""
+        return reports.disassembly(self, regex, binaries=binaries, search_path=search_path, sample_type=sample_type,
+                           relative_percentages=relative_percentages)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified

@@ -11,6 +11,7 @@ from typing import List, Optional
 from .. import __version__
 from . import (_pprof_flags, callgraph, callgrind, comments, delta, demo, diff, filter, flamegraph, fleet, folded, info,
                merge, peek, tags, top, topproto, traces, tree)
+from . import disasm, listing, symbolize
 
 _COMMANDS = {
     "info": info,
@@ -31,6 +32,9 @@ _COMMANDS = {
     "flamegraph": flamegraph,
     "callgraph": callgraph,
     "fleet": fleet,
+    "symbolize": symbolize,
+    "list": listing,
+    "disasm": disasm,
 }
 
 

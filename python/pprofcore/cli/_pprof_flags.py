@@ -14,7 +14,10 @@ from typing import List, Optional, Sequence
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
 REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags",
-           "comments": "comments", "callgrind": "callgrind", "topproto": "topproto"}
+           "comments": "comments", "callgrind": "callgrind", "topproto": "topproto", "list": "list",
+           "disasm": "disasm"}
+# The reports whose flag value is a regex (their first positional argument).
+REGEX_REPORTS = ("peek", "list", "disasm")
 
 # Granularity flags: -lines is --granularity=lines.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
@@ -27,6 +30,7 @@ OPTIONS = {
     "focus": None, "ignore": None, "hide": None, "show": None, "show_from": "--show-from",
     "prune_from": "--prune-from", "tagfocus": None, "tagignore": None, "tagshow": None, "taghide": None,
     "tagroot": None, "tagleaf": None, "add_comment": None, "output": None,
+    "source_path": None, "trim_path": None, "symbolize": None, "tools": "--tool",
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.
@@ -63,10 +67,10 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
             continue
         name, value = parsed
         if name in REPORTS:
-            if name == "peek":
+            if name in REGEX_REPORTS:
                 if value is None:
-                    raise SystemExit("pprofcore: -peek needs a regex: -peek=REGEX")
-                command = ["peek", value]
+                    raise SystemExit(f"pprofcore: -{name} needs a regex: -{name}=REGEX")
+                command = [REPORTS[name], value]
             else:
                 command = [REPORTS[name]]
         elif name in GRANULARITIES:

@@ -6,6 +6,7 @@ Each report is a function of a profile that returns a :class:`ReportTable`
 from .callgrind import to_callgrind
 from .folded import to_folded
 from .frames import frames_table
+from .listing import disassembly, source_listing
 from .peek import peek, tree
 from .table import ReportTable
 from .tags import by_label, tags
@@ -13,5 +14,5 @@ from .top import top
 from .topproto import top_profile
 from .traces import traces
 
-__all__ = ["ReportTable", "by_label", "frames_table", "peek", "tags", "to_callgrind", "to_folded", "top", "top_profile", "traces",
+__all__ = ["ReportTable", "by_label", "disassembly", "frames_table", "source_listing", "peek", "tags", "to_callgrind", "to_folded", "top", "top_profile", "traces",
            "tree"]

@@ -1,0 +1,40 @@
+// symbolize: applies frames an external symbolizer resolved to a profile's
+// locations (new lines and functions, mapping has_* flags). Finding binaries,
+// running llvm-symbolizer/addr2line and demangling are the Python side's job;
+// this file only builds the resulting profile.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+
+namespace pprofcore {
+
+// Mapping flags a symbolization sets (OR'ed into the mapping's has_* columns).
+enum SymbolizedFlags : uint8_t {
+  kHasFunctions = 1,
+  kHasFilenames = 2,
+  kHasLineNumbers = 4,
+  kHasInlineFrames = 8,
+};
+
+// The frames resolved for some locations. Frame columns are parallel; the
+// frames of location[i] are rows frame_offsets[i]..frame_offsets[i+1], innermost
+// inline frame first (pprof's order). Strings are codes into `strings`.
+struct ResolvedFrames {
+  std::vector<int32_t> location;       // location rows, each at most once
+  std::vector<int64_t> frame_offsets;  // location.size() + 1
+  std::vector<int32_t> name, system_name, filename;
+  std::vector<int64_t> line, column, start_line;
+  std::vector<std::string> strings;
+  std::vector<uint8_t> mapping_flags;  // one per mapping row (or empty): SymbolizedFlags to set
+};
+
+// A copy of `p` where each resolved location's lines are replaced by its frames
+// and is_folded is cleared (as pprof's local symbolizer does). Functions are
+// added once per distinct (name, system_name, filename, start_line); existing
+// functions and strings are kept. Throws ProfileError on out-of-range input.
+Profile apply_symbols(const Profile& p, const ResolvedFrames& r);
+
+}  // namespace pprofcore

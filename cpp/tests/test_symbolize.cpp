@@ -1,0 +1,122 @@
+// C++ unit tests of apply_symbols: resolved frames replace the lines of the
+// given locations only, functions are shared between frames with the same
+// identity, existing strings are reused, flags are OR'ed, bad input throws.
+#include "check.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/symbolize.hpp"
+
+using namespace pprofcore;
+
+// Three address-only locations in one mapping, plus one location that already
+// has a line (function "old"); one sample over all four.
+static Profile make() {
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+  p.mappings.id = {1};
+  p.mappings.memory_start = {0x1000};
+  p.mappings.memory_limit = {0x2000};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {s.intern("/bin/app")};
+  p.mappings.build_id = {0};
+  p.mappings.has_functions = {0};
+  p.mappings.has_filenames = {0};
+  p.mappings.has_line_numbers = {0};
+  p.mappings.has_inline_frames = {0};
+  p.functions.id = {7};
+  p.functions.name = {s.intern("old")};
+  p.functions.system_name = {0};
+  p.functions.filename = {0};
+  p.functions.start_line = {0};
+  for (int i = 0; i < 4; ++i) {
+    p.locations.id.push_back(static_cast<uint64_t>(i + 1));
+    p.locations.mapping.push_back(0);
+    p.locations.address.push_back(static_cast<uint64_t>(0x1100 + i));
+    p.locations.is_folded.push_back(i == 1);
+    if (i == 3) {
+      p.lines.function.push_back(0);
+      p.lines.line.push_back(9);
+      p.lines.column.push_back(0);
+    }
+    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+  }
+  p.values = {1};
+  p.stack_locations = {0, 1, 2, 3};
+  p.stack_offsets = {0, 4};
+  p.label_offsets = {0, 0};
+  p.strings = s.take();
+  return p;
+}
+
+// Location 0: inline frames mix <- spin; location 1: spin only.
+static ResolvedFrames frames() {
+  ResolvedFrames r;
+  r.strings = {"mix", "spin", "a.c", "old", "_Z3mixv"};
+  r.location = {1, 0};
+  r.frame_offsets = {0, 1, 3};
+  r.name = {1, 0, 1};
+  r.system_name = {1, 4, 1};
+  r.filename = {2, 2, 2};
+  r.line = {6, 3, 6};
+  r.column = {0, 0, 0};
+  r.start_line = {0, 0, 0};
+  r.mapping_flags = {kHasFunctions | kHasInlineFrames};
+  return r;
+}
+
+TEST(replaces_lines_of_resolved_locations_only) {
+  const Profile p = make();
+  const Profile q = apply_symbols(p, frames());
+  check_invariants(q);
+  EXPECT((q.locations.line_offsets == std::vector<int64_t>{0, 2, 3, 3, 4}));
+  EXPECT(q.str(q.functions.name[static_cast<size_t>(q.lines.function[0])]) == "mix");
+  EXPECT(q.str(q.functions.system_name[static_cast<size_t>(q.lines.function[0])]) == "_Z3mixv");
+  EXPECT(q.str(q.functions.name[static_cast<size_t>(q.lines.function[1])]) == "spin");
+  EXPECT(q.lines.line[0] == 3 && q.lines.line[1] == 6 && q.lines.line[2] == 6);
+  EXPECT(q.lines.function[3] == 0 && q.lines.line[3] == 9);  // untouched location keeps its line
+  EXPECT(q.locations.is_folded[1] == 0);                   // pprof clears is_folded
+  EXPECT(q.values == p.values && q.stack_locations == p.stack_locations);
+}
+
+TEST(functions_shared_and_strings_reused) {
+  const Profile p = make();
+  const Profile q = apply_symbols(p, frames());
+  // "spin" twice with the same identity -> one function; "mix" one more
+  EXPECT(q.functions.size() == 3);
+  EXPECT(q.lines.function[1] == q.lines.function[2]);
+  EXPECT(q.functions.id[1] == 8 && q.functions.id[2] == 9);  // after the largest existing id
+  size_t olds = 0;
+  for (size_t i = 0; i < q.strings.size(); ++i) olds += q.strings[i] == "old";
+  EXPECT(olds == 1);
+}
+
+TEST(mapping_flags_are_ored) {
+  const Profile q = apply_symbols(make(), frames());
+  EXPECT(q.mappings.has_functions[0] == 1 && q.mappings.has_inline_frames[0] == 1);
+  EXPECT(q.mappings.has_filenames[0] == 0 && q.mappings.has_line_numbers[0] == 0);
+}
+
+TEST(bad_input_throws) {
+  const Profile p = make();
+  ResolvedFrames r = frames();
+  r.location = {1, 9};
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "out of range");
+  r = frames();
+  r.location = {1, 1};
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "given twice");
+  r = frames();
+  r.name[0] = 99;
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "string code");
+  r = frames();
+  r.frame_offsets = {0, 3};
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "frame_offsets");
+  r = frames();
+  r.line.pop_back();
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "differ in length");
+  r = frames();
+  r.mapping_flags = {1, 2};
+  EXPECT_THROWS(apply_symbols(p, r), ProfileError, "mapping_flags");
+}
+
+int main() { return check::run_all(); }
