@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/goroutine_dump.hpp"
 #include "pprofcore/hashing.hpp"
 #include "pprofcore/legacy_go.hpp"
 #include "pprofcore/legacy_gperftools.hpp"
@@ -24,7 +25,8 @@ bool decode_legacy(const uint8_t* data, size_t n, Profile& out) {
   return legacy::parse_gperftools_cpu(data, n, out) || legacy::parse_heap_text(text, n, out) ||
          legacy::parse_go_count(text, n, out) || legacy::parse_threadz(text, n, out) ||
          legacy::parse_contention(text, n, out) ||
-         legacy::parse_java_text(text, n, out);
+         legacy::parse_java_text(text, n, out) ||
+         decode_goroutine_dump(text, n, out);  // not pprof's: it cannot read these dumps
 }
 
 namespace legacy {

@@ -6,8 +6,9 @@
 // regexes pprof attaches to legacy profiles. The formats themselves live in
 // legacy_go (text) and legacy_gperftools (binary CPU). Symbol comments in the text
 // (`# 0x... func file:line`) are not read, as in pprof: legacy profiles come out
-// unsymbolized. Java formats: legacy_java; threadz: legacy_threadz. Not
-// supported: jemalloc and goroutine debug=2 dumps.
+// unsymbolized. Java formats: legacy_java; threadz: legacy_threadz; Go
+// goroutine dumps (debug=2, tracebacks), tried last: goroutine_dump. Not
+// supported: jemalloc.
 #pragma once
 #include <cstddef>
 #include <cstdint>
