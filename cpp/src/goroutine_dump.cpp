@@ -420,7 +420,7 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
     if (!created && !call) {
       if (line[0] == '\t') fail("a file:line without its function line");
       // cgo symbolizer frames print the name alone; their next line has the pc.
-      if (line[0] == ' ' || line.find('\t') != std::string_view::npos)
+      if (line[0] == ' ' || line.find('\t') != std::string_view::npos || line.find('(') != std::string_view::npos)
         fail("expected a function call \"<name>(<args>)\", \"created by <name>\" or a blank line");
       name = line;
     }

@@ -51,6 +51,10 @@ class LineReader {
   int64_t offset_ = 0;
 };
 
+// At most `max_bytes` of `line` for an error message, "..." when cut; bytes that
+// are not UTF-8 and control characters shown as \xNN.
+std::string line_excerpt(std::string_view line, size_t max_bytes);
+
 // A DecodeError for a malformed line of a recognised legacy text profile.
 [[noreturn]] void fail_line(const std::string& format, const LineReader& r, const std::string& what);
 

@@ -116,7 +116,7 @@ func start() {
 	for i := 0; i < 3; i++ {
 		go recvOne(never)
 	}
-	go sendOne(never)
+	go sendOne(make(chan int)) // its own channel: no receiver ever pairs with it
 	for i := 0; i < 2; i++ {
 		go selectTwo(never, never)
 	}
