@@ -13,6 +13,7 @@
 #include "pprofcore/goroutine_dump.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -325,6 +326,8 @@ bool parse_created_by(std::string_view line, std::string_view& fn, uint64_t& par
 }  // namespace
 
 bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
+  // Binary input (perf.data, JFR, ...) is not scanned line by line: dumps are text.
+  if (std::memchr(data, 0, n < 4096 ? n : 4096) != nullptr) return false;
   LineReader r(data, n);
   // Find where the dump starts: a crash header or the first goroutine.
   int64_t skipped = 0;
