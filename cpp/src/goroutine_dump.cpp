@@ -225,22 +225,21 @@ class DumpBuilder {
   // A frame known only by its pc (cgo without a symbolizer).
   void address_frame(uint64_t pc) {
     flush();
-    std::string key = "@" + std::to_string(pc);
-    auto [it, added] = location_index_.emplace(std::move(key), static_cast<int32_t>(p_.locations.size()));
+    auto [it, added] = address_index_.emplace(pc, static_cast<int32_t>(p_.locations.size()));
     if (added) add_location(pc);
     p_.stack_locations.push_back(it->second);
   }
 
   void begin(const Header& h) {
     p_.values.push_back(1);
-    str_label(k_state_, strings_.intern(h.state));
+    str_label(k_state_, text(h.state));
     if (h.goid != 0) num_label(k_goid_, static_cast<int64_t>(h.goid), 0);  // 0: see goroutine_dump.hpp
     if (h.wait_minutes > 0) num_label(k_wait_, h.wait_minutes, u_minutes_);
     if (h.locked) str_label(k_locked_, v_true_);
     if (!h.detail_text.empty()) str_label(k_detail_, strings_.intern(h.detail_text));
   }
   void created_by(std::string_view fn, uint64_t parent) {
-    str_label(k_created_by_, strings_.intern(fn));
+    str_label(k_created_by_, text(fn));
     if (parent != 0) num_label(k_parent_, static_cast<int64_t>(parent), 0);
   }
   void end() {
@@ -255,20 +254,30 @@ class DumpBuilder {
   }
 
  private:
-  int32_t function(std::string_view name, std::string_view file) {
-    key_.assign(name.data(), name.size());
-    key_.push_back('\0');
-    key_.append(file.data(), file.size());
-    auto [it, added] = function_index_.emplace(key_, static_cast<int32_t>(p_.functions.size()));
-    if (added) {
-      int32_t code = strings_.intern(name);
-      p_.functions.id.push_back(p_.functions.size() + 1);
-      p_.functions.name.push_back(code);
-      p_.functions.system_name.push_back(code);
-      p_.functions.filename.push_back(strings_.intern(file));
-      p_.functions.start_line.push_back(0);
+  // Views into the input, which outlives the parse: no copies per frame.
+  struct ViewPairHash {
+    size_t operator()(const std::pair<std::string_view, std::string_view>& k) const {
+      return std::hash<std::string_view>()(k.first) * 31 + std::hash<std::string_view>()(k.second);
     }
+  };
+  int32_t text(std::string_view s) {
+    auto it = text_index_.find(s);
+    if (it == text_index_.end()) it = text_index_.emplace(s, strings_.intern(s)).first;
     return it->second;
+  }
+  int32_t function(std::string_view name, std::string_view file) {
+    auto key = std::make_pair(name, file);
+    auto it = function_index_.find(key);
+    if (it != function_index_.end()) return it->second;
+    int32_t row = static_cast<int32_t>(p_.functions.size());
+    function_index_.emplace(key, row);
+    int32_t code = text(name);
+    p_.functions.id.push_back(p_.functions.size() + 1);
+    p_.functions.name.push_back(code);
+    p_.functions.system_name.push_back(code);
+    p_.functions.filename.push_back(text(file));
+    p_.functions.start_line.push_back(0);
+    return row;
   }
   void flush() {
     if (pending_.empty()) return;
@@ -277,8 +286,9 @@ class DumpBuilder {
       key_.append(reinterpret_cast<const char*>(&fn), sizeof fn);
       key_.append(reinterpret_cast<const char*>(&line), sizeof line);
     }
-    auto [it, added] = location_index_.emplace(key_, static_cast<int32_t>(p_.locations.size()));
-    if (added) {
+    auto it = location_index_.find(key_);
+    if (it == location_index_.end()) {
+      it = location_index_.emplace(key_, static_cast<int32_t>(p_.locations.size())).first;
       for (auto& [fn, line] : pending_) {
         p_.lines.function.push_back(fn);
         p_.lines.line.push_back(line);
@@ -307,7 +317,10 @@ class DumpBuilder {
 
   Profile p_;
   StringInterner strings_;
-  std::unordered_map<std::string, int32_t> function_index_, location_index_;
+  std::unordered_map<std::pair<std::string_view, std::string_view>, int32_t, ViewPairHash> function_index_;
+  std::unordered_map<std::string_view, int32_t> text_index_;
+  std::unordered_map<std::string, int32_t> location_index_;   // key: the (function, line) pairs
+  std::unordered_map<uint64_t, int32_t> address_index_;       // cgo frames known by pc only
   std::vector<std::pair<int32_t, int64_t>> pending_;  // inlined frames awaiting their location
   std::string key_;
   int32_t k_state_, k_goid_, k_wait_, u_minutes_, k_locked_, v_true_, k_created_by_, k_parent_, k_detail_;
@@ -427,9 +440,9 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
         fail("expected a function call \"<name>(<args>)\", \"created by <name>\" or a blank line");
       name = line;
     }
-    // Copy what the next line replaces in the reader.
+    // Views into the input stay valid after the reader moves on.
     const int64_t call_line = r.number();
-    std::string fn(created ? created_fn : name);
+    const std::string_view fn = created ? created_fn : name;
     if (!r.next()) fail("truncated: the frame has no \"\\t<file>:<line>\" line");
     FileLine fl;
     if (!parse_file_line(r.line(), fl))
