@@ -130,3 +130,17 @@ def test_folded_text_is_only_named_when_it_is_folded():
 def test_plain_json_is_still_just_json():
     with pytest.raises(DecodeError, match="input looks like JSON, not a pprof profile"):
         pprofcore.loads(b'{"hello": [1, 2, 3]}')
+
+
+def test_shared_jfr_recording_is_named():
+    """A JFR file from another project's test data (grafana/pyroscope), gzip-compressed."""
+    import os
+
+    from conftest import CORPUS
+
+    conf = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
+    path = conf / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"
+    if not path.exists():
+        pytest.skip(f"shared conformance files not found at {conf} (set PPROFCORE_CONFORMANCE)")
+    with pytest.raises(DecodeError, match=r"Java Flight Recorder \(JFR\).*jfrconv --output pprof"):
+        pprofcore.load(path)
