@@ -28,7 +28,7 @@ EXAMPLE = Path(pprofcore.__file__).parent / "data" / "example-cpu.pb.gz"
 
 def _run(cmd, cwd: Path, **kw) -> bool:
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120, **kw).returncode == 0
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120, check=False, **kw).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 

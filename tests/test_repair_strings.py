@@ -95,7 +95,7 @@ def test_pprof_refuses_the_original_and_accepts_the_repair(tmp_path):
                    locations=[(1, 0, [1])], functions=[(1, 99)])
     before, after = tmp_path / "before.pb", tmp_path / "after.pb"
     before.write_bytes(data)
-    p, report = repaired(data)
+    p, _ = repaired(data)
     after.write_bytes(p.to_bytes())
     dumps = rawdumps([before, after])
     assert dumps[str(before)].startswith("ERROR"), dumps[str(before)]

@@ -118,7 +118,8 @@ bool parse_header(std::string_view line, Header& h) {
   if (h.state.empty()) return false;
   while (comma != std::string_view::npos) {
     size_t next = inside.find(", ", comma + 2);
-    std::string_view part = inside.substr(comma + 2, next == std::string_view::npos ? std::string_view::npos : next - comma - 2);
+    const size_t len = next == std::string_view::npos ? std::string_view::npos : next - comma - 2;
+    std::string_view part = inside.substr(comma + 2, len);
     uint64_t minutes;
     if (ends_with(part, " minutes") && parse_u64(part.substr(0, part.size() - 8), minutes) &&
         minutes <= uint64_t(INT64_MAX)) {

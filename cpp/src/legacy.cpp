@@ -49,7 +49,11 @@ namespace {
 size_t utf8_length(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
   const uint8_t c = b(i);
-  size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+  size_t n = c < 0x80                  ? 1
+             : (c >= 0xc2 && c <= 0xdf) ? 2
+             : (c >= 0xe0 && c <= 0xef) ? 3
+             : (c >= 0xf0 && c <= 0xf4) ? 4
+                                        : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xc0) != 0x80) return 0;
