@@ -28,11 +28,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import pprofcore
 from pprofcore import DecodeError
 
+from conftest import requires_go
+
 HERE = Path(__file__).resolve().parent
 PRODUCER = HERE / "producers" / "goroutines"
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
-requires_go_toolchain = pytest.mark.skipif(shutil.which("go") is None,
-                                           reason="needs Debian's Go (apt-get install golang-go)")
 HEADER = re.compile(r"^goroutine (\d+) ", re.M)
 
 
@@ -157,7 +157,7 @@ def test_inlined_frames_share_a_location(dumped):
     assert all(len(lines) >= 1 for lines in per_loc)
 
 
-@requires_go_toolchain
+@requires_go
 def test_stacks_agree_with_the_debug0_profile(dumped):
     """Differential: the same goroutines through runtime/pprof's debug=0 profile
     and `go tool pprof -traces` give the same stacks, up to the frames tracebacks
@@ -186,6 +186,28 @@ def test_reports_on_a_dump(dumped):
     assert fg.total == len(p.values)
     assert pprofcore.loads(p.to_bytes()) == p  # encodes and decodes to itself
     assert pprofcore.load_many([dumped[0]])[0] == p
+
+
+@requires_go
+def test_reports_agree_with_pprof_on_the_encoded_dump(dumped, pprof, tmp_path):
+    """google/pprof reads the profile made from the dump and prints the same
+    top (flat and cum), traces and tags (state, goid, created_by...) as pprofcore."""
+    from pprof_oracle import assert_tags_match, parse_tags
+    from test_reports_top import _compare
+
+    p = pprofcore.load(dumped[0])
+    path = tmp_path / "dump.pb.gz"
+    p.save(path)
+    _compare(pprof, path, p, 0)
+    _compare(pprof, path, p, 0, cum=True)
+    text, err = pprof.run("-tags", "-functions", "-flat", str(path))
+    assert err is None, err
+    assert_tags_match(p.tags().to_text(), text)
+    assert {"state", "goid", "created_by", "locked_to_thread"} <= {k for k, _, _ in parse_tags(text)}
+    text, err = pprof.run("-traces", str(path))
+    assert err is None, err
+    body = lambda t: t.split("-----------+", 1)[1].rstrip("\n")  # noqa: E731 (after the File/Type header)
+    assert body(p.traces().to_text()) == body(text)
 
 
 def test_panic_traceback(producer, tmp_path):
