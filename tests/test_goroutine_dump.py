@@ -350,6 +350,9 @@ def test_malformed_dumps(desc, text, line, message):
 def test_text_without_a_dump_is_not_mistaken_for_one():
     with pytest.raises(DecodeError, match="looks like text"):
         pprofcore.loads(b"just some words\nand more words\n")
+    # A log that mentions a panic but holds no traceback is not claimed either.
+    with pytest.raises(DecodeError, match="looks like text"):
+        pprofcore.loads(b"starting server\npanic: recovered from bad input\nshutting down\n")
 
 
 # ------------------------------------------------------------ property tests

@@ -367,6 +367,8 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
     else if (blank(line)) skipping_frames = false;
     else if (!skipping_frames) b.comment(line);
     if (!r.next()) {
+      // Text that merely has a "panic: " line somewhere is not claimed.
+      if (skipped > 0) return false;
       throw DecodeError(std::string(kFormat) + ": crash output from line " + std::to_string(first_line) +
                             " has no goroutine traceback (no line \"goroutine <id> [<state>]:\")",
                         "line " + std::to_string(first_line), -1);
