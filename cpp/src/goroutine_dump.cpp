@@ -223,6 +223,11 @@ class DumpBuilder {
     pending_.emplace_back(function(name, file), line);
     if (physical) flush();
   }
+  // A marker frame of its own (an elision): inlined frames before it keep theirs.
+  void gap(std::string_view marker) {
+    flush();
+    frame(marker, "", 0, true);
+  }
   // A frame known only by its pc (cgo without a symbolizer).
   void address_frame(uint64_t pc) {
     flush();
@@ -420,7 +425,7 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
       continue;
     }
     if (is_elision(line)) {
-      b.frame(line, "", 0, true);  // a visible gap in the stack
+      b.gap(line);  // a visible gap in the stack
       continue;
     }
     if (state == State::AfterCreatedBy) fail("unexpected line after the \"created by\" frame");
