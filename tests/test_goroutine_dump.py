@@ -36,7 +36,7 @@ GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 HEADER = re.compile(r"^goroutine (\d+) ", re.M)
 
 
-# ------------------------------------------------------------------ helpers
+# ------------------------------------------------------- reading profiles
 def stacks(p):
     """Leaf-first function names of every sample, inlined frames expanded."""
     names = [p.strings[c] for c in p.functions.name]
