@@ -44,6 +44,9 @@ py::dict report_dict(const RepairReport& r) {
   d["duplicate_ids"] = r.duplicate_ids;
   d["value_count_mismatch"] = r.value_count_mismatch;
   d["dropped_values_sum"] = r.dropped_values_sum;
+  d["bad_first_string"] = r.bad_first_string;
+  d["out_of_range_string_refs"] = r.out_of_range_string_refs;
+  d["placeholder_strings"] = r.placeholder_strings;
   return d;
 }
 

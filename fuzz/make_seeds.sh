@@ -74,6 +74,17 @@ small = [
     b"".join(w.to_bytes(8, "little") for w in [0, 3, 0, 10000, 0, 1, 2, 0x401001, 0x402002, 0, 1, 0])
     + b"00400000-00500000 r-xp 00000000 00:00 0 /bin/x\n",
     b"".join(w.to_bytes(4, "big") for w in [0, 3, 1, 10000, 0, 1, 2, 3, 4, 0, 1, 0]) + b"0x3 a.B.c (B.java:3)\n",
+    # Go goroutine dumps (goroutine_dump): debug=2 and a crash with newer Go's forms.
+    b"goroutine 1 [running]:\nmain.inner(...)\n\t/a/m.go:3\nmain.main()\n\t/a/m.go:9 +0x1d\n\n"
+    b"goroutine 5 [chan receive, 7 minutes, locked to thread]:\nmain.f(0x1?, {0x2, 0x3})\n\t/a/m.go:5 +0x20\n"
+    b"...additional frames elided...\ncreated by main.main\n\t/a/m.go:20 +0x33\n",
+    b"panic: boom [recovered]\n\tpanic: again\n\nruntime stack:\nruntime.throw()\n\t/r.go:1 +0x1\n\n"
+    b"goroutine 7 gp=0xc000007340 m=nil [select]:\nmain.(*T[...]).m(...)\n\tC:/a/m.go:12\n...3 frames elided...\n"
+    b"non-Go function at pc=0x401000\ncreated by main.main in goroutine 1\n\t/a/m.go:41 +0x66\n"
+    b"[originating from goroutine 3]:\nmain.g(...)\n\t/a/m.go:7 +0x10\n\nrax    0x0\nexit status 2\n",
+    # Other profilers' formats that are refused by name.
+    b"FLR\0\x00\x02\x00\x01" + bytes(60), b"PERFILE2" + bytes(96), b'{"resourceProfiles": []}',
+    b'{"$schema": "https://www.speedscope.app/file-format-schema.json"}', b"main;foo;bar 3\nmain;baz 1\n",
 ]
 for i, s in enumerate(small):
     put("decode", s, "synthetic-%02d" % i)

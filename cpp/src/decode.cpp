@@ -6,6 +6,7 @@
 // id problems and odd value counts and counts them in a RepairReport.
 #include "pprofcore/decode.hpp"
 #include "pprofcore/legacy.hpp"
+#include "pprofcore/repair_strings.hpp"
 #include "pprofcore/zstd.hpp"
 
 #include <algorithm>
@@ -349,6 +350,12 @@ class Decoder {
           expect(r, wt, kLen, "Profile.string_table", tag_at);
           const uint8_t* e = r.length_delimited("Profile.string_table");
           const uint8_t* s = r.pos();
+          if (p_.strings.size() == 0 && e != s && repair_) {
+            ++repair_->bad_first_string;  // code 0 means "unset": its text cannot be meant
+            p_.strings.push_back("");
+            r.seek(e);
+            break;
+          }
           if (p_.strings.size() == 0 && e != s) {
             // pprof: the first string must be empty so that code 0 means "unset".
             throw DecodeError("string_table[0] must be \"\" but is " + std::to_string(e - s) + " bytes long",
@@ -882,10 +889,19 @@ class Decoder {
   }
 
   void fixup() {
+    if (repair_ && p_.strings.size() == 0) {
+      ++repair_->bad_first_string;
+      p_.strings.push_back("");
+    }
+    if (repair_ && max_string_code_.code >= static_cast<int64_t>(p_.strings.size())) {
+      StringRepair fixed = repair_string_codes(p_);
+      repair_->out_of_range_string_refs += fixed.references;
+      repair_->placeholder_strings += fixed.placeholders;
+    }
     const size_t n_strings = p_.strings.size();
     if (n_strings == 0)
       throw DecodeError("missing string table (pprof requires string_table[0] == \"\")", "Profile.string_table", -1);
-    if (max_string_code_.code >= static_cast<int64_t>(n_strings))
+    if (!repair_ && max_string_code_.code >= static_cast<int64_t>(n_strings))
       throw DecodeError("string index " + std::to_string(max_string_code_.code) + " out of range (string table has " +
                             std::to_string(n_strings) + " entries)",
                         max_string_code_.field, max_string_code_.offset);

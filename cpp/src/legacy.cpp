@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/goroutine_dump.hpp"
 #include "pprofcore/hashing.hpp"
 #include "pprofcore/legacy_go.hpp"
 #include "pprofcore/legacy_gperftools.hpp"
@@ -24,7 +25,8 @@ bool decode_legacy(const uint8_t* data, size_t n, Profile& out) {
   return legacy::parse_gperftools_cpu(data, n, out) || legacy::parse_heap_text(text, n, out) ||
          legacy::parse_go_count(text, n, out) || legacy::parse_threadz(text, n, out) ||
          legacy::parse_contention(text, n, out) ||
-         legacy::parse_java_text(text, n, out);
+         legacy::parse_java_text(text, n, out) ||
+         decode_goroutine_dump(text, n, out);  // not pprof's: it cannot read these dumps
 }
 
 namespace legacy {
@@ -41,9 +43,52 @@ bool LineReader::next() {
   return true;
 }
 
+namespace {
+// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms and
+// surrogates included in "invalid", as Python's strict decoder has it).
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  const uint8_t c = b(i);
+  size_t n = c < 0x80                  ? 1
+             : (c >= 0xc2 && c <= 0xdf) ? 2
+             : (c >= 0xe0 && c <= 0xef) ? 3
+             : (c >= 0xf0 && c <= 0xf4) ? 4
+                                        : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0) || (c == 0xf0 && b(i + 1) < 0x90) ||
+      (c == 0xf4 && b(i + 1) >= 0x90))
+    return 0;
+  return n;
+}
+}  // namespace
+
+// The start of a line as the error message shows it: control characters and
+// bytes that are not UTF-8 as \xNN, so the message is always valid text.
+std::string line_excerpt(std::string_view line, size_t max_bytes) {
+  std::string out;
+  static const char* kHexDigits = "0123456789abcdef";
+  size_t i = 0;
+  for (; i < line.size() && i < max_bytes;) {
+    size_t n = utf8_length(line, i);
+    const auto c = static_cast<uint8_t>(line[i]);
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f) && c != '\t')) {
+      out += "\\x";
+      out += kHexDigits[c >> 4];
+      out += kHexDigits[c & 15];
+      n = 1;
+    } else {
+      out.append(line.data() + i, n);
+    }
+    i += n;
+  }
+  if (i < line.size()) out += "...";
+  return out;
+}
+
 void fail_line(const std::string& format, const LineReader& r, const std::string& what) {
-  std::string shown(r.line().substr(0, 80));
-  if (r.line().size() > 80) shown += "...";
+  std::string shown = line_excerpt(r.line(), 80);
   throw DecodeError(format + ": " + what + " in line " + std::to_string(r.number()) + " \"" + shown + "\"",
                     "line " + std::to_string(r.number()), r.offset());
 }

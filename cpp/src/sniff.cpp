@@ -61,6 +61,14 @@ std::string describe_container(const uint8_t* data, size_t n) {
     return std::string("input is a zip archive") + extract;
   if (has_magic(data, n, "ustar", 257)) return std::string("input is a tar archive") + extract;
   if (has_magic(data, n, std::string_view("7z\xbc\xaf\x27\x1c", 6))) return std::string("input is a 7-Zip archive") + extract;
+  // Other profilers' binary formats: named, with the converter to pprof.
+  if (has_magic(data, n, std::string_view("FLR\0", 4)))
+    return "input is a Java Flight Recorder (JFR) recording, not a pprof profile; convert it with async-profiler's "
+           "converter: `jfrconv --output pprof recording.jfr profile.pb.gz` (or `java -jar jfr-converter.jar "
+           "--output pprof ...`)";
+  if (has_magic(data, n, "PERFILE2") || has_magic(data, n, "2ELIFREP"))
+    return "input is a Linux perf recording (perf.data), not a pprof profile; convert it with google/perf_data_converter: "
+           "`perf_to_profile -i perf.data -o profile.pb.gz`";
   if (has_magic(data, n, "\x89PNG\r\n\x1a\n")) return "input is a PNG image, not a profile";
   if (has_magic(data, n, "\xff\xd8\xff")) return "input is a JPEG image, not a profile";
   if (has_magic(data, n, "\x7f" "ELF")) return "input is an ELF binary, not a profile";
@@ -70,6 +78,51 @@ std::string describe_container(const uint8_t* data, size_t n) {
     return "input looks like UTF-16 text, not a binary profile.proto (a text profile saved as UTF-16 must be "
            "converted to UTF-8, and pprofcore reads profile.proto only)";
   return "";
+}
+
+// JSON formats of other profilers, told apart by keys near the start (a
+// substring test on the first 64 KiB, not a JSON parse).
+std::string describe_json(const uint8_t* data, size_t n) {
+  std::string_view s(reinterpret_cast<const char*>(data), n < (size_t(64) << 10) ? n : size_t(64) << 10);
+  auto has = [&](std::string_view key) { return s.find(key) != std::string_view::npos; };
+  if (has("speedscope.app/file-format-schema"))
+    return "input is a speedscope JSON file, not a pprof profile; speedscope has no export to pprof: record the "
+           "program again with a pprof-writing profiler (pprofcore itself writes speedscope files, "
+           "FlameGraph.to_speedscope, but does not read them)";
+  if (has("\"resourceProfiles\"") || has("\"resource_profiles\""))
+    return "input is an OpenTelemetry profile (OTLP JSON), not a pprof profile; pprofcore does not read OTLP: convert "
+           "it in Go with the OpenTelemetry Collector contrib translator (pkg/translator/pprof, "
+           "ConvertPprofileToPprof) or export pprof from the producer";
+  if (has("\"timeDeltas\"") && has("\"nodes\""))
+    return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; no converter to pprof is "
+           "bundled with Chrome or Node.js: profile Node.js with a pprof-writing profiler (@datadog/pprof, "
+           "google's pprof-nodejs) instead";
+  if (has("\"traceEvents\""))
+    return "input is a Chrome trace (Trace Event JSON), not a pprof profile";
+  return "input looks like JSON, not a pprof profile";
+}
+
+// Folded stacks: every line of the first few is "<frames> <integer>" and at
+// least one stack has a ";".
+bool looks_folded(const uint8_t* data, size_t n) {
+  std::string_view s(reinterpret_cast<const char*>(data), n < 4096 ? n : 4096);
+  int lines = 0;
+  bool semicolon = false;
+  while (!s.empty() && lines < 20) {
+    size_t nl = s.find('\n');
+    std::string_view line = s.substr(0, nl);
+    s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    if (nl == std::string_view::npos && n > 4096) break;  // cut by the 4 KiB window
+    size_t sp = line.rfind(' ');
+    if (sp == std::string_view::npos || sp == 0 || sp + 1 == line.size()) return false;
+    for (char c : line.substr(sp + 1))
+      if (c < '0' || c > '9') return false;
+    semicolon |= line.substr(0, sp).find(';') != std::string_view::npos;
+    ++lines;
+  }
+  return lines > 0 && semicolon;
 }
 
 }  // namespace
@@ -98,7 +151,10 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
     if (starts_with(s, "--- contention") || starts_with(s, "--- mutex"))
       return std::string("input looks like a legacy contention profile (text)") + legacy;
     if (starts_with(s, "---")) return std::string("input looks like a legacy pprof text profile") + legacy;
-    if (starts_with(s, "{") || starts_with(s, "[")) return "input looks like JSON, not a pprof profile";
+    if (starts_with(s, "{") || starts_with(s, "[")) return describe_json(data, n);
+    if (looks_folded(data, n))
+      return "input looks like folded stacks (`frame;frame;frame <count>` per line, as stackcollapse and "
+             "FlameGraph write them), not a pprof profile; read it with pprofcore.from_folded(text)";
     return std::string("input looks like text, not a binary profile.proto") + legacy;
   }
   return "";
@@ -131,7 +187,9 @@ std::string describe_foreign_protobuf(const uint8_t* data, size_t n, int64_t err
   }
   if (nested_field1)
     return "input is protobuf but not profile.proto (top-level field 1 holds nested messages, as in an "
-           "OpenTelemetry OTLP ExportProfilesServiceRequest)";
+           "OpenTelemetry OTLP ExportProfilesServiceRequest); pprofcore does not read OTLP: convert it in Go with the "
+           "OpenTelemetry Collector contrib translator (pkg/translator/pprof, ConvertPprofileToPprof) or export pprof "
+           "from the producer";
   return "input is protobuf but its fields do not match profile.proto";
 }
 

@@ -115,11 +115,27 @@ TEST(missing_functions_stubbed) {
   EXPECT(p.str(p.functions.name[p.lines.function[1]]) == "[missing function]");
 }
 
+TEST(string_repairs) {
+  DecodeOptions o;
+  o.repair = true;
+  RepairReport r;
+  // string_table = ["x"]: the first string becomes "".
+  const uint8_t first[] = {0x32, 0x01, 'x'};
+  Profile p = decode_raw(first, sizeof first, o, &r);
+  EXPECT(r.bad_first_string == 1 && r.total() == 1 && p.strings.size() == 1 && p.str(0).empty());
+  // A function named by string 9 of a 5-string table: a placeholder.
+  Profile q = base();
+  q.functions.name[1] = 9;
+  p = repair(encode_raw(q), &r);
+  EXPECT(r.out_of_range_string_refs == 1 && r.placeholder_strings == 1);
+  EXPECT(p.str(p.functions.name[1]) == "[missing string 9]");
+}
+
 TEST(unrepairable_still_throws) {
   DecodeOptions o;
   o.repair = true;
-  const uint8_t bad[] = {0x32, 0x01, 'x'};
-  EXPECT_THROWS(decode_raw(bad, sizeof bad, o), DecodeError, "string_table[0]");
+  const uint8_t huge_index[] = {0x0a, 0x06, 0x08, 0x80, 0x80, 0x80, 0x80, 0x08, 0x32, 0x00};
+  EXPECT_THROWS(decode_raw(huge_index, sizeof huge_index, o), DecodeError, "out of range");
   const uint8_t trunc[] = {0x12, 0x05, 0x08};
   EXPECT_THROWS(decode_raw(trunc, sizeof trunc, o), DecodeError, "runs past the end");
 }

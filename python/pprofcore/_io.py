@@ -62,7 +62,11 @@ def loads(
         pprof's legacy parsers when one recognises it (Go ``debug=1`` text,
         gperftools CPU and heap profiles, contention, threadz and Java
         profiles; see docs/formats.md), giving what ``go tool pprof -raw``
-        shows for the same file.
+        shows for the same file. Go goroutine dumps (``debug=2``, panic and
+        SIGQUIT tracebacks) become goroutine profiles with one sample per
+        goroutine and ``state``/``wait``/``goid``/``created_by`` labels. JFR,
+        perf.data, OTLP, speedscope, ``.cpuprofile`` and folded text are
+        refused with a message naming the converter.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
         (default 4 GiB): gzip or zstd input stops decompressing there (all
@@ -76,8 +80,9 @@ def loads(
     repair : bool, optional
         Fix what can be fixed instead of raising (dangling references, missing
         functions, id 0 and duplicate ids, samples with the wrong number of
-        values) and return ``(profile, report)``; see :class:`RepairReport` and
-        docs/robustness.md. Wire-format, string-table and gzip errors still raise.
+        values, a non-empty ``string_table[0]``, string indexes past the table)
+        and return ``(profile, report)``; see :class:`RepairReport` and
+        docs/robustness.md. Wire-format and gzip errors still raise.
 
     Returns
     -------

@@ -46,6 +46,19 @@ class RepairReport:
         types; dropped.
     dropped_values_sum : int
         Sum of all values of the dropped samples, so the loss is visible.
+    bad_first_string : int
+        1 when ``string_table[0]`` was not ``""`` (it is replaced by ``""``: code 0
+        means "unset" in pprof, so its text cannot have been meant) or when the
+        string table was missing (a ``""`` is added).
+    out_of_range_string_refs : int
+        String indexes past the end of the table (in names, file names, labels,
+        sample types, comments...); they now point at a placeholder string (see
+        ``placeholder_strings``). ``drop_frames``/``keep_frames`` become ``""``
+        instead, as a placeholder is no regex. Indexes beyond 2**31 - 1 are not
+        repaired.
+    placeholder_strings : int
+        Placeholder strings added, one per distinct missing index N, reading
+        ``"[missing string N]"``, so that distinct missing names stay distinct.
     """
 
     dangling_location_refs: int = 0
@@ -57,6 +70,9 @@ class RepairReport:
     duplicate_ids: int = 0
     value_count_mismatch: int = 0
     dropped_values_sum: int = 0
+    bad_first_string: int = 0
+    out_of_range_string_refs: int = 0
+    placeholder_strings: int = 0
 
     @classmethod
     def _from_core(cls, d: Dict[str, int]) -> "RepairReport":
@@ -64,8 +80,9 @@ class RepairReport:
 
     @property
     def total(self) -> int:
-        """Number of repairs (stub creation and the dropped-value sum are not counted)."""
-        return sum(v for k, v in asdict(self).items() if k not in ("stub_functions", "dropped_values_sum"))
+        """Number of repairs (stubs, placeholders and the dropped-value sum are not counted)."""
+        return sum(v for k, v in asdict(self).items()
+                   if k not in ("stub_functions", "placeholder_strings", "dropped_values_sum"))
 
     def __bool__(self) -> bool:
         return self.total > 0
@@ -97,6 +114,9 @@ class RepairReport:
             "duplicate_ids": "rows with a duplicate id renumbered",
             "value_count_mismatch": "samples with the wrong number of values dropped",
             "dropped_values_sum": "sum of the dropped samples' values",
+            "bad_first_string": "string_table[0] set to \"\" (it was not empty, or the table was missing)",
+            "out_of_range_string_refs": "string indexes past the table pointed at a placeholder",
+            "placeholder_strings": "placeholder strings added",
         }
         for k, v in asdict(self).items():
             if v:

@@ -20,8 +20,8 @@ struct DecodeOptions {
   // Threads for one large profile (0 = up to 2 when it pays off, 1 = serial).
   // Batch loaders set 1 and parallelise across files instead.
   unsigned threads = 0;
-  // Repair instead of rejecting: see RepairReport. Errors in the wire format, the
-  // string table and gzip are never repaired.
+  // Repair instead of rejecting: see RepairReport. Errors in the wire format and
+  // gzip are never repaired, nor string indexes beyond 2^31 - 1.
   bool repair = false;
 };
 
@@ -37,10 +37,13 @@ struct RepairReport {
   size_t duplicate_ids = 0;            // later rows reusing an id: given a fresh id (refs go to the first)
   size_t value_count_mismatch = 0;     // samples whose value count != number of sample types: dropped
   int64_t dropped_values_sum = 0;      // sum of all values of the dropped samples (what was lost)
+  size_t bad_first_string = 0;         // string_table[0] not "" (replaced by "") or no table (one added)
+  size_t out_of_range_string_refs = 0; // string codes past the table: pointed at placeholders (repair_strings.hpp)
+  size_t placeholder_strings = 0;      // "[missing string N]" strings added for those codes
 
   size_t total() const {
     return dangling_location_refs + zero_location_refs + dangling_mapping_refs + missing_function_refs +
-           zero_ids + duplicate_ids + value_count_mismatch;
+           zero_ids + duplicate_ids + value_count_mismatch + bad_first_string + out_of_range_string_refs;
   }
 };
 

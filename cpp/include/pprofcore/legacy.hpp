@@ -6,8 +6,9 @@
 // regexes pprof attaches to legacy profiles. The formats themselves live in
 // legacy_go (text) and legacy_gperftools (binary CPU). Symbol comments in the text
 // (`# 0x... func file:line`) are not read, as in pprof: legacy profiles come out
-// unsymbolized. Java formats: legacy_java; threadz: legacy_threadz. Not
-// supported: jemalloc and goroutine debug=2 dumps.
+// unsymbolized. Java formats: legacy_java; threadz: legacy_threadz; Go
+// goroutine dumps (debug=2, tracebacks), tried last: goroutine_dump. Not
+// supported: jemalloc.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,10 @@ class LineReader {
   int64_t number_ = 0;
   int64_t offset_ = 0;
 };
+
+// At most `max_bytes` of `line` for an error message, "..." when cut; bytes that
+// are not UTF-8 and control characters shown as \xNN.
+std::string line_excerpt(std::string_view line, size_t max_bytes);
 
 // A DecodeError for a malformed line of a recognised legacy text profile.
 [[noreturn]] void fail_line(const std::string& format, const LineReader& r, const std::string& what);
