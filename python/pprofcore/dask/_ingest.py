@@ -6,9 +6,11 @@ per day partition into a staging folder of the store, and returns the
 content rows (stacks, locations, functions, mappings) its profiles use. The
 content rows are deduplicated by id in a tree; the last task drops the ids
 the store already has, writes them, and moves the staged parts into place.
-A failed call leaves the store as it was (the staging folder is removed).
-Part names are fixed per call and chunk, so a task that is run again after
-its worker died overwrites its own files instead of adding more."""
+A file that cannot be read fails its task's chunk without raising there:
+the error travels up the tree, so the last task runs only once every chunk
+is done, removes the staging folder and the call raises, leaving the store
+as it was. Part names are fixed per call and chunk, so a task that is run
+again after its worker died overwrites its own files instead of adding more."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE
+from ..errors import DecodeError
 from . import _client, _read
 from ._read import Item, Skipped
 
@@ -28,18 +31,20 @@ _ID = {"stacks": "stack_id", "locations": "location_id", "functions": "function_
 
 
 class IngestPart:
-    """Content rows (Arrow tables, one row per distinct id) and skipped files."""
+    """Content rows (Arrow tables, one row per distinct id), skipped files,
+    and the first error of the chunks below (``errors="raise"``)."""
 
-    __slots__ = ("content", "skipped", "n")
+    __slots__ = ("content", "skipped", "n", "error")
 
-    def __init__(self, content: Dict[str, object], skipped: Skipped, n: int) -> None:
-        self.content, self.skipped, self.n = content, skipped, n
+    def __init__(self, content: Dict[str, object], skipped: Skipped, n: int,
+                 error: Optional[BaseException] = None) -> None:
+        self.content, self.skipped, self.n, self.error = content, skipped, n, error
 
     def __getstate__(self):
-        return self.content, self.skipped, self.n
+        return self.content, self.skipped, self.n, self.error
 
     def __setstate__(self, state) -> None:
-        self.content, self.skipped, self.n = state
+        self.content, self.skipped, self.n, self.error = state
 
 
 def _unique(table, column: str):
@@ -62,18 +67,21 @@ def ingest_chunk(chunk: Sequence[Item], staging: str, name: str, first_id: int, 
     w = _Writer(Path(staging), scan=False, first_id=first_id)
     skipped = Skipped()
     n = 0
-    for pos, path, p in _read.decode(chunk, errors, skipped, max_size):
-        if metadata is None:
-            extra = {}
-        elif callable(metadata):
-            extra = dict(metadata(path) or {})
-        else:
-            extra = dict(metadata[pos])
-        t = p.time_nanos
-        day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
-        w.next_id = first_id + pos
-        w.add(p, {"day": day, "row": _header_row(p, path, extra)})
-        n += 1
+    try:
+        for pos, path, p in _read.decode(chunk, errors, skipped, max_size):
+            if metadata is None:
+                extra = {}
+            elif callable(metadata):
+                extra = dict(metadata(path) or {})
+            else:
+                extra = dict(metadata[pos])
+            t = p.time_nanos
+            day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
+            w.next_id = first_id + pos
+            w.add(p, {"day": day, "row": _header_row(p, path, extra)})
+            n += 1
+    except (DecodeError, OSError) as e:  # an unreadable file: reported by the last task
+        return IngestPart({t: None for t in CONTENT}, skipped, n, e)
     content = {}
     for t in CONTENT:
         pieces = w.pending[t]
@@ -91,7 +99,8 @@ def combine(parts: List[IngestPart]) -> IngestPart:
     for t in CONTENT:
         pieces = [x.content[t] for x in parts if x.content[t] is not None]
         content[t] = _unique(pa.concat_tables(pieces, promote_options="permissive"), _ID[t]) if pieces else None
-    return IngestPart(content, _read.concat_skipped([x.skipped for x in parts]), sum(x.n for x in parts))
+    error = next((x.error for x in parts if x.error is not None), None)
+    return IngestPart(content, _read.concat_skipped([x.skipped for x in parts]), sum(x.n for x in parts), error)
 
 
 def commit(root: IngestPart, directory: str, staging: str, name: str) -> IngestPart:
@@ -100,6 +109,10 @@ def commit(root: IngestPart, directory: str, staging: str, name: str) -> IngestP
     import pyarrow.parquet as pq
 
     d, stage = Path(directory), Path(staging)
+    if root.error is not None:
+        shutil.rmtree(stage, ignore_errors=True)
+        root.content = {t: None for t in CONTENT}
+        return root
     for t in CONTENT:
         table = root.content[t]
         if table is None or table.num_rows == 0:
@@ -190,7 +203,9 @@ def ingest(paths, directory, *, metadata=None, client=None, chunk_size: Optional
     try:
         (part,) = _client.compute([done], client, retries)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)  # best effort: tasks may still be running
         raise
+    if part.error is not None:
+        raise part.error
     store = Store(d)
     return (store, part.skipped) if errors == "skip" else store

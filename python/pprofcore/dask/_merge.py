@@ -35,10 +35,10 @@ class Part:
 
     pprof's merge takes header strings (comments, default sample type, doc
     URL) and the main mapping from the input that first has them; a partial
-    merge carries them all at its start. So a partial may follow others only
-    when it is *uniform*: none of its inputs after the first brings a comment
-    the first lacks, or a default type, doc URL or mapping where the first had
-    none. ``time_nanos`` follows pprof's ``t == 0 || s < t`` rule, where a
+    merge carries them all at its start. So a partial merged again reproduces
+    the sequence only when it is *uniform*: none of its inputs after the first
+    brings a comment the first lacks, or a default type, doc URL or mapping
+    where the first had none. ``time_nanos`` follows pprof's ``t == 0 || s < t`` rule, where a
     zero resets the running minimum; a negative ``period`` breaks the max;
     and a partial whose zero-sum samples were compacted away may not be merged
     again. ``exact`` says the profile equals the sequential merge of its inputs.
@@ -142,6 +142,9 @@ def combine(parts: List[Part]) -> Part:
     for k in ("exact", "uniform", "first_path", "comments", "first_comments", "first_default", "first_doc",
               "first_mappings", "any_default", "any_doc", "any_mappings", "has_zero_time", "negative_period", "n"):
         setattr(out, k, getattr(a, k))
+    # merged again, a partial starts with all its header strings and its main
+    # mapping: only a uniform one comes out as it went in, first operand included
+    out.exact = a.exact and a.uniform
     m = Merger()
     _add(m, a.profile, a.first_path, a.first_path)
     t = a.profile.time_nanos

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterator, List, Sequence, Tuple
 
-from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE, _with_path, load_many, loads
+from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE, _with_path, load, load_many, loads
 from ..errors import DecodeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,6 +143,16 @@ def _fetch(urls: List[str], max_size: int) -> list:
     return out
 
 
+def _load_error(path: str, max_size: int):
+    """What :func:`pprofcore.load` gives for a file the batch reader refused:
+    its exception, with exactly the fields ``load`` sets (or the profile, if
+    the file changed in between)."""
+    try:
+        return load(path, max_decompressed_size=max_size)
+    except (DecodeError, OSError) as e:
+        return e
+
+
 def decode(chunk: Sequence[Item], errors: str, skipped: Skipped,
            max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> Iterator[Tuple[int, str, "Profile"]]:
     """Yield ``(position, path, profile)`` for each file of ``chunk`` in order,
@@ -156,7 +166,7 @@ def decode(chunk: Sequence[Item], errors: str, skipped: Skipped,
         if local:
             for k, item in zip(local, load_many([_local(batch[k][1]) for k in local], 1, errors="return",
                                                 max_decompressed_size=max_size)):
-                got[k] = item
+                got[k] = item if not isinstance(item, BaseException) else _load_error(_local(batch[k][1]), max_size)
         remote = [k for k in range(len(batch)) if got[k] is None]
         if remote:
             for k, item in zip(remote, _fetch([batch[k][1] for k in remote], max_size)):

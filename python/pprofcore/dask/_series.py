@@ -164,9 +164,12 @@ def series(paths, sample_type=None, *, by: str = "functions", value: str = "flat
         Files per task; children per bucket-combining task.
     errors : {"raise", "skip"}
         ``"skip"`` leaves unreadable files out (their ``profile`` positions are
-        absent) and returns ``(frame, skipped)``, where ``skipped`` is a
-        ``dask.delayed`` :class:`Skipped`: compute both together,
-        ``df, skipped = dask.compute(frame, skipped)``, so files are read once.
+        absent) and returns ``(frame, skipped)``, where ``skipped`` is a lazy
+        one-partition DataFrame of the files left out: ``path``, ``error``
+        (the name of the exception :func:`pprofcore.load` raises for it,
+        e.g. ``DecodeError``) and ``message``.
+        Compute both together, ``df, bad = dask.compute(frame, skipped)``, so
+        each file is read once.
     """
     dask = _client.require_dask()
     import dask.dataframe as dd
@@ -188,15 +191,20 @@ def series(paths, sample_type=None, *, by: str = "functions", value: str = "flat
         root = _client.tree(parts, _Bucketer(freq), split_every, name)
         frame = delayed(finish_buckets, pure=True)(root, by, value, normalize, dask_key_name=f"{name}-finish")
         ddf = dd.from_delayed([frame], meta=_meta(True, normalize), verify_meta=False)
-        skipped = delayed(_skipped_of, pure=True)(root, dask_key_name=f"{name}-skipped")
+        skipped = delayed(_skipped_frame, pure=True)(root, dask_key_name=f"{name}-skipped")
     else:
         infos = [delayed(part_info, pure=True)(p, dask_key_name=f"{name}-info-{k}") for k, p in enumerate(parts)]
         summary = delayed(summarize, pure=True)(infos, dask_key_name=f"{name}-summary")
         frames = [delayed(finish_part, pure=True)(p, summary, k, by, value, normalize,
                                                   dask_key_name=f"{name}-part-{k}") for k, p in enumerate(parts)]
         ddf = dd.from_delayed(frames, meta=_meta(False, normalize), verify_meta=False)
-        skipped = delayed(_skipped_of, pure=True)(summary, dask_key_name=f"{name}-skipped")
-    return (ddf, skipped) if errors == "skip" else ddf
+        skipped = delayed(_skipped_frame, pure=True)(summary, dask_key_name=f"{name}-skipped")
+    if errors == "raise":
+        return ddf
+    import pandas as pd
+
+    meta = pd.DataFrame({k: pd.Series([], dtype=object) for k in ("path", "error", "message")})
+    return ddf, dd.from_delayed([skipped], meta=meta, verify_meta=False)
 
 
 class _Bucketer:
@@ -209,5 +217,11 @@ class _Bucketer:
         return combine_buckets(parts, self.freq)
 
 
-def _skipped_of(x) -> Skipped:
-    return x.skipped
+def _skipped_frame(x):
+    """The skipped files of a root part or summary, as a DataFrame."""
+    import pandas as pd
+
+    errors = x.skipped.errors
+    return pd.DataFrame({"path": pd.Series(x.skipped.paths, dtype=object),
+                         "error": pd.Series([type(e).__name__ for e in errors], dtype=object),
+                         "message": pd.Series([str(e) for e in errors], dtype=object)})
