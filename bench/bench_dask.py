@@ -88,23 +88,34 @@ def worker_peaks(client) -> list:
     return sorted(client.run(vmhwm).values())
 
 
+def _cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def timed_dask(client, fn, repeat: int):
-    """(best wall seconds, tasks, scheduler overhead per task in ms) of ``fn()``,
-    after one untimed run (the workers import pprofcore and pandas on first use)."""
+    """(best wall seconds, tasks, scheduler overhead per task in ms, workers' CPU
+    seconds) of ``fn()``, after one untimed run (the workers import pprofcore
+    and pandas on first use). CPU: all worker processes plus this client."""
     from distributed import get_task_stream
 
     fn()
     runs = []
     for _ in range(repeat):
+        c0, me = client.run(_cpu), _cpu()
         with get_task_stream(client) as ts:
             t = time.perf_counter()
             fn()
             wall = time.perf_counter() - t
+        c1 = client.run(_cpu)
+        cpu = sum(c1[k] - c0[k] for k in c0) + _cpu() - me
         busy = sum(s["stop"] - s["start"] for d in ts.data for s in d["startstops"] if s["action"] == "compute")
         threads = sum(client.nthreads().values())
         tasks = len(ts.data)
-        runs.append((wall, tasks, (wall * threads - busy) / max(tasks, 1) * 1e3))
-    return min(runs, key=lambda r: r[0]), statistics.median(r[2] for r in runs)
+        runs.append((wall, tasks, (wall * threads - busy) / max(tasks, 1) * 1e3, cpu))
+    return min(runs, key=lambda r: r[0]), statistics.median(r[2] for r in runs), min(r[3] for r in runs)
 
 
 def main(argv=None) -> int:
@@ -136,27 +147,35 @@ def main(argv=None) -> int:
 
             go_merge = best([go_helper("mergeref"), "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *paths], 1)
             go_series = best([go_helper("fleetseries"), "-t", *paths], 1)
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                      silence_logs=40) as cluster, distributed.Client(cluster) as client:
-            base = worker_peaks(client)
-            (dm, dm_tasks, _), dm_over = timed_dask(client, lambda: pdask.merge(paths, client=client), args.repeat)
-            merge_peaks = worker_peaks(client)
-            (ds, ds_tasks, _), ds_over = timed_dask(client, lambda: pdask.series(paths, client=client).compute(),
-                                                    args.repeat)
-            series_peaks = worker_peaks(client)
+
+        def on_cluster(fn):
+            """Run ``fn`` on a fresh LocalCluster: timings and each worker's own peak RSS."""
+            with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                          dashboard_address=None, silence_logs=40) as cluster, \
+                    distributed.Client(cluster) as client:
+                start = worker_peaks(client)
+                timing = timed_dask(client, lambda: fn(client), args.repeat)
+                return timing, start, worker_peaks(client)
+
+        ((dm, dm_tasks, _, _), dm_over, dm_cpu), base, merge_peaks = on_cluster(
+            lambda c: pdask.merge(paths, client=c))
+        ((ds, ds_tasks, _, _), ds_over, ds_cpu), _, series_peaks = on_cluster(
+            lambda c: pdask.series(paths, client=c).compute())
         load = os.getloadavg()
-    rows.append(("merge", local_merge, go_merge, dm, dm_tasks, dm_over, merge_peaks))
-    rows.append(("series", local_series, go_series, ds, ds_tasks, ds_over, series_peaks))
+    rows.append(("merge", local_merge, go_merge, dm, dm_cpu, dm_tasks, dm_over, merge_peaks))
+    rows.append(("series", local_series, go_series, ds, ds_cpu, ds_tasks, ds_over, series_peaks))
     print(f"Dask workers at start: {', '.join(f'{x:.0f}' for x in base)} MiB; load average after the run "
           f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min); best of {args.repeat} "
-          f"(google/pprof: one run)\n")
-    print("| workload | LocalCluster 2 workers | local, 2 threads | dask / local | google/pprof | tasks "
-          "| overhead per task | peak RSS per worker | local peak RSS |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, (lt, lrss, _), go, dt, tasks, over, peaks in rows:
+          f"(google/pprof: one run). CPU: user+sys of the local process (interpreter start-up included), "
+          f"of both Dask workers plus the client\n")
+    print("| workload | LocalCluster 2 workers | local, 2 threads | dask / local | google/pprof | CPU dask / local "
+          "| tasks | overhead per task | peak RSS per worker | local peak RSS |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, (lt, lrss, lcpu), go, dt, dcpu, tasks, over, peaks in rows:
         gotext = f"{go[0]:.1f} s" if go else "-"
-        print(f"| {name} {len(paths):,} files | {dt:.2f} s | {lt:.2f} s | {dt / lt:.2f}x | {gotext} | {tasks} "
-              f"| {over:.1f} ms | {' / '.join(f'{x:.0f}' for x in peaks)} MiB | {lrss:.0f} MiB |")
+        print(f"| {name} {len(paths):,} files | {dt:.2f} s | {lt:.2f} s | {dt / lt:.2f}x | {gotext} "
+              f"| {dcpu:.1f} s / {lcpu:.1f} s = {dcpu / lcpu:.2f}x | {tasks} | {over:.1f} ms "
+              f"| {' / '.join(f'{x:.0f}' for x in peaks)} MiB | {lrss:.0f} MiB |")
     return 0
 
 

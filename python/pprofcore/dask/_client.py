@@ -34,9 +34,10 @@ def resolve(client):
 
 
 def chunk_size(n: int, client, chunk: Optional[int]) -> int:
-    """Files per task: ``chunk`` when given, else about four tasks per worker
-    thread (load balance) and between 8 and 256 files each (a task's work
-    should dwarf the scheduler's few milliseconds per task)."""
+    """Files per task: ``chunk`` when given, else about two tasks per worker
+    thread and at least 8 files each. Few, large leaves: a leaf's memory is
+    bounded by its distinct content, not its file count, while every extra
+    leaf adds its partial result to encode, move and merge again."""
     if chunk is not None:
         if int(chunk) < 1:
             raise ValueError(f"chunk_size must be at least 1, not {chunk}")
@@ -47,7 +48,7 @@ def chunk_size(n: int, client, chunk: Optional[int]) -> int:
             threads = max(1, sum(client.nthreads().values()))
         except Exception:  # noqa: BLE001 - a client without workers yet: guess from this machine
             pass
-    return max(8, min(256, math.ceil(n / (4 * threads))))
+    return max(8, math.ceil(n / (2 * threads)))
 
 
 def compute(objs: list, client, retries: int = 0) -> list:

@@ -106,11 +106,13 @@ def merge_chunk(chunk: Sequence[Item], errors: str = "raise",
     m = Merger()
     for _, path, p in _read.decode(chunk, errors, part.skipped, max_size):
         comments = frozenset(p.comments)
-        default, doc, mappings = bool(p.default_sample_type), bool(p.doc_url), len(p.mappings) > 0
+        core = p._core  # header codes: no string or column lookups per file
+        default, doc = core.default_sample_type_code != 0, core.doc_url_code != 0
         if part.n == 0:
-            _start(part, path, comments, default, doc, mappings)
+            _start(part, path, comments, default, doc, len(p.mappings) > 0)
         else:
-            part._follow(comments, default, doc, mappings, True)
+            # mappings: known for the whole chunk once merged (below)
+            part._follow(comments, default, doc, False, True)
         part.has_zero_time |= p.time_nanos == 0
         part.negative_period |= p.period < 0
         _add(m, p, path, part.first_path)
@@ -118,6 +120,9 @@ def merge_chunk(chunk: Sequence[Item], errors: str = "raise",
     if part.n:
         part.profile = m.result()
         part.compacted = _compacted(m, part.profile)
+        # the merge keeps a mapping whenever an input had one (pprof keeps the first one seen)
+        part.any_mappings = len(part.profile.mappings) > 0
+        part.uniform = part.uniform and (part.first_mappings or not part.any_mappings)
     return part
 
 
@@ -189,8 +194,8 @@ def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int]
     split_every : int
         Children per merge task in the tree (at least 2).
     chunk_size : int, optional
-        Files per leaf task (default: about four tasks per worker thread,
-        8 to 256 files each).
+        Files per leaf task (default: about two tasks per worker thread, at
+        least 8 files each; fewer partial profiles to move and merge again).
     errors : {"raise", "skip"}
         ``"raise"``: a file that cannot be read or decoded fails the call with
         the exception :func:`pprofcore.load` raises for it (the path in the
