@@ -118,6 +118,17 @@ def timed_dask(client, fn, repeat: int):
     return min(runs, key=lambda r: r[0]), statistics.median(r[2] for r in runs), min(r[3] for r in runs)
 
 
+def noop_overhead(client, n: int = 2000) -> float:
+    """The scheduler's own cost per task (ms): ``n`` independent no-op tasks."""
+    import dask
+
+    tasks = [dask.delayed(abs, pure=True)(-i, dask_key_name=f"noop-{i}") for i in range(n)]
+    client.compute(tasks[:10], sync=True)
+    t = time.perf_counter()
+    client.compute(tasks, sync=True)
+    return (time.perf_counter() - t) / n * 1e3
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=10_000)
@@ -148,6 +159,8 @@ def main(argv=None) -> int:
             go_merge = best([go_helper("mergeref"), "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *paths], 1)
             go_series = best([go_helper("fleetseries"), "-t", *paths], 1)
 
+        noop: list = []
+
         def on_cluster(fn):
             """Run ``fn`` on a fresh LocalCluster: timings and each worker's own peak RSS."""
             with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -155,7 +168,9 @@ def main(argv=None) -> int:
                     distributed.Client(cluster) as client:
                 start = worker_peaks(client)
                 timing = timed_dask(client, lambda: fn(client), args.repeat)
-                return timing, start, worker_peaks(client)
+                peaks = worker_peaks(client)
+                noop.append(noop_overhead(client))
+                return timing, start, peaks
 
         ((dm, dm_tasks, _, _), dm_over, dm_cpu), base, merge_peaks = on_cluster(
             lambda c: pdask.merge(paths, client=c))
@@ -167,9 +182,12 @@ def main(argv=None) -> int:
     print(f"Dask workers at start: {', '.join(f'{x:.0f}' for x in base)} MiB; load average after the run "
           f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min); best of {args.repeat} "
           f"(google/pprof: one run). CPU: user+sys of the local process (interpreter start-up included), "
-          f"of both Dask workers plus the client\n")
+          f"of both Dask workers plus the client. The scheduler's own cost per task (2,000 no-op tasks on "
+          f"the same cluster): {min(noop):.2f} ms; 'idle per task' below is (wall x 2 worker threads - time "
+          f"in tasks) / tasks: scheduling, transfers, (de)serialization, and waiting for the tree's last "
+          f"merges\n")
     print("| workload | LocalCluster 2 workers | local, 2 threads | dask / local | google/pprof | CPU dask / local "
-          "| tasks | overhead per task | peak RSS per worker | local peak RSS |")
+          "| tasks | idle per task | peak RSS per worker | local peak RSS |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, (lt, lrss, lcpu), go, dt, dcpu, tasks, over, peaks in rows:
         gotext = f"{go[0]:.1f} s" if go else "-"

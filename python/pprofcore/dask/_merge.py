@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
-from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE
+from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE, loads
 from .._merge import Merger
 from ..errors import ProfileError
 from . import _client, _read
@@ -42,14 +42,19 @@ class Part:
     zero resets the running minimum; a negative ``period`` breaks the max;
     and a partial whose zero-sum samples were compacted away may not be merged
     again. ``exact`` says the profile equals the sequential merge of its inputs.
+
+    The profile travels as its pprof bytes and is decoded only where it is
+    used, one at a time in a merge task (:meth:`take`), so a task holding
+    ``split_every`` children holds their bytes, not their decoded tables.
     """
 
-    __slots__ = ("profile", "exact", "uniform", "first_path", "comments", "first_comments", "first_default",
-                 "first_doc", "first_mappings", "any_default", "any_doc", "any_mappings", "has_zero_time",
-                 "negative_period", "compacted", "skipped", "n")
+    __slots__ = ("_profile", "_blob", "time", "exact", "uniform", "first_path", "comments", "first_comments",
+                 "first_default", "first_doc", "first_mappings", "any_default", "any_doc", "any_mappings",
+                 "has_zero_time", "negative_period", "compacted", "skipped", "n")
 
     def __init__(self) -> None:
-        self.profile = None
+        self._profile = self._blob = None
+        self.time = 0
         self.exact = True
         self.uniform = True
         self.first_path: Optional[str] = None
@@ -61,11 +66,33 @@ class Part:
         self.skipped = Skipped()
         self.n = 0
 
+    def set_profile(self, profile) -> None:
+        self._profile, self._blob, self.time = profile, None, profile.time_nanos
+
+    @property
+    def has_profile(self) -> bool:
+        return self._profile is not None or self._blob is not None
+
+    @property
+    def profile(self):
+        """The merged profile (None when every file of the part was skipped)."""
+        if self._profile is None and self._blob is not None:
+            self._profile, self._blob = self.take(), None
+        return self._profile
+
+    def take(self):
+        """The profile, decoded from its bytes without keeping it here."""
+        if self._profile is not None or self._blob is None:
+            return self._profile
+        return loads(self._blob, max_decompressed_size=len(self._blob) + 1)
+
     def __getstate__(self):
-        return tuple(getattr(self, k) for k in self.__slots__)
+        blob = self._profile.to_bytes(compress=False) if self._profile is not None else self._blob
+        return blob, tuple(getattr(self, k) for k in self.__slots__[2:])
 
     def __setstate__(self, state) -> None:
-        for k, v in zip(self.__slots__, state):
+        self._profile, self._blob = None, state[0]
+        for k, v in zip(self.__slots__[2:], state[1]):
             setattr(self, k, v)
 
     def _follow(self, comments, default: bool, doc: bool, mappings: bool, uniform: bool) -> None:
@@ -118,7 +145,7 @@ def merge_chunk(chunk: Sequence[Item], errors: str = "raise",
         _add(m, p, path, part.first_path)
         part.n += 1
     if part.n:
-        part.profile = m.result()
+        part.set_profile(m.result())
         part.compacted = _compacted(m, part.profile)
         # the merge keeps a mapping whenever an input had one (pprof keeps the first one seen)
         part.any_mappings = len(part.profile.mappings) > 0
@@ -133,7 +160,7 @@ def _time_after(t: int, s: int) -> int:
 
 def combine(parts: List[Part]) -> Part:
     """Inner task: merge the partial merges ``parts`` (in input order)."""
-    live = [x for x in parts if x.profile is not None]
+    live = [x for x in parts if x.has_profile]
     out = Part()
     out.skipped = _read.concat_skipped([x.skipped for x in parts])
     if not live:
@@ -151,10 +178,10 @@ def combine(parts: List[Part]) -> Part:
     # mapping: only a uniform one comes out as it went in, first operand included
     out.exact = a.exact and a.uniform
     m = Merger()
-    _add(m, a.profile, a.first_path, a.first_path)
-    t = a.profile.time_nanos
+    _add(m, a.take(), a.first_path, a.first_path)
+    t = a.time
     for b in live[1:]:
-        tb = b.profile.time_nanos
+        tb = b.time
         merged_t = _time_after(t, tb)
         # with a zero time among b's inputs, the sequential rule restarts there: b's own time wins
         right_t = tb if b.has_zero_time else merged_t
@@ -164,10 +191,10 @@ def combine(parts: List[Part]) -> Part:
         out.has_zero_time |= b.has_zero_time
         out.negative_period |= b.negative_period
         out.n += b.n
-        _add(m, b.profile, b.first_path, a.first_path)
+        _add(m, b.take(), b.first_path, a.first_path)
         t = merged_t
     out.exact = out.exact and not any(x.compacted for x in live)
-    out.profile = m.result()
+    out.set_profile(m.result())
     out.compacted = _compacted(m, out.profile)
     return out
 
@@ -231,7 +258,7 @@ def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int]
               for k, c in enumerate(_read.chunks(items, size))]
     root = _client.tree(leaves, combine, split_every, f"pprofcore-merge-{token}")
     (part,) = _client.compute([root], client, retries)
-    if part.profile is None:
+    if not part.has_profile:
         raise ValueError(f"no profiles to merge: all {len(items)} files failed ({part.skipped!r})")
     if not part.exact:
         # the inputs' headers differ along the sequence: merge in one sequential task (see Part)
@@ -240,7 +267,7 @@ def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int]
         again = dask.delayed(merge_chunk, pure=True)(kept, "raise", max_decompressed_size,
                                                      dask_key_name=f"pprofcore-merge-{token}-sequential")
         (seq,) = _client.compute([again], client, retries)
-        part.profile = seq.profile
+        part.set_profile(seq.profile)
     if errors == "skip":
         return part.profile, part.skipped
     return part.profile
