@@ -134,7 +134,7 @@ def _meta(bucketed: bool, normalize: Optional[str]):
     from dask.dataframe.utils import clear_known_categories
 
     cols = {} if bucketed else {"profile": pd.Series([], dtype="int64")}
-    cols["time"] = pd.Series(pd.to_datetime([], utc=True).as_unit("ns"))
+    cols["time"] = pd.Series(pd.to_datetime(np.zeros(0, dtype=np.int64), unit="ns", utc=True))
     cols["name"] = pd.Series(pd.Categorical([]))
     cols["value"] = pd.Series([], dtype="float64" if normalize is not None else "int64")
     return clear_known_categories(pd.DataFrame(cols))
