@@ -129,6 +129,7 @@ def test_merge_is_exact_when_headers_change_along_the_fleet(client, tmp_path):
                            default="cpu" if i >= 13 else "", doc="https://doc" if i == 31 else "",
                            time_nanos=0 if i == 17 else None, negative=i % 3 == 0) for i in range(40)]
     paths = write(tmp_path, blobs)
+    assert not _tree(paths, 4, 3).exact  # the tree alone would not do: the call takes its sequential path
     assert pdask.merge(paths, client=client, chunk_size=4, split_every=3) == pprofcore.merge_files(paths)
 
 
@@ -306,6 +307,18 @@ def test_ingest_writes_the_store_a_local_ingest_writes(client, fleet, tmp_path):
     for name, key in (("profiles", "profile_id"), ("samples", "profile_id, sample"), ("stacks", "stack_id"),
                       ("locations", "location_id"), ("functions", "function_id"), ("mappings", "mapping_id")):
         pd.testing.assert_frame_equal(_table(ours, name, key), _table(theirs, name, key), check_dtype=False)
+
+
+def test_ingest_metadata_frame(client, synthetic, tmp_path):
+    pytest.importorskip("duckdb")
+    paths = synthetic[:20]
+    md = pd.DataFrame({"host": [f"h{i % 3}" for i in range(20)], "rack": np.arange(20) * 10})
+    ours = pdask.ingest(paths, tmp_path / "dask", client=client, chunk_size=6, metadata=md)
+    theirs = pprofcore.ProfileSet(paths, metadata=md).to_parquet(tmp_path / "local")
+    pd.testing.assert_frame_equal(_table(ours, "profiles", "profile_id"), _table(theirs, "profiles", "profile_id"),
+                                  check_dtype=False)
+    with pytest.raises(ValueError, match="metadata has 3 rows"):
+        pdask.ingest(paths, tmp_path / "x", client=client, metadata=md.head(3))
 
 
 def test_ingest_appends_and_skips(client, synthetic, tmp_path):
