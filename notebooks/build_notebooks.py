@@ -121,6 +121,18 @@ files = fleet_files()
 s = pprofcore.ProfileSet(files, metadata=lambda path: {'host': Path(path).name.rsplit('-', 1)[0]})
 s"""
 
+DASK_CLUSTER = """import logging
+import pandas as pd
+from distributed import Client, LocalCluster
+from pprofcore import dask as pdask
+
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR)
+client = Client(cluster)
+shared = [os.path.abspath(f) for f in files]   # paths every worker can read
+merged = pdask.merge(shared, client=client)
+assert merged == pprofcore.merge_files(files)
+merged.top(n=5)"""
+
 FLEET = [
     ("md", "# Fleets: profiles over time\n\nA continuous profiler writes one profile per host per minute. "
            "`pprofcore.ProfileSet` reads such a directory in parallel and in bounded memory (a chunk of "
@@ -155,6 +167,27 @@ FLEET = [
              "host = s.profiles['host'][0]\n"
              "store.profile(f\"host = '{host}'\").top(n=5)"),
     ("code", "import shutil\nstore.close()\nshutil.rmtree(store.directory)  # the example store was temporary"),
+    ("md", "## Beyond one machine: Dask\n\n`pprofcore.dask` runs the same merge, series and store ingest on a "
+           "Dask cluster: each task decodes and aggregates a chunk of files in C++, partial results combine in a "
+           "tree, and the results equal the local ones. Here a `LocalCluster` of two worker processes; on a real "
+           "cluster, `Client('tcp://scheduler:8786')`, with paths every worker can read (a shared disk, or "
+           "`s3://...` URLs through fsspec). See docs/dask.md."),
+    ("code", DASK_CLUSTER),
+    ("md", "The series is a lazy Dask DataFrame, one partition per chunk of files (one with `freq`); computing "
+           "it gives the local frame."),
+    ("code", "frame = pdask.series(shared, client=client, freq='10s', normalize='share')\n"
+             "df = frame.compute()\n"
+             "pd.testing.assert_frame_equal(df, s.series(freq='10s', normalize='share'))\n"
+             "df.head()"),
+    ("md", "`errors='skip'` leaves unreadable files out and reports them; a worker that dies is replaced and its "
+           "tasks rerun by Dask."),
+    ("code", "broken = os.path.join(tempfile.mkdtemp(), 'broken.pb.gz')\n"
+             "with open(broken, 'wb') as f:\n"
+             "    f.write(b'not a profile')\n"
+             "merged, skipped = pdask.merge(shared + [broken], client=client, errors='skip')\n"
+             "print(skipped.count, 'skipped:', type(skipped.errors[0]).__name__)\n"
+             "assert merged == pprofcore.merge_files(shared)"),
+    ("code", "client.close()\ncluster.close()"),
 ]
 
 

@@ -25,7 +25,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
               "display", "testing", "_repair", "symbolize"}),
     ("profile", {"_profile"}),
     ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
-    ("entry", {"fleet", "cli", "_pytest", "__init__", "__main__"}),
+    ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 
 

@@ -35,6 +35,146 @@ def profile_values(profile, sample_type, by: str, value: str):
             profile.duration_nanos)
 
 
+def check_options(by: str, value: str, normalize: Optional[str]) -> None:
+    """Raise ``ValueError`` for an unknown granularity, value or normalization."""
+    _nodes.check_granularity(by)
+    if value not in VALUES:
+        raise ValueError(f"value must be 'flat' or 'cum', not {value!r}")
+    if normalize not in NORMALIZE:
+        raise ValueError(f"normalize must be None, 'share' or 'rate', not {normalize!r}")
+
+
+class Rows:
+    """The rows of a series before they become a DataFrame: one entry per
+    (profile, key) with a non-zero value, names interned in order of first
+    appearance, and each profile's total, duration and time. A "profile" may
+    also be a time bucket (:func:`bucket`). Distributed callers build one per
+    chunk of files and :func:`concat` them."""
+
+    __slots__ = ("pos", "codes", "vals", "cats", "totals", "durations", "time_ns", "type_names")
+
+    def __init__(self, pos, codes, vals, cats: List[str], totals, durations, time_ns, type_names: set) -> None:
+        self.pos, self.codes, self.vals, self.cats = pos, codes, vals, cats
+        self.totals, self.durations, self.time_ns, self.type_names = totals, durations, time_ns, type_names
+
+
+def collect(results, n: int) -> Rows:
+    """:class:`Rows` of ``n`` profiles from ``(position, profile_values(...))`` pairs."""
+    index: Dict[str, int] = {}
+    cats: List[str] = []
+    pos_parts, code_parts, val_parts = [], [], []
+    totals = np.zeros(n, dtype=np.int64)
+    durations = np.zeros(n, dtype=np.int64)
+    time_ns = np.zeros(n, dtype=np.int64)
+    type_names = set()
+    for i, (names, vals, tot, tname, tns, dns) in results:
+        type_names.add(tname)
+        totals[i], durations[i], time_ns[i] = tot, dns, tns
+        codes = np.empty(len(names), dtype=np.int32)
+        for k, name in enumerate(names):  # one per node, not per sample
+            c = index.get(name)
+            if c is None:
+                c = index[name] = len(cats)
+                cats.append(name)
+            codes[k] = c
+        pos_parts.append(np.full(len(names), i, dtype=np.int64))
+        code_parts.append(codes)
+        val_parts.append(np.asarray(vals, dtype=np.int64))
+    pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
+    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
+    vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)
+    return Rows(pos, codes, vals, cats, totals, durations, time_ns, type_names)
+
+
+def concat(parts: List[Rows]) -> Rows:
+    """The rows of several sets one after the other (positions shifted, names
+    re-interned in order of first appearance)."""
+    index: Dict[str, int] = {}
+    cats: List[str] = []
+    pos, codes, vals, totals, durations, times = [], [], [], [], [], []
+    type_names: set = set()
+    offset = 0
+    for r in parts:
+        remap = np.empty(len(r.cats), dtype=np.int32)
+        for k, name in enumerate(r.cats):
+            c = index.get(name)
+            if c is None:
+                c = index[name] = len(cats)
+                cats.append(name)
+            remap[k] = c
+        pos.append(r.pos + offset)
+        codes.append(remap[r.codes] if len(r.codes) else r.codes.astype(np.int32))
+        vals.append(r.vals)
+        totals.append(r.totals)
+        durations.append(r.durations)
+        times.append(r.time_ns)
+        type_names |= r.type_names
+        offset += len(r.totals)
+    cat = lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt)  # noqa: E731
+    return Rows(cat(pos, np.int64), cat(codes, np.int32), cat(vals, np.int64), cats, cat(totals, np.int64),
+                cat(durations, np.int64), cat(times, np.int64), type_names)
+
+
+def bucket(rows: Rows, freq) -> Rows:
+    """Rows summed per time bucket (``freq``): one "profile" per bucket, its
+    time the bucket start, its total and duration the sums of its profiles'.
+    Profiles without a time are left out; keys whose sum is zero are dropped.
+    Bucketing bucketed rows again with the same ``freq`` changes nothing, so
+    chunks can be bucketed apart and then together."""
+    pd = require_pandas()
+    ns = np.where(rows.time_ns == 0, np.iinfo(np.int64).min, rows.time_ns)  # 0 = unknown -> NaT
+    floor = pd.Series(pd.to_datetime(ns, unit="ns", utc=True)).dt.floor(freq)
+    buckets = pd.Index(floor.dropna().unique()).sort_values()
+    pos_bucket = buckets.get_indexer(floor)  # -1 for profiles without a time
+    keep = pos_bucket >= 0
+    btot = np.zeros(len(buckets), dtype=np.int64)
+    bdur = np.zeros(len(buckets), dtype=np.int64)
+    np.add.at(btot, pos_bucket[keep], rows.totals[keep])  # exact int64 sums (bincount goes through float)
+    np.add.at(bdur, pos_bucket[keep], rows.durations[keep])
+    rb = pos_bucket[rows.pos]
+    m = rb >= 0
+    rb, codes, vals = rb[m], rows.codes[m], rows.vals[m]
+    # sum per (bucket, name): sort by the pair, add each run
+    order = np.lexsort((codes, rb))
+    rb, codes, vals = rb[order], codes[order], vals[order]
+    start = np.flatnonzero(np.r_[True, (rb[1:] != rb[:-1]) | (codes[1:] != codes[:-1])]) if len(rb) else rb
+    sums = np.add.reduceat(vals, start) if len(rb) else vals
+    nz = sums != 0
+    bns = buckets.asi8 if len(buckets) else np.zeros(0, np.int64)
+    return Rows(rb[start][nz].astype(np.int64), codes[start][nz], sums[nz], rows.cats, btot, bdur,
+                np.asarray(bns, dtype=np.int64), rows.type_names)
+
+
+def finish(rows: Rows, *, by: str, value: str, normalize: Optional[str], bucketed: bool):
+    """The series DataFrame of ``rows`` (see :func:`series`); ``bucketed``:
+    the rows come from :func:`bucket` (columns ``time, name, value``)."""
+    pd = require_pandas()
+    if len(rows.type_names) > 1:
+        raise ValueError(f"series(): profiles picked different sample types {sorted(rows.type_names)}; "
+                         f"pass sample_type=")
+    pos, codes, vals, cats = rows.pos, rows.codes, rows.vals, rows.cats
+    ns = np.where(rows.time_ns == 0, np.iinfo(np.int64).min, rows.time_ns)  # 0 = unknown -> NaT
+    df = pd.DataFrame({
+        "profile": pos,
+        "time": pd.to_datetime(ns[pos], unit="ns", utc=True),
+        "name": pd.Categorical.from_codes(codes, categories=cats) if cats else pd.Categorical([]),
+        "value": vals,
+    })
+    if normalize is not None:
+        denom = rows.totals.astype(np.float64) if normalize == "share" else rows.durations.astype(np.float64) / 1e9
+        d = denom[pos]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            df["value"] = np.where(d != 0, df["value"].to_numpy() / np.where(d != 0, d, 1), np.nan)
+    key = "time" if bucketed else "profile"
+    df = _ordered(df, key)
+    if bucketed:
+        df = df.drop(columns="profile")
+    df.attrs["sample_type"] = next(iter(rows.type_names)) if rows.type_names else None
+    df.attrs["total"] = int(rows.totals.sum())  # pprof's total (sum of |value|) over all profiles
+    df.attrs["value"], df.attrs["by"], df.attrs["normalize"] = value, by, normalize
+    return df
+
+
 def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
            normalize: Optional[str] = None):
     """The value of every key in every profile of ``s``, as a long DataFrame.
@@ -63,65 +203,13 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
         ``attrs["sample_type"]`` names the sample type used, ``attrs["total"]``
         is the summed total of all profiles (pprof's total: sum of |value|).
     """
-    pd = require_pandas()
-    _nodes.check_granularity(by)
-    if value not in VALUES:
-        raise ValueError(f"value must be 'flat' or 'cum', not {value!r}")
-    if normalize not in NORMALIZE:
-        raise ValueError(f"normalize must be None, 'share' or 'rate', not {normalize!r}")
-    index: Dict[str, int] = {}
-    cats: List[str] = []
-    pos_parts, code_parts, val_parts = [], [], []
-    totals = np.zeros(len(s), dtype=np.int64)
-    durations = np.zeros(len(s), dtype=np.int64)
-    time_ns = np.zeros(len(s), dtype=np.int64)
-    type_names = set()
+    require_pandas()
+    check_options(by, value, normalize)
     work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
-    for i, (names, vals, tot, tname, tns, dns) in s.map(work):
-        type_names.add(tname)
-        totals[i], durations[i], time_ns[i] = tot, dns, tns
-        codes = np.empty(len(names), dtype=np.int32)
-        for k, name in enumerate(names):  # one per node, not per sample
-            c = index.get(name)
-            if c is None:
-                c = index[name] = len(cats)
-                cats.append(name)
-            codes[k] = c
-        pos_parts.append(np.full(len(names), i, dtype=np.int64))
-        code_parts.append(codes)
-        val_parts.append(np.asarray(vals, dtype=np.int64))
-    pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
-    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
-    vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)
-    # the profiles' times from this pass (reading s.profiles would decode every file again)
-    ns = np.where(time_ns == 0, np.iinfo(np.int64).min, time_ns)  # 0 = unknown -> NaT
-    times = pd.Series(pd.to_datetime(ns, unit="ns", utc=True))
-    df = pd.DataFrame({
-        "profile": pos,
-        "time": pd.to_datetime(ns[pos], unit="ns", utc=True),
-        "name": pd.Categorical.from_codes(codes, categories=cats) if cats else pd.Categorical([]),
-        "value": vals,
-    })
-    if len(type_names) > 1:
-        raise ValueError(f"series(): profiles picked different sample types {sorted(type_names)}; "
-                         f"pass sample_type=")
+    rows = collect(s.map(work), len(s))
     if freq is not None:
-        df, totals, durations = _bucket(pd, df, times, totals, durations, freq)
-        key = "time"
-    else:
-        key = "profile"
-    if normalize is not None:
-        denom = totals.astype(np.float64) if normalize == "share" else durations.astype(np.float64) / 1e9
-        d = denom[df["_bucket"].to_numpy() if freq is not None else df["profile"].to_numpy()]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            df["value"] = np.where(d != 0, df["value"].to_numpy() / np.where(d != 0, d, 1), np.nan)
-    if "_bucket" in df:
-        df = df.drop(columns="_bucket")
-    df = _ordered(df, key)
-    df.attrs["sample_type"] = next(iter(type_names)) if type_names else None
-    df.attrs["total"] = int(totals.sum())  # pprof's total (sum of |value|) over all profiles
-    df.attrs["value"], df.attrs["by"], df.attrs["normalize"] = value, by, normalize
-    return df
+        rows = bucket(rows, freq)
+    return finish(rows, by=by, value=value, normalize=normalize, bucketed=freq is not None)
 
 
 def _ordered(df, key: str):
@@ -136,21 +224,3 @@ def _ordered(df, key: str):
     k = df[key].array.asi8 if key == "time" else df[key].to_numpy()
     order = np.lexsort((rank[codes] if len(cats) else codes, -df["value"].to_numpy(), k))
     return df.iloc[order].reset_index(drop=True)
-
-
-def _bucket(pd, df, times, totals, durations, freq):
-    """Sum rows per time bucket; return the bucket totals and durations too."""
-    floor = times.dt.floor(freq)
-    buckets = pd.Index(floor.dropna().unique()).sort_values()
-    pos_bucket = buckets.get_indexer(floor)  # -1 for profiles without a time
-    keep = pos_bucket >= 0
-    btot = np.zeros(len(buckets), dtype=np.int64)
-    bdur = np.zeros(len(buckets), dtype=np.int64)
-    np.add.at(btot, pos_bucket[keep], totals[keep])  # exact int64 sums (bincount goes through float)
-    np.add.at(bdur, pos_bucket[keep], durations[keep])
-    rb = pos_bucket[df["profile"].to_numpy()]
-    df = df.assign(_bucket=rb)[rb >= 0]
-    out = (df.groupby(["_bucket", "name"], observed=True, sort=True)["value"].sum().reset_index())
-    out = out[out["value"] != 0]
-    out.insert(0, "time", buckets[out["_bucket"].to_numpy()])
-    return out[["time", "name", "value", "_bucket"]].reset_index(drop=True), btot, bdur

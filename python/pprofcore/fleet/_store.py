@@ -47,15 +47,17 @@ def _require_duckdb():
 class _Writer:
     """Accumulates table pieces and writes one Parquet file per table per batch."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, scan: bool = True, first_id: Optional[int] = None) -> None:
+        # scan=False, first_id=N: a writer that knows nothing of the store (a
+        # distributed ingest deduplicates content and numbers profiles itself)
         self.pa = require_pyarrow()
         import pyarrow.parquet as pq
 
         self.pq = pq
         self.dir = directory
-        self.seen: Dict[str, set] = {t: set(self._existing_ids(t).tolist()) for t in _ID_COLUMN}
+        self.seen: Dict[str, set] = {t: set(self._existing_ids(t).tolist()) if scan else set() for t in _ID_COLUMN}
         self.string_ids = _ids.StringHashes()
-        self.next_id = self._next_profile_id()
+        self.next_id = self._next_profile_id() if first_id is None else first_id
         self.pending: Dict[str, list] = {t: [] for t in TABLES}
 
     def _files(self, table: str) -> List[Path]:
@@ -156,9 +158,9 @@ class _Writer:
         row = {"day": day, "profile_id": pid, "main_mapping_id": main, **facts["row"]}
         self.pending["profiles"].append(row)
 
-    def flush(self) -> None:
+    def flush(self, name: Optional[str] = None) -> None:
         pa = self.pa
-        name = f"part-{uuid.uuid4().hex}.parquet"
+        name = name or f"part-{uuid.uuid4().hex}.parquet"
         if self.pending["profiles"]:
             pd = require_pandas()
             df = pd.DataFrame(self.pending["profiles"])
