@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_tables(m);
   pprofcore::bindings::bind_stacks(m);
   pprofcore::bindings::bind_callgraph(m);
+  pprofcore::bindings::bind_series(m);
 }

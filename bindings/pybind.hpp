@@ -106,5 +106,6 @@ void bind_aggregate(py::module_& m);
 void bind_tables(py::module_& m);
 void bind_stacks(py::module_& m);
 void bind_callgraph(py::module_& m);
+void bind_series(py::module_& m);
 
 }  // namespace pprofcore::bindings

@@ -2,16 +2,19 @@
 
 Each profile is aggregated by the C++ node table that backs ``Profile.top``
 (``_reports.nodes``); Python only touches one row per *node*, never a sample.
+Sets of files take the C++ path (``_core.series_files``): workers decode and
+reduce each file, and only the rows come back.
 Names are interned into one category list across the set, so the result is a
 compact long DataFrame with a categorical ``name`` column."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from .. import _reports
+from .. import _core, _reports
 from .._report_table import require_pandas
 
 if TYPE_CHECKING:
@@ -69,30 +72,13 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
         raise ValueError(f"value must be 'flat' or 'cum', not {value!r}")
     if normalize not in NORMALIZE:
         raise ValueError(f"normalize must be None, 'share' or 'rate', not {normalize!r}")
-    index: Dict[str, int] = {}
-    cats: List[str] = []
-    pos_parts, code_parts, val_parts = [], [], []
-    totals = np.zeros(len(s), dtype=np.int64)
-    durations = np.zeros(len(s), dtype=np.int64)
-    time_ns = np.zeros(len(s), dtype=np.int64)
-    type_names = set()
-    work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
-    for i, (names, vals, tot, tname, tns, dns) in s.map(work):
-        type_names.add(tname)
-        totals[i], durations[i], time_ns[i] = tot, dns, tns
-        codes = np.empty(len(names), dtype=np.int32)
-        for k, name in enumerate(names):  # one per node, not per sample
-            c = index.get(name)
-            if c is None:
-                c = index[name] = len(cats)
-                cats.append(name)
-            codes[k] = c
-        pos_parts.append(np.full(len(names), i, dtype=np.int64))
-        code_parts.append(codes)
-        val_parts.append(np.asarray(vals, dtype=np.int64))
-    pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
-    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
-    vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)
+    paths = _file_paths(s)
+    if paths is not None:
+        pos, codes, vals, cats, totals, durations, time_ns, type_names = _rows_from_files(
+            s, paths, sample_type, by, value)
+    else:
+        pos, codes, vals, cats, totals, durations, time_ns, type_names = _rows_from_profiles(
+            s, sample_type, by, value)
     # the profiles' times from this pass (reading s.profiles would decode every file again)
     ns = np.where(time_ns == 0, np.iinfo(np.int64).min, time_ns)  # 0 = unknown -> NaT
     times = pd.Series(pd.to_datetime(ns, unit="ns", utc=True))
@@ -122,6 +108,59 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
     df.attrs["total"] = int(totals.sum())  # pprof's total (sum of |value|) over all profiles
     df.attrs["value"], df.attrs["by"], df.attrs["normalize"] = value, by, normalize
     return df
+
+
+def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
+    """The files of ``s`` when every profile is one (the C++ path), else None."""
+    src = s._source
+    if src.reader is not None:
+        return None
+    items = [src.items[r] for r in s._rows.tolist()]
+    if not all(isinstance(it, (str, os.PathLike)) for it in items):
+        return None
+    return [os.fspath(it) for it in items]
+
+
+def _rows_from_files(s: "ProfileSet", paths: List[str], sample_type, by: str, value: str):
+    """Rows straight from the files: C++ workers decode each file and reduce
+    it to its non-zero node values at once (series.hpp); only rows reach Python."""
+    if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str, type(None))):
+        raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
+    if isinstance(sample_type, np.integer):
+        sample_type = int(sample_type)
+    r = _core.series_files(paths, by, value == "cum", sample_type, s._threads or 0)
+    return (r["profile"], r["name"], r["value"], r["names"], r["total"], r["duration_nanos"], r["time_nanos"],
+            set(r["type_names"]))
+
+
+def _rows_from_profiles(s: "ProfileSet", sample_type, by: str, value: str):
+    """Rows from Profiles (in-memory profiles, or a store's reader): one C++
+    node table per profile, names interned here, one per node."""
+    index: Dict[str, int] = {}
+    cats: List[str] = []
+    pos_parts, code_parts, val_parts = [], [], []
+    totals = np.zeros(len(s), dtype=np.int64)
+    durations = np.zeros(len(s), dtype=np.int64)
+    time_ns = np.zeros(len(s), dtype=np.int64)
+    type_names = set()
+    work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
+    for i, (names, vals, tot, tname, tns, dns) in s.map(work):
+        type_names.add(tname)
+        totals[i], durations[i], time_ns[i] = tot, dns, tns
+        codes = np.empty(len(names), dtype=np.int32)
+        for k, name in enumerate(names):  # one per node, not per sample
+            c = index.get(name)
+            if c is None:
+                c = index[name] = len(cats)
+                cats.append(name)
+            codes[k] = c
+        pos_parts.append(np.full(len(names), i, dtype=np.int64))
+        code_parts.append(codes)
+        val_parts.append(np.asarray(vals, dtype=np.int64))
+    pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, np.int64)
+    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32)
+    vals = np.concatenate(val_parts) if val_parts else np.zeros(0, np.int64)
+    return pos, codes, vals, cats, totals, durations, time_ns, type_names
 
 
 def _ordered(df, key: str):
