@@ -4,12 +4,11 @@
 #include "pprofcore/series.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <exception>
 #include <iterator>
-#include <deque>
 #include <string_view>
 #include <unordered_map>
-
 
 namespace pprofcore {
 
