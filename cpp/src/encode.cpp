@@ -4,6 +4,10 @@
 // with its original ids.
 #include "pprofcore/encode.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 #include "pprofcore/gzip.hpp"
 #include "pprofcore/wire.hpp"
 
@@ -11,42 +15,138 @@ namespace pprofcore {
 namespace {
 
 using wire::kLen;
-using wire::Writer;
+using wire::kVarint;
 
-void packed_varints_u(Writer& w, uint32_t field, const uint64_t* v, size_t n) {
+size_t varint_size(uint64_t v) { return wire::Writer::varint_size(v); }
+
+// An output buffer written through a raw cursor: capacity is grown in bulk and
+// each varint is stored without std::string::append's per-call checks (half of
+// encode's time went there). Same bytes as wire::Writer.
+class Out {
+ public:
+  explicit Out(size_t expect) { buf_.resize(std::max<size_t>(expect, 64)); }
+  char* room(size_t need) {
+    if (n_ + need > buf_.size()) buf_.resize(std::max(n_ + need, buf_.size() * 2));
+    return &buf_[n_];
+  }
+  void varint(uint64_t v) {
+    char* d = room(10);
+    size_t k = 0;
+    while (v >= 0x80) {
+      d[k++] = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    d[k++] = static_cast<char>(v);
+    n_ += k;
+  }
+  void tag(uint32_t field, uint32_t wire_type) { varint((uint64_t(field) << 3) | wire_type); }
+  // proto3 scalars: zero values are omitted.
+  void uint_field(uint32_t field, uint64_t v) {
+    if (v == 0) return;
+    tag(field, kVarint);
+    varint(v);
+  }
+  void int_field(uint32_t field, int64_t v) { uint_field(field, static_cast<uint64_t>(v)); }
+  void bool_field(uint32_t field, bool v) { uint_field(field, v ? 1 : 0); }
+  void bytes_field(uint32_t field, const char* data, size_t n) {
+    tag(field, kLen);
+    varint(n);
+    std::memcpy(room(n), data, n);
+    n_ += n;
+  }
+  // Nested message of unknown size: a one-byte length slot, widened in
+  // end_message when the payload is 128 bytes or more (rare: small messages).
+  size_t begin_message(uint32_t field) {
+    tag(field, kLen);
+    room(1);
+    return n_++;
+  }
+  void end_message(size_t at) {
+    const size_t payload = n_ - at - 1;
+    const size_t width = varint_size(payload);
+    if (width > 1) {
+      room(width - 1);
+      std::memmove(&buf_[at + width], &buf_[at + 1], payload);
+      n_ += width - 1;
+    }
+    uint64_t v = payload;
+    size_t k = at;
+    while (v >= 0x80) {
+      buf_[k++] = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    buf_[k] = static_cast<char>(v);
+  }
+  std::string take() {
+    buf_.resize(n_);
+    return std::move(buf_);
+  }
+
+ private:
+  std::string buf_;
+  size_t n_ = 0;
+};
+
+void packed_varints_u(Out& w, uint32_t field, const uint64_t* v, size_t n) {
   if (n == 0) return;
   size_t bytes = 0;
-  for (size_t i = 0; i < n; ++i) bytes += Writer::varint_size(v[i]);
+  for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
   w.tag(field, kLen);
   w.varint(bytes);
   for (size_t i = 0; i < n; ++i) w.varint(v[i]);
 }
 
-void value_type(Writer& w, uint32_t field, int32_t type, int32_t unit) {
+void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
   size_t at = w.begin_message(field);
   w.int_field(1, type);
   w.int_field(2, unit);
   w.end_message(at);
 }
 
+size_t field_size(uint32_t field, uint64_t v) { return v == 0 ? 0 : varint_size(uint64_t(field) << 3) + varint_size(v); }
+
+size_t packed_size(uint32_t field, size_t payload, size_t n) {
+  return n == 0 ? 0 : varint_size(uint64_t(field) << 3) + varint_size(payload) + payload;
+}
+
 }  // namespace
 
 std::string encode_raw(const Profile& p) {
-  Writer w;
-  w.buffer().reserve(p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() +
-                     p.locations.size() * 16 + p.functions.size() * 12 + 1024);
+  Out w(p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() + p.locations.size() * 16 +
+        p.functions.size() * 12 + p.labels.size() * 8 + 1024);
   const size_t nt = p.num_types();
   for (size_t i = 0; i < nt; ++i) value_type(w, 1, p.sample_type_type[i], p.sample_type_unit[i]);
 
-  std::vector<uint64_t> scratch;
+  // Samples are most of the output and often over 127 bytes: their sizes are
+  // computed first, so each is written once, never moved to widen its length.
+  std::vector<uint64_t> ids;
   for (size_t s = 0; s < p.num_samples(); ++s) {
-    size_t at = w.begin_message(2);
-    int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
-    scratch.clear();
-    for (int64_t k = b; k < e; ++k) scratch.push_back(p.locations.id[static_cast<size_t>(p.stack_locations[k])]);
-    packed_varints_u(w, 1, scratch.data(), scratch.size());
-    packed_varints_u(w, 2, reinterpret_cast<const uint64_t*>(p.values.data() + s * nt), nt);
-    for (int64_t l = p.label_offsets[s]; l < p.label_offsets[s + 1]; ++l) {
+    const int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
+    ids.clear();
+    size_t loc_bytes = 0;
+    for (int64_t k = b; k < e; ++k) {
+      const uint64_t id = p.locations.id[static_cast<size_t>(p.stack_locations[k])];
+      ids.push_back(id);
+      loc_bytes += varint_size(id);
+    }
+    const uint64_t* vals = reinterpret_cast<const uint64_t*>(p.values.data() + s * nt);
+    size_t val_bytes = 0;
+    for (size_t t = 0; t < nt; ++t) val_bytes += varint_size(vals[t]);
+    size_t payload = packed_size(1, loc_bytes, ids.size()) + packed_size(2, val_bytes, nt);
+    const int64_t lb = p.label_offsets[s], le = p.label_offsets[s + 1];
+    for (int64_t l = lb; l < le; ++l) {
+      const size_t lp = field_size(1, uint64_t(int64_t(p.labels.key[l]))) +
+                        field_size(2, uint64_t(int64_t(p.labels.str[l] < 0 ? 0 : p.labels.str[l]))) +
+                        field_size(3, uint64_t(p.labels.num[l])) +
+                        field_size(4, uint64_t(int64_t(p.labels.num_unit[l])));
+      payload += 1 + varint_size(lp) + lp;
+    }
+    w.tag(2, kLen);
+    w.varint(payload);
+    w.room(payload);
+    packed_varints_u(w, 1, ids.data(), ids.size());
+    packed_varints_u(w, 2, vals, nt);
+    for (int64_t l = lb; l < le; ++l) {
       size_t lat = w.begin_message(3);
       w.int_field(1, p.labels.key[l]);
       w.int_field(2, p.labels.str[l] < 0 ? 0 : p.labels.str[l]);
@@ -54,7 +154,6 @@ std::string encode_raw(const Profile& p) {
       w.int_field(4, p.labels.num_unit[l]);
       w.end_message(lat);
     }
-    w.end_message(at);
   }
 
   const Mappings& m = p.mappings;
@@ -117,7 +216,7 @@ std::string encode_raw(const Profile& p) {
   }
   w.int_field(14, p.default_sample_type);
   w.int_field(15, p.doc_url);
-  return std::move(w.buffer());
+  return w.take();
 }
 
 std::string encode(const Profile& p, bool compress, int level) {

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "pprofcore/errors.hpp"
 
@@ -350,9 +352,59 @@ Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) 
   return inflate_zlib(data, n, max_size);
 }
 
+#ifdef PPROFCORE_HAVE_ISAL
+namespace {
+// ISA-L level 1 behind our own fixed gzip header (mtime 0, like the other
+// backends), so the output is deterministic; ISA-L writes the trailer. Fed in
+// chunks because ISA-L counts in 32-bit integers.
+std::string deflate_isal(const uint8_t* data, size_t n) {
+  static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};
+  std::string out(reinterpret_cast<const char*>(header), sizeof header);
+  std::vector<uint8_t> level_buf(ISAL_DEF_LVL1_DEFAULT);
+  // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
+  auto stream = std::make_unique<isal_zstream>();
+  isal_zstream& zs = *stream;
+  isal_deflate_init(&zs);
+  zs.level = 1;
+  zs.level_buf = level_buf.data();
+  zs.level_buf_size = static_cast<uint32_t>(level_buf.size());
+  zs.gzip_flag = IGZIP_GZIP_NO_HDR;
+  constexpr size_t kChunk = size_t(1) << 30;
+  size_t in_pos = 0;
+  // Output grows in steps; deflate never expands by more than a few bytes per 64 KiB.
+  size_t out_pos = out.size();
+  out.resize(out_pos + n + n / 16 + 1024);
+  for (;;) {
+    if (zs.avail_in == 0 && in_pos < n) {
+      size_t take = std::min(kChunk, n - in_pos);
+      zs.next_in = const_cast<uint8_t*>(data + in_pos);
+      zs.avail_in = static_cast<uint32_t>(take);
+      in_pos += take;
+    }
+    zs.end_of_stream = in_pos == n ? 1 : 0;
+    if (out.size() - out_pos < 64 * 1024) out.resize(out.size() + std::max<size_t>(out.size() / 2, 1 << 20));
+    zs.next_out = reinterpret_cast<uint8_t*>(&out[out_pos]);
+    zs.avail_out = static_cast<uint32_t>(std::min(kChunk, out.size() - out_pos));
+    const uint32_t before = zs.avail_out;
+    if (isal_deflate(&zs) != COMP_OK) throw GzipError("ISA-L deflate failed", "gzip", -1);
+    out_pos += before - zs.avail_out;
+    if (zs.internal_state.state == ZSTATE_END) break;
+  }
+  out.resize(out_pos);
+  return out;
+}
+}  // namespace
+#endif
+
 std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
+#ifdef PPROFCORE_HAVE_ISAL
+  if (backend == Backend::Isal || (backend == Backend::Auto && level == kFastestLevel)) return deflate_isal(data, n);
+#else
+  if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
+#endif
+  if (level == kFastestLevel) level = 1;
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend != Backend::Zlib) {  // ISA-L is only used for inflate
+  if (backend != Backend::Zlib) {
     int lv = level < 0 ? 6 : (level > 12 ? 12 : level);
     libdeflate_compressor* c = libdeflate_alloc_compressor(lv);
     if (!c) throw GzipError("libdeflate: bad compression level " + std::to_string(level), "gzip", -1);

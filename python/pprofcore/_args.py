@@ -31,13 +31,21 @@ def check_int(name: str, value) -> int:
     return int(value)
 
 
+#: ``level="fast"``: the fastest deflate of the build (ISA-L level 1 when built
+#: with ISA-L, else level 1); the C++ core's gzip::kFastestLevel.
+FASTEST_LEVEL = -2
+
+
 def check_level(value) -> int:
-    """A gzip level: None (the backend's default, passed on as -1) or 0..12."""
+    """A gzip level: None (the backend's default, passed on as -1), ``"fast"``
+    (the fastest deflate the build has, passed on as -2) or 0..12."""
     if value is None:
         return -1
+    if value == "fast":
+        return FASTEST_LEVEL
     level = check_int("level", value)
     if not 0 <= level <= 12:
-        raise ValueError(f"level must be from 0 to 12 (or None for the default), not {level}")
+        raise ValueError(f"level must be from 0 to 12, 'fast' or None for the default, not {level}")
     return level
 
 

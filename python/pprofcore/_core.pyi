@@ -209,6 +209,10 @@ def merge(profiles: collections.abc.Sequence[Profile]) -> Profile:
     ...
 def merge_files(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296, progress: typing.Any = None) -> Profile:
     ...
+def series_files(paths: collections.abc.Sequence[str], by: str = 'functions', cum: bool = False, sample_type: typing.Any = None, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296) -> dict:
+    """
+    Per-profile non-zero flat (or cum) values per report node of each file, as arrays (fleet series).
+    """
 def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:
     ...
 def prune_from(profile: Profile, function_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:

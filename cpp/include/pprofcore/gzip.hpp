@@ -63,8 +63,15 @@ bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out
 // The ISIZE trailer: decompressed size mod 2^32 of the last member.
 uint32_t trailer_size(const uint8_t* data, size_t n);
 
+// The `level` that asks for the fastest deflate of the build: ISA-L's level 1
+// (several times faster than zlib's or libdeflate's level 1, a few percent
+// larger output), else libdeflate's level 1, else zlib's.
+constexpr int kFastestLevel = -2;
+
 // gzip-compresses with a fixed header (mtime 0), so output is deterministic.
-// level: 1 (fastest) .. 9 (zlib) or 12 (libdeflate); -1 = backend default.
+// level: 1 (fastest) .. 9 (zlib) or 12 (libdeflate); -1 = backend default
+// (libdeflate's or zlib's 6); kFastestLevel as above. Backend::Isal compresses
+// with ISA-L at its level 1 whatever `level` is (throws GzipError without ISA-L).
 std::string deflate(const uint8_t* data, size_t n, int level = -1, Backend backend = Backend::Auto);
 
 namespace detail {

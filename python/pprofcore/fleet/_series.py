@@ -2,17 +2,22 @@
 
 Each profile is aggregated by the C++ node table that backs ``Profile.top``
 (``reports._nodes.nodes``); Python only touches one row per *node*, never a sample.
+Sets of files take the C++ path (``_core.series_files``): workers decode and
+reduce each file, and only the rows come back.
 Names are interned into one category list across the set, so the result is a
 compact long DataFrame with a categorical ``name`` column."""
 
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from ..reports import _nodes
+from .. import _core
 from .._optional import require_pandas
+from ..reports import _nodes
 
 if TYPE_CHECKING:
     from ._set import ProfileSet
@@ -205,8 +210,12 @@ def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: s
     """
     require_pandas()
     check_options(by, value, normalize)
-    work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
-    rows = collect(s.map(work), len(s))
+    paths = _file_paths(s)
+    if paths is not None:
+        rows = _rows_from_files(s, paths, sample_type, by, value)
+    else:
+        work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
+        rows = collect(s.map(work), len(s))
     if freq is not None:
         rows = bucket(rows, freq)
     return finish(rows, by=by, value=value, normalize=normalize, bucketed=freq is not None)
@@ -224,3 +233,26 @@ def _ordered(df, key: str):
     k = df[key].array.asi8 if key == "time" else df[key].to_numpy()
     order = np.lexsort((rank[codes] if len(cats) else codes, -df["value"].to_numpy(), k))
     return df.iloc[order].reset_index(drop=True)
+
+
+def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
+    """The files of ``s`` when every profile is one (the C++ path), else None."""
+    src = s._source
+    if src.reader is not None:
+        return None
+    items = [src.items[r] for r in s._rows.tolist()]
+    if not all(isinstance(it, (str, os.PathLike)) for it in items):
+        return None
+    return [os.fspath(it) for it in items]
+
+
+def _rows_from_files(s: "ProfileSet", paths: List[str], sample_type, by: str, value: str):
+    """Rows straight from the files: C++ workers decode each file and reduce
+    it to its non-zero node values at once (series.hpp); only rows reach Python."""
+    if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str, type(None))):
+        raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
+    if isinstance(sample_type, np.integer):
+        sample_type = int(sample_type)
+    r = _core.series_files(paths, by, value == "cum", sample_type, s._threads or 0)
+    return Rows(r["profile"], r["name"], r["value"], r["names"], r["total"], r["duration_nanos"], r["time_nanos"],
+                set(r["type_names"]))
