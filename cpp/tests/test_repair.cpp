@@ -1,4 +1,4 @@
-// C++ unit tests of the decoder's repair mode (DecodeOptions::repair): each repair
+// C++ unit tests of the decoder's repair mode (a RepairReport passed to decode): each repair
 // is made and counted, valid input is untouched, unrepairable input still throws.
 #include "check.hpp"
 #include "pprofcore/decode.hpp"
@@ -44,9 +44,7 @@ static Profile base() {
 }
 
 static Profile repair(const std::string& bytes, RepairReport* r) {
-  DecodeOptions o;
-  o.repair = true;
-  Profile p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, r);
+  Profile p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), DecodeOptions{}, r);
   check_invariants(p);
   std::string again = encode_raw(p);
   EXPECT(decode_raw(reinterpret_cast<const uint8_t*>(again.data()), again.size()) == p);
@@ -116,12 +114,11 @@ TEST(missing_functions_stubbed) {
 }
 
 TEST(unrepairable_still_throws) {
-  DecodeOptions o;
-  o.repair = true;
+  RepairReport r;
   const uint8_t bad[] = {0x32, 0x01, 'x'};
-  EXPECT_THROWS(decode_raw(bad, sizeof bad, o), DecodeError, "string_table[0]");
+  EXPECT_THROWS(decode_raw(bad, sizeof bad, {}, &r), DecodeError, "string_table[0]");
   const uint8_t trunc[] = {0x12, 0x05, 0x08};
-  EXPECT_THROWS(decode_raw(trunc, sizeof trunc, o), DecodeError, "runs past the end");
+  EXPECT_THROWS(decode_raw(trunc, sizeof trunc, {}, &r), DecodeError, "runs past the end");
 }
 
 int main() { return check::run_all(); }
