@@ -42,7 +42,7 @@ inline void push_ref(std::vector<int32_t>& column, std::vector<BigRef>& big, uin
 }  // namespace
 
 Profile Decoder::run() {
-  if (produced_) reserve_for_stream();
+  if (window_) reserve_for_stream();
   else prescan();
   // Large profiles: a helper thread decodes the samples from split_.at on
   // while this thread does the first ones and every other field.
@@ -78,9 +78,21 @@ Profile Decoder::run() {
 }
 
 void Decoder::main_loop() {
+  if (window_) {
+    while (const uint8_t* end = window_->next_field()) {
+      Reader r(data_, window_->pos(), end);
+      field(r);
+      window_->consumed(r.pos());
+    }
+    return;
+  }
   Reader r(data_, data_, data_ + n_);
-  while (!r.done()) {
-    if (produced_) wait_for_field(r);
+  while (!r.done()) field(r);
+}
+
+// One top-level field at r's position.
+PPROFCORE_INLINE void Decoder::field(Reader& r) {
+  {
     const uint8_t* tag_at = r.pos();
     uint32_t tag = r.tag(kProfilePath);
     uint32_t wt = tag & 7;
@@ -433,6 +445,7 @@ void Decoder::function(Reader& r) {
 // Byte offset of the index-th top-level message with field number `field`,
 // found by rescanning (only on the error path).
 int64_t Decoder::locate(ProfileField field, size_t index) const {
+  if (window_) throw StreamAborted();  // the window no longer holds the start
   Reader r(data_, data_, data_ + n_);
   size_t seen = 0;
   while (!r.done()) {

@@ -5,10 +5,13 @@
 // decoding while another thread inflates). Not installed; only those files
 // include it.
 #pragma once
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,9 +26,70 @@
 
 namespace pprofcore::decoding {
 
-// Thrown in streaming mode when the producer stopped early (it failed, or the
-// input needs the non-streaming path); the caller decides what to report.
+// Thrown in streaming mode when the input must be decoded the ordinary way:
+// the producer stopped early (it failed, or the input needs the non-streaming
+// path), a field is larger than the window, or an error needs the whole input
+// to say where it is. The caller decides what to report.
 struct StreamAborted {};
+
+// Streaming mode's buffer (decode_overlap.cpp): a window of the inflated
+// stream that an inflater thread fills (as a gzip::ChunkSink) while the decoder
+// reads whole top-level fields from it. When the decoder reaches the end of
+// the window, the unread tail moves to the front and the inflater goes on, so
+// memory stays at the window's size however large the profile is.
+class StreamWindow final : public gzip::ChunkSink {
+ public:
+  // Bytes the buffer must have past `capacity`: where the inflater looks for
+  // the end of the stream once every byte has been delivered.
+  static constexpr size_t kSlack = 64;
+
+  // `capacity` bytes of `buf` (plus kSlack) for a stream of `total` bytes,
+  // refilled `chunk` bytes at a time.
+  StreamWindow(uint8_t* buf, size_t capacity, size_t chunk, size_t total)
+      : buf_(buf), cap_(std::min(capacity, total)), chunk_(chunk), total_(total) {}
+
+  // Decoder side. The window's base address never changes (fields move within it).
+  const uint8_t* base() const { return buf_; }
+  // Waits until the top-level field at the read position is whole and returns
+  // its end, or nullptr at the end of the stream; pos() is where it starts.
+  // Throws StreamAborted (see above).
+  const uint8_t* next_field() {
+    // Fast path: a one-byte tag of a length-delimited field with a one- or
+    // two-byte length (samples, locations, functions, strings), already whole.
+    const size_t avail = wend_.load(std::memory_order_acquire) - rpos_;
+    const uint8_t* p = buf_ + rpos_;
+    if (avail >= 3 && p[0] < 0x80 && (p[0] & 7) == wire::kLen) {
+      size_t need = p[1] < 0x80 ? 2 + size_t(p[1]) : p[2] < 0x80 ? 3 + ((p[1] & 0x7fu) | (size_t(p[2]) << 7)) : avail + 1;
+      if (need <= avail) return p + need;
+    }
+    return next_field_slow();
+  }
+  const uint8_t* pos() const { return buf_ + rpos_; }
+  void consumed(const uint8_t* upto) { rpos_ = static_cast<size_t>(upto - buf_); }
+  // The decoder is done (or gave up): a waiting inflater stops.
+  void close();
+
+  // Inflater side.
+  std::pair<uint8_t*, size_t> room() override;
+  void wrote(size_t n) override;
+  void finish();  // no more bytes will come
+
+ private:
+  const uint8_t* next_field_slow();
+  void wait_for(size_t need);
+  void compact(size_t need);
+
+  uint8_t* const buf_;
+  const size_t cap_;
+  const size_t chunk_;
+  const size_t total_;      // bytes the whole stream inflates to
+  size_t rpos_ = 0;         // decoder: read position in the window
+  size_t window_start_ = 0; // decoder: stream offset of buf_[0]
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<size_t> wend_{0};  // end of the inflated bytes in the window (written under mu_)
+  bool done_ = false, closed_ = false;  // under mu_
+};
 
 // Maps ids to dense rows. Fast path: ids are 1..n in order.
 struct IdIndex {
@@ -92,18 +156,15 @@ class Decoder {
     if (report) repair_.emplace(*report);
   }
 
-  // Streaming mode: `data` is being filled by another thread; `produced` counts
-  // the bytes ready and `producer_done` is set when no more will come.
-  void stream_from(const std::atomic<size_t>* produced, const std::atomic<bool>* producer_done) {
-    produced_ = produced;
-    producer_done_ = producer_done;
-  }
+  // Streaming mode: the bytes arrive through `window` (data must be its base).
+  void stream_from(StreamWindow* window) { window_ = window; }
 
   Profile run();
 
  private:
   // ---- decode.cpp: the wire walk ----
   void main_loop();
+  void field(wire::Reader& r);
   void prescan();
   void value_type(wire::Reader& r, int32_t* type, int32_t* unit, const char* field);
   void mapping(wire::Reader& r);
@@ -132,14 +193,11 @@ class Decoder {
   void decode_tail(SampleDecoder& d) const;
   void append_tail(SampleColumns& t, SampleDecoder& d);
   void reserve_for_stream();
-  void wait_for(size_t k) const;
-  void wait_for_field(const wire::Reader& r) const;
 
   const uint8_t* data_;
   size_t n_;
   unsigned threads_;
-  const std::atomic<size_t>* produced_ = nullptr;  // streaming mode only
-  const std::atomic<bool>* producer_done_ = nullptr;
+  StreamWindow* window_ = nullptr;  // streaming mode only
   Profile p_;
   SampleDecoder main_samples_{data_, p_.values, p_.stack_offsets, p_.stack_locations, p_.label_offsets, p_.labels};
   size_t samples_seen_ = 0;

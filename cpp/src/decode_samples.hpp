@@ -76,6 +76,10 @@ class SampleDecoder {
       : SampleDecoder(base, c.values, c.stack_ends, c.stack_locations, c.label_ends, c.labels) {}
 
   std::vector<BigRef> big_refs;
+  // Stack entries are stored as provisional rows (id - 1, as uint32: id 0 and
+  // the big-id placeholder come out huge), and the largest is kept, so that
+  // when location ids turn out to be 1..n fixup has nothing left to do.
+  uint32_t max_row = 0;
   MaxStringCode codes;
   size_t first_value_count = 0;
   size_t count = 0;
@@ -101,12 +105,7 @@ class SampleDecoder {
             location_ids(m.pos(), pe);
             m.seek(pe);
           } else if (wt == wire::kVarint) {
-            uint64_t id = m.varint(path(SampleField::kLocationId));
-            if (id > kMaxSmallId) {
-              big_refs.push_back({stack_locations_.size(), id});
-              id = static_cast<uint64_t>(-1);
-            }
-            stack_locations_.push_back(static_cast<int32_t>(id));
+            stack_locations_.push_back(provisional_row(m.varint(path(SampleField::kLocationId))));
           } else {
             m.wrong_type(wt, wire::kVarint, path(SampleField::kLocationId), tag_at);
           }
@@ -144,32 +143,49 @@ class SampleDecoder {
   }
 
  private:
-  // Location ids: 1..INT32_MAX go straight into the column as provisional ids;
-  // larger ones are recorded in big_refs with a -1 placeholder.
+  // Placeholder row of a location id too big for the column (kBigIdRow + 1 is
+  // the -1 that the general path of fixup expects).
+  static constexpr int32_t kBigIdRow = -2;
+
+  // Location ids: 1..INT32_MAX go straight into the column as provisional rows;
+  // larger ones are recorded in big_refs with a kBigIdRow placeholder.
+  PPROFCORE_INLINE int32_t provisional_row(uint64_t id) {
+    uint32_t row;
+    if (id > kMaxSmallId) {
+      big_refs.push_back({stack_locations_.size(), id});
+      row = static_cast<uint32_t>(kBigIdRow);
+    } else {
+      row = static_cast<uint32_t>(id) - 1u;
+    }
+    max_row = std::max(max_row, row);
+    return static_cast<int32_t>(row);
+  }
+
   void location_ids(const uint8_t* p, const uint8_t* e) {
     // Capacity is reserved up front (one id per byte at most), so this never
     // reallocates; writing through a local end pointer keeps it in a register.
     std::vector<int32_t>& out = stack_locations_;
     size_t need = out.size() + static_cast<size_t>(e - p);
     if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    uint32_t mx = max_row;
     while (p < e) {
-      uint64_t v;
       if (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
         // One or two bytes, without a branch on which: ids are mostly < 16384.
         uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
-        v = (p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second));
+        uint32_t row = ((p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second))) - 1u;
         p += 1 + second;
+        mx = std::max(mx, row);
+        out.push_back(static_cast<int32_t>(row));
       } else {
         wire::Reader q(base_, p, e);
-        v = q.varint(path(SampleField::kLocationId));
+        uint64_t v = q.varint(path(SampleField::kLocationId));
         p = q.pos();
+        max_row = mx;
+        out.push_back(provisional_row(v));
+        mx = max_row;
       }
-      if (v > kMaxSmallId) {
-        big_refs.push_back({out.size(), v});
-        v = static_cast<uint64_t>(-1);
-      }
-      out.push_back(static_cast<int32_t>(v));
     }
+    max_row = mx;
   }
 
   void packed_values(const uint8_t* p, const uint8_t* e) {

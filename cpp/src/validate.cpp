@@ -171,11 +171,18 @@ void Decoder::fixup() {
                                 std::to_string(p_.locations.id[loc]) + ").line.function_id",
                             locate(ProfileField::kLocation, loc));
     }, missing_function);
-    resolve(p_.stack_locations, main_samples_.big_refs, locations, false, "location", [&](size_t i) {
-      size_t s = owner(p_.stack_offsets, i);
-      return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id",
-                            locate(ProfileField::kSample, s));
-    }, missing_location);
+    // The sample decoder stored rows already (id - 1); they stand when the
+    // location ids are 1..n and every row is below n. Otherwise back to ids
+    // for the general path (kBigIdRow + 1 is its big-id placeholder, -1).
+    const SampleDecoder& samples = main_samples_;
+    if (!(locations.dense && samples.big_refs.empty() && samples.max_row < locations.n)) {
+      for (int32_t& c : p_.stack_locations) c += 1;
+      resolve(p_.stack_locations, samples.big_refs, locations, false, "location", [&](size_t i) {
+        size_t s = owner(p_.stack_offsets, i);
+        return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id",
+                              locate(ProfileField::kSample, s));
+      }, missing_location);
+    }
     if (repair_) {
       if (repair_->removed_stack_entries()) repair_->remove_stack_entries(p_);
       const SampleDecoder& s = main_samples_;
