@@ -92,94 +92,92 @@ void Decoder::main_loop() {
 
 // One top-level field at r's position.
 PPROFCORE_INLINE void Decoder::field(Reader& r) {
-  {
-    const uint8_t* tag_at = r.pos();
-    uint32_t tag = r.tag(kProfilePath);
-    uint32_t wt = tag & 7;
-    const ProfileField field = field_of<ProfileField>(tag);
-    switch (field) {
-      case ProfileField::kSampleType: {
-        expect(r, wt, kLen, path(field), tag_at);
-        // Producers write sample types first and strings last: a sample_type
-        // after the string table hints at concatenated profiles (used in errors).
-        if (p_.strings.size() > 0 && concat_at_ < 0) concat_at_ = r.offset_of(tag_at);
-        int32_t t = 0, u = 0;
-        value_type(r, &t, &u, path(field));
-        p_.sample_type_type.push_back(t);
-        p_.sample_type_unit.push_back(u);
-        break;
-      }
-      case ProfileField::kSample: {
-        expect(r, wt, kLen, path(field), tag_at);
-        const uint8_t* e = r.length_delimited(path(field));
-        // Samples from the split point on belong to the helper thread.
-        if (samples_seen_++ < split_.index) main_samples_.sample(r.pos(), e);
-        r.seek(e);
-        break;
-      }
-      case ProfileField::kMapping:
-        expect(r, wt, kLen, path(field), tag_at);
-        mapping(r);
-        break;
-      case ProfileField::kLocation:
-        expect(r, wt, kLen, path(field), tag_at);
-        location(r);
-        break;
-      case ProfileField::kFunction:
-        expect(r, wt, kLen, path(field), tag_at);
-        function(r);
-        break;
-      case ProfileField::kStringTable:
-        expect(r, wt, kLen, path(field), tag_at);
-        string_table_entry(r, tag_at);
-        break;
-      case ProfileField::kDropFrames:
-        p_.drop_frames = string_code_field(r, wt, path(field), tag_at);
-        break;
-      case ProfileField::kKeepFrames:
-        p_.keep_frames = string_code_field(r, wt, path(field), tag_at);
-        break;
-      case ProfileField::kTimeNanos: {
-        expect(r, wt, kVarint, path(field), tag_at);
-        int64_t v = static_cast<int64_t>(r.varint(path(field)));
-        // pprof: a second time_nanos means two profiles were concatenated.
-        if (p_.time_nanos != 0)
-          throw DecodeError("concatenated profiles detected (second time_nanos)", path(field), r.offset_of(tag_at));
-        p_.time_nanos = v;
-        break;
-      }
-      case ProfileField::kDurationNanos:
-        expect(r, wt, kVarint, path(field), tag_at);
-        p_.duration_nanos = static_cast<int64_t>(r.varint(path(field)));
-        break;
-      case ProfileField::kPeriodType:
-        expect(r, wt, kLen, path(field), tag_at);
-        p_.has_period_type = true;
-        value_type(r, &p_.period_type_type, &p_.period_type_unit, path(field));
-        break;
-      case ProfileField::kPeriod:
-        expect(r, wt, kVarint, path(field), tag_at);
-        p_.period = static_cast<int64_t>(r.varint(path(field)));
-        break;
-      case ProfileField::kComment:
-        if (wt == kLen) {
-          const uint8_t* e = r.length_delimited(path(field));
-          while (r.pos() < e) p_.comments.push_back(string_code(r, r.varint(path(field)), path(field)));
-          if (r.pos() != e) throw DecodeError("packed field overruns its length", path(field), r.offset());
-        } else {
-          expect(r, wt, kVarint, path(field), tag_at);
-          p_.comments.push_back(string_code(r, r.varint(path(field)), path(field)));
-        }
-        break;
-      case ProfileField::kDefaultSampleType:
-        p_.default_sample_type = string_code_field(r, wt, path(field), tag_at);
-        break;
-      case ProfileField::kDocUrl:
-        p_.doc_url = string_code_field(r, wt, path(field), tag_at);
-        break;
-      default:
-        r.skip(wt, kProfileUnknown);
+  const uint8_t* tag_at = r.pos();
+  uint32_t tag = r.tag(kProfilePath);
+  uint32_t wt = tag & 7;
+  const ProfileField field = field_of<ProfileField>(tag);
+  switch (field) {
+    case ProfileField::kSampleType: {
+      expect(r, wt, kLen, path(field), tag_at);
+      // Producers write sample types first and strings last: a sample_type
+      // after the string table hints at concatenated profiles (used in errors).
+      if (p_.strings.size() > 0 && concat_at_ < 0) concat_at_ = r.offset_of(tag_at);
+      int32_t t = 0, u = 0;
+      value_type(r, &t, &u, path(field));
+      p_.sample_type_type.push_back(t);
+      p_.sample_type_unit.push_back(u);
+      break;
     }
+    case ProfileField::kSample: {
+      expect(r, wt, kLen, path(field), tag_at);
+      const uint8_t* e = r.length_delimited(path(field));
+      // Samples from the split point on belong to the helper thread.
+      if (samples_seen_++ < split_.index) main_samples_.sample(r.pos(), e);
+      r.seek(e);
+      break;
+    }
+    case ProfileField::kMapping:
+      expect(r, wt, kLen, path(field), tag_at);
+      mapping(r);
+      break;
+    case ProfileField::kLocation:
+      expect(r, wt, kLen, path(field), tag_at);
+      location(r);
+      break;
+    case ProfileField::kFunction:
+      expect(r, wt, kLen, path(field), tag_at);
+      function(r);
+      break;
+    case ProfileField::kStringTable:
+      expect(r, wt, kLen, path(field), tag_at);
+      string_table_entry(r, tag_at);
+      break;
+    case ProfileField::kDropFrames:
+      p_.drop_frames = string_code_field(r, wt, path(field), tag_at);
+      break;
+    case ProfileField::kKeepFrames:
+      p_.keep_frames = string_code_field(r, wt, path(field), tag_at);
+      break;
+    case ProfileField::kTimeNanos: {
+      expect(r, wt, kVarint, path(field), tag_at);
+      int64_t v = static_cast<int64_t>(r.varint(path(field)));
+      // pprof: a second time_nanos means two profiles were concatenated.
+      if (p_.time_nanos != 0)
+        throw DecodeError("concatenated profiles detected (second time_nanos)", path(field), r.offset_of(tag_at));
+      p_.time_nanos = v;
+      break;
+    }
+    case ProfileField::kDurationNanos:
+      expect(r, wt, kVarint, path(field), tag_at);
+      p_.duration_nanos = static_cast<int64_t>(r.varint(path(field)));
+      break;
+    case ProfileField::kPeriodType:
+      expect(r, wt, kLen, path(field), tag_at);
+      p_.has_period_type = true;
+      value_type(r, &p_.period_type_type, &p_.period_type_unit, path(field));
+      break;
+    case ProfileField::kPeriod:
+      expect(r, wt, kVarint, path(field), tag_at);
+      p_.period = static_cast<int64_t>(r.varint(path(field)));
+      break;
+    case ProfileField::kComment:
+      if (wt == kLen) {
+        const uint8_t* e = r.length_delimited(path(field));
+        while (r.pos() < e) p_.comments.push_back(string_code(r, r.varint(path(field)), path(field)));
+        if (r.pos() != e) throw DecodeError("packed field overruns its length", path(field), r.offset());
+      } else {
+        expect(r, wt, kVarint, path(field), tag_at);
+        p_.comments.push_back(string_code(r, r.varint(path(field)), path(field)));
+      }
+      break;
+    case ProfileField::kDefaultSampleType:
+      p_.default_sample_type = string_code_field(r, wt, path(field), tag_at);
+      break;
+    case ProfileField::kDocUrl:
+      p_.doc_url = string_code_field(r, wt, path(field), tag_at);
+      break;
+    default:
+      r.skip(wt, kProfileUnknown);
   }
 }
 
@@ -463,7 +461,8 @@ namespace {
 // input looks like when it is not profile.proto at all (legacy text, OTLP, ...).
 [[noreturn]] void rethrow_explained(const DecodeError& e, const uint8_t* data, size_t n) {
   std::string hint = describe_non_pprof(data, n);
-  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0) hint = describe_foreign_protobuf(data, n, e.offset());
+  if (hint.empty() && e.reason().rfind("wrong wire type", 0) == 0)
+    hint = describe_foreign_protobuf(data, n, e.offset());
   if (hint.empty()) throw;
   throw DecodeError(hint + "; decoding as profile.proto failed: " + e.reason(), e.field(), e.offset());
 }

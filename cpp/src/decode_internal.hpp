@@ -59,7 +59,9 @@ class StreamWindow final : public gzip::ChunkSink {
     const size_t avail = wend_.load(std::memory_order_acquire) - rpos_;
     const uint8_t* p = buf_ + rpos_;
     if (avail >= 3 && p[0] < 0x80 && (p[0] & 7) == wire::kLen) {
-      size_t need = p[1] < 0x80 ? 2 + size_t(p[1]) : p[2] < 0x80 ? 3 + ((p[1] & 0x7fu) | (size_t(p[2]) << 7)) : avail + 1;
+      size_t need = p[1] < 0x80   ? 2 + size_t(p[1])
+                    : p[2] < 0x80 ? 3 + ((p[1] & 0x7fu) | (size_t(p[2]) << 7))
+                                  : avail + 1;  // a longer length: the slow path
       if (need <= avail) return p + need;
     }
     return next_field_slow();
