@@ -177,6 +177,12 @@ class SampleDecoder {
         p += 1 + second;
         mx = std::max(mx, row);
         out.push_back(static_cast<int32_t>(row));
+      } else if (e - p >= 3 && (p[0] & p[1] & 0x80) && p[2] < 0x80) {
+        // Three bytes: ids from 16384 up (profiles with more locations than that).
+        uint32_t row = ((p[0] & 0x7fu) | ((p[1] & 0x7fu) << 7) | (uint32_t(p[2]) << 14)) - 1u;
+        p += 3;
+        mx = std::max(mx, row);
+        out.push_back(static_cast<int32_t>(row));
       } else {
         wire::Reader q(base_, p, e);
         uint64_t v = q.varint(path(SampleField::kLocationId));
