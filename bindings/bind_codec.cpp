@@ -58,8 +58,7 @@ void bind_codec(py::module_& m) {
       [](const py::buffer& data, size_t max_size, const std::string& inflater) {
         ByteView view(data);
         DecodeOptions o = options_from(max_size, inflater);
-        o.repair = true;
-        RepairReport report;
+        RepairReport report;  // passing it selects repair mode
         std::shared_ptr<Profile> p;
         {
           py::gil_scoped_release nogil;  // the buffer stays exported (and pinned) while `view` lives
@@ -74,8 +73,7 @@ void bind_codec(py::module_& m) {
       "decode_file_repair",
       [](const std::string& path, size_t max_size, const std::string& inflater) {
         DecodeOptions o = options_from(max_size, inflater);
-        o.repair = true;
-        RepairReport report;
+        RepairReport report;  // passing it selects repair mode
         std::shared_ptr<Profile> p;
         {
           py::gil_scoped_release nogil;  // only local buffers are touched

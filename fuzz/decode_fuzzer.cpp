@@ -49,9 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const DecodeError&) {
   }
 #ifdef PPROFCORE_FUZZ_REPAIR
-  options.repair = true;
   try {
-    RepairReport report;
+    RepairReport report;  // selects repair mode
     check_roundtrip(decode(data, size, options, &report));
   } catch (const DecodeError&) {
   }

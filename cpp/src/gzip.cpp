@@ -326,6 +326,45 @@ bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out
 #endif
 }
 
+bool inflate_chunked(const uint8_t* data, size_t n, size_t expected, ChunkSink& sink) {
+#ifdef PPROFCORE_HAVE_ISAL
+  const size_t kChunk = size_t(128) << 10;
+  // RFC 1952: reserved FLG bits must be rejected; ISA-L ignores them.
+  if (n > 3 && (data[3] & 0xe0)) throw GzipError("corrupt gzip data: unknown header flags set", "gzip", 0);
+  inflate_state st;
+  isal_inflate_init(&st);
+  st.crc_flag = ISAL_GZIP;
+  st.next_in = const_cast<uint8_t*>(data);
+  st.avail_in = static_cast<uint32_t>(std::min<size_t>(n, 0xffffffffu));
+  size_t total = 0;
+  try {
+    while (true) {
+      auto [out, room] = sink.room();
+      if (!out) return false;
+      // One byte past `expected` is offered, so a longer member shows itself.
+      size_t want = std::min({room, kChunk, expected - total + 1});
+      st.next_out = out;
+      st.avail_out = static_cast<uint32_t>(want);
+      int rc = isal_inflate(&st);
+      size_t got = want - st.avail_out;
+      total += got;
+      sink.wrote(got);
+      if (rc < 0) throw GzipError(std::string("corrupt gzip data: ") + isal_error(rc), "gzip", 0);
+      if (total > expected) return false;
+      if (st.block_state == ISAL_BLOCK_FINISH) break;
+      if (st.avail_in == 0 && st.avail_out != 0) throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
+    }
+  } catch (const GzipError&) {
+    rethrow_precisely(data, n, plausible_size(n));
+  }
+  size_t in_pos = static_cast<size_t>(st.next_in - data);
+  if (total != expected) return false;
+  return in_pos >= n || only_zero_padding(data + in_pos, n - in_pos);
+#else
+  throw GzipError("this build has no ISA-L", "gzip", -1);
+#endif
+}
+
 bool have_libdeflate() {
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
   return true;

@@ -127,8 +127,32 @@ TEST(load_many_polls_and_keeps_order) {
 
 TEST(load_many_reports_os_errors_with_errno) {
   auto r = load_many({good_path(), scratch().dir}, 2, DecodeOptions{});
-  EXPECT(r[0].profile);
-  EXPECT(!r[1].profile && r[1].error_errno == EISDIR && !r[1].is_decode_error);
+  EXPECT(r[0].profile && !r[0].error);
+  EXPECT(!r[1].profile && r[1].error);
+  int code = 0;
+  try {
+    std::rethrow_exception(r[1].error);  // the exception load_file throws for it
+  } catch (const FileError& e) {
+    code = e.code().value();
+  } catch (...) {
+  }
+  EXPECT(code == EISDIR);
+}
+
+TEST(load_many_decode_errors_carry_the_path) {
+  const std::string bad = scratch().dir + "/bad.pb";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << std::string("\x10\x01", 2);  // Profile.location as a varint: wrong wire type
+  }
+  auto r = load_many({bad}, 1, DecodeOptions{});
+  EXPECT(!r[0].profile && r[0].error);
+  EXPECT_THROWS(std::rethrow_exception(r[0].error), DecodeError, (bad + ": ").c_str());
+  try {
+    std::rethrow_exception(r[0].error);
+  } catch (const DecodeError& e) {
+    EXPECT(e.path() == bad && e.reason().find(bad) == std::string::npos);
+  }
 }
 
 TEST(parallel_for_rethrows_a_worker_exception_after_joining) {

@@ -1,4 +1,4 @@
-// C++ unit tests of the decoder's repair mode (DecodeOptions::repair): each repair
+// C++ unit tests of the decoder's repair mode (a RepairReport passed to decode): each repair
 // is made and counted, valid input is untouched, unrepairable input still throws.
 #include "check.hpp"
 #include "pprofcore/decode.hpp"
@@ -44,9 +44,7 @@ static Profile base() {
 }
 
 static Profile repair(const std::string& bytes, RepairReport* r) {
-  DecodeOptions o;
-  o.repair = true;
-  Profile p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, r);
+  Profile p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), DecodeOptions{}, r);
   check_invariants(p);
   std::string again = encode_raw(p);
   EXPECT(decode_raw(reinterpret_cast<const uint8_t*>(again.data()), again.size()) == p);
@@ -116,12 +114,10 @@ TEST(missing_functions_stubbed) {
 }
 
 TEST(string_repairs) {
-  DecodeOptions o;
-  o.repair = true;
   RepairReport r;
   // string_table = ["x"]: the first string becomes "".
   const uint8_t first[] = {0x32, 0x01, 'x'};
-  Profile p = decode_raw(first, sizeof first, o, &r);
+  Profile p = decode_raw(first, sizeof first, {}, &r);
   EXPECT(r.bad_first_string == 1 && r.total() == 1 && p.strings.size() == 1 && p.str(0).empty());
   // A function named by string 9 of a 5-string table: a placeholder.
   Profile q = base();
@@ -132,12 +128,11 @@ TEST(string_repairs) {
 }
 
 TEST(unrepairable_still_throws) {
-  DecodeOptions o;
-  o.repair = true;
+  RepairReport r;
   const uint8_t huge_index[] = {0x0a, 0x06, 0x08, 0x80, 0x80, 0x80, 0x80, 0x08, 0x32, 0x00};
-  EXPECT_THROWS(decode_raw(huge_index, sizeof huge_index, o), DecodeError, "out of range");
+  EXPECT_THROWS(decode_raw(huge_index, sizeof huge_index, {}, &r), DecodeError, "out of range");
   const uint8_t trunc[] = {0x12, 0x05, 0x08};
-  EXPECT_THROWS(decode_raw(trunc, sizeof trunc, o), DecodeError, "runs past the end");
+  EXPECT_THROWS(decode_raw(trunc, sizeof trunc, {}, &r), DecodeError, "runs past the end");
 }
 
 int main() { return check::run_all(); }

@@ -1,8 +1,8 @@
 // decode: profile.proto bytes (raw or gzip) -> columnar Profile, with pprof's
 // validation rules (CheckValid, string_table[0] == "", concatenated profiles).
-// Does not read files (see io.hpp). With DecodeOptions::repair it fixes what can
-// be fixed (dangling references, missing functions, bad ids, odd value counts) and
-// counts each repair in a RepairReport instead of throwing.
+// Does not read files (see io.hpp). Given a RepairReport it fixes what can be
+// fixed (dangling references, missing functions, bad ids, odd value counts) and
+// counts each repair there instead of throwing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,13 +20,12 @@ struct DecodeOptions {
   // Threads for one large profile (0 = up to 2 when it pays off, 1 = serial).
   // Batch loaders set 1 and parallelise across files instead.
   unsigned threads = 0;
-  // Repair instead of rejecting: see RepairReport. Errors in the wire format and
-  // gzip are never repaired, nor string indexes beyond 2^31 - 1.
-  bool repair = false;
 };
 
-// What repair mode changed, one counter per kind of repair (all zero = the input
-// was valid). Dropped or cleared data is counted, never hidden.
+// Repair mode, selected by passing a RepairReport to decode: what it changed, one
+// counter per kind of repair (all zero = the input was valid). Dropped or cleared
+// data is counted, never hidden. Errors in the wire format, the string table and
+// gzip are never repaired.
 struct RepairReport {
   size_t dangling_location_refs = 0;   // sample location ids with no location: removed from the stack
   size_t zero_location_refs = 0;       // sample location ids equal to 0: removed from the stack
@@ -47,8 +46,8 @@ struct RepairReport {
   }
 };
 
-// Decodes an uncompressed serialized Profile message.
-// `report` (may be null) receives the repairs when options.repair is set.
+// Decodes an uncompressed serialized Profile message. A non-null `report`
+// selects repair mode and receives the repairs (it is reset first).
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
 // The most input bytes accepted under a limit of `max_decompressed_size`: raw
@@ -63,6 +62,7 @@ size_t max_input_size(size_t max_decompressed_size, bool gzip);
 // together); see also max_input_size(). Input that is not profile.proto is read
 // with pprof's legacy parsers (legacy.hpp) when one recognises it; other
 // non-pprof inputs are rejected with a DecodeError that says what they look like.
+// A non-null `report` selects repair mode, as for decode_raw.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
 }  // namespace pprofcore

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pprofcore::gzip {
@@ -59,6 +60,23 @@ Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend =
 // 4 GiB). Throws GzipError on corrupt input. Needs ISA-L (have_isal()).
 bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size,
                          std::atomic<size_t>& produced);
+
+// Where chunked inflate writes: room() says where the next bytes go (and how
+// many fit; nullptr stops the inflate), wrote(n) that n bytes landed there.
+// Lets a reader consume the output through a small window while it inflates.
+class ChunkSink {
+ public:
+  virtual ~ChunkSink() = default;
+  virtual std::pair<uint8_t*, size_t> room() = 0;
+  virtual void wrote(size_t n) = 0;
+};
+
+// Inflates one gzip member with ISA-L into the regions `sink` hands out, a
+// chunk at a time. Returns true when the stream was exactly one member of
+// exactly `expected` bytes (then zero padding at most); false when the caller
+// must fall back to inflate() (several members, another size) or the sink
+// stopped it. Throws GzipError on corrupt input. Needs ISA-L (have_isal()).
+bool inflate_chunked(const uint8_t* data, size_t n, size_t expected, ChunkSink& sink);
 
 // The ISIZE trailer: decompressed size mod 2^32 of the last member.
 uint32_t trailer_size(const uint8_t* data, size_t n);

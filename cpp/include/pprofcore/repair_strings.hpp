@@ -1,4 +1,4 @@
-// repair_strings: the string-table half of repair mode (DecodeOptions::repair).
+// repair_strings: the string-table half of repair mode (a non-null RepairReport).
 // Owns what a decoded Profile's string codes may point at when the producer got
 // the table wrong: codes past the end of the table. Does not own the
 // string_table[0] rule (the decoder replaces a non-empty first string with ""

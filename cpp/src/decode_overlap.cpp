@@ -1,0 +1,295 @@
+// decode_overlap: the decoder's parallelism. A helper thread decodes the second
+// half of a large profile's samples (split point chosen from the prescan), and
+// gzip input can be inflated on one thread while this one decodes the bytes that
+// have arrived (streaming mode: every top-level field waits until it is whole,
+// in a window that the inflater refills).
+// Knows nothing of field contents beyond "is this a sample" and a field's length.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "decode_internal.hpp"
+#include "pprofcore/memory.hpp"
+
+namespace pprofcore::decoding {
+
+using wire::kLen;
+using wire::Reader;
+
+void Decoder::plan_split(const std::vector<std::pair<const uint8_t*, size_t>>& marks, const size_t* counts,
+                         const size_t* bytes) {
+  const size_t kSample = static_cast<size_t>(ProfileField::kSample);
+  const size_t kParallelBytes = size_t(4) << 20;
+  if (threads_ == 1 || bytes[kSample] < kParallelBytes || marks.size() <= 2) return;
+  // Split where the main thread's share (first samples + all other fields)
+  // roughly equals the helper's (the remaining samples).
+  size_t other = n_ - bytes[kSample];
+  size_t target = (bytes[kSample] + other) / 2;
+  size_t best = 1;
+  for (size_t i = 1; i < marks.size(); ++i)
+    if (marks[i].second + other <= target + target / 16) best = i;
+  split_.at = marks[best].first;
+  split_.index = best * 1024;
+  split_.tail_bytes = bytes[kSample] - marks[best].second;
+  split_.types = counts[static_cast<size_t>(ProfileField::kSampleType)];
+  split_.tail_samples = counts[kSample] - split_.index;
+}
+
+void Decoder::reserve_tail(SampleColumns& t) const {
+  size_t ns = split_.tail_samples;
+  size_t types = split_.types ? split_.types : 1;
+  size_t bytes = split_.tail_bytes;
+  reserve_huge(t.values, ns && types > bytes / ns ? bytes : ns * types);  // as in prescan
+  t.stack_ends.reserve(ns);
+  t.label_ends.reserve(ns);
+  reserve_huge(t.stack_locations, bytes + 16);
+}
+
+// Helper thread: decodes the samples from split_.at on, skipping other fields.
+void Decoder::decode_tail(SampleDecoder& d) const {
+  Reader r(data_, split_.at, data_ + n_);
+  while (!r.done()) {
+    uint32_t tag = r.tag(kProfilePath);
+    uint32_t wt = tag & 7;
+    if (field_of<ProfileField>(tag) == ProfileField::kSample && wt == kLen) {
+      const uint8_t* e = r.length_delimited(path(ProfileField::kSample));
+      d.sample(r.pos(), e);
+      r.seek(e);
+    } else {
+      r.skip(wt, kProfilePath);
+    }
+  }
+}
+
+// Appends the helper's samples after the main thread's, rebasing offsets.
+void Decoder::append_tail(SampleColumns& t, SampleDecoder& d) {
+  const int64_t loc_base = static_cast<int64_t>(p_.stack_locations.size());
+  const int64_t label_base = static_cast<int64_t>(p_.labels.size());
+  for (int64_t e : t.stack_ends) p_.stack_offsets.push_back(e + loc_base);
+  for (int64_t e : t.label_ends) p_.label_offsets.push_back(e + label_base);
+  auto append = [](auto& dst, const auto& src) { dst.insert(dst.end(), src.begin(), src.end()); };
+  append(p_.stack_locations, t.stack_locations);
+  append(p_.values, t.values);
+  Labels::visit_columns([&](const char*, auto& dst, auto& src) { append(dst, src); }, p_.labels, t.labels);
+  SampleDecoder& m = main_samples_;
+  for (BigRef b : d.big_refs) m.big_refs.push_back({b.index + static_cast<size_t>(loc_base), b.id});
+  m.codes.merge(d.codes);
+  m.max_row = std::max(m.max_row, d.max_row);
+  append(m.value_counts, d.value_counts);
+  if (d.count > 0 && m.mismatch_sample < 0) {
+    if (m.count == 0) {
+      m.first_value_count = d.first_value_count;
+      m.mismatch_sample = d.mismatch_sample;
+      m.mismatch_count = d.mismatch_count;
+    } else if (d.first_value_count != m.first_value_count) {
+      m.mismatch_sample = static_cast<int64_t>(m.count);
+      m.mismatch_count = d.first_value_count;
+    } else if (d.mismatch_sample >= 0) {
+      m.mismatch_sample = d.mismatch_sample + static_cast<int64_t>(m.count);
+      m.mismatch_count = d.mismatch_count;
+    }
+  }
+  m.count += d.count;
+}
+
+// Without a prescan (the bytes are still arriving), reserve from the total
+// size: generous, but untouched reservations are never resident, while a
+// column that grows by doubling keeps old and new copies at once (peak memory).
+// Each row takes at least a few bytes of its message, hence the divisors.
+void Decoder::reserve_for_stream() {
+  const size_t cap = size_t(1) << 28;
+  size_t n = std::min(n_, cap);
+  reserve_huge(p_.stack_locations, n);
+  reserve_huge(p_.values, n / 2);
+  reserve_huge(p_.stack_offsets, n / 16);
+  reserve_huge(p_.label_offsets, n / 16);
+  p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(n / 16); });
+  // Locations, functions and strings: rarely more rows than this.
+  p_.locations.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
+  p_.lines.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
+  p_.functions.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
+  p_.strings.offsets.reserve(n / 64);
+  p_.strings.data.reserve(n / 4);
+}
+
+namespace {
+
+// Reads the varint at p (at most 10 bytes before e); false if it does not end there.
+bool peek_varint(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; p < e && shift < 64; shift += 7) {
+    uint8_t b = *p++;
+    v |= uint64_t(b & 0x7f) << shift;
+    if (b < 0x80) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const uint8_t* StreamWindow::next_field_slow() {
+  const size_t at = window_start_ + rpos_;
+  if (at >= total_) return nullptr;
+  const size_t left = total_ - at;
+  // A tag and a length (or a varint value) take at most 20 bytes.
+  size_t need = std::min<size_t>(left, 20);
+  wait_for(need);
+  const uint8_t* p = buf_ + rpos_;
+  uint64_t tag, len;
+  if (peek_varint(p, buf_ + rpos_ + need, tag) && (tag & 7) == wire::kLen &&
+      peek_varint(p, buf_ + rpos_ + need, len)) {
+    size_t header = static_cast<size_t>(p - (buf_ + rpos_));
+    // A length past the end of the stream: hand over what there is, and the
+    // decoder reports it.
+    need = len > left - header ? left : header + static_cast<size_t>(len);
+    wait_for(need);
+  }
+  return buf_ + rpos_ + need;
+}
+
+void StreamWindow::wait_for(size_t need) {
+  if (wend_.load(std::memory_order_acquire) - rpos_ >= need) return;  // the common case: no lock
+  if (need > cap_) throw StreamAborted();  // a field larger than the window
+  if (rpos_ + need > cap_) compact(need);
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return wend_.load(std::memory_order_relaxed) - rpos_ >= need || done_; });
+  if (wend_.load(std::memory_order_relaxed) - rpos_ < need) throw StreamAborted();  // the inflater stopped short
+}
+
+// Moves the unread bytes to the front once the inflater has filled the window
+// (it waits in room() meanwhile, so nothing writes during the move).
+void StreamWindow::compact(size_t need) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return wend_.load(std::memory_order_relaxed) == cap_ || done_; });
+  size_t end = wend_.load(std::memory_order_relaxed);
+  if (end != cap_) throw StreamAborted();  // the inflater stopped short
+  std::memmove(buf_, buf_ + rpos_, end - rpos_);
+  window_start_ += rpos_;
+  wend_.store(end - rpos_, std::memory_order_release);
+  rpos_ = 0;
+  cv_.notify_all();
+}
+
+void StreamWindow::close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  cv_.notify_all();
+}
+
+std::pair<uint8_t*, size_t> StreamWindow::room() {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto delivered = [&] { return window_start_ + wend_.load(std::memory_order_relaxed) >= total_; };
+  cv_.wait(lock, [&] { return wend_.load(std::memory_order_relaxed) < cap_ || closed_ || delivered(); });
+  if (closed_) return {nullptr, 0};
+  // Every byte is in: what comes now is the member's end, or bytes too many
+  // (then the stream is not what its trailer says, and the caller gives up).
+  if (delivered()) return {buf_ + cap_, kSlack};
+  size_t end = wend_.load(std::memory_order_relaxed);
+  return {buf_ + end, std::min(cap_ - end, chunk_)};
+}
+
+void StreamWindow::wrote(size_t n) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t end = wend_.load(std::memory_order_relaxed);
+    if (window_start_ + end < total_) wend_.store(end + n, std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
+void StreamWindow::finish() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool worth_overlapping(size_t n, const DecodeOptions& options) {
+  // Measured (docs/performance.md, "Decode, round two"): with the window the
+  // overlapped path costs the same as inflate-then-decode at 200 KB of gzip and
+  // wins from there (0.84x the time at 770 KB); below, the thread's start dominates.
+  const size_t kOverlapBytes = size_t(256) << 10;
+  // Asking for ISA-L explicitly always overlaps (tests use it on small files).
+  bool overlap = options.inflater == gzip::Backend::Isal ||
+                 (options.inflater == gzip::Backend::Auto && options.threads != 1 && n >= kOverlapBytes);
+  return overlap && gzip::have_isal();
+}
+
+namespace {
+
+// The window: an eighth of the stream between 512 KiB and 2 MiB, small beside
+// the columns (peak memory) yet larger than any field but a huge string (a
+// larger field sends the input the ordinary way). Eight chunks to a window: the
+// inflater waits for the decoder to drain the window before the unread tail
+// moves, so more chunks per window means less waiting.
+constexpr size_t kWindowBytes = size_t(2) << 20;
+constexpr size_t kMinWindowBytes = size_t(512) << 10;
+constexpr size_t kChunksPerWindow = 8;
+
+size_t window_bytes(size_t total) { return std::clamp(total / 8, kMinWindowBytes, kWindowBytes); }
+
+// One spare window kept between calls, so repeated loads write into memory
+// that is already mapped instead of faulting in fresh pages every time.
+std::atomic<uint8_t*> spare_window{nullptr};
+
+struct WindowBuffer {
+  uint8_t* p;
+  WindowBuffer() : p(spare_window.exchange(nullptr)) {
+    if (!p) p = new uint8_t[kWindowBytes + StreamWindow::kSlack];
+  }
+  ~WindowBuffer() {
+    uint8_t* expected = nullptr;
+    if (!spare_window.compare_exchange_strong(expected, p)) delete[] p;
+  }
+};
+
+}  // namespace
+
+// Inflates on a helper thread while this thread decodes what has arrived,
+// through a window of kWindowBytes. Returns false when the input needs the
+// ordinary path: several gzip members, ISIZE wrapped past 4 GiB, a size over
+// the limit, a field larger than the window, and any decode error (the ordinary
+// path has the whole input to say exactly where it is, or to read a legacy
+// format). gzip errors are thrown from here.
+bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
+                       Profile& out) {
+  size_t size = gzip::trailer_size(data, n);
+  // Implausible sizes (corrupt trailers, ratios deflate cannot reach) go the safe way.
+  if (size == 0 || size > options.max_decompressed_size || size > n * 1032 + 1024) return false;
+  if (report) *report = RepairReport{};
+  WindowBuffer buffer;
+  const size_t capacity = window_bytes(size);
+  StreamWindow window(buffer.p, capacity, capacity / kChunksPerWindow, size);
+  bool complete = false;
+  std::exception_ptr inflate_error;
+  std::thread inflater([&] {
+    try {
+      complete = gzip::inflate_chunked(data, n, size, window);
+    } catch (...) {
+      inflate_error = std::current_exception();
+    }
+    window.finish();
+  });
+  bool decoded = false;
+  std::exception_ptr other_error;
+  try {
+    Decoder d(window.base(), size, 1, report);
+    d.stream_from(&window);
+    out = d.run();
+    decoded = true;
+  } catch (const StreamAborted&) {
+  } catch (const DecodeError&) {
+  } catch (...) {
+    other_error = std::current_exception();  // out of memory, say: not the input's fault
+  }
+  window.close();
+  inflater.join();
+  // A gzip failure explains any decode failure it caused, so it wins.
+  if (inflate_error) std::rethrow_exception(inflate_error);
+  if (other_error) std::rethrow_exception(other_error);
+  return decoded && complete;
+}
+
+}  // namespace pprofcore::decoding

@@ -1,0 +1,260 @@
+// decode_samples (private): the Sample message decoder, the hot loop of every
+// decode. A header so that it inlines into both the main loop (decode.cpp) and
+// the helper thread's loop (decode_overlap.cpp). Knows nothing of threads,
+// validation or repair: it records what fixup needs (big ids, the largest
+// string code, the first value-count mismatch) and moves on.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "decode_fields.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/profile.hpp"
+#include "pprofcore/wire.hpp"
+
+namespace pprofcore::decoding {
+
+// References are stored provisionally as int32 ids; larger ids go to a side list.
+constexpr uint64_t kMaxSmallId = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
+
+// A reference whose id does not fit the provisional int32 slot.
+struct BigRef {
+  size_t index;
+  uint64_t id;
+};
+
+// The largest string code seen so far and where, for the range check in fixup
+// (the string table is usually written last, so codes cannot be checked on sight).
+struct MaxStringCode {
+  int64_t code = 0;
+  const char* field = "";
+  int64_t offset = -1;
+  inline void see(int64_t c, const char* f, int64_t at) {
+    if (c > code) {
+      code = c;
+      field = f;
+      offset = at;
+    }
+  }
+  void merge(const MaxStringCode& o) {
+    if (o.code > code) *this = o;
+  }
+};
+
+// A string index read as int64: must be non-negative and fit an int32 code.
+// The range check against the table happens in fixup (the table comes last).
+inline int32_t string_code(wire::Reader& r, uint64_t raw, const char* field, MaxStringCode& codes) {
+  if (raw > kMaxSmallId)
+    throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field,
+                      r.offset());
+  codes.see(static_cast<int64_t>(raw), field, r.offset());
+  return static_cast<int32_t>(raw);
+}
+
+// Sample columns filled by one SampleDecoder. The main thread writes straight
+// into the Profile; a helper thread writes into its own and is appended after.
+struct SampleColumns {
+  std::vector<int64_t> values;
+  std::vector<int64_t> stack_ends;  // end offset of each sample's stack
+  std::vector<int32_t> stack_locations;
+  std::vector<int64_t> label_ends;
+  Labels labels;
+};
+
+// Decodes Sample messages. Hot loop: packed varints go into columns reserved
+// up front (a packed field's byte length bounds its element count), so
+// push_back never reallocates mid-field; one- and two-byte ids take no branch.
+class SampleDecoder {
+ public:
+  SampleDecoder(const uint8_t* base, std::vector<int64_t>& values, std::vector<int64_t>& stack_ends,
+                std::vector<int32_t>& stack_locations, std::vector<int64_t>& label_ends, Labels& labels)
+      : base_(base), values_(values), stack_ends_(stack_ends), stack_locations_(stack_locations),
+        label_ends_(label_ends), labels_(labels) {}
+  SampleDecoder(const uint8_t* base, SampleColumns& c)
+      : SampleDecoder(base, c.values, c.stack_ends, c.stack_locations, c.label_ends, c.labels) {}
+
+  std::vector<BigRef> big_refs;
+  // Stack entries are stored as provisional rows (id - 1, as uint32: id 0 and
+  // the big-id placeholder come out huge), and the largest is kept, so that
+  // when location ids turn out to be 1..n fixup has nothing left to do.
+  uint32_t max_row = 0;
+  MaxStringCode codes;
+  size_t first_value_count = 0;
+  size_t count = 0;
+  int64_t mismatch_sample = -1;  // index local to this decoder
+  size_t mismatch_count = 0;
+  // Repair mode records every sample's value count here as it is decoded, so the
+  // repair never rescans the input (a second read may see other bytes).
+  bool record_value_counts = false;
+  std::vector<size_t> value_counts;
+
+  // One Sample message, [begin, end) its payload.
+  void sample(const uint8_t* begin, const uint8_t* end) {
+    wire::Reader m(base_, begin, end);
+    size_t values_before = values_.size();
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag("Profile.sample");
+      uint32_t wt = tag & 7;
+      switch (field_of<SampleField>(tag)) {
+        case SampleField::kLocationId:
+          if (wt == wire::kLen) {
+            const uint8_t* pe = m.length_delimited(path(SampleField::kLocationId));
+            location_ids(m.pos(), pe);
+            m.seek(pe);
+          } else if (wt == wire::kVarint) {
+            stack_locations_.push_back(provisional_row(m.varint(path(SampleField::kLocationId))));
+          } else {
+            m.wrong_type(wt, wire::kVarint, path(SampleField::kLocationId), tag_at);
+          }
+          break;
+        case SampleField::kValue:
+          if (wt == wire::kLen) {
+            const uint8_t* pe = m.length_delimited(path(SampleField::kValue));
+            packed_values(m.pos(), pe);
+            m.seek(pe);
+          } else if (wt == wire::kVarint) {
+            values_.push_back(static_cast<int64_t>(m.varint(path(SampleField::kValue))));
+          } else {
+            m.wrong_type(wt, wire::kVarint, path(SampleField::kValue), tag_at);
+          }
+          break;
+        case SampleField::kLabel:
+          if (wt != wire::kLen) m.wrong_type(wt, wire::kLen, path(SampleField::kLabel), tag_at);
+          label(m);
+          break;
+        default:
+          m.skip(wt, kSampleUnknown);
+      }
+    }
+    size_t n = values_.size() - values_before;
+    if (record_value_counts) value_counts.push_back(n);
+    if (count == 0) {
+      first_value_count = n;
+    } else if (n != first_value_count && mismatch_sample < 0) {
+      mismatch_sample = static_cast<int64_t>(count);
+      mismatch_count = n;
+    }
+    ++count;
+    stack_ends_.push_back(static_cast<int64_t>(stack_locations_.size()));
+    label_ends_.push_back(static_cast<int64_t>(labels_.size()));
+  }
+
+ private:
+  // Placeholder row of a location id too big for the column (kBigIdRow + 1 is
+  // the -1 that the general path of fixup expects).
+  static constexpr int32_t kBigIdRow = -2;
+
+  // Location ids: 1..INT32_MAX go straight into the column as provisional rows;
+  // larger ones are recorded in big_refs with a kBigIdRow placeholder.
+  PPROFCORE_INLINE int32_t provisional_row(uint64_t id) {
+    uint32_t row;
+    if (id > kMaxSmallId) {
+      big_refs.push_back({stack_locations_.size(), id});
+      row = static_cast<uint32_t>(kBigIdRow);
+    } else {
+      row = static_cast<uint32_t>(id) - 1u;
+    }
+    max_row = std::max(max_row, row);
+    return static_cast<int32_t>(row);
+  }
+
+  void location_ids(const uint8_t* p, const uint8_t* e) {
+    // Capacity is reserved up front (one id per byte at most), so this never
+    // reallocates; writing through a local end pointer keeps it in a register.
+    std::vector<int32_t>& out = stack_locations_;
+    size_t need = out.size() + static_cast<size_t>(e - p);
+    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    uint32_t mx = max_row;
+    while (p < e) {
+      if (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
+        // One or two bytes, without a branch on which: ids are mostly < 16384.
+        uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
+        uint32_t row = ((p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second))) - 1u;
+        p += 1 + second;
+        mx = std::max(mx, row);
+        out.push_back(static_cast<int32_t>(row));
+      } else if (e - p >= 3 && (p[0] & p[1] & 0x80) && p[2] < 0x80) {
+        // Three bytes: ids from 16384 up (profiles with more locations than that).
+        uint32_t row = ((p[0] & 0x7fu) | ((p[1] & 0x7fu) << 7) | (uint32_t(p[2]) << 14)) - 1u;
+        p += 3;
+        mx = std::max(mx, row);
+        out.push_back(static_cast<int32_t>(row));
+      } else {
+        wire::Reader q(base_, p, e);
+        uint64_t v = q.varint(path(SampleField::kLocationId));
+        p = q.pos();
+        max_row = mx;
+        out.push_back(provisional_row(v));
+        mx = max_row;
+      }
+    }
+    max_row = mx;
+  }
+
+  void packed_values(const uint8_t* p, const uint8_t* e) {
+    std::vector<int64_t>& out = values_;
+    size_t need = out.size() + static_cast<size_t>(e - p);
+    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    while (p < e) {
+      uint64_t v = *p;
+      if (v < 0x80) {
+        ++p;
+      } else {
+        wire::Reader q(base_, p, e);
+        v = q.varint(path(SampleField::kValue));
+        p = q.pos();
+      }
+      out.push_back(static_cast<int64_t>(v));
+    }
+  }
+
+  void label(wire::Reader& r) {
+    const char* field = path(SampleField::kLabel);
+    const uint8_t* e = r.length_delimited(field);
+    wire::Reader m(base_, r.pos(), e);
+    int32_t key = 0, str = 0, unit = 0;
+    int64_t num = 0;
+    while (!m.done()) {
+      const uint8_t* tag_at = m.pos();
+      uint32_t tag = m.tag(field);
+      uint32_t wt = tag & 7;
+      LabelField f = field_of<LabelField>(tag);
+      switch (f) {
+        case LabelField::kKey:
+        case LabelField::kStr:
+        case LabelField::kNum:
+        case LabelField::kNumUnit:
+          if (wt != wire::kVarint) m.wrong_type(wt, wire::kVarint, field, tag_at);
+          break;
+        default:
+          m.skip(wt, kLabelUnknown);
+          continue;
+      }
+      uint64_t raw = m.varint(field);
+      if (f == LabelField::kNum) num = static_cast<int64_t>(raw);
+      else if (f == LabelField::kKey) key = string_code(m, raw, path(LabelField::kKey), codes);
+      else if (f == LabelField::kStr) str = string_code(m, raw, path(LabelField::kStr), codes);
+      else unit = string_code(m, raw, path(LabelField::kNumUnit), codes);
+    }
+    r.seek(e);
+    // pprof quirk: a label with no string, no number and no unit is dropped.
+    if (str == 0 && num == 0 && unit == 0) return;
+    labels_.key.push_back(key);
+    labels_.str.push_back(str == 0 ? -1 : str);
+    labels_.num.push_back(num);
+    labels_.num_unit.push_back(unit);
+  }
+
+  const uint8_t* base_;
+  std::vector<int64_t>& values_;
+  std::vector<int64_t>& stack_ends_;
+  std::vector<int32_t>& stack_locations_;
+  std::vector<int64_t>& label_ends_;
+  Labels& labels_;
+};
+
+}  // namespace pprofcore::decoding

@@ -1,0 +1,135 @@
+// C++ unit tests of the overlapped decode (decode_overlap.cpp): gzip input
+// decoded through the inflater's window gives exactly what the ordinary path
+// gives, stays on the overlapped path when it can (a silent fallback would only
+// cost time, so it is checked here), and falls back when it must.
+#include <random>
+#include <string>
+
+#include "../src/decode_internal.hpp"
+#include "check.hpp"
+#include "pprofcore/decode.hpp"
+#include "pprofcore/encode.hpp"
+#include "pprofcore/gzip.hpp"
+
+using namespace pprofcore;
+
+// A profile of about `samples` x 60 bytes: long stacks, labels, and strings of
+// assorted lengths, so fields straddle every window boundary.
+static Profile big_profile(size_t samples, size_t longest_name = 300) {
+  std::mt19937_64 rng(42);
+  Profile p;
+  StringInterner s;
+  p.sample_type_type = {s.intern("alloc_objects"), s.intern("alloc_space")};
+  p.sample_type_unit = {s.intern("count"), s.intern("bytes")};
+  const size_t nf = 3000;
+  for (size_t i = 0; i < nf; ++i) {
+    p.functions.id.push_back(i + 1);
+    size_t tail = i == 0 ? longest_name : rng() % 300;  // one name of longest_name bytes
+    p.functions.name.push_back(s.intern("pkg.Func" + std::to_string(i) + std::string(tail, 'x')));
+    p.functions.system_name.push_back(p.functions.name.back());
+    p.functions.filename.push_back(s.intern("file" + std::to_string(i % 50) + ".go"));
+    p.functions.start_line.push_back(static_cast<int64_t>(i));
+    p.locations.id.push_back(i + 1);
+    p.locations.mapping.push_back(-1);
+    p.locations.address.push_back(0x400000 + 16 * i);
+    p.locations.is_folded.push_back(0);
+    p.lines.function.push_back(static_cast<int32_t>(i));
+    p.lines.line.push_back(static_cast<int64_t>(i % 700));
+    p.lines.column.push_back(0);
+    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+  }
+  int32_t key = s.intern("bytes");
+  for (size_t i = 0; i < samples; ++i) {
+    size_t depth = 5 + rng() % 40;
+    for (size_t d = 0; d < depth; ++d) p.stack_locations.push_back(static_cast<int32_t>(rng() % nf));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    p.values.push_back(static_cast<int64_t>(1 + rng() % 5));
+    p.values.push_back(static_cast<int64_t>(rng() % 100000));
+    p.labels.key.push_back(key);
+    p.labels.str.push_back(-1);
+    p.labels.num.push_back(static_cast<int64_t>(rng() % 4096));
+    p.labels.num_unit.push_back(0);
+    p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
+  }
+  p.strings = s.take();
+  return p;
+}
+
+static std::string gzip_of(const std::string& raw) {
+  return gzip::deflate(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), 1);
+}
+
+static bool overlapped(const std::string& gz, Profile& out, RepairReport* report = nullptr) {
+  return decoding::decode_overlapped(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), DecodeOptions{}, report,
+                                     out);
+}
+
+TEST(window_matches_ordinary_path) {
+  if (!gzip::have_isal()) return;
+  // Several windows' worth, and one smaller than a window.
+  for (size_t samples : {size_t(200000), size_t(3000)}) {
+    Profile p = big_profile(samples);
+    std::string raw = encode_raw(p);
+    Profile via_window;
+    EXPECT(overlapped(gzip_of(raw), via_window));
+    EXPECT(via_window == decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
+  }
+}
+
+TEST(window_in_repair_mode) {
+  if (!gzip::have_isal()) return;
+  Profile p = big_profile(50000);
+  std::string raw = encode_raw(p);
+  RepairReport r;
+  Profile out;
+  EXPECT(overlapped(gzip_of(raw), out, &r));
+  EXPECT(r.total() == 0 && out == decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
+}
+
+TEST(falls_back_when_it_must) {
+  if (!gzip::have_isal()) return;
+  Profile p = big_profile(20000);
+  std::string raw = encode_raw(p);
+  Profile out;
+  // Two members: the ordinary path joins them (and reports what is wrong).
+  std::string two = gzip_of(raw) + gzip_of(raw);
+  EXPECT(!overlapped(two, out));
+  // A field larger than the window.
+  Profile huge = big_profile(100, size_t(3) << 20);
+  std::string huge_raw = encode_raw(huge);
+  EXPECT(!overlapped(gzip_of(huge_raw), out));
+  DecodeOptions isal;
+  isal.inflater = gzip::Backend::Isal;
+  std::string huge_gz = gzip_of(huge_raw);
+  EXPECT(decode(reinterpret_cast<const uint8_t*>(huge_gz.data()), huge_gz.size(), isal) ==
+         decode_raw(reinterpret_cast<const uint8_t*>(huge_raw.data()), huge_raw.size()));
+  // A decode error: the ordinary path names the place in the whole input.
+  std::string bad = raw + "\x0f";  // field 1 with wire type 7
+  std::string bad_gz = gzip_of(bad);
+  EXPECT(!overlapped(bad_gz, out));
+  std::string direct, via;
+  try {
+    decode_raw(reinterpret_cast<const uint8_t*>(bad.data()), bad.size());
+  } catch (const DecodeError& e) {
+    direct = e.what();
+  }
+  try {
+    decode(reinterpret_cast<const uint8_t*>(bad_gz.data()), bad_gz.size(), isal);
+  } catch (const DecodeError& e) {
+    via = e.what();
+  }
+  EXPECT(!direct.empty() && direct == via);
+}
+
+// Corrupt deflate data: a GzipError, whether the window sees it first or
+// gives up (the stream inflating past its size) and the ordinary path does.
+TEST(gzip_errors_win) {
+  if (!gzip::have_isal()) return;
+  std::string gz = gzip_of(encode_raw(big_profile(20000)));
+  gz[gz.size() / 2] ^= 0x55;
+  DecodeOptions isal;
+  isal.inflater = gzip::Backend::Isal;
+  EXPECT_THROWS(decode(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), isal), GzipError, "");
+}
+
+int main() { return check::run_all(); }
