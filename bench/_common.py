@@ -50,7 +50,9 @@ def child_env() -> dict:
     """Environment for benchmark subprocesses: same interpreter, same pprofcore."""
     env = dict(os.environ)
     if env.get("PPROFCORE_BENCH_INSTALLED") != "1":
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), str(BENCH), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), str(BENCH), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
     return env
 
 
@@ -233,7 +235,9 @@ def go_helper(name: str) -> str:
 def run_child(script: Path, args: list, timeout: float = 600) -> dict:
     """Runs ``python SCRIPT ARGS`` in a fresh interpreter and parses the last
     stdout line as JSON (used for peak-RSS measurements)."""
-    r = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=child_env(), timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, env=child_env(), timeout=timeout
+    )
     if r.returncode != 0:
         raise RuntimeError(f"{script.name} {' '.join(args)} failed:\n{r.stderr.strip()}")
     return json.loads(r.stdout.strip().splitlines()[-1])

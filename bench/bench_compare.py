@@ -18,9 +18,9 @@ import statistics
 import sys
 import time
 
+import _common  # noqa: F401  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
 import numpy as np
 
-import _common  # noqa: F401  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
 import pprofcore  # noqa: E402
 from pprofcore import _stats, testing  # noqa: E402
 
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
 
     cold_profiles = fresh()
     t = time.perf_counter()
-    testing.compare(cold_profiles[: args.profiles], cold_profiles[args.profiles:])
+    testing.compare(cold_profiles[: args.profiles], cold_profiles[args.profiles :])
     cold = time.perf_counter() - t
 
     rows = []
@@ -79,13 +79,15 @@ def main(argv=None) -> int:
     rows.append(("  aggregation lookup + name alignment", lo, med))
     _, m, totals = testing._key_matrix(base + new, idx, "functions", False)
     v = testing._as_shares(m, totals)
-    a, b = v[: args.profiles], v[args.profiles:]
+    a, b = v[: args.profiles], v[args.profiles :]
     rows.append(("  Mann-Whitney U", *timed(lambda: _stats.mannwhitney(a, b), args.runs)))
     rows.append(("  Welch t-test", *timed(lambda: _stats.welch(a, b), args.runs)))
     rows.append(("  Welch interval", *timed(lambda: _stats.welch_interval(a, b, 0.05), args.runs)))
 
-    print(f"{args.profiles} + {args.profiles} profiles, {m.shape[1]} functions in all "
-          f"({keys} in the first profile), {args.samples} samples each; built in {build_s:.1f} s")
+    print(
+        f"{args.profiles} + {args.profiles} profiles, {m.shape[1]} functions in all "
+        f"({keys} in the first profile), {args.samples} samples each; built in {build_s:.1f} s"
+    )
     print()
     print("| step | min | median |")
     print("| --- | ---: | ---: |")

@@ -20,9 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
+import _common  # noqa: F401  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
 import numpy as np
 
-import _common  # noqa: F401  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
 import pprofcore
 from pprofcore.testing import compare
 
@@ -73,8 +73,10 @@ def main(argv=None) -> int:
     sizes = [int(c.sum()) for _, c in parsed]
     share = pprofcore.merge(profiles).top(sample_type="samples")
     share = dict((r["name"], r["flat"]) for r in share.rows())[leaf] / sum(sizes)
-    print(f"{len(profiles)} profiles of one process, {min(sizes)}-{max(sizes)} samples each; leaf {leaf} holds "
-          f"{share:.1%}; test={args.test}, {args.trials} trials per cell, seed {args.seed}")
+    print(
+        f"{len(profiles)} profiles of one process, {min(sizes)}-{max(sizes)} samples each; leaf {leaf} holds "
+        f"{share:.1%}; test={args.test}, {args.trials} trials per cell, seed {args.seed}"
+    )
     print()
     rng = np.random.default_rng(args.seed)
     sample_levels = [x for x in args.samples.split(",")]
@@ -104,8 +106,16 @@ def main(argv=None) -> int:
                 continue
             splits = [rng.permutation(len(profiles))[: 2 * n] for _ in range(args.trials)]
             # False positives with nothing changed.
-            fp = [int(np.sum(compare([version(i, 0.0) for i in s[:n]], [version(i, 0.0) for i in s[n:]],
-                                     test=args.test)["significant"])) for s in splits]
+            fp = [
+                int(
+                    np.sum(
+                        compare([version(i, 0.0) for i in s[:n]], [version(i, 0.0) for i in s[n:]], test=args.test)[
+                            "significant"
+                        ]
+                    )
+                )
+                for s in splits
+            ]
             false_rows.append((label, n, sum(x <= 1 for x in fp), max(fp)))
             found = "> 150%"
             for change in CHANGES:
@@ -129,8 +139,10 @@ def main(argv=None) -> int:
     for label, cells in rows:
         print(f"| {label} | " + " | ".join(cells) + " |")
     print()
-    print("Random splits, nothing changed (splits with at most one significant function, of "
-          f"{args.trials}; most found in one split):")
+    print(
+        "Random splits, nothing changed (splits with at most one significant function, of "
+        f"{args.trials}; most found in one split):"
+    )
     print()
     print("| samples per profile | profiles per group | splits with <= 1 | max |")
     print("| --- | ---: | ---: | ---: |")

@@ -78,6 +78,7 @@ def synthetic_fleet(n: int) -> list:
 
 def worker_peaks(client) -> list:
     """Peak RSS (MiB) of each worker process so far."""
+
     def vmhwm():
         with open("/proc/self/status") as f:
             for line in f:
@@ -142,8 +143,10 @@ def main(argv=None) -> int:
 
     t = time.perf_counter()
     paths = synthetic_fleet(args.files)
-    print(f"{len(paths)} files ({sum(os.path.getsize(p) for p in paths) / 2**20:.0f} MiB gzip), "
-          f"ready in {time.perf_counter() - t:.0f} s; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{len(paths)} files ({sum(os.path.getsize(p) for p in paths) / 2**20:.0f} MiB gzip), "
+        f"ready in {time.perf_counter() - t:.0f} s; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+    )
     env = _common.child_env()
     py = sys.executable
     rows = []
@@ -163,37 +166,46 @@ def main(argv=None) -> int:
 
         def on_cluster(fn):
             """Run ``fn`` on a fresh LocalCluster: timings and each worker's own peak RSS."""
-            with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=40) as cluster, \
-                    distributed.Client(cluster) as client:
+            with (
+                distributed.LocalCluster(
+                    n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+                ) as cluster,
+                distributed.Client(cluster) as client,
+            ):
                 start = worker_peaks(client)
                 timing = timed_dask(client, lambda: fn(client), args.repeat)
                 peaks = worker_peaks(client)
                 noop.append(noop_overhead(client))
                 return timing, start, peaks
 
-        ((dm, dm_tasks, _, _), dm_over, dm_cpu), base, merge_peaks = on_cluster(
-            lambda c: pdask.merge(paths, client=c))
+        ((dm, dm_tasks, _, _), dm_over, dm_cpu), base, merge_peaks = on_cluster(lambda c: pdask.merge(paths, client=c))
         ((ds, ds_tasks, _, _), ds_over, ds_cpu), _, series_peaks = on_cluster(
-            lambda c: pdask.series(paths, client=c).compute())
+            lambda c: pdask.series(paths, client=c).compute()
+        )
         load = os.getloadavg()
     rows.append(("merge", local_merge, go_merge, dm, dm_cpu, dm_tasks, dm_over, merge_peaks))
     rows.append(("series", local_series, go_series, ds, ds_cpu, ds_tasks, ds_over, series_peaks))
-    print(f"Dask workers at start: {', '.join(f'{x:.0f}' for x in base)} MiB; load average after the run "
-          f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min); best of {args.repeat} "
-          f"(google/pprof: one run). CPU: user+sys of the local process (interpreter start-up included), "
-          f"of both Dask workers plus the client. The scheduler's own cost per task (2,000 no-op tasks on "
-          f"the same cluster): {min(noop):.2f} ms; 'idle per task' below is (wall x 2 worker threads - time "
-          f"in tasks) / tasks: scheduling, transfers, (de)serialization, and waiting for the tree's last "
-          f"merges\n")
-    print("| workload | LocalCluster 2 workers | local, 2 threads | dask / local | google/pprof | CPU dask / local "
-          "| tasks | idle per task | peak RSS per worker | local peak RSS |")
+    print(
+        f"Dask workers at start: {', '.join(f'{x:.0f}' for x in base)} MiB; load average after the run "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min); best of {args.repeat} "
+        f"(google/pprof: one run). CPU: user+sys of the local process (interpreter start-up included), "
+        f"of both Dask workers plus the client. The scheduler's own cost per task (2,000 no-op tasks on "
+        f"the same cluster): {min(noop):.2f} ms; 'idle per task' below is (wall x 2 worker threads - time "
+        f"in tasks) / tasks: scheduling, transfers, (de)serialization, and waiting for the tree's last "
+        f"merges\n"
+    )
+    print(
+        "| workload | LocalCluster 2 workers | local, 2 threads | dask / local | google/pprof | CPU dask / local "
+        "| tasks | idle per task | peak RSS per worker | local peak RSS |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, (lt, lrss, lcpu), go, dt, dcpu, tasks, over, peaks in rows:
         gotext = f"{go[0]:.1f} s" if go else "-"
-        print(f"| {name} {len(paths):,} files | {dt:.2f} s | {lt:.2f} s | {dt / lt:.2f}x | {gotext} "
-              f"| {dcpu:.1f} s / {lcpu:.1f} s = {dcpu / lcpu:.2f}x | {tasks} | {over:.1f} ms "
-              f"| {' / '.join(f'{x:.0f}' for x in peaks)} MiB | {lrss:.0f} MiB |")
+        print(
+            f"| {name} {len(paths):,} files | {dt:.2f} s | {lt:.2f} s | {dt / lt:.2f}x | {gotext} "
+            f"| {dcpu:.1f} s / {lcpu:.1f} s = {dcpu / lcpu:.2f}x | {tasks} | {over:.1f} ms "
+            f"| {' / '.join(f'{x:.0f}' for x in peaks)} MiB | {lrss:.0f} MiB |"
+        )
     return 0
 
 

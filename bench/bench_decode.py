@@ -163,8 +163,13 @@ def bench_file(path: Path, args) -> dict:
     data = path.read_bytes()
     gz = C.is_gzip(data)
     raw = C.gunzip_py(data) if gz else data
-    res: dict = {"file": str(path.relative_to(args.corpus)) if path.is_relative_to(args.corpus) else str(path),
-                 "gzip": gz, "file_bytes": len(data), "raw_bytes": len(raw), "loadavg_before": C.loadavg()}
+    res: dict = {
+        "file": str(path.relative_to(args.corpus)) if path.is_relative_to(args.corpus) else str(path),
+        "gzip": gz,
+        "file_bytes": len(data),
+        "raw_bytes": len(raw),
+        "loadavg_before": C.loadavg(),
+    }
     reps, small = args.reps, len(raw) < 5_000_000
     min_time = 0.5 if small else 0.0
     table = not args.no_table and not (args.quick and not small)
@@ -207,8 +212,7 @@ def bench_file(path: Path, args) -> dict:
             log("protobuf + table")
             use_pandas = _have_pandas()
             res["table_uses_pandas"] = use_pandas
-            t["protobuf_table"] = C.timeit(lambda: pb_parse_and_table(raw, use_pandas), 2 if small else 1,
-                                           warmup=small)
+            t["protobuf_table"] = C.timeit(lambda: pb_parse_and_table(raw, use_pandas), 2 if small else 1, warmup=small)
     res["times"] = {k: v.as_dict() for k, v in t.items()}
 
     if not args.no_go:
@@ -216,15 +220,20 @@ def bench_file(path: Path, args) -> dict:
         try:
             exe = C.go_helper("parsebench")
             go_reps = max(2, reps // 2) if not small else reps
-            out = subprocess.run([exe, "-reps", str(go_reps), "-min-time", str(min_time), str(path)],
-                                   capture_output=True, text=True, timeout=900)
+            out = subprocess.run(
+                [exe, "-reps", str(go_reps), "-min-time", str(min_time), str(path)],
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
             go = json.loads(out.stdout.strip().splitlines()[-1])
             if go.get("error"):
                 res["go_error"] = go["error"]
             else:
                 res["go"] = go
-                res["times"]["pprof"] = {k: go[k] for k in ("best_s", "median_s", "reps", "times_s", "best_cpu_s",
-                                                            "cpu_times_s") if k in go}
+                res["times"]["pprof"] = {
+                    k: go[k] for k in ("best_s", "median_s", "reps", "times_s", "best_cpu_s", "cpu_times_s") if k in go
+                }
         except Exception as e:  # noqa: BLE001 - report, do not abort the whole run
             res["go_error"] = str(e)
 
@@ -254,8 +263,12 @@ def bench_file(path: Path, args) -> dict:
 def memory_breakdown(p) -> dict:
     """Bytes of each NumPy column of a decoded profile (public API only); the
     rest of ``memory_bytes`` is the string table and vector capacity slack."""
-    cols = {"values": p.values, "stack_offsets": p.stack_offsets, "stack_locations": p.stack_locations,
-            "label_offsets": p.label_offsets}
+    cols = {
+        "values": p.values,
+        "stack_offsets": p.stack_offsets,
+        "stack_locations": p.stack_locations,
+        "label_offsets": p.label_offsets,
+    }
     for t in ("labels", "locations", "lines", "functions", "mappings"):
         for c, a in getattr(p, t).to_dict().items():
             cols[f"{t}.{c}"] = a
@@ -338,41 +351,60 @@ def markdown(results: list) -> str:
         raw = res["raw_bytes"]
         lines.append(f"##### `{res['file']}`")
         lines.append("")
-        lines.append(f"{res['file_bytes']:,} bytes on disk ({'gzip' if res['gzip'] else 'raw'}), "
-                     f"{raw:,} bytes uncompressed, {res['n_samples']:,} samples; "
-                     f"load average {res.get('loadavg_before', ['?'])[0]} before, {res.get('loadavg_after', ['?'])[0]} after.")
+        lines.append(
+            f"{res['file_bytes']:,} bytes on disk ({'gzip' if res['gzip'] else 'raw'}), "
+            f"{raw:,} bytes uncompressed, {res['n_samples']:,} samples; "
+            f"load average {res.get('loadavg_before', ['?'])[0]} before, {res.get('loadavg_after', ['?'])[0]} after."
+        )
         lines.append("")
-        lines.append("pprofcore speedup: baseline best time / pprofcore best time (protobuf rows: vs `loads` of "
-                     "the inflated bytes; google/pprof: vs `loads` of the file's bytes).")
+        lines.append(
+            "pprofcore speedup: baseline best time / pprofcore best time (protobuf rows: vs `loads` of "
+            "the inflated bytes; google/pprof: vs `loads` of the file's bytes)."
+        )
         lines.append("")
-        lines.append("| measurement | best ms | median ms | best CPU ms | reps | MB/s (uncompressed) | pprofcore speedup |")
+        lines.append(
+            "| measurement | best ms | median ms | best CPU ms | reps | MB/s (uncompressed) | pprofcore speedup |"
+        )
         lines.append("|---|---:|---:|---:|---:|---:|---:|")
         ours = res["times"]["pprofcore"]["best_s"]
         for k, v in res["times"].items():
             base = ours if k == "pprof" else res["times"].get("pprofcore_raw", res["times"]["pprofcore"])["best_s"]
             speed = f"{v['best_s'] / base:.1f}x" if not k.startswith(("pprofcore", "gunzip")) else ""
             cpu = C.ms(v["best_cpu_s"]) if "best_cpu_s" in v else ""
-            lines.append(f"| {LABELS.get(k, k)} | {C.ms(v['best_s'])} | {C.ms(v['median_s'])} | {cpu} | {v['reps']} | "
-                         f"{raw / v['best_s'] / 1e6:,.0f} | {speed} |")
+            lines.append(
+                f"| {LABELS.get(k, k)} | {C.ms(v['best_s'])} | {C.ms(v['median_s'])} | {cpu} | {v['reps']} | "
+                f"{raw / v['best_s'] / 1e6:,.0f} | {speed} |"
+            )
         lines.append("")
         mem = [f"`Profile.memory_bytes` = {res['memory_bytes']:,} ({res['memory_bytes'] / raw:.2f}x uncompressed)"]
         rss = res.get("rss", {})
-        for kind, label in (("pprofcore", "pprofcore.loads"), ("gunzip", "gunzip"), ("protobuf", "protobuf parse"),
-                            ("protobuf_table", "protobuf + table")):
+        for kind, label in (
+            ("pprofcore", "pprofcore.loads"),
+            ("gunzip", "gunzip"),
+            ("protobuf", "protobuf parse"),
+            ("protobuf_table", "protobuf + table"),
+        ):
             if "peak_delta" in rss.get(kind, {}):
                 d = rss[kind]["peak_delta"]
                 mem.append(f"peak RSS growth {label}: {C.mb(d)} ({d / raw:.2f}x)")
         if "go" in res:
             g = res["go"]
-            mem.append(f"google/pprof: {C.mb(g['alloc_bytes_per_parse'])} allocated per parse, "
-                       f"live heap of the parsed profile {C.mb(g['live_heap_bytes'])} ({g['live_heap_bytes'] / raw:.2f}x), "
-                       f"sampled peak heap {C.mb(g['peak_heap_bytes'])}, process peak RSS {C.mb(g['max_rss_bytes'])}")
+            mem.append(
+                f"google/pprof: {C.mb(g['alloc_bytes_per_parse'])} allocated per parse, "
+                f"live heap of the parsed profile {C.mb(g['live_heap_bytes'])} ({g['live_heap_bytes'] / raw:.2f}x), "
+                f"sampled peak heap {C.mb(g['peak_heap_bytes'])}, process peak RSS {C.mb(g['max_rss_bytes'])}"
+            )
         if "go_error" in res:
             mem.append(f"google/pprof: not measured ({res['go_error']})")
         rr, rc = res["ratios"], res["ratios_cpu"]
-        ff = [f"{label} {rr[k]:.1f}x wall ({rc[k]:.1f}x CPU)" for k, label in
-              (("protobuf_from_file", "vs Python gunzip + protobuf"),
-               ("protobuf_table_from_file", "vs Python gunzip + protobuf + table")) if k in rr and k in rc]
+        ff = [
+            f"{label} {rr[k]:.1f}x wall ({rc[k]:.1f}x CPU)"
+            for k, label in (
+                ("protobuf_from_file", "vs Python gunzip + protobuf"),
+                ("protobuf_table_from_file", "vs Python gunzip + protobuf + table"),
+            )
+            if k in rr and k in rc
+        ]
         if ff:
             lines.append("From the file's bytes (loads of the gzip bytes): " + "; ".join(ff) + ".")
             lines.append("")
@@ -380,19 +412,25 @@ def markdown(results: list) -> str:
         lines.append("")
         if "memory_breakdown" in res:
             top = list(res["memory_breakdown"].items())
-            shown = [f"{k} {C.mb(n)}" for k, n in top[:5]] + [f"(strings + capacity slack) {C.mb(res['memory_breakdown']['(strings + capacity slack)'])}"]
+            shown = [f"{k} {C.mb(n)}" for k, n in top[:5]] + [
+                f"(strings + capacity slack) {C.mb(res['memory_breakdown']['(strings + capacity slack)'])}"
+            ]
             lines.append("Largest columns: " + ", ".join(shown) + ".")
             lines.append("")
     lines.append("##### Targets")
     lines.append("")
-    lines.append("Speed ratios from best wall-clock times, then (in parentheses) from best CPU times, which are "
-                 "less disturbed by other load on a shared machine. google/pprof and gunzip are compared with "
-                 "`loads()` of the file's bytes; the protobuf baselines parse inflated bytes and are compared with "
-                 "`loads()` of the same inflated bytes. The idle-core estimate of total / gunzip compares the busiest "
-                 "thread's CPU time of each call (per-thread CPU from /proc/self/task/*/schedstat), i.e. what the "
-                 "wall-clock ratio would be if no other process competed for the CPUs.")
+    lines.append(
+        "Speed ratios from best wall-clock times, then (in parentheses) from best CPU times, which are "
+        "less disturbed by other load on a shared machine. google/pprof and gunzip are compared with "
+        "`loads()` of the file's bytes; the protobuf baselines parse inflated bytes and are compared with "
+        "`loads()` of the same inflated bytes. The idle-core estimate of total / gunzip compares the busiest "
+        "thread's CPU time of each call (per-thread CPU from /proc/self/task/*/schedstat), i.e. what the "
+        "wall-clock ratio would be if no other process competed for the CPUs."
+    )
     lines.append("")
-    lines.append("| file | vs pprof (>= 10x) | vs protobuf (>= 5x) | vs protobuf+table (>= 20x) | total / fastest gunzip (<= 1.3x) | memory_bytes / uncompressed (<= 3x) | peak RSS growth / uncompressed (<= 3x) |")
+    lines.append(
+        "| file | vs pprof (>= 10x) | vs protobuf (>= 5x) | vs protobuf+table (>= 20x) | total / fastest gunzip (<= 1.3x) | memory_bytes / uncompressed (<= 3x) | peak RSS growth / uncompressed (<= 3x) |"  # noqa: E501
+    )
     lines.append("|---|---|---|---|---|---|---|")
     for res in results:
         v, vc = verdicts(res), verdicts(res, "ratios_cpu")
@@ -414,8 +452,10 @@ def markdown(results: list) -> str:
                 verdict += f"; idle-core estimate {idle:.2f}x"
             return f"{text} {verdict}"
 
-        lines.append(f"| `{Path(res['file']).name}` | {cell('pprof')} | {cell('protobuf')} | {cell('protobuf_table')} | "
-                     f"{cell('gunzip')} | {cell('memory')} | {cell('peak_rss')} |")
+        lines.append(
+            f"| `{Path(res['file']).name}` | {cell('pprof')} | {cell('protobuf')} | {cell('protobuf_table')} | "
+            f"{cell('gunzip')} | {cell('memory')} | {cell('peak_rss')} |"
+        )
     return "\n".join(lines) + "\n"
 
 

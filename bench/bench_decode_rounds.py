@@ -83,8 +83,7 @@ def rss_worker(path: str) -> None:
     p = pprofcore.loads(data)
     _, py_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(json.dumps({"peak_delta": C.max_rss_bytes() - base, "python_peak": py_peak,
-                      "memory_bytes": p.memory_bytes}))
+    print(json.dumps({"peak_delta": C.max_rss_bytes() - base, "python_peak": py_peak, "memory_bytes": p.memory_bytes}))
 
 
 def burn() -> None:
@@ -118,8 +117,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=C.DEFAULT_CORPUS)
     ap.add_argument("--files", nargs="+", default=FILES)
-    ap.add_argument("--build", action="append", default=[], metavar="LABEL=DIR",
-                    help="a build to measure: DIR holds its pprofcore package (repeatable)")
+    ap.add_argument(
+        "--build",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="a build to measure: DIR holds its pprofcore package (repeatable)",
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, help="timed calls per process (default: 30 below 5 MB, else 7)")
     ap.add_argument("--load", type=int, default=0, help="busy-looping processes competing for the CPUs")
@@ -158,7 +162,7 @@ def main(argv=None) -> int:
         contenders = list(builds) + ([] if a.no_go else ["pprof"])
         for i in range(a.rounds):
             rnd: dict = {"loadavg": C.loadavg(), "files": {}}
-            order = contenders[i % len(contenders):] + contenders[: i % len(contenders)]
+            order = contenders[i % len(contenders) :] + contenders[: i % len(contenders)]
             for path in paths:
                 reps = a.reps or (REPS_SMALL if path.stat().st_size < 5_000_000 else REPS_LARGE)
                 got = {}
@@ -167,9 +171,10 @@ def main(argv=None) -> int:
                         got[name] = run_go(str(path), reps)
                     else:
                         got[name] = run_build(builds[name], ["--worker", str(path), str(reps)])
-                rnd["files"][path.name] = {k: {"median_s": statistics.median(v["times_s"]),
-                                               "median_cpu_s": statistics.median(v["cpu_s"])}
-                                           for k, v in got.items()}
+                rnd["files"][path.name] = {
+                    k: {"median_s": statistics.median(v["times_s"]), "median_cpu_s": statistics.median(v["cpu_s"])}
+                    for k, v in got.items()
+                }
             rounds.append(rnd)
             print(f"round {i + 1}/{a.rounds}: load {rnd['loadavg']}", file=sys.stderr, flush=True)
     finally:
@@ -181,14 +186,18 @@ def main(argv=None) -> int:
             rss[name] = {p.name: run_build(d, ["--rss-worker", str(p)]) for p in paths}
         for name in rss:
             for p in paths:
-                rss[name][p.name]["raw_bytes"] = len(C.gunzip_py(p.read_bytes()) if C.is_gzip(p.read_bytes())
-                                                     else p.read_bytes())
+                rss[name][p.name]["raw_bytes"] = len(
+                    C.gunzip_py(p.read_bytes()) if C.is_gzip(p.read_bytes()) else p.read_bytes()
+                )
 
     print(report(rounds, list(builds), rss, a))
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps({"machine": C.machine_info(), "builds": builds, "load": a.load,
-                                      "rounds": rounds, "rss": rss}, indent=1))
+        a.json.write_text(
+            json.dumps(
+                {"machine": C.machine_info(), "builds": builds, "load": a.load, "rounds": rounds, "rss": rss}, indent=1
+            )
+        )
     return 0
 
 
@@ -196,8 +205,13 @@ def report(rounds: list, builds: list, rss: dict, a) -> str:
     """Markdown: per file, each contender's median time (median over rounds)
     and the medians of the same-round ratios."""
     loads = [r["loadavg"][0] for r in rounds if r["loadavg"]]
-    out = [f"{len(rounds)} rounds, {a.load} competing busy processes, load average (1 min) "
-           f"{min(loads):.2f}-{max(loads):.2f} over the rounds." if loads else f"{len(rounds)} rounds.", ""]
+    out = [
+        f"{len(rounds)} rounds, {a.load} competing busy processes, load average (1 min) "
+        f"{min(loads):.2f}-{max(loads):.2f} over the rounds."
+        if loads
+        else f"{len(rounds)} rounds.",
+        "",
+    ]
     head = "| file | " + " | ".join(f"{b} ms" for b in builds)
     line = "|---|" + "---:|" * len(builds)
     have_go = "pprof" in rounds[0]["files"][next(iter(rounds[0]["files"]))]
@@ -224,12 +238,17 @@ def report(rounds: list, builds: list, rss: dict, a) -> str:
         cells += [f"{ratio(b, builds[0]):.3f}" for b in builds[1:]]
         out.append(f"| `{f}` | " + " | ".join(cells) + " |")
     if rss:
-        out += ["", "| build | file | peak RSS growth | / uncompressed | Python heap peak | memory_bytes |",
-                "|---|---|---:|---:|---:|---:|"]
+        out += [
+            "",
+            "| build | file | peak RSS growth | / uncompressed | Python heap peak | memory_bytes |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
         for b, files in rss.items():
             for f, m in files.items():
-                out.append(f"| {b} | `{f}` | {C.mb(m['peak_delta'])} | {m['peak_delta'] / m['raw_bytes']:.2f}x | "
-                           f"{C.mb(m['python_peak'])} | {C.mb(m['memory_bytes'])} |")
+                out.append(
+                    f"| {b} | `{f}` | {C.mb(m['peak_delta'])} | {m['peak_delta'] / m['raw_bytes']:.2f}x | "
+                    f"{C.mb(m['python_peak'])} | {C.mb(m['memory_bytes'])} |"
+                )
     return "\n".join(out) + "\n"
 
 

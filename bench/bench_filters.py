@@ -25,7 +25,10 @@ import pprofcore
 
 REPO = Path(__file__).resolve().parent.parent
 # $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
-DEFAULT = Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
+DEFAULT = (
+    Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+    / "go/generated/gen-bigheap-500k.pb.gz"
+)
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 
 # (name, Profile method call, equivalent pprof flags or None)
@@ -41,8 +44,11 @@ CASES = [
     ("tagignore numeric range", lambda p: p.tagignore(":512b"), ["-tagignore=:512b"]),
     ("taghide", lambda p: p.taghide("bytes"), ["-taghide=bytes"]),
     ("tagroot", lambda p: p.tagroot("bytes"), ["-tagroot=bytes"]),
-    ("filter(focus, ignore, tagfocus)", lambda p: p.filter(focus="main", ignore="gc", tagfocus="bytes=1kb:"),
-     ["-focus=main", "-ignore=gc", "-tagfocus=bytes=1kb:"]),
+    (
+        "filter(focus, ignore, tagfocus)",
+        lambda p: p.filter(focus="main", ignore="gc", tagfocus="bytes=1kb:"),
+        ["-focus=main", "-ignore=gc", "-tagfocus=bytes=1kb:"],
+    ),
 ]
 
 
@@ -69,19 +75,27 @@ def main(argv=None) -> int:
     ap.add_argument("--file", default=str(DEFAULT))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--go-pprof", action="store_true", help="also time `go tool pprof -proto` per filter (slow)")
-    ap.add_argument("--go-cases", default="focus,tagfocus numeric range",
-                    help="comma-separated case names timed with go tool pprof (default: two)")
+    ap.add_argument(
+        "--go-cases",
+        default="focus,tagfocus numeric range",
+        help="comma-separated case names timed with go tool pprof (default: two)",
+    )
     ap.add_argument("--json", help="write results as JSON here")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore", pprofcore.FilterWarning)
 
     load_wall, load_cpu = best(lambda: pprofcore.load(args.file), args.repeat)
     p = pprofcore.load(args.file)
-    res = json.loads(subprocess.run([go_build("parsetime"), "-n", str(args.repeat), args.file], capture_output=True,
-                                    text=True, check=True).stdout)
+    res = json.loads(
+        subprocess.run(
+            [go_build("parsetime"), "-n", str(args.repeat), args.file], capture_output=True, text=True, check=True
+        ).stdout
+    )
     go_parse = res["parse_seconds"]
     print(f"{args.file}: {len(p):,} samples")
-    print(f"pprofcore.load: {load_wall:.3f} s wall ({load_cpu:.3f} s CPU); google/pprof profile.Parse: {go_parse:.3f} s")
+    print(
+        f"pprofcore.load: {load_wall:.3f} s wall ({load_cpu:.3f} s CPU); google/pprof profile.Parse: {go_parse:.3f} s"
+    )
     rows = []
     wanted = set(args.go_cases.split(",")) if args.go_pprof else set()
     for name, fn, flags in CASES:
@@ -90,15 +104,23 @@ def main(argv=None) -> int:
         if flags is not None and name in wanted:
             with tempfile.TemporaryDirectory() as d:
                 t = time.perf_counter()
-                subprocess.run(["go", "tool", "pprof", "-proto", "-symbolize=none", *flags, f"-output={d}/o.pb",
-                                args.file], check=True, capture_output=True)
+                subprocess.run(
+                    ["go", "tool", "pprof", "-proto", "-symbolize=none", *flags, f"-output={d}/o.pb", args.file],
+                    check=True,
+                    capture_output=True,
+                )
                 go = time.perf_counter() - t
         rows.append(dict(filter=name, wall=wall, cpu=cpu, ratio_to_parse=wall / go_parse, go_pprof=go))
-        print(f"  {name:<34} {wall * 1e3:8.1f} ms  ({cpu * 1e3:7.1f} ms CPU)  {wall / go_parse:6.3f} x parse"
-              + (f"   go tool pprof -proto: {go:.2f} s" if go is not None else ""))
+        print(
+            f"  {name:<34} {wall * 1e3:8.1f} ms  ({cpu * 1e3:7.1f} ms CPU)  {wall / go_parse:6.3f} x parse"
+            + (f"   go tool pprof -proto: {go:.2f} s" if go is not None else "")
+        )
     if args.json:
-        Path(args.json).write_text(json.dumps(dict(file=args.file, samples=len(p), load_wall=load_wall,
-                                                   go_parse=go_parse, filters=rows), indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                dict(file=args.file, samples=len(p), load_wall=load_wall, go_parse=go_parse, filters=rows), indent=2
+            )
+        )
     return 0
 
 

@@ -59,11 +59,19 @@ def browser_times(html: str, runs: int = 3):
             draws, zooms = [], []
             for _ in range(runs):
                 d.get(page.as_uri())
-                draws.append(float(d.execute_script(
-                    "return document.querySelector('.pprofcore-flame').getAttribute('data-render-ms')")))
-                zooms.append(d.execute_script(
-                    "var a=document.querySelector('.pprofcore-flame').pprofcore, t=performance.now();"
-                    "a.zoomTo(1); var z=performance.now()-t; a.zoomTo(0); return z;"))
+                draws.append(
+                    float(
+                        d.execute_script(
+                            "return document.querySelector('.pprofcore-flame').getAttribute('data-render-ms')"
+                        )
+                    )
+                )
+                zooms.append(
+                    d.execute_script(
+                        "var a=document.querySelector('.pprofcore-flame').pprofcore, t=performance.now();"
+                        "a.zoomTo(1); var z=performance.now()-t; a.zoomTo(0); return z;"
+                    )
+                )
             return min(draws), min(zooms)
     finally:
         d.quit()
@@ -77,22 +85,29 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     path = Path(args.file)
-    res = {"file": os.path.relpath(path, DEFAULT_CORPUS) if path.is_relative_to(DEFAULT_CORPUS) else path.name,
-           "loadavg_before": loadavg()}
+    res = {
+        "file": os.path.relpath(path, DEFAULT_CORPUS) if path.is_relative_to(DEFAULT_CORPUS) else path.name,
+        "loadavg_before": loadavg(),
+    }
     wall, tree, size, nodes, html = time_flamegraph(path, args.repeat)
     res.update(flamegraph_html_s=wall, flamegraph_s=tree, html_bytes=size, nodes=nodes)
     if go_available():
-        out = subprocess.run([go_helper("parsetime"), "-n", str(args.repeat), str(path)], capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(
+            [go_helper("parsetime"), "-n", str(args.repeat), str(path)], capture_output=True, text=True, check=True
+        ).stdout
         res["go_parse_s"] = json.loads(out)["parse_seconds"]
         res["ratio_to_parse"] = wall / res["go_parse_s"]
     if args.browser:
         res["browser_draw_ms"], res["browser_zoom_ms"] = browser_times(html)
     res["loadavg_after"] = loadavg()
-    print(f"{res['file']}: flamegraph() {tree:.3f} s, + to_html() {wall:.3f} s; {nodes} nodes, "
-          f"{size / 1e6:.2f} MB of HTML")
+    print(
+        f"{res['file']}: flamegraph() {tree:.3f} s, + to_html() {wall:.3f} s; {nodes} nodes, "
+        f"{size / 1e6:.2f} MB of HTML"
+    )
     if "go_parse_s" in res:
-        print(f"google/pprof profile.Parse: {res['go_parse_s']:.3f} s -> ratio {res['ratio_to_parse']:.3f} (target <= 0.2)")
+        print(
+            f"google/pprof profile.Parse: {res['go_parse_s']:.3f} s -> ratio {res['ratio_to_parse']:.3f} (target <= 0.2)"  # noqa: E501
+        )
     if args.browser:
         print(f"browser: draw {res['browser_draw_ms']:.1f} ms, zoom {res['browser_zoom_ms']:.1f} ms")
     print(f"load average before/after: {res['loadavg_before']} / {res['loadavg_after']}")

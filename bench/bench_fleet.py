@@ -111,16 +111,20 @@ def main(argv=None) -> int:
     py = sys.executable
     synth = synthetic_fleet(Path(tempfile.gettempdir()) / "pprofcore-bench-fleet-series")
     _, base_rss, base_cpu = best([py, "-c", BASELINE], 3, env)
-    print(f"bare `import pprofcore, pandas` process: {base_rss:.0f} MiB, {base_cpu * 1e3:.0f} ms CPU; "
-          f"{os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}")
+    print(
+        f"bare `import pprofcore, pandas` process: {base_rss:.0f} MiB, {base_cpu * 1e3:.0f} ms CPU; "
+        f"{os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
 
     ours = best([py, "-c", OURS_SERIES, *synth], args.repeat, env)
     theirs = best([go, "-t", *synth], args.repeat)
     ocpu = max(ours[2] - base_cpu, 1e-3)
-    print(f"series, {len(synth)} files: pprofcore {ours[0] * 1e3:.0f} ms (CPU {ocpu * 1e3:.0f} ms), "
-          f"{ours[1]:.0f} MiB | google/pprof {theirs[0] * 1e3:.0f} ms (CPU {theirs[2] * 1e3:.0f} ms), "
-          f"{theirs[1]:.0f} MiB | wall {theirs[0] / ours[0]:.1f}x, CPU {theirs[2] / ocpu:.1f}x")
+    print(
+        f"series, {len(synth)} files: pprofcore {ours[0] * 1e3:.0f} ms (CPU {ocpu * 1e3:.0f} ms), "
+        f"{ours[1]:.0f} MiB | google/pprof {theirs[0] * 1e3:.0f} ms (CPU {theirs[2] * 1e3:.0f} ms), "
+        f"{theirs[1]:.0f} MiB | wall {theirs[0] / ours[0]:.1f}x, CPU {theirs[2] / ocpu:.1f}x"
+    )
     for n in (1_000, 4_000):
         t, rss, _ = run([py, "-c", OURS_SERIES, *fleet_of(n, synth)], env)
         print(f"series peak RSS, {n} files: {rss:.0f} MiB ({t:.1f} s)")

@@ -72,14 +72,17 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     with tempfile.TemporaryDirectory() as d:
         files = [Path(a) for a in argv] or _synthetic(Path(d))
-        go = subprocess.run([_parsebench(), "-min-time", "1", *map(str, files)], capture_output=True, text=True,
-                            check=True).stdout.splitlines()
+        go = subprocess.run(
+            [_parsebench(), "-min-time", "1", *map(str, files)], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
         print(f"{'file':44} {'bytes':>11} {'pprofcore ms':>13} {'pprof ms':>10} {'speedup':>8}")
         for path, line in zip(files, go):
             data = path.read_bytes()
             ours = _best(lambda: pprofcore.loads(data))
             theirs = json.loads(line)["best_s"]
-            print(f"{path.name[:44]:44} {len(data):>11,} {ours * 1e3:>13.2f} {theirs * 1e3:>10.2f} {theirs / ours:>7.1f}x")
+            print(
+                f"{path.name[:44]:44} {len(data):>11,} {ours * 1e3:>13.2f} {theirs * 1e3:>10.2f} {theirs / ours:>7.1f}x"
+            )
     return 0
 
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
-
 from bench_decode import FILES as BIG_FILES  # noqa: E402
 
 TARGET = 1.7
@@ -54,8 +53,13 @@ def bench_set(name: str, paths: list, threads: int, reps: int) -> dict:
     import pprofcore
 
     sizes = [os.path.getsize(p) for p in paths]
-    res = {"set": name, "n_paths": len(paths), "unique_files": len(set(paths)), "file_bytes": sum(sizes),
-           "loadavg_before": C.loadavg()}
+    res = {
+        "set": name,
+        "n_paths": len(paths),
+        "unique_files": len(set(paths)),
+        "file_bytes": sum(sizes),
+        "loadavg_before": C.loadavg(),
+    }
     profiles = pprofcore.load_many(paths, threads=1)  # warms the page cache, counts samples
     res["n_samples"] = sum(len(p) for p in profiles)
     del profiles
@@ -86,7 +90,7 @@ def bench_set(name: str, paths: list, threads: int, reps: int) -> dict:
 def markdown(results: list, threads: int) -> str:
     lines = [
         f"| file set | paths | MB on disk | samples | threads=1 best ms | threads={threads} best ms | "
-        f"Python loop of load() best ms | speedup (best) | speedup (median) | target >= {TARGET}x | CPU time ratio {threads} thr / 1 thr | "
+        f"Python loop of load() best ms | speedup (best) | speedup (median) | target >= {TARGET}x | CPU time ratio {threads} thr / 1 thr | "  # noqa: E501
         f"estimated speedup on idle cores | load avg |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
@@ -98,13 +102,15 @@ def markdown(results: list, threads: int) -> str:
             f"{r['n_samples']:,} | {C.ms(t['threads_1']['best_s'])} | {C.ms(t[f'threads_{threads}']['best_s'])} | "
             f"{C.ms(t['python_loop']['best_s'])} | {r['speedup_best']:.2f}x | {r['speedup_median']:.2f}x | "
             f"{'met' if ok else '**not met**'} | {r['cpu_ratio']:.2f} | "
-            f"{('%.2fx' % r['estimated_idle_speedup']) if 'estimated_idle_speedup' in r else 'n/a'} | {r['loadavg_before'][0] if r['loadavg_before'] else ''} |"
+            f"{('%.2fx' % r['estimated_idle_speedup']) if 'estimated_idle_speedup' in r else 'n/a'} | {r['loadavg_before'][0] if r['loadavg_before'] else ''} |"  # noqa: E501
         )
     lines.append("")
-    lines.append("Estimated speedup on idle cores: CPU time of the one-thread run divided by the CPU time of the "
-                 "busiest thread of the parallel run (per-thread CPU sampled from /proc/self/task/*/schedstat every "
-                 "millisecond); a model of what the wall-clock speedup would be if no other process competed for "
-                 "the CPUs, not a measurement of it.")
+    lines.append(
+        "Estimated speedup on idle cores: CPU time of the one-thread run divided by the CPU time of the "
+        "busiest thread of the parallel run (per-thread CPU sampled from /proc/self/task/*/schedstat every "
+        "millisecond); a model of what the wall-clock speedup would be if no other process competed for "
+        "the CPUs, not a measurement of it."
+    )
     return "\n".join(lines) + "\n"
 
 

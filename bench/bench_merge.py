@@ -25,7 +25,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,23 +122,31 @@ def main(argv=None) -> int:
     ncpu = os.cpu_count()
     load = os.getloadavg()[0]
     if args.markdown:
-        print(f"Machine: {ncpu} cores, shared (load average {load:.1f} during the run); best of {args.repeat}. "
-              f"Wall = the work's own timer (decode + merge/delta + encode); CPU = user+sys of the whole "
-              f"process (pprofcore: minus the {base_cpu * 1e3:.0f} ms of a bare `import pprofcore`); peak RSS of "
-              f"the whole process (a bare `import pprofcore` process is {base_rss:.0f} MiB).\n")
-        print("| workload | pprofcore wall | google/pprof wall | wall speed-up | pprofcore CPU | google/pprof CPU "
-              "| CPU ratio | pprofcore peak RSS | google/pprof peak RSS |")
+        print(
+            f"Machine: {ncpu} cores, shared (load average {load:.1f} during the run); best of {args.repeat}. "
+            f"Wall = the work's own timer (decode + merge/delta + encode); CPU = user+sys of the whole "
+            f"process (pprofcore: minus the {base_cpu * 1e3:.0f} ms of a bare `import pprofcore`); peak RSS of "
+            f"the whole process (a bare `import pprofcore` process is {base_rss:.0f} MiB).\n"
+        )
+        print(
+            "| workload | pprofcore wall | google/pprof wall | wall speed-up | pprofcore CPU | google/pprof CPU "
+            "| CPU ratio | pprofcore peak RSS | google/pprof peak RSS |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, (ot, orss, ocpu), (gt, grss, gcpu) in rows:
             ocpu = max(ocpu - base_cpu, 1e-3)
-            print(f"| {name} | {ot * 1e3:.0f} ms | {gt * 1e3:.0f} ms | {gt / ot:.1f}x | {ocpu * 1e3:.0f} ms "
-                  f"| {gcpu * 1e3:.0f} ms | {gcpu / ocpu:.1f}x | {orss:.0f} MiB ({orss - base_rss:+.0f} over import) "
-                  f"| {grss:.0f} MiB |")
+            print(
+                f"| {name} | {ot * 1e3:.0f} ms | {gt * 1e3:.0f} ms | {gt / ot:.1f}x | {ocpu * 1e3:.0f} ms "
+                f"| {gcpu * 1e3:.0f} ms | {gcpu / ocpu:.1f}x | {orss:.0f} MiB ({orss - base_rss:+.0f} over import) "
+                f"| {grss:.0f} MiB |"
+            )
     else:
         for name, (ot, orss, ocpu), (gt, grss, gcpu) in rows:
             ocpu = max(ocpu - base_cpu, 1e-3)
-            print(f"{name:38s} ours {ot * 1e3:7.0f} ms (cpu {ocpu * 1e3:6.0f}) {orss:5.0f} MiB | "
-                  f"pprof {gt * 1e3:7.0f} ms (cpu {gcpu * 1e3:6.0f}) {grss:5.0f} MiB | {gt / ot:5.1f}x")
+            print(
+                f"{name:38s} ours {ot * 1e3:7.0f} ms (cpu {ocpu * 1e3:6.0f}) {orss:5.0f} MiB | "
+                f"pprof {gt * 1e3:7.0f} ms (cpu {gcpu * 1e3:6.0f}) {grss:5.0f} MiB | {gt / ot:5.1f}x"
+            )
         print(f"(bare `import pprofcore` process: {base_rss:.0f} MiB, {base_cpu * 1e3:.0f} ms CPU; load {load:.1f})")
     return 0
 

@@ -126,8 +126,10 @@ def contenders(args, tmp: str) -> dict:
             else:
                 print(f"note: no {path}; upstream pprof skipped for {name}", file=sys.stderr)
     else:
-        print("note: upstream pprof not given (--pprof-upstream / PPROFCORE_BENCH_PPROF_UPSTREAM); skipped",
-              file=sys.stderr)
+        print(
+            "note: upstream pprof not given (--pprof-upstream / PPROFCORE_BENCH_PPROF_UPSTREAM); skipped",
+            file=sys.stderr,
+        )
     if not fastdelta:
         print("note: fastdelta not given (--fastdelta / PPROFCORE_BENCH_FASTDELTA); skipped", file=sys.stderr)
     baseline = args.baseline or os.environ.get("PPROFCORE_BENCH_BASELINE")
@@ -136,23 +138,30 @@ def contenders(args, tmp: str) -> dict:
     for name, files in (("merge-synth", synth), ("merge-parca", parca)):
         if not files:
             continue
-        out[name] = [(f"pprofcore level={level}", [py, "-c", OURS_MERGE, level, *files], env)
-                     for level in args.levels.split(",")]
+        out[name] = [
+            (f"pprofcore level={level}", [py, "-c", OURS_MERGE, level, *files], env) for level in args.levels.split(",")
+        ]
         if base_env:
             out[name].append(("pprofcore baseline level=default", [py, "-c", OURS_MERGE, "default", *files], base_env))
-        out[name] += [(peer, [exe, "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *files], None)
-                      for peer, exe in merge_peers]
+        out[name] += [
+            (peer, [exe, "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *files], None) for peer, exe in merge_peers
+        ]
     if heap:
-        out["delta-heap"] = [(f"pprofcore level={level}", [py, "-c", OURS_DELTA, level, *heap], env)
-                             for level in args.levels.split(",")]
+        out["delta-heap"] = [
+            (f"pprofcore level={level}", [py, "-c", OURS_DELTA, level, *heap], env) for level in args.levels.split(",")
+        ]
         if base_env:
-            out["delta-heap"].append(("pprofcore baseline level=default", [py, "-c", OURS_DELTA, "default", *heap],
-                                      base_env))
-        out["delta-heap"] += [(peer, [exe, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *heap], None)
-                              for peer, exe in merge_peers]
+            out["delta-heap"].append(
+                ("pprofcore baseline level=default", [py, "-c", OURS_DELTA, "default", *heap], base_env)
+            )
+        out["delta-heap"] += [
+            (peer, [exe, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *heap], None)
+            for peer, exe in merge_peers
+        ]
         if fastdelta:
-            out["delta-heap"].append(("fastdelta", [fastdelta, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space",
-                                                    *heap], None))
+            out["delta-heap"].append(
+                ("fastdelta", [fastdelta, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *heap], None)
+            )
     out["series"] = [("pprofcore", [py, "-c", OURS_SERIES, *synth], env)]
     if base_env:
         out["series"].append(("pprofcore baseline", [py, "-c", OURS_SERIES, *synth], base_env))
@@ -169,10 +178,16 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated workloads")
     ap.add_argument("--pprof-upstream", help="directory with mergeref/fleetseries built against upstream pprof")
     ap.add_argument("--fastdelta", help="fastdelta driver binary (see the module docstring)")
-    ap.add_argument("--levels", default="fast,default",
-                    help="gzip levels of pprofcore's merge output, the first one is the reference (default: fast,default)")
-    ap.add_argument("--baseline", help="PYTHONPATH of an older pprofcore build to run as one more contender "
-                                       "(before/after in the same rounds); also $PPROFCORE_BENCH_BASELINE")
+    ap.add_argument(
+        "--levels",
+        default="fast,default",
+        help="gzip levels of pprofcore's merge output, the first one is the reference (default: fast,default)",
+    )
+    ap.add_argument(
+        "--baseline",
+        help="PYTHONPATH of an older pprofcore build to run as one more contender "
+        "(before/after in the same rounds); also $PPROFCORE_BENCH_BASELINE",
+    )
     ap.add_argument("--json", help="write every round's numbers here")
     ap.add_argument("--markdown", action="store_true", help="print the summary as a markdown table")
     args = ap.parse_args(argv)
@@ -186,11 +201,13 @@ def main(argv=None) -> int:
             row = {}
             # what a pprofcore child spends before its timer starts (imports):
             # subtracted from its CPU time, so CPU ratios compare the work
-            base = {k: run([sys.executable, "-c", f"import {k}; print(0.0)"], env0)[2]
-                    for k in ("pprofcore", "pprofcore, pandas")}
+            base = {
+                k: run([sys.executable, "-c", f"import {k}; print(0.0)"], env0)[2]
+                for k in ("pprofcore", "pprofcore, pandas")
+            }
             for wl, cs in work.items():
                 # rotate the order each round so no contender always runs first
-                order = cs[r % len(cs):] + cs[: r % len(cs)]
+                order = cs[r % len(cs) :] + cs[: r % len(cs)]
                 row[wl] = {}
                 for name, argv_, env in order:
                     secs, rss, cpu = run(argv_, env)
@@ -198,8 +215,9 @@ def main(argv=None) -> int:
                         cpu = max(cpu - base["pprofcore, pandas" if wl == "series" else "pprofcore"], 1e-3)
                     row[wl][name] = {"wall_s": secs, "peak_rss_mib": rss, "cpu_s": cpu}
             rounds.append({"round": r, "load_before": load_before, "load_after": os.getloadavg(), "results": row})
-            print(f"round {r + 1}/{args.rounds}: load {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}",
-                  file=sys.stderr)
+            print(
+                f"round {r + 1}/{args.rounds}: load {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}", file=sys.stderr
+            )
 
     summary = []
     for wl, cs in work.items():
@@ -209,29 +227,49 @@ def main(argv=None) -> int:
             ratios = [rd["results"][wl][name]["wall_s"] / rd["results"][wl][ours]["wall_s"] for rd in rounds]
             cpu_ratios = [rd["results"][wl][name]["cpu_s"] / rd["results"][wl][ours]["cpu_s"] for rd in rounds]
             rss = [rd["results"][wl][name]["peak_rss_mib"] for rd in rounds]
-            summary.append({"workload": wl, "contender": name, "median_wall_s": statistics.median(walls),
-                            "median_ratio": statistics.median(ratios), "median_cpu_ratio": statistics.median(cpu_ratios),
-                            "ratios": ratios, "median_peak_rss_mib": statistics.median(rss)})
+            summary.append(
+                {
+                    "workload": wl,
+                    "contender": name,
+                    "median_wall_s": statistics.median(walls),
+                    "median_ratio": statistics.median(ratios),
+                    "median_cpu_ratio": statistics.median(cpu_ratios),
+                    "ratios": ratios,
+                    "median_peak_rss_mib": statistics.median(rss),
+                }
+            )
     loads = [rd["load_before"][0] for rd in rounds]
-    meta = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-            "rounds": args.rounds, "load_1min_per_round": loads}
+    meta = {
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "rounds": args.rounds,
+        "load_1min_per_round": loads,
+    }
     if args.json:
         Path(args.json).write_text(json.dumps({"meta": meta, "rounds": rounds, "summary": summary}, indent=1))
-    print(f"{meta['when']}, {meta['cpus']} CPUs, {args.rounds} interleaved rounds, load average (1 min) per round: "
-          + ", ".join(f"{x:.1f}" for x in loads))
+    print(
+        f"{meta['when']}, {meta['cpus']} CPUs, {args.rounds} interleaved rounds, load average (1 min) per round: "
+        + ", ".join(f"{x:.1f}" for x in loads)
+    )
     if args.markdown:
-        print("\n| workload | contender | median wall | median same-round ratio (wall) | (CPU) | per-round ratios "
-              "| median peak RSS |")
+        print(
+            "\n| workload | contender | median wall | median same-round ratio (wall) | (CPU) | per-round ratios "
+            "| median peak RSS |"
+        )
         print("|---|---|---:|---:|---:|---|---:|")
     for s in summary:
         per = " ".join(f"{x:.1f}" for x in s["ratios"])
         if args.markdown:
-            print(f"| {s['workload']} | {s['contender']} | {s['median_wall_s'] * 1e3:,.0f} ms | "
-                  f"{s['median_ratio']:.1f}x | {s['median_cpu_ratio']:.1f}x | {per} | {s['median_peak_rss_mib']:.0f} MiB |")
+            print(
+                f"| {s['workload']} | {s['contender']} | {s['median_wall_s'] * 1e3:,.0f} ms | "
+                f"{s['median_ratio']:.1f}x | {s['median_cpu_ratio']:.1f}x | {per} | {s['median_peak_rss_mib']:.0f} MiB |"  # noqa: E501
+            )
         else:
-            print(f"{s['workload']:12s} {s['contender']:18s} {s['median_wall_s'] * 1e3:8.0f} ms  "
-                  f"ratio {s['median_ratio']:5.1f}x (cpu {s['median_cpu_ratio']:5.1f}x)  [{per}]  "
-                  f"{s['median_peak_rss_mib']:.0f} MiB")
+            print(
+                f"{s['workload']:12s} {s['contender']:18s} {s['median_wall_s'] * 1e3:8.0f} ms  "
+                f"ratio {s['median_ratio']:5.1f}x (cpu {s['median_cpu_ratio']:5.1f}x)  [{per}]  "
+                f"{s['median_peak_rss_mib']:.0f} MiB"
+            )
     return 0
 
 

@@ -146,9 +146,16 @@ def main(argv=None) -> int:
                 d[k] = None
         rows.append(d)
     sizes = {k: len(v) for k, v in variants.items()}
-    report = {"machine": C.machine_info(), "file": str(path.relative_to(args.corpus)) if path.is_relative_to(args.corpus) else path.name, "sizes": sizes,
-              "times": {k: v.as_dict() for k, v in t.items()}, "phases": rows, "loadavg": C.loadavg(),
-              "busiest_thread_cpu_s": busiest, "thread_cpu_s_of_best": threads}
+    report = {
+        "machine": C.machine_info(),
+        "file": str(path.relative_to(args.corpus)) if path.is_relative_to(args.corpus) else path.name,
+        "sizes": sizes,
+        "times": {k: v.as_dict() for k, v in t.items()},
+        "phases": rows,
+        "loadavg": C.loadavg(),
+        "busiest_thread_cpu_s": busiest,
+        "thread_cpu_s_of_best": threads,
+    }
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     print(f"`{args.file}`: " + ", ".join(f"{k} {v:,} bytes" for k, v in sizes.items()) + "\n")
@@ -156,15 +163,20 @@ def main(argv=None) -> int:
     print("| best | " + " | ".join(cols) + " |")
     print("|---|" + "---:|" * len(cols))
     for d in rows:
-        cells = ["" if d.get(c) is None else f"{d[c]:.2f}x" if c == "total_over_gunzip" else f"{d[c] * 1e3:.1f}"
-                 for c in cols]
+        cells = [
+            "" if d.get(c) is None else f"{d[c]:.2f}x" if c == "total_over_gunzip" else f"{d[c] * 1e3:.1f}"
+            for c in cols
+        ]
         print(f"| {d['measure']} ms | " + " | ".join(cells) + " |")
     print()
-    print("Rows: best wall-clock time, best CPU time of the process, and best CPU time of the busiest thread "
-          "(sampled from /proc/self/task/*/schedstat), which estimates the wall-clock time on idle cores of a call "
-          "that uses several threads. `loads_gz_<backend>` pick the inflater; `loads_gz` is the default ('auto'). "
-          "Thread CPU times of the best run: " + "; ".join(
-              f"{k} {'+'.join(f'{x * 1e3:.0f}' for x in v)} ms" for k, v in threads.items() if v and len(v) > 1) + ".")
+    print(
+        "Rows: best wall-clock time, best CPU time of the process, and best CPU time of the busiest thread "
+        "(sampled from /proc/self/task/*/schedstat), which estimates the wall-clock time on idle cores of a call "
+        "that uses several threads. `loads_gz_<backend>` pick the inflater; `loads_gz` is the default ('auto'). "
+        "Thread CPU times of the best run: "
+        + "; ".join(f"{k} {'+'.join(f'{x * 1e3:.0f}' for x in v)} ms" for k, v in threads.items() if v and len(v) > 1)
+        + "."
+    )
     print(f"Load average after: {', '.join(map(str, C.loadavg()))}.")
     return 0
 

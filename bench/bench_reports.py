@@ -25,7 +25,9 @@ sys.path.insert(0, str(REPO / "python"))
 
 import pprofcore  # noqa: E402
 
-DEFAULT = Path(os.environ.get("PPROFCORE_CORPUS", REPO.parent / "shared" / "corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
+DEFAULT = (
+    Path(os.environ.get("PPROFCORE_CORPUS", REPO.parent / "shared" / "corpus")) / "go/generated/gen-bigheap-500k.pb.gz"
+)
 PROTO = Path("/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto")
 
 
@@ -51,8 +53,12 @@ def top_uncached(p, ti=None):
 
 def go_pprof_top(path):
     env = dict(os.environ, PPROF_TMPDIR=tempfile.gettempdir())
-    subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=20", "-symbolize=none", str(path)],
-                   check=True, capture_output=True, env=env)
+    subprocess.run(
+        ["go", "tool", "pprof", "-top", "-nodecount=20", "-symbolize=none", str(path)],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
 
 
 def python_top(path, pb2, ti=None):
@@ -104,8 +110,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     path = args.file
     p = pprofcore.load(path)
-    print(f"file: {path} ({os.path.getsize(path):,} bytes, {len(p):,} samples, "
-          f"{len(p.stack_locations):,} frames, types {p.sample_types})")
+    print(
+        f"file: {path} ({os.path.getsize(path):,} bytes, {len(p):,} samples, "
+        f"{len(p.stack_locations):,} frames, types {p.sample_types})"
+    )
 
     rows = []
     lmin, lmed, _ = timed(lambda: pprofcore.load(path), args.runs)
@@ -148,10 +156,14 @@ def main(argv=None):
         print(f"| {name} | {a:.3f} | {b:.3f} | {n} |")
     print()
     print(f"- load + top speed-up vs go tool pprof: {gmin / cmin:.1f}x (min vs min)")
-    print(f"- load + top speed-up vs pure Python: {pmin / cmin:.1f}x (default type), "
-          f"{pmin1 / amin:.1f}x (type 1); same top-20 as pprofcore: {same}")
-    print(f"- to_pandas(kind='samples'): {len(df):,} rows, first call {cold:.3f} s "
-          f"({len(df) / cold / 1e6:.1f} M rows/s), repeated {smin:.3f} s ({len(df) / smin / 1e6:.1f} M rows/s)")
+    print(
+        f"- load + top speed-up vs pure Python: {pmin / cmin:.1f}x (default type), "
+        f"{pmin1 / amin:.1f}x (type 1); same top-20 as pprofcore: {same}"
+    )
+    print(
+        f"- to_pandas(kind='samples'): {len(df):,} rows, first call {cold:.3f} s "
+        f"({len(df) / cold / 1e6:.1f} M rows/s), repeated {smin:.3f} s ({len(df) / smin / 1e6:.1f} M rows/s)"
+    )
     print(f"- to_pandas(kind='frames'): {len(fdf):,} rows in {fmin:.3f} s ({len(fdf) / fmin / 1e6:.1f} M rows/s)")
 
 

@@ -18,7 +18,6 @@ import argparse
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,8 +42,13 @@ def make_profile(binary: str, n: int) -> bytes:
     strings = ["", "samples", "count", binary]
     locs = [w.location(i + 1, 1, a) for i, a in enumerate(addrs)]
     samples = [w.sample([i + 1], [1]) for i in range(n)]
-    return w.profile(sample_types=[w.value_type(1, 2)], samples=samples,
-                     mappings=[w.mapping(1, start, limit, offset, 3)], locations=locs, strings=strings)
+    return w.profile(
+        sample_types=[w.value_type(1, 2)],
+        samples=samples,
+        mappings=[w.mapping(1, start, limit, offset, 3)],
+        locations=locs,
+        strings=strings,
+    )
 
 
 def main() -> None:
@@ -69,21 +73,30 @@ def main() -> None:
             return report.resolved
 
         def theirs(mode="local"):
-            native.run_pprof(pprof, f"-symbolize={mode}", "-proto", "-output", str(d / "out.pb.gz"), str(prof),
-                             tools_dir=tools_dir)
+            native.run_pprof(
+                pprof, f"-symbolize={mode}", "-proto", "-output", str(d / "out.pb.gz"), str(prof), tools_dir=tools_dir
+            )
 
-        rows = {"pprofcore load+symbolize+save": [], "pprof -symbolize=local -proto": [],
-                "pprof -symbolize=none -proto": []}
+        rows = {
+            "pprofcore load+symbolize+save": [],
+            "pprof -symbolize=local -proto": [],
+            "pprof -symbolize=none -proto": [],
+        }
         for _ in range(a.repeat):  # alternating, so load changes hit both
-            for name, fn in (("pprofcore load+symbolize+save", ours), ("pprof -symbolize=local -proto", theirs),
-                             ("pprof -symbolize=none -proto", lambda: theirs("none"))):
+            for name, fn in (
+                ("pprofcore load+symbolize+save", ours),
+                ("pprof -symbolize=local -proto", theirs),
+                ("pprof -symbolize=none -proto", lambda: theirs("none")),
+            ):
                 rows[name].append(_timed(fn))
         q = pprofcore.load(d / "ours.pb.gz")
         theirs()
         check = pprofcore.load(d / "out.pb.gz")
         same = _frames(q) == _frames(check)
-        print(f"addresses: {a.n}, tool: {a.tool}, binary: Go pprof command ({os.path.getsize(binary) >> 20} MiB), "
-              f"{a.repeat} runs, median; CPU = user+sys of the process and its tools")
+        print(
+            f"addresses: {a.n}, tool: {a.tool}, binary: Go pprof command ({os.path.getsize(binary) >> 20} MiB), "
+            f"{a.repeat} runs, median; CPU = user+sys of the process and its tools"
+        )
         print(f"same frames for every address as pprof: {same}")
         print("| | wall s | CPU s |\n|---|---|---|")
         for name, times in rows.items():
@@ -94,8 +107,11 @@ def main() -> None:
 
 def _timed(fn):
     """(wall, CPU) seconds of fn(), CPU counting this process and the children it waited for."""
-    r0, c0, t0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN), \
-        time.perf_counter()
+    r0, c0, t0 = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+        time.perf_counter(),
+    )
     fn()
     wall = time.perf_counter() - t0
     r1, c1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -107,9 +123,18 @@ def _frames(p):
     """{address: [(name, file, line), ...]} of a profile (pprof's "file:?" as pprofcore writes it)."""
     s, fn, ln, loc = p._s, p.functions, p.lines, p.locations
     off = loc["line_offsets"]
-    return {int(a): [(s(fn["name"][ln["function"][j]]), native.pprof_file(s(fn["filename"][ln["function"][j]])),
-                      int(ln["line"][j]))
-                     for j in range(off[i], off[i + 1])] for i, a in enumerate(loc["address"])}
+    return {
+        int(a): [
+            (
+                s(fn["name"][ln["function"][j]]),
+                native.pprof_file(s(fn["filename"][ln["function"][j]])),
+                int(ln["line"][j]),
+            )
+            for j in range(off[i], off[i + 1])
+        ]
+        for i, a in enumerate(loc["address"])
+    }
+
 
 if __name__ == "__main__":
     main()

@@ -66,8 +66,9 @@ def run(argv=None) -> int:
     print("== bench_decode", file=sys.stderr, flush=True)
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = bench_decode.main(common + ["--json", str(RESULTS / "decode.json")] + (["--quick"] if args.quick else [])
-                               + args.decode_args)
+        rc = bench_decode.main(
+            common + ["--json", str(RESULTS / "decode.json")] + (["--quick"] if args.quick else []) + args.decode_args
+        )
     if rc:
         return rc
     decode_md = out.getvalue()
@@ -75,7 +76,9 @@ def run(argv=None) -> int:
     print("== bench_phases", file=sys.stderr, flush=True)
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = bench_phases.main(common + ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if args.quick else []))
+        rc = bench_phases.main(
+            common + ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if args.quick else [])
+        )
     if rc:
         return rc
     phases_md = out.getvalue()
@@ -83,8 +86,11 @@ def run(argv=None) -> int:
     print("== bench_load_many", file=sys.stderr, flush=True)
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = bench_load_many.main(common + ["--json", str(RESULTS / "load_many.json")]
-                                  + (["--reps", "2", "--count", "500"] if args.quick else []))
+        rc = bench_load_many.main(
+            common
+            + ["--json", str(RESULTS / "load_many.json")]
+            + (["--reps", "2", "--count", "500"] if args.quick else [])
+        )
     if rc:
         return rc
     many_md = out.getvalue()

@@ -68,7 +68,8 @@ void bind_aggregate(py::module_& m) {
       .def(
           "edges",
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
-             int label_type, int label_div_type, std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep) {
+             int label_type, int label_div_type,
+             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep) {
             std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
             std::vector<uint8_t> k;
             if (keep) k.assign(keep->data(), keep->data() + keep->size());

@@ -29,7 +29,8 @@ void bind_callgraph(py::module_& m) {
         return d;
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("kept") = py::none(), py::arg("tag_cutoff") = 0,
-      "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.");
+      "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), "
+      "tag_count.");
 }
 
 }  // namespace pprofcore::bindings

@@ -39,8 +39,7 @@ py::object exception_object(std::exception_ptr p) {
     // OSError(errno, strerror, path) is the subclass for the errno, as open() raises.
     return py::reinterpret_borrow<py::object>(PyExc_OSError)(e.code().value(), e.code().message(), e.path());
   } catch (const InternalError& e) {
-    return py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(std::string("pprofcore internal error: ") +
-                                                                   e.what());
+    return py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(std::string("pprofcore internal error: ") + e.what());
   } catch (const std::invalid_argument& e) {  // e.g. a NUL byte in a path, as pybind11 maps it
     return py::reinterpret_borrow<py::object>(PyExc_ValueError)(e.what());
   } catch (const std::bad_alloc&) {
@@ -55,9 +54,8 @@ void bind_errors(py::module_& m) {
       "pprofcore._core.DecodeError",
       "Malformed or unsupported profile input. Attributes: reason, field, offset (byte offset or None).",
       PyExc_ValueError, nullptr);
-  gzip_error_type = PyErr_NewExceptionWithDoc("pprofcore._core.GzipError",
-                                              "Corrupt, truncated or oversized gzip input.", decode_error_type,
-                                              nullptr);
+  gzip_error_type = PyErr_NewExceptionWithDoc(
+      "pprofcore._core.GzipError", "Corrupt, truncated or oversized gzip input.", decode_error_type, nullptr);
   profile_error_type = PyErr_NewExceptionWithDoc(
       "pprofcore._core.ProfileError", "A valid profile that the operation cannot handle.", PyExc_ValueError, nullptr);
   m.add_object("DecodeError", py::handle(decode_error_type));

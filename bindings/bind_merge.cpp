@@ -89,7 +89,7 @@ void bind_merge(py::module_& m) {
           "add_file",
           [](PyMerger& self, const std::string& path, size_t max_size) {
             DecodeOptions o = decode_options(max_size);
-            py::gil_scoped_release nogil;  // decoding is local; self is locked for the merge
+            py::gil_scoped_release nogil;    // decoding is local; self is locked for the merge
             Profile p = load_file(path, o);  // errors name the path, as load() does
             std::lock_guard<std::mutex> lock(self.mu);
             self.m.add(p);

@@ -34,7 +34,7 @@ py::list string_list(const Profile& p) { return to_str_list(p.strings); }
 
 void bind_profile(py::module_& m) {
   py::class_<Profile, std::shared_ptr<Profile>>(m, "Profile",
-                                               "Immutable columnar pprof profile (see pprofcore.Profile).")
+                                                "Immutable columnar pprof profile (see pprofcore.Profile).")
       .def_property_readonly("num_samples", &Profile::num_samples)
       .def_property_readonly("num_types", &Profile::num_types)
       .def_property_readonly("has_period_type", [](const Profile& p) { return p.has_period_type; })
@@ -50,11 +50,14 @@ void bind_profile(py::module_& m) {
       .def_property_readonly("num_strings", [](const Profile& p) { return p.strings.size(); })
       .def("columns", &columns, "All columns as read-only zero-copy NumPy views keyed by 'table.column'.")
       .def("string_list", &string_list, "The string table as a list of str.")
-      .def("string", [](const Profile& p, int64_t code) {
-            if (code < 0 || static_cast<size_t>(code) >= p.strings.size()) throw py::index_error("string code out of range");
-            std::string_view s = p.strings[static_cast<size_t>(code)];
-            return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
-          })
+      .def("string",
+           [](const Profile& p, int64_t code) {
+             if (code < 0 || static_cast<size_t>(code) >= p.strings.size())
+               throw py::index_error("string code out of range");
+             std::string_view s = p.strings[static_cast<size_t>(code)];
+             return py::reinterpret_steal<py::str>(
+                 PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+           })
       .def("memory_bytes", &Profile::memory_bytes)
       .def("equals",
            [](const Profile& a, const Profile& b) {

@@ -42,9 +42,8 @@ void bind_stacks(py::module_& m) {
         }
         return d;
       },
-      py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr,
-      py::arg("base_nodes") = nullptr, py::arg("base_type") = 0, py::arg("inverted") = false,
-      py::arg("min_fraction") = 0.0,
+      py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr, py::arg("base_nodes") = nullptr,
+      py::arg("base_type") = 0, py::arg("inverted") = false, py::arg("min_fraction") = 0.0,
       "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.");
 }
 

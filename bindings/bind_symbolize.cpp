@@ -20,9 +20,8 @@ void bind_symbolize(py::module_& m) {
   m.def(
       "apply_symbols",
       [](const Profile& p, const py::object& location, const py::object& frame_offsets, const py::object& name,
-         const py::object& system_name, const py::object& filename, const py::object& line,
-         const py::object& column, const py::object& start_line, std::vector<std::string> strings,
-         const py::object& mapping_flags) {
+         const py::object& system_name, const py::object& filename, const py::object& line, const py::object& column,
+         const py::object& start_line, std::vector<std::string> strings, const py::object& mapping_flags) {
         ResolvedFrames r;
         r.location = to_vec<int32_t>(location);
         r.frame_offsets = to_vec<int64_t>(frame_offsets);

@@ -44,8 +44,7 @@ py::array readonly_view(const T* data, std::vector<py::ssize_t> shape, std::vect
 
 template <class T>
 py::array readonly_view(const std::vector<T>& v, py::handle owner) {
-  return readonly_view<T>(v.data(), {static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(T))},
-                          owner);
+  return readonly_view<T>(v.data(), {static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(T))}, owner);
 }
 
 // A freshly computed vector handed to NumPy without a copy (owned by a capsule).
@@ -53,8 +52,8 @@ template <class T>
 py::array move_to_numpy(std::vector<T>&& v) {
   auto* heap = new std::vector<T>(std::move(v));
   py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))},
-                        heap->data(), owner);
+  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))}, heap->data(),
+                        owner);
 }
 
 // Contiguous bytes of any buffer-protocol object (bytes, bytearray, memoryview, mmap).

@@ -57,8 +57,8 @@ void check_limit_over_members(const uint8_t* data, size_t size, const std::strin
     at += piece;
   }
   if (at < out.size())
-    members += gzip::deflate(reinterpret_cast<const uint8_t*>(out.data()) + at, out.size() - at, 1,
-                             gzip::Backend::Zlib);
+    members +=
+        gzip::deflate(reinterpret_cast<const uint8_t*>(out.data()) + at, out.size() - at, 1, gzip::Backend::Zlib);
   const auto* m = reinterpret_cast<const uint8_t*>(members.data());
   for (gzip::Backend b : backends()) {
     if (gzip::inflate(m, members.size(), out.size(), b).str() != out) {
@@ -125,8 +125,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ok_a && a.size() <= (size_t(1) << 20)) check_limit_over_members(data, size, a);
   // Compress the raw input and read it back: must be the identity.
   std::string z = gzip::deflate(data, size, 1, gzip::Backend::Zlib);
-  std::string back = gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), size + 1,
-                                   gzip::Backend::Auto).str();
+  std::string back =
+      gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), size + 1, gzip::Backend::Auto).str();
   if (back.size() != size || (size && std::memcmp(back.data(), data, size) != 0)) {
     std::fprintf(stderr, "gzip_fuzzer: deflate -> inflate is not the identity\n");
     std::abort();

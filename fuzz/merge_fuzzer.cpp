@@ -44,7 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz_checks::require_valid(both, "merge_fuzzer");
   if (both.num_samples() != a.num_samples())
     fuzz_checks::fail("merge_fuzzer", "label order across kinds changed merge keys");
-  if (fuzz_checks::totals(a) != one) fuzz_checks::fail("merge_fuzzer", "compact of a label-heavy profile changed totals");
-  if (fuzz_checks::totals(both) != two) fuzz_checks::fail("merge_fuzzer", "label-heavy merge does not double the totals");
+  if (fuzz_checks::totals(a) != one)
+    fuzz_checks::fail("merge_fuzzer", "compact of a label-heavy profile changed totals");
+  if (fuzz_checks::totals(both) != two)
+    fuzz_checks::fail("merge_fuzzer", "label-heavy merge does not double the totals");
   return 0;
 }

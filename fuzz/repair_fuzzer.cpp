@@ -15,7 +15,7 @@ using namespace pprofcore;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DecodeOptions options;
   options.max_decompressed_size = size_t(16) << 20;  // keep gzip bombs cheap
-  RepairReport report;  // selects repair mode
+  RepairReport report;                               // selects repair mode
   Profile repaired;
   try {
     repaired = decode(data, size, options, &report);

@@ -47,8 +47,13 @@ def corpus_files(pred=lambda row: True) -> list:
     """pytest params (id = corpus path, `local/...` for the local corpus) of manifest rows matching `pred`."""
     rows = [r for r in corpus_manifest() if pred(r)]
     if not rows:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} and no local "
-                                                                 "corpus (needs Go)"), id="no-corpus")]
+        return [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} and no local corpus (needs Go)"),
+                id="no-corpus",
+            )
+        ]
     return [pytest.param(r, id=r.get("id") or r["file"]) for r in rows]
 
 
@@ -89,7 +94,10 @@ def have_go() -> bool:
     return shutil.which("go") is not None and (Path(GOPATH) / "src/github.com/google/pprof/profile").is_dir()
 
 
-requires_go = pytest.mark.skipif(not have_go(), reason="needs `go` and google/pprof sources (apt-get install golang-go golang-github-google-pprof-dev)")
+requires_go = pytest.mark.skipif(
+    not have_go(),
+    reason="needs `go` and google/pprof sources (apt-get install golang-go golang-github-google-pprof-dev)",
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -136,7 +144,6 @@ def pprof():
     reporter.close()
 
 
-
 # ------------------------------------------- the oracle comparisons, counted
 ORACLE_MODULES = ("test_protobuf_diff",)  # compared with the `protobuf` package, not Go
 
@@ -144,8 +151,7 @@ ORACLE_MODULES = ("test_protobuf_diff",)  # compared with the `protobuf` package
 def pytest_collection_modifyitems(config, items):
     """Marks as `oracle` every test that needs Go (google/pprof) or compares with protobuf."""
     for item in items:
-        needs_go = any(m.kwargs.get("reason") == requires_go.kwargs["reason"]
-                       for m in item.iter_markers("skipif"))
+        needs_go = any(m.kwargs.get("reason") == requires_go.kwargs["reason"] for m in item.iter_markers("skipif"))
         if needs_go or "pprof" in getattr(item, "fixturenames", ()) or item.module.__name__ in ORACLE_MODULES:
             item.add_marker(pytest.mark.oracle)
 

@@ -32,14 +32,49 @@ ROOT = REPO / "build" / "test-corpus"
 PRODUCER = HERE / "producers" / "goprofiles"
 DESCRIBER = REPO / "tools" / "goref" / "manifest"
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
-COLUMNS = ["file", "producer", "source", "license", "bytes", "gzip", "uncompressed_bytes", "sample_types",
-           "period_type", "n_samples", "n_locations", "n_functions", "n_mappings", "n_strings", "labels",
-           "symbolized", "parses_with_google_pprof", "format", "sha256", "notes"]
+COLUMNS = [
+    "file",
+    "producer",
+    "source",
+    "license",
+    "bytes",
+    "gzip",
+    "uncompressed_bytes",
+    "sample_types",
+    "period_type",
+    "n_samples",
+    "n_locations",
+    "n_functions",
+    "n_mappings",
+    "n_strings",
+    "labels",
+    "symbolized",
+    "parses_with_google_pprof",
+    "format",
+    "sha256",
+    "notes",
+]
 
 
 # ------------------------------------------------------------ hand-written files
-_STRINGS = ["", "objects", "count", "space", "bytes", "main", "alloc", "worker", "tier", "hot", "cold",
-            "request", "main.go", "inlined.helper", "lib.so", "note: hand-written"]
+_STRINGS = [
+    "",
+    "objects",
+    "count",
+    "space",
+    "bytes",
+    "main",
+    "alloc",
+    "worker",
+    "tier",
+    "hot",
+    "cold",
+    "request",
+    "main.go",
+    "inlined.helper",
+    "lib.so",
+    "note: hand-written",
+]
 _S = {s: i for i, s in enumerate(_STRINGS)}
 
 
@@ -79,8 +114,13 @@ def labelled_profile(with_located: bool = True, *, inline: bool = False) -> byte
     for fid, name in ((1, "main"), (2, "alloc"), (3, "worker"), (4, "inlined.helper")):
         fields.append((5, [(1, fid), (2, _S[name]), (3, _S[name]), (4, _S["main.go"]), (5, fid)]))
     fields += [(6, s) for s in _STRINGS]
-    fields += [(9, 1_700_000_000_000_000_000), (10, 10_000_000_000), (11, [(1, _S["space"]), (2, _S["bytes"])]),
-               (12, 524288), (13, _S["note: hand-written"])]
+    fields += [
+        (9, 1_700_000_000_000_000_000),
+        (10, 10_000_000_000),
+        (11, [(1, _S["space"]), (2, _S["bytes"])]),
+        (12, 524288),
+        (13, _S["note: hand-written"]),
+    ]
     return msg(fields)
 
 
@@ -102,21 +142,32 @@ def duplicate_locations_profile() -> bytes:
 
 def function_id_zero_profile() -> bytes:
     """A profile google/pprof refuses: a function with the reserved id 0."""
-    fields = [(1, [(1, 1), (2, 2)]), (2, [(1, 1), (2, 7)]),
-              (4, [(1, 1), (4, [(1, 0), (2, 3)])]), (5, [(1, 0), (2, 3)])]
+    fields = [(1, [(1, 1), (2, 2)]), (2, [(1, 1), (2, 7)]), (4, [(1, 1), (4, [(1, 0), (2, 3)])]), (5, [(1, 0), (2, 3)])]
     fields += [(6, s) for s in ("", "samples", "count", "main")]
     return msg(fields)
 
 
 HAND_WRITTEN = {  # path -> (bytes, gzip?, notes)
-    "synthetic/locationless-only.pb.gz": (lambda: labelled_profile(False), True,
-                                          "only samples without locations, with labels"),
-    "synthetic/labels-mixed.pb.gz": (lambda: labelled_profile(True), True,
-                                     "samples with and without locations; string and numeric labels"),
-    "synthetic/inline-two-mappings.pb": (lambda: labelled_profile(True, inline=True), False,
-                                         "raw protobuf; an inlined frame; two mappings"),
-    "synthetic/duplicate-locations.pb.gz": (duplicate_locations_profile, True,
-                                            "locations and functions of equal content under different ids"),
+    "synthetic/locationless-only.pb.gz": (
+        lambda: labelled_profile(False),
+        True,
+        "only samples without locations, with labels",
+    ),
+    "synthetic/labels-mixed.pb.gz": (
+        lambda: labelled_profile(True),
+        True,
+        "samples with and without locations; string and numeric labels",
+    ),
+    "synthetic/inline-two-mappings.pb": (
+        lambda: labelled_profile(True, inline=True),
+        False,
+        "raw protobuf; an inlined frame; two mappings",
+    ),
+    "synthetic/duplicate-locations.pb.gz": (
+        duplicate_locations_profile,
+        True,
+        "locations and functions of equal content under different ids",
+    ),
     "odd/function-id-zero.pb": (function_id_zero_profile, False, "function with reserved id 0"),
 }
 
@@ -145,8 +196,9 @@ def _n_strings(data: bytes) -> str:
 
 
 def _rows(root: Path, files: List[Path], notes: dict) -> List[dict]:
-    out = subprocess.run([str(root / "bin" / "manifest"), *map(str, files)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [str(root / "bin" / "manifest"), *map(str, files)], capture_output=True, text=True, check=True
+    ).stdout
     rows = []
     for line in out.splitlines():
         d = json.loads(line)
@@ -161,16 +213,25 @@ def _rows(root: Path, files: List[Path], notes: dict) -> List[dict]:
             parses = "yes (legacy parser)"
         row = {c: "" for c in COLUMNS}
         row.update({k: str(v) for k, v in d.items() if k in COLUMNS})
-        row.update({
-            "file": str(path), "id": "local/" + rel, "parses_with_google_pprof": parses,
-            "producer": "hand-written (tests/_pb.py)" if rel.startswith(("synthetic/", "odd/"))
-            else "go runtime/pprof (tests/producers/goprofiles)",
-            "source": "generated by the tests", "license": "project", "bytes": str(len(raw)),
-            "gzip": "yes" if gz else "no", "uncompressed_bytes": str(len(data)),
-            "format": "legacy" if legacy else "profile.proto",
-            "n_strings": "" if legacy else _n_strings(data), "sha256": hashlib.sha256(raw).hexdigest(),
-            "notes": notes.get(rel, ""),
-        })
+        row.update(
+            {
+                "file": str(path),
+                "id": "local/" + rel,
+                "parses_with_google_pprof": parses,
+                "producer": "hand-written (tests/_pb.py)"
+                if rel.startswith(("synthetic/", "odd/"))
+                else "go runtime/pprof (tests/producers/goprofiles)",
+                "source": "generated by the tests",
+                "license": "project",
+                "bytes": str(len(raw)),
+                "gzip": "yes" if gz else "no",
+                "uncompressed_bytes": str(len(data)),
+                "format": "legacy" if legacy else "profile.proto",
+                "n_strings": "" if legacy else _n_strings(data),
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "notes": notes.get(rel, ""),
+            }
+        )
         rows.append(row)
     return rows
 

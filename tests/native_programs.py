@@ -69,8 +69,13 @@ def standalone_pprof(cache: Path) -> Optional[str]:
     if not exe.exists():
         cache.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off", GOFLAGS="", GOCACHE=str(cache / "gocache"))
-        subprocess.run(["go", "build", "-o", str(exe), "github.com/google/pprof"], env=env, check=True,
-                       capture_output=True, timeout=600)
+        subprocess.run(
+            ["go", "build", "-o", str(exe), "github.com/google/pprof"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     return str(exe)
 
 

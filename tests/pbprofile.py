@@ -42,8 +42,9 @@ def profile_class(packed: bool = True):
     `string` would reject. `packed=False` writes repeated scalars unpacked."""
     package, messages = parse_proto(PROTO.read_text())
     variant = "packed" if packed else "unpacked"
-    fdp = descriptor_pb2.FileDescriptorProto(name=f"pprofcore_test/{variant}/profile.proto",
-                                             package=f"{package}.{variant}", syntax="proto3")
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name=f"pprofcore_test/{variant}/profile.proto", package=f"{package}.{variant}", syntax="proto3"
+    )
     for mname, fields in messages.items():
         m = fdp.message_type.add(name=mname)
         for repeated, typ, fname, number in fields:
@@ -90,10 +91,18 @@ def valid_profiles(draw):
 
     mapping_ids = _ids(draw, draw(st.integers(0, 3)))
     for mid in mapping_ids:
-        msg.mapping.add(id=mid, memory_start=draw(U64), memory_limit=draw(U64), file_offset=draw(U64),
-                        filename=draw(code), build_id=draw(code), has_functions=draw(st.booleans()),
-                        has_filenames=draw(st.booleans()), has_line_numbers=draw(st.booleans()),
-                        has_inline_frames=draw(st.booleans()))
+        msg.mapping.add(
+            id=mid,
+            memory_start=draw(U64),
+            memory_limit=draw(U64),
+            file_offset=draw(U64),
+            filename=draw(code),
+            build_id=draw(code),
+            has_functions=draw(st.booleans()),
+            has_filenames=draw(st.booleans()),
+            has_line_numbers=draw(st.booleans()),
+            has_inline_frames=draw(st.booleans()),
+        )
     function_ids = _ids(draw, draw(st.integers(0, 5)))
     for fid in function_ids:
         msg.function.add(id=fid, name=draw(code), system_name=draw(code), filename=draw(code), start_line=draw(I64))

@@ -16,8 +16,15 @@ class PprofReporter:
     """Runs `pprof ARGS FILE` in-process in the Go helper; returns (text, error)."""
 
     def __init__(self):
-        self._proc = subprocess.Popen([go_helper("pprofreport")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace")
+        self._proc = subprocess.Popen(
+            [go_helper("pprofreport")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
         self._lock = threading.Lock()
 
     def run(self, *args: str) -> Tuple[str, Optional[str]]:
@@ -71,8 +78,23 @@ def parse_top(text: str) -> Tuple[List[str], List[Tuple[str, str, str, str, str,
 # Debian's pprof, compare keys, values, order and totals in base units.
 _TAG_KEY = re.compile(r"^\s*(\S.*?): Total (\S+)")
 _TAG_ROW = re.compile(r"^\s*(\S+)(?: \(\s*\S+\))?: (.*)$")
-_SCALE = {"": 1, "ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "mins": 60e9, "hrs": 3600e9, "days": 86400e9,
-          "B": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
+_SCALE = {
+    "": 1,
+    "ns": 1,
+    "us": 1e3,
+    "µs": 1e3,
+    "ms": 1e6,
+    "s": 1e9,
+    "mins": 60e9,
+    "hrs": 3600e9,
+    "days": 86400e9,
+    "B": 1,
+    "kB": 1024,
+    "MB": 1024**2,
+    "GB": 1024**3,
+    "TB": 1024**4,
+    "PB": 1024**5,
+}
 
 
 def _tag_number(text):
@@ -100,7 +122,9 @@ def _close(a, b):
 def assert_tags_match(got_text: str, want_text: str) -> None:
     """pprofcore's tags text agrees with Debian pprof's -tags text (see above)."""
     got, want = parse_tags(got_text), parse_tags(want_text)
-    assert [(k, [lab for _, lab in rows]) for k, _, rows in got] == [(k, [lab for _, lab in rows]) for k, _, rows in want]
+    assert [(k, [lab for _, lab in rows]) for k, _, rows in got] == [
+        (k, [lab for _, lab in rows]) for k, _, rows in want
+    ]
     for (k, gt, grows), (_, wt, wrows) in zip(got, want):
         assert _close(gt, wt), k
         assert all(_close(a, b) for (a, _), (b, _) in zip(grows, wrows)), k
@@ -116,7 +140,7 @@ def split_rawdump(out: str) -> dict:
         if ln.startswith("=== rawdump: "):
             if path is not None:
                 result[path] = "".join(lines)
-            path, lines = ln[len("=== rawdump: "):].rstrip("\n"), []
+            path, lines = ln[len("=== rawdump: ") :].rstrip("\n"), []
         else:
             lines.append(ln)
     if path is not None:
@@ -126,7 +150,8 @@ def split_rawdump(out: str) -> dict:
 
 def rawdumps(paths, timeout: float = 900) -> dict:
     """{path: dump} of every file in ``paths`` (see :func:`split_rawdump`)."""
-    r = subprocess.run([go_helper("rawdump"), "-sep", *map(str, paths)], capture_output=True, text=True,
-                       timeout=timeout)
+    r = subprocess.run(
+        [go_helper("rawdump"), "-sep", *map(str, paths)], capture_output=True, text=True, timeout=timeout
+    )
     assert r.returncode == 0, r.stderr
     return split_rawdump(r.stdout)

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS, pprofcore_env
+from wirebuild import SMALL_STRINGS, function, line, location, profile, sample, small, value_type
 
 import pprofcore
 from pprofcore import DecodeError, Profile
-
-from conftest import CORPUS, pprofcore_env
-from wirebuild import SMALL_STRINGS, function, line, location, profile, sample, small, value_type
 
 CPU = pprofcore.example_path("cpu")
 HEAP = pprofcore.example_path("heap")
@@ -330,9 +329,14 @@ def test_len_and_repr(cpu, sp):
 
 def test_repr_html_escapes_names():
     strings = ("", "alloc<space>", "by&tes", "std::vector<int>::push_back&", "a.cc", "<b>bold</b> comment")
-    data = profile(sample_types=[value_type(1, 2)], samples=[sample([1], [5])],
-                   locations=[location(1, 0, 0, [line(1, 3)])], functions=[function(1, 3, 3, 4)],
-                   strings=strings, comments=[5])
+    data = profile(
+        sample_types=[value_type(1, 2)],
+        samples=[sample([1], [5])],
+        locations=[location(1, 0, 0, [line(1, 3)])],
+        functions=[function(1, 3, 3, 4)],
+        strings=strings,
+        comments=[5],
+    )
     h = pprofcore.loads(data)._repr_html_()
     assert "alloc&lt;space&gt;/by&amp;tes" in h
     assert "&lt;b&gt;bold&lt;/b&gt; comment" in h
@@ -402,8 +406,9 @@ def test_threads_decoding_the_same_bytes():
 
 def _cli(*args):
     env = pprofcore_env()
-    return subprocess.run([sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_cli_info_text():

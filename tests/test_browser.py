@@ -35,8 +35,14 @@ def browser():
     from selenium.webdriver.chrome.service import Service
 
     opts = Options()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000",
-              "--force-device-scale-factor=1"):
+    for a in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--force-device-scale-factor=1",
+    ):
         opts.add_argument(a)
     opts.binary_location = CHROMIUM
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -53,7 +59,9 @@ def _open(browser, fg, tmp_path, name="fg.html"):
     fg.save(path)
     browser.get(path.as_uri())
     for _ in range(100):
-        if browser.execute_script("var r=document.querySelector('.pprofcore-flame');return r&&r.getAttribute('data-render-ms')"):
+        if browser.execute_script(
+            "var r=document.querySelector('.pprofcore-flame');return r&&r.getAttribute('data-render-ms')"
+        ):
             break
         time.sleep(0.05)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -76,7 +84,9 @@ def _pointer(browser, xy, click=False):
 
 
 def _center(browser, i):
-    xy = browser.execute_script("return document.querySelector('.pprofcore-flame').pprofcore.view.nodeCenter(arguments[0])", i)
+    xy = browser.execute_script(
+        "return document.querySelector('.pprofcore-flame').pprofcore.view.nodeCenter(arguments[0])", i
+    )
     assert xy is not None, f"node {i} is not drawn"
     return xy
 
@@ -93,8 +103,11 @@ def test_click_zooms_and_breadcrumb_resets(browser, tmp_path):
     target = next(i for i in range(len(t)) if t["depth"][i] >= 2 and 0.05 * fg.total < t["total"][i] < 0.5 * fg.total)
     _pointer(browser, _center(browser, target), click=True)
     assert _attr(root, "data-zoom") == str(target)
-    drawn = browser.execute_script("var v=document.querySelector('.pprofcore-flame').pprofcore.view;"
-                                   "var d=v.drawn;for(var k=0;k<d.length;k+=4) if(d[k]===arguments[0]) return [d[k+1],d[k+3],v.canvas.clientWidth];", target)
+    drawn = browser.execute_script(
+        "var v=document.querySelector('.pprofcore-flame').pprofcore.view;"
+        "var d=v.drawn;for(var k=0;k<d.length;k+=4) if(d[k]===arguments[0]) return [d[k+1],d[k+3],v.canvas.clientWidth];",  # noqa: E501
+        target,
+    )
     assert drawn[0] == 0 and abs(drawn[1] - drawn[2]) < 1  # the zoomed node spans the width
     crumbs = root.find_element("css selector", ".pf-crumbs").text
     path, i = [], target

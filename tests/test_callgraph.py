@@ -9,15 +9,29 @@ import shutil
 from xml.etree import ElementTree
 
 import pytest
+from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
-from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 CPU = pprofcore.example_path("cpu")
 HEAP = pprofcore.example_path("heap")
 
-_MULT = {"": 1, "ns": 1, "us": 1e3, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9, "mins": 60e9, "hrs": 3600e9,
-         "B": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
+_MULT = {
+    "": 1,
+    "ns": 1,
+    "us": 1e3,
+    "\u00b5s": 1e3,
+    "ms": 1e6,
+    "s": 1e9,
+    "mins": 60e9,
+    "hrs": 3600e9,
+    "B": 1,
+    "kB": 1024,
+    "MB": 1024**2,
+    "GB": 1024**3,
+    "TB": 1024**4,
+    "PB": 1024**5,
+}
 _NODE = re.compile(r'^N(\d+) \[label="(.*?)" id="node\d+".*? tooltip="(.*) \((.*?)\)" color=')
 _EDGE = re.compile(r'^N(\d+) -> N(\d+) \[label=" (.*?)(?:\\n \(inline\))?"(.*?) tooltip="(.*?)" labeltooltip')
 
@@ -29,7 +43,7 @@ def _value(text: str):
     num, unit = m.groups()
     decimals = len(num.split(".")[1]) if "." in num and "e" not in num else 0
     mult = _MULT[unit]
-    return float(num) * mult, 0.5 * 10 ** -decimals * mult + 1e-6
+    return float(num) * mult, 0.5 * 10**-decimals * mult + 1e-6
 
 
 def _close(ours: int, theirs: str) -> bool:
@@ -60,7 +74,7 @@ def parse_dot(text: str):
         m = _EDGE.match(line)
         if m:
             a, b, w, attrs, tooltip = m.groups()
-            edges[(ids[a], ids[b])] = (w, "style=\"dotted\"" in line)
+            edges[(ids[a], ids[b])] = (w, 'style="dotted"' in line)
     return nodes, edges
 
 
@@ -78,11 +92,14 @@ def _compare(pprof, path, p, ti, flags=(), **kw):
     assert got_names == [n for n, _, _ in want_nodes], "node set or order differs from pprof -dot"
     for (name, flat, cum), f, c in zip(want_nodes, nodes["flat"], nodes["cum"]):
         assert _close(int(f), flat) and _close(int(c), cum), f"{name}: flat {f} cum {c} vs pprof {flat} of {cum}"
-    got_edges = {(a, b): (int(w), bool(r)) for a, b, w, r in
-                 zip(edges["caller"], edges["callee"], edges["weight"], edges["residual"])}
+    got_edges = {
+        (a, b): (int(w), bool(r))
+        for a, b, w, r in zip(edges["caller"], edges["callee"], edges["weight"], edges["residual"])
+    }
     assert set(got_edges) == set(want_edges), (
         f"edges only here: {sorted(set(got_edges) - set(want_edges))[:5]}, "
-        f"only in pprof: {sorted(set(want_edges) - set(got_edges))[:5]}")
+        f"only in pprof: {sorted(set(want_edges) - set(got_edges))[:5]}"
+    )
     for k, (w, res) in want_edges.items():
         assert _close(got_edges[k][0], w), f"edge {k}: {got_edges[k][0]} vs pprof {w}"
         assert got_edges[k][1] == res, f"edge {k}: residual {got_edges[k][1]} vs pprof {res}"
@@ -90,15 +107,22 @@ def _compare(pprof, path, p, ti, flags=(), **kw):
 
 @requires_go
 @pytest.mark.oracle
-@pytest.mark.parametrize("path,flags,kw", [
-    pytest.param(CPU, (), {}, id="cpu-defaults"),
-    pytest.param(CPU, ("-nodecount=20",), {"nodecount": 20}, id="cpu-nodecount20"),
-    pytest.param(CPU, ("-nodecount=0", "-nodefraction=0.05", "-edgefraction=0.02"),
-                 {"nodecount": 0, "nodefraction": 0.05, "edgefraction": 0.02}, id="cpu-fractions"),
-    pytest.param(CPU, ("-nodecount=30",), {"by": "lines", "nodecount": 30}, id="cpu-lines"),
-    pytest.param(HEAP, (), {}, id="heap-defaults"),
-    pytest.param(HEAP, ("-nodecount=15",), {"nodecount": 15}, id="heap-nodecount15"),
-])
+@pytest.mark.parametrize(
+    "path,flags,kw",
+    [
+        pytest.param(CPU, (), {}, id="cpu-defaults"),
+        pytest.param(CPU, ("-nodecount=20",), {"nodecount": 20}, id="cpu-nodecount20"),
+        pytest.param(
+            CPU,
+            ("-nodecount=0", "-nodefraction=0.05", "-edgefraction=0.02"),
+            {"nodecount": 0, "nodefraction": 0.05, "edgefraction": 0.02},
+            id="cpu-fractions",
+        ),
+        pytest.param(CPU, ("-nodecount=30",), {"by": "lines", "nodecount": 30}, id="cpu-lines"),
+        pytest.param(HEAP, (), {}, id="heap-defaults"),
+        pytest.param(HEAP, ("-nodecount=15",), {"nodecount": 15}, id="heap-nodecount15"),
+    ],
+)
 def test_example_matches_pprof_dot(pprof, path, flags, kw):
     p = pprofcore.load(path).remove_uninteresting()
     _compare(pprof, path, p, p.sample_type_index(), flags, **kw)
@@ -106,8 +130,13 @@ def test_example_matches_pprof_dot(pprof, path, flags, kw):
 
 def _corpus_rows():
     units = ("nanoseconds", "bytes", "count")
-    rows = [r for r in corpus_manifest() if parses_with_pprof(r) and int(r["uncompressed_bytes"]) <= 1_500_000
-            and r["sample_types"].split(",")[-1].split("/")[-1] in units]
+    rows = [
+        r
+        for r in corpus_manifest()
+        if parses_with_pprof(r)
+        and int(r["uncompressed_bytes"]) <= 1_500_000
+        and r["sample_types"].split(",")[-1].split("/")[-1] in units
+    ]
     return [pytest.param(r, id=r["file"]) for r in rows[::10]] or corpus_files(parses_with_pprof)
 
 

@@ -28,8 +28,24 @@ def test_filters_and_options_reach_the_graph(tmp_path):
     assert main(["flamegraph", CPU, "--focus", "sort", "--min-fraction", "0", "-o", str(out)]) == 0
     want = pprofcore.load(CPU).remove_uninteresting().filter(focus="sort").flamegraph(min_fraction=0)
     assert sum(json.loads(out.read_text())["profiles"][0]["weights"]) == want.total
-    assert main(["flamegraph", CPU, "--sample-index", "samples", "--inverted", "--granularity", "files",
-                 "--title", "T<1>", "-o", str(tmp_path / "x.html")]) == 0
+    assert (
+        main(
+            [
+                "flamegraph",
+                CPU,
+                "--sample-index",
+                "samples",
+                "--inverted",
+                "--granularity",
+                "files",
+                "--title",
+                "T<1>",
+                "-o",
+                str(tmp_path / "x.html"),
+            ]
+        )
+        == 0
+    )
     assert "T&lt;1&gt;" in (tmp_path / "x.html").read_text()
 
 
@@ -45,7 +61,9 @@ def test_stdout_and_errors(tmp_path, capsys):
     assert main(["flamegraph", CPU, "-o", str(tmp_path / "x.png")]) == 2
     assert "cannot tell the format" in capsys.readouterr().err
     assert main(["flamegraph", str(tmp_path / "missing.pb.gz")]) == 2
-    assert main(["flamegraph", CPU, "--granularity", "files", "--min-fraction", "3", "-o", str(tmp_path / "a.html")]) == 2
+    assert (
+        main(["flamegraph", CPU, "--granularity", "files", "--min-fraction", "3", "-o", str(tmp_path / "a.html")]) == 2
+    )
     assert "min_fraction" in capsys.readouterr().err
 
 
@@ -55,7 +73,9 @@ def test_callgraph_dot_and_svg(tmp_path, capsys):
     out = tmp_path / "g.dot"
     assert main(["callgraph", CPU, "--nodecount", "12", "-o", str(out)]) == 0
     dot = out.read_text()
-    assert dot.startswith("digraph") and dot == pprofcore.load(CPU).remove_uninteresting().callgraph(nodecount=12).to_dot()
+    assert (
+        dot.startswith("digraph") and dot == pprofcore.load(CPU).remove_uninteresting().callgraph(nodecount=12).to_dot()
+    )
     assert main(["callgraph", CPU, "--focus", "sort", "-o", "-"]) == 0
     assert "sort" in capsys.readouterr().out
     if shutil.which("dot"):

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import shutil
 
+import native_programs as native
 import pytest
 
 import pprofcore
 from pprofcore.cli import _pprof_flags, main
 
-import native_programs as native
-
-pytestmark = pytest.mark.skipif(native.missing_tools() is not None or shutil.which("objdump") is None,
-                                reason=str(native.missing_tools() or "objdump missing (binutils)"))
+pytestmark = pytest.mark.skipif(
+    native.missing_tools() is not None or shutil.which("objdump") is None,
+    reason=str(native.missing_tools() or "objdump missing (binutils)"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,10 +24,18 @@ def c_program(tmp_path_factory):
 
 
 def test_pprof_spellings_translate():
-    assert _pprof_flags.translate(["-list=hot", "-source_path=/src", "f.prof"], ["list"]) == \
-        ["list", "hot", "--source_path=/src", "f.prof"]
-    assert _pprof_flags.translate(["-disasm=^main$", "-symbolize=none", "f"], ["disasm"]) == \
-        ["disasm", "^main$", "--symbolize=none", "f"]
+    assert _pprof_flags.translate(["-list=hot", "-source_path=/src", "f.prof"], ["list"]) == [
+        "list",
+        "hot",
+        "--source_path=/src",
+        "f.prof",
+    ]
+    assert _pprof_flags.translate(["-disasm=^main$", "-symbolize=none", "f"], ["disasm"]) == [
+        "disasm",
+        "^main$",
+        "--symbolize=none",
+        "f",
+    ]
     with pytest.raises(SystemExit, match="-list needs a regex"):
         _pprof_flags.translate(["-list", "f"], ["list"])
 

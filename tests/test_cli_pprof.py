@@ -10,10 +10,11 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import CORPUS, corpus_manifest, parses_with_pprof, requires_go
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
-from conftest import CORPUS, corpus_manifest, parses_with_pprof, requires_go
 from pprofcore.cli import _pprof_flags
 from pprofcore.cli import main as cli_main
 
@@ -23,17 +24,23 @@ COMMANDS = ["top", "tree", "peek", "traces", "tags", "filter"]
 
 
 # ------------------------------------------------------------ flag translation
-@pytest.mark.parametrize("argv,want", [
-    (["-top", "-nodecount=10", "F"], ["top", "--nodecount=10", "F"]),
-    (["top", "-nodecount=10", "F"], ["top", "--nodecount=10", "F"]),
-    (["-text", "-lines", "-cum", "F"], ["top", "--granularity=lines", "--cum", "F"]),
-    (["-peek=sort\\.", "-sample_index=alloc_space", "F"], ["peek", "sort\\.", "--sample_index=alloc_space", "F"]),
-    (["-tree", "-show_from=main", "-prune_from", "x", "F"], ["tree", "--show-from=main", "--prune-from", "x", "F"]),
-    (["-tags", "-relative_percentages", "-tagfocus=k=v", "F"], ["tags", "--relative_percentages", "--tagfocus=k=v", "F"]),
-    (["-top", "-mean=false", "-cum=true", "-base=B", "F"], ["top", "--cum", "--base=B", "F"]),
-    (["top", "--nodecount", "5", "-o", "F"], ["top", "--nodecount", "5", "-o", "F"]),  # ours pass through
-    (["-top", "-bogus", "F"], ["top", "-bogus", "F"]),  # argparse will name it
-])
+@pytest.mark.parametrize(
+    "argv,want",
+    [
+        (["-top", "-nodecount=10", "F"], ["top", "--nodecount=10", "F"]),
+        (["top", "-nodecount=10", "F"], ["top", "--nodecount=10", "F"]),
+        (["-text", "-lines", "-cum", "F"], ["top", "--granularity=lines", "--cum", "F"]),
+        (["-peek=sort\\.", "-sample_index=alloc_space", "F"], ["peek", "sort\\.", "--sample_index=alloc_space", "F"]),
+        (["-tree", "-show_from=main", "-prune_from", "x", "F"], ["tree", "--show-from=main", "--prune-from", "x", "F"]),
+        (
+            ["-tags", "-relative_percentages", "-tagfocus=k=v", "F"],
+            ["tags", "--relative_percentages", "--tagfocus=k=v", "F"],
+        ),
+        (["-top", "-mean=false", "-cum=true", "-base=B", "F"], ["top", "--cum", "--base=B", "F"]),
+        (["top", "--nodecount", "5", "-o", "F"], ["top", "--nodecount", "5", "-o", "F"]),  # ours pass through
+        (["-top", "-bogus", "F"], ["top", "-bogus", "F"]),  # argparse will name it
+    ],
+)
 def test_translate_pprof_flags(argv, want):
     assert _pprof_flags.translate(argv, COMMANDS) == want
 
@@ -60,18 +67,35 @@ def _ours(capsys, args):
 # Reports whose text must equal Debian's pprof (-tags is left out: its format
 # changed upstream since that snapshot; see docs/conformance.md).
 CASES = [
-    ("-top", CPU), ("-top -nodecount=10", CPU), ("-text -lines -cum", CPU), ("-top -files", CPU),
-    ("-top -addresses -noinlines", CPU), ("-top -focus=sort", CPU), ("-top -hide=runtime -nodefraction=0.05", CPU),
-    ("-top -focus=sort -relative_percentages", CPU), ("-top -tagfocus=endpoint=/api/hash -nodecount=5", CPU),
-    ("-top -show_from=main.handle -cum", CPU), ("-top -ignore=sort -unit=ms", CPU),
-    ("-tree", CPU), ("-tree -cum -nodecount=5", CPU), ("-tree -focus=sort -lines", CPU),
-    ("-tree -nodefraction=0.1 -edgefraction=0.05", CPU), ("-peek=sort\\.partition", CPU),
-    ("-peek=sort -focus=pdqsort", CPU), ("-traces -tagfocus=endpoint=/api/render", CPU),
-    ("-top -sample_index=alloc_space", HEAP), ("-top -sample_index=inuse_objects -mean", HEAP),
-    ("-tree -sample_index=alloc_space -files", HEAP), ("-top", HEAP, HEAP),
-    ("-comments -add_comment=hello", CPU), ("-callgrind", CPU), ("-callgrind -sample_index=alloc_space", HEAP),
-    ("-callgrind -focus=sort", CPU), ("-traces -addresses -focus=sha256", CPU),
-    (f"-top -base={HEAP}", HEAP), (f"-top -diff_base={CPU}", CPU),
+    ("-top", CPU),
+    ("-top -nodecount=10", CPU),
+    ("-text -lines -cum", CPU),
+    ("-top -files", CPU),
+    ("-top -addresses -noinlines", CPU),
+    ("-top -focus=sort", CPU),
+    ("-top -hide=runtime -nodefraction=0.05", CPU),
+    ("-top -focus=sort -relative_percentages", CPU),
+    ("-top -tagfocus=endpoint=/api/hash -nodecount=5", CPU),
+    ("-top -show_from=main.handle -cum", CPU),
+    ("-top -ignore=sort -unit=ms", CPU),
+    ("-tree", CPU),
+    ("-tree -cum -nodecount=5", CPU),
+    ("-tree -focus=sort -lines", CPU),
+    ("-tree -nodefraction=0.1 -edgefraction=0.05", CPU),
+    ("-peek=sort\\.partition", CPU),
+    ("-peek=sort -focus=pdqsort", CPU),
+    ("-traces -tagfocus=endpoint=/api/render", CPU),
+    ("-top -sample_index=alloc_space", HEAP),
+    ("-top -sample_index=inuse_objects -mean", HEAP),
+    ("-tree -sample_index=alloc_space -files", HEAP),
+    ("-top", HEAP, HEAP),
+    ("-comments -add_comment=hello", CPU),
+    ("-callgrind", CPU),
+    ("-callgrind -sample_index=alloc_space", HEAP),
+    ("-callgrind -focus=sort", CPU),
+    ("-traces -addresses -focus=sha256", CPU),
+    (f"-top -base={HEAP}", HEAP),
+    (f"-top -diff_base={CPU}", CPU),
 ]
 
 
@@ -88,8 +112,9 @@ def _explicit(flags):
 
 @requires_go
 @pytest.mark.oracle
-@pytest.mark.parametrize("case", [pytest.param(c, id=" ".join([c[0]] + [f.rsplit("/", 1)[-1] for f in c[1:]]))
-                                  for c in CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=" ".join([c[0]] + [f.rsplit("/", 1)[-1] for f in c[1:]])) for c in CASES]
+)
 def test_cli_prints_what_pprof_prints(pprof, capsys, case):
     flags, files = case[0].split(), list(case[1:])
     want, err = pprof.run(*_explicit(flags), *files)
@@ -99,8 +124,9 @@ def test_cli_prints_what_pprof_prints(pprof, capsys, case):
 
 def _small_corpus(k=12, max_bytes=300_000):
     rows = [r for r in corpus_manifest() if parses_with_pprof(r) and int(r["uncompressed_bytes"]) <= max_bytes]
-    return [pytest.param(r, id=r["file"]) for r in rows[::k]] or [pytest.param(None, marks=pytest.mark.skip(
-        reason=f"corpus not found at {CORPUS}"), id="no-corpus")]
+    return [pytest.param(r, id=r["file"]) for r in rows[::k]] or [
+        pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"), id="no-corpus")
+    ]
 
 
 @requires_go
@@ -124,15 +150,29 @@ def _node_samples(p):
         loc = int(p.stack_locations[p.stack_offsets[i]])
         ln = int(p.locations.line_offsets[loc])
         fn = int(p.lines.function[ln])
-        out.append((vals, p.strings[int(p.functions.name[fn])], p.strings[int(p.functions.filename[fn])],
-                    int(p.lines.line[ln]), int(p.locations.address[loc])))
+        out.append(
+            (
+                vals,
+                p.strings[int(p.functions.name[fn])],
+                p.strings[int(p.functions.filename[fn])],
+                int(p.lines.line[ln]),
+                int(p.locations.address[loc]),
+            )
+        )
     return out
 
 
 @requires_go
 @pytest.mark.oracle
-@pytest.mark.parametrize("flags", [["-topproto"], ["-topproto", "-lines", "-cum"], ["-topproto", "-addresses"],
-                                   ["-topproto", "-sample_index=alloc_space", "-files"]])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-topproto"],
+        ["-topproto", "-lines", "-cum"],
+        ["-topproto", "-addresses"],
+        ["-topproto", "-sample_index=alloc_space", "-files"],
+    ],
+)
 def test_topproto_matches_pprof(tmp_path, flags):
     from conftest import go_pprof
 
@@ -142,8 +182,12 @@ def test_topproto_matches_pprof(tmp_path, flags):
     assert cli_main([*flags, f"-output={ours}", src]) == 0
     a, b = pprofcore.load(ours), pprofcore.load(theirs)
     assert a.sample_types == b.sample_types
-    assert (a.time_nanos, a.duration_nanos, a.period, a.period_type) == (b.time_nanos, b.duration_nanos, b.period,
-                                                                        b.period_type)
+    assert (a.time_nanos, a.duration_nanos, a.period, a.period_type) == (
+        b.time_nanos,
+        b.duration_nanos,
+        b.period,
+        b.period_type,
+    )
     assert _node_samples(a) == _node_samples(b)
 
 
@@ -156,9 +200,10 @@ def test_filtered_profile_reports_against_the_unfiltered_total():
     t = q.top()
     assert t.meta["total"] == full
     i = t.header.index("Active filters:")
-    assert t.header[i + 1:i + 4] == ["   focus=sort", "   hide=runtime", t.header[i + 3]]
+    assert t.header[i + 1 : i + 4] == ["   focus=sort", "   hide=runtime", t.header[i + 3]]
     assert t.header[i + 3].startswith("Showing nodes accounting for") and t.header[i + 3].endswith(
-        f"of {pprofcore._units.scaled_label(full, 'nanoseconds', t.meta['unit'])} total")
+        f"of {pprofcore._units.scaled_label(full, 'nanoseconds', t.meta['unit'])} total"
+    )
     assert "Active filters:" not in p.top().header
     # Chained filters keep the first profile's total and list every filter.
     r = q.ignore("partition")

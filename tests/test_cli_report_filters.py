@@ -6,15 +6,17 @@ import json
 import subprocess
 import sys
 
-import pprofcore
 from conftest import pprofcore_env
+
+import pprofcore
 
 CPU = pprofcore.example_path("cpu")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, timeout=120,
-                          env=pprofcore_env())
+    return subprocess.run(
+        [sys.executable, "-m", "pprofcore", *args], capture_output=True, text=True, timeout=120, env=pprofcore_env()
+    )
 
 
 def top_json(*args: str) -> dict:

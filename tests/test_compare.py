@@ -26,8 +26,15 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 needs_scipy = pytest.mark.skipif(scipy_stats is None, reason="SciPy (the oracle) is not installed")
 
-STACKS = ["main;serve;parse", "main;serve;parse;alloc", "main;serve;render", "main;serve;render;alloc",
-          "main;serve;hash", "main;gc", "main;serve;log"]
+STACKS = [
+    "main;serve;parse",
+    "main;serve;parse;alloc",
+    "main;serve;render",
+    "main;serve;render;alloc",
+    "main;serve;hash",
+    "main;gc",
+    "main;serve;log",
+]
 WEIGHTS = np.array([10, 3, 8, 2, 12, 4, 1], dtype=np.float64)
 
 
@@ -47,8 +54,11 @@ def runs(rng, n, samples=2000, boost=None, factor=1.0):
 
 # -------------------------------------------------------------- the tests
 matrices = st.tuples(st.integers(2, 12), st.integers(2, 12), st.integers(1, 6)).flatmap(
-    lambda s: st.tuples(hnp.arrays(np.float64, (s[0], s[2]), elements=st.integers(0, 4).map(float)),
-                        hnp.arrays(np.float64, (s[1], s[2]), elements=st.integers(0, 6).map(float))))
+    lambda s: st.tuples(
+        hnp.arrays(np.float64, (s[0], s[2]), elements=st.integers(0, 4).map(float)),
+        hnp.arrays(np.float64, (s[1], s[2]), elements=st.integers(0, 6).map(float)),
+    )
+)
 
 
 @needs_scipy
@@ -173,8 +183,9 @@ def test_compare_by_and_cum_and_raw_values():
     assert t["base"][row] == pytest.approx(1.0) and t["pvalue"][row] == 1.0  # main is in every sample
     raw = compare(base, new, normalize=False)
     row = list(raw["name"]).index("hash")
-    assert raw["base"][row] == pytest.approx(np.mean([dict((r["name"], r["flat"]) for r in p.top().rows())["hash"]
-                                                      for p in base]))
+    assert raw["base"][row] == pytest.approx(
+        np.mean([dict((r["name"], r["flat"]) for r in p.top().rows())["hash"] for p in base])
+    )
 
 
 def test_compare_finds_an_injected_change_and_nothing_else():

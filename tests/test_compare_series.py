@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 
 import pprofcore
-from conftest import DATA
 from pprofcore.testing import compare
 
 SERIES = DATA / "goseries" / "series"
@@ -69,8 +69,11 @@ def _leaf(series) -> str:
     merged = pprofcore.merge(series)
     t = merged.top(sample_type="cpu")
     total = t.meta["total"]
-    leaves = [(r["flat"], r["name"]) for r in t.rows()
-              if r["flat"] == r["cum"] and r["flat"] >= 0.02 * total and not r["inline"]]
+    leaves = [
+        (r["flat"], r["name"])
+        for r in t.rows()
+        if r["flat"] == r["cum"] and r["flat"] >= 0.02 * total and not r["inline"]
+    ]
     assert leaves, "no leaf function holds 2% of the series"
     return min(leaves)[1]
 
@@ -88,8 +91,7 @@ def test_random_splits_find_at_most_one_function(series, test):
     for _ in range(10):
         order = rng.permutation(len(series))
         half = len(series) // 2
-        t = compare([series[i] for i in order[:half]], [series[i] for i in order[half:]], sample_type="cpu",
-                    test=test)
+        t = compare([series[i] for i in order[:half]], [series[i] for i in order[half:]], sample_type="cpu", test=test)
         n = int(np.sum(t["significant"]))
         found.append(n)
         quiet += n <= 1
@@ -129,8 +131,13 @@ def test_the_generator_still_writes_a_series(tmp_path):
     run of it (3 profiles, few samples) must still give profiles of the same
     functions."""
     env = dict(os.environ, GO111MODULE="off", GOFLAGS="")
-    subprocess.run(["go", "run", str(SOURCE), str(tmp_path), "3", "60", "250", "1"], env=env, check=True,
-                   capture_output=True, timeout=300)
+    subprocess.run(
+        ["go", "run", str(SOURCE), str(tmp_path), "3", "60", "250", "1"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     fresh = load_series(tmp_path)
     assert len(fresh) == 3 and all(len(p) > 0 for p in fresh)
     names = {r["name"] for p in fresh for r in p.top().rows()}

@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_manifest
 
 import pprofcore
-from conftest import CORPUS, corpus_manifest
 
 THREADS = 8
 STRESS_SECONDS = float(os.environ.get("PPROFCORE_STRESS_SECONDS", "5"))
@@ -131,7 +131,7 @@ def test_shared_profile_outlives_its_name_across_threads(reference):
 
     def take() -> None:
         barrier.wait()
-        views.append((p.values, p.stack_locations))
+        views.append((p.values, p.stack_locations))  # noqa: F821 (p is deleted below, after the threads ran)
 
     threads = [threading.Thread(target=take) for _ in range(THREADS)]
     for t in threads:

@@ -24,15 +24,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import pprofcore
 import wirebuild as wb
 from conftest import CORPUS, have_go
 
+import pprofcore
+
 CONF = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
 PRESENT = (CONF / "MANIFEST.tsv").exists()
-pytestmark = pytest.mark.skipif(not PRESENT, reason=f"conformance folder not found at {CONF} "
-                                                   "(set PPROFCORE_CONFORMANCE)")
+pytestmark = pytest.mark.skipif(
+    not PRESENT, reason=f"conformance folder not found at {CONF} (set PPROFCORE_CONFORMANCE)"
+)
 PP = CONF / "google__pprof"
 GOLDEN = PP / "internal" / "driver" / "testdata"
 DERIVED = PP / "derived"
@@ -65,22 +66,56 @@ def profile_bytes(d: dict) -> bytes:
         labels = [wb.label(s(k), s(v)) for k, v in smp.get("labels") or []]
         labels += [wb.label(s(k), 0, n, s(u) if u else 0) for k, n, u in smp.get("num_labels") or []]
         samples.append(wb.sample(smp.get("locations") or [], smp.get("values") or [], labels))
-    mappings = [wb.mapping(m["id"], m["start"], m["limit"], m["offset"], s(m["file"]), s(m["build_id"]),
-                           m["has_functions"], m["has_filenames"], m["has_line_numbers"], m["has_inline_frames"])
-                for m in d.get("mappings") or []]
-    locations = [wb.location(loc["id"], loc["mapping_id"], loc["address"],
-                             [wb.line(ln["function_id"], ln["line"], ln.get("column", 0)) for ln in loc.get("lines") or []],
-                             loc["is_folded"]) for loc in d.get("locations") or []]
-    functions = [wb.function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
-                 for f in d.get("functions") or []]
-    header = dict(drop_frames=s(d.get("drop_frames")), keep_frames=s(d.get("keep_frames")),
-                  time_nanos=d.get("time_nanos") or 0, duration_nanos=d.get("duration_nanos") or 0,
-                  period=d.get("period") or 0, comments=[s(c) for c in d.get("comments") or []],
-                  default_sample_type=s(d.get("default_sample_type")), doc_url=s(d.get("doc_url")))
+    mappings = [
+        wb.mapping(
+            m["id"],
+            m["start"],
+            m["limit"],
+            m["offset"],
+            s(m["file"]),
+            s(m["build_id"]),
+            m["has_functions"],
+            m["has_filenames"],
+            m["has_line_numbers"],
+            m["has_inline_frames"],
+        )
+        for m in d.get("mappings") or []
+    ]
+    locations = [
+        wb.location(
+            loc["id"],
+            loc["mapping_id"],
+            loc["address"],
+            [wb.line(ln["function_id"], ln["line"], ln.get("column", 0)) for ln in loc.get("lines") or []],
+            loc["is_folded"],
+        )
+        for loc in d.get("locations") or []
+    ]
+    functions = [
+        wb.function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
+        for f in d.get("functions") or []
+    ]
+    header = dict(
+        drop_frames=s(d.get("drop_frames")),
+        keep_frames=s(d.get("keep_frames")),
+        time_nanos=d.get("time_nanos") or 0,
+        duration_nanos=d.get("duration_nanos") or 0,
+        period=d.get("period") or 0,
+        comments=[s(c) for c in d.get("comments") or []],
+        default_sample_type=s(d.get("default_sample_type")),
+        doc_url=s(d.get("doc_url")),
+    )
     if d.get("period_type"):
         header["period_type"] = wb.value_type(s(d["period_type"][0]), s(d["period_type"][1]))
-    return wb.profile(sample_types=sample_types, samples=samples, mappings=mappings, locations=locations,
-                      functions=functions, strings=list(strings), **header)
+    return wb.profile(
+        sample_types=sample_types,
+        samples=samples,
+        mappings=mappings,
+        locations=locations,
+        functions=functions,
+        strings=list(strings),
+        **header,
+    )
 
 
 def json_profile(path: Path) -> pprofcore.Profile:
@@ -96,7 +131,7 @@ def sample_rows(p: pprofcore.Profile):
     lab, lab_off = p.labels, p.label_offsets.tolist()
     out = []
     for i, vals in enumerate(p.values.tolist()):
-        stack = [[fn_names[lf[j]] for j in range(lo[loc], lo[loc + 1])] for loc in sl[so[i]:so[i + 1]]]
+        stack = [[fn_names[lf[j]] for j in range(lo[loc], lo[loc + 1])] for loc in sl[so[i] : so[i + 1]]]
         labels = []
         for r in range(lab_off[i], lab_off[i + 1]):
             k = p.strings[int(lab.key[r])]
@@ -144,15 +179,30 @@ REPORTS = [
     ("pprof.heap.flat.files.text", "heap", "text", {"by": "files"}, {}),
     ("pprof.heap.flat.files.text.focus", "heap", "text", {"by": "files"}, {"focus": "[12]00", "taghide": "[X3]00"}),
     ("pprof.heap.flat.inuse_objects.text", "heap", "text", {"sample_type": "inuse_objects"}, {}),
-    ("pprof.heap.flat.inuse_objects.text.all_frames", "heap", "text",
-     {"sample_type": "inuse_objects", "all_frames": True}, {}),
+    (
+        "pprof.heap.flat.inuse_objects.text.all_frames",
+        "heap",
+        "text",
+        {"sample_type": "inuse_objects", "all_frames": True},
+        {},
+    ),
     ("pprof.cpu.cum.lines.text.hide", "cpu", "text", {"by": "lines", "sort": "cum"}, {"hide": "line[X3]0"}),
     ("pprof.cpu.cum.lines.text.show", "cpu", "text", {"by": "lines", "sort": "cum"}, {"show": "[12]00"}),
-    ("pprof.cpu.cum.lines.text.focus.hide", "cpu", "text", {"by": "lines", "sort": "cum"},
-     {"hide": "line[X3]0", "focus": "[12]00"}),
+    (
+        "pprof.cpu.cum.lines.text.focus.hide",
+        "cpu",
+        "text",
+        {"by": "lines", "sort": "cum"},
+        {"hide": "line[X3]0", "focus": "[12]00"},
+    ),
     ("pprof.heap.cum.lines.tree.focus", "heap", "tree", {"by": "lines", "sort": "cum"}, {"focus": "[24]00"}),
-    ("pprof.heap.cum.relative_percentages.tree.focus", "heap", "tree", {"sort": "cum", "relative": True},
-     {"focus": "[24]00"}),
+    (
+        "pprof.heap.cum.relative_percentages.tree.focus",
+        "heap",
+        "tree",
+        {"sort": "cum", "relative": True},
+        {"focus": "[24]00"},
+    ),
     ("pprof.cpu.cum.lines.tree.show_from", "cpu", "tree", {"by": "lines", "sort": "cum"}, {"show_from": "line2"}),
     ("pprof.heap.comments", "heap", "comments", {}, {}),
     ("pprof.cpu.cum.lines.topproto.hide", "cpu", "topproto", {"by": "lines", "sort": "cum"}, {"hide": "mangled[X3]0"}),
@@ -170,23 +220,43 @@ REPORTS = [
     ("pprof.cpu.peek", "cpu", "peek", {"regex": "line.*01"}, {}),
     ("pprof.heap_request.tags.focus", "heap_request", "tags", {}, {"tagfocus": "400kb:"}),
     ("pprof.heap_request.tags.focus", "heap_request", "tags", {}, {"tagfocus": "+400kb:"}),
-    ("pprof.heap_request.relative_percentages.tags.focus", "heap_request", "tags", {"relative": True},
-     {"tagfocus": "400kb:"}),
+    (
+        "pprof.heap_request.relative_percentages.tags.focus",
+        "heap_request",
+        "tags",
+        {"relative": True},
+        {"tagfocus": "400kb:"},
+    ),
     ("pprof.long_name_funcs.text", "long_name_funcs", "text", {}, {}),
 ]
 
 # Goldens of features pprofcore does not have: (golden, missing feature).
-MISSING = [
-    ("pprof.cpu.call_tree.callgrind", "-call_tree (per-context nodes) for callgrind output"),
-] + [(g, "dot/svg call graph output") for g in (
-    "pprof.cpu.flat.functions.dot", "pprof.cpu.flat.functions.call_tree.dot", "pprof.heap.flat.lines.dot.focus",
-    "pprof.heap_sizetags.dot", "pprof.contention.flat.addresses.dot.focus.ignore", "pprof.contention.cum.files.dot",
-    "pprof.heap_alloc.flat.alloc_space.dot.focus", "pprof.heap_alloc.flat.alloc_space.dot",
-    "pprof.heap_alloc.flat.alloc_space.dot.hide", "pprof.heap.flat.inuse_space.dot.focus",
-    "pprof.heap.flat.inuse_space.dot.focus.ignore", "pprof.long_name_funcs.dot")] + [
-    ("pprof.cpu.flat.addresses.disasm", "list/disasm/weblist source listings"),
-    ("pprof.cpu.flat.addresses.weblist", "list/disasm/weblist source listings"),
-]
+MISSING = (
+    [
+        ("pprof.cpu.call_tree.callgrind", "-call_tree (per-context nodes) for callgrind output"),
+    ]
+    + [
+        (g, "dot/svg call graph output")
+        for g in (
+            "pprof.cpu.flat.functions.dot",
+            "pprof.cpu.flat.functions.call_tree.dot",
+            "pprof.heap.flat.lines.dot.focus",
+            "pprof.heap_sizetags.dot",
+            "pprof.contention.flat.addresses.dot.focus.ignore",
+            "pprof.contention.cum.files.dot",
+            "pprof.heap_alloc.flat.alloc_space.dot.focus",
+            "pprof.heap_alloc.flat.alloc_space.dot",
+            "pprof.heap_alloc.flat.alloc_space.dot.hide",
+            "pprof.heap.flat.inuse_space.dot.focus",
+            "pprof.heap.flat.inuse_space.dot.focus.ignore",
+            "pprof.long_name_funcs.dot",
+        )
+    ]
+    + [
+        ("pprof.cpu.flat.addresses.disasm", "list/disasm/weblist source listings"),
+        ("pprof.cpu.flat.addresses.weblist", "list/disasm/weblist source listings"),
+    ]
+)
 
 
 def _report_id(golden, filters):
@@ -218,15 +288,24 @@ def render(source, report, opt, filters) -> str:
     if not opt.get("all_frames"):
         p = p.remove_uninteresting()  # pprof applies drop_frames on load
     p = p.filter(warn=False, **filters)
-    common = dict(sample_type=opt.get("sample_type"), unit=opt.get("unit"),
-                  relative_percentages=opt.get("relative", False))
+    common = dict(
+        sample_type=opt.get("sample_type"), unit=opt.get("unit"), relative_percentages=opt.get("relative", False)
+    )
     by, inline = opt.get("by", "functions"), opt.get("inline", True)
     if report == "text":
-        return p.top(by=by, inline=inline, n=opt.get("n", 20), sort=opt.get("sort", "flat"), nodefraction=0.05,
-                     **common).to_text()
+        return p.top(
+            by=by, inline=inline, n=opt.get("n", 20), sort=opt.get("sort", "flat"), nodefraction=0.05, **common
+        ).to_text()
     if report == "tree":
-        return p.tree(by=by, inline=inline, sort=opt.get("sort", "flat"), nodecount=opt.get("n", 20),
-                      nodefraction=0.05, edgefraction=0.01, **common).to_text()
+        return p.tree(
+            by=by,
+            inline=inline,
+            sort=opt.get("sort", "flat"),
+            nodecount=opt.get("n", 20),
+            nodefraction=0.05,
+            edgefraction=0.01,
+            **common,
+        ).to_text()
     if report == "peek":
         return p.peek(opt["regex"], by=by, inline=inline, **common).to_text()
     if report == "tags":
@@ -249,8 +328,10 @@ def _without_profile_labels(text: str, report: str) -> list:
     return lines
 
 
-@pytest.mark.parametrize("golden,source,report,opt,filters", _cases(
-    lambda: [(_report_id(g, f), g, s, r, o, f) for g, s, r, o, f in REPORTS], 5))
+@pytest.mark.parametrize(
+    "golden,source,report,opt,filters",
+    _cases(lambda: [(_report_id(g, f), g, s, r, o, f) for g, s, r, o, f in REPORTS], 5),
+)
 def test_pprof_report_golden(golden, source, report, opt, filters):
     want = (GOLDEN / golden).read_text().rstrip("\n").split("\n")
     got = _without_profile_labels(render(source, report, opt, filters), report)
@@ -268,16 +349,40 @@ def test_pprof_report_golden_of_missing_feature(golden, feature):
 
 # ======================================== google/pprof driver: tag filter tables
 def _one_sample(labels=(), num_labels=()):
-    return pprofcore.loads(profile_bytes({
-        "sample_types": [["samples", "count"]], "period_type": ["samples", "count"], "period": 1,
-        "mappings": [{"id": 1, "start": 0x1000, "limit": 0x2000, "offset": 0, "file": "bin", "build_id": "",
-                      "has_functions": True, "has_filenames": True, "has_line_numbers": True,
-                      "has_inline_frames": True}],
-        "functions": [{"id": 1, "name": "main", "system_name": "main", "filename": "main.go", "start_line": 0}],
-        "locations": [{"id": 1, "mapping_id": 1, "address": 0x1100, "is_folded": False,
-                       "lines": [{"function_id": 1, "line": 1}]}],
-        "samples": [{"locations": [1], "values": [1], "labels": list(labels), "num_labels": list(num_labels)}],
-    }))
+    return pprofcore.loads(
+        profile_bytes(
+            {
+                "sample_types": [["samples", "count"]],
+                "period_type": ["samples", "count"],
+                "period": 1,
+                "mappings": [
+                    {
+                        "id": 1,
+                        "start": 0x1000,
+                        "limit": 0x2000,
+                        "offset": 0,
+                        "file": "bin",
+                        "build_id": "",
+                        "has_functions": True,
+                        "has_filenames": True,
+                        "has_line_numbers": True,
+                        "has_inline_frames": True,
+                    }
+                ],
+                "functions": [{"id": 1, "name": "main", "system_name": "main", "filename": "main.go", "start_line": 0}],
+                "locations": [
+                    {
+                        "id": 1,
+                        "mapping_id": 1,
+                        "address": 0x1100,
+                        "is_folded": False,
+                        "lines": [{"function_id": 1, "line": 1}],
+                    }
+                ],
+                "samples": [{"locations": [1], "values": [1], "labels": list(labels), "num_labels": list(num_labels)}],
+            }
+        )
+    )
 
 
 def _tag_filter_cases():
@@ -305,8 +410,11 @@ def _converted(name):
 
 
 def _fetch_cases():
-    return [(f"TestFetchWithBase/{c['desc']}", c) for c in _json(DERIVED / "driver" / "fetch_tables.json")
-            ["TestFetchWithBase"] if not c["wantParseErrorMsg"]]  # the others test flag parsing only
+    return [
+        (f"TestFetchWithBase/{c['desc']}", c)
+        for c in _json(DERIVED / "driver" / "fetch_tables.json")["TestFetchWithBase"]
+        if not c["wantParseErrorMsg"]
+    ]  # the others test flag parsing only
 
 
 @pytest.mark.parametrize("case", _cases(_fetch_cases))
@@ -328,8 +436,10 @@ def test_pprof_fetch_with_base(case):
             run()
         return
     got = [(tuple(v), sorted((k, s) for k, s, _, _ in labels)) for v, _, labels in sample_rows(run())]
-    want = [(tuple(w["values"]), sorted((k, v) for k, vs in (w["labels"] or {}).items() for v in vs))
-            for w in case["wantSamples"] or []]
+    want = [
+        (tuple(w["values"]), sorted((k, v) for k, vs in (w["labels"] or {}).items() for v in vs))
+        for w in case["wantSamples"] or []
+    ]
     assert got == want
 
 
@@ -342,8 +452,9 @@ def _tables():
     return _json(DERIVED / "profile" / "tables.json")
 
 
-@pytest.mark.parametrize("case", _cases(lambda: [(f"TestFilterSamplesByName/{c['name']}", c)
-                                                  for c in _tables()["TestFilterSamplesByName"]]))
+@pytest.mark.parametrize(
+    "case", _cases(lambda: [(f"TestFilterSamplesByName/{c['name']}", c) for c in _tables()["TestFilterSamplesByName"]])
+)
 def test_pprof_filter_samples_by_name(case):
     p = _fixture(case["profile"]["fixture"])
     q = p.filter(focus=case["focus"], ignore=case["ignore"], hide=case["hide"], show=case["show"], warn=False)
@@ -357,8 +468,9 @@ def test_pprof_show_from(case):
     assert func_strings(q) == (case["wantSampleFuncs"] or [])
 
 
-@pytest.mark.parametrize("case", _cases(lambda: [(f"TestTagFilter/{i}", c) for i, c in
-                                                  enumerate(_tables()["TestTagFilter"])]))
+@pytest.mark.parametrize(
+    "case", _cases(lambda: [(f"TestTagFilter/{i}", c) for i, c in enumerate(_tables()["TestTagFilter"])])
+)
 def test_pprof_filter_tags_by_name(case):
     q = _fixture("testProfile1").filter(tagshow=case["include"], taghide=case["exclude"], warn=False)
     assert len({q.strings[k] for k in q.labels.key.tolist()}) == case["count"]
@@ -397,18 +509,25 @@ def test_pprof_scale(case):
     assert _fixture(case["p"]["fixture"]).scale(case["ratio"]).values.tolist() == case["wantSamples"]
 
 
-@pytest.mark.parametrize("case", _cases(lambda: [(f"TestNumLabelMerge/{c['name']}", c)
-                                                  for c in _tables()["TestNumLabelMerge"]]))
+@pytest.mark.parametrize(
+    "case", _cases(lambda: [(f"TestNumLabelMerge/{c['name']}", c) for c in _tables()["TestNumLabelMerge"]])
+)
 def test_pprof_num_label_merge(case):
     m = pprofcore.merge([_fixture(x["fixture"]) for x in case["profs"]])
     got = [sorted((k, n, u) for k, _, n, u in labels) for _, _, labels in sample_rows(m)]
-    want = [sorted((k, n, u) for k in wl for n, u in zip(wl[k], case["wantNumUnits"][i][k]))
-            for i, wl in enumerate(case["wantNumLabels"])]
+    want = [
+        sorted((k, n, u) for k in wl for n, u in zip(wl[k], case["wantNumUnits"][i][k]))
+        for i, wl in enumerate(case["wantNumLabels"])
+    ]
     assert got == want
 
 
-@pytest.mark.parametrize("case", _cases(lambda: [(f"TestCompatibilizeSampleTypes/{c['desc']}", c)
-                                                  for c in _tables()["TestCompatibilizeSampleTypes"]]))
+@pytest.mark.parametrize(
+    "case",
+    _cases(
+        lambda: [(f"TestCompatibilizeSampleTypes/{c['desc']}", c) for c in _tables()["TestCompatibilizeSampleTypes"]]
+    ),
+)
 def test_pprof_compatibilize_sample_types(case):
     ps = [pprofcore.loads(profile_bytes(x["inline"])) for x in case["ps"]]
     if case["wantError"]:
@@ -419,15 +538,18 @@ def test_pprof_compatibilize_sample_types(case):
     want = [x["inline"] for x in case["want"]]
     types = [tuple(t) for t in want[0]["sample_types"]]
     assert [tuple(t) for t in m.sample_types] == types
-    assert [m.total(i) for i in range(len(types))] == [sum(s["values"][i] for w in want for s in w["samples"])
-                                                       for i in range(len(types))]
+    assert [m.total(i) for i in range(len(types))] == [
+        sum(s["values"][i] for w in want for s in w["samples"]) for i in range(len(types))
+    ]
 
 
 def _with_comments(p, comments):
     """p re-encoded with extra comments (through pprofcore's own encoder and a wire edit)."""
     raw = p.to_bytes(compress=False)
     n = len(p.strings)
-    return pprofcore.loads(raw + b"".join(wb.text(6, c) for c in comments) + wb.unpacked(13, range(n, n + len(comments))))
+    return pprofcore.loads(
+        raw + b"".join(wb.text(6, c) for c in comments) + wb.unpacked(13, range(n, n + len(comments)))
+    )
 
 
 def test_pprof_merge_cancels_and_keeps_one_comment():
@@ -446,8 +568,10 @@ def test_pprof_merge_all_and_main_mapping():
     assert m.strings[int(m.mappings.filename[0])] == "/bin/main"
 
 
-@pytest.mark.parametrize("both_folded,want", [pytest.param(False, 7, id="folded-and-unfolded-kept-apart"),
-                                              pytest.param(True, 5, id="identical-folded-merged")])
+@pytest.mark.parametrize(
+    "both_folded,want",
+    [pytest.param(False, 7, id="folded-and-unfolded-kept-apart"), pytest.param(True, 5, id="identical-folded-merged")],
+)
 def test_pprof_is_folded_merge(both_folded, want):
     d = _json(DERIVED / "profile" / "fixture_testProfile1.json")
     folded = json.loads(json.dumps(d))
@@ -467,11 +591,16 @@ def test_pprof_empty_mapping_merge():
     assert not {k: v for k, v in acc.items() if v}
 
 
-@pytest.mark.parametrize("base,want", [
-    pytest.param("same", None, id="TestNormalizeBySameProfile"),
-    pytest.param("testProfile2", [[20, 1000], [2, 100], [199, 10000], [0, 1]], id="TestNormalizeByDifferentProfile"),
-    pytest.param("10x", "10x", id="TestNormalizeByMultipleOfSameProfile"),
-])
+@pytest.mark.parametrize(
+    "base,want",
+    [
+        pytest.param("same", None, id="TestNormalizeBySameProfile"),
+        pytest.param(
+            "testProfile2", [[20, 1000], [2, 100], [199, 10000], [0, 1]], id="TestNormalizeByDifferentProfile"
+        ),
+        pytest.param("10x", "10x", id="TestNormalizeByMultipleOfSameProfile"),
+    ],
+)
 def test_pprof_normalize(base, want):
     p = _fixture("testProfile1")
     b = p if base == "same" else p.scale(10) if base == "10x" else _fixture(base)
@@ -480,7 +609,7 @@ def test_pprof_normalize(base, want):
     elif want == "10x":
         want = (p.values * 10).tolist()
     got = p.normalize(b).values.tolist()
-    assert got == want[:len(got)]  # as the Go test: sample i equals want[i]
+    assert got == want[: len(got)]  # as the Go test: sample i equals want[i]
 
 
 def test_pprof_normalize_incompatible():
@@ -491,23 +620,35 @@ def test_pprof_normalize_incompatible():
 # ================================================ google/pprof internal/report
 def _report_fixture(rows):
     d = dict(_json(DERIVED / "report" / "fixture_testProfile.json"))
-    d["samples"] = [{"locations": [i + 1 for i in locs], "values": vals, "labels": labels} for locs, vals, labels in rows]
+    d["samples"] = [
+        {"locations": [i + 1 for i in locs], "values": vals, "labels": labels} for locs, vals, labels in rows
+    ]
     return pprofcore.loads(profile_bytes(d))
 
 
 _BASE = [("pprof::base", "true")]
 _P1 = [([0], [1, 1], []), ([2, 1, 0], [1, 10], []), ([4, 2, 0], [1, 100], [])]
 _P2 = [([0], [1, 1], []), ([2, 1, 0], [1, -10], []), ([4, 2, 0], [1, 100], [])]
-_P3 = [([0], [10000, 1], []), ([2, 1, 0], [-10, 3], _BASE), ([2, 1, 0], [1000, -10], []), ([2, 1, 0], [-9000, 3], _BASE),
-       ([2, 1, 0], [-1, 3], _BASE), ([4, 2, 0], [100, 100], []), ([2, 1, 0], [100, 3], _BASE)]
+_P3 = [
+    ([0], [10000, 1], []),
+    ([2, 1, 0], [-10, 3], _BASE),
+    ([2, 1, 0], [1000, -10], []),
+    ([2, 1, 0], [-9000, 3], _BASE),
+    ([2, 1, 0], [-1, 3], _BASE),
+    ([4, 2, 0], [100, 100], []),
+    ([2, 1, 0], [100, 3], _BASE),
+]
 
 
-@pytest.mark.parametrize("rows,index,want", [
-    pytest.param(_P1, 0, 3, id="no-diff-base-all-positive-index-1"),
-    pytest.param(_P1, 1, 111, id="no-diff-base-all-positive-index-2"),
-    pytest.param(_P2, 1, 111, id="no-diff-base-some-negative"),
-    pytest.param(_P3, 0, 9111, id="diff-base-some-negative"),
-])
+@pytest.mark.parametrize(
+    "rows,index,want",
+    [
+        pytest.param(_P1, 0, 3, id="no-diff-base-all-positive-index-1"),
+        pytest.param(_P1, 1, 111, id="no-diff-base-all-positive-index-2"),
+        pytest.param(_P2, 1, 111, id="no-diff-base-some-negative"),
+        pytest.param(_P3, 0, 9111, id="diff-base-some-negative"),
+    ],
+)
 def test_pprof_report_compute_total(rows, index, want):
     assert _report_fixture(rows).top(sample_type=index).meta["total"] == want
 
@@ -530,10 +671,18 @@ def test_pprof_report_listing(fmt):
 
 # ============================================= decode goldens (Profile.String())
 def _decode_cases():
-    cases = [("go-torch/pprof.1.pb.gz", CONF / "uber-archive__go-torch/pprof/testdata/pprof.1.pb.gz",
-              CONF / "uber-archive__go-torch/pprof/testdata/pprof.raw.txt"),
-             ("pprofutils/raw.in.pprof", CONF / "felixge__pprofutils/examples/raw.in.pprof",
-              CONF / "felixge__pprofutils/examples/raw.out.txt")]
+    cases = [
+        (
+            "go-torch/pprof.1.pb.gz",
+            CONF / "uber-archive__go-torch/pprof/testdata/pprof.1.pb.gz",
+            CONF / "uber-archive__go-torch/pprof/testdata/pprof.raw.txt",
+        ),
+        (
+            "pprofutils/raw.in.pprof",
+            CONF / "felixge__pprofutils/examples/raw.in.pprof",
+            CONF / "felixge__pprofutils/examples/raw.out.txt",
+        ),
+    ]
     for f in sorted(CONF.glob("*/derived/decode/*.pprof2021.*")):
         src = f.name.rsplit(".pprof2021.", 1)[0].replace("__", "/")
         cases.append((f"pyroscope/{Path(src).name}", f.parent.parent.parent / src, f))
@@ -550,8 +699,10 @@ def test_decode_matches_profile_string(source, golden):
 def _legacy_cases():
     files = [f for f in sorted((PP / "profile" / "testdata").iterdir()) if not f.name.endswith(".string")]
     files += [GOLDEN / n for n in ("cppbench.cpu", "cppbench.contention", "cppbench.small.contention", "go.crc32.cpu")]
-    files += [CONF / "felixge__pprofutils/internal/legacy/test-fixtures/jemalloc.heap",
-              CONF / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"]
+    files += [
+        CONF / "felixge__pprofutils/internal/legacy/test-fixtures/jemalloc.heap",
+        CONF / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz",
+    ]
     return [(str(f.relative_to(CONF)), f) for f in files]
 
 
@@ -580,8 +731,13 @@ def test_legacy_format_input(path, tmp_path):
 FD = CONF / "DataDog__dd-trace-go/profiler/internal/fastdelta/testdata"
 FD_GOLDEN = CONF / "DataDog__dd-trace-go/derived/fastdelta"
 HEAP_T, BLOCK_T = ["alloc_objects", "alloc_space"], ["contentions", "delay"]
-FD_PAIRS = [("heap", HEAP_T, 5960465000), ("block", BLOCK_T, 1144928000), ("stress-failure", HEAP_T, None),
-            ("stress-failure.2", HEAP_T, None), ("stress-failure.3", HEAP_T, None)]
+FD_PAIRS = [
+    ("heap", HEAP_T, 5960465000),
+    ("block", BLOCK_T, 1144928000),
+    ("stress-failure", HEAP_T, None),
+    ("stress-failure.2", HEAP_T, None),
+    ("stress-failure.3", HEAP_T, None),
+]
 
 
 def _pair_delta(name, types):
@@ -623,13 +779,23 @@ def _with_time(p, time_nanos):
 
 def test_fastdelta_label_order_is_not_identity():
     """TestSampleHashingConsistency: the same labels in another order are the same sample."""
+
     def prof(*labels):
         strings = ["", "type", "unit", *labels]
         lab = [wb.label(3 + i, 4 + i) for i in range(0, len(labels), 2)]
-        return pprofcore.loads(wb.profile(
-            sample_types=[wb.value_type(1, 2)], period_type=wb.value_type(1, 2), period=1, time_nanos=1,
-            samples=[wb.sample([1], [1], lab)], mappings=[wb.mapping(1)], locations=[wb.location(1, 1, 0x42)],
-            strings=strings))
+        return pprofcore.loads(
+            wb.profile(
+                sample_types=[wb.value_type(1, 2)],
+                period_type=wb.value_type(1, 2),
+                period=1,
+                time_nanos=1,
+                samples=[wb.sample([1], [1], lab)],
+                mappings=[wb.mapping(1)],
+                locations=[wb.location(1, 1, 0x42)],
+                strings=strings,
+            )
+        )
+
     dc = pprofcore.DeltaComputer(["type"])
     dc.delta(prof("foo", "bar", "abc", "123"))
     assert len(dc.delta(prof("abc", "123", "foo", "bar"))) == 0
@@ -653,14 +819,15 @@ def _compaction_inputs():
 
 def _with_values(p, values):
     """p with new sample values, rebuilt from its columns through wirebuild."""
-    s = [p.strings[i] for i in range(len(p.strings))]
     so, sl, loc_id = p.stack_offsets, p.stack_locations, p.locations.id
     lo, lab = p.label_offsets, p.labels
     samples = []
     for i in range(len(p)):
-        labels = [wb.label(int(lab.key[r]), max(int(lab.str[r]), 0), int(lab.num[r]), int(lab.num_unit[r]))
-                  for r in range(lo[i], lo[i + 1])]
-        samples.append(wb.sample([int(loc_id[j]) for j in sl[so[i]:so[i + 1]]], [int(x) for x in values[i]], labels))
+        labels = [
+            wb.label(int(lab.key[r]), max(int(lab.str[r]), 0), int(lab.num[r]), int(lab.num_unit[r]))
+            for r in range(lo[i], lo[i + 1])
+        ]
+        samples.append(wb.sample([int(loc_id[j]) for j in sl[so[i] : so[i + 1]]], [int(x) for x in values[i]], labels))
     raw = p.to_bytes(compress=False)
     # Keep every other field of p: drop its samples (field 2) and append ours.
     kept = b"".join(raw[a:b] for f, a, b in _fields(raw) if f != 2)
@@ -699,7 +866,9 @@ def test_fastdelta_compaction():
     assert any(d.strings[k] == "bytes" for k in d.labels.key.tolist())
 
 
-@pytest.mark.parametrize("seed", _cases(lambda: [(f.name[:12], f) for f in sorted((FD / "fuzz" / "FuzzDelta").iterdir())]))
+@pytest.mark.parametrize(
+    "seed", _cases(lambda: [(f.name[:12], f) for f in sorted((FD / "fuzz" / "FuzzDelta").iterdir())])
+)
 def test_fastdelta_fuzz_seed(seed):
     m = re.search(r'\[\]byte\("(.*)"\)', seed.read_text().split("\n", 1)[1], re.S)
     data = m.group(1).encode().decode("unicode_escape").encode("latin-1") if m else b""
@@ -732,8 +901,12 @@ def _pu_tests(kind):
 def test_pprofutils_protobuf_to_folded(case):
     got = pprofcore.load(PU / case["input"]).to_folded(sample_type=0, lines=case["line_numbers"])
     if case["line_numbers"]:  # pprofcore writes "name file:line", pprofutils "name:line"
-        got = "\n".join(";".join(re.sub(r"^(.*) \S*:(\d+)$", r"\1:\2", fr) for fr in ln.rsplit(" ", 1)[0].split(";"))
-                        + " " + ln.rsplit(" ", 1)[1] for ln in got.strip().splitlines())
+        got = "\n".join(
+            ";".join(re.sub(r"^(.*) \S*:(\d+)$", r"\1:\2", fr) for fr in ln.rsplit(" ", 1)[0].split(";"))
+            + " "
+            + ln.rsplit(" ", 1)[1]
+            for ln in got.strip().splitlines()
+        )
     assert _folded_counter(got) == _folded_counter(case["want"])
 
 
@@ -756,16 +929,34 @@ def _folded_types_rows(text, header):
 def _pprofutils_profile(text, header):
     """A profile as pprofutils' Text.Convert builds it: one location and function per frame."""
     types, rows = _folded_types_rows(text, header)
-    d = {"sample_types": [list(t) for t in types], "functions": [], "locations": [], "samples": [],
-         "mappings": [{"id": 1, "start": 0, "limit": 0, "offset": 0, "file": "", "build_id": "", "has_functions": True,
-                       "has_filenames": False, "has_line_numbers": False, "has_inline_frames": False}]}
+    d = {
+        "sample_types": [list(t) for t in types],
+        "functions": [],
+        "locations": [],
+        "samples": [],
+        "mappings": [
+            {
+                "id": 1,
+                "start": 0,
+                "limit": 0,
+                "offset": 0,
+                "file": "",
+                "build_id": "",
+                "has_functions": True,
+                "has_filenames": False,
+                "has_line_numbers": False,
+                "has_inline_frames": False,
+            }
+        ],
+    }
     for stack, vals in rows:
         locs = []
         for frame in reversed(stack.split(";")):
             i = len(d["functions"]) + 1
             d["functions"].append({"id": i, "name": frame, "system_name": "", "filename": "", "start_line": 0})
-            d["locations"].append({"id": i, "mapping_id": 1, "address": 0, "is_folded": False,
-                                   "lines": [{"function_id": i, "line": 0}]})
+            d["locations"].append(
+                {"id": i, "mapping_id": 1, "address": 0, "is_folded": False, "lines": [{"function_id": i, "line": 0}]}
+            )
             locs.append(i)
         d["samples"].append({"locations": locs, "values": vals})
     return pprofcore.loads(profile_bytes(d))
@@ -777,8 +968,10 @@ def test_pprofutils_delta(case):
     dc = pprofcore.DeltaComputer([t for t, _ in case["sample_types"]])
     dc.delta(a)
     d = dc.delta(b)
-    cols = [dict((ln.rsplit(" ", 1)[0], int(ln.rsplit(" ", 1)[1])) for ln in d.to_folded(sample_type=i).splitlines())
-            for i in range(len(d.sample_types))]
+    cols = [
+        dict((ln.rsplit(" ", 1)[0], int(ln.rsplit(" ", 1)[1])) for ln in d.to_folded(sample_type=i).splitlines())
+        for i in range(len(d.sample_types))
+    ]
     got = Counter()
     for stack in dict.fromkeys(k for c in cols for k in c):
         vals = tuple(c.get(stack, 0) for c in cols)
@@ -845,9 +1038,20 @@ def test_parca_top_table():
 
 def test_parca_aggregate_flat_by_address():
     locs = [{"id": i, "mapping_id": 0, "address": i, "is_folded": False, "lines": []} for i in (1, 2, 3, 4)]
-    p = pprofcore.loads(profile_bytes({"sample_types": [["samples", "count"]], "locations": locs,
-                                       "samples": [{"locations": [1, x], "values": [1]} for x in (2, 3, 4)]}))
+    p = pprofcore.loads(
+        profile_bytes(
+            {
+                "sample_types": [["samples", "count"]],
+                "locations": locs,
+                "samples": [{"locations": [1, x], "values": [1]} for x in (2, 3, 4)],
+            }
+        )
+    )
     t = p.top(by="addresses", nodefraction=0)
     got = [(n.split()[0], int(f), int(c)) for n, f, c in zip(t["name"], t["flat"], t["cum"])]
-    assert got == [("0000000000000001", 3, 3), ("0000000000000002", 0, 1), ("0000000000000003", 0, 1),
-                   ("0000000000000004", 0, 1)]
+    assert got == [
+        ("0000000000000001", 3, 3),
+        ("0000000000000002", 0, 1),
+        ("0000000000000003", 0, 1),
+        ("0000000000000004", 0, 1),
+    ]

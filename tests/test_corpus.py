@@ -8,11 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import corpus_files, legacy_read_by_pprofcore, parses_with_pprof
 
 import pprofcore
 from pprofcore import DecodeError
-
-from conftest import corpus_files, legacy_read_by_pprofcore, parses_with_pprof
 
 
 def _fmt_types(types) -> str:
@@ -61,8 +60,11 @@ KIND_RULES = [  # (pattern in file/producer/notes, what the message must contain
     (r"cpu|\.prof$", "legacy gperftools CPU profile (binary)"),
 ]
 VERDICT_RULES = [  # (google/pprof's verdict, what the message must contain, field it names)
-    (r"has a line with nil function", "reference to function id 0 (no function)",
-     r"Profile\.location\[\d+\] \(id \d+\)\.line\.function_id"),
+    (
+        r"has a line with nil function",
+        "reference to function id 0 (no function)",
+        r"Profile\.location\[\d+\] \(id \d+\)\.line\.function_id",
+    ),
     (r"found function with reserved ID=0", "found function with reserved id 0", r"Profile\.function\[\d+\]\.id"),
 ]
 

@@ -15,19 +15,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="pprofcore.dask needs dask[distributed] "
-                                                         "(pip install 'pprofcore[dask]')")
+distributed = pytest.importorskip(
+    "distributed", reason="pprofcore.dask needs dask[distributed] (pip install 'pprofcore[dask]')"
+)
 pytest.importorskip("dask.dataframe", reason="pprofcore.dask.series needs dask[dataframe]")
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 import cloudpickle  # noqa: E402  (a dependency of distributed)
+import wirebuild as wb  # noqa: E402
+from conftest import corpus_glob  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import pprofcore  # noqa: E402
-import wirebuild as wb  # noqa: E402
-from conftest import corpus_glob  # noqa: E402
 from pprofcore import dask as pdask  # noqa: E402
 from pprofcore.dask import _merge as tree_merge  # noqa: E402
 
@@ -35,14 +36,42 @@ from pprofcore.dask import _merge as tree_merge  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 # ------------------------------------------------------------ test inputs
-STRINGS = ("", "samples", "count", "cpu", "nanoseconds", "main", "parse", "encode", "flush", "app.go", "/bin/app",
-           "host", "a1", "b2", "comment one", "comment two", "https://doc", "gc")
+STRINGS = (
+    "",
+    "samples",
+    "count",
+    "cpu",
+    "nanoseconds",
+    "main",
+    "parse",
+    "encode",
+    "flush",
+    "app.go",
+    "/bin/app",
+    "host",
+    "a1",
+    "b2",
+    "comment one",
+    "comment two",
+    "https://doc",
+    "gc",
+)
 S = {s: i for i, s in enumerate(STRINGS)}
 T0 = 1_700_000_000_000_000_000
 
 
-def fleet_profile(i: int, rng: np.random.Generator, *, comments=(), default="", doc="", mappings=True,
-                  time_nanos=None, period=10_000_000, negative=False) -> bytes:
+def fleet_profile(
+    i: int,
+    rng: np.random.Generator,
+    *,
+    comments=(),
+    default="",
+    doc="",
+    mappings=True,
+    time_nanos=None,
+    period=10_000_000,
+    negative=False,
+) -> bytes:
     """A small CPU profile: random stacks over four functions, a host label,
     one profile every 10 s; the keyword arguments vary its header."""
     samples = []
@@ -55,8 +84,10 @@ def fleet_profile(i: int, rng: np.random.Generator, *, comments=(), default="", 
         samples=samples,
         mappings=[wb.mapping(1, 0x400000, 0x500000, 0, S["/bin/app"], has_functions=True)] if mappings else [],
         locations=[wb.location(k, 1 if mappings else 0, 0x401000 + 16 * k, [wb.line(k, 10 * k)]) for k in range(1, 5)],
-        functions=[wb.function(k, S[name], S[name], S["app.go"], k) for k, name in
-                   enumerate(("main", "parse", "encode", "flush"), start=1)],
+        functions=[
+            wb.function(k, S[name], S[name], S["app.go"], k)
+            for k, name in enumerate(("main", "parse", "encode", "flush"), start=1)
+        ],
         strings=STRINGS,
         time_nanos=T0 + i * 10_000_000_000 if time_nanos is None else time_nanos,
         duration_nanos=10_000_000_000,
@@ -98,8 +129,12 @@ def fleet(request, synthetic):
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -125,9 +160,19 @@ def test_merge_is_exact_when_headers_change_along_the_fleet(client, tmp_path):
     # partial merges would order strings or samples differently, so the call
     # must notice and still return merge_files' profile
     rng = np.random.default_rng(3)
-    blobs = [fleet_profile(i, rng, mappings=i >= 5, comments=("comment one",) if i < 20 else ("comment two",),
-                           default="cpu" if i >= 13 else "", doc="https://doc" if i == 31 else "",
-                           time_nanos=0 if i == 17 else None, negative=i % 3 == 0) for i in range(40)]
+    blobs = [
+        fleet_profile(
+            i,
+            rng,
+            mappings=i >= 5,
+            comments=("comment one",) if i < 20 else ("comment two",),
+            default="cpu" if i >= 13 else "",
+            doc="https://doc" if i == 31 else "",
+            time_nanos=0 if i == 17 else None,
+            negative=i % 3 == 0,
+        )
+        for i in range(40)
+    ]
     paths = write(tmp_path, blobs)
     assert not _tree(paths, 4, 3).exact  # the tree alone would not do: the call takes its sequential path
     assert pdask.merge(paths, client=client, chunk_size=4, split_every=3) == pprofcore.merge_files(paths)
@@ -304,8 +349,14 @@ def test_ingest_writes_the_store_a_local_ingest_writes(client, fleet, tmp_path):
     ours = pdask.ingest(fleet, tmp_path / "dask", client=client, chunk_size=9, split_every=2, metadata=host)
     theirs = pprofcore.ProfileSet(fleet, metadata=host).to_parquet(tmp_path / "local")
     assert ours.profile() == pprofcore.merge_files(fleet)
-    for name, key in (("profiles", "profile_id"), ("samples", "profile_id, sample"), ("stacks", "stack_id"),
-                      ("locations", "location_id"), ("functions", "function_id"), ("mappings", "mapping_id")):
+    for name, key in (
+        ("profiles", "profile_id"),
+        ("samples", "profile_id, sample"),
+        ("stacks", "stack_id"),
+        ("locations", "location_id"),
+        ("functions", "function_id"),
+        ("mappings", "mapping_id"),
+    ):
         pd.testing.assert_frame_equal(_table(ours, name, key), _table(theirs, name, key), check_dtype=False)
 
 
@@ -315,8 +366,9 @@ def test_ingest_metadata_frame(client, synthetic, tmp_path):
     md = pd.DataFrame({"host": [f"h{i % 3}" for i in range(20)], "rack": np.arange(20) * 10})
     ours = pdask.ingest(paths, tmp_path / "dask", client=client, chunk_size=6, metadata=md)
     theirs = pprofcore.ProfileSet(paths, metadata=md).to_parquet(tmp_path / "local")
-    pd.testing.assert_frame_equal(_table(ours, "profiles", "profile_id"), _table(theirs, "profiles", "profile_id"),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(
+        _table(ours, "profiles", "profile_id"), _table(theirs, "profiles", "profile_id"), check_dtype=False
+    )
     with pytest.raises(ValueError, match="metadata has 3 rows"):
         pdask.ingest(paths, tmp_path / "x", client=client, metadata=md.head(3))
 
@@ -341,23 +393,29 @@ def test_ingest_appends_and_skips(client, synthetic, tmp_path):
 # ------------------------------------------- the tree's exactness guard
 def _tree(paths, chunk: int, split_every: int) -> tree_merge.Part:
     """The reduction pprofcore.dask.merge runs, run here without a scheduler."""
-    parts = [tree_merge.merge_chunk([(i, paths[i]) for i in range(a, min(a + chunk, len(paths)))])
-             for a in range(0, len(paths), chunk)]
+    parts = [
+        tree_merge.merge_chunk([(i, paths[i]) for i in range(a, min(a + chunk, len(paths)))])
+        for a in range(0, len(paths), chunk)
+    ]
     while len(parts) > 1:
-        parts = [g[0] if len(g) == 1 else tree_merge.combine(g)
-                 for g in (parts[i:i + split_every] for i in range(0, len(parts), split_every))]
+        parts = [
+            g[0] if len(g) == 1 else tree_merge.combine(g)
+            for g in (parts[i : i + split_every] for i in range(0, len(parts), split_every))
+        ]
     return parts[0]
 
 
-headers = st.fixed_dictionaries({
-    "comments": st.sampled_from([(), ("comment one",), ("comment two",), ("comment one", "comment two")]),
-    "default": st.sampled_from(["", "cpu", "samples"]),
-    "doc": st.sampled_from(["", "https://doc"]),
-    "mappings": st.booleans(),
-    "time_nanos": st.sampled_from([None, 0, T0, T0 + 5]),
-    "period": st.sampled_from([10_000_000, 0, 5, -1]),
-    "negative": st.booleans(),
-})
+headers = st.fixed_dictionaries(
+    {
+        "comments": st.sampled_from([(), ("comment one",), ("comment two",), ("comment one", "comment two")]),
+        "default": st.sampled_from(["", "cpu", "samples"]),
+        "doc": st.sampled_from(["", "https://doc"]),
+        "mappings": st.booleans(),
+        "time_nanos": st.sampled_from([None, 0, T0, T0 + 5]),
+        "period": st.sampled_from([10_000_000, 0, 5, -1]),
+        "negative": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -374,13 +432,21 @@ def test_tree_is_exact_or_says_so(tmp_path, hs, chunk, split_every, seed):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.integers(2, 30), st.integers(1, 6), st.integers(2, 5), st.integers(0, 2**32 - 1),
-       st.sampled_from([(), ("comment one",)]), st.booleans())
+@given(
+    st.integers(2, 30),
+    st.integers(1, 6),
+    st.integers(2, 5),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([(), ("comment one",)]),
+    st.booleans(),
+)
 def test_tree_of_a_uniform_fleet_needs_no_fallback(tmp_path, n, chunk, split_every, seed, comments, mappings):
     # same header in every profile, non-negative values: the normal fleet
     rng = np.random.default_rng(seed)
-    paths = write(tmp_path / f"u{seed}", [fleet_profile(i, rng, comments=comments, mappings=mappings, default="cpu")
-                                          for i in range(n)])
+    paths = write(
+        tmp_path / f"u{seed}",
+        [fleet_profile(i, rng, comments=comments, mappings=mappings, default="cpu") for i in range(n)],
+    )
     root = _tree(paths, chunk, split_every)
     assert root.exact
     assert root.profile == pprofcore.merge_files(paths)

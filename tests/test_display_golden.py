@@ -39,8 +39,10 @@ def _check(name: str, text: str):
     if not path.exists():
         pytest.fail(f"{path} is missing: run PPROFCORE_UPDATE_GOLDEN=1 python -m pytest {__file__}")
     want = path.read_text(encoding="utf-8")
-    assert text == want, (f"{name} differs from its golden file; if the change is intended, run "
-                          f"PPROFCORE_UPDATE_GOLDEN=1 python -m pytest {Path(__file__).name} and review the diff")
+    assert text == want, (
+        f"{name} differs from its golden file; if the change is intended, run "
+        f"PPROFCORE_UPDATE_GOLDEN=1 python -m pytest {Path(__file__).name} and review the diff"
+    )
 
 
 def _profile(text=FOLDED):

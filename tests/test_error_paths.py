@@ -30,8 +30,11 @@ def _gzip_of_wrong_wire_type(d):
     return gzip.compress(bytes([0x0A, 0x03, 0x08, 0x01]) + bytes([0x10, 0x01]))
 
 
-BAD_BYTES = {"truncated gzip": _truncated_gzip, "wrong wire type": _wrong_wire_type,
-             "gzip of wrong wire type": _gzip_of_wrong_wire_type}
+BAD_BYTES = {
+    "truncated gzip": _truncated_gzip,
+    "wrong wire type": _wrong_wire_type,
+    "gzip of wrong wire type": _gzip_of_wrong_wire_type,
+}
 
 
 def _load(path):
@@ -66,14 +69,28 @@ def _profile_set(path):
     return pprofcore.ProfileSet([EXAMPLE, path]).merge()
 
 
-FILE_ENTRY_POINTS = {"load": _load, "load repair": _load_repair, "load_many": _load_many,
-                     "load_many errors=return": _load_many_return, "merge_files": _merge_files,
-                     "Merger.add_file": _merger_add_file, "ProfileSet.merge": _profile_set}
+FILE_ENTRY_POINTS = {
+    "load": _load,
+    "load repair": _load_repair,
+    "load_many": _load_many,
+    "load_many errors=return": _load_many_return,
+    "merge_files": _merge_files,
+    "Merger.add_file": _merger_add_file,
+    "ProfileSet.merge": _profile_set,
+}
 
 
 def _signature(e: BaseException) -> tuple:
-    return (type(e), str(e), getattr(e, "reason", None), getattr(e, "field", None), getattr(e, "offset", None),
-            getattr(e, "path", None), getattr(e, "errno", None), getattr(e, "filename", None))
+    return (
+        type(e),
+        str(e),
+        getattr(e, "reason", None),
+        getattr(e, "field", None),
+        getattr(e, "offset", None),
+        getattr(e, "path", None),
+        getattr(e, "errno", None),
+        getattr(e, "filename", None),
+    )
 
 
 @pytest.mark.parametrize("bad", sorted(BAD_BYTES))
@@ -123,8 +140,14 @@ def test_size_limit_is_one_constant():
     assert pprofcore.DEFAULT_MAX_DECOMPRESSED_SIZE == _core.DEFAULT_MAX_DECOMPRESSED_SIZE == 4 << 30
     import inspect
 
-    for fn in (pprofcore.load, pprofcore.loads, pprofcore.load_many, pprofcore.merge_files,
-               pprofcore.Merger.add_file, pprofcore.DeltaComputer.delta_bytes):
+    for fn in (
+        pprofcore.load,
+        pprofcore.loads,
+        pprofcore.load_many,
+        pprofcore.merge_files,
+        pprofcore.Merger.add_file,
+        pprofcore.DeltaComputer.delta_bytes,
+    ):
         default = inspect.signature(fn).parameters["max_decompressed_size"].default
         assert default == pprofcore.DEFAULT_MAX_DECOMPRESSED_SIZE, fn
 
@@ -135,11 +158,12 @@ def test_size_limit_error_is_the_same_everywhere(tmp_path):
         f.write(open(EXAMPLE, "rb").read())
     limit = 1000
     seen = {}
-    for name, call in {"load": lambda: pprofcore.load(path, max_decompressed_size=limit),
-                       "load_many": lambda: pprofcore.load_many([path], max_decompressed_size=limit),
-                       "merge_files": lambda: pprofcore.merge_files([path], max_decompressed_size=limit),
-                       "Merger.add_file": lambda: pprofcore.Merger().add_file(path, max_decompressed_size=limit)
-                       }.items():
+    for name, call in {
+        "load": lambda: pprofcore.load(path, max_decompressed_size=limit),
+        "load_many": lambda: pprofcore.load_many([path], max_decompressed_size=limit),
+        "merge_files": lambda: pprofcore.merge_files([path], max_decompressed_size=limit),
+        "Merger.add_file": lambda: pprofcore.Merger().add_file(path, max_decompressed_size=limit),
+    }.items():
         with pytest.raises(pprofcore.GzipError) as info:
             call()
         assert info.value.path == path

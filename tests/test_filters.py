@@ -71,7 +71,9 @@ def build(samples, mapping_file="/bin/app", inline=None):
         body += _field(2, m)
     body += _field(3, _field(1, 1) + _field(2, 0x1000) + _field(3, 0x2000) + _field(5, s(mapping_file)))
     for name, (lid, fids) in locs.items():
-        body += _field(4, _field(1, lid) + _field(2, 1) + b"".join(_field(4, _field(1, f) + _field(2, 7)) for f in fids))
+        body += _field(
+            4, _field(1, lid) + _field(2, 1) + b"".join(_field(4, _field(1, f) + _field(2, 7)) for f in fids)
+        )
     for name, fid in funcs.items():
         body += _field(5, _field(1, fid) + _field(2, s(name)) + _field(4, s(name.lower() + ".c")))
     for x in strings:
@@ -105,30 +107,42 @@ ABCBD = build([(("A", "B", "C", "B", "D"), 1, {})])
 
 
 # ----------------------------------------------------------- pprof's examples
-@pytest.mark.parametrize("rx,expected", [
-    ("A", [(("B", "C", "B", "A"), 1)]),
-    ("B", [(("B", "C", "B"), 1)]),
-    ("C", [(("B", "C"), 1)]),
-    ("D", []),
-], ids=["A", "B", "C", "D-drops-sample"])
+@pytest.mark.parametrize(
+    "rx,expected",
+    [
+        ("A", [(("B", "C", "B", "A"), 1)]),
+        ("B", [(("B", "C", "B"), 1)]),
+        ("C", [(("B", "C"), 1)]),
+        ("D", []),
+    ],
+    ids=["A", "B", "C", "D-drops-sample"],
+)
 def test_show_from_doc_example(rx, expected):
     assert stacks(quiet(ABCB.show_from, rx)) == expected
 
 
-@pytest.mark.parametrize("rx,expected", [
-    ("A", [(("A", "B", "C", "B", "D"), 1)]),
-    ("B", [(("B", "C", "B", "D"), 1)]),
-], ids=["A", "B"])
+@pytest.mark.parametrize(
+    "rx,expected",
+    [
+        ("A", [(("A", "B", "C", "B", "D"), 1)]),
+        ("B", [(("B", "C", "B", "D"), 1)]),
+    ],
+    ids=["A", "B"],
+)
 def test_prune_from_doc_example(rx, expected):
     assert stacks(ABCBD.prune_from(rx)) == expected
 
 
-@pytest.mark.parametrize("rx,expected", [
-    ("A", [(("B", "C", "B", "D"), 1)]),
-    ("B", [(("D",), 1)]),  # pprof's doc: Prune(B) returns [D]
-    ("C", [(("B", "D"), 1)]),
-    ("D", [(("A", "B", "C", "B", "D"), 1)]),  # the root is never pruned
-], ids=["A", "B", "C", "root-kept"])
+@pytest.mark.parametrize(
+    "rx,expected",
+    [
+        ("A", [(("B", "C", "B", "D"), 1)]),
+        ("B", [(("D",), 1)]),  # pprof's doc: Prune(B) returns [D]
+        ("C", [(("B", "D"), 1)]),
+        ("D", [(("A", "B", "C", "B", "D"), 1)]),  # the root is never pruned
+    ],
+    ids=["A", "B", "C", "root-kept"],
+)
 def test_prune_examples(rx, expected):
     assert stacks(ABCBD.prune(rx)) == expected
 
@@ -170,32 +184,38 @@ def test_bad_regex_is_a_value_error():
 
 
 # ------------------------------------------------------------- tag filters
-LABELED = build([
-    (("a", "main"), 1, {"tenant": "acme", "bytes": (512, "bytes")}),
-    (("b", "main"), 2, {"tenant": "zeta", "bytes": (4096, "bytes")}),
-    (("c", "main"), 4, {"region": "eu", "bytes": (2 << 20, "bytes")}),
-    (("d", "main"), 8, {"lat": (150_000_000, "nanoseconds")}),
-])
+LABELED = build(
+    [
+        (("a", "main"), 1, {"tenant": "acme", "bytes": (512, "bytes")}),
+        (("b", "main"), 2, {"tenant": "zeta", "bytes": (4096, "bytes")}),
+        (("c", "main"), 4, {"region": "eu", "bytes": (2 << 20, "bytes")}),
+        (("d", "main"), 8, {"lat": (150_000_000, "nanoseconds")}),
+    ]
+)
 
 
 def total(p):
     return p.total(0)
 
 
-@pytest.mark.parametrize("expr,expected", [
-    ("tenant=acme", 1),
-    ("tenant=acme,zeta", 3),
-    ("tenant:acme", 1),
-    ("tenant,e", 3),  # bare regexes: AND over key:value strings
-    ("bytes=1kb:", 6),
-    ("bytes=:4096", 0),  # pprof quirk: a unit-less bound never matches a label with a known unit
-    ("bytes=:4096b", 3),
-    ("1kb:1mb", 2),
-    ("4kb", 2),
-    ("lat=100ms:", 8),
-    (":100ms", 0),
-    ("bytes=2mb", 4),
-], ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    "expr,expected",
+    [
+        ("tenant=acme", 1),
+        ("tenant=acme,zeta", 3),
+        ("tenant:acme", 1),
+        ("tenant,e", 3),  # bare regexes: AND over key:value strings
+        ("bytes=1kb:", 6),
+        ("bytes=:4096", 0),  # pprof quirk: a unit-less bound never matches a label with a known unit
+        ("bytes=:4096b", 3),
+        ("1kb:1mb", 2),
+        ("4kb", 2),
+        ("lat=100ms:", 8),
+        (":100ms", 0),
+        ("bytes=2mb", 4),
+    ],
+    ids=lambda x: str(x),
+)
 def test_tagfocus(expr, expected):
     assert total(quiet(LABELED.tagfocus, expr)) == expected
 
@@ -216,18 +236,30 @@ def test_tagroot_tagleaf():
     assert (("512B", "acme", "a", "main"), 1) in stacks(q)
 
 
-@pytest.mark.parametrize("name,simple", [
-    ("foo", "foo"), (".foo", "foo"), ("ns::f(int, char)", "ns::f"),
-    ("(anonymous namespace)::g(int)", "(anonymous namespace)::g"), ("X::operator()(int)", "X::operator()"),
-])
+@pytest.mark.parametrize(
+    "name,simple",
+    [
+        ("foo", "foo"),
+        (".foo", "foo"),
+        ("ns::f(int, char)", "ns::f"),
+        ("(anonymous namespace)::g(int)", "(anonymous namespace)::g"),
+        ("X::operator()(int)", "X::operator()"),
+    ],
+)
 def test_simplify_function_name(name, simple):
     assert _filter.simplify_function_name(name) == simple
 
 
-@pytest.mark.parametrize("value,unit,label", [
-    (1536, "bytes", "1.50kB"), (0, "bytes", "0"), (150_000_000, "nanoseconds", "150ms"), (7, "count", "7"),
-    (3, "widgets", "3"),
-])
+@pytest.mark.parametrize(
+    "value,unit,label",
+    [
+        (1536, "bytes", "1.50kB"),
+        (0, "bytes", "0"),
+        (150_000_000, "nanoseconds", "150ms"),
+        (7, "count", "7"),
+        (3, "widgets", "3"),
+    ],
+)
 def test_scaled_label(value, unit, label):
     assert _units.scaled_label(value, unit) == label
 
@@ -264,8 +296,9 @@ def test_cli_filter(tmp_path, capsys):
     assert rc == 0
     assert "Focus expression 'nothing-at-all' matched no samples" in capsys.readouterr().err
     assert len(pprofcore.load(out)) == 0
-    rc = cli_main(["filter", "-o", str(out), "--tagfocus", "worker=.", "--hide", "runtime",
-                   pprofcore.example_path("cpu")])
+    rc = cli_main(
+        ["filter", "-o", str(out), "--tagfocus", "worker=.", "--hide", "runtime", pprofcore.example_path("cpu")]
+    )
     assert rc == 0
     expected = pprofcore.load(pprofcore.example_path("cpu")).filter(tagfocus="worker=.", hide="runtime")
     assert pprofcore.load(out) == expected
@@ -286,15 +319,20 @@ def _tokens(p):
 
 
 TOKENS = sorted(set(_tokens(EXAMPLES["cpu"])) | set(_tokens(EXAMPLES["heap"])))
-regexes = st.one_of(st.sampled_from(TOKENS), st.sampled_from(["", ".", "^$", "zzz", "runtime|main"]),
-                    st.lists(st.sampled_from(TOKENS), min_size=2, max_size=3).map("|".join))
+regexes = st.one_of(
+    st.sampled_from(TOKENS),
+    st.sampled_from(["", ".", "^$", "zzz", "runtime|main"]),
+    st.lists(st.sampled_from(TOKENS), min_size=2, max_size=3).map("|".join),
+)
 FILTERS = ["focus", "ignore", "hide", "show", "show_from", "prune_from", "prune"]
 PROP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROP
-@given(kind=st.sampled_from(["cpu", "heap"]), steps=st.lists(st.tuples(st.sampled_from(FILTERS), regexes),
-                                                             min_size=1, max_size=3))
+@given(
+    kind=st.sampled_from(["cpu", "heap"]),
+    steps=st.lists(st.tuples(st.sampled_from(FILTERS), regexes), min_size=1, max_size=3),
+)
 def test_filters_never_increase_totals(kind, steps):
     p = EXAMPLES[kind]
     q = p
@@ -323,10 +361,18 @@ def test_hide_then_show_leaves_nothing(kind, rx):
 
 tag_exprs = st.one_of(
     st.sampled_from(["tenant=acme", "tenant=acme,zeta", "tenant,e", "region:eu", "zzz", "."]),
-    st.builds(lambda lo, hi, u: f"{lo}{u}:{hi}{u}", st.integers(0, 4096), st.integers(0, 8192),
-              st.sampled_from(["", "b", "kb", "mb"])),
-    st.builds(lambda k, v, u: f"{k}=:{v}{u}", st.sampled_from(["bytes", "lat"]), st.integers(0, 1 << 21),
-              st.sampled_from(["b", "kb", "ms", "ns"])),
+    st.builds(
+        lambda lo, hi, u: f"{lo}{u}:{hi}{u}",
+        st.integers(0, 4096),
+        st.integers(0, 8192),
+        st.sampled_from(["", "b", "kb", "mb"]),
+    ),
+    st.builds(
+        lambda k, v, u: f"{k}=:{v}{u}",
+        st.sampled_from(["bytes", "lat"]),
+        st.integers(0, 1 << 21),
+        st.sampled_from(["b", "kb", "ms", "ns"]),
+    ),
 )
 
 

@@ -18,13 +18,13 @@ import subprocess
 import warnings
 from pathlib import Path
 
+import local_corpus
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
 
 import pprofcore
-import local_corpus
 import pprofcore.testing
-from conftest import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
@@ -94,8 +94,11 @@ def _label_keys(p):
 def _plan():
     """Deterministic (file, expr id, kwargs) triples: every accepted file at
     least once, every expression on several files."""
-    rows = [r for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
-            and r["file"] not in _SKIP]
+    rows = [
+        r
+        for r in corpus_manifest()
+        if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto" and r["file"] not in _SKIP
+    ]
     plan = []
     if len(rows) < 60:  # the local corpus alone: every expression on every file it applies to
         for r in rows:
@@ -128,9 +131,15 @@ PLAN = _plan() if corpus_manifest() else []
 
 
 def _prune_plan():
-    rows = [r for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
-            and r["symbolized"] == "yes" and int(r["uncompressed_bytes"]) < _BIG]
-    rows = rows[::max(1, len(rows) // 12)][:12]
+    rows = [
+        r
+        for r in corpus_manifest()
+        if r["parses_with_google_pprof"] == "yes"
+        and r["format"] == "profile.proto"
+        and r["symbolized"] == "yes"
+        and int(r["uncompressed_bytes"]) < _BIG
+    ]
+    rows = rows[:: max(1, len(rows) // 12)][:12]
     return [(r["file"], *PRUNE_EXPRS[i % len(PRUNE_EXPRS)]) for i, r in enumerate(rows)]
 
 
@@ -198,8 +207,14 @@ def oracle(tmp_path_factory):
         out = out_dir / f"prune-{j}.pb"
         jobs.append(["-proto", "-symbolize=none", f"-output={out}", str(src)])
         keys.append((file, eid, out, {"_input": str(src)}))
-    r = subprocess.run([go_helper("pprofbatch")], input="\n".join(json.dumps(j) for j in jobs) + "\n",
-                       capture_output=True, text=True, check=True, timeout=900)
+    r = subprocess.run(
+        [go_helper("pprofbatch")],
+        input="\n".join(json.dumps(j) for j in jobs) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
     results = {}
     for (file, eid, out, kwargs), line in zip(keys, r.stdout.splitlines()):
         res = json.loads(line)
@@ -223,8 +238,11 @@ def _ours(file, kwargs):
 
 
 @pytest.mark.skipif(not have_go(), reason="needs go and google/pprof sources")
-@pytest.mark.parametrize("file,eid,tmpl", [pytest.param(f, e, t, id=f"{e}:{f}") for f, e, t in PLAN] or
-                         [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no corpus"))])
+@pytest.mark.parametrize(
+    "file,eid,tmpl",
+    [pytest.param(f, e, t, id=f"{e}:{f}") for f, e, t in PLAN]
+    or [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no corpus"))],
+)
 def test_filter_matches_pprof(oracle, file, eid, tmpl):
     if (file, eid) not in oracle:
         pytest.skip("expression needs a label key this file lacks")
@@ -243,8 +261,11 @@ def test_filter_matches_pprof(oracle, file, eid, tmpl):
 
 
 @pytest.mark.skipif(not have_go(), reason="needs go and google/pprof sources")
-@pytest.mark.parametrize("file,eid,drop,keep", [pytest.param(*x, id=f"{x[1]}:{x[0]}") for x in PRUNE_PLAN] or
-                         [pytest.param(None, None, None, None, marks=pytest.mark.skip(reason="no corpus"))])
+@pytest.mark.parametrize(
+    "file,eid,drop,keep",
+    [pytest.param(*x, id=f"{x[1]}:{x[0]}") for x in PRUNE_PLAN]
+    or [pytest.param(None, None, None, None, marks=pytest.mark.skip(reason="no corpus"))],
+)
 def test_remove_uninteresting_matches_pprof(oracle, file, eid, drop, keep):
     out, _, kwargs, err = oracle[(file, eid)]
     if out is None:
@@ -260,8 +281,11 @@ def test_remove_uninteresting_matches_pprof(oracle, file, eid, drop, keep):
 def test_plan_covers_corpus():
     if not PLAN:
         pytest.skip("no corpus")
-    files = {r["file"] for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes"
-             and r["format"] == "profile.proto"} - _SKIP
+    files = {
+        r["file"]
+        for r in corpus_manifest()
+        if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
+    } - _SKIP
     assert files <= {f for f, _, _ in PLAN}
     counts = collections.Counter(e for _, e, _ in PLAN)
     for eid, _ in NAME_EXPRS + TAG_EXPRS + NUM_EXPRS:
@@ -278,17 +302,21 @@ GO_TOOL_JOBS = [
 LOCAL_FILES = local_corpus.ROOT / "files"
 # The same kinds of jobs on the local corpus (absolute paths), so they run without the shared one.
 GO_TOOL_JOBS += [
-    (r["file"], kwargs) for r in local_manifest() for suffix, kwargs in (
+    (r["file"], kwargs)
+    for r in local_manifest()
+    for suffix, kwargs in (
         ("/go/heap.pb.gz", dict(focus="main", hide=r"runtime\.", tagfocus="bytes=1kb:")),
         ("/go/cpu-labels.pb.gz", dict(tagfocus=".", show_from="main", taghide="x")),
         ("/synthetic/inline-two-mappings.pb", dict(ignore=r"lib", prune_from="alloc")),
-    ) if r["file"].endswith(suffix)
+    )
+    if r["file"].endswith(suffix)
 ]
 
 
 @pytest.mark.skipif(not have_go(), reason="needs go")
-@pytest.mark.parametrize("file,kwargs", [pytest.param(f, k, id=f.replace(str(LOCAL_FILES), "local"))
-                                         for f, k in GO_TOOL_JOBS])
+@pytest.mark.parametrize(
+    "file,kwargs", [pytest.param(f, k, id=f.replace(str(LOCAL_FILES), "local")) for f, k in GO_TOOL_JOBS]
+)
 def test_go_tool_pprof_binary_agrees(tmp_path, file, kwargs):
     from conftest import go_pprof
 

@@ -10,14 +10,14 @@ import re
 from collections import defaultdict
 from xml.etree import ElementTree
 
-import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-import pprofcore
 from _pb import profile as pb_profile
 from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pprof_oracle import parse_top
+
+import pprofcore
 
 EXAMPLE = pprofcore.load(pprofcore.__path__[0] + "/data/example-cpu.pb.gz")
 
@@ -80,8 +80,9 @@ def test_self_and_total_per_function_match_pprof_top(pprof, row):
     for name, s in zip(t["name"][1:], t["self"][1:]):
         self_sum[name] += int(s)
     total = dict(zip(fg.functions()["name"], (int(x) for x in fg.functions()["total"])))
-    text, err = pprof.run("-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0", f"-sample_index={ti}",
-                          "-functions", str(path))
+    text, err = pprof.run(
+        "-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0", f"-sample_index={ti}", "-functions", str(path)
+    )
     if err is not None:
         pytest.skip(f"pprof refused: {err}")
     _, want = parse_top(text)
@@ -172,7 +173,8 @@ def _tree_path(t, i):
 def test_inline_frames_are_frames():
     strings = ["", "samples", "count", "main", "inlined", "leaf"]
     data = pb_profile(
-        strings=strings, sample_types=[(1, 2)],
+        strings=strings,
+        sample_types=[(1, 2)],
         samples=[([2, 1], [5]), ([1], [2])],
         locations=[(1, 0, [3]), (2, 0, [5, 4])],  # location 2: leaf inlined into `inlined`
         functions=[(3, 3), (4, 4), (5, 5)],

@@ -8,22 +8,26 @@ import re
 
 import numpy as np
 import pytest
-
-import pprofcore
 from conftest import corpus_glob, requires_go
 from pprof_oracle import parse_top
+
+import pprofcore
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 CPU = corpus_glob("fleet/cpu/*.pb.gz")
 HEAP = corpus_glob("fleet/heapseries/*.pb.gz")
-needs_fleet = pytest.mark.skipif(not CPU or not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)")
+needs_fleet = pytest.mark.skipif(
+    not CPU or not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)"
+)
 pytestmark = needs_fleet
 
 FLEETS = [pytest.param(CPU, id="cpu"), pytest.param(HEAP, id="heapseries")]
-requires_duckdb = pytest.mark.skipif(importlib.util.find_spec("duckdb") is None,
-                                     reason="the store's queries need duckdb (pip install 'pprofcore[fleet]')")
+requires_duckdb = pytest.mark.skipif(
+    importlib.util.find_spec("duckdb") is None,
+    reason="the store's queries need duckdb (pip install 'pprofcore[fleet]')",
+)
 
 
 def _some(paths, k=12):
@@ -127,9 +131,14 @@ def test_series_matches_pprof_top(pprof, paths):
         for i, path in enumerate(s.paths):
             p = pprofcore.load(path)
             unit = p.sample_types[p.sample_type_index()][1]
-            text, err = pprof.run("-top", "-nodecount=1000000", "-nodefraction=0", "-edgefraction=0",
-                                  f"-unit={_UNIT.get(unit, unit)}" if _UNIT.get(unit) else "-unit=minimum",
-                                  path)
+            text, err = pprof.run(
+                "-top",
+                "-nodecount=1000000",
+                "-nodefraction=0",
+                "-edgefraction=0",
+                f"-unit={_UNIT.get(unit, unit)}" if _UNIT.get(unit) else "-unit=minimum",
+                path,
+            )
             assert err is None, err
             _, rows = parse_top(text)
             col = 0 if value == "flat" else 3
@@ -154,8 +163,7 @@ def test_series_freq_and_normalize():
     np.testing.assert_allclose(rate["value"], raw["value"] / secs[raw["profile"]])
     b = s.series(freq="30s")
     assert list(b.columns) == ["time", "name", "value"]
-    want = (raw.assign(time=raw["time"].dt.floor("30s")).groupby(["time", "name"], observed=True)["value"]
-            .sum())
+    want = raw.assign(time=raw["time"].dt.floor("30s")).groupby(["time", "name"], observed=True)["value"].sum()
     got = b.set_index(["time", "name"])["value"]
     pd.testing.assert_series_equal(got.sort_index(), want[want != 0].sort_index(), check_names=False)
     bs = s.series(freq="30s", normalize="share")
@@ -198,8 +206,10 @@ def test_store_round_trip_merges_like_merge_files(tmp_path, paths):
 def test_store_appends_and_deduplicates(tmp_path):
     half = len(CPU) // 2
     pprofcore.ProfileSet(CPU[:half]).to_parquet(tmp_path)
-    counts = {t: int(pprofcore.open_store(tmp_path).sql(f"select count(*) as n from {t}")["n"][0])
-              for t in ("functions", "locations", "stacks", "mappings")}
+    counts = {
+        t: int(pprofcore.open_store(tmp_path).sql(f"select count(*) as n from {t}")["n"][0])
+        for t in ("functions", "locations", "stacks", "mappings")
+    }
     pprofcore.ProfileSet(CPU[:half]).to_parquet(tmp_path)  # the same files again: no new content rows
     store = pprofcore.open_store(tmp_path)
     for t, n in counts.items():
@@ -231,7 +241,9 @@ def test_store_series_and_sql_agree_with_profiles(tmp_path):
         join locations l on l.location_id = k.location_ids[1]
         join functions f on f.function_id = l.function_ids[1]
         group by f.name""")
-    top = s.merge().top("cpu", n=None, nodefraction=0, edgefraction=0)  # function_ids[1] is the innermost (inlined) frame
+    top = s.merge().top(
+        "cpu", n=None, nodefraction=0, edgefraction=0
+    )  # function_ids[1] is the innermost (inlined) frame
     want = {n: v for n, v in zip(top["name"], top["flat"]) if v}
     assert {n: int(v) for n, v in zip(flat["name"], flat["cpu"]) if v} == want
     assert set(store.sql("select distinct service from profiles")["service"]) == {"api", "batch"}
@@ -258,8 +270,13 @@ def _cli(*args):
 
     from conftest import pprofcore_env
 
-    return subprocess.run([sys.executable, "-m", "pprofcore", "fleet", *args], capture_output=True, text=True,
-                          timeout=300, env=pprofcore_env())
+    return subprocess.run(
+        [sys.executable, "-m", "pprofcore", "fleet", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=pprofcore_env(),
+    )
 
 
 @requires_duckdb
@@ -308,8 +325,7 @@ def test_heatmap_and_lines_draw_the_series():
     with pytest.raises(KeyError, match="not in the series"):
         fleet.lines(df, names=["no such function"])
     # names with markup characters are escaped
-    odd = pd.DataFrame({"time": pd.to_datetime([0, 1], unit="s", utc=True), "name": ["a<b>&c", "x"],
-                        "value": [1, 2]})
+    odd = pd.DataFrame({"time": pd.to_datetime([0, 1], unit="s", utc=True), "name": ["a<b>&c", "x"], "value": [1, 2]})
     ET.fromstring(fleet.heatmap(odd).svg)
     ET.fromstring(fleet.lines(odd).svg)
 
@@ -352,15 +368,15 @@ def test_varint_writer_matches_the_wire_format():
     @given(st.lists(st.integers(-(1 << 63), (1 << 63) - 1)), st.lists(st.integers(0, 5)))
     def check(values, cuts):
         s = _pbwrite.varints(np.array(values, dtype=np.int64))
-        assert [bytes(s.buf[s.off[i]:s.off[i + 1]]) for i in range(len(values))] == [ref(v) for v in values]
+        assert [bytes(s.buf[s.off[i] : s.off[i + 1]]) for i in range(len(values))] == [ref(v) for v in values]
         # packed fields per record: tag, length, payload; empty records write nothing
         bounds = np.minimum(np.cumsum([0] + cuts), len(values))
         bounds[-1] = len(values)
         f = _pbwrite.field_packed(1, np.array(values, dtype=np.int64), bounds)
         for i in range(len(bounds) - 1):
-            payload = b"".join(ref(v) for v in values[bounds[i]:bounds[i + 1]])
+            payload = b"".join(ref(v) for v in values[bounds[i] : bounds[i + 1]])
             want = (b"\x0a" + ref(len(payload)) + payload) if payload else b""
-            assert bytes(f.buf[f.off[i]:f.off[i + 1]]) == want
+            assert bytes(f.buf[f.off[i] : f.off[i + 1]]) == want
 
     check()
 

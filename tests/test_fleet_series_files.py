@@ -6,12 +6,12 @@ give identical DataFrames and raise the same errors."""
 from __future__ import annotations
 
 import pytest
+from conftest import corpus_glob
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pbprofile import valid_profiles
 
 import pprofcore
-from conftest import corpus_glob
-from pbprofile import valid_profiles
 
 pd = pytest.importorskip("pandas")
 
@@ -72,11 +72,15 @@ def test_errors_match_and_name_the_file(tmp_path):
         pprofcore.ProfileSet([str(path), str(broken), "/nonexistent/x.pb.gz"]).series()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
-@given(msgs=st.lists(valid_profiles(), min_size=1, max_size=4),
-       by=st.sampled_from(GRANULARITIES), value=st.sampled_from(["flat", "cum"]),
-       sample_type=st.sampled_from([None, 0, -1, 1]))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    msgs=st.lists(valid_profiles(), min_size=1, max_size=4),
+    by=st.sampled_from(GRANULARITIES),
+    value=st.sampled_from(["flat", "cum"]),
+    sample_type=st.sampled_from([None, 0, -1, 1]),
+)
 def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, msgs, by, value, sample_type):
     d = tmp_path_factory.mktemp("series")
     paths = []
@@ -85,8 +89,9 @@ def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, ms
         p.write_bytes(m.SerializeToString())
         paths.append(str(p))
     got = outcome(lambda: pprofcore.ProfileSet(paths, threads=2).series(sample_type, by=by, value=value))
-    want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(
-        sample_type, by=by, value=value))
+    want = outcome(
+        lambda: pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(sample_type, by=by, value=value)
+    )
     assert got[0] == want[0], (got, want)
     if got[0] == "ok":
         pd.testing.assert_frame_equal(got[1], want[1])

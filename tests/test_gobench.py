@@ -15,10 +15,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-import pprofcore
 from conftest import DATA, go_pprof
 from pprof_oracle import parse_top
+
+import pprofcore
 from pprofcore.testing import assert_share
 
 pytest_plugins = ["pytester"]
@@ -33,8 +33,14 @@ def run_benchmark(workdir: Path, out: Path, **env) -> Path:
     if not src.exists():
         shutil.copytree(DATA / "gobench", src)
     full_env = dict(os.environ, GO111MODULE="on", GOFLAGS="", GOPROXY="off", GOTOOLCHAIN="local", **env)
-    subprocess.run(["go", "test", "-run", "^$", "-bench", ".", "-benchtime", "1500x", "-cpuprofile", str(out)],
-                   cwd=src, env=full_env, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        ["go", "test", "-run", "^$", "-bench", ".", "-benchtime", "1500x", "-cpuprofile", str(out)],
+        cwd=src,
+        env=full_env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 

@@ -23,12 +23,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from conftest import requires_go
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError
-
-from conftest import requires_go
 
 HERE = Path(__file__).resolve().parent
 PRODUCER = HERE / "producers" / "goroutines"
@@ -41,8 +41,10 @@ def stacks(p):
     """Leaf-first function names of every sample, inlined frames expanded."""
     names = [p.strings[c] for c in p.functions.name]
     lo, fn = p.locations.line_offsets, p.lines.function
-    return [[names[fn[k]] for loc in p.stack(i) for k in range(lo[loc], lo[loc + 1])]
-            for i in range(len(p.stack_offsets) - 1)]
+    return [
+        [names[fn[k]] for loc in p.stack(i) for k in range(lo[loc], lo[loc + 1])]
+        for i in range(len(p.stack_offsets) - 1)
+    ]
 
 
 def labels_of(p):
@@ -63,15 +65,16 @@ def shown_in_traceback(name: str) -> bool:
     internals and names without a package are hidden."""
     if "." not in name:
         return False
-    return not name.startswith("runtime.") or name[len("runtime."):][:1].isupper()
+    return not name.startswith("runtime.") or name[len("runtime.") :][:1].isupper()
 
 
 def go_traces(path: Path):
     """Stacks of `go tool pprof -traces` (google/pprof reading runtime/pprof's own
     debug=0 profile), one entry per goroutine."""
     env = dict(os.environ, PPROF_TMPDIR=str(path.parent), HOME=str(path.parent))
-    text = subprocess.run(["go", "tool", "pprof", "-traces", str(path)], capture_output=True, text=True,
-                          check=True, env=env).stdout
+    text = subprocess.run(
+        ["go", "tool", "pprof", "-traces", str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout
     out = []
     for block in text.split("-----------+-------------------------------------------------------")[1:]:
         rows = [ln for ln in block.splitlines() if ln.strip()]
@@ -110,8 +113,7 @@ def dumped(producer, tmp_path_factory):
 
 
 def crash(producer, mode, **env):
-    r = subprocess.run([str(producer), mode], capture_output=True, timeout=60, env=dict(os.environ, **env),
-                       check=False)
+    r = subprocess.run([str(producer), mode], capture_output=True, timeout=60, env=dict(os.environ, **env), check=False)
     assert r.returncode == 2, r.stderr[-2000:]
     return r.stderr
 
@@ -129,8 +131,17 @@ def test_debug2_dump_reads_every_goroutine(dumped):
     labs = labels_of(p)
     assert [lab["goid"][0] for lab in labs] == ids
     states = collections.Counter(lab["state"] for lab in labs)
-    for state in ("chan receive", "chan send", "select", "select (no cases)", "sleep", "sync.Cond.Wait",
-                  "IO wait", "syscall", "running"):
+    for state in (
+        "chan receive",
+        "chan send",
+        "select",
+        "select (no cases)",
+        "sleep",
+        "sync.Cond.Wait",
+        "IO wait",
+        "syscall",
+        "running",
+    ):
         assert states[state] >= 1, (state, states)
     assert states["semacquire"] + states["sync.Mutex.Lock"] >= 1, states
     by_leaf = {}
@@ -169,17 +180,26 @@ def test_stacks_agree_with_the_debug0_profile(dumped):
     assert sum(map(writer, ours)) == 1 and sum(map(writer, theirs)) == 1
     assert len(ours) == len(theirs)
     assert collections.Counter(s for s in ours if not writer(s)) == collections.Counter(
-        s for s in theirs if not writer(s))
+        s for s in theirs if not writer(s)
+    )
     # The flat counts per leaf function agree too (what `top` shows).
     assert collections.Counter(s[0] for s in ours if not writer(s)) == collections.Counter(
-        s[0] for s in theirs if not writer(s))
+        s[0] for s in theirs if not writer(s)
+    )
 
 
 def test_reports_on_a_dump(dumped):
     p = pprofcore.load(dumped[0])
     share = pytest.approx(300 / len(p.values))
-    assert next(iter(p.top(n=3).rows())) == {"name": "main.recvOne", "flat": 3, "flat%": share, "sum%": share,
-                                            "cum": 3, "cum%": share, "inline": ""}
+    assert next(iter(p.top(n=3).rows())) == {
+        "name": "main.recvOne",
+        "flat": 3,
+        "flat%": share,
+        "sum%": share,
+        "cum": 3,
+        "cum%": share,
+        "inline": "",
+    }
     by_state = {row["state"]: row["goroutine"] for row in p.by_label("state").rows()}
     assert sum(by_state.values()) == len(p.values) and by_state["chan receive"] >= 8
     fg = p.flamegraph()
@@ -292,8 +312,13 @@ def test_newer_go_headers_and_frames():
     assert labs[1]["state"] == "chan receive" and "created_by" not in labs[1]
     assert labs[3]["state"] == "chan receive (durable)" and labs[3]["detail"] == "synctest bubble 1"
     s = stacks(p)
-    assert s[0] == ["panic", "main.(*List[...]).Push", "main.worker.func1", "...5 frames elided...",
-                    "main.worker.gowrap1"]
+    assert s[0] == [
+        "panic",
+        "main.(*List[...]).Push",
+        "main.worker.func1",
+        "...5 frames elided...",
+        "main.worker.gowrap1",
+    ]
     assert s[1] == ["main.main"] and s[2] == [] and s[3] == ["main.wait"]  # ancestors not in the stack
     files = {p.strings[p.functions.name[i]]: p.strings[p.functions.filename[i]] for i in range(len(p.functions.name))}
     assert files["main.worker.func1"] == "C:/work/main.go"
@@ -314,26 +339,44 @@ def test_windows_line_endings():
 # ------------------------------------------------------- malformed catalogue
 GOOD = "goroutine 1 [running]:\nmain.main()\n\t/x/main.go:5 +0x1d\n"
 MALFORMED = [
-    ("truncated-after-function", "goroutine 1 [running]:\nmain.main()\n", 2,
-     r"truncated: the frame has no"),
+    ("truncated-after-function", "goroutine 1 [running]:\nmain.main()\n", 2, r"truncated: the frame has no"),
     ("truncated-mid-call", "goroutine 1 [running]:\nmain.main(0x1\n", 2, r"expected a function call"),
-    ("header-without-bracket", "goroutine 1 running:\nmain.main()\n\t/x.go:1 +0x1\n", 1,
-     r"malformed goroutine header"),
+    ("header-without-bracket", "goroutine 1 running:\nmain.main()\n\t/x.go:1 +0x1\n", 1, r"malformed goroutine header"),
     ("header-unclosed", GOOD + "\ngoroutine 2 [chan receive\n", 5, r"malformed goroutine header"),
     ("empty-state", "goroutine 3 []:\n", 1, r"malformed goroutine header"),
     ("huge-goid", "goroutine 99999999999999999999 [x]:\n", 1, r"malformed goroutine header"),
-    ("file-line-missing-number", "goroutine 1 [running]:\nmain.main()\n\t/x/main.go +0x1d\n", 3,
-     r"expected \"\\t<file>:<line> \+0x<offset>\" after the function line 2"),
-    ("file-line-not-indented", "goroutine 1 [running]:\nmain.main()\n/x/main.go:5 +0x1d\n", 3,
-     r"expected \"\\t<file>:<line>"),
+    (
+        "file-line-missing-number",
+        "goroutine 1 [running]:\nmain.main()\n\t/x/main.go +0x1d\n",
+        3,
+        r"expected \"\\t<file>:<line> \+0x<offset>\" after the function line 2",
+    ),
+    (
+        "file-line-not-indented",
+        "goroutine 1 [running]:\nmain.main()\n/x/main.go:5 +0x1d\n",
+        3,
+        r"expected \"\\t<file>:<line>",
+    ),
     ("stray-file-line", GOOD + "\t/x/other.go:9 +0x1\n", 4, r"a file:line without its function line"),
-    ("garbage-between-goroutines", GOOD + "\nhello world\n\n" + GOOD, 5,
-     r"expected \"goroutine <id> \[<state>\]:\" or a blank line"),
+    (
+        "garbage-between-goroutines",
+        GOOD + "\nhello world\n\n" + GOOD,
+        5,
+        r"expected \"goroutine <id> \[<state>\]:\" or a blank line",
+    ),
     ("garbage-in-stack", "goroutine 1 [running]:\n  some log text\n", 2, r"expected a function call"),
-    ("frame-after-created-by", GOOD + "created by main.x\n\t/x.go:1 +0x1\nmain.y()\n\t/y.go:2 +0x2\n", 6,
-     r"unexpected line after the \"created by\" frame"),
-    ("name-without-args", "goroutine 1 [running]:\nmain.main\n\t/x/main.go:5 +0x1d\n", 3,
-     r"expected \"<name>\(<args>\)\" in line 2"),
+    (
+        "frame-after-created-by",
+        GOOD + "created by main.x\n\t/x.go:1 +0x1\nmain.y()\n\t/y.go:2 +0x2\n",
+        6,
+        r"unexpected line after the \"created by\" frame",
+    ),
+    (
+        "name-without-args",
+        "goroutine 1 [running]:\nmain.main\n\t/x/main.go:5 +0x1d\n",
+        3,
+        r"expected \"<name>\(<args>\)\" in line 2",
+    ),
     ("crash-without-goroutines", "panic: boom\n\nexit status 2\n", 1, r"has no goroutine traceback"),
     ("bad-non-go-pc", "goroutine 1 [running]:\nnon-Go function at pc=0xzz\n", 2, r"bad pc"),
 ]
@@ -358,33 +401,57 @@ def test_text_without_a_dump_is_not_mistaken_for_one():
 # ------------------------------------------------------------ property tests
 words = st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6)
 receivers = st.sampled_from(["", "(*T).", "(*List[...]).", "T.", "(*server)."])
-names = st.builds(lambda pkg, sub, recv, fn, generic, closure: f"{pkg}{sub}.{recv}{fn}{generic}{closure}",
-                  words, st.sampled_from(["", "/v2", "/internal/x"]), receivers, words,
-                  st.sampled_from(["", "[...]"]), st.sampled_from(["", ".func1", ".func2.1", ".gowrap3"]))
+names = st.builds(
+    lambda pkg, sub, recv, fn, generic, closure: f"{pkg}{sub}.{recv}{fn}{generic}{closure}",
+    words,
+    st.sampled_from(["", "/v2", "/internal/x"]),
+    receivers,
+    words,
+    st.sampled_from(["", "[...]"]),
+    st.sampled_from(["", ".func1", ".func2.1", ".gowrap3"]),
+)
 files = st.builds(lambda d, f: f"/{d}/{f}.go", words, words)
 frames = st.tuples(names, files, st.integers(1, 10**6), st.booleans())  # (name, file, line, inlined)
-goroutines = st.fixed_dictionaries({
-    "goid": st.integers(1, 10**12),
-    "state": st.sampled_from(["chan receive", "select", "IO wait", "sleep", "sync.Mutex.Lock", "running",
-                              "GC worker (idle)", "chan send (nil chan)", "syscall"]),
-    "wait": st.one_of(st.none(), st.integers(1, 10**6)),
-    "locked": st.booleans(),
-    "system": st.booleans(),
-    "frames": st.lists(frames, max_size=8),
-    "created_by": st.one_of(st.none(), st.tuples(names, st.one_of(st.none(), st.integers(1, 10**6)))),
-})
+goroutines = st.fixed_dictionaries(
+    {
+        "goid": st.integers(1, 10**12),
+        "state": st.sampled_from(
+            [
+                "chan receive",
+                "select",
+                "IO wait",
+                "sleep",
+                "sync.Mutex.Lock",
+                "running",
+                "GC worker (idle)",
+                "chan send (nil chan)",
+                "syscall",
+            ]
+        ),
+        "wait": st.one_of(st.none(), st.integers(1, 10**6)),
+        "locked": st.booleans(),
+        "system": st.booleans(),
+        "frames": st.lists(frames, max_size=8),
+        "created_by": st.one_of(st.none(), st.tuples(names, st.one_of(st.none(), st.integers(1, 10**6)))),
+    }
+)
 
 
 def render(gs, crlf=False):
     out = []
     for g in gs:
-        facts = [g["state"]] + ([f"{g['wait']} minutes"] if g["wait"] else []) + \
-                (["locked to thread"] if g["locked"] else [])
+        facts = (
+            [g["state"]]
+            + ([f"{g['wait']} minutes"] if g["wait"] else [])
+            + (["locked to thread"] if g["locked"] else [])
+        )
         extra = " gp=0xc000001234 m=nil" if g["system"] else ""
         out.append(f"goroutine {g['goid']}{extra} [{', '.join(facts)}]:")
         for name, file, line, inlined in g["frames"]:
-            out += [f"{name}(...)" if inlined else f"{name}(0x1?, {{0x2, 0x3}})",
-                    f"\t{file}:{line}" + ("" if inlined else " +0x1d")]
+            out += [
+                f"{name}(...)" if inlined else f"{name}(0x1?, {{0x2, 0x3}})",
+                f"\t{file}:{line}" + ("" if inlined else " +0x1d"),
+            ]
         if g["created_by"]:
             fn, parent = g["created_by"]
             out += [f"created by {fn}" + (f" in goroutine {parent}" if parent else ""), "\t/src/go.go:3 +0x44"]

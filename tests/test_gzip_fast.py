@@ -15,12 +15,16 @@ import pprofcore
 from pprofcore import _core
 
 FAST = -2  # gzip::kFastestLevel
-BACKENDS = ["auto", "zlib"] + (["libdeflate"] if _core.have_libdeflate() else []) + (["isal"] if _core.have_isal() else [])
+BACKENDS = (
+    ["auto", "zlib"] + (["libdeflate"] if _core.have_libdeflate() else []) + (["isal"] if _core.have_isal() else [])
+)
 
 
 @settings(max_examples=80, deadline=None)
-@given(data=st.binary(max_size=5000) | st.builds(lambda b, n: b * n, st.binary(min_size=1, max_size=50),
-                                                 st.integers(1, 4000)))
+@given(
+    data=st.binary(max_size=5000)
+    | st.builds(lambda b, n: b * n, st.binary(min_size=1, max_size=50), st.integers(1, 4000))
+)
 def test_fast_gzip_round_trips(data):
     z = _core.gzip(data, FAST)
     assert gzip.decompress(z) == data

@@ -6,11 +6,10 @@ decoding the hand-fixed input."""
 from __future__ import annotations
 
 import pytest
+from _pb import msg, profile
 
 import pprofcore
 from pprofcore import DecodeError, _core
-
-from _pb import msg, profile
 
 N = 700_000  # ~6 MiB of samples: above the parallel-decode threshold
 STRINGS = ("", "samples", "count", "main", "work")
@@ -57,12 +56,24 @@ def decode_threads(data: bytes, threads: int):
 POSITIONS = {"early": 10, "middle": N // 2 + 3, "late": N - 10}
 KINDS = {
     # bad sample, hand-fixed equivalent (None = dropped), message, report
-    "dangling-location": (_sample([99, 1], [1, 1]), _sample([1], [1, 1]), "dangling reference to location id 99",
-                          {"dangling_location_refs": 1}),
-    "zero-location": (_sample([0, 1], [1, 1]), _sample([1], [1, 1]), r"reference to location id 0 \(no location\)",
-                      {"zero_location_refs": 1}),
-    "value-count": (_sample([1], [1, 2, 3]), None, "has 3 values, sample 0 has 2",
-                    {"value_count_mismatch": 1, "dropped_values_sum": 6}),
+    "dangling-location": (
+        _sample([99, 1], [1, 1]),
+        _sample([1], [1, 1]),
+        "dangling reference to location id 99",
+        {"dangling_location_refs": 1},
+    ),
+    "zero-location": (
+        _sample([0, 1], [1, 1]),
+        _sample([1], [1, 1]),
+        r"reference to location id 0 \(no location\)",
+        {"zero_location_refs": 1},
+    ),
+    "value-count": (
+        _sample([1], [1, 2, 3]),
+        None,
+        "has 3 values, sample 0 has 2",
+        {"value_count_mismatch": 1, "dropped_values_sum": 6},
+    ),
 }
 
 

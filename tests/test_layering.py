@@ -21,8 +21,24 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 # Rank of each module by name (a package's name covers its submodules).
 GROUPS: List[Tuple[str, Set[str]]] = [
     ("leaf", {"errors", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args", "_stats"}),
-    ("room", {"_frames", "_match", "_labels", "_filter", "_transform", "reports", "_summary", "_repr", "_comments",
-              "display", "testing", "_repair", "symbolize"}),
+    (
+        "room",
+        {
+            "_frames",
+            "_match",
+            "_labels",
+            "_filter",
+            "_transform",
+            "reports",
+            "_summary",
+            "_repr",
+            "_comments",
+            "display",
+            "testing",
+            "_repair",
+            "symbolize",
+        },
+    ),
     ("profile", {"_profile"}),
     ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
     ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
@@ -113,8 +129,9 @@ def test_imports_only_lower_or_same_group(module):
         if target == "__init__" and module.split(".")[0] in ("cli", "fleet", "__main__", "_pytest"):
             continue  # entry points may use the public names
         t = _group(target)
-        assert t <= rank, (f"pprofcore.{module} ({GROUPS[rank][0]}) imports pprofcore.{target} "
-                           f"({GROUPS[t][0]}) at run time")
+        assert t <= rank, (
+            f"pprofcore.{module} ({GROUPS[rank][0]}) imports pprofcore.{target} ({GROUPS[t][0]}) at run time"
+        )
         if GROUPS[rank][0] == "leaf":
             assert GROUPS[t][0] == "leaf", f"leaf pprofcore.{module} imports pprofcore.{target}"
 
@@ -148,7 +165,7 @@ def test_import_graph_has_no_cycle():
             if t not in MODULES or ((m, t) in ALLOWED_CYCLE_EDGES and t in GRAPH[m][1]):
                 continue
             if state.get(t) == 1:
-                cycle = path[path.index(t):] + [t]
+                cycle = path[path.index(t) :] + [t]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if t not in state:
                 walk(t)

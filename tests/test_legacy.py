@@ -21,13 +21,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import corpus_files, corpus_path, legacy_read_by_pprofcore, requires_go
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pprof_oracle import rawdumps
 
 import pprofcore
 from pprofcore import DecodeError
-
-from conftest import corpus_files, corpus_path, legacy_read_by_pprofcore, requires_go
-from pprof_oracle import rawdumps
 
 HERE = Path(__file__).resolve().parent
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
@@ -56,7 +56,9 @@ def assert_same_as_pprof(paths, tmp_path):
         want, got = _ZERO_LABEL.sub("", dumps[str(path)]), dumps[str(mine)]
         assert not want.startswith("ERROR"), f"{path}: pprof refuses it: {want}"
         if want != got:
-            diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:60])
+            diff = "".join(
+                list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:60]
+            )
             pytest.fail(f"{path}: pprof's dump differs from pprofcore's\n{diff}")
 
 
@@ -94,12 +96,26 @@ def test_go_debug1_kinds_are_all_read():
     if not rows:
         pytest.skip("no local corpus (needs Go)")
     kinds = {Path(r["file"]).name.split(".debug1")[0]: r for r in rows}
-    assert {"go-heap", "go-allocs", "go-mutex", "go-block", "go-goroutine", "go-threadcreate",
-            "go-pprofcore.test-connections"} <= set(kinds)
-    types = {k: pprofcore.load(r["file"]).sample_types for k, r in kinds.items()
-             if r["parses_with_google_pprof"].startswith("yes")}
-    assert types["go-heap"] == [("alloc_objects", "count"), ("alloc_space", "bytes"), ("inuse_objects", "count"),
-                                ("inuse_space", "bytes")]
+    assert {
+        "go-heap",
+        "go-allocs",
+        "go-mutex",
+        "go-block",
+        "go-goroutine",
+        "go-threadcreate",
+        "go-pprofcore.test-connections",
+    } <= set(kinds)
+    types = {
+        k: pprofcore.load(r["file"]).sample_types
+        for k, r in kinds.items()
+        if r["parses_with_google_pprof"].startswith("yes")
+    }
+    assert types["go-heap"] == [
+        ("alloc_objects", "count"),
+        ("alloc_space", "bytes"),
+        ("inuse_objects", "count"),
+        ("inuse_space", "bytes"),
+    ]
     assert types["go-mutex"] == [("contentions", "count"), ("delay", "nanoseconds")]
     assert types["go-pprofcore.test-connections"] == [("pprofcore.test/connections", "count")]
     if not kinds["go-threadcreate"]["parses_with_google_pprof"].startswith("yes"):
@@ -121,6 +137,7 @@ def test_gzipped_legacy_text_is_read(tmp_path):
 
 # ---------------------------------------------------------------- gperftools
 
+
 @pytest.fixture(scope="module")
 def gperftools_profiles(tmp_path_factory):
     """A C program built with -g and run under gperftools' CPU profiler and heap
@@ -131,11 +148,15 @@ def gperftools_profiles(tmp_path_factory):
         pytest.skip("gperftools not installed (apt-get install libgoogle-perftools-dev) or no C compiler")
     d = tmp_path_factory.mktemp("gperftools")
     exe = d / "work"
-    subprocess.run([cc, "-g", "-O1", "-fno-omit-frame-pointer", "-o", str(exe), str(HERE / "producers/gperftools/work.c")],
-                   check=True)
+    subprocess.run(
+        [cc, "-g", "-O1", "-fno-omit-frame-pointer", "-o", str(exe), str(HERE / "producers/gperftools/work.c")],
+        check=True,
+    )
     env = dict(os.environ, CPUPROFILE=str(d / "work.prof"), CPUPROFILE_FREQUENCY="500", LD_PRELOAD=str(profiler))
     subprocess.run([str(exe)], env=env, check=True, capture_output=True, timeout=120)
-    env = dict(os.environ, HEAPPROFILE=str(d / "work"), HEAP_PROFILE_ALLOCATION_INTERVAL="65536", LD_PRELOAD=str(tcmalloc))
+    env = dict(
+        os.environ, HEAPPROFILE=str(d / "work"), HEAP_PROFILE_ALLOCATION_INTERVAL="65536", LD_PRELOAD=str(tcmalloc)
+    )
     subprocess.run([str(exe)], env=env, check=True, capture_output=True, timeout=120)
     heaps = sorted(d.glob("work.*.heap"))
     assert (d / "work.prof").exists() and heaps, "gperftools wrote no profiles"
@@ -146,11 +167,13 @@ def _rewrite_words(data: bytes, size: int, order: str) -> bytes:
     """A 64-bit little-endian gperftools CPU profile with its words rewritten in
     another size and byte order (32-bit words keep the low half of addresses)."""
     words, i = [], 0
+
     def word():
         nonlocal i
-        w = int.from_bytes(data[i:i + 8], "little")
+        w = int.from_bytes(data[i : i + 8], "little")
         i += 8
         return w
+
     header = [word() for _ in range(5)]
     words += header
     while i < len(data):
@@ -183,8 +206,11 @@ def test_gperftools_cpu_word_layouts_match_pprof(gperftools_profiles, size, orde
 
 
 @settings(max_examples=150, deadline=None)
-@given(cut=st.integers(min_value=0, max_value=4096), flip=st.integers(min_value=0, max_value=4095),
-       byte=st.integers(min_value=0, max_value=255))
+@given(
+    cut=st.integers(min_value=0, max_value=4096),
+    flip=st.integers(min_value=0, max_value=4095),
+    byte=st.integers(min_value=0, max_value=255),
+)
 def test_damaged_cpu_profiles_load_or_raise(cut, flip, byte):
     """Truncated or corrupted binary CPU profiles never crash: a profile or a DecodeError."""
     words = [0, 3, 0, 10000, 0]
@@ -194,7 +220,7 @@ def test_damaged_cpu_profiles_load_or_raise(cut, flip, byte):
     data = bytearray(b"".join(w.to_bytes(8, "little") for w in words) + b"00400000-00500000 r-xp 0 00:00 0 /bin/x\n")
     data[flip % len(data)] = byte
     try:
-        pprofcore.loads(bytes(data[:cut % (len(data) + 1)]))._core.check_invariants()
+        pprofcore.loads(bytes(data[: cut % (len(data) + 1)]))._core.check_invariants()
     except DecodeError:
         pass
 
@@ -202,20 +228,32 @@ def test_damaged_cpu_profiles_load_or_raise(cut, flip, byte):
 # ---------------------------------------------------------------- malformed text
 
 MALFORMED = [  # (input, message fragment, field)
-    (b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 2 [3: 4] @ 0x1\n1: 2 [3:\n",
-     "legacy heap profile (text): expected", "line 3"),
-    (b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 99999999999999999999 [3: 4] @ 0x1\n",
-     "bytes \"99999999999999999999\" out of range", "line 2"),
+    (
+        b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 2 [3: 4] @ 0x1\n1: 2 [3:\n",
+        "legacy heap profile (text): expected",
+        "line 3",
+    ),
+    (
+        b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 99999999999999999999 [3: 4] @ 0x1\n",
+        'bytes "99999999999999999999" out of range',
+        "line 2",
+    ),
     (b"heap profile: 1: 2 [3: 4] @ heap/8192\n0: 5 [0: 0] @ 0x1\n", "in-use count is 0 but its bytes are 5", "line 2"),
-    (b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 2 [3: 4] @ 0x1 0x12345678901234567\n",
-     "address 0x12345678901234567 does not fit in 64 bits", "line 2"),
+    (
+        b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 2 [3: 4] @ 0x1 0x12345678901234567\n",
+        "address 0x12345678901234567 does not fit in 64 bits",
+        "line 2",
+    ),
     (b"goroutine profile: total 2\n1 @ 0x10 0xzz\n", "Go goroutine profile (debug=1 text): bad hex address", "line 2"),
     (b"goroutine profile: total 2\n\n99999999999999999999 @ 0x1\n", "is not a number in range", "line 3"),
-    (b"goroutine profile: total 2\n1 @\n", "expected \"<count> @ 0x<address> ...\"", "line 2"),
-    (b"--- mutex:\ncycles/second=fast\n", "value of \"cycles/second\" is not a number in range", "line 2"),
-    (b"--- mutex:\ncycles/second=1000\nsampling period=1\n12 @ 0x1\nabc\n",
-     "legacy contention profile (text): expected", "line 5"),
-    (b"--- contention:\nbogus=1\n", "unknown attribute \"bogus\"", "line 2"),
+    (b"goroutine profile: total 2\n1 @\n", 'expected "<count> @ 0x<address> ..."', "line 2"),
+    (b"--- mutex:\ncycles/second=fast\n", 'value of "cycles/second" is not a number in range', "line 2"),
+    (
+        b"--- mutex:\ncycles/second=1000\nsampling period=1\n12 @ 0x1\nabc\n",
+        "legacy contention profile (text): expected",
+        "line 5",
+    ),
+    (b"--- contention:\nbogus=1\n", 'unknown attribute "bogus"', "line 2"),
 ]
 
 
@@ -227,34 +265,75 @@ def test_malformed_legacy_text(data, fragment, field, tmp_path):
     e = info.value
     assert fragment in e.reason and e.field == field
     line = int(field.split()[1])
-    assert e.offset == len(b"".join(data.split(b"\n")[:line - 1])) + line - 1  # the line's first byte
+    assert e.offset == len(b"".join(data.split(b"\n")[: line - 1])) + line - 1  # the line's first byte
     # pprof refuses every one of them too.
     path = tmp_path / "bad.txt"
     path.write_bytes(data)
     assert rawdumps([path])[str(path)].startswith("ERROR")
 
 
-@pytest.mark.parametrize("data, fragment", [
-    (b"heap profile: 1: 2 [3:] @ heap/2\n", "legacy heap profile (text)"),    # header values missing
-    (b"\0" * 4 + b"\3\0\0\0" + b"\0" * 4 + b"\x10\0\0\0\0\0\0\0" + b"\5\0\0\0\7\0\0\0",
-     "legacy gperftools CPU profile (binary) with 32-bit words: record of 7 frames runs past the end"),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b"heap profile: 1: 2 [3:] @ heap/2\n", "legacy heap profile (text)"),  # header values missing
+        (
+            b"\0" * 4 + b"\3\0\0\0" + b"\0" * 4 + b"\x10\0\0\0\0\0\0\0" + b"\5\0\0\0\7\0\0\0",
+            "legacy gperftools CPU profile (binary) with 32-bit words: record of 7 frames runs past the end",
+        ),
+    ],
+)
 def test_unrecognised_or_truncated_legacy(data, fragment):
     with pytest.raises(DecodeError, match=re.escape(fragment)):
         pprofcore.loads(data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([
-    "1: 2 [3: 4] @ 0x1 0x2", "0: 0 [0: 0] @", "-1: -9223372036854775808 [1: 1] @ 0x0", "# comment",
-    "", "MAPPED_LIBRARIES:", "00400000-00500000 r-xp 00000000 00:00 0 /bin/x", "1: 2 [", "@ 0x", "x=y",
-    "  12 34 @ 0xffffffffffffffff", "--- x", "7 @ 0x1", "--- Thread 1 (name: a/b/2) stack: ---",
-    "[same as previous thread]", "0x1 f (F.java:3)", "0x2 g (/a/b)", "resolution = bytes", "---- no stack trace for x",
-    "  100 2 @ 0x1 0x2", "00400000-00500000: /bin/y"]), min_size=0, max_size=12),
-    st.sampled_from(["heap profile: 1: 2 [3: 4] @ heap/1048576", "heap profile: 1: 2 [1: 2] @ heapprofile",
-                     "goroutine profile: total 1", "--- mutex:", "--- contention:", "heap profile: 1: 1 [1: 1] @ growthz",
-                     "--- threadz 1 ---", "--- Thread 7f (name: m/1) stack: ---", "--- heapz 1 ---\nformat = java",
-                     "--- contentionz 1 ---\nformat = java\nresolution = ms", "--- Memory map: ---"]))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "1: 2 [3: 4] @ 0x1 0x2",
+                "0: 0 [0: 0] @",
+                "-1: -9223372036854775808 [1: 1] @ 0x0",
+                "# comment",
+                "",
+                "MAPPED_LIBRARIES:",
+                "00400000-00500000 r-xp 00000000 00:00 0 /bin/x",
+                "1: 2 [",
+                "@ 0x",
+                "x=y",
+                "  12 34 @ 0xffffffffffffffff",
+                "--- x",
+                "7 @ 0x1",
+                "--- Thread 1 (name: a/b/2) stack: ---",
+                "[same as previous thread]",
+                "0x1 f (F.java:3)",
+                "0x2 g (/a/b)",
+                "resolution = bytes",
+                "---- no stack trace for x",
+                "  100 2 @ 0x1 0x2",
+                "00400000-00500000: /bin/y",
+            ]
+        ),
+        min_size=0,
+        max_size=12,
+    ),
+    st.sampled_from(
+        [
+            "heap profile: 1: 2 [3: 4] @ heap/1048576",
+            "heap profile: 1: 2 [1: 2] @ heapprofile",
+            "goroutine profile: total 1",
+            "--- mutex:",
+            "--- contention:",
+            "heap profile: 1: 1 [1: 1] @ growthz",
+            "--- threadz 1 ---",
+            "--- Thread 7f (name: m/1) stack: ---",
+            "--- heapz 1 ---\nformat = java",
+            "--- contentionz 1 ---\nformat = java\nresolution = ms",
+            "--- Memory map: ---",
+        ]
+    ),
+)
 def test_legacy_text_never_crashes(lines, header):
     """Any mix of sample, comment and map lines under any header: a valid profile or a DecodeError."""
     try:
@@ -269,24 +348,33 @@ def test_legacy_text_never_crashes(lines, header):
 # Formats no producer here writes (Google's C++ threadz, pprof's Java formats),
 # in the shapes of pprof's own test data, compared with pprof like the rest.
 
-_JAVA_FRAMES = ("0x00000003 com.example.Main.run (Main.java:12)\n"
-                "0x00000004 com.example.Main.main (/src/com/example/Main.java)\n"
-                "0x00000005 generated stub/JIT\n"
-                "0x00000006 Thread.sleep\n")
+_JAVA_FRAMES = (
+    "0x00000003 com.example.Main.run (Main.java:12)\n"
+    "0x00000004 com.example.Main.main (/src/com/example/Main.java)\n"
+    "0x00000005 generated stub/JIT\n"
+    "0x00000006 Thread.sleep\n"
+)
 _WORDS = [0, 3, 1, 10000, 0, 7, 3, 3, 4, 5, 2, 2, 6, 4, 0, 1, 0]
 HAND_WRITTEN = {
-    "java-heap": ("--- heapz 1 ---\nformat = java\nresolution = bytes\n"
-                  "  7048  1 @ 0x00000003 0x00000004\n  4752  9 @ 0x00000005 0x00000004\n" + _JAVA_FRAMES).encode(),
-    "java-contention": ("--- contentionz 1 ---\nformat = java\nresolution = microseconds\nsampling period = 100\n"
-                        "ms since reset = 6019923\n  1  1 @ 0x00000003 0x00000004\n  14  2 @ 0x00000006 0x00000004\n"
-                        + _JAVA_FRAMES).encode(),
+    "java-heap": (
+        "--- heapz 1 ---\nformat = java\nresolution = bytes\n"
+        "  7048  1 @ 0x00000003 0x00000004\n  4752  9 @ 0x00000005 0x00000004\n" + _JAVA_FRAMES
+    ).encode(),
+    "java-contention": (
+        "--- contentionz 1 ---\nformat = java\nresolution = microseconds\nsampling period = 100\n"
+        "ms since reset = 6019923\n  1  1 @ 0x00000003 0x00000004\n  14  2 @ 0x00000006 0x00000004\n" + _JAVA_FRAMES
+    ).encode(),
     "java-cpu-32le": b"".join(w.to_bytes(4, "little") for w in _WORDS) + _JAVA_FRAMES.encode(),
-    "threadz": (b"--- threadz 1 ---\n\n--- Thread 7f79 (name: main/14748) stack: ---\n  PC:  0x00bc8f1c: helper(arg *)\n"
-                b"  0x0040be31: main\n--- Thread 7f80 (name: w/1/14751) stack: ---\n  PC: 0xbc8f1c 0xbc8f1b 0x40be31\n"
-                b"--- Thread 7f81 (name: w/14752) stack: ---\n  [same as previous thread]\n--- Memory map: ---\n"
-                b"  00400000-00fcb000: /srv/server_main\n  7f794964f000-7f7949652000: /lib/libc-2.15.so\n"),
-    "contentionz-cpp": (b"--- contentionz 1 ---\ncycles/second = 2000000000\nsampling period = 10\n"
-                        b"  200 3 @ 0x401001 0x402002\n--- Memory map: ---\n00400000-00500000 r-xp 0 00:00 0 /bin/srv\n"),
+    "threadz": (
+        b"--- threadz 1 ---\n\n--- Thread 7f79 (name: main/14748) stack: ---\n  PC:  0x00bc8f1c: helper(arg *)\n"
+        b"  0x0040be31: main\n--- Thread 7f80 (name: w/1/14751) stack: ---\n  PC: 0xbc8f1c 0xbc8f1b 0x40be31\n"
+        b"--- Thread 7f81 (name: w/14752) stack: ---\n  [same as previous thread]\n--- Memory map: ---\n"
+        b"  00400000-00fcb000: /srv/server_main\n  7f794964f000-7f7949652000: /lib/libc-2.15.so\n"
+    ),
+    "contentionz-cpp": (
+        b"--- contentionz 1 ---\ncycles/second = 2000000000\nsampling period = 10\n"
+        b"  200 3 @ 0x401001 0x402002\n--- Memory map: ---\n00400000-00500000 r-xp 0 00:00 0 /bin/srv\n"
+    ),
     "growthz": b"heap profile: 2: 4096 [ 2: 4096] @ growthz\n 1: 2048 [ 1: 2048] @ 0x401001 0x402002\n",
 }
 
@@ -298,9 +386,11 @@ def _cpu(*leaves: int) -> bytes:
     for a in leaves:
         words += [1, 1, a]
     words += [0, 1, 0]
-    maps = (b"00400000-00500000 r-xp 00000000 08:01 1 /srv/main\n"
-            b"7f0000001000-7f0000002000 r-xp 00001000 08:01 2 /lib/libx.so.1\n"
-            b"7f0000003000-7f0000004000 r--p 00000000 08:01 2 /lib/libx.so.1\n")
+    maps = (
+        b"00400000-00500000 r-xp 00000000 08:01 1 /srv/main\n"
+        b"7f0000001000-7f0000002000 r-xp 00001000 08:01 2 /lib/libx.so.1\n"
+        b"7f0000003000-7f0000004000 r--p 00000000 08:01 2 /lib/libx.so.1\n"
+    )
     return b"".join(w.to_bytes(8, "little") for w in words) + maps
 
 
@@ -332,7 +422,9 @@ PATHOLOGICAL = {
     "thread-headers-one-line": b"--- Thread 1 (name: x/1) stack: ---" * 20000 + b"\n",
     "thread-openings": b"--- threadz 1 ---\n" + b"--- Thread 1 (name: " * 100000 + b"\n",
     "java-parens": b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 1 1 @ 0x3\n0x3 f" + b" (a" * 100000 + b")\n",
-    "java-colons": b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 1 1 @ 0x3\n0x3 f" + b" (a:" * 100000 + b"1)\n",
+    "java-colons": b"--- heapz 1 ---\nformat = java\nresolution = bytes\n 1 1 @ 0x3\n0x3 f"
+    + b" (a:" * 100000
+    + b"1)\n",
 }
 
 
@@ -361,7 +453,12 @@ def _random_legacy_text(rnd) -> bytes:
     lines = []
     if kind.startswith("heap") or kind == "growthz":
         rate = rnd.choice([1, 2, 4096, 524288, 1048576])
-        tail = {"heap": f"heap/{rate}", "heapv2": f"heap_v2/{rate}", "heapprofile": "heapprofile", "growthz": "growthz"}[kind]
+        tail = {
+            "heap": f"heap/{rate}",
+            "heapv2": f"heap_v2/{rate}",
+            "heapprofile": "heapprofile",
+            "growthz": "growthz",
+        }[kind]
         a, b = rnd.randint(0, 50), rnd.randint(0, 10**7)
         same = rnd.random() < 0.3
         lines.append(f"heap profile: {a}: {b} [{a if same else a + 3}: {b if same else b * 2}] @ {tail}")
@@ -426,7 +523,9 @@ def test_random_legacy_text_matches_pprof(tmp_path):
     for orig, out in ours.items():
         want, got = _ZERO_LABEL.sub("", theirs[orig]), dumps[str(out)]
         if want != got:
-            diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:40])
+            diff = "".join(
+                list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:40]
+            )
             pytest.fail(f"{orig}:\n{Path(orig).read_text()[:600]}\n{diff}")
 
 
@@ -449,9 +548,11 @@ def _random_cpu_profile(rnd) -> bytes:
     mask = (1 << (8 * size)) - 1
     data = b"".join((w & mask).to_bytes(size, order) for w in words)
     if rnd.random() < 0.7:
-        data += (f"{base:08x}-{base + 0x6000:08x} r-xp 00000000 08:01 1 /srv/main\n"
-                 f"{base + 0x6000:08x}-{base + 0x10000:08x} r-xp 00006000 08:01 1 /srv/main\n"
-                 f"{base + 0x20000:08x}-{base + 0x30000:08x} r--p 00000000 08:01 2 /lib/x.so\n").encode()
+        data += (
+            f"{base:08x}-{base + 0x6000:08x} r-xp 00000000 08:01 1 /srv/main\n"
+            f"{base + 0x6000:08x}-{base + 0x10000:08x} r-xp 00006000 08:01 1 /srv/main\n"
+            f"{base + 0x20000:08x}-{base + 0x30000:08x} r--p 00000000 08:01 2 /lib/x.so\n"
+        ).encode()
     return data
 
 

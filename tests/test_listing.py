@@ -10,16 +10,17 @@ from __future__ import annotations
 import re
 import shutil
 
+import native_programs as native
 import pytest
+from conftest import go_pprof, local_manifest, requires_go
 
 import pprofcore
 
-import native_programs as native
-from conftest import go_pprof, local_manifest, requires_go
-
 needs_native = pytest.mark.skipif(native.missing_tools() is not None, reason=str(native.missing_tools()))
-needs_binutils = pytest.mark.skipif(not (shutil.which("objdump") and shutil.which("nm") and shutil.which("addr2line")),
-                                    reason="binutils (objdump, nm, addr2line) not installed")
+needs_binutils = pytest.mark.skipif(
+    not (shutil.which("objdump") and shutil.which("nm") and shutil.which("addr2line")),
+    reason="binutils (objdump, nm, addr2line) not installed",
+)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +61,6 @@ def _pprof_or_no_match(*args, **kw):
     return None
 
 
-
 @needs_native
 @needs_binutils
 @pytest.mark.parametrize("variant,regex", LISTINGS, ids=[v for v, _ in LISTINGS])
@@ -84,8 +84,9 @@ def test_disasm_matches_pprof(programs, pprof_cmd, gnu_tools, variant, regex):
 def test_list_matches_pprof(programs, pprof_cmd, gnu_tools, variant, regex):
     exe, prof = programs[variant]
     src = str(native.SOURCES)
-    want = _pprof_or_no_match(pprof_cmd, "-symbolize=local", f"-list={regex}", f"-source_path={src}", str(prof),
-                              tools_dir=gnu_tools)
+    want = _pprof_or_no_match(
+        pprof_cmd, "-symbolize=local", f"-list={regex}", f"-source_path={src}", str(prof), tools_dir=gnu_tools
+    )
     p, _ = pprofcore.load(prof).symbolize(tool="addr2line")
     if want is None:
         with pytest.raises(ValueError, match="no matches found"):
@@ -128,8 +129,13 @@ def test_list_matches_go_tool_pprof_on_go_profiles():
     for f in files:
         p = pprofcore.load(f)
         # "." lists every function with samples: Go's runtime sources included
-        for regex, sample_type in ((r"^main\.", None), (r"runtime\.mallocgc$", None), (r"runtime\.", None),
-                                   (".", None), (".", 0)):
+        for regex, sample_type in (
+            (r"^main\.", None),
+            (r"runtime\.mallocgc$", None),
+            (r"runtime\.", None),
+            (".", None),
+            (".", 0),
+        ):
             try:
                 got = p.list(regex, source_path="/", sample_type=sample_type).to_text()
             except ValueError:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import gzip
 
 import pytest
-
-import pprofcore
 from conftest import go_pprof, requires_go
 from local_corpus import labelled_profile
 from pprof_oracle import assert_tags_match
+
+import pprofcore
 
 pytestmark = [requires_go, pytest.mark.oracle]
 
@@ -43,8 +43,11 @@ def test_top(pprof, profile_path):
     assert err is None
     # The header's total counts the samples without locations too.
     want = [line for line in text.splitlines() if "total" in line or line.startswith(" ")]
-    got = [line for line in pprofcore.load(profile_path).top().to_text().splitlines()
-           if "total" in line or line.startswith(" ")]
+    got = [
+        line
+        for line in pprofcore.load(profile_path).top().to_text().splitlines()
+        if "total" in line or line.startswith(" ")
+    ]
     assert got == want
 
 

@@ -10,20 +10,39 @@ import gzip
 import random
 
 import pytest
+from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
 
-from conftest import CORPUS
-
 try:
     from pbprofile import valid_profiles
 except ImportError:  # protobuf is a test-only dependency
     valid_profiles = None
-from wirebuild import (FIXED32, LEN, SMALL_STRINGS, fixed32, fixed64, function, key, label, ld, line, location,
-                       mapping, offset_of, sample, small, span_of, text, top_level, varint, vint)
+from wirebuild import (
+    FIXED32,
+    LEN,
+    SMALL_STRINGS,
+    fixed32,
+    fixed64,
+    function,
+    key,
+    label,
+    ld,
+    line,
+    location,
+    mapping,
+    offset_of,
+    sample,
+    small,
+    span_of,
+    text,
+    top_level,
+    varint,
+    vint,
+)
 
 GOOD = small()
 GOOD_GZ = gzip.compress(GOOD, mtime=0)
@@ -62,110 +81,295 @@ def _cases():
     cases = [
         # --------------------------------------------------------------- varints
         _case(GOOD + key(12, 0), "truncated varint", "Profile.period", N + 1, id="truncated-varint"),
-        _case(key(9, 0) + b"\xff" * 10 + b"\x01", "varint longer than 10 bytes", "Profile.time_nanos", 1,
-              id="overlong-varint"),
+        _case(
+            key(9, 0) + b"\xff" * 10 + b"\x01",
+            "varint longer than 10 bytes",
+            "Profile.time_nanos",
+            1,
+            id="overlong-varint",
+        ),
         # ---------------------------------------------------------- wire types
-        _case(fixed64(9, 5) + GOOD, "wrong wire type fixed64, expected varint", "Profile.time_nanos", 0,
-              id="wrong-wire-type-scalar"),
-        _case(vint(2, 5) + GOOD, "wrong wire type varint, expected length-delimited", "Profile.sample", 0,
-              id="wrong-wire-type-message"),
-        _case(_NESTED_WT, "wrong wire type length-delimited, expected varint", "Profile.location.line.function_id",
-              _NESTED_WT_AT, id="wrong-wire-type-nested"),
-        _case(ld(2, fixed32(2, 1)) + GOOD, "wrong wire type fixed32, expected varint", "Profile.sample.value", 2,
-              id="wrong-wire-type-sample-value"),
+        _case(
+            fixed64(9, 5) + GOOD,
+            "wrong wire type fixed64, expected varint",
+            "Profile.time_nanos",
+            0,
+            id="wrong-wire-type-scalar",
+        ),
+        _case(
+            vint(2, 5) + GOOD,
+            "wrong wire type varint, expected length-delimited",
+            "Profile.sample",
+            0,
+            id="wrong-wire-type-message",
+        ),
+        _case(
+            _NESTED_WT,
+            "wrong wire type length-delimited, expected varint",
+            "Profile.location.line.function_id",
+            _NESTED_WT_AT,
+            id="wrong-wire-type-nested",
+        ),
+        _case(
+            ld(2, fixed32(2, 1)) + GOOD,
+            "wrong wire type fixed32, expected varint",
+            "Profile.sample.value",
+            2,
+            id="wrong-wire-type-sample-value",
+        ),
         _case(b"\x0f" + GOOD, "invalid wire type 7", "Profile", 0, id="invalid-wire-type"),
         _case(key(20, 3) + GOOD, "unsupported wire type 3 (group)", "Profile (unknown field)", 2, id="group"),
         # ------------------------------------------------------------ lengths
-        _case(GOOD + key(2, LEN) + varint(100) + b"\x00",
-              "length 100 runs past the end of the enclosing message (1 bytes left)", "Profile.sample", N + 1,
-              id="length-past-end"),
-        _case(GOOD + ld(2, key(1, LEN) + varint(50) + b"\x01"),
-              "length 50 runs past the end of the enclosing message (1 bytes left)", "Profile.sample.location_id",
-              N + 3, id="nested-length-overflow"),
-        _case(GOOD + ld(5, vint(1, 9) + key(2, 0)), "truncated varint", "Profile.function", N + 5,
-              id="nested-truncated-varint"),
-        _case(GOOD + key(21, 1) + b"\x00" * 3, "truncated fixed64 field", "Profile (unknown field)", N + 2,
-              id="truncated-fixed64"),
-        _case(GOOD + key(21, FIXED32) + b"\x00", "truncated fixed32 field", "Profile (unknown field)", N + 2,
-              id="truncated-fixed32"),
+        _case(
+            GOOD + key(2, LEN) + varint(100) + b"\x00",
+            "length 100 runs past the end of the enclosing message (1 bytes left)",
+            "Profile.sample",
+            N + 1,
+            id="length-past-end",
+        ),
+        _case(
+            GOOD + ld(2, key(1, LEN) + varint(50) + b"\x01"),
+            "length 50 runs past the end of the enclosing message (1 bytes left)",
+            "Profile.sample.location_id",
+            N + 3,
+            id="nested-length-overflow",
+        ),
+        _case(
+            GOOD + ld(5, vint(1, 9) + key(2, 0)),
+            "truncated varint",
+            "Profile.function",
+            N + 5,
+            id="nested-truncated-varint",
+        ),
+        _case(
+            GOOD + key(21, 1) + b"\x00" * 3,
+            "truncated fixed64 field",
+            "Profile (unknown field)",
+            N + 2,
+            id="truncated-fixed64",
+        ),
+        _case(
+            GOOD + key(21, FIXED32) + b"\x00",
+            "truncated fixed32 field",
+            "Profile (unknown field)",
+            N + 2,
+            id="truncated-fixed32",
+        ),
         # ------------------------------------------------------------ strings
-        _case(small(strings=("x",) + tuple(SMALL_STRINGS[1:])),
-              'string_table[0] must be "" but is 1 bytes long', "Profile.string_table",
-              at(S_STRINGS), id="string-table-0-not-empty"),
-        _case(small(strings=()), 'missing string table (pprof requires string_table[0] == "")',
-              "Profile.string_table", None, id="missing-string-table"),
-        _case(small(functions=[function(1, 5), function(2, 99)]),
-              "string index 99 out of range (string table has 10 entries)", "Profile.function.name",
-              lambda d: span_of(d, S_FUNCTION, 1),
-              id="string-index-out-of-range"),
-        _case(small(comments=[77]), "string index 77 out of range", "Profile.comment", ANY,
-              id="string-index-out-of-range-comment"),
-        _case(small(samples=[sample([1], [1, 2], [label(9, 42)])]), "string index 42 out of range",
-              "Profile.sample.label.str", ANY, id="string-index-out-of-range-label"),
-        _case(GOOD + vint(13, (1 << 64) - 1), "string index -1 out of range", "Profile.comment", ANY,
-              id="negative-string-index"),
+        _case(
+            small(strings=("x",) + tuple(SMALL_STRINGS[1:])),
+            'string_table[0] must be "" but is 1 bytes long',
+            "Profile.string_table",
+            at(S_STRINGS),
+            id="string-table-0-not-empty",
+        ),
+        _case(
+            small(strings=()),
+            'missing string table (pprof requires string_table[0] == "")',
+            "Profile.string_table",
+            None,
+            id="missing-string-table",
+        ),
+        _case(
+            small(functions=[function(1, 5), function(2, 99)]),
+            "string index 99 out of range (string table has 10 entries)",
+            "Profile.function.name",
+            lambda d: span_of(d, S_FUNCTION, 1),
+            id="string-index-out-of-range",
+        ),
+        _case(
+            small(comments=[77]),
+            "string index 77 out of range",
+            "Profile.comment",
+            ANY,
+            id="string-index-out-of-range-comment",
+        ),
+        _case(
+            small(samples=[sample([1], [1, 2], [label(9, 42)])]),
+            "string index 42 out of range",
+            "Profile.sample.label.str",
+            ANY,
+            id="string-index-out-of-range-label",
+        ),
+        _case(
+            GOOD + vint(13, (1 << 64) - 1),
+            "string index -1 out of range",
+            "Profile.comment",
+            ANY,
+            id="negative-string-index",
+        ),
         # ------------------------------------------------------------ references
-        _case(small(samples=[sample([1, 7], [1, 2])]), "dangling reference to location id 7",
-              "Profile.sample[0].location_id", at(S_SAMPLE), id="dangling-location"),
-        _case(small(**_locations(location(1, 1, 0x401000, [line(9)]), location(2, 1, 1, [line(1)]),
-                                 location(3, 0, 0, [line(2)]))),
-              "dangling reference to function id 9", "Profile.location[0] (id 1).line.function_id",
-              at(S_LOCATION), id="dangling-function"),
-        _case(small(samples=[sample([1, 0], [1, 2])]), "reference to location id 0 (no location)",
-              "Profile.sample[0].location_id", at(S_SAMPLE), id="sample-location-id-0"),
-        _case(small(**_locations(location(1, 1, 0, [line(1)]), location(2, 1, 0, [line(0, 3)]), location(3))),
-              "reference to function id 0 (no function)", "Profile.location[1] (id 2).line.function_id",
-              at(S_LOCATION, 1), id="line-function-id-0"),
-        _case(small(**_locations(location(1), location(1), location(3))), "multiple locations with same id 1",
-              "Profile.location[1].id", at(S_LOCATION, 1), id="duplicate-location-id"),
-        _case(small(functions=[function(1, 5), function(1, 7)]), "multiple functions with same id 1",
-              "Profile.function[1].id", at(S_FUNCTION, 1), id="duplicate-function-id"),
-        _case(small(mappings=[mapping(1), mapping(1)]), "multiple mappings with same id 1", "Profile.mapping[1].id",
-              at(S_MAPPING, 1), id="duplicate-mapping-id"),
-        _case(small(**_locations(location(0), location(2), location(3))), "found location with reserved id 0",
-              "Profile.location[0].id", at(S_LOCATION), id="location-id-0"),
-        _case(small(functions=[function(0, 5), function(2, 7)]), "found function with reserved id 0",
-              "Profile.function[0].id", at(S_FUNCTION), id="function-id-0"),
-        _case(small(mappings=[mapping(0)], **_locations(location(1), location(2), location(3))),
-              "found mapping with reserved id 0", "Profile.mapping[0].id", at(S_MAPPING),
-              id="mapping-id-0"),
+        _case(
+            small(samples=[sample([1, 7], [1, 2])]),
+            "dangling reference to location id 7",
+            "Profile.sample[0].location_id",
+            at(S_SAMPLE),
+            id="dangling-location",
+        ),
+        _case(
+            small(
+                **_locations(
+                    location(1, 1, 0x401000, [line(9)]), location(2, 1, 1, [line(1)]), location(3, 0, 0, [line(2)])
+                )
+            ),
+            "dangling reference to function id 9",
+            "Profile.location[0] (id 1).line.function_id",
+            at(S_LOCATION),
+            id="dangling-function",
+        ),
+        _case(
+            small(samples=[sample([1, 0], [1, 2])]),
+            "reference to location id 0 (no location)",
+            "Profile.sample[0].location_id",
+            at(S_SAMPLE),
+            id="sample-location-id-0",
+        ),
+        _case(
+            small(**_locations(location(1, 1, 0, [line(1)]), location(2, 1, 0, [line(0, 3)]), location(3))),
+            "reference to function id 0 (no function)",
+            "Profile.location[1] (id 2).line.function_id",
+            at(S_LOCATION, 1),
+            id="line-function-id-0",
+        ),
+        _case(
+            small(**_locations(location(1), location(1), location(3))),
+            "multiple locations with same id 1",
+            "Profile.location[1].id",
+            at(S_LOCATION, 1),
+            id="duplicate-location-id",
+        ),
+        _case(
+            small(functions=[function(1, 5), function(1, 7)]),
+            "multiple functions with same id 1",
+            "Profile.function[1].id",
+            at(S_FUNCTION, 1),
+            id="duplicate-function-id",
+        ),
+        _case(
+            small(mappings=[mapping(1), mapping(1)]),
+            "multiple mappings with same id 1",
+            "Profile.mapping[1].id",
+            at(S_MAPPING, 1),
+            id="duplicate-mapping-id",
+        ),
+        _case(
+            small(**_locations(location(0), location(2), location(3))),
+            "found location with reserved id 0",
+            "Profile.location[0].id",
+            at(S_LOCATION),
+            id="location-id-0",
+        ),
+        _case(
+            small(functions=[function(0, 5), function(2, 7)]),
+            "found function with reserved id 0",
+            "Profile.function[0].id",
+            at(S_FUNCTION),
+            id="function-id-0",
+        ),
+        _case(
+            small(mappings=[mapping(0)], **_locations(location(1), location(2), location(3))),
+            "found mapping with reserved id 0",
+            "Profile.mapping[0].id",
+            at(S_MAPPING),
+            id="mapping-id-0",
+        ),
         # ------------------------------------------------------------ values
-        _case(small(samples=[sample([1], [1, 2]), sample([1], [1])]), "sample 1 has 1 values, sample 0 has 2",
-              "Profile.sample.value", at(S_SAMPLE, 1),
-              id="value-count-mismatch-between-samples"),
-        _case(small(samples=[sample([1], [1, 2, 3])]), "samples have 3 values but there are 2 sample types",
-              "Profile.sample.value", at(S_SAMPLE), id="value-count-vs-sample-types"),
-        _case(small(sample_types=[]), "profile has 3 samples but no sample_type", "Profile.sample_type", None,
-              id="samples-without-sample-type"),
+        _case(
+            small(samples=[sample([1], [1, 2]), sample([1], [1])]),
+            "sample 1 has 1 values, sample 0 has 2",
+            "Profile.sample.value",
+            at(S_SAMPLE, 1),
+            id="value-count-mismatch-between-samples",
+        ),
+        _case(
+            small(samples=[sample([1], [1, 2, 3])]),
+            "samples have 3 values but there are 2 sample types",
+            "Profile.sample.value",
+            at(S_SAMPLE),
+            id="value-count-vs-sample-types",
+        ),
+        _case(
+            small(sample_types=[]),
+            "profile has 3 samples but no sample_type",
+            "Profile.sample_type",
+            None,
+            id="samples-without-sample-type",
+        ),
         # ------------------------------------------------------------ concatenation
-        _case(GOOD + GOOD, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
-              N + offset_of(GOOD, S_TIME), id="concatenated"),
-        _case(GOOD_GZ + GOOD_GZ, "concatenated profiles detected (second time_nanos)", "Profile.time_nanos",
-              N + offset_of(GOOD, S_TIME), id="concatenated-gzip-members"),
-        _case(small(time_nanos=0) * 2, "input looks like concatenated profiles (a sample_type at byte offset "
-              f"{len(small(time_nanos=0))} follows the string table)", "Profile.sample.value", ANY,
-              id="concatenated-without-time"),
+        _case(
+            GOOD + GOOD,
+            "concatenated profiles detected (second time_nanos)",
+            "Profile.time_nanos",
+            N + offset_of(GOOD, S_TIME),
+            id="concatenated",
+        ),
+        _case(
+            GOOD_GZ + GOOD_GZ,
+            "concatenated profiles detected (second time_nanos)",
+            "Profile.time_nanos",
+            N + offset_of(GOOD, S_TIME),
+            id="concatenated-gzip-members",
+        ),
+        _case(
+            small(time_nanos=0) * 2,
+            "input looks like concatenated profiles (a sample_type at byte offset "
+            f"{len(small(time_nanos=0))} follows the string table)",
+            "Profile.sample.value",
+            ANY,
+            id="concatenated-without-time",
+        ),
         # ------------------------------------------------------------ not pprof
         _case(b"", "empty input: no profile data", "", None, id="empty"),
         _case(gzip.compress(b""), "empty input: gzip stream decompresses to 0 bytes", "", None, id="empty-gzip"),
-        _case(ld(1, ld(1, ld(1, text(1, "service.name")))) + ld(1, ld(2, b"")),
-              "OpenTelemetry OTLP ExportProfilesServiceRequest", "Profile.sample_type", 2, id="otlp-protobuf"),
-        _case(fixed32(1, 7) + ld(3, b"xyz"), "input is protobuf but its fields do not match profile.proto",
-              "Profile.sample_type", 0, id="foreign-protobuf"),
-        _case(b"--- heapz 1 ---\nformat = cpp\n", 'legacy Java profile (text): format "cpp" is not java', "line 2", 16,
-              id="legacy-text-heapz"),
-        _case(b"goroutine profile: total 3\n1 @ 0x1 junk\n", "Go goroutine profile (debug=1 text)", "line 2", 27,
-              id="legacy-goroutine-text"),
+        _case(
+            ld(1, ld(1, ld(1, text(1, "service.name")))) + ld(1, ld(2, b"")),
+            "OpenTelemetry OTLP ExportProfilesServiceRequest",
+            "Profile.sample_type",
+            2,
+            id="otlp-protobuf",
+        ),
+        _case(
+            fixed32(1, 7) + ld(3, b"xyz"),
+            "input is protobuf but its fields do not match profile.proto",
+            "Profile.sample_type",
+            0,
+            id="foreign-protobuf",
+        ),
+        _case(
+            b"--- heapz 1 ---\nformat = cpp\n",
+            'legacy Java profile (text): format "cpp" is not java',
+            "line 2",
+            16,
+            id="legacy-text-heapz",
+        ),
+        _case(
+            b"goroutine profile: total 3\n1 @ 0x1 junk\n",
+            "Go goroutine profile (debug=1 text)",
+            "line 2",
+            27,
+            id="legacy-goroutine-text",
+        ),
         _case(b'{"samples": []}', "input looks like JSON", ANY, ANY, id="json"),
-        _case(b"\0" * 8 + b"\3" + b"\0" * 7 + b"\0" * 24, "legacy gperftools CPU profile (binary)", ANY, ANY,
-              id="legacy-gperftools-cpu"),
+        _case(
+            b"\0" * 8 + b"\3" + b"\0" * 7 + b"\0" * 24,
+            "legacy gperftools CPU profile (binary)",
+            ANY,
+            ANY,
+            id="legacy-gperftools-cpu",
+        ),
         # ------------------------------------------------------------ gzip
         _case(GOOD_GZ[:-10], "truncated gzip stream", "gzip", len(GOOD_GZ) - 10, GzipError, id="gzip-truncated"),
         _case(_flip(GOOD_GZ, len(GOOD_GZ) - 6), "CRC-32 mismatch", "gzip", 0, GzipError, id="gzip-bad-crc"),
         _case(_flip(GOOD_GZ, len(GOOD_GZ) - 2), "ISIZE mismatch", "gzip", 0, GzipError, id="gzip-bad-isize"),
         _case(_flip(GOOD_GZ, 12), "corrupt gzip data", "gzip", 0, GzipError, id="gzip-corrupt-deflate"),
-        _case(GOOD_GZ + b"junk", "trailing garbage after gzip stream", "gzip", len(GOOD_GZ), GzipError,
-              id="gzip-trailing-garbage"),
+        _case(
+            GOOD_GZ + b"junk",
+            "trailing garbage after gzip stream",
+            "gzip",
+            len(GOOD_GZ),
+            GzipError,
+            id="gzip-trailing-garbage",
+        ),
         _case(GOOD_GZ[:10], "truncated gzip stream", "gzip", ANY, GzipError, id="gzip-header-only"),
     ]
     return cases
@@ -218,8 +422,11 @@ def test_messages_are_distinct():
         reasons.setdefault(info.value.reason, []).append(param.id)
     # A few pairs legitimately share a message (same class, different place).
     shared = {tuple(v) for v in reasons.values() if len(v) > 1}
-    assert shared <= {("gzip-truncated", "gzip-header-only"), ("truncated-varint", "nested-truncated-varint"),
-                      ("concatenated", "concatenated-gzip-members")}, shared
+    assert shared <= {
+        ("gzip-truncated", "gzip-header-only"),
+        ("truncated-varint", "nested-truncated-varint"),
+        ("concatenated", "concatenated-gzip-members"),
+    }, shared
 
 
 def test_valid_base_case_decodes():

@@ -18,12 +18,12 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore.testing import canonical
-from conftest import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 
 # The shared corpus's fleets, or the local corpus's (real Go profiles made by the tests).
 FLEET_CPU = corpus_glob("fleet/cpu/*.pb.gz")
@@ -38,9 +38,17 @@ needs_corpus = pytest.mark.skipif(not FLEET_CPU, reason=f"corpus not found at {C
 def header(p: pprofcore.Profile) -> dict:
     # An empty period type and none at all are the same to pprof.
     pt = p.period_type if p.period_type != ("", "") else None
-    return dict(sample_types=p.sample_types, period_type=pt, period=p.period, time_nanos=p.time_nanos,
-                duration_nanos=p.duration_nanos, comments=p.comments, drop_frames=p.drop_frames,
-                keep_frames=p.keep_frames, default_sample_type=p.default_sample_type)
+    return dict(
+        sample_types=p.sample_types,
+        period_type=pt,
+        period=p.period,
+        time_nanos=p.time_nanos,
+        duration_nanos=p.duration_nanos,
+        comments=p.comments,
+        drop_frames=p.drop_frames,
+        keep_frames=p.keep_frames,
+        default_sample_type=p.default_sample_type,
+    )
 
 
 def sizes(p: pprofcore.Profile) -> tuple:
@@ -95,8 +103,11 @@ def _producer_groups():
 GROUPS = [
     pytest.param(FLEET_CPU, id="fleet-cpu"),
     pytest.param(FLEET_HEAP, id="fleet-heapseries"),
-    pytest.param(PARCA_MANY, id="go-parca-many",
-                 marks=pytest.mark.skipif(not PARCA_MANY, reason=f"go/parca-many not found in {CORPUS}")),
+    pytest.param(
+        PARCA_MANY,
+        id="go-parca-many",
+        marks=pytest.mark.skipif(not PARCA_MANY, reason=f"go/parca-many not found in {CORPUS}"),
+    ),
 ]
 
 
@@ -162,8 +173,11 @@ def test_merger_memory_grows_with_distinct_content():
 @requires_go
 @needs_corpus
 def test_compact_matches_pprof(tmp_path):
-    rows = [r for r in corpus_manifest() if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto"
-            and int(r["n_samples"]) <= 50_000]
+    rows = [
+        r
+        for r in corpus_manifest()
+        if r["parses_with_google_pprof"] == "yes" and r["format"] == "profile.proto" and int(r["n_samples"]) <= 50_000
+    ]
     files = [str(CORPUS / r["file"]) for r in rows]
     subprocess.run([go_helper("mergeref"), "compact-each", str(tmp_path), *files], check=True)
     for i, (r, f) in enumerate(zip(rows, files)):
@@ -302,11 +316,21 @@ def test_delta_series_matches_pprof_way(tmp_path):
 
 def _fastdelta_pairs():
     if not os.path.exists(FASTDELTA.format("heap.before")):
-        return [pytest.param(None, None, marks=pytest.mark.skip(reason=f"fastdelta test data not found in {CORPUS}"),
-                             id="no-fastdelta-data")]
+        return [
+            pytest.param(
+                None,
+                None,
+                marks=pytest.mark.skip(reason=f"fastdelta test data not found in {CORPUS}"),
+                id="no-fastdelta-data",
+            )
+        ]
     out = []
-    for name, types in [("heap", HEAP_TYPES), ("block", ["contentions", "delay"]),
-                        ("stress-failure", HEAP_TYPES), ("stress-failure.3", HEAP_TYPES)]:
+    for name, types in [
+        ("heap", HEAP_TYPES),
+        ("block", ["contentions", "delay"]),
+        ("stress-failure", HEAP_TYPES),
+        ("stress-failure.3", HEAP_TYPES),
+    ]:
         out.append(pytest.param(name, types, id=name))
     return out
 
@@ -337,8 +361,17 @@ def test_fastdelta_pairs(tmp_path, name, types):
     if have_go():  # and the pprof way agrees on the samples of `after`
         out = tmp_path / "go"
         out.mkdir()
-        subprocess.run([go_helper("mergeref"), "delta", str(out), ",".join(types),
-                        FASTDELTA.format(name + ".before"), FASTDELTA.format(name + ".after")], check=True)
+        subprocess.run(
+            [
+                go_helper("mergeref"),
+                "delta",
+                str(out),
+                ",".join(types),
+                FASTDELTA.format(name + ".before"),
+                FASTDELTA.format(name + ".after"),
+            ],
+            check=True,
+        )
         theirs = canonical(pprofcore.load(out / "0001.pb.gz"))
         assert {k: v for k, v in theirs.items() if k in a} == want
 
@@ -502,7 +535,9 @@ def _referenced(d: pprofcore.Profile):
     strings = {0}
     for t, u in zip(d._cols["sample_type.type"], d._cols["sample_type.unit"]):
         strings |= {int(t), int(u)}
-    strings |= set(d.labels.key.tolist()) | {s for s in d.labels.str.tolist() if s >= 0} | set(d.labels.num_unit.tolist())
+    strings |= (
+        set(d.labels.key.tolist()) | {s for s in d.labels.str.tolist() if s >= 0} | set(d.labels.num_unit.tolist())
+    )
     for f in fns:
         strings |= {int(d.functions.name[f]), int(d.functions.system_name[f]), int(d.functions.filename[f])}
     for m in maps:
@@ -537,7 +572,10 @@ def test_delta_output_is_compact(increments):
         assert locs == set(range(len(d.locations.id)))
         assert fns == set(range(len(d.functions.id)))
         assert maps == set(range(len(d.mappings.id)))
-        header = set(d.period_type or ()) | set(d.comments) | {d.drop_frames, d.keep_frames,
-                                                                d.default_sample_type, d.doc_url}
+        header = (
+            set(d.period_type or ())
+            | set(d.comments)
+            | {d.drop_frames, d.keep_frames, d.default_sample_type, d.doc_url}
+        )
         assert {d.strings[i] for i in range(len(d.strings))} - {d.strings[i] for i in strings} <= header
         assert set(canonical(d)) <= set(canonical(c))  # stacks and labels resolve as before compaction

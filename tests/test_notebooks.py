@@ -15,8 +15,11 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 def test_notebook_runs(path, monkeypatch):
     pytest.importorskip("pandas")
     cells = json.loads(path.read_text())["cells"]
-    code = [("".join(c["source"]) if isinstance(c["source"], list) else c["source"]) for c in cells
-            if c["cell_type"] == "code"]
+    code = [
+        ("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+        for c in cells
+        if c["cell_type"] == "code"
+    ]
     assert code, f"{path.name} has no code cells"
     monkeypatch.chdir(path.parent)
     namespace: dict = {"__name__": "__notebook__"}

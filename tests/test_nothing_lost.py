@@ -15,12 +15,22 @@ import tempfile
 
 import numpy as np
 import pytest
-
-import pprofcore
 from conftest import CORPUS, corpus_files, go_helper, parses_with_pprof, requires_go
 
-HEADER = ["sample_types", "period_type", "period", "time_nanos", "duration_nanos", "comments",
-          "drop_frames", "keep_frames", "default_sample_type", "doc_url"]
+import pprofcore
+
+HEADER = [
+    "sample_types",
+    "period_type",
+    "period",
+    "time_nanos",
+    "duration_nanos",
+    "comments",
+    "drop_frames",
+    "keep_frames",
+    "default_sample_type",
+    "doc_url",
+]
 SAMPLE_COLUMNS = ["values", "stack_offsets", "stack_locations", "label_offsets"]
 TABLES = ["labels", "locations", "lines", "functions", "mappings"]
 
@@ -42,7 +52,9 @@ def assert_same_columns(a: pprofcore.Profile, b: pprofcore.Profile, what: str) -
     for name in ca:
         x, y = ca[name], cb[name]
         if isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and x.shape == y.shape, f"{what}: {name} dtype/shape {x.dtype}{x.shape} != {y.dtype}{y.shape}"
+            assert x.dtype == y.dtype and x.shape == y.shape, (
+                f"{what}: {name} dtype/shape {x.dtype}{x.shape} != {y.dtype}{y.shape}"
+            )
             if not np.array_equal(x, y):
                 row = int(np.argwhere(x != y)[0][0])
                 pytest.fail(f"{what}: column {name} differs first at row {row}: {x[row]!r} != {y[row]!r}")

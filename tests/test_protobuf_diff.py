@@ -21,19 +21,25 @@ from hypothesis import strategies as st
 
 pytest.importorskip("google.protobuf", reason="the differential test needs `pip install protobuf`")
 
-import pprofcore  # noqa: E402
-
 from conftest import corpus_files, parses_with_pprof  # noqa: E402
 from pbprofile import PROTO, parse_proto, profile_class, valid_profiles  # noqa: E402
 from wirebuild import top_level  # noqa: E402
+
+import pprofcore  # noqa: E402
 
 
 def test_schema_matches_the_spec():
     _, messages = parse_proto(PROTO.read_text())
     numbers = {m: sorted(n for *_, n in fields) for m, fields in messages.items()}
     assert numbers == {
-        "Profile": list(range(1, 16)), "ValueType": [1, 2], "Sample": [1, 2, 3], "Label": [1, 2, 3, 4],
-        "Mapping": list(range(1, 11)), "Location": [1, 2, 3, 4, 5], "Line": [1, 2, 3], "Function": [1, 2, 3, 4, 5],
+        "Profile": list(range(1, 16)),
+        "ValueType": [1, 2],
+        "Sample": [1, 2, 3],
+        "Label": [1, 2, 3, 4],
+        "Mapping": list(range(1, 11)),
+        "Location": [1, 2, 3, 4, 5],
+        "Line": [1, 2, 3],
+        "Function": [1, 2, 3, 4, 5],
     }
     assert profile_class().DESCRIPTOR.fields_by_name["period_type"].message_type.name == "ValueType"
 
@@ -45,8 +51,9 @@ def _rows(ids, refs, none_zero: bool) -> np.ndarray:
     """Dense rows of `refs` (pprof ids) in the table whose ids are `ids`."""
     ids = np.asarray(ids, dtype=np.uint64)
     refs = np.asarray(refs, dtype=np.uint64)
-    if np.array_equal(ids, np.arange(1, len(ids) + 1, dtype=np.uint64)) and (not none_zero or len(refs) == 0
-                                                                            or refs.min() > 0):
+    if np.array_equal(ids, np.arange(1, len(ids) + 1, dtype=np.uint64)) and (
+        not none_zero or len(refs) == 0 or refs.min() > 0
+    ):
         assert len(refs) == 0 or (refs.min() >= 1 and refs.max() <= len(ids)), "dangling reference"
         return refs.astype(np.int64) - 1
     order = np.argsort(ids, kind="stable")
@@ -108,8 +115,18 @@ def expected_columns(msg) -> dict:
     e["lines.column"] = [ln.column for ln in lines]
     for col in ("id", "name", "system_name", "filename", "start_line"):
         e[f"functions.{col}"] = [getattr(f, col) for f in msg.function]
-    for col in ("id", "memory_start", "memory_limit", "file_offset", "filename", "build_id", "has_functions",
-                "has_filenames", "has_line_numbers", "has_inline_frames"):
+    for col in (
+        "id",
+        "memory_start",
+        "memory_limit",
+        "file_offset",
+        "filename",
+        "build_id",
+        "has_functions",
+        "has_filenames",
+        "has_line_numbers",
+        "has_inline_frames",
+    ):
         e[f"mappings.{col}"] = [int(getattr(m, col)) for m in msg.mapping]
     e["comments"] = list(msg.comment)
     return e
@@ -131,7 +148,7 @@ def assert_profile_matches(p: pprofcore.Profile, msg) -> None:
     assert len(p.strings) == len(strings)
     data = p.strings.data.tobytes()
     offs = p.strings.offsets
-    assert [data[offs[i]:offs[i + 1]] for i in range(len(strings))] == strings
+    assert [data[offs[i] : offs[i + 1]] for i in range(len(strings))] == strings
     assert list(p.strings) == [s.decode("utf-8", "replace") for s in strings]
     # Header.
     s = lambda code: strings[code].decode("utf-8", "replace")  # noqa: E731

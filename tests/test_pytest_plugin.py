@@ -67,7 +67,9 @@ def test_rewritten_assert_uses_the_hook(pytester, cpu):
     """)
     result = pytester.runpytest("-p", "no:cacheprovider", "-vv")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*assert Profile == Profile: * differences in content", "*samples=2*samples=4*", "*... and * more*"])
+    result.stdout.fnmatch_lines(
+        ["*assert Profile == Profile: * differences in content", "*samples=2*samples=4*", "*... and * more*"]
+    )
 
 
 # --------------------------------------------------------- pprof_baseline
@@ -97,8 +99,12 @@ def test_baseline_lifecycle(pytester, cpu, monkeypatch):
     # 1. No baseline yet: fail and say how to create it.
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([f"*no profile baseline at {base_dir / 'test_cpu.pb.gz'}*",
-                                 "*run `pytest test_bench.py::test_cpu --pprof-update-baselines` to create it*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*no profile baseline at {base_dir / 'test_cpu.pb.gz'}*",
+            "*run `pytest test_bench.py::test_cpu --pprof-update-baselines` to create it*",
+        ]
+    )
 
     # 2. Create.
     result = pytester.runpytest("-p", "no:cacheprovider", "--pprof-update-baselines")
@@ -114,8 +120,7 @@ def test_baseline_lifecycle(pytester, cpu, monkeypatch):
     monkeypatch.setenv("PPROF_UNDER_TEST", str(slow))
     result = pytester.runpytest("-p", "no:cacheprovider", "test_bench.py::test_cpu")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*Profile regressed*", "*name*base*new*delta*delta %*",
-                                 "*main.hashWork*%*+*%*"])
+    result.stdout.fnmatch_lines(["*Profile regressed*", "*name*base*new*delta*delta %*", "*main.hashWork*%*+*%*"])
     out = result.stdout.str()
     assert "pprof_baseline(p, sample_type" in out  # the test's own line is shown,
     assert "assert_no_regression(pprofcore.load(path)" not in out  # the plugin's frames are hidden
@@ -128,13 +133,15 @@ def test_baseline_lifecycle(pytester, cpu, monkeypatch):
 
 
 def test_baseline_paths_of_parametrized_tests(pytester):
-    pytester.makepyfile(test_ids="""
+    pytester.makepyfile(
+        test_ids="""
         import pytest
 
         @pytest.mark.parametrize("case", ["a/b", "c d"])
         def test_p(pprof_baseline, case):
             print("PATH", pprof_baseline.path(), pprof_baseline.path(name="x y"))
-    """)
+    """
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "-s")
     result.assert_outcomes(passed=2)
     out = result.stdout.str()

@@ -17,11 +17,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import wirebuild as wb
 
 import pprofcore
 from pprofcore import DecodeError
-
-import wirebuild as wb
 
 EXAMPLE = Path(pprofcore.__file__).parent / "data" / "example-cpu.pb.gz"
 
@@ -45,7 +44,8 @@ def jfr(tmp: Path) -> bytes:
     if shutil.which("java"):
         (tmp / "Spin.java").write_text(
             "public class Spin { public static void main(String[] a) { long s = 0;"
-            " for (int i = 0; i < 1000000; i++) s += i; System.out.println(s); } }\n")
+            " for (int i = 0; i < 1000000; i++) s += i; System.out.println(s); } }\n"
+        )
         if _run(["java", "-XX:StartFlightRecording=filename=rec.jfr", "Spin.java"], tmp) and (tmp / "rec.jfr").exists():
             return (tmp / "rec.jfr").read_bytes()
     # chunk header: magic, major 2, minor 1, then size, offsets and times (big-endian).
@@ -53,15 +53,34 @@ def jfr(tmp: Path) -> bytes:
 
 
 def cpuprofile(tmp: Path) -> bytes:
-    if shutil.which("node") and _run(["node", "--cpu-prof", "--cpu-prof-dir=.", "-e",
-                                      "let s = 0; for (let i = 0; i < 1e6; i++) s += i"], tmp):
+    if shutil.which("node") and _run(
+        ["node", "--cpu-prof", "--cpu-prof-dir=.", "-e", "let s = 0; for (let i = 0; i < 1e6; i++) s += i"], tmp
+    ):
         found = sorted(tmp.glob("*.cpuprofile"))
         if found:
             return found[0].read_bytes()
-    return json.dumps({"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
-                                                         "lineNumber": -1, "columnNumber": -1},
-                                  "hitCount": 1, "children": []}],
-                       "startTime": 0, "endTime": 1000, "samples": [1], "timeDeltas": [1000]}).encode()
+    return json.dumps(
+        {
+            "nodes": [
+                {
+                    "id": 1,
+                    "callFrame": {
+                        "functionName": "(root)",
+                        "scriptId": "0",
+                        "url": "",
+                        "lineNumber": -1,
+                        "columnNumber": -1,
+                    },
+                    "hitCount": 1,
+                    "children": [],
+                }
+            ],
+            "startTime": 0,
+            "endTime": 1000,
+            "samples": [1],
+            "timeDeltas": [1000],
+        }
+    ).encode()
 
 
 def speedscope(tmp: Path) -> bytes:
@@ -74,8 +93,18 @@ def folded(tmp: Path) -> bytes:
 
 def otlp_json(tmp: Path) -> bytes:
     # OTLP's JSON encoding of an ExportProfilesServiceRequest (field names in lowerCamelCase).
-    return json.dumps({"resourceProfiles": [{"resource": {"attributes": []}, "scopeProfiles": [
-        {"scope": {"name": "ebpf-profiler"}, "profiles": [{"sampleType": {"typeStrindex": 1}}]}]}]}).encode()
+    return json.dumps(
+        {
+            "resourceProfiles": [
+                {
+                    "resource": {"attributes": []},
+                    "scopeProfiles": [
+                        {"scope": {"name": "ebpf-profiler"}, "profiles": [{"sampleType": {"typeStrindex": 1}}]}
+                    ],
+                }
+            ]
+        }
+    ).encode()
 
 
 def otlp_protobuf(tmp: Path) -> bytes:
@@ -92,8 +121,9 @@ REFUSED = [
     pytest.param(speedscope, ["speedscope JSON file", "has no export to pprof"], id="speedscope"),
     pytest.param(folded, ["folded stacks", "pprofcore.from_folded"], id="folded"),
     pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
-    pytest.param(otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"],
-                 id="otlp-protobuf"),
+    pytest.param(
+        otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"], id="otlp-protobuf"
+    ),
 ]
 
 

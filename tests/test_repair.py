@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _pb import profile
+from conftest import CORPUS
 
 import pprofcore
 from pprofcore import DecodeError, RepairReport
-
-from _pb import profile
-from conftest import CORPUS
 
 STRINGS = ("", "samples", "count", "main", "work")
 TYPES = [(1, 2)]
@@ -94,8 +93,13 @@ def test_each_repair_is_counted(spec, message, expected):
 
 
 def test_dangling_location_keeps_sample_and_values():
-    data = profile(strings=STRINGS, sample_types=TYPES, samples=[([9, 1, 9], [5]), ([9], [3])],
-                   locations=[(1, 0, [1])], functions=[(1, 3)])
+    data = profile(
+        strings=STRINGS,
+        sample_types=TYPES,
+        samples=[([9, 1, 9], [5]), ([9], [3])],
+        locations=[(1, 0, [1])],
+        functions=[(1, 3)],
+    )
     p, report = repaired(data)
     assert report.dangling_location_refs == 3
     assert p.values[:, 0].tolist() == [5, 3]
@@ -103,20 +107,29 @@ def test_dangling_location_keeps_sample_and_values():
 
 
 def test_stub_functions_are_named_after_the_missing_id():
-    data = profile(strings=STRINGS, sample_types=TYPES, samples=[([1], [5])],
-                   locations=[(1, 0, [7, 0, 7])], functions=[(1, 3)])
+    data = profile(
+        strings=STRINGS, sample_types=TYPES, samples=[([1], [5])], locations=[(1, 0, [7, 0, 7])], functions=[(1, 3)]
+    )
     p, _ = repaired(data)
     names = [p.strings[c] for c in p.functions.name]
     assert names == ["main", "[missing function id 7]", "[missing function]"]
     ids = p.functions.id.tolist()
     assert len(set(ids)) == 3 and 0 not in ids
-    assert [names[f] for f in p.lines.function] == ["[missing function id 7]", "[missing function]",
-                                                    "[missing function id 7]"]
+    assert [names[f] for f in p.lines.function] == [
+        "[missing function id 7]",
+        "[missing function]",
+        "[missing function id 7]",
+    ]
 
 
 def test_renumbered_ids_are_fresh_and_refs_go_to_first_row():
-    data = profile(strings=STRINGS, sample_types=TYPES, samples=[([2], [5])],
-                   locations=[(2, 0, [5])], functions=[(5, 3), (5, 4), (0, 4)])
+    data = profile(
+        strings=STRINGS,
+        sample_types=TYPES,
+        samples=[([2], [5])],
+        locations=[(2, 0, [5])],
+        functions=[(5, 3), (5, 4), (0, 4)],
+    )
     p, report = repaired(data)
     assert report == RepairReport(zero_ids=1, duplicate_ids=1)
     assert p.functions.id.tolist() == [5, 6, 7]
@@ -147,8 +160,11 @@ def test_report_str_is_readable():
     [
         pytest.param(b"", "empty input", id="empty"),
         pytest.param(b"\x0a\x05\x08", "runs past the end", id="truncated"),
-        pytest.param(profile(strings=STRINGS, sample_types=[(1, 2**31)]), "string index 2147483648 out of range",
-                     id="string-index-past-int32"),  # string repairs: test_repair_strings.py
+        pytest.param(
+            profile(strings=STRINGS, sample_types=[(1, 2**31)]),
+            "string index 2147483648 out of range",
+            id="string-index-past-int32",
+        ),  # string repairs: test_repair_strings.py
         pytest.param(profile(strings=STRINGS, samples=[([], [1])]), "no sample_type", id="no-sample-type"),
         pytest.param(b"heap profile: 1: 2 [3: 4] @ heapprofile\n1: x\n", "legacy heap profile", id="legacy-text"),
     ],

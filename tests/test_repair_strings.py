@@ -6,13 +6,13 @@ repaired profiles."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from _pb import msg, profile
+from conftest import requires_go
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError, RepairReport
-
-from _pb import msg, profile
-from conftest import requires_go
 
 STRINGS = ("", "samples", "count", "main", "work")
 
@@ -29,8 +29,13 @@ def names(p):
 
 
 def test_nonempty_first_string_becomes_empty():
-    data = profile(strings=("junk",) + STRINGS[1:], sample_types=[(1, 2)], samples=[([1], [5])],
-                   locations=[(1, 0, [1])], functions=[(1, 3)])
+    data = profile(
+        strings=("junk",) + STRINGS[1:],
+        sample_types=[(1, 2)],
+        samples=[([1], [5])],
+        locations=[(1, 0, [1])],
+        functions=[(1, 3)],
+    )
     with pytest.raises(DecodeError, match=r"string_table\[0\] must be"):
         pprofcore.loads(data)
     p, report = repaired(data)
@@ -53,10 +58,22 @@ def test_each_string_field_points_at_a_placeholder():
     extra = [
         (3, [(1, 2), (2, 0x3000), (3, 0x4000), (5, bad), (6, bad + 1)]),  # mapping filename, build id
         (2, [(1, 1), (2, 3), (3, [(1, bad + 2), (2, bad + 3)]), (3, [(1, 4), (3, 9), (4, bad + 4)])]),  # labels
-        (7, bad + 5), (8, 3), (13, bad + 6), (13, 1), (14, bad + 7), (15, bad + 8), (11, [(1, bad + 9), (2, 2)]),
+        (7, bad + 5),
+        (8, 3),
+        (13, bad + 6),
+        (13, 1),
+        (14, bad + 7),
+        (15, bad + 8),
+        (11, [(1, bad + 9), (2, 2)]),
     ]
-    data = profile(strings=STRINGS, sample_types=[(1, bad + 10)], samples=[([1], [5])],
-                   locations=[(1, 0, [1, 2])], functions=[(1, bad + 11), (2, 3)], extra=extra)
+    data = profile(
+        strings=STRINGS,
+        sample_types=[(1, bad + 10)],
+        samples=[([1], [5])],
+        locations=[(1, 0, [1, 2])],
+        functions=[(1, bad + 11), (2, 3)],
+        extra=extra,
+    )
     with pytest.raises(DecodeError, match="out of range"):
         pprofcore.loads(data)
     p, report = repaired(data)
@@ -78,8 +95,13 @@ def test_each_string_field_points_at_a_placeholder():
 
 
 def test_one_placeholder_per_missing_index():
-    data = profile(strings=STRINGS, sample_types=[(1, 2)], samples=[([1], [5])],
-                   locations=[(1, 0, [1, 2, 3])], functions=[(1, 77), (2, 78), (3, 77)])
+    data = profile(
+        strings=STRINGS,
+        sample_types=[(1, 2)],
+        samples=[([1], [5])],
+        locations=[(1, 0, [1, 2, 3])],
+        functions=[(1, 77), (2, 78), (3, 77)],
+    )
     p, report = repaired(data)
     assert report == RepairReport(out_of_range_string_refs=3, placeholder_strings=2)
     assert names(p) == ["[missing string 77]", "[missing string 78]", "[missing string 77]"]
@@ -91,8 +113,13 @@ def test_one_placeholder_per_missing_index():
 def test_pprof_refuses_the_original_and_accepts_the_repair(tmp_path):
     from pprof_oracle import rawdumps
 
-    data = profile(strings=("junk",) + STRINGS[1:], sample_types=[(1, 2)], samples=[([1], [5])],
-                   locations=[(1, 0, [1])], functions=[(1, 99)])
+    data = profile(
+        strings=("junk",) + STRINGS[1:],
+        sample_types=[(1, 2)],
+        samples=[([1], [5])],
+        locations=[(1, 0, [1])],
+        functions=[(1, 99)],
+    )
     before, after = tmp_path / "before.pb", tmp_path / "after.pb"
     before.write_bytes(data)
     p, _ = repaired(data)
@@ -103,8 +130,9 @@ def test_pprof_refuses_the_original_and_accepts_the_repair(tmp_path):
 
 
 @settings(max_examples=200, deadline=None)
-@given(n_strings=st.integers(1, 6), first_junk=st.booleans(),
-       codes=st.lists(st.integers(0, 12), min_size=7, max_size=7))
+@given(
+    n_strings=st.integers(1, 6), first_junk=st.booleans(), codes=st.lists(st.integers(0, 12), min_size=7, max_size=7)
+)
 def test_generated_string_damage_is_repaired_and_counted(n_strings, first_junk, codes):
     """Names, type, unit, label key/value and a comment drawn from a range that may
     run past the table: every bad reference is counted, every good one kept."""
@@ -112,9 +140,17 @@ def test_generated_string_damage_is_repaired_and_counted(n_strings, first_junk, 
     # A label without key or value is dropped by the decoder (as by pprof): keep both set.
     codes[4], codes[5] = codes[4] or 1, codes[5] or 1
     fn1, fn2, typ, unit, key, val, comment = codes
-    data = msg([(1, [(1, typ), (2, unit)]), (2, [(1, 1), (2, 3), (3, [(1, key), (2, val)])]),
-                (4, [(1, 1), (4, [(1, 1), (2, 1)]), (4, [(1, 2), (2, 2)])]),
-                (5, [(1, 1), (2, fn1)]), (5, [(1, 2), (2, fn2)]), (13, comment)] + [(6, s) for s in table])
+    data = msg(
+        [
+            (1, [(1, typ), (2, unit)]),
+            (2, [(1, 1), (2, 3), (3, [(1, key), (2, val)])]),
+            (4, [(1, 1), (4, [(1, 1), (2, 1)]), (4, [(1, 2), (2, 2)])]),
+            (5, [(1, 1), (2, fn1)]),
+            (5, [(1, 2), (2, fn2)]),
+            (13, comment),
+        ]
+        + [(6, s) for s in table]
+    )
     bad = [c for c in codes if c >= n_strings]
     damaged = first_junk or bool(bad)
     if damaged:

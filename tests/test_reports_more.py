@@ -7,18 +7,23 @@ import gzip
 import re
 
 import pytest
-
-import pprofcore
-from conftest import CORPUS, corpus_manifest, corpus_files, parses_with_pprof, requires_go
+from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 from local_corpus import duplicate_locations_profile
 from pprof_oracle import assert_tags_match
+
+import pprofcore
 
 pytestmark = [requires_go, pytest.mark.oracle]
 
 
 def _subset(k, max_bytes=400_000, max_samples=3000):
-    rows = [r for r in corpus_manifest() if parses_with_pprof(r) and int(r["uncompressed_bytes"]) <= max_bytes
-            and int(r["n_samples"] or 0) <= max_samples]
+    rows = [
+        r
+        for r in corpus_manifest()
+        if parses_with_pprof(r)
+        and int(r["uncompressed_bytes"]) <= max_bytes
+        and int(r["n_samples"] or 0) <= max_samples
+    ]
     picked = rows[::k]
     labelled = [r for r in rows if r["labels"] not in ("", "none")][::9]
     seen = set()
@@ -66,8 +71,6 @@ def test_traces_merge_locations_of_equal_content(pprof, tmp_path):
     got = _body(_norm(pprofcore.load(path).traces().to_text()), "-----------+")
     assert got == _body(_norm(text), "-----------+")
     assert sum(line.startswith("-----------+") for line in got) == 3  # two traces, not three
-
-
 
 
 @pytest.mark.parametrize("row", _subset(16))

@@ -10,10 +10,11 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import pprofcore_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
-from conftest import pprofcore_env
 from pprofcore.cli import main as cli_main
 
 GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"]
@@ -72,18 +73,68 @@ pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 
 
-@pytest.mark.parametrize("kind,expected", [
-    ("samples", {"samples": "int64", "cpu": "int64", "leaf_function": "category", "stack_id": "int32",
-                 "depth": "int64", "tenant": "category"}),
-    ("frames", {"sample": "int64", "depth": "int32", "location": "int32", "address": "uint64",
-                "function": "category", "file": "category", "line": "int64", "inline": "bool"}),
-    ("locations", {"id": "uint64", "mapping_id": "uint64", "address": "uint64", "is_folded": "bool",
-                   "num_lines": "int64", "function": "category", "file": "category", "line": "int64"}),
-    ("functions", {"id": "uint64", "name": "category", "system_name": "category", "filename": "category",
-                   "start_line": "int64"}),
-    ("mappings", {"id": "uint64", "memory_start": "uint64", "filename": "category", "build_id": "category",
-                  "has_functions": "bool"}),
-])
+@pytest.mark.parametrize(
+    "kind,expected",
+    [
+        (
+            "samples",
+            {
+                "samples": "int64",
+                "cpu": "int64",
+                "leaf_function": "category",
+                "stack_id": "int32",
+                "depth": "int64",
+                "tenant": "category",
+            },
+        ),
+        (
+            "frames",
+            {
+                "sample": "int64",
+                "depth": "int32",
+                "location": "int32",
+                "address": "uint64",
+                "function": "category",
+                "file": "category",
+                "line": "int64",
+                "inline": "bool",
+            },
+        ),
+        (
+            "locations",
+            {
+                "id": "uint64",
+                "mapping_id": "uint64",
+                "address": "uint64",
+                "is_folded": "bool",
+                "num_lines": "int64",
+                "function": "category",
+                "file": "category",
+                "line": "int64",
+            },
+        ),
+        (
+            "functions",
+            {
+                "id": "uint64",
+                "name": "category",
+                "system_name": "category",
+                "filename": "category",
+                "start_line": "int64",
+            },
+        ),
+        (
+            "mappings",
+            {
+                "id": "uint64",
+                "memory_start": "uint64",
+                "filename": "category",
+                "build_id": "category",
+                "has_functions": "bool",
+            },
+        ),
+    ],
+)
 def test_to_pandas_dtypes(cpu, kind, expected):
     df = cpu.to_pandas(kind)
     for col, dtype in expected.items():
@@ -108,8 +159,9 @@ def test_to_pandas_samples_content(cpu):
 
 def test_to_pandas_frames_content(cpu):
     df = cpu.to_pandas("frames")
-    n_frames = sum(max(int(cpu.locations.line_offsets[l + 1] - cpu.locations.line_offsets[l]), 1)
-                   for l in cpu.stack_locations)
+    n_frames = sum(
+        max(int(cpu.locations.line_offsets[l + 1] - cpu.locations.line_offsets[l]), 1) for l in cpu.stack_locations
+    )
     assert len(df) == n_frames
     assert (df.groupby("sample")["depth"].min() == 0).all()
     leaf = df[df["depth"] == 0].set_index("sample")["function"]
@@ -126,8 +178,10 @@ def test_to_arrow_matches_pandas(cpu, kind):
     for name in t.column_names:
         if isinstance(df[name].dtype, pd.CategoricalDtype):
             assert pa.types.is_dictionary(t.schema.field(name).type)
-            assert t.column(name).to_pylist() == [None if x is np.nan or x is None or (isinstance(x, float))
-                                                  else x for x in df[name].astype(object).tolist()]
+            assert t.column(name).to_pylist() == [
+                None if x is np.nan or x is None or (isinstance(x, float)) else x
+                for x in df[name].astype(object).tolist()
+            ]
 
 
 def test_bad_kind(cpu):
@@ -148,8 +202,9 @@ def test_report_table_conversions(cpu):
 
 def test_import_is_light():
     code = "import sys, pprofcore; print('pandas' in sys.modules, 'pyarrow' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=pprofcore_env(), check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=pprofcore_env(), check=True
+    ).stdout
     assert out.strip() == "False False"
 
 
@@ -177,18 +232,21 @@ def test_demo_prints_top(capsys):
 
 
 # ----------------------------------------------------------------- CLI
-@pytest.mark.parametrize("argv", [
-    ["top", "--nodecount", "5"],
-    ["top", "--cum", "--granularity", "lines", "--format", "csv"],
-    ["top", "--sample-index", "0", "--format", "json", "--unit", "ms"],
-    ["peek", "sort\\.partition"],
-    ["traces"],
-    ["tags", "--format", "json"],
-    ["folded", "--label", "tenant"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["top", "--nodecount", "5"],
+        ["top", "--cum", "--granularity", "lines", "--format", "csv"],
+        ["top", "--sample-index", "0", "--format", "json", "--unit", "ms"],
+        ["peek", "sort\\.partition"],
+        ["traces"],
+        ["tags", "--format", "json"],
+        ["folded", "--label", "tenant"],
+    ],
+)
 def test_cli(capsys, argv):
     path = pprofcore.example_path("cpu")
-    cmd = argv[:1] + ([argv[1]] if argv[0] == "peek" else []) + [path] + argv[(2 if argv[0] == "peek" else 1):]
+    cmd = argv[:1] + ([argv[1]] if argv[0] == "peek" else []) + [path] + argv[(2 if argv[0] == "peek" else 1) :]
     assert cli_main(cmd) == 0
     out = capsys.readouterr().out
     assert out
@@ -275,7 +333,7 @@ def test_top_many_types_matches_single(heap):
         want = {name: (f, c) for name, f, c in zip(single["name"], single["flat"], single["cum"])}
         assert got == want, t
     first = heap.top(nodefraction=0)
-    assert many["name"][:len(first)] == first["name"]
+    assert many["name"][: len(first)] == first["name"]
 
 
 def test_profile_table_object(cpu):

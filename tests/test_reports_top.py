@@ -7,10 +7,10 @@ import os
 import zlib
 
 import pytest
+from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from pprof_oracle import parse_top
 
 import pprofcore
-from conftest import corpus_files, corpus_manifest, parses_with_pprof, requires_go, CORPUS
-from pprof_oracle import parse_top
 
 pytestmark = [requires_go, pytest.mark.oracle]
 
@@ -24,8 +24,15 @@ def _ours(p, **kw):
 
 
 def _compare(pprof, path, p, ti, by="functions", inline=True, cum=False, mean=False):
-    args = ["-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0", f"-sample_index={ti}",
-            f"-{by}", "-cum" if cum else "-flat"]
+    args = [
+        "-top",
+        "-nodecount=0",
+        "-nodefraction=0",
+        "-edgefraction=0",
+        f"-sample_index={ti}",
+        f"-{by}",
+        "-cum" if cum else "-flat",
+    ]
     if not inline:
         args.append("-noinlines")
     if mean:
@@ -66,8 +73,10 @@ def _params():
             return [pytest.param(None, 0, marks=prm.marks, id="no-corpus")]
         marks = ()
         if int(row["uncompressed_bytes"]) > SLOW_BYTES:
-            marks = pytest.mark.skipif(not os.environ.get("PPROFCORE_SLOW_TESTS"),
-                                       reason="pprof takes about a minute on this file; set PPROFCORE_SLOW_TESTS=1")
+            marks = pytest.mark.skipif(
+                not os.environ.get("PPROFCORE_SLOW_TESTS"),
+                reason="pprof takes about a minute on this file; set PPROFCORE_SLOW_TESTS=1",
+            )
         for ti in _combos(row):
             out.append(pytest.param(row, ti, id=f"{row['file']}[{ti}]", marks=marks))
     return out

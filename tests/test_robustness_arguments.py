@@ -15,12 +15,11 @@ import sys
 import warnings
 
 import pytest
+import wirebuild as wb
+from conftest import pprofcore_env
 
 import pprofcore
 from pprofcore import Profile
-
-import wirebuild as wb
-from conftest import pprofcore_env
 
 SMALL = pprofcore.loads(wb.small())
 OTHER = pprofcore.loads(wb.small(period=20_000_000))
@@ -50,10 +49,26 @@ BAD = {
 
 # Valid values for parameters without a default.
 GOOD = {
-    "base": OTHER, "regex": "main", "expr": "thread=main", "key": "thread", "keys": ["thread"], "values": ["v"],
-    "old": "thread", "new": "t2", "types": ["samples"], "ratio": 2.0, "ratios": [1.0, 2.0], "drop": "main",
-    "i": 0, "path": "p.pb.gz", "profile": SMALL, "profiles": [SMALL, OTHER], "text": "a;b 1\n",
-    "data": wb.small(), "source": "p.pb.gz", "paths": ["p.pb.gz"],
+    "base": OTHER,
+    "regex": "main",
+    "expr": "thread=main",
+    "key": "thread",
+    "keys": ["thread"],
+    "values": ["v"],
+    "old": "thread",
+    "new": "t2",
+    "types": ["samples"],
+    "ratio": 2.0,
+    "ratios": [1.0, 2.0],
+    "drop": "main",
+    "i": 0,
+    "path": "p.pb.gz",
+    "profile": SMALL,
+    "profiles": [SMALL, OTHER],
+    "text": "a;b 1\n",
+    "data": wb.small(),
+    "source": "p.pb.gz",
+    "paths": ["p.pb.gz"],
 }
 
 # Callables that read or write files may also raise OSError for a path value.
@@ -135,17 +150,29 @@ def test_bad_values_raise_type_or_value_errors(qualname, get, param, tmp_path, m
 # ---------------------------------------------------------------- examples that once escaped
 
 
-@pytest.mark.parametrize("call, exc, fragment", [
-    (lambda: SMALL.diff("x"), TypeError, "base"),
-    (lambda: SMALL.top(unit=["ms"]), TypeError, "unit"),
-    (lambda: SMALL.top(sample_type="nope"), ValueError, "no sample_type 'nope'"),
-    (lambda: SMALL.total(7), ValueError, "sample_type index 7"),
-    (lambda: SMALL.stack("x"), TypeError, "i"),
-    (lambda: SMALL.stack(99), ValueError, "sample index 99"),
-    (lambda: SMALL.peek("("), ValueError, "peek"),
-    (lambda: SMALL.focus("("), ValueError, "focus"),
-], ids=["diff-str", "top-unit-list", "unknown-type", "type-index", "stack-str", "stack-range", "peek-regex",
-        "focus-regex"])
+@pytest.mark.parametrize(
+    "call, exc, fragment",
+    [
+        (lambda: SMALL.diff("x"), TypeError, "base"),
+        (lambda: SMALL.top(unit=["ms"]), TypeError, "unit"),
+        (lambda: SMALL.top(sample_type="nope"), ValueError, "no sample_type 'nope'"),
+        (lambda: SMALL.total(7), ValueError, "sample_type index 7"),
+        (lambda: SMALL.stack("x"), TypeError, "i"),
+        (lambda: SMALL.stack(99), ValueError, "sample index 99"),
+        (lambda: SMALL.peek("("), ValueError, "peek"),
+        (lambda: SMALL.focus("("), ValueError, "focus"),
+    ],
+    ids=[
+        "diff-str",
+        "top-unit-list",
+        "unknown-type",
+        "type-index",
+        "stack-str",
+        "stack-range",
+        "peek-regex",
+        "focus-regex",
+    ],
+)
 def test_examples_name_the_argument(call, exc, fragment):
     with pytest.raises(exc, match=fragment):
         call()
@@ -168,19 +195,24 @@ def test_from_folded_int64_extremes_are_kept():
 # ---------------------------------------------------------------- the CLI
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["top", "{path}", "--sample_index", "nope"], "sample"),
-    (["top", "{path}", "--focus", "("], "focus"),
-    (["peek", "(", "{path}"], "peek"),
-    (["top", "{dir}"], ""),
-    (["top", "{missing}"], ""),
-], ids=["unknown-sample-type", "bad-focus-regex", "bad-peek-regex", "directory", "missing-file"])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["top", "{path}", "--sample_index", "nope"], "sample"),
+        (["top", "{path}", "--focus", "("], "focus"),
+        (["peek", "(", "{path}"], "peek"),
+        (["top", "{dir}"], ""),
+        (["top", "{missing}"], ""),
+    ],
+    ids=["unknown-sample-type", "bad-focus-regex", "bad-peek-regex", "directory", "missing-file"],
+)
 def test_cli_errors_are_one_line_with_exit_2(argv, fragment, tmp_path):
     path = tmp_path / "p.pb.gz"
     SMALL.save(path)
     argv = [a.format(path=path, dir=tmp_path, missing=tmp_path / "nope.pb") for a in argv]
-    r = subprocess.run([sys.executable, "-m", "pprofcore", *argv], capture_output=True, text=True, timeout=120,
-                       env=pprofcore_env())
+    r = subprocess.run(
+        [sys.executable, "-m", "pprofcore", *argv], capture_output=True, text=True, timeout=120, env=pprofcore_env()
+    )
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr, r.stderr
     lines = r.stderr.strip().splitlines()

@@ -14,11 +14,10 @@ import zipfile
 import zlib
 
 import pytest
+import wirebuild as wb
 
 import pprofcore
 from pprofcore import DecodeError
-
-import wirebuild as wb
 
 PROFILE = wb.small()
 
@@ -62,8 +61,12 @@ def _elf() -> bytes:
 
 
 FOREIGN = [
-    pytest.param(lambda: _tool(["zstd", "-q", "-c"], b"\x28\xb5\x2f\xfd"), "zstd-compressed", id="zstd",
-                 marks=pytest.mark.skipif(pprofcore._core.have_zstd(), reason="this build reads zstd (tests/test_zstd.py)")),
+    pytest.param(
+        lambda: _tool(["zstd", "-q", "-c"], b"\x28\xb5\x2f\xfd"),
+        "zstd-compressed",
+        id="zstd",
+        marks=pytest.mark.skipif(pprofcore._core.have_zstd(), reason="this build reads zstd (tests/test_zstd.py)"),
+    ),
     pytest.param(lambda: lzma.compress(PROFILE), "xz-compressed", id="xz"),
     pytest.param(lambda: bz2.compress(PROFILE), "bzip2-compressed", id="bzip2"),
     pytest.param(lambda: _tool(["lz4", "-q", "-c"], b"\x04\x22\x4d\x18"), "lz4-compressed", id="lz4"),
@@ -74,8 +77,9 @@ FOREIGN = [
     pytest.param(_png, "PNG image", id="png"),
     pytest.param(_elf, "ELF binary", id="elf"),
     pytest.param(lambda: "goroutine profile: total 3\n1 @ 0x1\n".encode("utf-16"), "UTF-16 text", id="utf-16-bom"),
-    pytest.param(lambda: "heap profile: 1: 2 [3: 4] @ heapprofile\n".encode("utf-16-le"), "UTF-16 text",
-                 id="utf-16-le"),
+    pytest.param(
+        lambda: "heap profile: 1: 2 [3: 4] @ heapprofile\n".encode("utf-16-le"), "UTF-16 text", id="utf-16-le"
+    ),
     pytest.param(lambda: "--- contention ---\ncycles/second=1\n".encode("utf-16-be"), "UTF-16 text", id="utf-16-be"),
 ]
 
@@ -96,7 +100,7 @@ def _retagged_second_sample() -> tuple:
     fields = wb.top_level(PROFILE)
     start = [s for f, s, _ in fields if f == 2][1]
     assert PROFILE[start] == 0x12
-    return PROFILE[:start] + b"\x1a" + PROFILE[start + 1:], start
+    return PROFILE[:start] + b"\x1a" + PROFILE[start + 1 :], start
 
 
 def test_profile_with_one_bad_byte_is_not_called_foreign():

@@ -16,14 +16,13 @@ import textwrap
 import threading
 
 import pytest
+from conftest import pprofcore_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wirebuild import small, top_level
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
-
-from conftest import pprofcore_env
-from wirebuild import small, top_level
 
 GOOD = small()
 # Under tools/sanitize.sh the interpreter runs with a sanitizer preloaded: it
@@ -46,8 +45,13 @@ def run_isolated(code: str, *args: str, timeout: float = 60, memory_cap: int = 0
     prelude = ""
     if memory_cap and not SANITIZED:
         prelude = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({memory_cap}, {memory_cap}))\n"
-    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code), *args], capture_output=True,
-                          text=True, timeout=timeout, env=pprofcore_env())
+    return subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=pprofcore_env(),
+    )
 
 
 def assert_no_abort(r: subprocess.CompletedProcess) -> None:
@@ -88,15 +92,26 @@ _MERGE_WITH_CALLBACK = """
 """
 
 
-@pytest.mark.parametrize("how,out,code", [
-    pytest.param("raise", "RuntimeError stop at 3 after 3 calls", 0, id="raises"),
-    pytest.param("ctrl-c", "KeyboardInterrupt  after 3 calls", 0, id="keyboard-interrupt"),
-    pytest.param("exit", "", 7, id="sys-exit"),
-    pytest.param("true", "TypeError progress must be a callable progress(done, total) or None, not bool after 0 calls",
-                 0, id="progress-true"),
-    pytest.param("core-str", "TypeError progress must be a callable progress(done, total) or None, not str after 0 "
-                 "calls", 0, id="core-progress-str"),
-])
+@pytest.mark.parametrize(
+    "how,out,code",
+    [
+        pytest.param("raise", "RuntimeError stop at 3 after 3 calls", 0, id="raises"),
+        pytest.param("ctrl-c", "KeyboardInterrupt  after 3 calls", 0, id="keyboard-interrupt"),
+        pytest.param("exit", "", 7, id="sys-exit"),
+        pytest.param(
+            "true",
+            "TypeError progress must be a callable progress(done, total) or None, not bool after 0 calls",
+            0,
+            id="progress-true",
+        ),
+        pytest.param(
+            "core-str",
+            "TypeError progress must be a callable progress(done, total) or None, not str after 0 calls",
+            0,
+            id="core-progress-str",
+        ),
+    ],
+)
 def test_merge_files_progress_callback_exceptions_propagate(good_file, how, out, code):
     """An exception from progress stops the merge, the decoder threads are
     joined, and the exception reaches the caller (it used to abort the process:
@@ -175,8 +190,17 @@ def _entry_points(tmp_path, data: bytes, limit: int, inflater: str):
     }
 
 
-ENTRY_POINTS = ["loads", "loads-repair", "load", "load-repair", "load-fileobj", "load_many", "merge_files",
-                "Merger.add_file", "delta_bytes"]
+ENTRY_POINTS = [
+    "loads",
+    "loads-repair",
+    "load",
+    "load-repair",
+    "load-fileobj",
+    "load_many",
+    "merge_files",
+    "Merger.add_file",
+    "delta_bytes",
+]
 
 
 @pytest.mark.parametrize("inflater", _inflaters())
@@ -205,8 +229,7 @@ def test_limit_holds_over_many_members_of_zeros(inflater):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.binary(max_size=3000), cuts=st.lists(st.integers(0, 3000), max_size=12),
-       slack=st.integers(-3000, 3000))
+@given(data=st.binary(max_size=3000), cuts=st.lists(st.integers(0, 3000), max_size=12), slack=st.integers(-3000, 3000))
 def test_limit_is_on_the_total_for_any_split(data, cuts, slack):
     """Property: `data` cut into gzip members at any points inflates back to
     `data` when the limit is at least its length, and fails with the limit
@@ -264,8 +287,9 @@ def _truncated_with_large_isize(tmp_path, name: str, seed: int) -> str:
 def test_corrupt_gzip_costs_what_inflates_not_what_it_claims(tmp_path, inflater):
     """The output buffer used to be zero-filled to min(ISIZE, 1032 x input,
     limit) before the stream was found broken: ~260 MiB here, per file."""
-    files = [_truncated_with_large_isize(tmp_path, f"cut{i}.pb.gz", i) for i in range(2 if inflater == "load_many"
-                                                                                        else 1)]
+    files = [
+        _truncated_with_large_isize(tmp_path, f"cut{i}.pb.gz", i) for i in range(2 if inflater == "load_many" else 1)
+    ]
     r = run_isolated(_TRUNCATED_MEMORY, inflater, *files, memory_cap=6 << 30)
     assert_no_abort(r)
     assert r.returncode == 0, r.stderr
@@ -347,7 +371,7 @@ def _path_calls():
 def test_nul_byte_in_path_is_refused_like_open(good_file, call, as_bytes):
     """`good.pb\\0/../x` used to load good.pb: the OS stops at the NUL."""
     path = good_file + "\0/../x"
-    with pytest.raises(ValueError, match="embedded null byte") as info:
+    with pytest.raises(ValueError, match="embedded null byte"):
         open(path, "rb")
     if as_bytes:
         if call.startswith("load") and call != "load_many":
@@ -359,9 +383,11 @@ def test_nul_byte_in_path_is_refused_like_open(good_file, call, as_bytes):
 
 def test_nul_byte_refused_by_the_core_too(good_file):
     """The C++ reader refuses it as well, whoever calls it."""
-    for call in (lambda p: pprofcore._core.decode_file(p, 1 << 20),
-                 lambda p: pprofcore._core.merge_files([p], 1, 1 << 20),
-                 lambda p: pprofcore._core.Merger().add_file(p, 1 << 20)):
+    for call in (
+        lambda p: pprofcore._core.decode_file(p, 1 << 20),
+        lambda p: pprofcore._core.merge_files([p], 1, 1 << 20),
+        lambda p: pprofcore._core.Merger().add_file(p, 1 << 20),
+    ):
         with pytest.raises(ValueError, match="embedded null byte"):
             call(good_file + "\0")
     (item,) = pprofcore._core.load_many([good_file + "\0"], 1, 1 << 20)
@@ -387,8 +413,13 @@ def test_load_many_returns_os_error_subclasses(tmp_path, good_file):
 
 
 def test_cli_directory_is_a_one_line_error(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pprofcore", "info", str(tmp_path)], capture_output=True, text=True,
-                       timeout=60, env=pprofcore_env())
+    r = subprocess.run(
+        [sys.executable, "-m", "pprofcore", "info", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=pprofcore_env(),
+    )
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and "basic_string" not in r.stderr
     lines = r.stderr.strip().splitlines()

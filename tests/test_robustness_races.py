@@ -12,11 +12,10 @@ from __future__ import annotations
 import threading
 
 import pytest
+import wirebuild as wb
 
 import pprofcore
 from pprofcore import DecodeError
-
-import wirebuild as wb
 
 N_SAMPLES = 20_000
 CALLS = 25
@@ -66,8 +65,9 @@ def _gunzip_gzip(data):
     return pprofcore._core.gunzip(pprofcore._core.gzip(data, 1))
 
 
-@pytest.mark.parametrize("fn", [_repair, _decode, _delta, _gunzip_gzip], ids=["loads-repair", "loads", "delta_bytes",
-                                                                               "gzip-gunzip"])
+@pytest.mark.parametrize(
+    "fn", [_repair, _decode, _delta, _gunzip_gzip], ids=["loads-repair", "loads", "delta_bytes", "gzip-gunzip"]
+)
 def test_buffer_rewritten_during_call_gives_one_snapshot(fn):
     a, b = _same_length_profiles()
     allowed = [_outcome(fn, a), _outcome(fn, b)]
@@ -107,10 +107,15 @@ def _distinct_samples() -> pprofcore.Profile:
     Merger or DeltaComputer takes long enough to be caught in the middle."""
     one = wb.packed(1, [1]) + wb.packed(2, [1])
     samples = [one + wb.ld(3, wb.label(4, num=i + 1)) for i in range(N_DISTINCT)]
-    return pprofcore.loads(wb.profile(
-        sample_types=[wb.value_type(1, 2)], samples=samples, locations=[wb.location(1, 0, 0, [wb.line(1, 3)])],
-        functions=[wb.function(1, 3)], strings=("", "samples", "count", "main", "i"),
-    ))
+    return pprofcore.loads(
+        wb.profile(
+            sample_types=[wb.value_type(1, 2)],
+            samples=samples,
+            locations=[wb.location(1, 0, 0, [wb.line(1, 3)])],
+            functions=[wb.function(1, 3)],
+            strings=("", "samples", "count", "main", "i"),
+        )
+    )
 
 
 # (count, samples) as two locked reads can see them: before, after, or the

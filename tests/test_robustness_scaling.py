@@ -14,17 +14,19 @@ import textwrap
 
 import numpy as np
 import pytest
+import wirebuild as wb
+from conftest import go_helper, pprofcore_env, requires_go
 
 import pprofcore
 from pprofcore import _profile
 
-import wirebuild as wb
-from conftest import go_helper, pprofcore_env, requires_go
-
 # String table: 0 "", 1 samples, 2 count, 3 main, 4 bytes, then keys k0..k9, then values v0..v9.
 KEYS = 10
-STRINGS = ("", "samples", "count", "main", "bytes") + tuple(f"k{i}" for i in range(KEYS)) + tuple(
-    f"v{i}" for i in range(KEYS))
+STRINGS = (
+    ("", "samples", "count", "main", "bytes")
+    + tuple(f"k{i}" for i in range(KEYS))
+    + tuple(f"v{i}" for i in range(KEYS))
+)
 KEY0, VAL0 = 5, 5 + KEYS
 
 
@@ -110,6 +112,7 @@ def test_label_order_matches_google_pprof_compact(tmp_path):
     subprocess.run([go_helper("mergeref"), "compact", str(out), str(src)], check=True)
     ours = pprofcore.load(src).compact()
     theirs = pprofcore.load(out)
+
     # The same label multiset per sample (pprof orders keys by name, pprofcore by
     # first appearance; both group a key's values in their original order).
     def canon(p):
@@ -147,8 +150,13 @@ _MILLION_LABELS = textwrap.dedent("""
 def test_a_million_labels_in_one_sample_is_not_quadratic(tmp_path):
     # Before the fix each of the four transforms took minutes here (insertion sort).
     tests_dir = str(__import__("pathlib").Path(__file__).parent)
-    r = subprocess.run([sys.executable, "-c", _MILLION_LABELS, tests_dir], capture_output=True, text=True,
-                       timeout=300, env=pprofcore_env())
+    r = subprocess.run(
+        [sys.executable, "-c", _MILLION_LABELS, tests_dir],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=pprofcore_env(),
+    )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
 
 
@@ -159,13 +167,15 @@ N_TYPES = 300
 
 def _many_types(n: int = N_TYPES, unit: str = "count") -> pprofcore.Profile:
     strings = ("", "main", unit) + tuple(f"t{i}" for i in range(n))
-    return pprofcore.loads(wb.profile(
-        sample_types=[wb.value_type(3 + i, 2) for i in range(n)],
-        samples=[wb.sample([1], list(range(1, n + 1)))],
-        locations=[wb.location(1, 0, 0, [wb.line(1)])],
-        functions=[wb.function(1, 1)],
-        strings=strings,
-    ))
+    return pprofcore.loads(
+        wb.profile(
+            sample_types=[wb.value_type(3 + i, 2) for i in range(n)],
+            samples=[wb.sample([1], list(range(1, n + 1)))],
+            locations=[wb.location(1, 0, 0, [wb.line(1)])],
+            functions=[wb.function(1, 1)],
+            strings=strings,
+        )
+    )
 
 
 @pytest.fixture
@@ -182,12 +192,15 @@ def string_lookups(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("op", [
-    pytest.param(lambda p, names: p.select_sample_types(names), id="select_sample_types"),
-    pytest.param(lambda p, names: [p.total(n) for n in names], id="total-per-type"),
-    pytest.param(lambda p, names: pprofcore.merge([p, p], compatible="intersect"), id="merge-intersect"),
-    pytest.param(lambda p, names: pprofcore.harmonize_units([p, p]), id="harmonize_units"),
-], )
+@pytest.mark.parametrize(
+    "op",
+    [
+        pytest.param(lambda p, names: p.select_sample_types(names), id="select_sample_types"),
+        pytest.param(lambda p, names: [p.total(n) for n in names], id="total-per-type"),
+        pytest.param(lambda p, names: pprofcore.merge([p, p], compatible="intersect"), id="merge-intersect"),
+        pytest.param(lambda p, names: pprofcore.harmonize_units([p, p]), id="harmonize_units"),
+    ],
+)
 def test_many_sample_types_are_looked_up_once(op, string_lookups):
     p = _many_types()
     names = [t for t, _ in p.sample_types]

@@ -7,13 +7,12 @@ the next save."""
 from __future__ import annotations
 
 import pytest
+import wirebuild as wb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import ProfileError
-
-import wirebuild as wb
 
 pytestmark = pytest.mark.filterwarnings("ignore::pprofcore.FilterWarning")
 
@@ -33,25 +32,28 @@ def _types(p):
 
 
 TRANSFORMS = {
-    "focus": lambda p: NAMES.map(lambda n: (lambda q: q.focus(n))),
-    "ignore": lambda p: NAMES.map(lambda n: (lambda q: q.ignore(n))),
-    "hide": lambda p: NAMES.map(lambda n: (lambda q: q.hide(n))),
-    "show": lambda p: NAMES.map(lambda n: (lambda q: q.show(n))),
-    "show_from": lambda p: NAMES.map(lambda n: (lambda q: q.show_from(n))),
-    "prune_from": lambda p: NAMES.map(lambda n: (lambda q: q.prune_from(n))),
-    "tagshow": lambda p: NAMES.map(lambda n: (lambda q: q.tagshow(n))),
-    "taghide": lambda p: NAMES.map(lambda n: (lambda q: q.taghide(n))),
-    "tagroot": lambda p: LABEL_TEXT.map(lambda k: (lambda q: q.tagroot([k or "thread"]))),
+    "focus": lambda p: NAMES.map(lambda n: lambda q: q.focus(n)),
+    "ignore": lambda p: NAMES.map(lambda n: lambda q: q.ignore(n)),
+    "hide": lambda p: NAMES.map(lambda n: lambda q: q.hide(n)),
+    "show": lambda p: NAMES.map(lambda n: lambda q: q.show(n)),
+    "show_from": lambda p: NAMES.map(lambda n: lambda q: q.show_from(n)),
+    "prune_from": lambda p: NAMES.map(lambda n: lambda q: q.prune_from(n)),
+    "tagshow": lambda p: NAMES.map(lambda n: lambda q: q.tagshow(n)),
+    "taghide": lambda p: NAMES.map(lambda n: lambda q: q.taghide(n)),
+    "tagroot": lambda p: LABEL_TEXT.map(lambda k: lambda q: q.tagroot([k or "thread"])),
     "set_label": lambda p: st.tuples(LABEL_TEXT, st.lists(LABEL_TEXT, max_size=3)).map(
-        lambda a: (lambda q: q.set_label(*a))),
-    "remove_label": lambda p: LABEL_TEXT.map(lambda k: (lambda q: q.remove_label(k))),
+        lambda a: lambda q: q.set_label(*a)
+    ),
+    "remove_label": lambda p: LABEL_TEXT.map(lambda k: lambda q: q.remove_label(k)),
     "rename_label": lambda p: st.tuples(st.sampled_from(["thread", "bytes", "x"]), LABEL_TEXT).map(
-        lambda a: (lambda q: q.rename_label(*a))),
-    "select_sample_types": lambda p: _types(p).map(lambda t: (lambda q: q.select_sample_types(t))),
+        lambda a: lambda q: q.rename_label(*a)
+    ),
+    "select_sample_types": lambda p: _types(p).map(lambda t: lambda q: q.select_sample_types(t)),
     "compact": lambda p: st.just(lambda q: q.compact()),
-    "scale": lambda p: RATIOS.map(lambda r: (lambda q: q.scale(r))),
+    "scale": lambda p: RATIOS.map(lambda r: lambda q: q.scale(r)),
     "scale_n": lambda p: st.lists(RATIOS, min_size=len(p.sample_types), max_size=len(p.sample_types)).map(
-        lambda r: (lambda q: q.scale_n(r))),
+        lambda r: lambda q: q.scale_n(r)
+    ),
     "drop_negative": lambda p: st.just(lambda q: q.drop_negative()),
     "diff-self": lambda p: st.just(lambda q: q.diff(q)),
     "merge-self": lambda p: st.just(lambda q: pprofcore.merge([q, q])),

@@ -13,11 +13,10 @@ import difflib
 import subprocess
 
 import pytest
-
-import pprofcore
-
 from conftest import corpus_files, corpus_manifest, go_helper, parses_with_pprof, requires_go
 from pprof_oracle import split_rawdump
+
+import pprofcore
 
 ACCEPTED = corpus_files(parses_with_pprof)
 
@@ -35,8 +34,18 @@ def test_encode_decode_round_trip(row, corpus_dir):
     assert gz[:2] == b"\x1f\x8b"
     assert pprofcore.loads(gz) == p
     # Header and every table survive (equality covers columns; spell out the header).
-    for attr in ("sample_types", "period_type", "period", "time_nanos", "duration_nanos", "comments",
-                 "drop_frames", "keep_frames", "default_sample_type", "doc_url"):
+    for attr in (
+        "sample_types",
+        "period_type",
+        "period",
+        "time_nanos",
+        "duration_nanos",
+        "comments",
+        "drop_frames",
+        "keep_frames",
+        "default_sample_type",
+        "doc_url",
+    ):
         assert getattr(q, attr) == getattr(p, attr), attr
     assert list(q.strings) == list(p.strings)
 
@@ -87,8 +96,11 @@ def test_pprof_dump_of_reencoded_equals_original(row, oracle):
     assert got.startswith("sha256 "), f"google/pprof rejects our re-encoding: {got}"
     if got != want:
         dumps = _split(_rawdump(["-sep", src, ours]))
-        diff = "".join(difflib.unified_diff(dumps[src].splitlines(True), dumps[ours].splitlines(True),
-                                            "original", "re-encoded", n=1))
+        diff = "".join(
+            difflib.unified_diff(
+                dumps[src].splitlines(True), dumps[ours].splitlines(True), "original", "re-encoded", n=1
+            )
+        )
         pytest.fail(f"go tool pprof -raw differs for {row['file']}:\n{diff[:4000]}")
 
 

@@ -15,13 +15,20 @@ import re
 
 import numpy as np
 import pytest
+import wirebuild as wb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pprofcore
-import wirebuild as wb
-from pprofcore.testing import (assert_no_regression, assert_profile_equal, assert_share, canonical,
-                               profile_differences, regression_table, table_differences)
+from pprofcore.testing import (
+    assert_no_regression,
+    assert_profile_equal,
+    assert_share,
+    canonical,
+    profile_differences,
+    regression_table,
+    table_differences,
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +54,11 @@ def spelled_profiles(draw):
     samples = []
     for _ in range(n):
         stack = draw(st.lists(st.tuples(st.sampled_from(NAMES), st.integers(1, 3)), min_size=0, max_size=4))
-        labels = draw(st.lists(st.sampled_from([("k", "a"), ("k", "b"), ("t", 3), ("u", "x")]), max_size=3,
-                               unique_by=lambda x: x[0]))
+        labels = draw(
+            st.lists(
+                st.sampled_from([("k", "a"), ("k", "b"), ("t", 3), ("u", "x")]), max_size=3, unique_by=lambda x: x[0]
+            )
+        )
         values = draw(st.tuples(st.integers(0, 5), st.integers(-50, 50)))
         samples.append((stack, labels, values))
     return samples, draw(st.integers(0, 2**32))
@@ -72,21 +82,34 @@ def _spell(samples, seed) -> pprofcore.Profile:
     rng.shuffle(locations)
     encoded = []
     for stack, labels, values in samples:
-        labs = [wb.label(code[k], code[v]) if isinstance(v, str) else wb.label(code[k], num=v, num_unit=code["ms"])
-                for k, v in labels]
+        labs = [
+            wb.label(code[k], code[v]) if isinstance(v, str) else wb.label(code[k], num=v, num_unit=code["ms"])
+            for k, v in labels
+        ]
         rng.shuffle(labs)
         encoded.append(wb.sample([loc[f] for f in stack], list(values), labs))
     rng.shuffle(encoded)
-    return pprofcore.loads(wb.profile(
-        sample_types=[wb.value_type(code["samples"], code["count"]), wb.value_type(code["cpu"], code["nanoseconds"])],
-        samples=encoded, locations=locations, functions=functions, strings=strings))
+    return pprofcore.loads(
+        wb.profile(
+            sample_types=[
+                wb.value_type(code["samples"], code["count"]),
+                wb.value_type(code["cpu"], code["nanoseconds"]),
+            ],
+            samples=encoded,
+            locations=locations,
+            functions=functions,
+            strings=strings,
+        )
+    )
 
 
 def _expected(samples) -> dict:
     out: dict = {}
     for stack, labels, values in samples:
-        key = (tuple((0, None, False, ((n, n, "main.go", line),)) for n, line in stack),
-               tuple(sorted((k, v, 0, "") if isinstance(v, str) else (k, None, v, "ms") for k, v in labels)))
+        key = (
+            tuple((0, None, False, ((n, n, "main.go", line),)) for n, line in stack),
+            tuple(sorted((k, v, 0, "") if isinstance(v, str) else (k, None, v, "ms") for k, v in labels)),
+        )
         prev = out.get(key, (0, 0))
         out[key] = (prev[0] + values[0], prev[1] + values[1])
     return {k: v for k, v in out.items() if any(v)}

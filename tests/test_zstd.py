@@ -14,7 +14,9 @@ from pprofcore import DecodeError, GzipError
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("zstd") is None, reason="needs the zstd command (apt-get install zstd)"),
-    pytest.mark.skipif(not pprofcore._core.have_zstd(), reason="this build has no libzstd (apt-get install libzstd-dev)"),
+    pytest.mark.skipif(
+        not pprofcore._core.have_zstd(), reason="this build has no libzstd (apt-get install libzstd-dev)"
+    ),
 ]
 
 

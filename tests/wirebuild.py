@@ -76,7 +76,9 @@ def label(key_: int, str_: int = 0, num: int = 0, num_unit: int = 0) -> bytes:
     return _opt(1, key_) + _opt(2, str_) + _opt(3, num) + _opt(4, num_unit)
 
 
-def sample(location_ids: Sequence[int], values: Sequence[int], labels: Sequence[bytes] = (), pack: bool = True) -> bytes:
+def sample(
+    location_ids: Sequence[int], values: Sequence[int], labels: Sequence[bytes] = (), pack: bool = True
+) -> bytes:
     enc = packed if pack else unpacked
     out = b""
     if location_ids:
@@ -88,30 +90,66 @@ def sample(location_ids: Sequence[int], values: Sequence[int], labels: Sequence[
     return out
 
 
-def mapping(id_: int, start: int = 0, limit: int = 0, offset: int = 0, filename: int = 0, build_id: int = 0,
-            has_functions: bool = False, has_filenames: bool = False, has_line_numbers: bool = False,
-            has_inline_frames: bool = False) -> bytes:
-    return (_opt(1, id_) + _opt(2, start) + _opt(3, limit) + _opt(4, offset) + _opt(5, filename) + _opt(6, build_id)
-            + _opt(7, has_functions) + _opt(8, has_filenames) + _opt(9, has_line_numbers) + _opt(10, has_inline_frames))
+def mapping(
+    id_: int,
+    start: int = 0,
+    limit: int = 0,
+    offset: int = 0,
+    filename: int = 0,
+    build_id: int = 0,
+    has_functions: bool = False,
+    has_filenames: bool = False,
+    has_line_numbers: bool = False,
+    has_inline_frames: bool = False,
+) -> bytes:
+    return (
+        _opt(1, id_)
+        + _opt(2, start)
+        + _opt(3, limit)
+        + _opt(4, offset)
+        + _opt(5, filename)
+        + _opt(6, build_id)
+        + _opt(7, has_functions)
+        + _opt(8, has_filenames)
+        + _opt(9, has_line_numbers)
+        + _opt(10, has_inline_frames)
+    )
 
 
 def line(function_id: int, line_no: int = 0, column: int = 0) -> bytes:
     return _opt(1, function_id) + _opt(2, line_no) + _opt(3, column)
 
 
-def location(id_: int, mapping_id: int = 0, address: int = 0, lines: Sequence[bytes] = (), is_folded: bool = False) -> bytes:
-    return _opt(1, id_) + _opt(2, mapping_id) + _opt(3, address) + b"".join(ld(4, ln) for ln in lines) + _opt(5, is_folded)
+def location(
+    id_: int, mapping_id: int = 0, address: int = 0, lines: Sequence[bytes] = (), is_folded: bool = False
+) -> bytes:
+    return (
+        _opt(1, id_) + _opt(2, mapping_id) + _opt(3, address) + b"".join(ld(4, ln) for ln in lines) + _opt(5, is_folded)
+    )
 
 
 def function(id_: int, name: int = 0, system_name: int = 0, filename: int = 0, start_line: int = 0) -> bytes:
     return _opt(1, id_) + _opt(2, name) + _opt(3, system_name) + _opt(4, filename) + _opt(5, start_line)
 
 
-def profile(*, sample_types: Sequence[bytes] = (), samples: Sequence[bytes] = (), mappings: Sequence[bytes] = (),
-            locations: Sequence[bytes] = (), functions: Sequence[bytes] = (), strings: Sequence[str] = ("",),
-            drop_frames: int = 0, keep_frames: int = 0, time_nanos: int = 0, duration_nanos: int = 0,
-            period_type: bytes | None = None, period: int = 0, comments: Sequence[int] = (),
-            default_sample_type: int = 0, doc_url: int = 0) -> bytes:
+def profile(
+    *,
+    sample_types: Sequence[bytes] = (),
+    samples: Sequence[bytes] = (),
+    mappings: Sequence[bytes] = (),
+    locations: Sequence[bytes] = (),
+    functions: Sequence[bytes] = (),
+    strings: Sequence[str] = ("",),
+    drop_frames: int = 0,
+    keep_frames: int = 0,
+    time_nanos: int = 0,
+    duration_nanos: int = 0,
+    period_type: bytes | None = None,
+    period: int = 0,
+    comments: Sequence[int] = (),
+    default_sample_type: int = 0,
+    doc_url: int = 0,
+) -> bytes:
     """A Profile message from already-encoded sub-message payloads."""
     out = b"".join(ld(1, m) for m in sample_types)
     out += b"".join(ld(2, m) for m in samples)

@@ -70,8 +70,8 @@ std::string_view trim_path(std::string_view s) {
 }
 
 struct Key {
-  int32_t name;     // profile string code
-  int32_t file;     // index into cleaned-file table (0 = "")
+  int32_t name;  // profile string code
+  int32_t file;  // index into cleaned-file table (0 = "")
   int64_t start_line, lineno;
   uint64_t address;
   int32_t objfile;  // objfile identity: profile string code of the mapping file
@@ -148,11 +148,11 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   IdTable node_ids;  // rows of `keys`
   std::vector<Key> keys;
   auto node_for = [&](const Key& k, int32_t function) -> int32_t {
-    const uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(5, uint32_t(k.name)), uint32_t(k.file)),
-                                                           uint64_t(k.start_line)),
-                                                  uint64_t(k.lineno)),
-                                         k.address),
-                                uint32_t(k.objfile));
+    const uint64_t h = hash_mix(
+        hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(5, uint32_t(k.name)), uint32_t(k.file)), uint64_t(k.start_line)),
+                          uint64_t(k.lineno)),
+                 k.address),
+        uint32_t(k.objfile));
     int32_t got = node_ids.find(h, [&](int32_t r) { return keys[static_cast<size_t>(r)] == k; });
     if (got < 0) {
       got = static_cast<int32_t>(keys.size());
@@ -206,7 +206,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
 
   t.flat.assign(nn * nt, 0);
   t.cum.assign(nn * nt, 0);
-  std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
+  std::vector<uint32_t> seen(nn, 0);   // stamp = sample index + 1
   std::vector<uint8_t> has_in(nn, 0);  // bit 1: an inline in-edge exists, bit 2: a non-inline one
   // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
   std::unordered_map<uint64_t, uint8_t> inline_edges;
@@ -221,8 +221,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     if (opt.label_type < 0)
       label_nonzero = true;
     else if (static_cast<size_t>(opt.label_type) < nt)
-      label_nonzero = v[opt.label_type] != 0 ||
-                      (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt && v[opt.label_div_type] != 0);
+      label_nonzero =
+          v[opt.label_type] != 0 ||
+          (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt && v[opt.label_div_type] != 0);
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
@@ -242,11 +243,13 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (!is_inline) {
             node_noinline_in[nr] = 1;
           } else if (any_inline && inline_capable[nr]) {
-            const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+            const uint64_t key =
+                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
             inline_edges.emplace(key, 1);
           }
           if (!is_inline && any_inline && inline_capable[nr]) {
-            const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
+            const uint64_t key =
+                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
             inline_edges[key] = 0;
           }
         }
@@ -265,8 +268,10 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   std::vector<uint8_t> node_inline_in(nn, 0);
   for (const auto& [key, flag] : inline_edges) {
     const size_t callee = static_cast<size_t>(key & 0xffffffffu);
-    if (flag) node_inline_in[callee] = 1;
-    else node_noinline_in[callee] = 1;
+    if (flag)
+      node_inline_in[callee] = 1;
+    else
+      node_noinline_in[callee] = 1;
   }
   for (size_t n = 0; n < nn; ++n)
     if (node_inline_in[n]) t.inline_label[n] = node_noinline_in[n] ? 2 : 1;
@@ -318,11 +323,12 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   return t;
 }
 
-EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type, int label_div_type, const std::vector<uint8_t>& node_keep) {
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
+                          int label_div_type, const std::vector<uint8_t>& node_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (node_mask.size() != t.size()) throw InternalError("node mask must have one entry per node");
-  if (!node_keep.empty() && node_keep.size() != t.size()) throw InternalError("node keep mask must have one entry per node");
+  if (!node_keep.empty() && node_keep.size() != t.size())
+    throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
   std::unordered_map<uint64_t, int32_t> index;
@@ -345,7 +351,8 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
         if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;  // trimmed away
-        if (parent >= 0 && parent != n && (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
+        if (parent >= 0 && parent != n &&
+            (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
           const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
           auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));
           const size_t row = static_cast<size_t>(it.first->second);

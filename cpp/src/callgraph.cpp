@@ -51,7 +51,8 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   const size_t nt = p.num_types(), ns = p.num_samples(), nn = t.size();
   if (type >= nt) throw ProfileError("sample type index out of range");
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
-  if (t.loc_node_offsets.size() != p.locations.size() + 1) throw InternalError("node table was built from another profile");
+  if (t.loc_node_offsets.size() != p.locations.size() + 1)
+    throw InternalError("node table was built from another profile");
   auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
 
   CallGraph g;
@@ -73,12 +74,17 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
     bool operator==(const NumKey& o) const { return node_set == o.node_set && value == o.value; }
   };
   struct NumHash {
-    size_t operator()(const NumKey& k) const { return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value)); }
+    size_t operator()(const NumKey& k) const {
+      return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value));
+    }
   };
   std::unordered_map<NumKey, std::pair<int64_t, int64_t>, NumHash> num_tags;
   int32_t bytes_key = -1;
   for (size_t i = 0; i < p.strings.size(); ++i)
-    if (p.strings[i] == "bytes") { bytes_key = static_cast<int32_t>(i); break; }
+    if (p.strings[i] == "bytes") {
+      bytes_key = static_cast<int32_t>(i);
+      break;
+    }
   std::vector<int64_t> bytes;  // this sample's "bytes" values
   auto add_tags = [&](int32_t n, int32_t set, int64_t w, bool flat) {
     if (set) {

@@ -42,8 +42,10 @@ inline void push_ref(std::vector<int32_t>& column, std::vector<BigRef>& big, uin
 }  // namespace
 
 Profile Decoder::run() {
-  if (window_) reserve_for_stream();
-  else prescan();
+  if (window_)
+    reserve_for_stream();
+  else
+    prescan();
   // Large profiles: a helper thread decodes the samples from split_.at on
   // while this thread does the first ones and every other field.
   std::thread helper;
@@ -296,8 +298,12 @@ void Decoder::mapping(Reader& r) {
     expect(m, wt, kVarint, field, tag_at);
     uint64_t x = m.varint(field);
     switch (f) {
-      case MappingField::kFilename: filename = string_code(m, x, path(f)); break;
-      case MappingField::kBuildId: build_id = string_code(m, x, path(f)); break;
+      case MappingField::kFilename:
+        filename = string_code(m, x, path(f));
+        break;
+      case MappingField::kBuildId:
+        build_id = string_code(m, x, path(f));
+        break;
       case MappingField::kId:
       case MappingField::kMemoryStart:
       case MappingField::kMemoryLimit:
@@ -508,9 +514,9 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
       throw GzipError("gzip input of " + std::to_string(n) + " bytes is larger than twice the limit of " +
                           std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",
                       "gzip", -1);
-    throw DecodeError("input is larger than the limit of " + std::to_string(max) +
-                          " bytes (raise max_decompressed_size to allow it)",
-                      "", -1);
+    throw DecodeError(
+        "input is larger than the limit of " + std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",
+        "", -1);
   }
   if (gzip::is_gzip(data, n) && decoding::worth_overlapping(n, options)) {
     Profile p;

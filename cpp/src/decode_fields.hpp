@@ -28,21 +28,36 @@ constexpr const char* kProfilePath = "Profile";
 constexpr const char* kProfileUnknown = "Profile (unknown field)";
 constexpr const char* path(ProfileField f) {
   switch (f) {
-    case ProfileField::kSampleType: return "Profile.sample_type";
-    case ProfileField::kSample: return "Profile.sample";
-    case ProfileField::kMapping: return "Profile.mapping";
-    case ProfileField::kLocation: return "Profile.location";
-    case ProfileField::kFunction: return "Profile.function";
-    case ProfileField::kStringTable: return "Profile.string_table";
-    case ProfileField::kDropFrames: return "Profile.drop_frames";
-    case ProfileField::kKeepFrames: return "Profile.keep_frames";
-    case ProfileField::kTimeNanos: return "Profile.time_nanos";
-    case ProfileField::kDurationNanos: return "Profile.duration_nanos";
-    case ProfileField::kPeriodType: return "Profile.period_type";
-    case ProfileField::kPeriod: return "Profile.period";
-    case ProfileField::kComment: return "Profile.comment";
-    case ProfileField::kDefaultSampleType: return "Profile.default_sample_type";
-    case ProfileField::kDocUrl: return "Profile.doc_url";
+    case ProfileField::kSampleType:
+      return "Profile.sample_type";
+    case ProfileField::kSample:
+      return "Profile.sample";
+    case ProfileField::kMapping:
+      return "Profile.mapping";
+    case ProfileField::kLocation:
+      return "Profile.location";
+    case ProfileField::kFunction:
+      return "Profile.function";
+    case ProfileField::kStringTable:
+      return "Profile.string_table";
+    case ProfileField::kDropFrames:
+      return "Profile.drop_frames";
+    case ProfileField::kKeepFrames:
+      return "Profile.keep_frames";
+    case ProfileField::kTimeNanos:
+      return "Profile.time_nanos";
+    case ProfileField::kDurationNanos:
+      return "Profile.duration_nanos";
+    case ProfileField::kPeriodType:
+      return "Profile.period_type";
+    case ProfileField::kPeriod:
+      return "Profile.period";
+    case ProfileField::kComment:
+      return "Profile.comment";
+    case ProfileField::kDefaultSampleType:
+      return "Profile.default_sample_type";
+    case ProfileField::kDocUrl:
+      return "Profile.doc_url";
   }
   return kProfilePath;
 }
@@ -63,9 +78,12 @@ enum class SampleField : uint32_t {
 constexpr const char* kSampleUnknown = "Profile.sample (unknown field)";
 constexpr const char* path(SampleField f) {
   switch (f) {
-    case SampleField::kLocationId: return "Profile.sample.location_id";
-    case SampleField::kValue: return "Profile.sample.value";
-    case SampleField::kLabel: return "Profile.sample.label";
+    case SampleField::kLocationId:
+      return "Profile.sample.location_id";
+    case SampleField::kValue:
+      return "Profile.sample.value";
+    case SampleField::kLabel:
+      return "Profile.sample.label";
   }
   return "Profile.sample";
 }
@@ -80,33 +98,40 @@ enum class LabelField : uint32_t {
 constexpr const char* kLabelUnknown = "Profile.sample.label (unknown field)";
 constexpr const char* path(LabelField f) {
   switch (f) {
-    case LabelField::kKey: return "Profile.sample.label.key";
-    case LabelField::kStr: return "Profile.sample.label.str";
-    case LabelField::kNum: return "Profile.sample.label.num";
-    case LabelField::kNumUnit: return "Profile.sample.label.num_unit";
+    case LabelField::kKey:
+      return "Profile.sample.label.key";
+    case LabelField::kStr:
+      return "Profile.sample.label.str";
+    case LabelField::kNum:
+      return "Profile.sample.label.num";
+    case LabelField::kNumUnit:
+      return "Profile.sample.label.num_unit";
   }
   return "Profile.sample.label";
 }
 
 // message Mapping
 enum class MappingField : uint32_t {
-  kId = 1,               // uint64 id
-  kMemoryStart = 2,      // uint64 memory_start
-  kMemoryLimit = 3,      // uint64 memory_limit
-  kFileOffset = 4,       // uint64 file_offset
-  kFilename = 5,         // int64 filename (string index)
-  kBuildId = 6,          // int64 build_id (string index)
-  kHasFunctions = 7,     // bool has_functions
-  kHasFilenames = 8,     // bool has_filenames
-  kHasLineNumbers = 9,   // bool has_line_numbers
-  kHasInlineFrames = 10, // bool has_inline_frames
+  kId = 1,                // uint64 id
+  kMemoryStart = 2,       // uint64 memory_start
+  kMemoryLimit = 3,       // uint64 memory_limit
+  kFileOffset = 4,        // uint64 file_offset
+  kFilename = 5,          // int64 filename (string index)
+  kBuildId = 6,           // int64 build_id (string index)
+  kHasFunctions = 7,      // bool has_functions
+  kHasFilenames = 8,      // bool has_filenames
+  kHasLineNumbers = 9,    // bool has_line_numbers
+  kHasInlineFrames = 10,  // bool has_inline_frames
 };
 constexpr const char* kMappingUnknown = "Profile.mapping (unknown field)";
 constexpr const char* path(MappingField f) {
   switch (f) {
-    case MappingField::kFilename: return "Profile.mapping.filename";
-    case MappingField::kBuildId: return "Profile.mapping.build_id";
-    default: return "Profile.mapping";  // numbers and flags: errors name the message
+    case MappingField::kFilename:
+      return "Profile.mapping.filename";
+    case MappingField::kBuildId:
+      return "Profile.mapping.build_id";
+    default:
+      return "Profile.mapping";  // numbers and flags: errors name the message
   }
 }
 
@@ -122,11 +147,16 @@ constexpr const char* kLocationPath = "Profile.location";
 constexpr const char* kLocationUnknown = "Profile.location (unknown field)";
 constexpr const char* path(LocationField f) {
   switch (f) {
-    case LocationField::kId: return "Profile.location.id";
-    case LocationField::kMappingId: return "Profile.location.mapping_id";
-    case LocationField::kAddress: return "Profile.location.address";
-    case LocationField::kLine: return "Profile.location.line";
-    case LocationField::kIsFolded: return "Profile.location.is_folded";
+    case LocationField::kId:
+      return "Profile.location.id";
+    case LocationField::kMappingId:
+      return "Profile.location.mapping_id";
+    case LocationField::kAddress:
+      return "Profile.location.address";
+    case LocationField::kLine:
+      return "Profile.location.line";
+    case LocationField::kIsFolded:
+      return "Profile.location.is_folded";
   }
   return kLocationPath;
 }
@@ -140,9 +170,12 @@ enum class LineField : uint32_t {
 constexpr const char* kLineUnknown = "Profile.location.line (unknown field)";
 constexpr const char* path(LineField f) {
   switch (f) {
-    case LineField::kFunctionId: return "Profile.location.line.function_id";
-    case LineField::kLine: return "Profile.location.line.line";
-    case LineField::kColumn: return "Profile.location.line.column";
+    case LineField::kFunctionId:
+      return "Profile.location.line.function_id";
+    case LineField::kLine:
+      return "Profile.location.line.line";
+    case LineField::kColumn:
+      return "Profile.location.line.column";
   }
   return "Profile.location.line";
 }
@@ -159,11 +192,16 @@ constexpr const char* kFunctionPath = "Profile.function";
 constexpr const char* kFunctionUnknown = "Profile.function (unknown field)";
 constexpr const char* path(FunctionField f) {
   switch (f) {
-    case FunctionField::kId: return "Profile.function.id";
-    case FunctionField::kName: return "Profile.function.name";
-    case FunctionField::kSystemName: return "Profile.function.system_name";
-    case FunctionField::kFilename: return "Profile.function.filename";
-    case FunctionField::kStartLine: return "Profile.function.start_line";
+    case FunctionField::kId:
+      return "Profile.function.id";
+    case FunctionField::kName:
+      return "Profile.function.name";
+    case FunctionField::kSystemName:
+      return "Profile.function.system_name";
+    case FunctionField::kFilename:
+      return "Profile.function.filename";
+    case FunctionField::kStartLine:
+      return "Profile.function.start_line";
   }
   return kFunctionPath;
 }

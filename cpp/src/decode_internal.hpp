@@ -84,12 +84,12 @@ class StreamWindow final : public gzip::ChunkSink {
   uint8_t* const buf_;
   const size_t cap_;
   const size_t chunk_;
-  const size_t total_;      // bytes the whole stream inflates to
-  size_t rpos_ = 0;         // decoder: read position in the window
-  size_t window_start_ = 0; // decoder: stream offset of buf_[0]
+  const size_t total_;       // bytes the whole stream inflates to
+  size_t rpos_ = 0;          // decoder: read position in the window
+  size_t window_start_ = 0;  // decoder: stream offset of buf_[0]
   std::mutex mu_;
   std::condition_variable cv_;
-  std::atomic<size_t> wend_{0};  // end of the inflated bytes in the window (written under mu_)
+  std::atomic<size_t> wend_{0};         // end of the inflated bytes in the window (written under mu_)
   bool done_ = false, closed_ = false;  // under mu_
 };
 
@@ -223,7 +223,6 @@ Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n);
 // decode_overlap.cpp: whether gzip input of n bytes goes the overlapped way,
 // and that way (false: the input needs the ordinary path, which reports why).
 bool worth_overlapping(size_t n, const DecodeOptions& options);
-bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
-                       Profile& out);
+bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report, Profile& out);
 
 }  // namespace pprofcore::decoding

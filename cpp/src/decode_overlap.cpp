@@ -137,8 +137,7 @@ const uint8_t* StreamWindow::next_field_slow() {
   wait_for(need);
   const uint8_t* p = buf_ + rpos_;
   uint64_t tag, len;
-  if (peek_varint(p, buf_ + rpos_ + need, tag) && (tag & 7) == wire::kLen &&
-      peek_varint(p, buf_ + rpos_ + need, len)) {
+  if (peek_varint(p, buf_ + rpos_ + need, tag) && (tag & 7) == wire::kLen && peek_varint(p, buf_ + rpos_ + need, len)) {
     size_t header = static_cast<size_t>(p - (buf_ + rpos_));
     // A length past the end of the stream: hand over what there is, and the
     // decoder reports it.
@@ -150,7 +149,7 @@ const uint8_t* StreamWindow::next_field_slow() {
 
 void StreamWindow::wait_for(size_t need) {
   if (wend_.load(std::memory_order_acquire) - rpos_ >= need) return;  // the common case: no lock
-  if (need > cap_) throw StreamAborted();  // a field larger than the window
+  if (need > cap_) throw StreamAborted();                             // a field larger than the window
   if (rpos_ + need > cap_) compact(need);
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return wend_.load(std::memory_order_relaxed) - rpos_ >= need || done_; });

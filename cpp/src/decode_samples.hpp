@@ -48,8 +48,7 @@ struct MaxStringCode {
 // The range check against the table happens in fixup (the table comes last).
 inline int32_t string_code(wire::Reader& r, uint64_t raw, const char* field, MaxStringCode& codes) {
   if (raw > kMaxSmallId)
-    throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field,
-                      r.offset());
+    throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field, r.offset());
   codes.see(static_cast<int64_t>(raw), field, r.offset());
   return static_cast<int32_t>(raw);
 }
@@ -71,8 +70,12 @@ class SampleDecoder {
  public:
   SampleDecoder(const uint8_t* base, std::vector<int64_t>& values, std::vector<int64_t>& stack_ends,
                 std::vector<int32_t>& stack_locations, std::vector<int64_t>& label_ends, Labels& labels)
-      : base_(base), values_(values), stack_ends_(stack_ends), stack_locations_(stack_locations),
-        label_ends_(label_ends), labels_(labels) {}
+      : base_(base),
+        values_(values),
+        stack_ends_(stack_ends),
+        stack_locations_(stack_locations),
+        label_ends_(label_ends),
+        labels_(labels) {}
   SampleDecoder(const uint8_t* base, SampleColumns& c)
       : SampleDecoder(base, c.values, c.stack_ends, c.stack_locations, c.label_ends, c.labels) {}
 
@@ -235,10 +238,14 @@ class SampleDecoder {
           continue;
       }
       uint64_t raw = m.varint(field);
-      if (f == LabelField::kNum) num = static_cast<int64_t>(raw);
-      else if (f == LabelField::kKey) key = string_code(m, raw, path(LabelField::kKey), codes);
-      else if (f == LabelField::kStr) str = string_code(m, raw, path(LabelField::kStr), codes);
-      else unit = string_code(m, raw, path(LabelField::kNumUnit), codes);
+      if (f == LabelField::kNum)
+        num = static_cast<int64_t>(raw);
+      else if (f == LabelField::kKey)
+        key = string_code(m, raw, path(LabelField::kKey), codes);
+      else if (f == LabelField::kStr)
+        str = string_code(m, raw, path(LabelField::kStr), codes);
+      else
+        unit = string_code(m, raw, path(LabelField::kNumUnit), codes);
     }
     r.seek(e);
     // pprof quirk: a label with no string, no number and no unit is dropped.

@@ -90,8 +90,8 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
     out.period = cur.period;
     out.time_nanos = cur.time_nanos;
     // fastdelta: a delta covers the time since the previous profile.
-    out.duration_nanos = prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_)
-                                                                 : cur.duration_nanos;
+    out.duration_nanos =
+        prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_) : cur.duration_nanos;
     out.comments = cur.comments;
     out.drop_frames = cur.drop_frames;
     out.keep_frames = cur.keep_frames;
@@ -181,10 +181,10 @@ void DeltaComputer::copy_referenced(const Profile& cur, Profile& out) {
   use(out.period_type_type), use(out.period_type_unit), use(out.drop_frames), use(out.keep_frames);
   use(out.default_sample_type), use(out.doc_url);
   for (int32_t c : out.comments) use(c);
-  for (size_t i = 0; i < out.labels.size(); ++i) use(out.labels.key[i]), use(out.labels.str[i]), use(out.labels.num_unit[i]);
+  for (size_t i = 0; i < out.labels.size(); ++i)
+    use(out.labels.key[i]), use(out.labels.str[i]), use(out.labels.num_unit[i]);
   for (size_t f = 0; f < fn_map_.size(); ++f)
-    if (fn_map_[f] >= 0)
-      use(cur.functions.name[f]), use(cur.functions.system_name[f]), use(cur.functions.filename[f]);
+    if (fn_map_[f] >= 0) use(cur.functions.name[f]), use(cur.functions.system_name[f]), use(cur.functions.filename[f]);
   for (size_t m = 0; m < map_map_.size(); ++m)
     if (map_map_[m] >= 0) use(cur.mappings.filename[m]), use(cur.mappings.build_id[m]);
   number_marked(loc_map_), number_marked(fn_map_), number_marked(map_map_), number_marked(str_map_);

@@ -103,7 +103,9 @@ void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
   w.end_message(at);
 }
 
-size_t field_size(uint32_t field, uint64_t v) { return v == 0 ? 0 : varint_size(uint64_t(field) << 3) + varint_size(v); }
+size_t field_size(uint32_t field, uint64_t v) {
+  return v == 0 ? 0 : varint_size(uint64_t(field) << 3) + varint_size(v);
+}
 
 size_t packed_size(uint32_t field, size_t payload, size_t n) {
   return n == 0 ? 0 : varint_size(uint64_t(field) << 3) + varint_size(payload) + payload;

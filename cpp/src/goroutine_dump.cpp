@@ -54,8 +54,7 @@ bool looks_like_header(std::string_view line) {
 // error: ...", "SIGQUIT: quit", "unexpected fault address ...", "runtime: ...".
 bool is_crash_line(std::string_view line) {
   if (starts_with(line, "panic: ") || starts_with(line, "fatal error: ") || starts_with(line, "fatal: ") ||
-      starts_with(line, "unexpected fault address ") || starts_with(line, "runtime: ") ||
-      starts_with(line, "[signal "))
+      starts_with(line, "unexpected fault address ") || starts_with(line, "runtime: ") || starts_with(line, "[signal "))
     return true;
   if (!starts_with(line, "SIG")) return false;
   size_t i = 3;
@@ -325,9 +324,9 @@ class DumpBuilder {
   StringInterner strings_;
   std::unordered_map<std::pair<std::string_view, std::string_view>, int32_t, ViewPairHash> function_index_;
   std::unordered_map<std::string_view, int32_t> text_index_;
-  std::unordered_map<std::string, int32_t> location_index_;   // key: the (function, line) pairs
-  std::unordered_map<uint64_t, int32_t> address_index_;       // cgo frames known by pc only
-  std::vector<std::pair<int32_t, int64_t>> pending_;  // inlined frames awaiting their location
+  std::unordered_map<std::string, int32_t> location_index_;  // key: the (function, line) pairs
+  std::unordered_map<uint64_t, int32_t> address_index_;      // cgo frames known by pc only
+  std::vector<std::pair<int32_t, int64_t>> pending_;         // inlined frames awaiting their location
   std::string key_;
   int32_t k_state_, k_goid_, k_wait_, u_minutes_, k_locked_, v_true_, k_created_by_, k_parent_, k_detail_;
 };
@@ -368,9 +367,12 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
   bool skipping_frames = false;
   while (!looks_like_header(r.line())) {
     std::string_view line = r.line();
-    if (line == "runtime stack:") skipping_frames = true;
-    else if (blank(line)) skipping_frames = false;
-    else if (!skipping_frames) b.comment(line);
+    if (line == "runtime stack:")
+      skipping_frames = true;
+    else if (blank(line))
+      skipping_frames = false;
+    else if (!skipping_frames)
+      b.comment(line);
     if (!r.next()) {
       // Text that merely has a "panic: " line somewhere is not claimed.
       if (skipped > 0) return false;

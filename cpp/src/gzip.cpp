@@ -163,8 +163,8 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
       while (true) {
         out.reserve(out_pos + std::max<size_t>(cap, 1));
         size_t in_used = 0, out_got = 0;
-        libdeflate_result rc = libdeflate_gzip_decompress_ex(d, data + in_pos, n - in_pos, out.data() + out_pos,
-                                                             cap, &in_used, &out_got);
+        libdeflate_result rc =
+            libdeflate_gzip_decompress_ex(d, data + in_pos, n - in_pos, out.data() + out_pos, cap, &in_used, &out_got);
         if (rc == LIBDEFLATE_SUCCESS) {
           in_pos += in_used;
           out_pos += out_got;
@@ -195,13 +195,20 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
 #ifdef PPROFCORE_HAVE_ISAL
 const char* isal_error(int rc) {
   switch (rc) {
-    case ISAL_INVALID_BLOCK: return "invalid deflate block";
-    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-    case ISAL_INVALID_LOOKBACK: return "invalid lookback distance";
-    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
-    case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
-    case ISAL_INCORRECT_CHECKSUM: return "CRC or length check failed";
-    default: return "inflate error";
+    case ISAL_INVALID_BLOCK:
+      return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid lookback distance";
+    case ISAL_INVALID_WRAPPER:
+      return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "CRC or length check failed";
+    default:
+      return "inflate error";
   }
 }
 
@@ -227,7 +234,8 @@ bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_po
     int rc = isal_inflate(&st);
     out_pos += before - st.avail_out;
     publish(out_pos);
-    if (rc < 0) throw GzipError(std::string("corrupt gzip data: ") + isal_error(rc), "gzip", static_cast<int64_t>(in_pos));
+    if (rc < 0)
+      throw GzipError(std::string("corrupt gzip data: ") + isal_error(rc), "gzip", static_cast<int64_t>(in_pos));
     if (st.block_state == ISAL_BLOCK_FINISH) break;
     if (st.avail_in == 0 && st.avail_out != 0)
       throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
@@ -304,8 +312,7 @@ bool have_isal() {
 #endif
 }
 
-bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size,
-                         std::atomic<size_t>& produced) {
+bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size, std::atomic<size_t>& produced) {
 #ifdef PPROFCORE_HAVE_ISAL
   inflate_state st;
   isal_inflate_init(&st);
@@ -352,7 +359,8 @@ bool inflate_chunked(const uint8_t* data, size_t n, size_t expected, ChunkSink& 
       if (rc < 0) throw GzipError(std::string("corrupt gzip data: ") + isal_error(rc), "gzip", 0);
       if (total > expected) return false;
       if (st.block_state == ISAL_BLOCK_FINISH) break;
-      if (st.avail_in == 0 && st.avail_out != 0) throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
+      if (st.avail_in == 0 && st.avail_out != 0)
+        throw GzipError("truncated gzip stream", "gzip", static_cast<int64_t>(n));
     }
   } catch (const GzipError&) {
     rethrow_precisely(data, n, plausible_size(n));
@@ -475,7 +483,7 @@ std::string deflate_zlib(const uint8_t* data, size_t n, int level, size_t chunk)
   try {
     // deflateBound is exact enough for one allocation when uLong holds n.
     size_t bound = n <= (std::numeric_limits<uLong>::max)() / 2 ? deflateBound(&zs, static_cast<uLong>(n)) + 32
-                                                               : n + n / 1000 + 4096;
+                                                                : n + n / 1000 + 4096;
     out.resize(bound);
     do {
       // avail_in and avail_out are 32-bit: refill both at most `chunk` bytes at a time.

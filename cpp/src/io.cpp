@@ -82,8 +82,7 @@ bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
     uint32_t wt = static_cast<uint32_t>(tag & 7);
     bool message = (field >= 1 && field <= 6) || field == 11;  // sample_type .. string_table, period_type
     bool scalar = (field >= 7 && field <= 10) || field == 12 || field == 14 || field == 15;
-    if (field == 0 || field > 0x1fffffff || wt > 5 || (message && wt != kLen) ||
-        (scalar && wt != kVarint)) {
+    if (field == 0 || field > 0x1fffffff || wt > 5 || (message && wt != kLen) || (scalar && wt != kVarint)) {
       at = tag_at;
       return true;
     }
@@ -91,13 +90,18 @@ bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
       case kVarint:
         if (!varint(v)) return false;
         break;
-      case kFixed64: p += 8; break;
-      case kFixed32: p += 4; break;
+      case kFixed64:
+        p += 8;
+        break;
+      case kFixed32:
+        p += 4;
+        break;
       case kLen:
         if (!varint(v) || v > n - p) return false;
         p += static_cast<size_t>(v);
         break;
-      default: return false;  // groups: leave them to the decoder
+      default:
+        return false;  // groups: leave them to the decoder
     }
   }
   return false;
@@ -233,8 +237,8 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)>&
   if (failure) std::rethrow_exception(failure);
 }
 
-std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigned threads,
-                                  const DecodeOptions& options, const Poll& poll) {
+std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
+                                  const Poll& poll) {
   std::vector<LoadResult> results(paths.size());
   // Parallelism is across files; one thread per file avoids oversubscription.
   DecodeOptions per_file = options;

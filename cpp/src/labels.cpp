@@ -23,9 +23,9 @@ int32_t find(const Profile& p, std::string_view s) {
 
 }  // namespace
 
-Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys,
-                         const std::vector<int32_t>& leaf_keys, const std::vector<int32_t>& row_text,
-                         const std::vector<std::string>& extra_strings, bool* root_matched, bool* leaf_matched) {
+Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys, const std::vector<int32_t>& leaf_keys,
+                         const std::vector<int32_t>& row_text, const std::vector<std::string>& extra_strings,
+                         bool* root_matched, bool* leaf_matched) {
   if (row_text.size() != p.labels.size()) throw InternalError("add_label_frames: row_text size mismatch");
   *root_matched = *leaf_matched = false;
   const size_t nstr = p.strings.size();
@@ -141,8 +141,10 @@ Profile set_label(const Profile& p, const std::string& key, const std::vector<st
   // label with no string, number or unit is dropped on decoding (as pprof does).
   for (const auto& v : values)
     if (v.empty())
-      throw ProfileError("set_label: label values must not be empty strings (profile.proto cannot hold them: "
-                         "decoding drops such a label); use remove_label to drop '" + key + "'");
+      throw ProfileError(
+          "set_label: label values must not be empty strings (profile.proto cannot hold them: "
+          "decoding drops such a label); use remove_label to drop '" +
+          key + "'");
   const int32_t k = find_or_add_string(out, key);
   std::vector<int32_t> codes;
   for (const auto& v : values) codes.push_back(find_or_add_string(out, v));

@@ -24,8 +24,7 @@ bool decode_legacy(const uint8_t* data, size_t n, Profile& out) {
   const char* text = reinterpret_cast<const char*>(data);
   return legacy::parse_gperftools_cpu(data, n, out) || legacy::parse_heap_text(text, n, out) ||
          legacy::parse_go_count(text, n, out) || legacy::parse_threadz(text, n, out) ||
-         legacy::parse_contention(text, n, out) ||
-         legacy::parse_java_text(text, n, out) ||
+         legacy::parse_contention(text, n, out) || legacy::parse_java_text(text, n, out) ||
          decode_goroutine_dump(text, n, out);  // not pprof's: it cannot read these dumps
 }
 
@@ -49,7 +48,7 @@ namespace {
 size_t utf8_length(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
   const uint8_t c = b(i);
-  size_t n = c < 0x80                  ? 1
+  size_t n = c < 0x80                   ? 1
              : (c >= 0xc2 && c <= 0xdf) ? 2
              : (c >= 0xe0 && c <= 0xef) ? 3
              : (c >= 0xf0 && c <= 0xf4) ? 4
@@ -124,10 +123,14 @@ bool parse_int(std::string_view s, int base, int64_t& out) {
   if (base == 0) {
     base = 10;
     if (s.size() > 1 && s[0] == '0') {
-      if (s[1] == 'x' || s[1] == 'X') base = 16, s.remove_prefix(2);
-      else if (s[1] == 'o' || s[1] == 'O') base = 8, s.remove_prefix(2);
-      else if (s[1] == 'b' || s[1] == 'B') base = 2, s.remove_prefix(2);
-      else base = 8, s.remove_prefix(1);
+      if (s[1] == 'x' || s[1] == 'X')
+        base = 16, s.remove_prefix(2);
+      else if (s[1] == 'o' || s[1] == 'O')
+        base = 8, s.remove_prefix(2);
+      else if (s[1] == 'b' || s[1] == 'B')
+        base = 2, s.remove_prefix(2);
+      else
+        base = 8, s.remove_prefix(1);
     }
   }
   if (s.empty()) return false;
@@ -262,7 +265,8 @@ bool parse_mapping_line(std::string_view line, RawMapping& m, bool& keep) {
     k = i;
   }
   if (k < n && line[k] == ':') ++k;
-  std::vector<std::string_view> f = (k < n && is_go_space(line[k])) ? fields(line.substr(k)) : std::vector<std::string_view>{};
+  std::vector<std::string_view> f =
+      (k < n && is_go_space(line[k])) ? fields(line.substr(k)) : std::vector<std::string_view>{};
   std::string_view perm, offset, file, build_id;
   size_t t = 0;
   if (t < f.size() && all_of(f[t], perm_char)) perm = f[t++];

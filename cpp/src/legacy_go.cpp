@@ -161,7 +161,8 @@ bool parse_heap_text(const char* data, size_t n, Profile& out) {
     } else {
       return false;
     }
-  } else if (match_heap_header(r.line(), h, false, "growth") || match_heap_header(r.line(), h, false, "fragmentation")) {
+  } else if (match_heap_header(r.line(), h, false, "growth") ||
+             match_heap_header(r.line(), h, false, "fragmentation")) {
     period = 1;
   } else {
     return false;
@@ -172,7 +173,8 @@ bool parse_heap_text(const char* data, size_t n, Profile& out) {
   b.period_unit = "bytes";
   b.period = period;
   if (has_alloc)  // alloc first so that pprof's default type stays inuse_space
-    b.sample_types = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_objects", "count"}, {"inuse_space", "bytes"}};
+    b.sample_types = {
+        {"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_objects", "count"}, {"inuse_space", "bytes"}};
   else
     b.sample_types = {{"objects", "count"}, {"space", "bytes"}};
 
@@ -207,7 +209,9 @@ bool parse_heap_text(const char* data, size_t n, Profile& out) {
     if (has_alloc) add(f[2], f[3], "allocation");
     add(f[0], f[1], "in-use");
     size_t e = c.i;
-    while (e < line.size() && (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f'))) ++e;
+    while (e < line.size() &&
+           (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f')))
+      ++e;
     addrs.clear();
     std::string_view bad;
     if (!parse_hex_addresses(line.substr(c.i, e - c.i), addrs, bad))
@@ -264,8 +268,7 @@ bool parse_go_count(const char* data, size_t n, Profile& out) {
       size_t s = c.i;
       while (c.i < line.size() && (is_digit(line[c.i]) || (line[c.i] >= 'a' && line[c.i] <= 'f'))) ++c.i;
       uint64_t a;
-      if (c.i == s || (c.i < line.size() && line[c.i] != ' '))
-        fail_line(format, r, "bad hex address");
+      if (c.i == s || (c.i < line.size() && line[c.i] != ' ')) fail_line(format, r, "bad hex address");
       if (!parse_hex(line.substr(s, c.i - s), a))
         fail_line(format, r, "address 0x" + std::string(line.substr(s, c.i - s)) + " does not fit in 64 bits");
       addrs.push_back(a);
@@ -306,9 +309,12 @@ bool parse_contention(const char* data, size_t n, Profile& out) {
     int64_t v = 0;
     if (key == "cycles/second" || key == "sampling period" || key == "ms since reset") {
       if (!parse_int(val, 0, v)) fail_line(format, r, "value of \"" + std::string(key) + "\" is not a number in range");
-      if (key == "cycles/second") cpu_hz = v;
-      else if (key == "sampling period") b.period = v;
-      else b.duration_nanos = wrap_mul(v, 1000 * 1000);
+      if (key == "cycles/second")
+        cpu_hz = v;
+      else if (key == "sampling period")
+        b.period = v;
+      else
+        b.duration_nanos = wrap_mul(v, 1000 * 1000);
     } else if (key == "format" || key == "resolution") {
       return false;  // Java and C++ contentionz profiles: not this parser's (pprof tries its Java parser)
     } else if (key != "discarded samples") {
@@ -336,15 +342,16 @@ bool parse_contention(const char* data, size_t n, Profile& out) {
       if (cycles.empty() || count.empty() || !c.eat(' ') || !c.eat('@'))
         fail_line(format, r, "expected \"<cycles> <count> @ <addresses>\"");
       int64_t v1, v2;
-      if (!parse_int(cycles, 10, v1) || !parse_int(count, 10, v2))
-        fail_line(format, r, "a value is out of range");
+      if (!parse_int(cycles, 10, v1) || !parse_int(count, 10, v2)) fail_line(format, r, "a value is out of range");
       if (b.period > 0) {
         // Unsample: cycles -> nanoseconds at the sampling period, counts by the period.
         if (cpu_hz > 0) v1 = go_float_to_int(double(v1) * double(b.period) / (double(cpu_hz) / 1e9));
         v2 = wrap_mul(v2, b.period);
       }
       size_t e = c.i;
-      while (e < line.size() && (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f'))) ++e;
+      while (e < line.size() &&
+             (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f')))
+        ++e;
       addrs.clear();
       std::string_view bad;
       if (!parse_hex_addresses(line.substr(c.i, e - c.i), addrs, bad))

@@ -15,7 +15,7 @@ namespace {
 struct WordReader {
   const uint8_t* p;
   const uint8_t* end;
-  unsigned size;     // 4 or 8
+  unsigned size;  // 4 or 8
   bool big_endian;
   bool has_words(size_t k) const { return static_cast<size_t>(end - p) / size >= k; }
   uint64_t next() {
@@ -38,7 +38,10 @@ struct WordReader {
 bool parse_gperftools_cpu(const uint8_t* data, size_t n, Profile& out) {
   // pprof tries these word shapes in this order and takes the first whose
   // header reads {0, 3, 0, period > 0, 0}.
-  const struct { unsigned size; bool big; } shapes[] = {{4, false}, {4, true}, {8, false}, {8, true}};
+  const struct {
+    unsigned size;
+    bool big;
+  } shapes[] = {{4, false}, {4, true}, {8, false}, {8, true}};
   WordReader w{nullptr, nullptr, 0, false};
   int64_t period_us = 0;
   bool found = false, java = false;
@@ -64,17 +67,17 @@ bool parse_gperftools_cpu(const uint8_t* data, size_t n, Profile& out) {
   b.period = static_cast<int64_t>(uint64_t(period_us) * 1000);
   b.sample_types = {{"samples", "count"}, {"cpu", "nanoseconds"}};
   const char* what = java ? (w.size == 4 ? "legacy Java CPU profile (binary) with 32-bit words"
-                                        : "legacy Java CPU profile (binary) with 64-bit words")
+                                         : "legacy Java CPU profile (binary) with 64-bit words")
                           : (w.size == 4 ? "legacy gperftools CPU profile (binary) with 32-bit words"
                                          : "legacy gperftools CPU profile (binary) with 64-bit words");
   while (w.p < w.end) {
     int64_t at = w.p - data;
-    if (!w.has_words(2))
-      throw DecodeError(std::string(what) + ": truncated record header", "record", at);
+    if (!w.has_words(2)) throw DecodeError(std::string(what) + ": truncated record header", "record", at);
     uint64_t count = w.next(), depth = w.next();
     if (!w.has_words(depth))
-      throw DecodeError(std::string(what) + ": record of " + std::to_string(depth) + " frames runs past the end of the input",
-                        "record", at);
+      throw DecodeError(
+          std::string(what) + ": record of " + std::to_string(depth) + " frames runs past the end of the input",
+          "record", at);
     if (count == 0 && depth == 1) {
       uint64_t a = w.next();
       if (a == 0) break;  // end-of-data marker {0, 1, 0}
@@ -107,8 +110,10 @@ bool parse_gperftools_cpu(const uint8_t* data, size_t n, Profile& out) {
     for (size_t s = 0; s < ns; ++s) {
       if (b.stack_offsets[s + 1] - b.stack_offsets[s] < 2) continue;
       uint64_t a = b.addresses[size_t(b.stack_offsets[s]) + 1];
-      if (votes == 0) victim = a, votes = 1;
-      else votes += a == victim ? 1 : size_t(-1);
+      if (votes == 0)
+        victim = a, votes = 1;
+      else
+        votes += a == victim ? 1 : size_t(-1);
     }
     size_t count = 0;
     for (size_t s = 0; s < ns && votes > 0; ++s)

@@ -56,7 +56,9 @@ bool match_sample(std::string_view line, std::string_view& v1, std::string_view&
     while (k < line.size() && line[k] == ' ') ++k;
     if (k == a) continue;
     size_t z = k;
-    while (z < line.size() && (line[z] == ' ' || line[z] == 'x' || is_digit(line[z]) || (line[z] >= 'a' && line[z] <= 'f'))) ++z;
+    while (z < line.size() &&
+           (line[z] == ' ' || line[z] == 'x' || is_digit(line[z]) || (line[z] >= 'a' && line[z] <= 'f')))
+      ++z;
     v1 = line.substr(i, s - i);
     v2 = line.substr(d, e - d);
     addrs = line.substr(k, z - k);
@@ -186,8 +188,10 @@ bool parse_java_text(const char* data, size_t n, Profile& out) {
     if (key == "format") {
       if (value != "java") fail_at(all, start, line, "format \"" + std::string(value) + "\" is not java");
     } else if (key == "resolution") {
-      b.sample_types = heap ? std::vector<std::pair<std::string, std::string>>{{"inuse_objects", "count"}, {"inuse_space", std::string(value)}}
-                            : std::vector<std::pair<std::string, std::string>>{{"contentions", "count"}, {"delay", std::string(value)}};
+      b.sample_types = heap ? std::vector<std::pair<std::string, std::string>>{{"inuse_objects", "count"},
+                                                                               {"inuse_space", std::string(value)}}
+                            : std::vector<std::pair<std::string, std::string>>{{"contentions", "count"},
+                                                                               {"delay", std::string(value)}};
     } else if (!heap && key == "sampling period") {
       b.period_type = "contentions";
       b.period_unit = "count";
@@ -217,9 +221,11 @@ bool parse_java_text(const char* data, size_t n, Profile& out) {
     }
     addrs.clear();
     std::string_view bad;
-    if (!parse_hex_addresses(as, addrs, bad)) fail_at(all, start, line, "address " + std::string(bad) + " does not fit in 64 bits");
+    if (!parse_hex_addresses(as, addrs, bad))
+      fail_at(all, start, line, "address " + std::string(bad) + " does not fit in 64 bits");
     int64_t count, value;
-    if (!parse_int(v2, 0, count) || !parse_int(v1, 0, value)) fail_at(all, start, line, "a value is not a number in range");
+    if (!parse_int(v2, 0, count) || !parse_int(v1, 0, value))
+      fail_at(all, start, line, "a value is not a number in range");
     if (heap) {
       if (count == 0) fail_at(all, start, line, "count must be non-zero");
       b.bytes_label.push_back(count == -1 ? static_cast<int64_t>(0 - uint64_t(value)) : value / count);

@@ -114,8 +114,8 @@ int32_t Merger::map_function(int32_t row) {
   const size_t r = static_cast<size_t>(row);
   int32_t name = map_string(f.name[r]), sys = map_string(f.system_name[r]), file = map_string(f.filename[r]);
   int64_t start = f.start_line[r];
-  uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(1, uint64_t(name)), uint64_t(sys)), uint64_t(file)),
-                        uint64_t(start));
+  uint64_t h =
+      hash_mix(hash_mix(hash_mix(hash_mix(1, uint64_t(name)), uint64_t(sys)), uint64_t(file)), uint64_t(start));
   Functions& o = out_.functions;
   int32_t got = functions_.find(h, [&](int32_t k) {
     size_t q = static_cast<size_t>(k);
@@ -153,7 +153,8 @@ int32_t Merger::map_mapping(int32_t row) {
     int32_t b = o.build_id[q] != 0 ? o.build_id[q] : o.filename[q];
     return std::make_tuple(s, o.file_offset[q], b);
   };
-  int32_t got = mappings_.find(h, [&](int32_t k) { return key_of(static_cast<size_t>(k)) == std::make_tuple(size, offset, bof); });
+  int32_t got = mappings_.find(
+      h, [&](int32_t k) { return key_of(static_cast<size_t>(k)) == std::make_tuple(size, offset, bof); });
   if (got >= 0) {
     map_offset_[r] = static_cast<int64_t>(o.memory_start[static_cast<size_t>(got)] - m.memory_start[r]);
   } else {
@@ -252,8 +253,8 @@ int32_t Merger::map_sample(size_t row) {
     int32_t str = s.labels.str[q];
     // Values hold source codes until after the sort, so strings are interned in
     // canonical order (compact(compact(p)) == compact(p)).
-    key_labels_.push_back(LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q],
-                                   s.labels.num_unit[q]});
+    key_labels_.push_back(
+        LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]});
   }
   // pprof groups labels by key (map), keeping each key's values in order, with
   // string labels and numeric labels in separate parts: a stable sort by

@@ -17,8 +17,8 @@ size_t Profile::memory_bytes() const {
 
 bool operator==(const Profile& a, const Profile& b) {
   bool same = a.strings.data == b.strings.data;
-  Profile::visit_columns([&same](const char*, const char*, const auto& x, const auto& y) { same = same && x == y; },
-                         a, b);
+  Profile::visit_columns([&same](const char*, const char*, const auto& x, const auto& y) { same = same && x == y; }, a,
+                         b);
   Profile::visit_scalars([&same](const char*, auto x, auto y) { same = same && x == y; }, a, b);
   return same;
 }
@@ -81,8 +81,8 @@ void check_invariants(const Profile& p) {
   codes(p.mappings.filename, false, "mappings.filename");
   codes(p.mappings.build_id, false, "mappings.build_id");
   codes(p.comments, false, "comments");
-  for (int32_t c : {p.period_type_type, p.period_type_unit, p.drop_frames, p.keep_frames, p.default_sample_type,
-                    p.doc_url})
+  for (int32_t c :
+       {p.period_type_type, p.period_type_unit, p.drop_frames, p.keep_frames, p.default_sample_type, p.doc_url})
     require(c >= 0 && static_cast<size_t>(c) < nstr, "header string code out of range");
 }
 

@@ -11,7 +11,6 @@
 
 namespace pprofcore {
 
-
 Profile scale_n(const Profile& p, const std::vector<double>& ratios) {
   const size_t nt = p.num_types();
   if (ratios.size() != nt)

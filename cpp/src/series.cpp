@@ -39,9 +39,12 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
     return static_cast<size_t>((i % n + n) % n);
   };
   switch (choice.kind) {
-    case SampleTypeChoice::Kind::Index: return by_index(choice.index);
-    case SampleTypeChoice::Kind::Name: return by_name(choice.name);
-    case SampleTypeChoice::Kind::Default: break;
+    case SampleTypeChoice::Kind::Index:
+      return by_index(choice.index);
+    case SampleTypeChoice::Kind::Name:
+      return by_name(choice.name);
+    case SampleTypeChoice::Kind::Default:
+      break;
   }
   std::string_view def = p.str(p.default_sample_type);
   return def.empty() ? by_index(n - 1) : by_name(def);
@@ -94,8 +97,7 @@ Reduced reduce(const std::string& path, const SeriesOptions& o) {
 
 }  // namespace
 
-SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options,
-                          const Poll& poll) {
+SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options, const Poll& poll) {
   SeriesResult out;
   const size_t n = paths.size();
   out.total.assign(n, 0);

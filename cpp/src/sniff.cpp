@@ -48,7 +48,11 @@ std::string describe_container(const uint8_t* data, size_t n) {
   const char* decompress = "; pprofcore reads raw or gzip-compressed profile.proto (decompress it first)";
   const char* extract = "; extract the profile from the archive first";
   if (has_magic(data, n, "\x28\xb5\x2f\xfd")) return std::string("input is zstd-compressed") + decompress;
-  if (has_magic(data, n, std::string_view("\xfd" "7zXZ\0", 6))) return std::string("input is xz-compressed") + decompress;
+  if (has_magic(data, n,
+                std::string_view("\xfd"
+                                 "7zXZ\0",
+                                 6)))
+    return std::string("input is xz-compressed") + decompress;
   if (has_magic(data, n, "BZh") && n > 3 && data[3] >= '1' && data[3] <= '9')
     return std::string("input is bzip2-compressed") + decompress;
   if (has_magic(data, n, "\x04\x22\x4d\x18")) return std::string("input is lz4-compressed (frame format)") + decompress;
@@ -60,18 +64,23 @@ std::string describe_container(const uint8_t* data, size_t n) {
   if (has_magic(data, n, "PK\x03\x04") || has_magic(data, n, "PK\x05\x06"))
     return std::string("input is a zip archive") + extract;
   if (has_magic(data, n, "ustar", 257)) return std::string("input is a tar archive") + extract;
-  if (has_magic(data, n, std::string_view("7z\xbc\xaf\x27\x1c", 6))) return std::string("input is a 7-Zip archive") + extract;
+  if (has_magic(data, n, std::string_view("7z\xbc\xaf\x27\x1c", 6)))
+    return std::string("input is a 7-Zip archive") + extract;
   // Other profilers' binary formats: named, with the converter to pprof.
   if (has_magic(data, n, std::string_view("FLR\0", 4)))
     return "input is a Java Flight Recorder (JFR) recording, not a pprof profile; convert it with async-profiler's "
            "converter: `jfrconv --output pprof recording.jfr profile.pb.gz` (or `java -jar jfr-converter.jar "
            "--output pprof ...`)";
   if (has_magic(data, n, "PERFILE2") || has_magic(data, n, "2ELIFREP"))
-    return "input is a Linux perf recording (perf.data), not a pprof profile; convert it with google/perf_data_converter: "
+    return "input is a Linux perf recording (perf.data), not a pprof profile; convert it with "
+           "google/perf_data_converter: "
            "`perf_to_profile -i perf.data -o profile.pb.gz`";
   if (has_magic(data, n, "\x89PNG\r\n\x1a\n")) return "input is a PNG image, not a profile";
   if (has_magic(data, n, "\xff\xd8\xff")) return "input is a JPEG image, not a profile";
-  if (has_magic(data, n, "\x7f" "ELF")) return "input is an ELF binary, not a profile";
+  if (has_magic(data, n,
+                "\x7f"
+                "ELF"))
+    return "input is an ELF binary, not a profile";
   if (has_magic(data, n, "\xcf\xfa\xed\xfe") || has_magic(data, n, "\xce\xfa\xed\xfe"))
     return "input is a Mach-O binary, not a profile";
   if (utf16_text(data, n))
@@ -97,8 +106,7 @@ std::string describe_json(const uint8_t* data, size_t n) {
     return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; no converter to pprof is "
            "bundled with Chrome or Node.js: profile Node.js with a pprof-writing profiler (@datadog/pprof, "
            "google's pprof-nodejs) instead";
-  if (has("\"traceEvents\""))
-    return "input is a Chrome trace (Trace Event JSON), not a pprof profile";
+  if (has("\"traceEvents\"")) return "input is a Chrome trace (Trace Event JSON), not a pprof profile";
   return "input looks like JSON, not a pprof profile";
 }
 
@@ -134,7 +142,8 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
     // gperftools CPU profile: binary header of words {0, 3, 0, period, 0}.
     uint64_t w[2];
     std::memcpy(w, data, 16);
-    if (w[0] == 0 && w[1] == 3) return std::string("input looks like a legacy gperftools CPU profile (binary)") + legacy;
+    if (w[0] == 0 && w[1] == 3)
+      return std::string("input looks like a legacy gperftools CPU profile (binary)") + legacy;
     uint32_t h[2];
     std::memcpy(h, data, 8);
     if (h[0] == 0 && h[1] == 3) return std::string("input looks like a legacy 32-bit gperftools CPU profile") + legacy;
@@ -144,8 +153,10 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
     while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\r' || s[0] == '\t')) s.remove_prefix(1);
     if (starts_with(s, "heap_v2/")) return std::string("input looks like a jemalloc heap_v2 text profile") + legacy;
     if (starts_with(s, "heap profile:")) return std::string("input looks like a legacy heap profile (text)") + legacy;
-    if (starts_with(s, "goroutine profile:")) return std::string("input looks like a Go goroutine profile (debug=1 text)") + legacy;
-    if (starts_with(s, "threadcreate profile:")) return std::string("input looks like a Go threadcreate profile (debug=1 text)") + legacy;
+    if (starts_with(s, "goroutine profile:"))
+      return std::string("input looks like a Go goroutine profile (debug=1 text)") + legacy;
+    if (starts_with(s, "threadcreate profile:"))
+      return std::string("input looks like a Go threadcreate profile (debug=1 text)") + legacy;
     if (starts_with(s, "--- heapz")) return std::string("input looks like a legacy heap profile (text)") + legacy;
     if (starts_with(s, "--- threadz")) return std::string("input looks like a legacy thread profile (text)") + legacy;
     if (starts_with(s, "--- contention") || starts_with(s, "--- mutex"))

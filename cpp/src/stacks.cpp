@@ -23,7 +23,10 @@ inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
 // lookup touches one cache line (the trie sees one lookup per frame of every sample).
 class ChildIndex {
  public:
-  ChildIndex() { slots_.assign(1 << 12, Slot{kEmpty, 0}); mask_ = slots_.size() - 1; }
+  ChildIndex() {
+    slots_.assign(1 << 12, Slot{kEmpty, 0});
+    mask_ = slots_.size() - 1;
+  }
   // The child's row, or -1 after reserving the slot for `fresh` (the caller appends it).
   int32_t find_or_insert(uint64_t key, int32_t fresh) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
@@ -149,7 +152,8 @@ void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, b
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
     const size_t depth = static_cast<size_t>(se - sb);
     auto loc_at = [&](size_t k) {  // k-th location in walking order
-      return p.stack_locations[static_cast<size_t>(inverted ? sb + static_cast<int64_t>(k) : se - 1 - static_cast<int64_t>(k))];
+      return p.stack_locations[static_cast<size_t>(inverted ? sb + static_cast<int64_t>(k)
+                                                            : se - 1 - static_cast<int64_t>(k))];
     };
     size_t shared = 0;
     while (shared < depth && shared < prev_loc.size() && prev_loc[shared] == loc_at(shared)) ++shared;
@@ -166,7 +170,8 @@ void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, b
         total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
       } else {
         for (int64_t j = 0; j < ne - nb; ++j) {
-          node = tree.child(node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
+          node = tree.child(
+              node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
           total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
         }
       }
@@ -176,7 +181,8 @@ void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, b
       const size_t loc = static_cast<size_t>(l);
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
       for (int64_t j = 0; j < ne - nb; ++j) {  // outermost inline frame first, or innermost when inverted
-        node = tree.child(node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
+        node = tree.child(
+            node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
         total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
       }
       prev_loc[k] = l;
@@ -253,7 +259,8 @@ void child_lists(const RawTree& r, std::vector<int64_t>& off, std::vector<int32_
   for (size_t i = 0; i < n; ++i) off[i + 1] += off[i];
   kids.assign(n > 0 ? n - 1 : 0, 0);
   std::vector<int64_t> fill(off.begin(), off.end() - 1);
-  for (size_t i = 1; i < n; ++i) kids[static_cast<size_t>(fill[static_cast<size_t>(r.parent[i])]++)] = static_cast<int32_t>(i);
+  for (size_t i = 1; i < n; ++i)
+    kids[static_cast<size_t>(fill[static_cast<size_t>(r.parent[i])]++)] = static_cast<int32_t>(i);
 }
 
 // pprof's flat and cum per frame: cum counts a node's total only when no ancestor
@@ -292,8 +299,7 @@ void frame_sums(const RawTree& r, const std::vector<int64_t>& off, const std::ve
 CallTree build_call_tree(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt) {
   check_source(cur, "profile");
   if (base) check_source(*base, "base profile");
-  if (!(opt.min_fraction >= 0.0 && opt.min_fraction <= 1.0))
-    throw ProfileError("min_fraction must be between 0 and 1");
+  if (!(opt.min_fraction >= 0.0 && opt.min_fraction <= 1.0)) throw ProfileError("min_fraction must be between 0 and 1");
 
   CallTree out;
   out.with_base = base != nullptr;
@@ -320,7 +326,8 @@ CallTree build_call_tree(const StackSource& cur, const StackSource* base, const 
     const size_t i = static_cast<size_t>(a), j = static_cast<size_t>(b);
     const uint64_t ta = static_cast<uint64_t>(abs64(raw.total[i])), tb = static_cast<uint64_t>(abs64(raw.total[j]));
     if (ta != tb) return ta > tb;
-    const uint64_t ba = static_cast<uint64_t>(abs64(raw.base_total[i])), bb = static_cast<uint64_t>(abs64(raw.base_total[j]));
+    const uint64_t ba = static_cast<uint64_t>(abs64(raw.base_total[i])),
+                   bb = static_cast<uint64_t>(abs64(raw.base_total[j]));
     if (ba != bb) return ba > bb;
     return out.frame_name[static_cast<size_t>(raw.frame[i])] < out.frame_name[static_cast<size_t>(raw.frame[j])];
   };
@@ -350,7 +357,8 @@ CallTree build_call_tree(const StackSource& cur, const StackSource* base, const 
         out.frame_name.push_back("...");
         out.frame_file.push_back("");
         out.frame_line.push_back(0);
-        for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total}) v->push_back(0);
+        for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total})
+          v->push_back(0);
       }
       out.frame.push_back(out.ellipsis_frame);
       out.self.push_back(m.self);

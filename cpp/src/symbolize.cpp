@@ -37,7 +37,8 @@ struct FunctionKey {
   int32_t name, system_name, filename;
   int64_t start_line;
   bool operator==(const FunctionKey& o) const {
-    return std::tie(name, system_name, filename, start_line) == std::tie(o.name, o.system_name, o.filename, o.start_line);
+    return std::tie(name, system_name, filename, start_line) ==
+           std::tie(o.name, o.system_name, o.filename, o.start_line);
   }
 };
 struct FunctionKeyHash {

@@ -47,8 +47,7 @@ std::vector<int32_t> stack_ids(const Profile& p, size_t* n_stacks) {
       if (slot_hash[k] == h) {
         const size_t o = static_cast<size_t>(other);
         const int64_t ob = p.stack_offsets[o], oe = p.stack_offsets[o + 1];
-        if (oe - ob == e - b &&
-            std::memcmp(locs + ob, locs + b, static_cast<size_t>(e - b) * sizeof(int32_t)) == 0) {
+        if (oe - ob == e - b && std::memcmp(locs + ob, locs + b, static_cast<size_t>(e - b) * sizeof(int32_t)) == 0) {
           out[s] = out[o];
           break;
         }

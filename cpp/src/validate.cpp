@@ -129,7 +129,8 @@ namespace {
 // The index of the run of `offsets` (n+1 ascending entries) that holds item i.
 size_t owner(const std::vector<int64_t>& offsets, size_t i) {
   return static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), static_cast<int64_t>(i)) -
-                             offsets.begin()) - 1;
+                             offsets.begin()) -
+         1;
 }
 
 }  // namespace
@@ -163,27 +164,36 @@ void Decoder::fixup() {
       missing_function = [&](size_t, uint64_t id) { return repair_->missing_function(p_, functions, id); };
       missing_location = [&](size_t, uint64_t id) { return repair_->missing_location(id); };
     }
-    resolve(p_.locations.mapping, big_mapping_refs_, mappings, true, "mapping", [&](size_t i) {
-      return std::make_pair("Profile.location[" + std::to_string(i) + "].mapping_id",
-                            locate(ProfileField::kLocation, i));
-    }, missing_mapping);
-    resolve(p_.lines.function, big_function_refs_, functions, false, "function", [&](size_t i) {
-      size_t loc = owner(p_.locations.line_offsets, i);
-      return std::make_pair("Profile.location[" + std::to_string(loc) + "] (id " +
-                                std::to_string(p_.locations.id[loc]) + ").line.function_id",
-                            locate(ProfileField::kLocation, loc));
-    }, missing_function);
+    resolve(
+        p_.locations.mapping, big_mapping_refs_, mappings, true, "mapping",
+        [&](size_t i) {
+          return std::make_pair("Profile.location[" + std::to_string(i) + "].mapping_id",
+                                locate(ProfileField::kLocation, i));
+        },
+        missing_mapping);
+    resolve(
+        p_.lines.function, big_function_refs_, functions, false, "function",
+        [&](size_t i) {
+          size_t loc = owner(p_.locations.line_offsets, i);
+          return std::make_pair("Profile.location[" + std::to_string(loc) + "] (id " +
+                                    std::to_string(p_.locations.id[loc]) + ").line.function_id",
+                                locate(ProfileField::kLocation, loc));
+        },
+        missing_function);
     // The sample decoder stored rows already (id - 1); they stand when the
     // location ids are 1..n and every row is below n. Otherwise back to ids
     // for the general path (kBigIdRow + 1 is its big-id placeholder, -1).
     const SampleDecoder& samples = main_samples_;
     if (!(locations.dense && samples.big_refs.empty() && samples.max_row < locations.n)) {
       for (int32_t& c : p_.stack_locations) c += 1;
-      resolve(p_.stack_locations, samples.big_refs, locations, false, "location", [&](size_t i) {
-        size_t s = owner(p_.stack_offsets, i);
-        return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id",
-                              locate(ProfileField::kSample, s));
-      }, missing_location);
+      resolve(
+          p_.stack_locations, samples.big_refs, locations, false, "location",
+          [&](size_t i) {
+            size_t s = owner(p_.stack_offsets, i);
+            return std::make_pair("Profile.sample[" + std::to_string(s) + "].location_id",
+                                  locate(ProfileField::kSample, s));
+          },
+          missing_location);
     }
     if (repair_) {
       if (repair_->removed_stack_entries()) repair_->remove_stack_entries(p_);

@@ -56,9 +56,10 @@ std::string decompress(const uint8_t* data, size_t n, size_t max_size) {
 bool available() { return false; }
 
 std::string decompress(const uint8_t*, size_t, size_t) {
-  throw GzipError("input is zstd-compressed, but this pprofcore was built without libzstd "
-                  "(install libzstd-dev and rebuild, or decompress with `zstd -d`)",
-                  "", -1);
+  throw GzipError(
+      "input is zstd-compressed, but this pprofcore was built without libzstd "
+      "(install libzstd-dev and rebuild, or decompress with `zstd -d`)",
+      "", -1);
 }
 
 #endif

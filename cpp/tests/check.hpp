@@ -30,31 +30,31 @@ inline int run_all() {
 }
 }  // namespace check
 
-#define TEST(name) \
-  static void name(); \
+#define TEST(name)                                \
+  static void name();                             \
   static check::Register reg_##name(#name, name); \
   static void name()
-#define EXPECT(cond) \
-  do { \
-    if (!(cond)) { \
+#define EXPECT(cond)                                                    \
+  do {                                                                  \
+    if (!(cond)) {                                                      \
       std::printf("  %s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++check::failures; \
-    } \
+      ++check::failures;                                                \
+    }                                                                   \
   } while (0)
-#define EXPECT_THROWS(expr, Type, needle) \
-  do { \
-    bool thrown = false; \
-    try { \
-      expr; \
-    } catch (const Type& e) { \
-      thrown = true; \
-      if (std::string(e.what()).find(needle) == std::string::npos) { \
+#define EXPECT_THROWS(expr, Type, needle)                                                        \
+  do {                                                                                           \
+    bool thrown = false;                                                                         \
+    try {                                                                                        \
+      expr;                                                                                      \
+    } catch (const Type& e) {                                                                    \
+      thrown = true;                                                                             \
+      if (std::string(e.what()).find(needle) == std::string::npos) {                             \
         std::printf("  %s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, e.what(), needle); \
-        ++check::failures; \
-      } \
-    } \
-    if (!thrown) { \
-      std::printf("  %s:%d: expected %s from %s\n", __FILE__, __LINE__, #Type, #expr); \
-      ++check::failures; \
-    } \
+        ++check::failures;                                                                       \
+      }                                                                                          \
+    }                                                                                            \
+    if (!thrown) {                                                                               \
+      std::printf("  %s:%d: expected %s from %s\n", __FILE__, __LINE__, #Type, #expr);           \
+      ++check::failures;                                                                         \
+    }                                                                                            \
   } while (0)

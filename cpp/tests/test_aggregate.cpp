@@ -84,7 +84,7 @@ TEST(granularities_name_nodes_like_pprof) {
   AggregateOptions o;
   o.granularity = Granularity::Lines;
   NodeTable t = aggregate(p, o);
-  EXPECT(find(t, "main src/main.go:5") >= 0);  // /proc/self/cwd/./ trimmed
+  EXPECT(find(t, "main src/main.go:5") >= 0);   // /proc/self/cwd/./ trimmed
   EXPECT(find(t, "work src/work.go:12") >= 0);  // path cleaned
   o.granularity = Granularity::Addresses;
   t = aggregate(p, o);
@@ -143,7 +143,7 @@ TEST(frame_columns_expand_inline) {
   FrameColumns f = frame_columns(p);
   EXPECT(f.sample.size() == 7);
   EXPECT(f.depth[0] == 0 && f.depth[4] == 4 && f.depth[5] == 0);
-  EXPECT(f.is_inline[0] == 1 && f.is_inline[1] == 0);  // helper inlined into work
+  EXPECT(f.is_inline[0] == 1 && f.is_inline[1] == 0);     // helper inlined into work
   EXPECT(f.function[5] == -1 && f.address[5] == 0x1234);  // unsymbolized libc frame
   EXPECT(f.line[0] == 31 && f.line[1] == 12);
 }

@@ -8,9 +8,7 @@
 
 using namespace pprofcore;
 
-static Profile load_text(const std::string& s) {
-  return decode(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
+static Profile load_text(const std::string& s) { return decode(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
 static std::string label(const Profile& p, size_t sample, const std::string& key) {
   for (int64_t j = p.label_offsets[sample]; j < p.label_offsets[sample + 1]; ++j) {

@@ -8,9 +8,7 @@
 
 using namespace pprofcore;
 
-static Profile load_text(const std::string& s) {
-  return decode(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
+static Profile load_text(const std::string& s) { return decode(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
 static std::string error_field(const std::string& s) {
   try {
@@ -22,8 +20,9 @@ static std::string error_field(const std::string& s) {
 }
 
 TEST(go_count_profile) {
-  Profile p = load_text("goroutine profile: total 3\n2 @ 0x401001 0x402002\n#\t0x401000\tmain.f+0x0\tm.go:1\n"
-                        "1 @ 0x401001\n");
+  Profile p = load_text(
+      "goroutine profile: total 3\n2 @ 0x401001 0x402002\n#\t0x401000\tmain.f+0x0\tm.go:1\n"
+      "1 @ 0x401001\n");
   check_invariants(p);
   EXPECT(p.num_samples() == 2);
   EXPECT(p.values[0] == 2 && p.values[1] == 1);
@@ -47,8 +46,8 @@ TEST(go_heap_profile_unsampled) {
 TEST(contention_profile_in_nanoseconds) {
   Profile p = load_text("--- mutex:\ncycles/second=2000000000\nsampling period=5\n4000 3 @ 0x401001\n");
   check_invariants(p);
-  EXPECT(p.values[0] == 15);    // contentions x period
-  EXPECT(p.values[1] == 10000); // 4000 cycles at 2 GHz = 2000 ns, x period 5
+  EXPECT(p.values[0] == 15);     // contentions x period
+  EXPECT(p.values[1] == 10000);  // 4000 cycles at 2 GHz = 2000 ns, x period 5
 }
 
 TEST(gperftools_cpu_32bit_big_endian) {

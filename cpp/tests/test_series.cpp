@@ -94,7 +94,7 @@ TEST(series_rows_match_each_aggregate_in_order) {
 TEST(series_reports_the_first_failing_file_in_order) {
   std::vector<std::string> paths;
   for (int i = 0; i < 9; ++i)
-    paths.push_back(i == 3 ? write("bad3.pb.gz", "\x1f\x8b not gzip at all")
+    paths.push_back(i == 3   ? write("bad3.pb.gz", "\x1f\x8b not gzip at all")
                     : i == 6 ? "/nonexistent/pprofcore_test_series_missing.pb"
                              : write("e" + std::to_string(i) + ".pb", encode(small(i), false)));
   for (unsigned threads : {1u, 2u, 4u}) {

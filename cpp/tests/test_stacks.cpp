@@ -39,7 +39,8 @@ static Profile tree_profile(std::vector<int64_t> values = {3, 2, 1, 4}) {
 static std::string path(const CallTree& t, int32_t n) {
   std::string out;
   for (; n > 0; n = t.parent[static_cast<size_t>(n)])
-    out = std::string(t.frame_name[static_cast<size_t>(t.frame[static_cast<size_t>(n)])]) + (out.empty() ? "" : ";") + out;
+    out = std::string(t.frame_name[static_cast<size_t>(t.frame[static_cast<size_t>(n)])]) + (out.empty() ? "" : ";") +
+          out;
   return out;
 }
 

@@ -75,7 +75,7 @@ TEST(replaces_lines_of_resolved_locations_only) {
   EXPECT(q.str(q.functions.name[static_cast<size_t>(q.lines.function[1])]) == "spin");
   EXPECT(q.lines.line[0] == 3 && q.lines.line[1] == 6 && q.lines.line[2] == 6);
   EXPECT(q.lines.function[3] == 0 && q.lines.line[3] == 9);  // untouched location keeps its line
-  EXPECT(q.locations.is_folded[1] == 0);                   // pprof clears is_folded
+  EXPECT(q.locations.is_folded[1] == 0);                     // pprof clears is_folded
   EXPECT(q.values == p.values && q.stack_locations == p.stack_locations);
 }
 

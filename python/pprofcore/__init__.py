@@ -13,16 +13,16 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
-from .fleet import ProfileSet, open_store
+from ._delta import DeltaComputer
 from ._from_folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
-from ._delta import DeltaComputer
 from ._merge import Merger, merge, merge_files
-from ._transform import harmonize_units
 from ._profile import Profile
 from ._repair import RepairReport
-from .reports.table import ReportTable
+from ._transform import harmonize_units
 from .errors import DecodeError, FilterWarning, GzipError, ProfileError
+from .fleet import ProfileSet, open_store
+from .reports.table import ReportTable
 from .testing import compare
 
 __version__ = "0.1.0"

@@ -3,238 +3,346 @@
 """
 pprofcore's compiled core. Use the pprofcore package, not this module.
 """
+
 from __future__ import annotations
+
 import collections.abc
+import typing
+
 import numpy
 import numpy.typing
-import typing
 import typing_extensions
-__all__: list[str] = ['DecodeError', 'DeltaComputer', 'GzipError', 'Merger', 'NodeTable', 'Profile', 'ProfileError', 'add_label_frames', 'aggregate', 'apply_symbols', 'compact', 'decode', 'decode_file', 'decode_file_repair', 'decode_repair', 'filter_by_name', 'frame_columns', 'gunzip', 'gzip', 'have_isal', 'have_libdeflate', 'have_zstd', 'keep_labels', 'keep_samples', 'load_many', 'merge', 'merge_files', 'prune', 'prune_from', 'rename_label', 'rename_units', 'sample_group_ids', 'samples_with_label', 'scale_n', 'select_sample_types', 'set_label', 'show_from', 'stack_ids']
+
+__all__: list[str] = [
+    "DecodeError",
+    "DeltaComputer",
+    "GzipError",
+    "Merger",
+    "NodeTable",
+    "Profile",
+    "ProfileError",
+    "add_label_frames",
+    "aggregate",
+    "apply_symbols",
+    "compact",
+    "decode",
+    "decode_file",
+    "decode_file_repair",
+    "decode_repair",
+    "filter_by_name",
+    "frame_columns",
+    "gunzip",
+    "gzip",
+    "have_isal",
+    "have_libdeflate",
+    "have_zstd",
+    "keep_labels",
+    "keep_samples",
+    "load_many",
+    "merge",
+    "merge_files",
+    "prune",
+    "prune_from",
+    "rename_label",
+    "rename_units",
+    "sample_group_ids",
+    "samples_with_label",
+    "scale_n",
+    "select_sample_types",
+    "set_label",
+    "show_from",
+    "stack_ids",
+]
 DEFAULT_MAX_DECOMPRESSED_SIZE: int
 
 class DecodeError(ValueError):
     """
     Malformed or unsupported profile input. Attributes: reason, field, offset (byte offset or None).
     """
+
     reason: str
     field: str
     offset: int | None
     path: str
+
 class GzipError(DecodeError):
     """
     Corrupt, truncated or oversized gzip input.
     """
+
 class ProfileError(ValueError):
     """
     A valid profile that the operation cannot handle.
     """
+
 class Profile:
     """
     Immutable columnar pprof profile (see pprofcore.Profile).
     """
-    def check_invariants(self) -> None:
-        ...
+    def check_invariants(self) -> None: ...
     def columns(self) -> dict:
         """
         All columns as read-only zero-copy NumPy views keyed by 'table.column'.
         """
-    def encode(self, compress: bool = True, level: typing.SupportsInt | typing.SupportsIndex = -1) -> bytes:
-        ...
-    def equals(self, arg0: Profile) -> bool:
-        ...
-    def memory_bytes(self) -> int:
-        ...
-    def string(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str:
-        ...
+    def encode(self, compress: bool = True, level: typing.SupportsInt | typing.SupportsIndex = -1) -> bytes: ...
+    def equals(self, arg0: Profile) -> bool: ...
+    def memory_bytes(self) -> int: ...
+    def string(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     def string_list(self) -> list:
         """
         The string table as a list of str.
         """
     @property
-    def default_sample_type_code(self) -> int:
-        ...
+    def default_sample_type_code(self) -> int: ...
     @property
-    def doc_url_code(self) -> int:
-        ...
+    def doc_url_code(self) -> int: ...
     @property
-    def drop_frames_code(self) -> int:
-        ...
+    def drop_frames_code(self) -> int: ...
     @property
-    def duration_nanos(self) -> int:
-        ...
+    def duration_nanos(self) -> int: ...
     @property
-    def has_period_type(self) -> bool:
-        ...
+    def has_period_type(self) -> bool: ...
     @property
-    def keep_frames_code(self) -> int:
-        ...
+    def keep_frames_code(self) -> int: ...
     @property
-    def num_samples(self) -> int:
-        ...
+    def num_samples(self) -> int: ...
     @property
-    def num_strings(self) -> int:
-        ...
+    def num_strings(self) -> int: ...
     @property
-    def num_types(self) -> int:
-        ...
+    def num_types(self) -> int: ...
     @property
-    def period(self) -> int:
-        ...
+    def period(self) -> int: ...
     @property
-    def period_type_codes(self) -> tuple[int, int]:
-        ...
+    def period_type_codes(self) -> tuple[int, int]: ...
     @property
-    def time_nanos(self) -> int:
-        ...
+    def time_nanos(self) -> int: ...
+
 class Merger:
-    def __init__(self) -> None:
-        ...
-    def add(self, arg0: Profile) -> None:
-        ...
-    def add_file(self, path: str, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296) -> None:
-        ...
-    def memory_bytes(self) -> int:
-        ...
-    def result(self) -> Profile:
-        ...
+    def __init__(self) -> None: ...
+    def add(self, arg0: Profile) -> None: ...
+    def add_file(self, path: str, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296) -> None: ...
+    def memory_bytes(self) -> int: ...
+    def result(self) -> Profile: ...
     @property
-    def num_inputs(self) -> int:
-        ...
+    def num_inputs(self) -> int: ...
     @property
-    def num_samples(self) -> int:
-        ...
+    def num_samples(self) -> int: ...
+
 class DeltaComputer:
-    def __init__(self, sample_types: collections.abc.Sequence[str]) -> None:
-        ...
-    def delta(self, arg0: Profile) -> Profile:
-        ...
-    def delta_bytes(self, data: typing_extensions.Buffer, compress: bool = True, level: typing.SupportsInt | typing.SupportsIndex = -1, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296) -> bytes:
-        ...
-    def memory_bytes(self) -> int:
-        ...
+    def __init__(self, sample_types: collections.abc.Sequence[str]) -> None: ...
+    def delta(self, arg0: Profile) -> Profile: ...
+    def delta_bytes(
+        self,
+        data: typing_extensions.Buffer,
+        compress: bool = True,
+        level: typing.SupportsInt | typing.SupportsIndex = -1,
+        max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    ) -> bytes: ...
+    def memory_bytes(self) -> int: ...
     @property
-    def num_calls(self) -> int:
-        ...
+    def num_calls(self) -> int: ...
     @property
-    def num_states(self) -> int:
-        ...
+    def num_states(self) -> int: ...
+
 class NodeTable:
     """
     pprof report nodes with flat/cum sums.
     """
-    def __len__(self) -> int:
-        ...
+    def __len__(self) -> int: ...
     def columns(self) -> dict:
         """
         Columns as read-only NumPy views.
         """
-    def edges(self, profile: Profile, node_mask: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8], label_type: typing.SupportsInt | typing.SupportsIndex = -1, label_div_type: typing.SupportsInt | typing.SupportsIndex = -1) -> dict:
+    def edges(
+        self,
+        profile: Profile,
+        node_mask: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        label_type: typing.SupportsInt | typing.SupportsIndex = -1,
+        label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    ) -> dict:
         """
         Call edges touching the masked nodes: src, dst, weight (n x types), inline.
         """
-    def files(self) -> list:
-        ...
-    def folded(self, profile: Profile, type: typing.SupportsInt | typing.SupportsIndex, group: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], prefixes: collections.abc.Sequence[str]) -> str:
+    def files(self) -> list: ...
+    def folded(
+        self,
+        profile: Profile,
+        type: typing.SupportsInt | typing.SupportsIndex,
+        group: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        prefixes: collections.abc.Sequence[str],
+    ) -> str:
         """
         Collapsed stacks text, one line per distinct stack.
         """
-    def order(self, profile: Profile, type: typing.SupportsInt | typing.SupportsIndex, by_cum: bool = False) -> numpy.ndarray:
+    def order(
+        self, profile: Profile, type: typing.SupportsInt | typing.SupportsIndex, by_cum: bool = False
+    ) -> numpy.ndarray:
         """
         Rows in pprof's report order for one sample type (zero rows left out).
         """
-    def printable_names(self) -> list:
-        ...
+    def printable_names(self) -> list: ...
     @property
-    def n_types(self) -> int:
-        ...
-def add_label_frames(profile: Profile, root_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], leaf_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], row_text: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], extra_strings: collections.abc.Sequence[str]) -> tuple[Profile, bool, bool]:
-    ...
-def aggregate(profile: Profile, granularity: str = 'functions', inline_frames: bool = True, label_type: typing.SupportsInt | typing.SupportsIndex = -1, label_div_type: typing.SupportsInt | typing.SupportsIndex = -1, sums: bool = True) -> NodeTable:
+    def n_types(self) -> int: ...
+
+def add_label_frames(
+    profile: Profile,
+    root_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    leaf_keys: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    row_text: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    extra_strings: collections.abc.Sequence[str],
+) -> tuple[Profile, bool, bool]: ...
+def aggregate(
+    profile: Profile,
+    granularity: str = "functions",
+    inline_frames: bool = True,
+    label_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    sums: bool = True,
+) -> NodeTable:
     """
     Flat/cum per pprof report node, all sample types at once.
     """
-def call_tree(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, base: Profile | None = None, base_nodes: NodeTable | None = None, base_type: typing.SupportsInt | typing.SupportsIndex = 0, inverted: bool = False, min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> dict:
+
+def call_tree(
+    profile: Profile,
+    nodes: NodeTable,
+    type: typing.SupportsInt | typing.SupportsIndex,
+    base: Profile | None = None,
+    base_nodes: NodeTable | None = None,
+    base_type: typing.SupportsInt | typing.SupportsIndex = 0,
+    inverted: bool = False,
+    min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+) -> dict:
     """
     Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
     """
-def call_graph(profile: Profile, nodes: NodeTable, type: typing.SupportsInt | typing.SupportsIndex, kept: typing.Any = None, tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+
+def call_graph(
+    profile: Profile,
+    nodes: NodeTable,
+    type: typing.SupportsInt | typing.SupportsIndex,
+    kept: typing.Any = None,
+    tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> dict:
     """
     pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.
     """
-def apply_symbols(profile: Profile, location: typing.Any, frame_offsets: typing.Any, name: typing.Any, system_name: typing.Any, filename: typing.Any, line: typing.Any, column: typing.Any, start_line: typing.Any, strings: collections.abc.Sequence[str], mapping_flags: typing.Any) -> Profile:
+
+def apply_symbols(
+    profile: Profile,
+    location: typing.Any,
+    frame_offsets: typing.Any,
+    name: typing.Any,
+    system_name: typing.Any,
+    filename: typing.Any,
+    line: typing.Any,
+    column: typing.Any,
+    start_line: typing.Any,
+    strings: collections.abc.Sequence[str],
+    mapping_flags: typing.Any,
+) -> Profile:
     """
     A copy of profile whose given locations take the resolved frames (cpp symbolize.hpp).
     """
-def compact(arg0: Profile) -> Profile:
-    ...
-def decode(data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = 'auto', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> Profile:
-    ...
-def decode_file(path: str, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = 'auto') -> Profile:
-    ...
-def decode_file_repair(path: str, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = 'auto') -> tuple[Profile, dict]:
-    ...
-def decode_repair(data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = 'auto') -> tuple[Profile, dict]:
+
+def compact(arg0: Profile) -> Profile: ...
+def decode(
+    data: typing_extensions.Buffer,
+    max_size: typing.SupportsInt | typing.SupportsIndex,
+    inflater: str = "auto",
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> Profile: ...
+def decode_file(path: str, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto") -> Profile: ...
+def decode_file_repair(
+    path: str, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
+) -> tuple[Profile, dict]: ...
+def decode_repair(
+    data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
+) -> tuple[Profile, dict]:
     """
     Decodes in repair mode; returns (Profile, dict of repair counters).
     """
-def filter_by_name(profile: Profile, focus: typing.Any, ignore: typing.Any, hide: typing.Any, show: typing.Any, universe: typing.Any = None) -> tuple[Profile, bool, bool, bool, bool]:
-    ...
+
+def filter_by_name(
+    profile: Profile,
+    focus: typing.Any,
+    ignore: typing.Any,
+    hide: typing.Any,
+    show: typing.Any,
+    universe: typing.Any = None,
+) -> tuple[Profile, bool, bool, bool, bool]: ...
 def frame_columns(profile: Profile) -> dict:
     """
     Columns of the frames table (one row per sample x frame, leaf first).
     """
-def gunzip(data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296, backend: str = 'auto') -> bytes:
-    ...
-def gzip(data: typing_extensions.Buffer, level: typing.SupportsInt | typing.SupportsIndex = -1, backend: str = 'auto') -> bytes:
-    ...
-def have_isal() -> bool:
-    ...
-def have_libdeflate() -> bool:
-    ...
-def have_zstd() -> bool:
-    ...
-def keep_labels(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:
-    ...
-def keep_samples(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:
-    ...
-def load_many(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296, inflater: str = 'auto') -> list:
+
+def gunzip(
+    data: typing_extensions.Buffer,
+    max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    backend: str = "auto",
+) -> bytes: ...
+def gzip(
+    data: typing_extensions.Buffer, level: typing.SupportsInt | typing.SupportsIndex = -1, backend: str = "auto"
+) -> bytes: ...
+def have_isal() -> bool: ...
+def have_libdeflate() -> bool: ...
+def have_zstd() -> bool: ...
+def keep_labels(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
+def keep_samples(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
+def load_many(
+    paths: collections.abc.Sequence[str],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    inflater: str = "auto",
+) -> list:
     """
-    Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or an error tuple (message, field, offset, is_decode_error, is_gzip_error, errno).
+    Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or the exception load of that file raises.
     """
+
 def max_input_size(max_decompressed_size: typing.SupportsInt | typing.SupportsIndex, gzip: bool) -> int:
     """
     The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).
     """
-def merge(profiles: collections.abc.Sequence[Profile]) -> Profile:
-    ...
-def merge_files(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296, progress: typing.Any = None) -> Profile:
-    ...
-def series_files(paths: collections.abc.Sequence[str], by: str = 'functions', cum: bool = False, sample_type: typing.Any = None, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296) -> dict:
+
+def merge(profiles: collections.abc.Sequence[Profile]) -> Profile: ...
+def merge_files(
+    paths: collections.abc.Sequence[str],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    progress: typing.Any = None,
+) -> Profile: ...
+def series_files(
+    paths: collections.abc.Sequence[str],
+    by: str = "functions",
+    cum: bool = False,
+    sample_type: typing.Any = None,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+) -> dict:
     """
     Per-profile non-zero flat (or cum) values per report node of each file, as arrays (fleet series).
     """
-def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:
-    ...
-def prune_from(profile: Profile, function_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile:
-    ...
-def rename_label(profile: Profile, from_key: str, to_key: str) -> Profile:
-    ...
-def rename_units(arg0: Profile, arg1: collections.abc.Sequence[str], arg2: str, arg3: typing.SupportsInt | typing.SupportsIndex) -> Profile:
-    ...
+
+def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
+def prune_from(profile: Profile, function_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
+def rename_label(profile: Profile, from_key: str, to_key: str) -> Profile: ...
+def rename_units(
+    arg0: Profile, arg1: collections.abc.Sequence[str], arg2: str, arg3: typing.SupportsInt | typing.SupportsIndex
+) -> Profile: ...
 def sample_group_ids(profile: Profile) -> numpy.ndarray:
     """
     Per sample, a dense id of its (stack, labels) pair: pprof's merge key.
     """
-def samples_with_label(profile: Profile, row_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> numpy.ndarray:
-    ...
-def scale_n(arg0: Profile, arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex]) -> Profile:
-    ...
-def select_sample_types(profile: Profile, indices: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Profile:
-    ...
-def set_label(profile: Profile, key: str, values: collections.abc.Sequence[str]) -> Profile:
-    ...
-def show_from(profile: Profile, match: typing.Any, universe: typing.Any = None) -> tuple[Profile, bool]:
-    ...
+
+def samples_with_label(
+    profile: Profile, row_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+) -> numpy.ndarray: ...
+def scale_n(arg0: Profile, arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex]) -> Profile: ...
+def select_sample_types(
+    profile: Profile, indices: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]
+) -> Profile: ...
+def set_label(profile: Profile, key: str, values: collections.abc.Sequence[str]) -> Profile: ...
+def show_from(profile: Profile, match: typing.Any, universe: typing.Any = None) -> tuple[Profile, bool]: ...
 def stack_ids(profile: Profile) -> numpy.ndarray:
     """
     Per sample, a dense id of its stack (0.. in order of first appearance).

@@ -57,8 +57,14 @@ class DeltaComputer:
         """Delta of ``profile`` against the previous one (the first passes through)."""
         return Profile._wrap(self._d.delta(_core_of(profile)))
 
-    def delta_bytes(self, data, *, compress: bool = True, level: Optional[int] = None,
-                    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> bytes:
+    def delta_bytes(
+        self,
+        data,
+        *,
+        compress: bool = True,
+        level: Optional[int] = None,
+        max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    ) -> bytes:
         """Like :meth:`delta` on serialized profiles: bytes in, pprof bytes out
         (gzip-compressed unless ``compress=False``), ready to save or upload.
         No Python Profile is created."""

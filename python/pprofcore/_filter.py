@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["apply_filters", "simplify_function_name"]
 
 
-
 # ----------------------------------------------------------------- name masks
 def _name_match(p: "Profile", rx: Optional["re.Pattern[str]"]):
     """(function mask, mapping mask) for a regex matched against function names,
@@ -73,8 +72,9 @@ def _used_locations(p: "Profile") -> np.ndarray:
     return used
 
 
-def filter_by_name(p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True,
-                   universe=None) -> "Profile":
+def filter_by_name(
+    p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True, universe=None
+) -> "Profile":
     rx = [_compile(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
     core, *matched = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
@@ -99,8 +99,9 @@ def prune_from(p: "Profile", expr: Pattern) -> "Profile":
     rx = _compile("prune_from", expr)
     if rx is None:
         return p
-    return _filtered(p, _core.prune_from(p._core, _simplified_mask(p, lambda s: rx.search(s) is not None)),
-                     ("prune_from", rx))
+    return _filtered(
+        p, _core.prune_from(p._core, _simplified_mask(p, lambda s: rx.search(s) is not None)), ("prune_from", rx)
+    )
 
 
 def _full(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
@@ -127,16 +128,36 @@ def remove_uninteresting(p: "Profile") -> "Profile":
     return prune(p, p.drop_frames, p.keep_frames or None)
 
 
-
 # ---------------------------------------------------------------- entry point
-def apply_filters(p: "Profile", focus=None, ignore=None, hide=None, show=None, show_from_=None, tagfocus=None,
-                  tagignore=None, tagshow=None, taghide=None, prune_from_=None, tagroot=None, tagleaf=None,
-                  warn: bool = True) -> "Profile":
+def apply_filters(
+    p: "Profile",
+    focus=None,
+    ignore=None,
+    hide=None,
+    show=None,
+    show_from_=None,
+    tagfocus=None,
+    tagignore=None,
+    tagshow=None,
+    taghide=None,
+    prune_from_=None,
+    tagroot=None,
+    tagleaf=None,
+    warn: bool = True,
+) -> "Profile":
     """All of pprof's filters in pprof's order (internal/driver: tagroot/tagleaf,
     then applyFocus)."""
     # Compile everything first so a bad expression fails before any work.
-    for name, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show),
-                    ("show_from", show_from_), ("tagshow", tagshow), ("taghide", taghide), ("prune_from", prune_from_)):
+    for name, e in (
+        ("focus", focus),
+        ("ignore", ignore),
+        ("hide", hide),
+        ("show", show),
+        ("show_from", show_from_),
+        ("tagshow", tagshow),
+        ("taghide", taghide),
+        ("prune_from", prune_from_),
+    ):
         _compile(name, e)
     tf = parse_tag_filter("tagfocus", tagfocus) if isinstance(tagfocus, str) else tagfocus
     ti = parse_tag_filter("tagignore", tagignore) if isinstance(tagignore, str) else tagignore
@@ -151,7 +172,3 @@ def apply_filters(p: "Profile", focus=None, ignore=None, hide=None, show=None, s
     p = filter_tags_by_name(p, tagshow, taghide, warn=warn)
     p = prune_from(p, prune_from_)
     return p
-
-
-
-

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 KINDS = ("samples", "frames", "locations", "functions", "mappings")
 
 
-
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
     """Unique categories of the string table and the code -> category remap
     (string tables may repeat a string; categories must be unique)."""
@@ -199,16 +198,12 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     }
 
 
-
 def to_pandas(profile: "Profile", kind: str = "samples"):
     return to_pandas_columns(columns(profile, kind))
 
 
 def to_arrow(profile: "Profile", kind: str = "samples"):
     return to_arrow_columns(columns(profile, kind))
-
-
-
 
 
 def num_label_units(p: "Profile") -> Dict[str, str]:

@@ -107,8 +107,9 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
             try:
                 vals.append(int(v))
             except ValueError:
-                raise ValueError(f"folded line {lineno}: value {v!r} is not an integer "
-                                 f"(expected 'frames' and {nv} value(s))") from None
+                raise ValueError(
+                    f"folded line {lineno}: value {v!r} is not an integer (expected 'frames' and {nv} value(s))"
+                ) from None
             if not _INT64_MIN <= vals[-1] <= _INT64_MAX:
                 raise ValueError(f"folded line {lineno}: value {v} is outside the int64 range of profile values")
         ids = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Iterable, List, Literal, Optional, overload, Tuple, Union
+from typing import IO, Any, Iterable, List, Literal, Optional, Tuple, Union, overload
 
 from . import _core
 from ._profile import Profile
@@ -35,14 +35,25 @@ def _fspaths(paths, function: str) -> list:
 
 
 @overload
-def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
-          repair: Literal[False] = ...) -> Profile: ...
+def loads(
+    data: Union[bytes, bytearray, memoryview],
+    *,
+    max_decompressed_size: int = ...,
+    inflater: str = ...,
+    repair: Literal[False] = ...,
+) -> Profile: ...
 @overload
-def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
-          repair: Literal[True]) -> Tuple[Profile, RepairReport]: ...
+def loads(
+    data: Union[bytes, bytearray, memoryview],
+    *,
+    max_decompressed_size: int = ...,
+    inflater: str = ...,
+    repair: Literal[True],
+) -> Tuple[Profile, RepairReport]: ...
 @overload
-def loads(data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ...,
-          repair: bool) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
+def loads(
+    data: Union[bytes, bytearray, memoryview], *, max_decompressed_size: int = ..., inflater: str = ..., repair: bool
+) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
 def loads(
     data: Union[bytes, bytearray, memoryview],
     *,
@@ -104,14 +115,21 @@ def loads(
 
 
 @overload
-def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
-         repair: Literal[False] = ...) -> Profile: ...
+def load(
+    source: Union[PathLike, IO[bytes]],
+    *,
+    max_decompressed_size: int = ...,
+    inflater: str = ...,
+    repair: Literal[False] = ...,
+) -> Profile: ...
 @overload
-def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
-         repair: Literal[True]) -> Tuple[Profile, RepairReport]: ...
+def load(
+    source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ..., repair: Literal[True]
+) -> Tuple[Profile, RepairReport]: ...
 @overload
-def load(source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ...,
-         repair: bool) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
+def load(
+    source: Union[PathLike, IO[bytes]], *, max_decompressed_size: int = ..., inflater: str = ..., repair: bool
+) -> Union[Profile, Tuple[Profile, RepairReport]]: ...
 def load(
     source: Union[PathLike, IO[bytes]],
     *,
@@ -214,9 +232,3 @@ def load_many(
     if first_error is not None and errors == "raise":
         raise first_error
     return out
-
-
-
-
-
-

@@ -28,7 +28,6 @@ def _key_rows(p: "Profile", key: str) -> np.ndarray:
     return _string_mask(p, keys, lambda s: s == key)[keys]
 
 
-
 _RANGE_RX = re.compile(r"([+-]?[0-9]+)([A-Za-z]+)?")
 
 
@@ -151,8 +150,9 @@ def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, wa
             _warn_no_match("TagFocus", f.text)
         if i is not None and not ignored.any():
             _warn_no_match("TagIgnore", i.text)
-    return _filtered(p, _core.keep_samples(p._core, (focused & ~ignored).astype(np.uint8)),
-                     ("tagfocus", f), ("tagignore", i))
+    return _filtered(
+        p, _core.keep_samples(p._core, (focused & ~ignored).astype(np.uint8)), ("tagfocus", f), ("tagignore", i)
+    )
 
 
 def filter_tags_by_name(p: "Profile", tagshow=None, taghide=None, *, warn: bool = True) -> "Profile":
@@ -205,8 +205,10 @@ def add_label_frames(p: "Profile", root=None, leaf=None, unit: str = "minimum", 
         units_, unit_inv = np.unique(lab.num_unit[numeric], return_inverse=True)
         pair = num_inv.reshape(-1).astype(np.int64) * len(units_) + unit_inv.reshape(-1)
         uniq, inv = np.unique(pair, return_inverse=True)
-        codes = [code(scaled_label(int(nums[q // len(units_)]), p._core.string(int(units_[q % len(units_)])), unit))
-                 for q in uniq.tolist()]
+        codes = [
+            code(scaled_label(int(nums[q // len(units_)]), p._core.string(int(units_[q % len(units_)])), unit))
+            for q in uniq.tolist()
+        ]
         text[numeric] = np.asarray(codes, dtype=np.int32)[inv.reshape(-1)]
     rk = [code(k) for k in root_keys]
     lk = [code(k) for k in leaf_keys]

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Optional
 
-
-from . import _core
-from . import _transform
+from . import _core, _transform
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, _fspath, _fspaths
 from ._profile import Profile
 from .errors import ProfileError
@@ -112,8 +110,13 @@ class Merger:
         return f"<pprofcore.Merger {len(self)} profiles, {self._m.num_samples} distinct samples>"
 
 
-def merge_files(paths: Iterable, threads: Optional[int] = None, progress: Optional[Callable[[int, int], None]] = None,
-                *, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> Profile:
+def merge_files(
+    paths: Iterable,
+    threads: Optional[int] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
+    *,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> Profile:
     """Decode and merge many files on all cores with the GIL released.
 
     Worker threads decode ahead (a few files each at most) while the calling
@@ -149,6 +152,3 @@ def merge_files(paths: Iterable, threads: Optional[int] = None, progress: Option
     if not paths:
         raise ProfileError("no profiles to merge")
     return Profile._wrap(_core.merge_files(paths, threads or 0, max_decompressed_size, progress))
-
-
-

@@ -93,8 +93,9 @@ class Profile:
     def _types(self) -> tuple:
         # Built once: the profile is immutable, and callers look types up in loops.
         if self._types_cache is None:
-            types = tuple((self._s(t), self._s(u))
-                          for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"]))
+            types = tuple(
+                (self._s(t), self._s(u)) for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"])
+            )
             index: dict = {}
             for i, (t, _) in enumerate(types):
                 index.setdefault(t, i)
@@ -183,7 +184,7 @@ class Profile:
         t = self._tables.get(name)
         if t is None:
             prefix = name + "."
-            t = Table(name, {k[len(prefix):]: v for k, v in self._cols.items() if k.startswith(prefix)})
+            t = Table(name, {k[len(prefix) :]: v for k, v in self._cols.items() if k.startswith(prefix)})
             self._tables[name] = t
         return t
 
@@ -221,7 +222,7 @@ class Profile:
             raise ValueError(f"sample index {i} out of range for {n} samples")
         i %= n
         o = self.stack_offsets
-        return self.stack_locations[o[i]:o[i + 1]]
+        return self.stack_locations[o[i] : o[i + 1]]
 
     def sample_type_index(self, sample_type: Union[int, str, None] = None) -> int:
         """Index of a sample type given by index or ``type`` name.
@@ -261,9 +262,22 @@ class Profile:
     # ----------------------------------------------------------------- filters
     # Logic lives in _filter.py and _labels.py; see docs/filters.md. Every method returns a new
     # Profile and warns (pprofcore.FilterWarning) when its expression matched nothing.
-    def filter(self, focus=None, ignore=None, hide=None, show=None, show_from=None, tagfocus=None,
-               tagignore=None, tagshow=None, taghide=None, prune_from=None, tagroot=None, tagleaf=None,
-               warn: bool = True) -> "Profile":
+    def filter(
+        self,
+        focus=None,
+        ignore=None,
+        hide=None,
+        show=None,
+        show_from=None,
+        tagfocus=None,
+        tagignore=None,
+        tagshow=None,
+        taghide=None,
+        prune_from=None,
+        tagroot=None,
+        tagleaf=None,
+        warn: bool = True,
+    ) -> "Profile":
         """Applies pprof's filters in pprof's order, like ``go tool pprof`` flags.
 
         Order: ``tagroot``/``tagleaf``, then focus/ignore/hide/show, show_from,
@@ -290,8 +304,22 @@ class Profile:
         -------
         Profile
         """
-        return _filter.apply_filters(self, focus, ignore, hide, show, show_from, tagfocus, tagignore, tagshow,
-                                     taghide, prune_from, tagroot, tagleaf, warn=warn)
+        return _filter.apply_filters(
+            self,
+            focus,
+            ignore,
+            hide,
+            show,
+            show_from,
+            tagfocus,
+            tagignore,
+            tagshow,
+            taghide,
+            prune_from,
+            tagroot,
+            tagleaf,
+            warn=warn,
+        )
 
     def focus(self, regex) -> "Profile":
         """Keeps samples with a frame (function name, file or mapping) matching ``regex``."""
@@ -314,25 +342,46 @@ class Profile:
         samples without a match are dropped."""
         return _filter.show_from(self, regex)
 
-    def symbolize(self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified",
-                  force: bool = False) -> Tuple["Profile", "object"]:
+    def symbolize(
+        self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified", force: bool = False
+    ) -> Tuple["Profile", "object"]:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
         addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
-        return symbolize_profile(self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force)
+        return symbolize_profile(
+            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force
+        )
 
-    def list(self, regex, *, source_path: Optional[str] = None, trim_path: str = "", sample_type=None,
-             relative_percentages: bool = False):
+    def list(
+        self,
+        regex,
+        *,
+        source_path: Optional[str] = None,
+        trim_path: str = "",
+        sample_type=None,
+        relative_percentages: bool = False,
+    ):
         """pprof's ``list``: per-source-line flat/cum of the functions matching
         ``regex``, with the source text. See ``docs/symbolize.md``."""
-        return reports.source_listing(self, regex, source_path=source_path, trim_path=trim_path, sample_type=sample_type,
-                              relative_percentages=relative_percentages)
+        return reports.source_listing(
+            self,
+            regex,
+            source_path=source_path,
+            trim_path=trim_path,
+            sample_type=sample_type,
+            relative_percentages=relative_percentages,
+        )
 
-    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None,
-               relative_percentages: bool = False):
+    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None, relative_percentages: bool = False):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
         ``regex``, from ``objdump``. See ``docs/symbolize.md``."""
-        return reports.disassembly(self, regex, binaries=binaries, search_path=search_path, sample_type=sample_type,
-                           relative_percentages=relative_percentages)
+        return reports.disassembly(
+            self,
+            regex,
+            binaries=binaries,
+            search_path=search_path,
+            sample_type=sample_type,
+            relative_percentages=relative_percentages,
+        )
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
@@ -458,9 +507,19 @@ class Profile:
             f.write(data)
 
     # ----------------------------------------------------------------- reports
-    def top(self, sample_type: Union[int, str, None] = None, by: str = "functions", n: Optional[int] = None,
-            sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
-            nodefraction: float = 0.005, edgefraction: float = 0.001, relative_percentages: bool = False):
+    def top(
+        self,
+        sample_type: Union[int, str, None] = None,
+        by: str = "functions",
+        n: Optional[int] = None,
+        sort: str = "flat",
+        mean: bool = False,
+        unit: Optional[str] = None,
+        inline: bool = True,
+        nodefraction: float = 0.005,
+        edgefraction: float = 0.001,
+        relative_percentages: bool = False,
+    ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
         Parameters
@@ -500,43 +559,94 @@ class Profile:
         ReportTable
             Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
         """
-        return reports.top(self, sample_type=sample_type, by=by, n=n, sort=sort, mean=mean, unit=unit, inline=inline,
-                   nodefraction=nodefraction, edgefraction=edgefraction,
-                   relative_percentages=relative_percentages)
+        return reports.top(
+            self,
+            sample_type=sample_type,
+            by=by,
+            n=n,
+            sort=sort,
+            mean=mean,
+            unit=unit,
+            inline=inline,
+            nodefraction=nodefraction,
+            edgefraction=edgefraction,
+            relative_percentages=relative_percentages,
+        )
 
-    def peek(self, regex: str, sample_type: Union[int, str, None] = None, by: str = "functions",
-             mean: bool = False, unit: Optional[str] = None, inline: bool = True,
-             relative_percentages: bool = False):
+    def peek(
+        self,
+        regex: str,
+        sample_type: Union[int, str, None] = None,
+        by: str = "functions",
+        mean: bool = False,
+        unit: Optional[str] = None,
+        inline: bool = True,
+        relative_percentages: bool = False,
+    ):
         """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
         with edge weights, like ``pprof -peek``. Returns a table with columns
         ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
         Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
         matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
         """
-        return reports.peek(self, regex, sample_type=sample_type, by=by, mean=mean, unit=unit, inline=inline,
-                    relative_percentages=relative_percentages)
+        return reports.peek(
+            self,
+            regex,
+            sample_type=sample_type,
+            by=by,
+            mean=mean,
+            unit=unit,
+            inline=inline,
+            relative_percentages=relative_percentages,
+        )
 
-    def tree(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
-             mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodecount: int = 80,
-             nodefraction: float = 0.005, edgefraction: float = 0.001, relative_percentages: bool = False):
+    def tree(
+        self,
+        sample_type: Union[int, str, None] = None,
+        by: str = "functions",
+        sort: str = "flat",
+        mean: bool = False,
+        unit: Optional[str] = None,
+        inline: bool = True,
+        nodecount: int = 80,
+        nodefraction: float = 0.005,
+        edgefraction: float = 0.001,
+        relative_percentages: bool = False,
+    ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
         table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
         as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
         ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
         ``relative_percentages``: see :meth:`top`."""
-        return reports.tree(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
-                    nodecount=nodecount, nodefraction=nodefraction, edgefraction=edgefraction,
-                    relative_percentages=relative_percentages)
+        return reports.tree(
+            self,
+            sample_type=sample_type,
+            by=by,
+            sort=sort,
+            mean=mean,
+            unit=unit,
+            inline=inline,
+            nodecount=nodecount,
+            nodefraction=nodefraction,
+            edgefraction=edgefraction,
+            relative_percentages=relative_percentages,
+        )
 
-    def traces(self, sample_type: Union[int, str, None] = None, mean: bool = False, unit: Optional[str] = None,
-               by: str = "functions"):
+    def traces(
+        self,
+        sample_type: Union[int, str, None] = None,
+        mean: bool = False,
+        unit: Optional[str] = None,
+        by: str = "functions",
+    ):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
         ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
         return reports.traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
 
-    def tags(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
-             relative_percentages: bool = False):
+    def tags(
+        self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, relative_percentages: bool = False
+    ):
         """Label breakdown like current upstream ``pprof -tags``: per key and value,
         the total of one sample type and its share (``share``, percent) of the
         report total (numeric values in their units). ``relative_percentages``:
@@ -548,8 +658,13 @@ class Profile:
         with a row (value ``None``) for samples without the label."""
         return reports.by_label(self, key)
 
-    def to_folded(self, sample_type: Union[int, str, None] = None, lines: bool = False,
-                  labels: Optional[List[str]] = None, inline: bool = True) -> str:
+    def to_folded(
+        self,
+        sample_type: Union[int, str, None] = None,
+        lines: bool = False,
+        labels: Optional[List[str]] = None,
+        inline: bool = True,
+    ) -> str:
         """Collapsed stacks (Brendan Gregg's folded format): ``root;...;leaf VALUE`` per line.
 
         One line per distinct stack, sorted; frame names are pprof's function
@@ -559,24 +674,50 @@ class Profile:
         """
         return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
-    def top_profile(self, sample_type: Union[int, str, None] = None, by: str = "functions", sort: str = "flat",
-                    mean: bool = False, unit: Optional[str] = None, inline: bool = True, nodefraction: float = 0.005,
-                    relative_percentages: bool = False) -> "Profile":
+    def top_profile(
+        self,
+        sample_type: Union[int, str, None] = None,
+        by: str = "functions",
+        sort: str = "flat",
+        mean: bool = False,
+        unit: Optional[str] = None,
+        inline: bool = True,
+        nodefraction: float = 0.005,
+        relative_percentages: bool = False,
+    ) -> "Profile":
         """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
         per node with values ``cum`` and ``flat`` in the report's output unit
         (truncated to integers, as pprof does)."""
-        return reports.top_profile(self, sample_type=sample_type, by=by, sort=sort, mean=mean, unit=unit, inline=inline,
-                           nodefraction=nodefraction, relative_percentages=relative_percentages)
+        return reports.top_profile(
+            self,
+            sample_type=sample_type,
+            by=by,
+            sort=sort,
+            mean=mean,
+            unit=unit,
+            inline=inline,
+            nodefraction=nodefraction,
+            relative_percentages=relative_percentages,
+        )
 
-    def to_callgrind(self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
-                     inline: bool = True) -> str:
+    def to_callgrind(
+        self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
+    ) -> str:
         """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
         and call edges, values in one unit (``unit``, default pprof's choice)."""
         return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
 
-    def flamegraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", inverted: bool = False,
-                   base: Optional["Profile"] = None, normalize: bool = True, min_fraction: Optional[float] = None,
-                   title: Optional[str] = None):
+    def flamegraph(
+        self,
+        sample_type: Union[int, str, None] = None,
+        *,
+        by: str = "functions",
+        inverted: bool = False,
+        base: Optional["Profile"] = None,
+        normalize: bool = True,
+        min_fraction: Optional[float] = None,
+        title: Optional[str] = None,
+    ):
         """The flame graph of one sample type: a :class:`pprofcore.display.FlameGraph`.
 
         One node per frame on each root-to-leaf path (inline frames are frames,
@@ -589,11 +730,27 @@ class Profile:
         ``base`` (scaled to this profile's total unless ``normalize=False``).
         Shows itself in notebooks; see ``docs/flamegraphs.md``.
         """
-        return _flamegraph.flamegraph(self, sample_type, by=by, inverted=inverted, base=base, normalize=normalize,
-                          min_fraction=_flamegraph.DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction, title=title)
+        return _flamegraph.flamegraph(
+            self,
+            sample_type,
+            by=by,
+            inverted=inverted,
+            base=base,
+            normalize=normalize,
+            min_fraction=_flamegraph.DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction,
+            title=title,
+        )
 
-    def callgraph(self, sample_type: Union[int, str, None] = None, *, by: str = "functions", nodecount: int = 80,
-                  nodefraction: float = 0.005, edgefraction: float = 0.001, title: Optional[str] = None):
+    def callgraph(
+        self,
+        sample_type: Union[int, str, None] = None,
+        *,
+        by: str = "functions",
+        nodecount: int = 80,
+        nodefraction: float = 0.005,
+        edgefraction: float = 0.001,
+        title: Optional[str] = None,
+    ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
 
         Nodes are report nodes at granularity ``by`` with flat and cum; nodes whose
@@ -603,8 +760,15 @@ class Profile:
         nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
         and an SVG in notebooks. See ``docs/flamegraphs.md``.
         """
-        return _callgraph.callgraph(self, sample_type, by=by, nodecount=nodecount, nodefraction=nodefraction,
-                         edgefraction=edgefraction, title=title)
+        return _callgraph.callgraph(
+            self,
+            sample_type,
+            by=by,
+            nodecount=nodecount,
+            nodefraction=nodefraction,
+            edgefraction=edgefraction,
+            title=title,
+        )
 
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).

@@ -28,9 +28,12 @@ _WRITTEN = pytest.StashKey[List[str]]()  # baselines written in this session
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("pprofcore")
-    group.addoption(UPDATE_OPTION, action="store_true", default=False,
-                    help="write or replace the profile baselines of the pprof_baseline fixture instead of "
-                         "comparing with them")
+    group.addoption(
+        UPDATE_OPTION,
+        action="store_true",
+        default=False,
+        help="write or replace the profile baselines of the pprof_baseline fixture instead of comparing with them",
+    )
 
 
 def pytest_configure(config) -> None:
@@ -99,8 +102,10 @@ class BaselineChecker:
             self._request.config.stash[_WRITTEN].append(str(path))
             return
         if not path.exists():
-            pytest.fail(f"no profile baseline at {path}\nrun `pytest {self._request.node.nodeid} "
-                        f"{UPDATE_OPTION}` to create it", pytrace=False)
+            pytest.fail(
+                f"no profile baseline at {path}\nrun `pytest {self._request.node.nodeid} {UPDATE_OPTION}` to create it",
+                pytrace=False,
+            )
         assert_no_regression(pprofcore.load(path), profile, **tolerances)
 
 

@@ -81,8 +81,11 @@ class RepairReport:
     @property
     def total(self) -> int:
         """Number of repairs (stubs, placeholders and the dropped-value sum are not counted)."""
-        return sum(v for k, v in asdict(self).items()
-                   if k not in ("stub_functions", "placeholder_strings", "dropped_values_sum"))
+        return sum(
+            v
+            for k, v in asdict(self).items()
+            if k not in ("stub_functions", "placeholder_strings", "dropped_values_sum")
+        )
 
     def __bool__(self) -> bool:
         return self.total > 0
@@ -114,7 +117,7 @@ class RepairReport:
             "duplicate_ids": "rows with a duplicate id renumbered",
             "value_count_mismatch": "samples with the wrong number of values dropped",
             "dropped_values_sum": "sum of the dropped samples' values",
-            "bad_first_string": "string_table[0] set to \"\" (it was not empty, or the table was missing)",
+            "bad_first_string": 'string_table[0] set to "" (it was not empty, or the table was missing)',
             "out_of_range_string_refs": "string indexes past the table pointed at a placeholder",
             "placeholder_strings": "placeholder strings added",
         }

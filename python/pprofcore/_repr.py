@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._units import percentage, scaled_label
 from ._summary import format_duration, format_time, producer_hints, totals
+from ._units import percentage, scaled_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -50,9 +50,7 @@ def profile_html(p: "Profile") -> str:
         "<div style='display:flex;gap:2em'>"
         f"<table><thead><tr><th>sample type</th><th>total</th></tr></thead><tbody>{rows}</tbody></table>"
         f"<table><tbody>{fact_rows}</tbody></table>"
-        "</div>"
-        + (f"<ul>{comments}</ul>" if comments else "")
-        + "</div>"
+        "</div>" + (f"<ul>{comments}</ul>" if comments else "") + "</div>"
     )
 
 
@@ -118,10 +116,13 @@ def repair_report_html(r: "RepairReport") -> str:
         return f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}</div>'
     rows = "".join(
         f"<tr><td style='text-align:right'>{html.escape(line.split(None, 1)[0])}</td>"
-        f"<td>{html.escape(line.split(None, 1)[1])}</td></tr>" for line in text[1:]
+        f"<td>{html.escape(line.split(None, 1)[1])}</td></tr>"
+        for line in text[1:]
     )
-    return (f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}'
-            f"<table><tbody>{rows}</tbody></table></div>")
+    return (
+        f'<div class="pprofcore-repair"><strong>RepairReport</strong>: {html.escape(text[0])}'
+        f"<table><tbody>{rows}</tbody></table></div>"
+    )
 
 
 def listing_html(t) -> str:
@@ -131,16 +132,20 @@ def listing_html(t) -> str:
     m = t.meta
     su, tot = m["sample_unit"], m["total"]
     key = "line" if m["kind"] == "list" else "address"
-    rows = {}
+    rows: dict = {}
     for i in range(len(t)):
         rows.setdefault((t["routine"][i], t["file"][i]), []).append(i)
-    out = ['<div class="pprofcore-listing" style="font-family:monospace;font-size:12px">',
-           f"<div>Total: {html.escape(scaled_label(tot, su))}</div>"]
+    out = [
+        '<div class="pprofcore-listing" style="font-family:monospace;font-size:12px">',
+        f"<div>Total: {html.escape(scaled_label(tot, su))}</div>",
+    ]
     for r in m["routines"]:
         where = f" in {html.escape(r['file'])}" if r.get("file") and m["kind"] == "list" else ""
         out.append(f"<h4 style='margin:8px 0 2px 0'>{html.escape(r['name'])}{where}</h4>")
-        out.append(f"<div>{html.escape(scaled_label(r['flat'], su))} {html.escape(scaled_label(r['cum'], su))} "
-                   f"(flat, cum) {html.escape(percentage(r['cum'], tot))} of Total</div>")
+        out.append(
+            f"<div>{html.escape(scaled_label(r['flat'], su))} {html.escape(scaled_label(r['cum'], su))} "
+            f"(flat, cum) {html.escape(percentage(r['cum'], tot))} of Total</div>"
+        )
         if r.get("error"):
             out.append(f"<div style='color:#a00'>{html.escape(r['error'])}</div>")
             continue
@@ -152,11 +157,13 @@ def listing_html(t) -> str:
             cell = lambda v: "." if v == 0 else html.escape(scaled_label(v, su))  # noqa: E731
             k = t[key][i]
             label = f"{int(k):d}" if key == "line" else f"{int(k):x}"
-            out.append(f"<tr style='background:rgba(230,80,40,{alpha:.3f})'>"
-                       f"<td style='text-align:right;padding:0 6px'>{cell(flat)}</td>"
-                       f"<td style='text-align:right;padding:0 6px'>{cell(cum)}</td>"
-                       f"<td style='text-align:right;padding:0 6px;color:#666'>{label}</td>"
-                       f"<td style='white-space:pre;text-align:left'>{html.escape(t['text'][i])}</td></tr>")
+            out.append(
+                f"<tr style='background:rgba(230,80,40,{alpha:.3f})'>"
+                f"<td style='text-align:right;padding:0 6px'>{cell(flat)}</td>"
+                f"<td style='text-align:right;padding:0 6px'>{cell(cum)}</td>"
+                f"<td style='text-align:right;padding:0 6px;color:#666'>{label}</td>"
+                f"<td style='white-space:pre;text-align:left'>{html.escape(t['text'][i])}</td></tr>"
+            )
         out.append("</table>")
     out.append("</div>")
     return "\n".join(out)

@@ -18,8 +18,7 @@ from typing import Tuple
 
 import numpy as np
 
-__all__ = ["bh_qvalues", "mannwhitney", "normal_quantile", "normal_sf", "t_quantile", "t_sf",
-           "welch", "welch_interval"]
+__all__ = ["bh_qvalues", "mannwhitney", "normal_quantile", "normal_sf", "t_quantile", "t_sf", "welch", "welch_interval"]
 
 
 # ------------------------------------------------------------ special functions
@@ -29,9 +28,22 @@ def _erfc(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     z = np.abs(x)
     t = 1.0 / (1.0 + 0.5 * z)
-    poly = (-1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
-        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
-            -0.82215223 + t * 0.17087277)))))))))
+    poly = -1.26551223 + t * (
+        1.00002368
+        + t
+        * (
+            0.37409196
+            + t
+            * (
+                0.09678418
+                + t
+                * (
+                    -0.18628806
+                    + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
+                )
+            )
+        )
+    )
     r = t * np.exp(-z * z + poly)
     return np.where(x >= 0, r, 2.0 - r)
 
@@ -56,9 +68,17 @@ def normal_quantile(p: float) -> float:
     return 0.5 * (lo + hi)
 
 
-_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-            1.5056327351493116e-7)
+_LANCZOS = (
+    0.99999999999980993,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+)
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
@@ -112,7 +132,7 @@ def _betainc(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     swap = x > (a + 1.0) / (a + b + 2.0)
     aa, bb, xx = np.where(swap, b, a), np.where(swap, a, b), np.where(swap, 1.0 - x, x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lbt = (_lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * np.log(xx) + bb * np.log1p(-xx))
+        lbt = _lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * np.log(xx) + bb * np.log1p(-xx)
         front = np.exp(lbt) / aa
         r = front * _betacf(aa, bb, xx)
     r = np.where(xx <= 0.0, 0.0, r)
@@ -139,10 +159,10 @@ def t_quantile(p: float, df: np.ndarray) -> np.ndarray:
     a Cornish-Fisher start refined by Newton steps on :func:`t_sf`."""
     df = np.asarray(df, dtype=np.float64)
     z = normal_quantile(p)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    t = z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    t = z + g1 / df + g2 / df**2 + g3 / df**3
     # Cornish-Fisher overshoots for df near 1; Cauchy's exact value bounds it.
     t = np.minimum(t, math.tan(math.pi * (p - 0.5)))
     for _ in range(8):

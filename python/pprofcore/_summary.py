@@ -14,9 +14,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # File-name suffixes of function source files -> language/runtime.
 _SUFFIX_RUNTIME = {
-    ".go": "Go", ".java": "Java", ".kt": "Kotlin", ".scala": "Scala", ".js": "JavaScript", ".mjs": "JavaScript",
-    ".ts": "TypeScript", ".py": "Python", ".rb": "Ruby", ".rs": "Rust", ".php": "PHP", ".jl": "Julia",
-    ".cs": ".NET", ".c": "C", ".cc": "C++", ".cpp": "C++", ".h": "C/C++", ".hpp": "C++", ".cairo": "Cairo",
+    ".go": "Go",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".scala": "Scala",
+    ".js": "JavaScript",
+    ".mjs": "JavaScript",
+    ".ts": "TypeScript",
+    ".py": "Python",
+    ".rb": "Ruby",
+    ".rs": "Rust",
+    ".php": "PHP",
+    ".jl": "Julia",
+    ".cs": ".NET",
+    ".c": "C",
+    ".cc": "C++",
+    ".cpp": "C++",
+    ".h": "C/C++",
+    ".hpp": "C++",
+    ".cairo": "Cairo",
 }
 
 _SAMPLE_TYPE_HINTS = [

@@ -37,7 +37,8 @@ def harmonize_units(profiles: Sequence["Profile"]) -> List["Profile"]:
         for pt in types[1:]:
             vt = pt[i]
             if vt[0].removesuffix("s") != best[0].removesuffix("s") or (
-                    vt[1] != best[1] and not same_unit_family(vt[1], best[1])):
+                vt[1] != best[1] and not same_unit_family(vt[1], best[1])
+            ):
                 raise ProfileError(f"sample types: incompatible types: {best} {vt}")
             if unit_ratio(vt[1], best[1]) < 1:
                 best = vt

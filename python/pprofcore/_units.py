@@ -7,14 +7,32 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 # (canonical name, aliases, factor to the base unit)
-_MEMORY = [("B", ("b", "byte"), 1.0), ("kB", ("kb", "kbyte", "kilobyte"), float(1 << 10)),
-           ("MB", ("mb", "mbyte", "megabyte"), float(1 << 20)), ("GB", ("gb", "gbyte", "gigabyte"), float(1 << 30)),
-           ("TB", ("tb", "tbyte", "terabyte"), float(1 << 40)), ("PB", ("pb", "pbyte", "petabyte"), float(1 << 50))]
-_TIME = [("ns", ("ns", "nanosecond"), 1.0), ("us", ("μs", "us", "microsecond"), 1e3),
-         ("ms", ("ms", "millisecond"), 1e6), ("s", ("s", "sec", "second"), 1e9), ("hrs", ("hour", "hr"), 3600e9)]
-_GCU = [("n*GCU", ("nanogcu",), 1e-9), ("u*GCU", ("microgcu",), 1e-6), ("m*GCU", ("milligcu",), 1e-3),
-        ("GCU", ("gcu",), 1.0), ("k*GCU", ("kilogcu",), 1e3), ("M*GCU", ("megagcu",), 1e6),
-        ("G*GCU", ("gigagcu",), 1e9), ("T*GCU", ("teragcu",), 1e12), ("P*GCU", ("petagcu",), 1e15)]
+_MEMORY = [
+    ("B", ("b", "byte"), 1.0),
+    ("kB", ("kb", "kbyte", "kilobyte"), float(1 << 10)),
+    ("MB", ("mb", "mbyte", "megabyte"), float(1 << 20)),
+    ("GB", ("gb", "gbyte", "gigabyte"), float(1 << 30)),
+    ("TB", ("tb", "tbyte", "terabyte"), float(1 << 40)),
+    ("PB", ("pb", "pbyte", "petabyte"), float(1 << 50)),
+]
+_TIME = [
+    ("ns", ("ns", "nanosecond"), 1.0),
+    ("us", ("μs", "us", "microsecond"), 1e3),
+    ("ms", ("ms", "millisecond"), 1e6),
+    ("s", ("s", "sec", "second"), 1e9),
+    ("hrs", ("hour", "hr"), 3600e9),
+]
+_GCU = [
+    ("n*GCU", ("nanogcu",), 1e-9),
+    ("u*GCU", ("microgcu",), 1e-6),
+    ("m*GCU", ("milligcu",), 1e-3),
+    ("GCU", ("gcu",), 1.0),
+    ("k*GCU", ("kilogcu",), 1e3),
+    ("M*GCU", ("megagcu",), 1e6),
+    ("G*GCU", ("gigagcu",), 1e9),
+    ("T*GCU", ("teragcu",), 1e12),
+    ("P*GCU", ("petagcu",), 1e15),
+]
 # (units, default unit name, default factor)
 _TYPES = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
 

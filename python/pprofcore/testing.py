@@ -52,8 +52,17 @@ GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 TESTS = ("mannwhitney", "welch")
 MAX_DIFFERENCES = 10  # differences listed in a failure message before "... and N more"
 MAX_FRAMES = 5  # matching frames listed by assert_share
-_HEADER_FIELDS = ("period_type", "period", "time_nanos", "duration_nanos", "comments", "drop_frames",
-                  "keep_frames", "default_sample_type", "doc_url")
+_HEADER_FIELDS = (
+    "period_type",
+    "period",
+    "time_nanos",
+    "duration_nanos",
+    "comments",
+    "drop_frames",
+    "keep_frames",
+    "default_sample_type",
+    "doc_url",
+)
 
 
 # ================================================================ canonical form
@@ -92,7 +101,7 @@ class _SampleKeys:
         self.inverse = np.asarray(inv, dtype=np.int64).reshape(-1)
         locs, labs = loc_id[1], lab_id[1]
         self.keys = [
-            (tuple(locs[c] for c in row[1:1 + row[0]]), tuple(labs[c] for c in row[1 + dmax:] if c >= 0))
+            (tuple(locs[c] for c in row[1 : 1 + row[0]]), tuple(labs[c] for c in row[1 + dmax :] if c >= 0))
             for row in uniq.tolist()
         ]
 
@@ -114,20 +123,22 @@ def _location_keys(p: "Profile", strs: List[str], names_only: bool) -> list:
     if names_only:
         fkeys = [strs[a] for a in fn.name.tolist()]
         lkeys = [(fkeys[f], l) for f, l in zip(ln.function.tolist(), ln.line.tolist())]
-        return [tuple(lkeys[lo[i]:lo[i + 1]]) for i in range(len(loc))]
-    fkeys3 = [(strs[a], strs[b], strs[c]) for a, b, c in zip(fn.name.tolist(), fn.system_name.tolist(),
-                                                            fn.filename.tolist())]
+        return [tuple(lkeys[lo[i] : lo[i + 1]]) for i in range(len(loc))]
+    fkeys3 = [
+        (strs[a], strs[b], strs[c]) for a, b, c in zip(fn.name.tolist(), fn.system_name.tolist(), fn.filename.tolist())
+    ]
     lkeys = [fkeys3[f] + (l,) for f, l in zip(ln.function.tolist(), ln.line.tolist())]
     mp = p.mappings
-    maps = [(strs[b] or strs[f], s) for f, b, s in zip(mp.filename.tolist(), mp.build_id.tolist(),
-                                                       mp.memory_start.tolist())]
+    maps = [
+        (strs[b] or strs[f], s) for f, b, s in zip(mp.filename.tolist(), mp.build_id.tolist(), mp.memory_start.tolist())
+    ]
     out = []
     for i, (m, addr, folded) in enumerate(zip(loc.mapping.tolist(), loc.address.tolist(), loc.is_folded.tolist())):
         mk = None
         if m >= 0:
             mk, start = maps[m]
             addr = (addr - start) % (1 << 64)
-        out.append((addr, mk, bool(folded), tuple(lkeys[lo[i]:lo[i + 1]])))
+        out.append((addr, mk, bool(folded), tuple(lkeys[lo[i] : lo[i + 1]])))
     return out
 
 
@@ -138,8 +149,15 @@ def _label_keys(p: "Profile", strs: List[str]) -> Tuple[list, np.ndarray]:
     if len(lab.key) == 0:
         return [], np.zeros(0, np.int64)
     is_num = lab.str < 0
-    rows = np.stack([lab.key.astype(np.int64), lab.str.astype(np.int64),
-                     np.where(is_num, lab.num, 0), np.where(is_num, lab.num_unit, 0)], axis=1)
+    rows = np.stack(
+        [
+            lab.key.astype(np.int64),
+            lab.str.astype(np.int64),
+            np.where(is_num, lab.num, 0),
+            np.where(is_num, lab.num_unit, 0),
+        ],
+        axis=1,
+    )
     uniq, inv = np.unique(rows, axis=0, return_inverse=True)
     keys = [(strs[k], strs[s] if s >= 0 else None, n, strs[u]) for k, s, n, u in uniq.tolist()]
     # Rank the distinct labels by content, so that sorting a sample's label
@@ -231,8 +249,15 @@ def _close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray
     return (np.abs(a - b) <= atol + rtol * np.abs(b)).all(axis=1)
 
 
-def profile_differences(a: "Profile", b: "Profile", *, check_order: bool = False, rtol: float = 0,
-                        atol: float = 0, sample_types: Optional[Sequence[str]] = None) -> List[str]:
+def profile_differences(
+    a: "Profile",
+    b: "Profile",
+    *,
+    check_order: bool = False,
+    rtol: float = 0,
+    atol: float = 0,
+    sample_types: Optional[Sequence[str]] = None,
+) -> List[str]:
     """Every difference between the canonical contents of ``a`` and ``b``, in a
     fixed order: sample types, header fields, then samples (the largest value
     differences first). Empty when they are equal. See :func:`assert_profile_equal`."""
@@ -297,10 +322,16 @@ def _ordered_differences(a, b, types, names, rtol, atol) -> List[str]:
         out.append(f"number of samples: {len(a)} != {len(b)}")
     ka, kb = _SampleKeys(a, False), _SampleKeys(b, False)
     ids: Dict[object, int] = {}
-    ida = np.array([ids.setdefault(k, len(ids)) for k in ka.keys], dtype=np.int64)[ka.inverse] if len(a) else \
-        np.zeros(0, np.int64)
-    idb = np.array([ids.setdefault(k, len(ids)) for k in kb.keys], dtype=np.int64)[kb.inverse] if len(b) else \
-        np.zeros(0, np.int64)
+    ida = (
+        np.array([ids.setdefault(k, len(ids)) for k in ka.keys], dtype=np.int64)[ka.inverse]
+        if len(a)
+        else np.zeros(0, np.int64)
+    )
+    idb = (
+        np.array([ids.setdefault(k, len(ids)) for k in kb.keys], dtype=np.int64)[kb.inverse]
+        if len(b)
+        else np.zeros(0, np.int64)
+    )
     n = min(len(a), len(b))
     va, vb = _select_values(a, types)[:n], _select_values(b, types)[:n]
     bad = np.flatnonzero((ida[:n] != idb[:n]) | ~_close(va, vb, rtol, atol))
@@ -321,8 +352,15 @@ def _cap(lines: List[str], limit: int = MAX_DIFFERENCES) -> List[str]:
     return list(lines[:limit]) + [f"... and {len(lines) - limit} more"]
 
 
-def assert_profile_equal(a: "Profile", b: "Profile", *, check_order: bool = False, rtol: float = 0,
-                         atol: float = 0, sample_types: Optional[Sequence[str]] = None) -> None:
+def assert_profile_equal(
+    a: "Profile",
+    b: "Profile",
+    *,
+    check_order: bool = False,
+    rtol: float = 0,
+    atol: float = 0,
+    sample_types: Optional[Sequence[str]] = None,
+) -> None:
     """Assert that two profiles have the same canonical content.
 
     Compares, in this order: sample types, header fields (period type and
@@ -345,8 +383,11 @@ def assert_profile_equal(a: "Profile", b: "Profile", *, check_order: bool = Fals
     __tracebackhide__ = True
     diffs = profile_differences(a, b, check_order=check_order, rtol=rtol, atol=atol, sample_types=sample_types)
     if diffs:
-        lines = [f"Profiles are different ({len(diffs)} difference{'s' if len(diffs) != 1 else ''})",
-                 f"[left]:  {a!r}", f"[right]: {b!r}"]
+        lines = [
+            f"Profiles are different ({len(diffs)} difference{'s' if len(diffs) != 1 else ''})",
+            f"[left]:  {a!r}",
+            f"[right]: {b!r}",
+        ]
         lines += ["  " + d for d in _cap(diffs)]
         raise AssertionError("\n".join(lines))
 
@@ -432,8 +473,16 @@ def _fmt_share(x: float) -> str:
     return f"{100 * x:.2f}%"
 
 
-def assert_share(profile: "Profile", regex, *, max: Optional[float] = None, min: Optional[float] = None,
-                 sample_type: Union[int, str, None] = None, by: str = "functions", cum: bool = True) -> float:
+def assert_share(
+    profile: "Profile",
+    regex,
+    *,
+    max: Optional[float] = None,
+    min: Optional[float] = None,
+    sample_type: Union[int, str, None] = None,
+    by: str = "functions",
+    cum: bool = True,
+) -> float:
     """Assert bounds on the share of the total spent in frames matching ``regex``.
 
     The share is the value of the samples with at least one frame whose name
@@ -473,8 +522,10 @@ def assert_share(profile: "Profile", regex, *, max: Optional[float] = None, min:
     if low or high:
         type_name, unit = profile.sample_types[ti]
         bound = f"above max {_fmt_share(max)}" if max is not None and high else f"below min {_fmt_share(min or 0.0)}"
-        lines = [f"share of {rx.pattern!r} ({by}, {column}) is {_fmt_share(share)} of {type_name}, {bound}"
-                 f" ({_units.scaled_label(part, unit)} of {_units.scaled_label(tot, unit)})"]
+        lines = [
+            f"share of {rx.pattern!r} ({by}, {column}) is {_fmt_share(share)} of {type_name}, {bound}"
+            f" ({_units.scaled_label(part, unit)} of {_units.scaled_label(tot, unit)})"
+        ]
         rows = np.flatnonzero(match & (node_values != 0))
         if len(rows) == 0:
             lines.append(f"no {by} with {column} > 0 match {rx.pattern!r}")
@@ -509,8 +560,9 @@ def _resolve_type(profiles: Sequence["Profile"], sample_type) -> Tuple[str, str,
     return name, unit, idx
 
 
-def _key_matrix(profiles: Sequence["Profile"], type_idx: List[int], by: str, cum: bool
-                ) -> Tuple[List[str], np.ndarray, np.ndarray]:
+def _key_matrix(
+    profiles: Sequence["Profile"], type_idx: List[int], by: str, cum: bool
+) -> Tuple[List[str], np.ndarray, np.ndarray]:
     """(key names, values: profiles x keys float64, totals per profile): every
     profile's pprof report nodes at granularity ``by``, aligned by name."""
     column = "cum" if cum else "flat"
@@ -535,9 +587,18 @@ def _as_shares(m: np.ndarray, totals: np.ndarray) -> np.ndarray:
     return np.where(totals[:, None] == 0, 0.0, m / safe[:, None])
 
 
-def regression_table(base: "Profile", new: "Profile", *, rel: Optional[float] = 0.1, abs: Optional[float] = None,
-                     min_share: float = 0.01, by: str = "functions", sample_type: Union[int, str, None] = None,
-                     normalize: bool = True, cum: bool = False) -> ReportTable:
+def regression_table(
+    base: "Profile",
+    new: "Profile",
+    *,
+    rel: Optional[float] = 0.1,
+    abs: Optional[float] = None,
+    min_share: float = 0.01,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    normalize: bool = True,
+    cum: bool = False,
+) -> ReportTable:
     """The keys that regressed from ``base`` to ``new`` under
     :func:`assert_no_regression`'s rules, largest growth first, as a
     :class:`ReportTable` with columns ``name, base, new, delta, delta%``
@@ -562,16 +623,23 @@ def regression_table(base: "Profile", new: "Profile", *, rel: Optional[float] = 
     rows = rows[np.lexsort((rows, -delta[rows]))]
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = np.where(b[rows] != 0, delta[rows] / np.abs(b[rows]) * 100, np.inf)
-    columns = {"name": [keys[i] for i in rows.tolist()], "base": b[rows], "new": n[rows], "delta": delta[rows],
-               "delta%": pct}
+    columns = {
+        "name": [keys[i] for i in rows.tolist()],
+        "base": b[rows],
+        "new": n[rows],
+        "delta": delta[rows],
+        "delta%": pct,
+    }
     rule = []
     if rel is not None:
         rule.append(f"delta > {rel:.0%} of base")
     if abs is not None:
         rule.append(f"delta > {_fmt_share(abs) if normalize else _units.scaled_label(abs, unit)}")
-    header = [f"{len(rows)} of {len(keys)} {by} regressed ({'cum' if cum else 'flat'} {name}"
-              f"{' share' if normalize else ''}; {' and '.join(rule) or 'any growth'};"
-              f" holding >= {_fmt_share(min_share)})"]
+    header = [
+        f"{len(rows)} of {len(keys)} {by} regressed ({'cum' if cum else 'flat'} {name}"
+        f"{' share' if normalize else ''}; {' and '.join(rule) or 'any growth'};"
+        f" holding >= {_fmt_share(min_share)})"
+    ]
     meta = {"sample_type": name, "sample_unit": unit, "normalize": normalize, "granularity": by}
     return ReportTable(columns, header, _regression_text, meta)
 
@@ -600,8 +668,13 @@ def _regression_text(t: ReportTable, n: Optional[int]) -> str:
 
     def row(i: int) -> List[str]:
         p = float(t["delta%"][i])
-        return [t["name"][i], fmt(float(t["base"][i])), fmt(float(t["new"][i])), fmt(float(t["delta"][i]), True),
-                "new" if np.isinf(p) else f"{p:+.1f}%"]
+        return [
+            t["name"][i],
+            fmt(float(t["base"][i])),
+            fmt(float(t["new"][i])),
+            fmt(float(t["delta"][i]), True),
+            "new" if np.isinf(p) else f"{p:+.1f}%",
+        ]
 
     return _table_text(t, n, ["name", "base", "new", "delta", "delta %"], row)
 
@@ -609,13 +682,24 @@ def _regression_text(t: ReportTable, n: Optional[int]) -> str:
 def _align(cells: List[List[str]]) -> List[str]:
     """Rows of text cells: the first column left-aligned, the others right."""
     widths = [np.max([len(r[j]) for r in cells]) for j in range(len(cells[0]))]
-    return ["  " + "  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip()
-            for r in cells]
+    return [
+        "  " + "  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in cells
+    ]
 
 
-def assert_no_regression(base: "Profile", new: "Profile", *, rel: Optional[float] = 0.1, abs: Optional[float] = None,
-                         min_share: float = 0.01, by: str = "functions", sample_type: Union[int, str, None] = None,
-                         normalize: bool = True, cum: bool = False) -> None:
+def assert_no_regression(
+    base: "Profile",
+    new: "Profile",
+    *,
+    rel: Optional[float] = 0.1,
+    abs: Optional[float] = None,
+    min_share: float = 0.01,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    normalize: bool = True,
+    cum: bool = False,
+) -> None:
     """Assert that no key (function, file, line ... per ``by``) grew from
     ``base`` to ``new``.
 
@@ -632,16 +716,26 @@ def assert_no_regression(base: "Profile", new: "Profile", *, rel: Optional[float
     offender; :func:`regression_table` returns the same table.
     """
     __tracebackhide__ = True
-    t = regression_table(base, new, rel=rel, abs=abs, min_share=min_share, by=by, sample_type=sample_type,
-                         normalize=normalize, cum=cum)
+    t = regression_table(
+        base, new, rel=rel, abs=abs, min_share=min_share, by=by, sample_type=sample_type, normalize=normalize, cum=cum
+    )
     if len(t):
         raise AssertionError("Profile regressed\n" + t.to_text())
 
 
 # ================================================================== statistics
-def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "functions",
-            sample_type: Union[int, str, None] = None, cum: bool = False, normalize: bool = True,
-            test: str = "mannwhitney", alpha: float = 0.05, min_share: float = 0.001) -> ReportTable:
+def compare(
+    base: Sequence["Profile"],
+    new: Sequence["Profile"],
+    *,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    cum: bool = False,
+    normalize: bool = True,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+    min_share: float = 0.001,
+) -> ReportTable:
     """Compare two groups of repeated profiles key by key, with statistics.
 
     For every key (pprof's report node at granularity ``by``) holding a value
@@ -680,7 +774,7 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
     keep = np.flatnonzero(m.any(axis=0))
     m = m[:, keep]
     vals = _as_shares(m, totals) if normalize else m
-    a, b = vals[: len(base)], vals[len(base):]
+    a, b = vals[: len(base)], vals[len(base) :]
     mean_a, mean_b = a.mean(axis=0), b.mean(axis=0)
     delta = mean_b - mean_a
     low, high = _stats.welch_interval(a, b, alpha)
@@ -698,17 +792,35 @@ def compare(base: Sequence["Profile"], new: Sequence["Profile"], *, by: str = "f
     names = [keys[i] for i in keep.tolist()]
     order = np.lexsort((np.arange(len(names)), -np.abs(delta), q))
     columns = {
-        "name": [names[i] for i in order.tolist()], "base": mean_a[order], "new": mean_b[order],
-        "delta": delta[order], "ci_low": low[order], "ci_high": high[order], "pvalue": p[order],
-        "qvalue": q[order], "significant": sig[order],
+        "name": [names[i] for i in order.tolist()],
+        "base": mean_a[order],
+        "new": mean_b[order],
+        "delta": delta[order],
+        "ci_low": low[order],
+        "ci_high": high[order],
+        "pvalue": p[order],
+        "qvalue": q[order],
+        "significant": sig[order],
     }
     label = {"mannwhitney": "Mann-Whitney U", "welch": "Welch's t"}[test]
-    header = [f"{len(base)} base vs {len(new)} new profiles, {'cum' if cum else 'flat'} {name}"
-              f"{' share' if normalize else f' ({unit})'} per {by}; {label}, Benjamini-Hochberg at {alpha:g}:"
-              f" {int(sig.sum())} significant of {len(tested)} tested ({len(names) - len(tested)} below"
-              f" {_fmt_share(min_share)} not tested)"]
-    meta = {"sample_type": name, "sample_unit": unit, "normalize": normalize, "granularity": by, "test": test,
-            "alpha": alpha, "cum": cum, "n_base": len(base), "n_new": len(new), "min_share": min_share}
+    header = [
+        f"{len(base)} base vs {len(new)} new profiles, {'cum' if cum else 'flat'} {name}"
+        f"{' share' if normalize else f' ({unit})'} per {by}; {label}, Benjamini-Hochberg at {alpha:g}:"
+        f" {int(sig.sum())} significant of {len(tested)} tested ({len(names) - len(tested)} below"
+        f" {_fmt_share(min_share)} not tested)"
+    ]
+    meta = {
+        "sample_type": name,
+        "sample_unit": unit,
+        "normalize": normalize,
+        "granularity": by,
+        "test": test,
+        "alpha": alpha,
+        "cum": cum,
+        "n_base": len(base),
+        "n_new": len(new),
+        "min_share": min_share,
+    }
     return ReportTable(columns, header, _compare_text, meta)
 
 
@@ -716,9 +828,17 @@ def _compare_text(t: ReportTable, n: Optional[int]) -> str:
     fmt = _value_format(t, 3)
 
     def row(i: int) -> List[str]:
-        return [t["name"][i], fmt(t["base"][i]), fmt(t["new"][i]), fmt(t["delta"][i], True),
-                fmt(t["ci_low"][i], True), fmt(t["ci_high"][i], True), _fmt_p(t["pvalue"][i]),
-                _fmt_p(t["qvalue"][i]), "*" if t["significant"][i] else ""]
+        return [
+            t["name"][i],
+            fmt(t["base"][i]),
+            fmt(t["new"][i]),
+            fmt(t["delta"][i], True),
+            fmt(t["ci_low"][i], True),
+            fmt(t["ci_high"][i], True),
+            _fmt_p(t["pvalue"][i]),
+            _fmt_p(t["qvalue"][i]),
+            "*" if t["significant"][i] else "",
+        ]
 
     return _table_text(t, n, ["name", "base", "new", "delta", "ci_low", "ci_high", "pvalue", "qvalue", "sig"], row)
 
@@ -727,22 +847,43 @@ def _fmt_p(p: float) -> str:
     return "-" if p != p else f"{p:.3g}"
 
 
-def assert_no_significant_regression(base: Sequence["Profile"], new: Sequence["Profile"], *,
-                                     by: str = "functions", sample_type: Union[int, str, None] = None,
-                                     cum: bool = False, normalize: bool = True, test: str = "mannwhitney",
-                                     alpha: float = 0.05, min_delta: float = 0.0,
-                                     min_share: float = 0.001) -> ReportTable:
+def assert_no_significant_regression(
+    base: Sequence["Profile"],
+    new: Sequence["Profile"],
+    *,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    cum: bool = False,
+    normalize: bool = True,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+    min_delta: float = 0.0,
+    min_share: float = 0.001,
+) -> ReportTable:
     """Assert that :func:`compare` finds no key that grew significantly from
     the ``base`` runs to the ``new`` runs (``significant`` and ``delta >
     min_delta``; ``min_delta`` is a share when ``normalize``; ``min_share``
     as in :func:`compare`). Returns the
     comparison on success; the failure message is its table of offenders."""
     __tracebackhide__ = True
-    t = compare(base, new, by=by, sample_type=sample_type, cum=cum, normalize=normalize, test=test, alpha=alpha,
-                min_share=min_share)
+    t = compare(
+        base,
+        new,
+        by=by,
+        sample_type=sample_type,
+        cum=cum,
+        normalize=normalize,
+        test=test,
+        alpha=alpha,
+        min_share=min_share,
+    )
     bad = np.flatnonzero(np.asarray(t["significant"]) & (np.asarray(t["delta"]) > min_delta))
     if len(bad):
-        sub = ReportTable({c: ([t[c][i] for i in bad.tolist()] if isinstance(t[c], list) else t[c][bad])
-                           for c in t.columns}, list(t.header), _compare_text, t.meta)
+        sub = ReportTable(
+            {c: ([t[c][i] for i in bad.tolist()] if isinstance(t[c], list) else t[c][bad]) for c in t.columns},
+            list(t.header),
+            _compare_text,
+            t.meta,
+        )
         raise AssertionError(f"{len(bad)} {by} grew significantly\n" + sub.to_text())
     return t

@@ -34,16 +34,16 @@ struct AggregateOptions {
 // address, objfile. Values are sums over samples (no mean division).
 struct NodeTable {
   size_t n_types = 0;
-  std::vector<int64_t> flat;  // n_nodes x n_types, row-major
-  std::vector<int64_t> cum;   // n_nodes x n_types; a node counts once per sample
+  std::vector<int64_t> flat;      // n_nodes x n_types, row-major
+  std::vector<int64_t> cum;       // n_nodes x n_types; a node counts once per sample
   std::vector<int32_t> function;  // a representative function row (-1 = none)
   std::vector<int32_t> name;      // function name code in the profile's strings (0 = none)
   std::vector<int64_t> start_line, lineno;
   std::vector<uint64_t> address;
-  std::vector<int32_t> objfile;   // mapping filename code (0 = none)
+  std::vector<int32_t> objfile;       // mapping filename code (0 = none)
   std::vector<uint8_t> inline_label;  // 0 none, 1 "(inline)", 2 "(partial-inline)"
-  StringTable file;               // cleaned file name per node ("" = none)
-  StringTable printable;          // pprof's printable name per node
+  StringTable file;                   // cleaned file name per node ("" = none)
+  StringTable printable;              // pprof's printable name per node
   // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.
   std::vector<int64_t> loc_node_offsets{0};
   std::vector<int32_t> loc_nodes;
@@ -67,8 +67,8 @@ struct EdgeTable {
   std::vector<uint8_t> is_inline;
   size_t size() const { return src.size(); }
 };
-EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                          int label_type, int label_div_type = -1, const std::vector<uint8_t>& node_keep = {});
+EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
+                          int label_div_type = -1, const std::vector<uint8_t>& node_keep = {});
 
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then

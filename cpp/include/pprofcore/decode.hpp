@@ -27,22 +27,22 @@ struct DecodeOptions {
 // data is counted, never hidden. Errors in the wire format, the string table and
 // gzip are never repaired.
 struct RepairReport {
-  size_t dangling_location_refs = 0;   // sample location ids with no location: removed from the stack
-  size_t zero_location_refs = 0;       // sample location ids equal to 0: removed from the stack
-  size_t dangling_mapping_refs = 0;    // location mapping ids with no mapping: cleared (no mapping)
-  size_t missing_function_refs = 0;    // lines whose function id is 0 or dangling: pointed at a stub
-  size_t stub_functions = 0;           // placeholder functions added for those lines
-  size_t zero_ids = 0;                 // mappings/functions/locations with id 0: given a fresh id
-  size_t duplicate_ids = 0;            // later rows reusing an id: given a fresh id (refs go to the first)
-  size_t value_count_mismatch = 0;     // samples whose value count != number of sample types: dropped
-  int64_t dropped_values_sum = 0;      // sum of all values of the dropped samples (what was lost)
-  size_t bad_first_string = 0;         // string_table[0] not "" (replaced by "") or no table (one added)
-  size_t out_of_range_string_refs = 0; // string codes past the table: pointed at placeholders (repair_strings.hpp)
-  size_t placeholder_strings = 0;      // "[missing string N]" strings added for those codes
+  size_t dangling_location_refs = 0;    // sample location ids with no location: removed from the stack
+  size_t zero_location_refs = 0;        // sample location ids equal to 0: removed from the stack
+  size_t dangling_mapping_refs = 0;     // location mapping ids with no mapping: cleared (no mapping)
+  size_t missing_function_refs = 0;     // lines whose function id is 0 or dangling: pointed at a stub
+  size_t stub_functions = 0;            // placeholder functions added for those lines
+  size_t zero_ids = 0;                  // mappings/functions/locations with id 0: given a fresh id
+  size_t duplicate_ids = 0;             // later rows reusing an id: given a fresh id (refs go to the first)
+  size_t value_count_mismatch = 0;      // samples whose value count != number of sample types: dropped
+  int64_t dropped_values_sum = 0;       // sum of all values of the dropped samples (what was lost)
+  size_t bad_first_string = 0;          // string_table[0] not "" (replaced by "") or no table (one added)
+  size_t out_of_range_string_refs = 0;  // string codes past the table: pointed at placeholders (repair_strings.hpp)
+  size_t placeholder_strings = 0;       // "[missing string N]" strings added for those codes
 
   size_t total() const {
-    return dangling_location_refs + zero_location_refs + dangling_mapping_refs + missing_function_refs +
-           zero_ids + duplicate_ids + value_count_mismatch + bad_first_string + out_of_range_string_refs;
+    return dangling_location_refs + zero_location_refs + dangling_mapping_refs + missing_function_refs + zero_ids +
+           duplicate_ids + value_count_mismatch + bad_first_string + out_of_range_string_refs;
   }
 };
 

@@ -46,15 +46,15 @@ class DeltaComputer {
   void copy_referenced(const Profile& cur, Profile& out);
 
   std::vector<std::string> names_;
-  Merger canon_;                      // content interning across calls
-  std::vector<std::string> types_;    // "type/unit" of the previous profile
-  std::vector<uint8_t> is_delta_;     // per value column of the current profile
+  Merger canon_;                    // content interning across calls
+  std::vector<std::string> types_;  // "type/unit" of the previous profile
+  std::vector<uint8_t> is_delta_;   // per value column of the current profile
   size_t nt_ = 0;
-  std::vector<int64_t> prev_, cur_;   // per distinct sample x nt
+  std::vector<int64_t> prev_, cur_;  // per distinct sample x nt
   std::vector<uint32_t> prev_gen_, cur_gen_;
   std::vector<int32_t> first_row_, touched_;
   std::vector<int32_t> loc_map_, fn_map_, map_map_, str_map_;  // scratch of copy_referenced
-  int64_t prev_time_ = 0;             // time_nanos of the previous profile (0 = none)
+  int64_t prev_time_ = 0;                                      // time_nanos of the previous profile (0 = none)
   uint32_t gen_ = 0;
   size_t calls_ = 0;
 };

@@ -63,8 +63,7 @@ class InternalError : public std::logic_error {
 // (EISDIR for a directory). Python sees the matching OSError subclass.
 class FileError : public std::system_error {
  public:
-  FileError(int err, const std::string& path)
-      : std::system_error(err, std::generic_category(), path), path_(path) {}
+  FileError(int err, const std::string& path) : std::system_error(err, std::generic_category(), path), path_(path) {}
   const std::string& path() const { return path_; }
 
  private:

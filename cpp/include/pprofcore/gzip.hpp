@@ -58,8 +58,7 @@ Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend =
 // true when the stream was exactly one member of exactly `out_size` bytes; false
 // when the caller must fall back to inflate() (several members, ISIZE wrapped past
 // 4 GiB). Throws GzipError on corrupt input. Needs ISA-L (have_isal()).
-bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size,
-                         std::atomic<size_t>& produced);
+bool inflate_progressive(const uint8_t* data, size_t n, uint8_t* out, size_t out_size, std::atomic<size_t>& produced);
 
 // Where chunked inflate writes: room() says where the next bytes go (and how
 // many fit; nullptr stops the inflate), wrote(n) that n bytes landed there.

@@ -46,8 +46,8 @@ struct LoadResult {
 using Poll = std::function<void()>;
 
 // Decodes `paths` on `threads` workers (0 = hardware concurrency); order preserved.
-std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigned threads,
-                                  const DecodeOptions& options, const Poll& poll = {});
+std::vector<LoadResult> load_many(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
+                                  const Poll& poll = {});
 
 // Runs fn(i) for i in [0, n) on up to `threads` workers (0 = hardware concurrency).
 // The first exception thrown by fn or poll stops the remaining work (items not

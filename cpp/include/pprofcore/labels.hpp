@@ -18,9 +18,9 @@ namespace pprofcore {
 // the last leaf key the leaf. `row_text[r]` is the text of label row r: a code
 // into the string table extended by `extra_strings` (code = n_strings + index).
 // Sets *root_matched / *leaf_matched when some sample had a value for a key.
-Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys,
-                         const std::vector<int32_t>& leaf_keys, const std::vector<int32_t>& row_text,
-                         const std::vector<std::string>& extra_strings, bool* root_matched, bool* leaf_matched);
+Profile add_label_frames(const Profile& p, const std::vector<int32_t>& root_keys, const std::vector<int32_t>& leaf_keys,
+                         const std::vector<int32_t>& row_text, const std::vector<std::string>& extra_strings,
+                         bool* root_matched, bool* leaf_matched);
 
 // Replaces the string labels with key `key` of every sample by one label per
 // value in `values` (pprof's Profile.SetLabel). Numeric labels are kept.

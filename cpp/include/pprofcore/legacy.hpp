@@ -73,10 +73,10 @@ class Builder {
   int64_t period = 0;
   int64_t duration_nanos = 0;
 
-  std::vector<int64_t> values;              // n_samples x sample_types.size()
-  std::vector<int64_t> stack_offsets{0};    // n_samples + 1 into addresses
-  std::vector<uint64_t> addresses;          // leaf first
-  std::vector<int64_t> bytes_label;         // heap profiles: one "bytes" label per sample
+  std::vector<int64_t> values;            // n_samples x sample_types.size()
+  std::vector<int64_t> stack_offsets{0};  // n_samples + 1 into addresses
+  std::vector<uint64_t> addresses;        // leaf first
+  std::vector<int64_t> bytes_label;       // heap profiles: one "bytes" label per sample
   std::vector<RawMapping> mappings;
 
   // Java profiles name their frames: address -> (function, line), functions as

@@ -16,21 +16,28 @@ namespace pprofcore {
 // column, over one table or several in step (equality compares two). Equality,
 // memory accounting, invariant checks and the bindings' NumPy views all walk
 // that list, so a new pprof field is one line in one place.
-#define PPROFCORE_FOR_EACH_COLUMN                                              \
-  template <class F>                                                           \
-  void for_each_column(F&& f) { visit_columns(f, *this); }                     \
-  template <class F>                                                           \
-  void for_each_column(F&& f) const { visit_columns(f, *this); }
+#define PPROFCORE_FOR_EACH_COLUMN     \
+  template <class F>                  \
+  void for_each_column(F&& f) {       \
+    visit_columns(f, *this);          \
+  }                                   \
+  template <class F>                  \
+  void for_each_column(F&& f) const { \
+    visit_columns(f, *this);          \
+  }
 
 struct Labels {  // one row per sample label, grouped by sample via Samples::label_offsets
   std::vector<int32_t> key;
-  std::vector<int32_t> str;       // -1 = numeric label (no string value)
+  std::vector<int32_t> str;  // -1 = numeric label (no string value)
   std::vector<int64_t> num;
   std::vector<int32_t> num_unit;  // 0 = no unit
   size_t size() const { return key.size(); }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
-    f("key", t.key...); f("str", t.str...); f("num", t.num...); f("num_unit", t.num_unit...);
+    f("key", t.key...);
+    f("str", t.str...);
+    f("num", t.num...);
+    f("num_unit", t.num_unit...);
   }
   PPROFCORE_FOR_EACH_COLUMN
 };
@@ -44,20 +51,25 @@ struct Locations {
   size_t size() const { return id.size(); }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
-    f("id", t.id...); f("mapping", t.mapping...); f("address", t.address...); f("is_folded", t.is_folded...);
+    f("id", t.id...);
+    f("mapping", t.mapping...);
+    f("address", t.address...);
+    f("is_folded", t.is_folded...);
     f("line_offsets", t.line_offsets...);
   }
   PPROFCORE_FOR_EACH_COLUMN
 };
 
-struct Lines {  // leaf (innermost inline frame) first within a location, as on the wire
+struct Lines {                    // leaf (innermost inline frame) first within a location, as on the wire
   std::vector<int32_t> function;  // row into functions
   std::vector<int64_t> line;
   std::vector<int64_t> column;
   size_t size() const { return function.size(); }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
-    f("function", t.function...); f("line", t.line...); f("column", t.column...);
+    f("function", t.function...);
+    f("line", t.line...);
+    f("column", t.column...);
   }
   PPROFCORE_FOR_EACH_COLUMN
 };
@@ -71,7 +83,10 @@ struct Functions {
   size_t size() const { return id.size(); }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
-    f("id", t.id...); f("name", t.name...); f("system_name", t.system_name...); f("filename", t.filename...);
+    f("id", t.id...);
+    f("name", t.name...);
+    f("system_name", t.system_name...);
+    f("filename", t.filename...);
     f("start_line", t.start_line...);
   }
   PPROFCORE_FOR_EACH_COLUMN
@@ -91,10 +106,16 @@ struct Mappings {
   size_t size() const { return id.size(); }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
-    f("id", t.id...); f("memory_start", t.memory_start...); f("memory_limit", t.memory_limit...);
-    f("file_offset", t.file_offset...); f("filename", t.filename...); f("build_id", t.build_id...);
-    f("has_functions", t.has_functions...); f("has_filenames", t.has_filenames...);
-    f("has_line_numbers", t.has_line_numbers...); f("has_inline_frames", t.has_inline_frames...);
+    f("id", t.id...);
+    f("memory_start", t.memory_start...);
+    f("memory_limit", t.memory_limit...);
+    f("file_offset", t.file_offset...);
+    f("filename", t.filename...);
+    f("build_id", t.build_id...);
+    f("has_functions", t.has_functions...);
+    f("has_filenames", t.has_filenames...);
+    f("has_line_numbers", t.has_line_numbers...);
+    f("has_inline_frames", t.has_inline_frames...);
   }
   PPROFCORE_FOR_EACH_COLUMN
 };
@@ -103,7 +124,7 @@ struct Profile {
   // header
   std::vector<int32_t> sample_type_type;  // codes, one per value column
   std::vector<int32_t> sample_type_unit;
-  bool has_period_type = false;            // distinguishes "absent" from ("", "")
+  bool has_period_type = false;  // distinguishes "absent" from ("", "")
   int32_t period_type_type = 0;
   int32_t period_type_unit = 0;
   int64_t period = 0;
@@ -116,10 +137,10 @@ struct Profile {
   int32_t doc_url = 0;
 
   // samples
-  std::vector<int64_t> values;                // n_samples x n_types, row-major
-  std::vector<int64_t> stack_offsets{0};      // n_samples + 1
-  std::vector<int32_t> stack_locations;       // location rows, leaf first
-  std::vector<int64_t> label_offsets{0};      // n_samples + 1
+  std::vector<int64_t> values;            // n_samples x n_types, row-major
+  std::vector<int64_t> stack_offsets{0};  // n_samples + 1
+  std::vector<int32_t> stack_locations;   // location rows, leaf first
+  std::vector<int64_t> label_offsets{0};  // n_samples + 1
 
   Labels labels;
   Locations locations;

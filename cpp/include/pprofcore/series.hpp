@@ -64,7 +64,6 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice);
 
 // Decodes and reduces `paths` (see above). The first failing file in input
 // order is rethrown (decode errors with "path: " in front); `poll` as in io.hpp.
-SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options,
-                          const Poll& poll = {});
+SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options, const Poll& poll = {});
 
 }  // namespace pprofcore

@@ -22,7 +22,7 @@ struct StackSource {
 };
 
 struct CallTreeOptions {
-  bool inverted = false;      // leaf functions under the root (callers below them)
+  bool inverted = false;  // leaf functions under the root (callers below them)
   // Children whose |total| (and |base_total|) is below min_fraction of the root's
   // are merged into one "..." child per parent; 0 keeps every node.
   double min_fraction = 0.0;
@@ -36,8 +36,8 @@ struct CallTreeOptions {
 struct CallTree {
   // frames (distinct names)
   StringTable frame_name;
-  StringTable frame_file;            // file of a representative function ("" = unknown)
-  std::vector<int64_t> frame_line;   // its line (line granularity) or start line; 0 = unknown
+  StringTable frame_file;           // file of a representative function ("" = unknown)
+  std::vector<int64_t> frame_line;  // its line (line granularity) or start line; 0 = unknown
   // pprof's flat and cum per frame over the whole, untrimmed tree
   std::vector<int64_t> frame_self, frame_total, frame_base_self, frame_base_total;
   int32_t ellipsis_frame = -1;

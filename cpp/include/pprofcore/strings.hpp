@@ -33,7 +33,10 @@ class StringInterner {
  public:
   StringInterner() { intern(std::string_view()); }
   int32_t intern(std::string_view s);
-  StringTable take() { index_.clear(); return std::move(table_); }
+  StringTable take() {
+    index_.clear();
+    return std::move(table_);
+  }
   const StringTable& table() const { return table_; }
 
  private:

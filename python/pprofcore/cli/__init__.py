@@ -9,9 +9,30 @@ import sys
 from typing import List, Optional
 
 from .. import __version__
-from . import (_pprof_flags, callgraph, callgrind, comments, delta, demo, diff, filter, flamegraph, fleet, folded, info,
-               merge, peek, tags, top, topproto, traces, tree)
-from . import disasm, listing, symbolize
+from . import (
+    _pprof_flags,
+    callgraph,
+    callgrind,
+    comments,
+    delta,
+    demo,
+    diff,
+    disasm,
+    filter,
+    flamegraph,
+    fleet,
+    folded,
+    info,
+    listing,
+    merge,
+    peek,
+    symbolize,
+    tags,
+    top,
+    topproto,
+    traces,
+    tree,
+)
 
 _COMMANDS = {
     "info": info,

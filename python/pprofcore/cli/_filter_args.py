@@ -45,11 +45,18 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     """Adds the filter flags (an argument group ``filters``) to ``parser``."""
     group = parser.add_argument_group("filters (applied in pprof's order)")
     for flag, dest, help_text in FILTER_FLAGS:
-        metavar = "EXPR" if dest.startswith("tagf") or dest.startswith("tagi") else (
-            "KEYS" if dest in ("tagroot", "tagleaf") else "REGEX")
+        metavar = (
+            "EXPR"
+            if dest.startswith("tagf") or dest.startswith("tagi")
+            else ("KEYS" if dest in ("tagroot", "tagleaf") else "REGEX")
+        )
         group.add_argument(flag, dest=dest, metavar=metavar, default=None, help=help_text)
-    group.add_argument("--no-remove-uninteresting", dest="remove_uninteresting", action="store_false",
-                       help="do not apply the profile's drop_frames/keep_frames (pprof always does on load)")
+    group.add_argument(
+        "--no-remove-uninteresting",
+        dest="remove_uninteresting",
+        action="store_false",
+        help="do not apply the profile's drop_frames/keep_frames (pprof always does on load)",
+    )
 
 
 def filter_kwargs(args: argparse.Namespace) -> Dict[str, Optional[str]]:

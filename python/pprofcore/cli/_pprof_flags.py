@@ -13,9 +13,19 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
-REPORTS = {"top": "top", "text": "top", "tree": "tree", "peek": "peek", "traces": "traces", "tags": "tags",
-           "comments": "comments", "callgrind": "callgrind", "topproto": "topproto", "list": "list",
-           "disasm": "disasm"}
+REPORTS = {
+    "top": "top",
+    "text": "top",
+    "tree": "tree",
+    "peek": "peek",
+    "traces": "traces",
+    "tags": "tags",
+    "comments": "comments",
+    "callgrind": "callgrind",
+    "topproto": "topproto",
+    "list": "list",
+    "disasm": "disasm",
+}
 # The reports whose flag value is a regex (their first positional argument).
 REGEX_REPORTS = ("peek", "list", "disasm")
 
@@ -24,13 +34,38 @@ GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 
 # pprof flag -> pprofcore option (None: the flag's own name with two dashes).
 OPTIONS = {
-    "nodecount": None, "nodefraction": None, "edgefraction": None, "sample_index": None, "unit": None,
-    "mean": None, "cum": None, "flat": None, "noinlines": None, "relative_percentages": None,
-    "compact_labels": None, "base": None, "diff_base": None, "normalize": None,
-    "focus": None, "ignore": None, "hide": None, "show": None, "show_from": "--show-from",
-    "prune_from": "--prune-from", "tagfocus": None, "tagignore": None, "tagshow": None, "taghide": None,
-    "tagroot": None, "tagleaf": None, "add_comment": None, "output": None,
-    "source_path": None, "trim_path": None, "symbolize": None, "tools": "--tool",
+    "nodecount": None,
+    "nodefraction": None,
+    "edgefraction": None,
+    "sample_index": None,
+    "unit": None,
+    "mean": None,
+    "cum": None,
+    "flat": None,
+    "noinlines": None,
+    "relative_percentages": None,
+    "compact_labels": None,
+    "base": None,
+    "diff_base": None,
+    "normalize": None,
+    "focus": None,
+    "ignore": None,
+    "hide": None,
+    "show": None,
+    "show_from": "--show-from",
+    "prune_from": "--prune-from",
+    "tagfocus": None,
+    "tagignore": None,
+    "tagshow": None,
+    "taghide": None,
+    "tagroot": None,
+    "tagleaf": None,
+    "add_comment": None,
+    "output": None,
+    "source_path": None,
+    "trim_path": None,
+    "symbolize": None,
+    "tools": "--tool",
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.

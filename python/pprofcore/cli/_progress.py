@@ -26,8 +26,9 @@ class Progress:
             self._last = now
             width = 30
             filled = int(width * done / max(total, 1))
-            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                              f"{now - self._t0:.1f}s")
+            self.stream.write(
+                f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {now - self._t0:.1f}s"
+            )
             if done >= total:
                 self.stream.write("\n")
             self.stream.flush()

@@ -12,40 +12,91 @@ from .. import _io
 from . import _filter_args
 
 
-def add_common(parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True,
-               trim: bool = False) -> None:
+def add_common(
+    parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True, trim: bool = False
+) -> None:
     """The options every report takes, spelled as pprof's flags (single-dash
     pprof spellings are rewritten to these by ``_pprof_flags``)."""
-    parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="profile files (gzip or raw profile.proto); several are merged into one report, as pprof does")
-    parser.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
-                        help="sample type by index or name (default: pprof's default type)")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="profile files (gzip or raw profile.proto); several are merged into one report, as pprof does",
+    )
+    parser.add_argument(
+        "--sample-index",
+        "--sample_index",
+        dest="sample_index",
+        default=None,
+        help="sample type by index or name (default: pprof's default type)",
+    )
     parser.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
-    parser.add_argument("--relative_percentages", "--relative-percentages", dest="relative_percentages",
-                        action="store_true", help="percentages of what is left after filtering (pprof's default: "
-                                                  "of the total before filtering)")
-    parser.add_argument("--base", action="append", default=[], metavar="FILE",
-                        help="subtract this profile (pprof -base; repeatable, merged)")
-    parser.add_argument("--diff_base", "--diff-base", dest="diff_base", action="append", default=[], metavar="FILE",
-                        help="compare against this profile (pprof -diff_base; repeatable, merged)")
+    parser.add_argument(
+        "--relative_percentages",
+        "--relative-percentages",
+        dest="relative_percentages",
+        action="store_true",
+        help="percentages of what is left after filtering (pprof's default: of the total before filtering)",
+    )
+    parser.add_argument(
+        "--base",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="subtract this profile (pprof -base; repeatable, merged)",
+    )
+    parser.add_argument(
+        "--diff_base",
+        "--diff-base",
+        dest="diff_base",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare against this profile (pprof -diff_base; repeatable, merged)",
+    )
     parser.add_argument("--normalize", action="store_true", help="scale the profile to the base's totals first")
-    parser.add_argument("--add_comment", "--add-comment", dest="add_comment", action="append", default=[],
-                        metavar="TEXT", help="add a comment to the profile (pprof -add_comment)")
-    parser.add_argument("--compact_labels", "--compact-labels", dest="compact_labels", action="store_true",
-                        help="leave out the profile's header lines (File, Type, Time, Duration)")
+    parser.add_argument(
+        "--add_comment",
+        "--add-comment",
+        dest="add_comment",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="add a comment to the profile (pprof -add_comment)",
+    )
+    parser.add_argument(
+        "--compact_labels",
+        "--compact-labels",
+        dest="compact_labels",
+        action="store_true",
+        help="leave out the profile's header lines (File, Type, Time, Duration)",
+    )
     if granularity:
-        parser.add_argument("--granularity", default="functions",
-                            choices=("functions", "filefunctions", "files", "lines", "addresses"))
+        parser.add_argument(
+            "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
+        )
         parser.add_argument("--noinlines", action="store_true", help="attribute inlined frames to their callers")
         parser.add_argument("--mean", action="store_true", help="divide by the first (count) sample type")
     if nodecount:
-        parser.add_argument("--nodecount", type=int, default=None,
-                            help="show at most N nodes (pprof's default: all for top, 80 for tree)")
+        parser.add_argument(
+            "--nodecount",
+            type=int,
+            default=None,
+            help="show at most N nodes (pprof's default: all for top, 80 for tree)",
+        )
     if trim:
-        parser.add_argument("--nodefraction", type=float, default=0.005,
-                            help="drop nodes whose cum is below this fraction of the total (pprof's default 0.005)")
-        parser.add_argument("--edgefraction", type=float, default=0.001,
-                            help="drop edges below this fraction of the total (pprof's default 0.001)")
+        parser.add_argument(
+            "--nodefraction",
+            type=float,
+            default=0.005,
+            help="drop nodes whose cum is below this fraction of the total (pprof's default 0.005)",
+        )
+        parser.add_argument(
+            "--edgefraction",
+            type=float,
+            default=0.001,
+            help="drop edges below this fraction of the total (pprof's default 0.001)",
+        )
         parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
@@ -129,8 +180,11 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
             w.writerow(([title] if title else []) + row)
         return
     rows = [{c: _plain(d[i]) for c, d in zip(cols, data)} for i in range(len(table))]
-    json.dump({"file": title, "header": table.header, "rows": rows} if title else {"header": table.header, "rows": rows},
-              out, indent=1)
+    json.dump(
+        {"file": title, "header": table.header, "rows": rows} if title else {"header": table.header, "rows": rows},
+        out,
+        indent=1,
+    )
     print(file=out)
 
 

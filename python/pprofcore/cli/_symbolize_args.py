@@ -8,16 +8,34 @@ import sys
 
 
 def add_arguments(parser, *, default: str = "local") -> None:
-    parser.add_argument("--symbolize", default=default, choices=("local", "none", "force"),
-                        help="resolve address-only locations with llvm-symbolizer/addr2line (local, the default), "
-                             "not at all (none), or also re-resolve symbolized ones (force)")
-    parser.add_argument("--binary", action="append", default=[], metavar="PATH",
-                        help="binary to use for a mapping (matched by build id, else base name); repeatable")
-    parser.add_argument("--search-path", "--search_path", dest="search_path", default=None,
-                        help="directories searched for binaries (default: $PPROF_BINARY_PATH or ~/pprof/binaries)")
+    parser.add_argument(
+        "--symbolize",
+        default=default,
+        choices=("local", "none", "force"),
+        help="resolve address-only locations with llvm-symbolizer/addr2line (local, the default), "
+        "not at all (none), or also re-resolve symbolized ones (force)",
+    )
+    parser.add_argument(
+        "--binary",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="binary to use for a mapping (matched by build id, else base name); repeatable",
+    )
+    parser.add_argument(
+        "--search-path",
+        "--search_path",
+        dest="search_path",
+        default=None,
+        help="directories searched for binaries (default: $PPROF_BINARY_PATH or ~/pprof/binaries)",
+    )
     parser.add_argument("--tool", default="auto", help="auto (default), llvm-symbolizer, addr2line or a path")
-    parser.add_argument("--demangle", default="simplified", choices=("simplified", "templates", "full", "none"),
-                        help="how C++/Rust names are shown (pprof's -symbolize=demangle=...)")
+    parser.add_argument(
+        "--demangle",
+        default="simplified",
+        choices=("simplified", "templates", "full", "none"),
+        help="how C++/Rust names are shown (pprof's -symbolize=demangle=...)",
+    )
 
 
 def symbolize(p, args, *, quiet: bool = True):
@@ -25,8 +43,13 @@ def symbolize(p, args, *, quiet: bool = True):
     stderr unless ``quiet`` and nothing was missing."""
     if args.symbolize == "none":
         return p
-    q, report = p.symbolize(binaries=args.binary or None, search_path=args.search_path, tool=args.tool,
-                            demangle=args.demangle, force=args.symbolize == "force")
+    q, report = p.symbolize(
+        binaries=args.binary or None,
+        search_path=args.search_path,
+        tool=args.tool,
+        demangle=args.demangle,
+        force=args.symbolize == "force",
+    )
     if report.missing or not quiet:
         print(report, file=sys.stderr)
     return q

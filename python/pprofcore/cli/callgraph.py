@@ -14,25 +14,46 @@ HELP = "write pprof's call graph (DOT, or SVG via Graphviz)"
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="FILE", help="profile file (gzip or raw profile.proto)")
-    parser.add_argument("-o", "--output", required=True, help="output file: .dot/.gv (DOT) or .svg (needs Graphviz); "
-                                                              "- writes DOT to stdout")
-    parser.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
-                        help="sample type by index or name (default: pprof's default type)")
-    parser.add_argument("--granularity", default="functions",
-                        choices=("functions", "filefunctions", "files", "lines", "addresses"))
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="output file: .dot/.gv (DOT) or .svg (needs Graphviz); - writes DOT to stdout",
+    )
+    parser.add_argument(
+        "--sample-index",
+        "--sample_index",
+        dest="sample_index",
+        default=None,
+        help="sample type by index or name (default: pprof's default type)",
+    )
+    parser.add_argument(
+        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
+    )
     parser.add_argument("--nodecount", type=int, default=80, help="keep at most N nodes (0 = all; default 80)")
-    parser.add_argument("--nodefraction", type=float, default=0.005,
-                        help="drop nodes whose cum is below this share of the total (default 0.005)")
-    parser.add_argument("--edgefraction", type=float, default=0.001,
-                        help="drop edges below this share of the total (default 0.001)")
+    parser.add_argument(
+        "--nodefraction",
+        type=float,
+        default=0.005,
+        help="drop nodes whose cum is below this share of the total (default 0.005)",
+    )
+    parser.add_argument(
+        "--edgefraction", type=float, default=0.001, help="drop edges below this share of the total (default 0.001)"
+    )
     parser.add_argument("--title", default=None, help="title in the legend")
     _filter_args.add_filter_arguments(parser)
 
 
 def run(args) -> int:
     p = _filter_args.apply_filter_args(_io.load(args.file), args)
-    g = p.callgraph(sample_index(args.sample_index), by=args.granularity, nodecount=args.nodecount,
-                    nodefraction=args.nodefraction, edgefraction=args.edgefraction, title=args.title)
+    g = p.callgraph(
+        sample_index(args.sample_index),
+        by=args.granularity,
+        nodecount=args.nodecount,
+        nodefraction=args.nodefraction,
+        edgefraction=args.edgefraction,
+        title=args.title,
+    )
     if args.output == "-":
         sys.stdout.write(g.to_dot())
         return 0

@@ -13,9 +13,13 @@ HELP = "convert a series of cumulative profiles into deltas"
 def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="the series, oldest first")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="directory for the deltas")
-    parser.add_argument("-t", "--types", default=None,
-                        help="comma-separated sample types to subtract (default: alloc_objects,alloc_space "
-                             "for heap profiles, contentions,delay for mutex/block, else all)")
+    parser.add_argument(
+        "-t",
+        "--types",
+        default=None,
+        help="comma-separated sample types to subtract (default: alloc_objects,alloc_space "
+        "for heap profiles, contentions,delay for mutex/block, else all)",
+    )
 
 
 def default_types(sample_types) -> list:
@@ -43,7 +47,6 @@ def run(args) -> int:
             raise ValueError(f"refusing to overwrite the input {path}")
         with open(out, "wb") as f:
             f.write(dc.delta_bytes(data))
-    subtracted = ', '.join(dc.sample_types) if dc is not None else ''
-    print(f"wrote {len(args.files)} profiles to {args.output} (subtracted: {subtracted})",
-          file=sys.stderr)
+    subtracted = ", ".join(dc.sample_types) if dc is not None else ""
+    print(f"wrote {len(args.files)} profiles to {args.output} (subtracted: {subtracted})", file=sys.stderr)
     return 0

@@ -24,8 +24,10 @@ def run(args) -> int:
     t1 = time.perf_counter()
     again = pprofcore.loads(p.to_bytes())
     t2 = time.perf_counter()
-    print(f"\ndecoded in {1e3 * (t1 - t0):.2f} ms; re-encoded and decoded in {1e3 * (t2 - t1):.2f} ms; "
-          f"round trip equal: {again == p}")
+    print(
+        f"\ndecoded in {1e3 * (t1 - t0):.2f} ms; re-encoded and decoded in {1e3 * (t2 - t1):.2f} ms; "
+        f"round trip equal: {again == p}"
+    )
     if hasattr(p, "top"):
         print()
         print(p.top(n=15))

@@ -12,10 +12,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("base", metavar="BASE")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("-n", "--nodecount", type=int, default=20, help="rows to show")
-    parser.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
-                        help="sample type by index or name (default: pprof's default type)")
-    parser.add_argument("--granularity", default="functions",
-                        choices=("functions", "filefunctions", "files", "lines", "addresses"))
+    parser.add_argument(
+        "--sample-index",
+        "--sample_index",
+        dest="sample_index",
+        default=None,
+        help="sample type by index or name (default: pprof's default type)",
+    )
+    parser.add_argument(
+        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
+    )
     parser.add_argument("--normalize", action="store_true", help="scale NEW to BASE's totals first")
 
 
@@ -28,8 +34,10 @@ def run(args) -> int:
     name, unit = d.sample_types[col]
     base_total = base.total(name) if name in [t for t, _ in base.sample_types] else 0
     change = d.total(col)
-    print(f"{name} ({unit}): base total {base_total:,}, new total {new.total(name):,}, "
-          f"change {change:+,} ({(100.0 * change / base_total) if base_total else float('nan'):+.1f}% of base)")
+    print(
+        f"{name} ({unit}): base total {base_total:,}, new total {new.total(name):,}, "
+        f"change {change:+,} ({(100.0 * change / base_total) if base_total else float('nan'):+.1f}% of base)"
+    )
     # pprof's -top of NEW - BASE: every node, largest |flat| change first.
     t = d.top(sample_type=col, by=args.granularity, n=args.nodecount, nodefraction=0, edgefraction=0)
     print(f"{'change':>16} {'% of base':>9}  {args.granularity[:-1]}")

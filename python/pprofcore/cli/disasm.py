@@ -18,7 +18,12 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     p = sa.symbolize(ra.load_all(args), args)
-    t = p.disasm(args.regex, binaries=args.binary or None, search_path=args.search_path,
-                 sample_type=ra.sample_index(args.sample_index), relative_percentages=args.relative_percentages)
+    t = p.disasm(
+        args.regex,
+        binaries=args.binary or None,
+        search_path=args.search_path,
+        sample_type=ra.sample_index(args.sample_index),
+        relative_percentages=args.relative_percentages,
+    )
     ra.emit(t, args.format, args=args)
     return 0

@@ -29,17 +29,24 @@ def add_arguments(parser) -> None:
     p.set_defaults(_fleet=_ingest)
     p = sub.add_parser("sql", help="run a DuckDB query over the store's tables")
     p.add_argument("directory", metavar="DIR")
-    p.add_argument("query", metavar="QUERY",
-                   help="SQL over the views profiles, samples, stacks, locations, functions, mappings")
+    p.add_argument(
+        "query", metavar="QUERY", help="SQL over the views profiles, samples, stacks, locations, functions, mappings"
+    )
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
     p.set_defaults(_fleet=_sql)
     p = sub.add_parser("top", help="top functions of the merged profiles (like pprof -top)")
     p.add_argument("directory", metavar="DIR")
     p.add_argument("--where", default=None, help="SQL condition over the profiles table, e.g. \"day = '2024-01-02'\"")
-    p.add_argument("--sample-index", "--sample_index", dest="sample_index", default=None,
-                   help="sample type by index or name (default: pprof's default type)")
-    p.add_argument("--granularity", default="functions",
-                   choices=("functions", "filefunctions", "files", "lines", "addresses"))
+    p.add_argument(
+        "--sample-index",
+        "--sample_index",
+        dest="sample_index",
+        default=None,
+        help="sample type by index or name (default: pprof's default type)",
+    )
+    p.add_argument(
+        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
+    )
     p.add_argument("--nodecount", type=int, default=20, help="show at most N rows (default 20)")
     p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
@@ -90,7 +97,12 @@ def _top(args) -> int:
         raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")
     bar = Progress(len(ps), "merging")
     merged = ps.merge(progress=bar if bar.enabled else None)
-    t = merged.top(sample_type=ra.sample_index(args.sample_index), by=args.granularity, n=args.nodecount,
-                   sort="cum" if args.cum else "flat", unit=args.unit)
+    t = merged.top(
+        sample_type=ra.sample_index(args.sample_index),
+        by=args.granularity,
+        n=args.nodecount,
+        sort="cum" if args.cum else "flat",
+        unit=args.unit,
+    )
     ra.emit(t, args.format)
     return 0

@@ -25,6 +25,9 @@ def run(args) -> int:
     bar = Progress(len(args.files), "merging")
     merged = pprofcore.merge_files(args.files, threads=args.threads, progress=bar if bar.enabled else None)
     merged.save(args.output, compress=not args.uncompressed)
-    print(f"merged {len(args.files)} profiles into {args.output}: {len(merged):,} samples, "
-          f"{len(merged.locations['id']):,} locations in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    print(
+        f"merged {len(args.files)} profiles into {args.output}: {len(merged):,} samples, "
+        f"{len(merged.locations['id']):,} locations in {time.perf_counter() - t0:.2f}s",
+        file=sys.stderr,
+    )
     return 0

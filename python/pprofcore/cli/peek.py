@@ -13,5 +13,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    return ra.run_report(args, "peek", args.regex, by=args.granularity, mean=args.mean, unit=args.unit,
-                         inline=not args.noinlines, relative_percentages=args.relative_percentages)
+    return ra.run_report(
+        args,
+        "peek",
+        args.regex,
+        by=args.granularity,
+        mean=args.mean,
+        unit=args.unit,
+        inline=not args.noinlines,
+        relative_percentages=args.relative_percentages,
+    )

@@ -14,8 +14,15 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     p = ra.load_all(args)
-    q = p.top_profile(sample_type=ra.sample_index(args.sample_index), by=args.granularity,
-                      sort="cum" if args.cum else "flat", mean=args.mean, unit=args.unit, inline=not args.noinlines,
-                      nodefraction=args.nodefraction, relative_percentages=args.relative_percentages)
+    q = p.top_profile(
+        sample_type=ra.sample_index(args.sample_index),
+        by=args.granularity,
+        sort="cum" if args.cum else "flat",
+        mean=args.mean,
+        unit=args.unit,
+        inline=not args.noinlines,
+        nodefraction=args.nodefraction,
+        relative_percentages=args.relative_percentages,
+    )
     q.save(args.output)
     return 0

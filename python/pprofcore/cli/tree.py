@@ -12,7 +12,16 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    return ra.run_report(args, "tree", by=args.granularity, sort="cum" if args.cum else "flat", mean=args.mean,
-                         unit=args.unit, inline=not args.noinlines,
-                         nodecount=80 if args.nodecount is None else args.nodecount, nodefraction=args.nodefraction,
-                         edgefraction=args.edgefraction, relative_percentages=args.relative_percentages)
+    return ra.run_report(
+        args,
+        "tree",
+        by=args.granularity,
+        sort="cum" if args.cum else "flat",
+        mean=args.mean,
+        unit=args.unit,
+        inline=not args.noinlines,
+        nodecount=80 if args.nodecount is None else args.nodecount,
+        nodefraction=args.nodefraction,
+        edgefraction=args.edgefraction,
+        relative_percentages=args.relative_percentages,
+    )

@@ -68,9 +68,13 @@ def tree(parts: list, combine, split_every: int, name: str) -> object:
         raise ValueError(f"split_every must be at least 2, not {split_every}")
     level = 0
     while len(parts) > 1:
-        parts = [parts[i] if len(parts[i:i + split_every]) == 1 else
-                 dask.delayed(combine, pure=True)(parts[i:i + split_every],
-                                                  dask_key_name=f"{name}-combine-{level}-{i // split_every}")
-                 for i in range(0, len(parts), split_every)]
+        parts = [
+            parts[i]
+            if len(parts[i : i + split_every]) == 1
+            else dask.delayed(combine, pure=True)(
+                parts[i : i + split_every], dask_key_name=f"{name}-combine-{level}-{i // split_every}"
+            )
+            for i in range(0, len(parts), split_every)
+        ]
         level += 1
     return parts[0]

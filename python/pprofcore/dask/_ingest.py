@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -36,8 +36,9 @@ class IngestPart:
 
     __slots__ = ("content", "skipped", "n", "error")
 
-    def __init__(self, content: Dict[str, object], skipped: Skipped, n: int,
-                 error: Optional[BaseException] = None) -> None:
+    def __init__(
+        self, content: Dict[str, Any], skipped: Skipped, n: int, error: Optional[BaseException] = None
+    ) -> None:
         self.content, self.skipped, self.n, self.error = content, skipped, n, error
 
     def __getstate__(self):
@@ -55,8 +56,15 @@ def _unique(table, column: str):
     return table.take(np.sort(first))
 
 
-def ingest_chunk(chunk: Sequence[Item], staging: str, name: str, first_id: int, metadata,
-                 errors: str = "raise", max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> IngestPart:
+def ingest_chunk(
+    chunk: Sequence[Item],
+    staging: str,
+    name: str,
+    first_id: int,
+    metadata,
+    errors: str = "raise",
+    max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> IngestPart:
     """Leaf task: stage the profiles and samples of ``chunk``; return its content rows.
 
     Profile ids are ``first_id + position`` (input order, as a local ingest numbers them)."""
@@ -81,12 +89,12 @@ def ingest_chunk(chunk: Sequence[Item], staging: str, name: str, first_id: int, 
             w.add(p, {"day": day, "row": _header_row(p, path, extra)})
             n += 1
     except (DecodeError, OSError) as e:  # an unreadable file: reported by the last task
-        return IngestPart({t: None for t in CONTENT}, skipped, n, e)
-    content = {}
-    for t in CONTENT:
-        pieces = w.pending[t]
-        content[t] = pa.concat_tables(pieces, promote_options="permissive") if pieces else None
-        w.pending[t] = []
+        return IngestPart({table: None for table in CONTENT}, skipped, n, e)
+    content: Dict[str, Any] = {}
+    for table in CONTENT:
+        pieces = w.pending[table]
+        content[table] = pa.concat_tables(pieces, promote_options="permissive") if pieces else None
+        w.pending[table] = []
     w.flush(name)
     return IngestPart(content, skipped, n)
 
@@ -140,11 +148,21 @@ def _directory(directory) -> Path:
     d = os.fspath(directory)
     if _read.is_remote(d):
         raise ValueError(f"ingest() writes to a filesystem path every worker can reach (a shared disk), not {d!r}")
-    return Path(d[len("file://"):] if d.startswith("file://") else d)
+    return Path(d[len("file://") :] if d.startswith("file://") else d)
 
 
-def ingest(paths, directory, *, metadata=None, client=None, chunk_size: Optional[int] = None, split_every: int = 8,
-           errors: str = "raise", retries: int = 0, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE):
+def ingest(
+    paths,
+    directory,
+    *,
+    metadata=None,
+    client=None,
+    chunk_size: Optional[int] = None,
+    split_every: int = 8,
+    errors: str = "raise",
+    retries: int = 0,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+):
     """Write (or append) many profile files to the fleet's Parquet store in
     parallel; returns the :class:`~pprofcore.fleet.Store`.
 
@@ -194,12 +212,22 @@ def ingest(paths, directory, *, metadata=None, client=None, chunk_size: Optional
     leaves = []
     for k, c in enumerate(_read.chunks(items, size)):
         md = metadata if rows is None else {pos: rows[pos] for pos, _ in c}
-        leaves.append(dask.delayed(ingest_chunk, pure=True)(c, str(stage), f"part-{token}-{k:06d}.parquet",
-                                                            first_id, md, errors, max_decompressed_size,
-                                                            dask_key_name=f"pprofcore-ingest-{token}-{k}"))
+        leaves.append(
+            dask.delayed(ingest_chunk, pure=True)(
+                c,
+                str(stage),
+                f"part-{token}-{k:06d}.parquet",
+                first_id,
+                md,
+                errors,
+                max_decompressed_size,
+                dask_key_name=f"pprofcore-ingest-{token}-{k}",
+            )
+        )
     root = _client.tree(leaves, combine, split_every, f"pprofcore-ingest-{token}")
-    done = dask.delayed(commit, pure=True)(root, str(d), str(stage), name,
-                                           dask_key_name=f"pprofcore-ingest-{token}-commit")
+    done = dask.delayed(commit, pure=True)(
+        root, str(d), str(stage), name, dask_key_name=f"pprofcore-ingest-{token}-commit"
+    )
     try:
         (part,) = _client.compute([done], client, retries)
     except BaseException:

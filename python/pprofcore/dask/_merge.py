@@ -48,9 +48,27 @@ class Part:
     ``split_every`` children holds their bytes, not their decoded tables.
     """
 
-    __slots__ = ("_profile", "_blob", "time", "exact", "uniform", "first_path", "comments", "first_comments",
-                 "first_default", "first_doc", "first_mappings", "any_default", "any_doc", "any_mappings",
-                 "has_zero_time", "negative_period", "compacted", "skipped", "n")
+    __slots__ = (
+        "_profile",
+        "_blob",
+        "time",
+        "exact",
+        "uniform",
+        "first_path",
+        "comments",
+        "first_comments",
+        "first_default",
+        "first_doc",
+        "first_mappings",
+        "any_default",
+        "any_doc",
+        "any_mappings",
+        "has_zero_time",
+        "negative_period",
+        "compacted",
+        "skipped",
+        "n",
+    )
 
     def __init__(self) -> None:
         self._profile = self._blob = None
@@ -97,9 +115,14 @@ class Part:
 
     def _follow(self, comments, default: bool, doc: bool, mappings: bool, uniform: bool) -> None:
         """Record an input (or a uniform partial) merged after this one's first."""
-        self.uniform = (self.uniform and uniform and comments <= self.first_comments
-                        and (self.first_default or not default) and (self.first_doc or not doc)
-                        and (self.first_mappings or not mappings))
+        self.uniform = (
+            self.uniform
+            and uniform
+            and comments <= self.first_comments
+            and (self.first_default or not default)
+            and (self.first_doc or not doc)
+            and (self.first_mappings or not mappings)
+        )
         self.comments |= comments
         self.any_default |= default
         self.any_doc |= doc
@@ -114,7 +137,7 @@ def _start(part: Part, path: str, comments: frozenset, default: bool, doc: bool,
     part.first_mappings = part.any_mappings = mappings
 
 
-def _add(m: Merger, profile, path: str, first: Optional[str]) -> None:
+def _add(m: Merger, profile, path: Optional[str], first: Optional[str]) -> None:
     try:
         m.add(profile)
     except ProfileError as e:
@@ -126,8 +149,7 @@ def _compacted(m: Merger, result) -> bool:
     return m._m.num_samples != len(result)
 
 
-def merge_chunk(chunk: Sequence[Item], errors: str = "raise",
-                max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> Part:
+def merge_chunk(chunk: Sequence[Item], errors: str = "raise", max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> Part:
     """Leaf task: decode and merge the files of ``chunk`` in order."""
     part = Part()
     m = Merger()
@@ -171,8 +193,22 @@ def combine(parts: List[Part]) -> Part:
             if k != "skipped":
                 setattr(out, k, getattr(a, k))
         return out
-    for k in ("exact", "uniform", "first_path", "comments", "first_comments", "first_default", "first_doc",
-              "first_mappings", "any_default", "any_doc", "any_mappings", "has_zero_time", "negative_period", "n"):
+    for k in (
+        "exact",
+        "uniform",
+        "first_path",
+        "comments",
+        "first_comments",
+        "first_default",
+        "first_doc",
+        "first_mappings",
+        "any_default",
+        "any_doc",
+        "any_mappings",
+        "has_zero_time",
+        "negative_period",
+        "n",
+    ):
         setattr(out, k, getattr(a, k))
     # merged again, a partial starts with all its header strings and its main
     # mapping: only a uniform one comes out as it went in, first operand included
@@ -185,8 +221,9 @@ def combine(parts: List[Part]) -> Part:
         merged_t = _time_after(t, tb)
         # with a zero time among b's inputs, the sequential rule restarts there: b's own time wins
         right_t = tb if b.has_zero_time else merged_t
-        out.exact = (out.exact and b.exact and b.uniform and merged_t == right_t
-                     and not (a.negative_period or b.negative_period))
+        out.exact = (
+            out.exact and b.exact and b.uniform and merged_t == right_t and not (a.negative_period or b.negative_period)
+        )
         out._follow(b.comments, b.any_default, b.any_doc, b.any_mappings, b.uniform)
         out.has_zero_time |= b.has_zero_time
         out.negative_period |= b.negative_period
@@ -199,9 +236,16 @@ def combine(parts: List[Part]) -> Part:
     return out
 
 
-def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int] = None, errors: str = "raise",
-          retries: int = 0, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE
-          ) -> Union["Profile", Tuple["Profile", Skipped]]:
+def merge(
+    paths,
+    *,
+    client=None,
+    split_every: int = 8,
+    chunk_size: Optional[int] = None,
+    errors: str = "raise",
+    retries: int = 0,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> Union["Profile", Tuple["Profile", Skipped]]:
     """Merge many profile files on a Dask cluster; equal to
     :func:`pprofcore.merge_files` on the same files.
 
@@ -253,9 +297,12 @@ def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int]
     client = _client.resolve(client)
     size = _client.chunk_size(len(items), client, chunk_size)
     token = dask.base.tokenize(items, errors, max_decompressed_size, size)
-    leaves = [dask.delayed(merge_chunk, pure=True)(c, errors, max_decompressed_size,
-                                                   dask_key_name=f"pprofcore-merge-{token}-{k}")
-              for k, c in enumerate(_read.chunks(items, size))]
+    leaves = [
+        dask.delayed(merge_chunk, pure=True)(
+            c, errors, max_decompressed_size, dask_key_name=f"pprofcore-merge-{token}-{k}"
+        )
+        for k, c in enumerate(_read.chunks(items, size))
+    ]
     root = _client.tree(leaves, combine, split_every, f"pprofcore-merge-{token}")
     (part,) = _client.compute([root], client, retries)
     if not part.has_profile:
@@ -264,8 +311,9 @@ def merge(paths, *, client=None, split_every: int = 8, chunk_size: Optional[int]
         # the inputs' headers differ along the sequence: merge in one sequential task (see Part)
         gone = set(part.skipped.paths)
         kept = [(i, p) for i, p in enumerate(items) if p not in gone]
-        again = dask.delayed(merge_chunk, pure=True)(kept, "raise", max_decompressed_size,
-                                                     dask_key_name=f"pprofcore-merge-{token}-sequential")
+        again = dask.delayed(merge_chunk, pure=True)(
+            kept, "raise", max_decompressed_size, dask_key_name=f"pprofcore-merge-{token}-sequential"
+        )
         (seq,) = _client.compute([again], client, retries)
         part.set_profile(seq.profile)
     if errors == "skip":

@@ -86,7 +86,7 @@ def check_errors(errors: str) -> None:
 
 def _local(path: str) -> str:
     """A plain path for ``file://`` URLs (what the C++ reader opens)."""
-    return path[len("file://"):] if path.startswith("file://") else path
+    return path[len("file://") :] if path.startswith("file://") else path
 
 
 def is_remote(path: str) -> bool:
@@ -151,19 +151,22 @@ def _named(e: DecodeError, url: str) -> DecodeError:
     return named
 
 
-def decode(chunk: Sequence[Item], errors: str, skipped: Skipped,
-           max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> Iterator[Tuple[int, str, "Profile"]]:
+def decode(
+    chunk: Sequence[Item], errors: str, skipped: Skipped, max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE
+) -> Iterator[Tuple[int, str, "Profile"]]:
     """Yield ``(position, path, profile)`` for each file of ``chunk`` in order,
     decoding :data:`DECODE_BATCH` files at a time on this thread (the task's
     core). A file that fails raises its exception (``errors="raise"``) or is
     added to ``skipped``."""
     for a in range(0, len(chunk), DECODE_BATCH):
-        batch = chunk[a:a + DECODE_BATCH]
+        batch = chunk[a : a + DECODE_BATCH]
         local = [k for k, (_, p) in enumerate(batch) if not is_remote(p)]
         got: list = [None] * len(batch)
         if local:
-            for k, item in zip(local, load_many([_local(batch[k][1]) for k in local], 1, errors="return",
-                                                max_decompressed_size=max_size)):
+            for k, item in zip(
+                local,
+                load_many([_local(batch[k][1]) for k in local], 1, errors="return", max_decompressed_size=max_size),
+            ):
                 got[k] = item  # a profile, or the exception load() raises for that file
         remote = [k for k in range(len(batch)) if got[k] is None]
         if remote:

@@ -42,8 +42,16 @@ def _rows_getstate(r: local.Rows):
     return tuple(getattr(r, k) for k in local.Rows.__slots__)
 
 
-def series_chunk(chunk: Sequence[Item], sample_type, by: str, value: str, freq, normalize: Optional[str],
-                 errors: str = "raise", max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> SeriesPart:
+def series_chunk(
+    chunk: Sequence[Item],
+    sample_type,
+    by: str,
+    value: str,
+    freq,
+    normalize: Optional[str],
+    errors: str = "raise",
+    max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> SeriesPart:
     """Leaf task: the series rows of the files of ``chunk``."""
     skipped = Skipped()
     positions: List[int] = []
@@ -80,9 +88,12 @@ class _Picklable:
 def combine_buckets(parts: List[SeriesPart], freq) -> SeriesPart:
     """Inner task (``freq``): bucket the rows of ``parts`` together."""
     rows = local.bucket(local.concat([x.rows.rows for x in parts]), freq)
-    return SeriesPart(rows=_Picklable(rows), type_names=set().union(*(x.type_names for x in parts)),
-                      total=sum(x.total for x in parts),
-                      skipped=_read.concat_skipped([x.skipped for x in parts]))
+    return SeriesPart(
+        rows=_Picklable(rows),
+        type_names=set().union(*(x.type_names for x in parts)),
+        total=sum(x.total for x in parts),
+        skipped=_read.concat_skipped([x.skipped for x in parts]),
+    )
 
 
 def finish_buckets(part: SeriesPart, by: str, value: str, normalize: Optional[str]):
@@ -114,8 +125,12 @@ def summarize(infos: list) -> Summary:
     if len(types) > 1:
         raise ValueError(f"series(): profiles picked different sample types {sorted(types)}; pass sample_type=")
     offsets = np.concatenate([[0], np.cumsum([n for n, _, _, _ in infos])]).astype(np.int64)
-    return Summary(offsets, next(iter(types)) if types else None, int(sum(t for _, _, t, _ in infos)),
-                   _read.concat_skipped([s for _, _, _, s in infos]))
+    return Summary(
+        offsets,
+        next(iter(types)) if types else None,
+        int(sum(t for _, _, t, _ in infos)),
+        _read.concat_skipped([s for _, _, _, s in infos]),
+    )
 
 
 def finish_part(part: SeriesPart, summary: Summary, k: int, by: str, value: str, normalize: Optional[str]):
@@ -124,8 +139,13 @@ def finish_part(part: SeriesPart, summary: Summary, k: int, by: str, value: str,
 
     df = part.frame
     df.index = pd.RangeIndex(int(summary.offsets[k]), int(summary.offsets[k + 1]))
-    df.attrs = {"sample_type": summary.sample_type, "total": summary.total, "value": value, "by": by,
-                "normalize": normalize}
+    df.attrs = {
+        "sample_type": summary.sample_type,
+        "total": summary.total,
+        "value": value,
+        "by": by,
+        "normalize": normalize,
+    }
     return df
 
 
@@ -140,10 +160,20 @@ def _meta(bucketed: bool, normalize: Optional[str]):
     return clear_known_categories(pd.DataFrame(cols))
 
 
-def series(paths, sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
-           normalize: Optional[str] = None, client=None, chunk_size: Optional[int] = None,
-           split_every: int = 8, errors: str = "raise",
-           max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE):
+def series(
+    paths,
+    sample_type=None,
+    *,
+    by: str = "functions",
+    value: str = "flat",
+    freq=None,
+    normalize: Optional[str] = None,
+    client=None,
+    chunk_size: Optional[int] = None,
+    split_every: int = 8,
+    errors: str = "raise",
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+):
     """The fleet series of many files as a lazy ``dask.dataframe.DataFrame``.
 
     Same parameters and columns as :meth:`pprofcore.ProfileSet.series`
@@ -184,9 +214,12 @@ def series(paths, sample_type=None, *, by: str = "functions", value: str = "flat
     token = dask.base.tokenize(items, sample_type, by, value, freq, normalize, errors, max_decompressed_size, size)
     name = f"pprofcore-series-{token}"
     delayed = dask.delayed
-    parts = [delayed(series_chunk, pure=True)(c, sample_type, by, value, freq, normalize, errors,
-                                              max_decompressed_size, dask_key_name=f"{name}-chunk-{k}")
-             for k, c in enumerate(_read.chunks(items, size))]
+    parts = [
+        delayed(series_chunk, pure=True)(
+            c, sample_type, by, value, freq, normalize, errors, max_decompressed_size, dask_key_name=f"{name}-chunk-{k}"
+        )
+        for k, c in enumerate(_read.chunks(items, size))
+    ]
     if freq is not None:
         root = _client.tree(parts, _Bucketer(freq), split_every, name)
         frame = delayed(finish_buckets, pure=True)(root, by, value, normalize, dask_key_name=f"{name}-finish")
@@ -195,8 +228,10 @@ def series(paths, sample_type=None, *, by: str = "functions", value: str = "flat
     else:
         infos = [delayed(part_info, pure=True)(p, dask_key_name=f"{name}-info-{k}") for k, p in enumerate(parts)]
         summary = delayed(summarize, pure=True)(infos, dask_key_name=f"{name}-summary")
-        frames = [delayed(finish_part, pure=True)(p, summary, k, by, value, normalize,
-                                                  dask_key_name=f"{name}-part-{k}") for k, p in enumerate(parts)]
+        frames = [
+            delayed(finish_part, pure=True)(p, summary, k, by, value, normalize, dask_key_name=f"{name}-part-{k}")
+            for k, p in enumerate(parts)
+        ]
         ddf = dd.from_delayed(frames, meta=_meta(False, normalize), verify_meta=False)
         skipped = delayed(_skipped_frame, pure=True)(summary, dask_key_name=f"{name}-skipped")
     if errors == "raise":
@@ -222,6 +257,10 @@ def _skipped_frame(x):
     import pandas as pd
 
     errors = x.skipped.errors
-    return pd.DataFrame({"path": pd.Series(x.skipped.paths, dtype=object),
-                         "error": pd.Series([type(e).__name__ for e in errors], dtype=object),
-                         "message": pd.Series([str(e) for e in errors], dtype=object)})
+    return pd.DataFrame(
+        {
+            "path": pd.Series(x.skipped.paths, dtype=object),
+            "error": pd.Series([type(e).__name__ for e in errors], dtype=object),
+            "message": pd.Series([str(e) for e in errors], dtype=object),
+        }
+    )

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from .. import _core, _units
-from ..reports.table import ReportTable
 from ..reports._nodes import check_granularity
+from ..reports.table import ReportTable
 from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,8 +24,16 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_NODELETS = 4  # pprof counts at most this many tags per node toward nodecount
 
 
-def callgraph(profile: "Profile", sample_type=None, *, by: str = "functions", nodecount: int = 80,
-              nodefraction: float = 0.005, edgefraction: float = 0.001, title: Optional[str] = None) -> "CallGraph":
+def callgraph(
+    profile: "Profile",
+    sample_type=None,
+    *,
+    by: str = "functions",
+    nodecount: int = 80,
+    nodefraction: float = 0.005,
+    edgefraction: float = 0.001,
+    title: Optional[str] = None,
+) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
     check_granularity(by)
     if nodecount < 0:
@@ -67,9 +75,22 @@ def callgraph(profile: "Profile", sample_type=None, *, by: str = "functions", no
             order = _entropy_order(g, names)
     dropped_edges = _trim_edges(g, edge_cutoff)
     _remove_redundant_edges(g, order, names)
-    return CallGraph(profile, ti, table, names, g, order, total=total, node_cutoff=node_cutoff,
-                     edge_cutoff=edge_cutoff, dropped_nodes=dropped_nodes, dropped_edges=dropped_edges,
-                     orig_count=orig_count, by=by, title=title)
+    return CallGraph(
+        profile,
+        ti,
+        table,
+        names,
+        g,
+        order,
+        total=total,
+        node_cutoff=node_cutoff,
+        edge_cutoff=edge_cutoff,
+        dropped_nodes=dropped_nodes,
+        dropped_edges=dropped_edges,
+        orig_count=orig_count,
+        by=by,
+        title=title,
+    )
 
 
 def _edges_of(g: dict):
@@ -117,7 +138,7 @@ def _select_top(order: List[int], tag_count: np.ndarray, nodecount: int) -> List
         if count >= nodecount:
             limit = i + 1
             break
-    return order[:min(limit, len(order))]
+    return order[: min(limit, len(order))]
 
 
 def _trim_edges(g: dict, cutoff: int) -> int:
@@ -172,8 +193,24 @@ class CallGraph:
     (and notebooks' ``_repr_svg_``) runs Graphviz's ``dot``.
     """
 
-    def __init__(self, profile, ti, table, names, g, order, *, total, node_cutoff, edge_cutoff, dropped_nodes,
-                 dropped_edges, orig_count, by, title):
+    def __init__(
+        self,
+        profile,
+        ti,
+        table,
+        names,
+        g,
+        order,
+        *,
+        total,
+        node_cutoff,
+        edge_cutoff,
+        dropped_nodes,
+        dropped_edges,
+        orig_count,
+        by,
+        title,
+    ):
         self.sample_type, self.unit = profile.sample_types[ti]
         self.by = by
         self.total = total
@@ -193,22 +230,38 @@ class CallGraph:
         self._residual = g["residual"][live].astype(bool) if live else np.zeros(0, dtype=bool)
 
     def __repr__(self) -> str:
-        return (f"<pprofcore.CallGraph of {self.sample_type}: {len(self._names)} nodes, {len(self._src)} edges, "
-                f"by {self.by}>")
+        return (
+            f"<pprofcore.CallGraph of {self.sample_type}: {len(self._names)} nodes, {len(self._src)} edges, "
+            f"by {self.by}>"
+        )
 
     def nodes(self) -> ReportTable:
         """Nodes in pprof's order: ``id`` (0-based; DOT names them N<id+1>), ``name, flat, cum``."""
-        return ReportTable({"id": np.arange(len(self._names), dtype=np.int32), "name": list(self._names),
-                            "flat": self._flat.copy(), "cum": self._cum.copy()}, meta={"unit": self.unit})
+        return ReportTable(
+            {
+                "id": np.arange(len(self._names), dtype=np.int32),
+                "name": list(self._names),
+                "flat": self._flat.copy(),
+                "cum": self._cum.copy(),
+            },
+            meta={"unit": self.unit},
+        )
 
     def edges(self) -> ReportTable:
         """Edges, heaviest first: ``src, dst`` (node ids), ``caller, callee`` (names),
         ``weight``, ``inline``, ``residual``."""
-        return ReportTable({"src": self._src.copy(), "dst": self._dst.copy(),
-                            "caller": [self._names[i] for i in self._src],
-                            "callee": [self._names[i] for i in self._dst],
-                            "weight": self._weight.copy(), "inline": self._inline.copy(),
-                            "residual": self._residual.copy()}, meta={"unit": self.unit})
+        return ReportTable(
+            {
+                "src": self._src.copy(),
+                "dst": self._dst.copy(),
+                "caller": [self._names[i] for i in self._src],
+                "callee": [self._names[i] for i in self._dst],
+                "weight": self._weight.copy(),
+                "inline": self._inline.copy(),
+                "residual": self._residual.copy(),
+            },
+            meta={"unit": self.unit},
+        )
 
     def _fmt(self, v: int) -> str:
         return _units.scaled_label(int(v), self.unit, "auto")
@@ -221,14 +274,20 @@ class CallGraph:
         max_flat = max((abs(int(f)) for f in self._flat), default=0) or 1
         esc = _dot_escape
         lines = [f'digraph "{esc(self.title)}" {{', 'node [style=filled fillcolor="#f8f8f8" shape=box]']
-        legend = [self.title, f"Total: {self._fmt(self.total)}",
-                  f"Showing {len(self._names)} nodes out of {self.orig_count}"]
+        legend = [
+            self.title,
+            f"Total: {self._fmt(self.total)}",
+            f"Showing {len(self._names)} nodes out of {self.orig_count}",
+        ]
         if self.dropped_nodes:
             legend.append(f"Dropped {self.dropped_nodes} nodes (cum <= {self._fmt(self.node_cutoff)})")
         if self.dropped_edges:
             legend.append(f"Dropped {self.dropped_edges} edges (freq <= {self._fmt(self.edge_cutoff)})")
-        lines.append('subgraph cluster_L { "legend" [shape=box fontsize=14 label="' +
-                     "".join(esc(x) + "\\l" for x in legend) + '"] }')
+        lines.append(
+            'subgraph cluster_L { "legend" [shape=box fontsize=14 label="'
+            + "".join(esc(x) + "\\l" for x in legend)
+            + '"] }'
+        )
         for i, (name, flat, cum) in enumerate(zip(self._names, self._flat, self._cum)):
             flat, cum = int(flat), int(cum)
             label = esc(name)
@@ -237,17 +296,22 @@ class CallGraph:
             elif flat == 0:
                 label += f"\\n0 of {self._fmt(cum)} ({100 * abs(cum) / tot:.2f}%)"
             else:
-                label += f"\\n{self._fmt(flat)} ({100 * abs(flat) / tot:.2f}%)\\nof {self._fmt(cum)} ({100 * abs(cum) / tot:.2f}%)"
+                label += f"\\n{self._fmt(flat)} ({100 * abs(flat) / tot:.2f}%)\\nof {self._fmt(cum)} ({100 * abs(cum) / tot:.2f}%)"  # noqa: E501
             size = 8 + int(16 * abs(flat) / max_flat)
             shade = int(255 - 90 * min(1.0, abs(cum) / tot))
-            lines.append(f'N{i + 1} [label="{label}" fontsize={size} tooltip="{esc(name)} ({self._fmt(cum)})" '
-                         f'fillcolor="#ff{shade:02x}{shade:02x}"]')
+            lines.append(
+                f'N{i + 1} [label="{label}" fontsize={size} tooltip="{esc(name)} ({self._fmt(cum)})" '
+                f'fillcolor="#ff{shade:02x}{shade:02x}"]'
+            )
         for s, d, w, inl, res in zip(self._src, self._dst, self._weight, self._inline, self._residual):
             w = int(w)
             inline_note = "\\n (inline)" if inl else ""
-            attrs = [f'label=" {self._fmt(w)}{inline_note}"',
-                     f"weight={1 + min(100, abs(w) * 100 // tot)}", f"penwidth={1 + min(5, abs(w) * 5 // tot)}",
-                     f'tooltip="{esc(self._names[s])} {"..." if res else "->"} {esc(self._names[d])} ({self._fmt(w)})"']
+            attrs = [
+                f'label=" {self._fmt(w)}{inline_note}"',
+                f"weight={1 + min(100, abs(w) * 100 // tot)}",
+                f"penwidth={1 + min(5, abs(w) * 5 // tot)}",
+                f'tooltip="{esc(self._names[s])} {"..." if res else "->"} {esc(self._names[d])} ({self._fmt(w)})"',
+            ]
             if res:
                 attrs.append('style="dotted"')
             lines.append(f"N{s + 1} -> N{d + 1} [{' '.join(attrs)}]")
@@ -259,8 +323,10 @@ class CallGraph:
         package ``graphviz`` when ``dot`` is not installed)."""
         dot = shutil.which("dot")
         if dot is None:
-            raise RuntimeError("Graphviz's `dot` was not found on PATH; install it (Debian/Ubuntu: "
-                               "apt-get install graphviz) or use to_dot()")
+            raise RuntimeError(
+                "Graphviz's `dot` was not found on PATH; install it (Debian/Ubuntu: "
+                "apt-get install graphviz) or use to_dot()"
+            )
         r = subprocess.run([dot, "-Tsvg"], input=self.to_dot().encode("utf-8"), capture_output=True, timeout=300)
         if r.returncode != 0:
             raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")

@@ -20,7 +20,7 @@ def package_of(name: str) -> str:
     if "::" in name:
         return name.split("::", 1)[0]
     slash = name.rfind("/")
-    head, tail = (name[:slash + 1], name[slash + 1:]) if slash >= 0 else ("", name)
+    head, tail = (name[: slash + 1], name[slash + 1 :]) if slash >= 0 else ("", name)
     return head + tail.split(".", 1)[0]
 
 

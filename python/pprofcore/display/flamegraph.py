@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import _core, _units
 from .._args import type_name
-from ._files import save_by_extension
-from ..reports.table import ReportTable
 from ..reports._nodes import check_granularity
+from ..reports.table import ReportTable
+from ._files import save_by_extension
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -36,9 +36,17 @@ def stack_nodes(profile: "Profile", by: str):
     return t
 
 
-def flamegraph(profile: "Profile", sample_type=None, *, by: str = "functions", inverted: bool = False,
-               base: "Optional[Profile]" = None, normalize: bool = True,
-               min_fraction: float = DEFAULT_MIN_FRACTION, title: Optional[str] = None) -> "FlameGraph":
+def flamegraph(
+    profile: "Profile",
+    sample_type=None,
+    *,
+    by: str = "functions",
+    inverted: bool = False,
+    base: "Optional[Profile]" = None,
+    normalize: bool = True,
+    min_fraction: float = DEFAULT_MIN_FRACTION,
+    title: Optional[str] = None,
+) -> "FlameGraph":
     """Builds the flame graph of ``profile`` (see :meth:`pprofcore.Profile.flamegraph`)."""
     check_granularity(by)
     min_fraction = float(min_fraction)
@@ -56,19 +64,29 @@ def flamegraph(profile: "Profile", sample_type=None, *, by: str = "functions", i
             raise ValueError(f"base profile has no sample type {stype!r} (it has {', '.join(bt) or 'none'})")
         bi = bt.index(stype)
         if base.sample_types[bi][1] != unit:
-            raise ValueError(f"sample type {stype!r} is in {unit!r} but in the base profile in "
-                             f"{base.sample_types[bi][1]!r}")
+            raise ValueError(
+                f"sample type {stype!r} is in {unit!r} but in the base profile in {base.sample_types[bi][1]!r}"
+            )
         kwargs = dict(base=base._core, base_nodes=stack_nodes(base, by), base_type=bi)
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
-    tree = _core.call_tree(profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted),
-                           min_fraction=min_fraction, **kwargs)
+    tree = _core.call_tree(
+        profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
+    )
     if base is not None and ratio != 1.0:
         for k in ("base_self", "base_total", "frame_base_self", "frame_base_total"):
             tree[k] = np.round(tree[k] * ratio).astype(np.int64)
-    return FlameGraph(tree, sample_type=stype, unit=unit, by=by, inverted=bool(inverted),
-                      min_fraction=min_fraction, title=title, normalized=base is not None and normalize)
+    return FlameGraph(
+        tree,
+        sample_type=stype,
+        unit=unit,
+        by=by,
+        inverted=bool(inverted),
+        min_fraction=min_fraction,
+        title=title,
+        normalized=base is not None and normalize,
+    )
 
 
 class FlameGraph:
@@ -89,8 +107,18 @@ class FlameGraph:
     :meth:`save`, :meth:`to_svg`, :meth:`to_speedscope`, :meth:`save_speedscope`.
     """
 
-    def __init__(self, tree: dict, *, sample_type: str, unit: str, by: str, inverted: bool, min_fraction: float,
-                 title: Optional[str], normalized: bool):
+    def __init__(
+        self,
+        tree: dict,
+        *,
+        sample_type: str,
+        unit: str,
+        by: str,
+        inverted: bool,
+        min_fraction: float,
+        title: Optional[str],
+        normalized: bool,
+    ):
         self._tree = tree
         self.sample_type = sample_type
         self.unit = unit
@@ -143,8 +171,10 @@ class FlameGraph:
             cols["base_total"] = t["base_total"]
         cols["file"] = [files[int(f)] for f in frames]
         cols["line"] = lines[frames]
-        header = [f"Flame graph of {self.sample_type} ({self.unit}), {len(self)} nodes, total "
-                  f"{_units.scaled_label(self.total, self.unit, 'auto')}"]
+        header = [
+            f"Flame graph of {self.sample_type} ({self.unit}), {len(self)} nodes, total "
+            f"{_units.scaled_label(self.total, self.unit, 'auto')}"
+        ]
         return ReportTable(cols, header, meta={"unit": self.unit, "sample_type": self.sample_type})
 
     def functions(self) -> ReportTable:
@@ -184,9 +214,11 @@ class FlameGraph:
     # --------------------------------------------------------------- outputs
     def __repr__(self) -> str:
         kind = "diff flame graph" if self.is_diff else "flame graph"
-        return (f"<pprofcore.FlameGraph {kind} of {self.sample_type}: {len(self)} nodes, total "
-                f"{_units.scaled_label(self.total, self.unit, 'auto')}, by {self.by}"
-                f"{', inverted' if self.inverted else ''}>")
+        return (
+            f"<pprofcore.FlameGraph {kind} of {self.sample_type}: {len(self)} nodes, total "
+            f"{_units.scaled_label(self.total, self.unit, 'auto')}, by {self.by}"
+            f"{', inverted' if self.inverted else ''}>"
+        )
 
     def _repr_html_(self) -> str:
         from .html import flamegraph_html
@@ -203,8 +235,17 @@ class FlameGraph:
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes :meth:`to_html` (``.html``), :meth:`to_svg` (``.svg``) or the
         speedscope file (``.json``), chosen by the file name's extension."""
-        save_by_extension(path, {".html": self.to_html, ".htm": self.to_html, "": self.to_html, ".svg": self.to_svg,
-                                 ".json": self.to_speedscope}, ".html, .svg or .json")
+        save_by_extension(
+            path,
+            {
+                ".html": self.to_html,
+                ".htm": self.to_html,
+                "": self.to_html,
+                ".svg": self.to_svg,
+                ".json": self.to_speedscope,
+            },
+            ".html, .svg or .json",
+        )
 
     def to_svg(self, width: int = 1200) -> str:
         """A static SVG (no script) that reads without JavaScript: GitHub, nbviewer,

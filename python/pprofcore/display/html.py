@@ -90,17 +90,16 @@ def flamegraph_html(fg: "FlameGraph", full_page: bool) -> str:
         f"<style>{asset('flamegraph.css')}</style>\n"
         f'<script type="application/json" class="pprofcore-flame-data">{payload}</script>\n'
         f"<script>{asset('flamegraph.js')}\n"
-        "(function(s){var d=s&&s.previousElementSibling,r=d&&d.previousElementSibling&&d.previousElementSibling.previousElementSibling;"
+        "(function(s){var d=s&&s.previousElementSibling,r=d&&d.previousElementSibling&&d.previousElementSibling.previousElementSibling;"  # noqa: E501
         f'if(!r||r.className!=="pprofcore-flame"){{r=document.getElementById("{uid}");d=r.nextElementSibling.nextElementSibling;}}'
         "window.pprofcoreFlame(r,JSON.parse(d.textContent));})(document.currentScript);</script>\n"
     )
     if not full_page:
         return fragment
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         f"<title>{html.escape(fg.title)}</title></head>\n<body>\n{fragment}</body></html>\n"
     )
-
 
 
 def callgraph_html(g: "CallGraph") -> str:
@@ -109,9 +108,11 @@ def callgraph_html(g: "CallGraph") -> str:
     import shutil
 
     if shutil.which("dot") is None:
-        return ('<div class="pprofcore-callgraph"><p>Graphviz\'s <code>dot</code> is not installed '
-                "(Debian/Ubuntu: <code>apt-get install graphviz</code>), so here are the nodes; "
-                "<code>to_dot()</code> gives the graph.</p>" + report_table_html(g.nodes()) + "</div>")
+        return (
+            '<div class="pprofcore-callgraph"><p>Graphviz\'s <code>dot</code> is not installed '
+            "(Debian/Ubuntu: <code>apt-get install graphviz</code>), so here are the nodes; "
+            "<code>to_dot()</code> gives the graph.</p>" + report_table_html(g.nodes()) + "</div>"
+        )
     svg = g.to_svg()
     start = svg.find("<svg")
     return f'<div class="pprofcore-callgraph">{svg[start:] if start >= 0 else svg}</div>'

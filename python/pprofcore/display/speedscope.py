@@ -9,16 +9,19 @@ from typing import TYPE_CHECKING, List
 
 import numpy as np
 
-
-
 if TYPE_CHECKING:  # pragma: no cover
     from .flamegraph import FlameGraph
 
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
 # pprof unit -> speedscope ValueUnit
-_UNITS = {"nanoseconds": "nanoseconds", "microseconds": "microseconds", "milliseconds": "milliseconds",
-          "seconds": "seconds", "bytes": "bytes"}
+_UNITS = {
+    "nanoseconds": "nanoseconds",
+    "microseconds": "microseconds",
+    "milliseconds": "milliseconds",
+    "seconds": "seconds",
+    "bytes": "bytes",
+}
 
 
 def to_speedscope(fg: "FlameGraph") -> dict:
@@ -50,15 +53,17 @@ def to_speedscope(fg: "FlameGraph") -> dict:
     return {
         "$schema": SCHEMA,
         "shared": {"frames": frames},
-        "profiles": [{
-            "type": "sampled",
-            "name": fg.title,
-            "unit": _UNITS.get(fg.unit, "none"),
-            "startValue": 0,
-            "endValue": total,
-            "samples": samples,
-            "weights": weights,
-        }],
+        "profiles": [
+            {
+                "type": "sampled",
+                "name": fg.title,
+                "unit": _UNITS.get(fg.unit, "none"),
+                "startValue": 0,
+                "endValue": total,
+                "samples": samples,
+                "weights": weights,
+            }
+        ],
         "name": fg.title,
         "activeProfileIndex": 0,
         "exporter": __name__.split(".")[0],

@@ -61,15 +61,19 @@ def flamegraph_svg(fg: "FlameGraph", width: int = 1200) -> str:
         else:
             fill = flame_fill(hue[int(frame[i])])
         if fg.is_diff:
-            tip = (f"{name}\nnew {fmt(total[i])}, base {fmt(t['base_total'][i])}, "
-                   f"delta {fmt(int(total[i]) - int(t['base_total'][i]))}")
+            tip = (
+                f"{name}\nnew {fmt(total[i])}, base {fmt(t['base_total'][i])}, "
+                f"delta {fmt(int(total[i]) - int(t['base_total'][i]))}"
+            )
         else:
-            tip = f"{name}\ntotal {fmt(total[i])} ({100 * abs(int(total[i])) / root_total:.2f}%), self {fmt(t['self'][i])}"
-        out.append(f'<g><title>{escape(tip)}</title><rect x="{px:.2f}" y="{y}" width="{max(pw - 0.5, 0.5):.2f}" '
-                   f'height="{ROW - 1}" fill="{fill}" rx="1"/>')
+            tip = f"{name}\ntotal {fmt(total[i])} ({100 * abs(int(total[i])) / root_total:.2f}%), self {fmt(t['self'][i])}"  # noqa: E501
+        out.append(
+            f'<g><title>{escape(tip)}</title><rect x="{px:.2f}" y="{y}" width="{max(pw - 0.5, 0.5):.2f}" '
+            f'height="{ROW - 1}" fill="{fill}" rx="1"/>'
+        )
         chars = int((pw - 6) / CHAR)
         if chars >= 3:
-            label = name if len(name) <= chars else name[:chars - 2] + ".."
+            label = name if len(name) <= chars else name[: chars - 2] + ".."
             out.append(f'<text x="{px + 3:.2f}" y="{y + ROW - 5}">{escape(label)}</text>')
         out.append("</g>")
     out.append("</svg>")

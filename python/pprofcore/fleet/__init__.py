@@ -26,8 +26,9 @@ def __getattr__(name):
     if name in ("series", "movers", "heatmap", "lines"):
         from . import _movers, _plots, _series
 
-        return {"series": _series.series, "movers": _movers.movers, "heatmap": _plots.heatmap,
-                "lines": _plots.lines}[name]
+        return {"series": _series.series, "movers": _movers.movers, "heatmap": _plots.heatmap, "lines": _plots.lines}[
+            name
+        ]
     raise AttributeError(name)
 
 

@@ -25,8 +25,14 @@ def mix(x: np.ndarray) -> np.ndarray:
 
 def strings(values: List[str]) -> np.ndarray:
     """uint64 hash of each string."""
-    return np.fromiter((int.from_bytes(hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                                       "little") for s in values), dtype=np.uint64, count=len(values))
+    return np.fromiter(
+        (
+            int.from_bytes(hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+            for s in values
+        ),
+        dtype=np.uint64,
+        count=len(values),
+    )
 
 
 class StringHashes:

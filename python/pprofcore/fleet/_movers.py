@@ -28,8 +28,16 @@ def _shares(side: "ProfileSet", sample_type, by: str, value: str):
     return sums, total, df.attrs["sample_type"]
 
 
-def movers(s: "ProfileSet", before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat",
-           n: Optional[int] = 20):
+def movers(
+    s: "ProfileSet",
+    before,
+    after=None,
+    *,
+    sample_type=None,
+    by: str = "functions",
+    value: str = "flat",
+    n: Optional[int] = 20,
+):
     """Keys whose share changed most between two windows of ``s``.
 
     Parameters
@@ -69,12 +77,27 @@ def movers(s: "ProfileSet", before, after=None, *, sample_type=None, by: str = "
     vb = vb.reindex(names, fill_value=0).astype(np.int64)
     sa = va.to_numpy() / ta if ta else np.zeros(len(names))
     sb = vb.to_numpy() / tb if tb else np.zeros(len(names))
-    out = pd.DataFrame({"name": np.asarray(names, dtype=object), "before": sa, "after": sb, "change": sb - sa,
-                        "value_before": va.to_numpy(), "value_after": vb.to_numpy()})
+    out = pd.DataFrame(
+        {
+            "name": np.asarray(names, dtype=object),
+            "before": sa,
+            "after": sb,
+            "change": sb - sa,
+            "value_before": va.to_numpy(),
+            "value_after": vb.to_numpy(),
+        }
+    )
     order = np.argsort(-np.abs(out["change"].to_numpy()), kind="stable")
     out = out.iloc[order].reset_index(drop=True)
     if n is not None:
         out = out.head(n)
-    out.attrs.update({"total_before": ta, "total_after": tb, "profiles_before": len(a), "profiles_after": len(b),
-                      "sample_type": na or nb})
+    out.attrs.update(
+        {
+            "total_before": ta,
+            "total_after": tb,
+            "profiles_before": len(a),
+            "profiles_after": len(b),
+            "sample_type": na or nb,
+        }
+    )
     return out

@@ -80,7 +80,7 @@ def concat(parts: Sequence[Segs]) -> Segs:
         if total:
             # destination of each byte: its record's write position + its offset in the segment
             dst = np.repeat(at - p.off[:-1], pl) + np.arange(int(p.off[0]), int(p.off[0]) + total)
-            out[dst] = p.buf[int(p.off[0]):int(p.off[0]) + total]
+            out[dst] = p.buf[int(p.off[0]) : int(p.off[0]) + total]
         at += pl
     return Segs(out, off)
 
@@ -89,9 +89,6 @@ def group(s: Segs, counts_off: np.ndarray) -> Segs:
     """Join consecutive records: record ``j`` of the result is records
     ``counts_off[j]:counts_off[j+1]`` of ``s`` (already in order)."""
     return Segs(s.buf, s.off[np.asarray(counts_off, dtype=np.int64)])
-
-
-
 
 
 def _keep(s: Segs, keep: np.ndarray) -> Segs:
@@ -147,4 +144,4 @@ def select(s: Segs, rows) -> bytes:
 
 def one(s: Segs) -> bytes:
     """All records joined (a whole message)."""
-    return s.buf[int(s.off[0]):int(s.off[-1])].tobytes()
+    return s.buf[int(s.off[0]) : int(s.off[-1])].tobytes()

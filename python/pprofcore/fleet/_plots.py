@@ -12,8 +12,18 @@ import numpy as np
 
 from .._optional import require_pandas
 
-_PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-            "#bab0ac")
+_PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
 
 
 class Figure:
@@ -50,8 +60,12 @@ def _pivot(df, n: Optional[int], names: Optional[Sequence[str]]):
         if missing:
             raise KeyError(f"not in the series: {', '.join(missing[:5])}")
     cols = (d[[key, "time"]] if key != "time" else d[["time"]]).drop_duplicates(key).sort_values(key)
-    m = (d[d["name"].isin(names)].pivot_table(index="name", columns=key, values="value", aggfunc="sum")
-         .reindex(index=names, columns=cols[key]).fillna(0))
+    m = (
+        d[d["name"].isin(names)]
+        .pivot_table(index="name", columns=key, values="value", aggfunc="sum")
+        .reindex(index=names, columns=cols[key])
+        .fillna(0)
+    )
     return pd.DatetimeIndex(cols["time"]), names, m.to_numpy(dtype=np.float64)
 
 
@@ -67,8 +81,10 @@ def _axis_labels(times, x0: float, width: float, y: float, k: int = 5) -> List[s
     for j in picks:
         x = x0 + (j + 0.5) * width / len(times)
         anchor = "end" if j == picks[-1] and j else "middle"
-        out.append(f"<text x='{x:.1f}' y='{y:.1f}' font-size='10' text-anchor='{anchor}'>"
-                   f"{html.escape(_fmt_time(times[j]))}</text>")
+        out.append(
+            f"<text x='{x:.1f}' y='{y:.1f}' font-size='10' text-anchor='{anchor}'>"
+            f"{html.escape(_fmt_time(times[j]))}</text>"
+        )
     return out
 
 
@@ -81,22 +97,28 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
     plot_w = max(width - label_w - 10, 100)
     cw = plot_w / max(m.shape[1], 1)
     hi = float(np.abs(m).max()) if m.size else 0.0
-    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{top + cell_h * len(names) + 30}' "
-             f"font-family='sans-serif'>"]
+    parts = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{top + cell_h * len(names) + 30}' "
+        f"font-family='sans-serif'>"
+    ]
     for i, name in enumerate(names):
         y = top + i * cell_h
         short = name if len(name) <= 40 else name[:19] + "…" + name[-20:]
-        parts.append(f"<text x='{label_w - 4}' y='{y + cell_h - 4}' font-size='11' text-anchor='end'>"
-                     f"<title>{html.escape(name)}</title>{html.escape(short)}</text>")
+        parts.append(
+            f"<text x='{label_w - 4}' y='{y + cell_h - 4}' font-size='11' text-anchor='end'>"
+            f"<title>{html.escape(name)}</title>{html.escape(short)}</text>"
+        )
         for j in range(m.shape[1]):
             v = m[i, j]
             if v == 0:
                 continue
             a = 0.08 + 0.92 * abs(v) / hi if hi else 0
             color = "#b2182b" if v > 0 else "#2166ac"
-            parts.append(f"<rect x='{label_w + j * cw:.2f}' y='{y}' width='{cw + 0.3:.2f}' height='{cell_h - 1}' "
-                         f"fill='{color}' fill-opacity='{a:.3f}'><title>{html.escape(name)} "
-                         f"{html.escape(_fmt_time(times[j]))}: {v:g}</title></rect>")
+            parts.append(
+                f"<rect x='{label_w + j * cw:.2f}' y='{y}' width='{cw + 0.3:.2f}' height='{cell_h - 1}' "
+                f"fill='{color}' fill-opacity='{a:.3f}'><title>{html.escape(name)} "
+                f"{html.escape(_fmt_time(times[j]))}: {v:g}</title></rect>"
+            )
     parts += _axis_labels(times, label_w, plot_w, top + cell_h * len(names) + 14)
     parts.append("</svg>")
     return Figure("".join(parts), f"heat map of {len(names)} keys")
@@ -115,28 +137,39 @@ def lines(df, names: Optional[Sequence[str]] = None, *, n: int = 5, width: int =
     valid = ~np.asarray(times.isna()) if len(times) else np.zeros(0, bool)
     x_lo, x_hi = (xs[valid].min(), xs[valid].max()) if valid.any() else (0.0, 1.0)
     span = (x_hi - x_lo) or 1.0
-    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height + legend_h}' "
-             f"font-family='sans-serif'>",
-             f"<rect x='{left}' y='{top}' width='{pw}' height='{ph}' fill='none' stroke='#ccc'/>"]
+    parts = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height + legend_h}' "
+        f"font-family='sans-serif'>",
+        f"<rect x='{left}' y='{top}' width='{pw}' height='{ph}' fill='none' stroke='#ccc'/>",
+    ]
     for frac in (0.0, 0.5, 1.0):
         v = lo + frac * (hi - lo)
         y = top + ph * (1 - frac)
         parts.append(f"<text x='{left - 4}' y='{y + 4:.1f}' font-size='10' text-anchor='end'>{v:.4g}</text>")
     for i, name in enumerate(names):
         color = _PALETTE[i % len(_PALETTE)]
-        pts = " ".join(f"{left + (x - x_lo) / span * pw:.1f},{top + ph * (1 - (v - lo) / (hi - lo)):.1f}"
-                       for x, v, ok in zip(xs, m[i], valid) if ok)
-        parts.append(f"<polyline fill='none' stroke='{color}' stroke-width='1.5' points='{pts}'>"
-                     f"<title>{html.escape(name)}</title></polyline>")
+        pts = " ".join(
+            f"{left + (x - x_lo) / span * pw:.1f},{top + ph * (1 - (v - lo) / (hi - lo)):.1f}"
+            for x, v, ok in zip(xs, m[i], valid)
+            if ok
+        )
+        parts.append(
+            f"<polyline fill='none' stroke='{color}' stroke-width='1.5' points='{pts}'>"
+            f"<title>{html.escape(name)}</title></polyline>"
+        )
         ly = height + 16 * i
-        parts.append(f"<rect x='{left}' y='{ly - 9}' width='10' height='10' fill='{color}'/>"
-                     f"<text x='{left + 14}' y='{ly}' font-size='11'>{html.escape(name)}</text>")
+        parts.append(
+            f"<rect x='{left}' y='{ly - 9}' width='10' height='10' fill='{color}'/>"
+            f"<text x='{left + 14}' y='{ly}' font-size='11'>{html.escape(name)}</text>"
+        )
     if valid.any():
         for frac in (0.0, 0.5, 1.0):
             t = require_pandas().Timestamp(int(x_lo + frac * span), unit="ns", tz="UTC")
             anchor = {0.0: "start", 0.5: "middle", 1.0: "end"}[frac]
-            parts.append(f"<text x='{left + frac * pw:.1f}' y='{top + ph + 14}' font-size='10' "
-                         f"text-anchor='{anchor}'>{html.escape(_fmt_time(t))}</text>")
+            parts.append(
+                f"<text x='{left + frac * pw:.1f}' y='{top + ph + 14}' font-size='10' "
+                f"text-anchor='{anchor}'>{html.escape(_fmt_time(t))}</text>"
+            )
     parts.append("</svg>")
     return Figure("".join(parts), f"lines of {len(names)} keys")
 

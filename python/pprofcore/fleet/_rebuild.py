@@ -80,23 +80,39 @@ def rebuild(con, profile_ids: List[int]):
         return []
     con.execute("create or replace temp table _sel as select unnest($1::bigint[]) as profile_id", [profile_ids])
     prof = _arrow(con, ("select p.* from profiles p join _sel using (profile_id)"))
-    samples = _arrow(con, (
-        "select s.profile_id, s.stack_id, s.values, s.label_keys, s.label_strs, s.label_nums, s.label_units "
-        "from samples s join _sel using (profile_id) order by s.profile_id, s.sample"))
-    con.execute("create or replace temp table _stk as select distinct stack_id from samples s "
-                "join _sel using (profile_id)")
-    stacks = _arrow(con, ("select t.stack_id, t.location_ids from stacks t join _stk using (stack_id) "
-                                "order by t.stack_id"))
-    con.execute("create or replace temp table _loc as select distinct unnest(location_ids) as location_id "
-                "from stacks join _stk using (stack_id)")
+    samples = _arrow(
+        con,
+        (
+            "select s.profile_id, s.stack_id, s.values, s.label_keys, s.label_strs, s.label_nums, s.label_units "
+            "from samples s join _sel using (profile_id) order by s.profile_id, s.sample"
+        ),
+    )
+    con.execute(
+        "create or replace temp table _stk as select distinct stack_id from samples s join _sel using (profile_id)"
+    )
+    stacks = _arrow(
+        con, ("select t.stack_id, t.location_ids from stacks t join _stk using (stack_id) order by t.stack_id")
+    )
+    con.execute(
+        "create or replace temp table _loc as select distinct unnest(location_ids) as location_id "
+        "from stacks join _stk using (stack_id)"
+    )
     locs = _arrow(con, ("select l.* from locations l join _loc using (location_id) order by l.location_id"))
-    funcs = _arrow(con, (
-        "select f.* from functions f join (select distinct unnest(function_ids) as function_id from locations "
-        "join _loc using (location_id)) using (function_id) order by f.function_id"))
-    maps = _arrow(con, (
-        "select m.* from mappings m where m.mapping_id in (select mapping_id from locations join _loc "
-        "using (location_id) union select main_mapping_id from profiles join _sel using (profile_id)) "
-        "order by m.mapping_id"))
+    funcs = _arrow(
+        con,
+        (
+            "select f.* from functions f join (select distinct unnest(function_ids) as function_id from locations "
+            "join _loc using (location_id)) using (function_id) order by f.function_id"
+        ),
+    )
+    maps = _arrow(
+        con,
+        (
+            "select m.* from mappings m where m.mapping_id in (select mapping_id from locations join _loc "
+            "using (location_id) union select main_mapping_id from profiles join _sel using (profile_id)) "
+            "order by m.mapping_id"
+        ),
+    )
 
     strings = _Strings()
     shared = _shared_tables(strings, locs, funcs, maps)
@@ -119,26 +135,55 @@ def rebuild(con, profile_ids: List[int]):
     key_c, unit_c = strings.arrow_codes(keys), strings.arrow_codes(lunit)
     str_c = strings.arrow_codes(lstr)
     lnum = lnum.to_numpy(zero_copy_only=False).astype(np.int64)
-    label_msgs = w.concat([w.field_varint(1, key_c), w.field_varint(2, np.maximum(str_c, 0)),
-                           w.field_varint(3, lnum), w.field_varint(4, unit_c)])
-    sample_msgs = w.field_bytes(2, w.concat([
-        w.field_packed(1, stack_rows[take], s_off),
-        w.field_packed(2, vals.to_numpy(zero_copy_only=False).astype(np.int64), v_off),
-        w.repeated(3, label_msgs, l_off)]))
+    label_msgs = w.concat(
+        [
+            w.field_varint(1, key_c),
+            w.field_varint(2, np.maximum(str_c, 0)),
+            w.field_varint(3, lnum),
+            w.field_varint(4, unit_c),
+        ]
+    )
+    sample_msgs = w.field_bytes(
+        2,
+        w.concat(
+            [
+                w.field_packed(1, stack_rows[take], s_off),
+                w.field_packed(2, vals.to_numpy(zero_copy_only=False).astype(np.int64), v_off),
+                w.repeated(3, label_msgs, l_off),
+            ]
+        ),
+    )
     s_pid = samples.column("profile_id").to_numpy()
 
     rows = {pid: i for i, pid in enumerate(prof.column("profile_id").to_pylist())}
-    header = prof.select([c for c in ("sample_types", "sample_units", "time_nanos", "duration_nanos",
-                                      "period_type", "period_unit", "period", "comments", "drop_frames",
-                                      "keep_frames", "default_sample_type", "doc_url", "main_mapping_id")]).to_pylist()
+    header = prof.select(
+        [
+            c
+            for c in (
+                "sample_types",
+                "sample_units",
+                "time_nanos",
+                "duration_nanos",
+                "period_type",
+                "period_unit",
+                "period",
+                "comments",
+                "drop_frames",
+                "keep_frames",
+                "default_sample_type",
+                "doc_url",
+                "main_mapping_id",
+            )
+        ]
+    ).to_pylist()
     loc_seq = stack_rows[take] - 1  # location row of every frame of every sample, batch order
     out = []
     for pid in profile_ids:
         h = header[rows[pid]]
         lo, hi = np.searchsorted(s_pid, pid, "left"), np.searchsorted(s_pid, pid, "right")
-        samples_bytes = sample_msgs.buf[int(sample_msgs.off[lo]):int(sample_msgs.off[hi])].tobytes()
+        samples_bytes = sample_msgs.buf[int(sample_msgs.off[lo]) : int(sample_msgs.off[hi])].tobytes()
         # only the rows this profile references, so its cost does not grow with the batch
-        lrows = np.unique(loc_seq[int(s_off[lo]):int(s_off[hi])])
+        lrows = np.unique(loc_seq[int(s_off[lo]) : int(s_off[hi])])
         lo_l, hi_l = shared["line_off"][lrows], shared["line_off"][lrows + 1]
         n_l = hi_l - lo_l
         lines = np.repeat(lo_l - np.concatenate([[0], np.cumsum(n_l)[:-1]]), n_l) + np.arange(int(n_l.sum()))
@@ -148,8 +193,15 @@ def rebuild(con, profile_ids: List[int]):
         if h["main_mapping_id"] is not None:
             first = int(np.searchsorted(map_ids, h["main_mapping_id"]))
             mrows = np.concatenate([[first], mrows[mrows != first]])
-        out.append([_header(strings, h), samples_bytes, w.select(shared["mappings"], mrows),
-                    w.select(shared["locations"], lrows), w.select(shared["functions"], frows)])
+        out.append(
+            [
+                _header(strings, h),
+                samples_bytes,
+                w.select(shared["mappings"], mrows),
+                w.select(shared["locations"], lrows),
+                w.select(shared["functions"], frows),
+            ]
+        )
     # every string is known now: one string table for the batch
     table = w.one(w.field_bytes(6, w.strings(strings.values)))
     return [loads(b"".join(parts) + table) for parts in out]
@@ -159,37 +211,67 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
     func_ids = funcs.column("function_id").to_numpy()
     map_ids = maps.column("mapping_id").to_numpy()
     nf, nm, nl = len(func_ids), len(map_ids), locs.num_rows
-    fmsg = w.field_bytes(5, w.concat([
-        w.field_varint(1, np.arange(1, nf + 1)),
-        w.field_varint(2, strings.arrow_codes(funcs.column("name"))),
-        w.field_varint(3, strings.arrow_codes(funcs.column("system_name"))),
-        w.field_varint(4, strings.arrow_codes(funcs.column("filename"))),
-        w.field_varint(5, funcs.column("start_line").to_numpy())]))
+    fmsg = w.field_bytes(
+        5,
+        w.concat(
+            [
+                w.field_varint(1, np.arange(1, nf + 1)),
+                w.field_varint(2, strings.arrow_codes(funcs.column("name"))),
+                w.field_varint(3, strings.arrow_codes(funcs.column("system_name"))),
+                w.field_varint(4, strings.arrow_codes(funcs.column("filename"))),
+                w.field_varint(5, funcs.column("start_line").to_numpy()),
+            ]
+        ),
+    )
     col = lambda t, c: t.column(c).to_numpy(zero_copy_only=False)  # noqa: E731
-    mmsg = w.field_bytes(3, w.concat([
-        w.field_varint(1, np.arange(1, nm + 1)),
-        w.field_varint(2, col(maps, "memory_start")), w.field_varint(3, col(maps, "memory_limit")),
-        w.field_varint(4, col(maps, "file_offset")),
-        w.field_varint(5, strings.arrow_codes(maps.column("filename"))),
-        w.field_varint(6, strings.arrow_codes(maps.column("build_id"))),
-        *[w.field_varint(7 + i, col(maps, c).astype(np.int64)) for i, c in enumerate(
-            ("has_functions", "has_filenames", "has_line_numbers", "has_inline_frames"))]]))
+    mmsg = w.field_bytes(
+        3,
+        w.concat(
+            [
+                w.field_varint(1, np.arange(1, nm + 1)),
+                w.field_varint(2, col(maps, "memory_start")),
+                w.field_varint(3, col(maps, "memory_limit")),
+                w.field_varint(4, col(maps, "file_offset")),
+                w.field_varint(5, strings.arrow_codes(maps.column("filename"))),
+                w.field_varint(6, strings.arrow_codes(maps.column("build_id"))),
+                *[
+                    w.field_varint(7 + i, col(maps, c).astype(np.int64))
+                    for i, c in enumerate(("has_functions", "has_filenames", "has_line_numbers", "has_inline_frames"))
+                ],
+            ]
+        ),
+    )
     fn, l_off = _flat(locs.column("function_ids"))
     ln, _ = _flat(locs.column("lines"))
     cl, _ = _flat(locs.column("columns"))
     fn_rows = np.searchsorted(func_ids, fn.to_numpy()) + 1
-    line_msgs = w.concat([w.field_varint(1, fn_rows), w.field_varint(2, ln.to_numpy()),
-                          w.field_varint(3, cl.to_numpy())])
+    line_msgs = w.concat(
+        [w.field_varint(1, fn_rows), w.field_varint(2, ln.to_numpy()), w.field_varint(3, cl.to_numpy())]
+    )
     mapping = locs.column("mapping_id")
     has_map = ~np.asarray(mapping.is_null().to_numpy(zero_copy_only=False)) if nl else np.zeros(0, bool)
     m_vals = np.asarray(mapping.fill_null(0).to_numpy(), dtype=np.int64) if nl else np.zeros(0, np.int64)
     m_rows = np.where(has_map, np.searchsorted(map_ids, m_vals) + 1, 0)
-    lmsg = w.field_bytes(4, w.concat([
-        w.field_varint(1, np.arange(1, nl + 1)), w.field_varint(2, m_rows),
-        w.field_varint(3, col(locs, "address")), w.repeated(4, line_msgs, l_off),
-        w.field_varint(5, col(locs, "is_folded").astype(np.int64))]))
-    return {"functions": fmsg, "locations": lmsg, "mappings": mmsg,
-            "line_off": l_off, "line_fn": fn_rows - 1, "loc_map": m_rows - 1}
+    lmsg = w.field_bytes(
+        4,
+        w.concat(
+            [
+                w.field_varint(1, np.arange(1, nl + 1)),
+                w.field_varint(2, m_rows),
+                w.field_varint(3, col(locs, "address")),
+                w.repeated(4, line_msgs, l_off),
+                w.field_varint(5, col(locs, "is_folded").astype(np.int64)),
+            ]
+        ),
+    )
+    return {
+        "functions": fmsg,
+        "locations": lmsg,
+        "mappings": mmsg,
+        "line_off": l_off,
+        "line_fn": fn_rows - 1,
+        "loc_map": m_rows - 1,
+    }
 
 
 def _field(field: int, n: int) -> bytes:
@@ -203,12 +285,19 @@ def _message(field: int, body: bytes) -> bytes:
 def _header(strings: _Strings, h: dict) -> bytes:
     """The profile's own fields (a dozen scalars per profile: plain Python)."""
     code = lambda x: int(strings.codes([x])[0])  # noqa: E731
-    parts = [_message(1, _field(1, code(t)) + _field(2, code(u)))
-             for t, u in zip(h["sample_types"] or [], h["sample_units"] or [])]
-    parts += [_field(7, code(h["drop_frames"])), _field(8, code(h["keep_frames"])),
-              _field(9, int(h["time_nanos"] or 0)), _field(10, int(h["duration_nanos"] or 0)),
-              _field(12, int(h["period"] or 0)), _field(14, code(h["default_sample_type"])),
-              _field(15, code(h["doc_url"]))]
+    parts = [
+        _message(1, _field(1, code(t)) + _field(2, code(u)))
+        for t, u in zip(h["sample_types"] or [], h["sample_units"] or [])
+    ]
+    parts += [
+        _field(7, code(h["drop_frames"])),
+        _field(8, code(h["keep_frames"])),
+        _field(9, int(h["time_nanos"] or 0)),
+        _field(10, int(h["duration_nanos"] or 0)),
+        _field(12, int(h["period"] or 0)),
+        _field(14, code(h["default_sample_type"])),
+        _field(15, code(h["doc_url"])),
+    ]
     if h["period_type"] is not None:
         parts.append(_message(11, _field(1, code(h["period_type"])) + _field(2, code(h["period_unit"]))))
     for c in h["comments"] or []:

@@ -10,7 +10,6 @@ compact long DataFrame with a categorical ``name`` column."""
 from __future__ import annotations
 
 import os
-
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
@@ -36,8 +35,14 @@ def profile_values(profile, sample_type, by: str, value: str):
     nz = np.flatnonzero(col)
     names = t.printable_names()
     total = int(np.abs(profile.values[:, ti]).sum(dtype=np.int64)) if len(profile) else 0
-    return ([names[i] for i in nz.tolist()], col[nz], total, profile.sample_types[ti][0], profile.time_nanos,
-            profile.duration_nanos)
+    return (
+        [names[i] for i in nz.tolist()],
+        col[nz],
+        total,
+        profile.sample_types[ti][0],
+        profile.time_nanos,
+        profile.duration_nanos,
+    )
 
 
 def check_options(by: str, value: str, normalize: Optional[str]) -> None:
@@ -116,8 +121,16 @@ def concat(parts: List[Rows]) -> Rows:
         type_names |= r.type_names
         offset += len(r.totals)
     cat = lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt)  # noqa: E731
-    return Rows(cat(pos, np.int64), cat(codes, np.int32), cat(vals, np.int64), cats, cat(totals, np.int64),
-                cat(durations, np.int64), cat(times, np.int64), type_names)
+    return Rows(
+        cat(pos, np.int64),
+        cat(codes, np.int32),
+        cat(vals, np.int64),
+        cats,
+        cat(totals, np.int64),
+        cat(durations, np.int64),
+        cat(times, np.int64),
+        type_names,
+    )
 
 
 def bucket(rows: Rows, freq) -> Rows:
@@ -146,8 +159,16 @@ def bucket(rows: Rows, freq) -> Rows:
     sums = np.add.reduceat(vals, start) if len(rb) else vals
     nz = sums != 0
     bns = buckets.asi8 if len(buckets) else np.zeros(0, np.int64)
-    return Rows(rb[start][nz].astype(np.int64), codes[start][nz], sums[nz], rows.cats, btot, bdur,
-                np.asarray(bns, dtype=np.int64), rows.type_names)
+    return Rows(
+        rb[start][nz].astype(np.int64),
+        codes[start][nz],
+        sums[nz],
+        rows.cats,
+        btot,
+        bdur,
+        np.asarray(bns, dtype=np.int64),
+        rows.type_names,
+    )
 
 
 def finish(rows: Rows, *, by: str, value: str, normalize: Optional[str], bucketed: bool):
@@ -155,16 +176,19 @@ def finish(rows: Rows, *, by: str, value: str, normalize: Optional[str], buckete
     the rows come from :func:`bucket` (columns ``time, name, value``)."""
     pd = require_pandas()
     if len(rows.type_names) > 1:
-        raise ValueError(f"series(): profiles picked different sample types {sorted(rows.type_names)}; "
-                         f"pass sample_type=")
+        raise ValueError(
+            f"series(): profiles picked different sample types {sorted(rows.type_names)}; pass sample_type="
+        )
     pos, codes, vals, cats = rows.pos, rows.codes, rows.vals, rows.cats
     ns = np.where(rows.time_ns == 0, np.iinfo(np.int64).min, rows.time_ns)  # 0 = unknown -> NaT
-    df = pd.DataFrame({
-        "profile": pos,
-        "time": pd.to_datetime(ns[pos], unit="ns", utc=True),
-        "name": pd.Categorical.from_codes(codes, categories=cats) if cats else pd.Categorical([]),
-        "value": vals,
-    })
+    df = pd.DataFrame(
+        {
+            "profile": pos,
+            "time": pd.to_datetime(ns[pos], unit="ns", utc=True),
+            "name": pd.Categorical.from_codes(codes, categories=cats) if cats else pd.Categorical([]),
+            "value": vals,
+        }
+    )
     if normalize is not None:
         denom = rows.totals.astype(np.float64) if normalize == "share" else rows.durations.astype(np.float64) / 1e9
         d = denom[pos]
@@ -180,8 +204,15 @@ def finish(rows: Rows, *, by: str, value: str, normalize: Optional[str], buckete
     return df
 
 
-def series(s: "ProfileSet", sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
-           normalize: Optional[str] = None):
+def series(
+    s: "ProfileSet",
+    sample_type=None,
+    *,
+    by: str = "functions",
+    value: str = "flat",
+    freq=None,
+    normalize: Optional[str] = None,
+):
     """The value of every key in every profile of ``s``, as a long DataFrame.
 
     Parameters
@@ -254,5 +285,13 @@ def _rows_from_files(s: "ProfileSet", paths: List[str], sample_type, by: str, va
     if isinstance(sample_type, np.integer):
         sample_type = int(sample_type)
     r = _core.series_files(paths, by, value == "cum", sample_type, s._threads or 0)
-    return Rows(r["profile"], r["name"], r["value"], r["names"], r["total"], r["duration_nanos"], r["time_nanos"],
-                set(r["type_names"]))
+    return Rows(
+        r["profile"],
+        r["name"],
+        r["value"],
+        r["names"],
+        r["total"],
+        r["duration_nanos"],
+        r["time_nanos"],
+        set(r["type_names"]),
+    )

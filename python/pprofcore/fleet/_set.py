@@ -16,8 +16,8 @@ import numpy as np
 
 from .._io import load_many
 from .._merge import Merger, merge_files
-from .._profile import Profile
 from .._optional import require_pandas
+from .._profile import Profile
 from ._movers import movers
 from ._plots import set_html
 from ._series import series
@@ -32,8 +32,9 @@ class _Source:
 
     __slots__ = ("items", "reader", "chunk")
 
-    def __init__(self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None,
-                 chunk: Optional[int] = None) -> None:
+    def __init__(
+        self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None, chunk: Optional[int] = None
+    ) -> None:
         self.items = items
         self.reader = reader
         self.chunk = chunk  # profiles per read, when the reader prefers its own batch size
@@ -70,8 +71,9 @@ class ProfileSet:
     True
     """
 
-    def __init__(self, paths_or_profiles: Union[Sequence[Any], Any] = (), *, metadata=None,
-                 threads: Optional[int] = None) -> None:
+    def __init__(
+        self, paths_or_profiles: Union[Sequence[Any], Any] = (), *, metadata=None, threads: Optional[int] = None
+    ) -> None:
         if isinstance(paths_or_profiles, (str, bytes, os.PathLike, Profile)):
             paths_or_profiles = [paths_or_profiles]
         items = list(paths_or_profiles)
@@ -102,8 +104,9 @@ class ProfileSet:
         return cls(paths, metadata=metadata, threads=threads)
 
     @classmethod
-    def _from_reader(cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None,
-                     chunk: Optional[int] = None) -> "ProfileSet":
+    def _from_reader(
+        cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None, chunk: Optional[int] = None
+    ) -> "ProfileSet":
         s = cls([], threads=threads)
         s._source = _Source(list(keys), reader, chunk)
         s._rows = np.arange(len(keys), dtype=np.int64)
@@ -271,15 +274,23 @@ class ProfileSet:
         """``pprof -top`` of the merged set (see :meth:`Profile.top`)."""
         return self.merge().top(sample_type, by=by, n=n, **kwargs)
 
-    def series(self, sample_type=None, *, by: str = "functions", value: str = "flat", freq=None,
-               normalize: Optional[str] = None):
+    def series(
+        self,
+        sample_type=None,
+        *,
+        by: str = "functions",
+        value: str = "flat",
+        freq=None,
+        normalize: Optional[str] = None,
+    ):
         """Flat or cum value of every key in every profile, as a long DataFrame.
 
         See :func:`pprofcore.fleet.series` for the parameters."""
         return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize)
 
-    def movers(self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat",
-               n: Optional[int] = 20):
+    def movers(
+        self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat", n: Optional[int] = 20
+    ):
         """Keys whose share changed most between two windows.
 
         See :func:`pprofcore.fleet.movers`."""

@@ -88,15 +88,26 @@ class _Writer:
         sarr = np.asarray(strs, dtype=object)
         f, m, loc, ln = p.functions, p.mappings, p.locations, p.lines
         fid = _ids.as_id(_ids.rows(1, sh[f.name], sh[f.system_name], sh[f.filename], f.start_line))
-        mid = _ids.as_id(_ids.rows(2, m.memory_start, m.memory_limit, m.file_offset, sh[m.filename], sh[m.build_id],
-                                   m.has_functions, m.has_filenames, m.has_line_numbers, m.has_inline_frames))
+        mid = _ids.as_id(
+            _ids.rows(
+                2,
+                m.memory_start,
+                m.memory_limit,
+                m.file_offset,
+                sh[m.filename],
+                sh[m.build_id],
+                m.has_functions,
+                m.has_filenames,
+                m.has_line_numbers,
+                m.has_inline_frames,
+            )
+        )
         line_fn = fid[ln.function]
         line_h = _ids.rows(3, line_fn, ln.line, ln.column)
         has_map = loc.mapping >= 0
         loc_map = np.full(len(loc.mapping), -1, dtype=np.int64)
         loc_map[has_map] = mid[loc.mapping[has_map]]
-        lid = _ids.as_id(_ids.rows(4, loc_map, loc.address, loc.is_folded,
-                                   _ids.segments(5, line_h, loc.line_offsets)))
+        lid = _ids.as_id(_ids.rows(4, loc_map, loc.address, loc.is_folded, _ids.segments(5, line_h, loc.line_offsets)))
         sid = _ids.as_id(_ids.segments(6, lid[p.stack_locations], p.stack_offsets))
         pid = self.next_id
         self.next_id += 1
@@ -104,17 +115,35 @@ class _Writer:
 
         rows = self._new("functions", fid)
         if len(rows):
-            self.pending["functions"].append(pa.table({
-                "function_id": fid[rows], "name": sarr[f.name[rows]], "system_name": sarr[f.system_name[rows]],
-                "filename": sarr[f.filename[rows]], "start_line": f.start_line[rows]}))
+            self.pending["functions"].append(
+                pa.table(
+                    {
+                        "function_id": fid[rows],
+                        "name": sarr[f.name[rows]],
+                        "system_name": sarr[f.system_name[rows]],
+                        "filename": sarr[f.filename[rows]],
+                        "start_line": f.start_line[rows],
+                    }
+                )
+            )
         rows = self._new("mappings", mid)
         if len(rows):
-            self.pending["mappings"].append(pa.table({
-                "mapping_id": mid[rows], "memory_start": m.memory_start[rows], "memory_limit": m.memory_limit[rows],
-                "file_offset": m.file_offset[rows], "filename": sarr[m.filename[rows]],
-                "build_id": sarr[m.build_id[rows]],
-                **{k: m[k][rows].astype(bool) for k in ("has_functions", "has_filenames", "has_line_numbers",
-                                                        "has_inline_frames")}}))
+            self.pending["mappings"].append(
+                pa.table(
+                    {
+                        "mapping_id": mid[rows],
+                        "memory_start": m.memory_start[rows],
+                        "memory_limit": m.memory_limit[rows],
+                        "file_offset": m.file_offset[rows],
+                        "filename": sarr[m.filename[rows]],
+                        "build_id": sarr[m.build_id[rows]],
+                        **{
+                            k: m[k][rows].astype(bool)
+                            for k in ("has_functions", "has_filenames", "has_line_numbers", "has_inline_frames")
+                        },
+                    }
+                )
+            )
         rows = self._new("locations", lid)
         if len(rows):
             lo = loc.line_offsets
@@ -123,37 +152,57 @@ class _Writer:
             take = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
             off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
             lst = lambda v: pa.ListArray.from_arrays(pa.array(off), pa.array(v))  # noqa: E731
-            self.pending["locations"].append(pa.table({
-                "location_id": lid[rows], "mapping_id": pa.array(loc_map[rows], mask=loc_map[rows] < 0),
-                "address": loc.address[rows], "is_folded": loc.is_folded[rows].astype(bool),
-                "function_ids": lst(line_fn[take]), "lines": lst(ln.line[take]), "columns": lst(ln.column[take])}))
+            self.pending["locations"].append(
+                pa.table(
+                    {
+                        "location_id": lid[rows],
+                        "mapping_id": pa.array(loc_map[rows], mask=loc_map[rows] < 0),
+                        "address": loc.address[rows],
+                        "is_folded": loc.is_folded[rows].astype(bool),
+                        "function_ids": lst(line_fn[take]),
+                        "lines": lst(ln.line[take]),
+                        "columns": lst(ln.column[take]),
+                    }
+                )
+            )
         rows = self._new("stacks", sid)
         if len(rows):
             so = p.stack_offsets
             starts, lens = so[rows], so[rows + 1] - so[rows]
             take = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
             off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-            self.pending["stacks"].append(pa.table({
-                "stack_id": sid[rows],
-                "location_ids": pa.ListArray.from_arrays(pa.array(off), pa.array(lid[p.stack_locations[take]]))}))
+            self.pending["stacks"].append(
+                pa.table(
+                    {
+                        "stack_id": sid[rows],
+                        "location_ids": pa.ListArray.from_arrays(pa.array(off), pa.array(lid[p.stack_locations[take]])),
+                    }
+                )
+            )
 
         n, k = len(p), len(p.sample_types)
         lab = p.labels
         loff = pa.array(p.label_offsets.astype(np.int32))
         has_str = lab.str >= 0
-        self.pending["samples"].append(pa.table({
-            "day": pa.array([day] * n, pa.string()),
-            "profile_id": np.full(n, pid, dtype=np.int64),
-            "sample": np.arange(n, dtype=np.int32),
-            "stack_id": sid,
-            "values": pa.ListArray.from_arrays(pa.array(np.arange(n + 1, dtype=np.int32) * k),
-                                               pa.array(p.values.reshape(-1))),
-            "label_keys": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.key], pa.string())),
-            "label_strs": pa.ListArray.from_arrays(loff, pa.array(sarr[np.maximum(lab.str, 0)], pa.string(),
-                                                                  mask=~has_str)),
-            "label_nums": pa.ListArray.from_arrays(loff, pa.array(lab.num)),
-            "label_units": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.num_unit], pa.string())),
-        }))
+        self.pending["samples"].append(
+            pa.table(
+                {
+                    "day": pa.array([day] * n, pa.string()),
+                    "profile_id": np.full(n, pid, dtype=np.int64),
+                    "sample": np.arange(n, dtype=np.int32),
+                    "stack_id": sid,
+                    "values": pa.ListArray.from_arrays(
+                        pa.array(np.arange(n + 1, dtype=np.int32) * k), pa.array(p.values.reshape(-1))
+                    ),
+                    "label_keys": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.key], pa.string())),
+                    "label_strs": pa.ListArray.from_arrays(
+                        loff, pa.array(sarr[np.maximum(lab.str, 0)], pa.string(), mask=~has_str)
+                    ),
+                    "label_nums": pa.ListArray.from_arrays(loff, pa.array(lab.num)),
+                    "label_units": pa.ListArray.from_arrays(loff, pa.array(sarr[lab.num_unit], pa.string())),
+                }
+            )
+        )
         main = int(mid[0]) if len(mid) else None
         row = {"day": day, "profile_id": pid, "main_mapping_id": main, **facts["row"]}
         self.pending["profiles"].append(row)
@@ -190,13 +239,19 @@ def _header_row(p, path, extra: dict) -> dict:
     row = {
         "path": path,
         "time": pd.Timestamp(t, unit="ns", tz="UTC") if t else pd.NaT,
-        "time_nanos": t, "duration_nanos": p.duration_nanos,
-        "sample_types": [t for t, _ in p.sample_types], "sample_units": [u for _, u in p.sample_types],
+        "time_nanos": t,
+        "duration_nanos": p.duration_nanos,
+        "sample_types": [t for t, _ in p.sample_types],
+        "sample_units": [u for _, u in p.sample_types],
         "totals": totals.tolist(),
         "period_type": p.period_type[0] if p.period_type else None,
         "period_unit": p.period_type[1] if p.period_type else None,
-        "period": p.period, "comments": list(p.comments), "drop_frames": p.drop_frames,
-        "keep_frames": p.keep_frames, "default_sample_type": p.default_sample_type, "doc_url": p.doc_url,
+        "period": p.period,
+        "comments": list(p.comments),
+        "drop_frames": p.drop_frames,
+        "keep_frames": p.keep_frames,
+        "default_sample_type": p.default_sample_type,
+        "doc_url": p.doc_url,
         "n_samples": len(p),
     }
     for k, v in extra.items():
@@ -213,8 +268,23 @@ def _metadata_of(s: ProfileSet, i: int, path) -> dict:
         if s._source.reader is None or s._table is None:
             return {}
         row = s._table.iloc[int(s._rows[i])]  # a set rebuilt from a store: its stored columns
-        skip = {"path", "time", "duration", "sample_types", "sample_units", "totals", "period_type", "period_unit",
-                "period", "comments", "drop_frames", "keep_frames", "default_sample_type", "doc_url", "n_samples"}
+        skip = {
+            "path",
+            "time",
+            "duration",
+            "sample_types",
+            "sample_units",
+            "totals",
+            "period_type",
+            "period_unit",
+            "period",
+            "comments",
+            "drop_frames",
+            "keep_frames",
+            "default_sample_type",
+            "doc_url",
+            "n_samples",
+        }
         return {k: v for k, v in row.items() if k not in skip}
     if callable(md):
         return dict(md(path) or {})
@@ -273,8 +343,10 @@ class Store:
                 continue
             files = str(tdir / "**" / "*.parquet")
             hive = "true" if t in PARTITIONED else "false"
-            self._con.execute(f"create view {t} as select * from read_parquet('{_sql_str(files)}', "
-                              f"hive_partitioning={hive}, union_by_name=true)")
+            self._con.execute(
+                f"create view {t} as select * from read_parquet('{_sql_str(files)}', "
+                f"hive_partitioning={hive}, union_by_name=true)"
+            )
 
     def __repr__(self) -> str:
         return f"<pprofcore.fleet.Store {self.directory}>"
@@ -299,10 +371,17 @@ class Store:
         ``profiles`` view), rebuilt from the tables a chunk at a time."""
         table = self._selected(where)
         pd = require_pandas()
-        facts = pd.DataFrame({"path": table["path"], "time": pd.to_datetime(table["time"], utc=True),
-                              "duration": pd.to_timedelta(table["duration_nanos"], unit="ns"),
-                              "sample_types": [",".join(f"{t}/{u}" for t, u in zip(a, b))
-                                               for a, b in zip(table["sample_types"], table["sample_units"])]})
+        facts = pd.DataFrame(
+            {
+                "path": table["path"],
+                "time": pd.to_datetime(table["time"], utc=True),
+                "duration": pd.to_timedelta(table["duration_nanos"], unit="ns"),
+                "sample_types": [
+                    ",".join(f"{t}/{u}" for t, u in zip(a, b))
+                    for a, b in zip(table["sample_types"], table["sample_units"])
+                ],
+            }
+        )
         for c in table.columns:
             if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
                 facts[c] = table[c].to_numpy()
@@ -328,18 +407,46 @@ def _empty_table(table: str):
     pa = require_pyarrow()
     ints, strs = pa.list_(pa.int64()), pa.list_(pa.string())
     schemas = {
-        "samples": [("profile_id", pa.int64()), ("sample", pa.int32()), ("stack_id", pa.int64()), ("values", ints),
-                    ("label_keys", strs), ("label_strs", strs), ("label_nums", ints), ("label_units", strs),
-                    ("day", pa.string())],
+        "samples": [
+            ("profile_id", pa.int64()),
+            ("sample", pa.int32()),
+            ("stack_id", pa.int64()),
+            ("values", ints),
+            ("label_keys", strs),
+            ("label_strs", strs),
+            ("label_nums", ints),
+            ("label_units", strs),
+            ("day", pa.string()),
+        ],
         "stacks": [("stack_id", pa.int64()), ("location_ids", ints)],
-        "locations": [("location_id", pa.int64()), ("mapping_id", pa.int64()), ("address", pa.uint64()),
-                      ("is_folded", pa.bool_()), ("function_ids", ints), ("lines", ints), ("columns", ints)],
-        "functions": [("function_id", pa.int64()), ("name", pa.string()), ("system_name", pa.string()),
-                      ("filename", pa.string()), ("start_line", pa.int64())],
-        "mappings": [("mapping_id", pa.int64()), ("memory_start", pa.uint64()), ("memory_limit", pa.uint64()),
-                     ("file_offset", pa.uint64()), ("filename", pa.string()), ("build_id", pa.string()),
-                     ("has_functions", pa.bool_()), ("has_filenames", pa.bool_()),
-                     ("has_line_numbers", pa.bool_()), ("has_inline_frames", pa.bool_())],
+        "locations": [
+            ("location_id", pa.int64()),
+            ("mapping_id", pa.int64()),
+            ("address", pa.uint64()),
+            ("is_folded", pa.bool_()),
+            ("function_ids", ints),
+            ("lines", ints),
+            ("columns", ints),
+        ],
+        "functions": [
+            ("function_id", pa.int64()),
+            ("name", pa.string()),
+            ("system_name", pa.string()),
+            ("filename", pa.string()),
+            ("start_line", pa.int64()),
+        ],
+        "mappings": [
+            ("mapping_id", pa.int64()),
+            ("memory_start", pa.uint64()),
+            ("memory_limit", pa.uint64()),
+            ("file_offset", pa.uint64()),
+            ("filename", pa.string()),
+            ("build_id", pa.string()),
+            ("has_functions", pa.bool_()),
+            ("has_filenames", pa.bool_()),
+            ("has_line_numbers", pa.bool_()),
+            ("has_inline_frames", pa.bool_()),
+        ],
     }
     return pa.schema(schemas[table]).empty_table()
 

@@ -14,5 +14,18 @@ from .top import top
 from .topproto import top_profile
 from .traces import traces
 
-__all__ = ["ReportTable", "by_label", "disassembly", "frames_table", "source_listing", "peek", "tags", "to_callgrind", "to_folded", "top", "top_profile", "traces",
-           "tree"]
+__all__ = [
+    "ReportTable",
+    "by_label",
+    "disassembly",
+    "frames_table",
+    "source_listing",
+    "peek",
+    "tags",
+    "to_callgrind",
+    "to_folded",
+    "top",
+    "top_profile",
+    "traces",
+    "tree",
+]

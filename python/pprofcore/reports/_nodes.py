@@ -18,15 +18,13 @@ GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 _INLINE_TEXT = ("", "(inline)", "(partial-inline)")
 
 
-
 def check_granularity(by: str) -> str:
     if by not in GRANULARITIES:
         raise ValueError(f"unknown granularity {by!r}; expected one of {', '.join(GRANULARITIES)}")
     return by
 
 
-def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_type: int = -1,
-          mean: bool = False):
+def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_type: int = -1, mean: bool = False):
     """The C++ node table of ``profile`` at granularity ``by`` (cached on the profile).
 
     ``label_type`` (and with ``mean`` the count type 0) decides which samples
@@ -40,7 +38,6 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
         t = _core.aggregate(profile._core, by, bool(inline), int(label_type), div)
         cache[key] = t
     return t
-
 
 
 def type_label(profile: "Profile", ti: int, mean: bool) -> str:
@@ -82,7 +79,6 @@ def _go_time(nanos: int) -> str:
     return f"{_time.strftime('%b', tm)} {tm.tm_mday}, {tm.tm_year} at {hour}:{tm.tm_min:02d}{ampm} ({tm.tm_zone})"
 
 
-
 def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int) -> np.ndarray:
     """Inline label per node (0 none, 1 inline, 2 partial-inline) from the
     in-edges of pprof's final graph: only the nodes in ``rows``, edges that skip
@@ -118,14 +114,16 @@ def trim_nodes(cols, rows: np.ndarray, ti: int, nodefraction: float):
     return rows[keep], int((~keep).sum())
 
 
-def summary_lines(profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float,
-                  shown: int, orig: int) -> List[str]:
+def summary_lines(
+    profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float, shown: int, orig: int
+) -> List[str]:
     """pprof's report labels after the profile's: "Active filters", "Showing
     nodes accounting for ...", "Dropped N nodes (cum <= X)", "Showing top N
     nodes out of M"."""
     out = active_filters(profile)
-    out.append(f"Showing nodes accounting for {fmt(flat_sum)}, "
-               f"{_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total")
+    out.append(
+        f"Showing nodes accounting for {fmt(flat_sum)}, {_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total"
+    )
     if tot != 0:
         if dropped > 0:
             cut = abs(int(tot * float(nodefraction)))
@@ -133,6 +131,3 @@ def summary_lines(profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int
         if 0 < shown < orig:
             out.append(f"Showing top {shown} nodes out of {orig}")
     return out
-
-
-

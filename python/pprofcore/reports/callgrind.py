@@ -39,7 +39,7 @@ def _address(prev: Optional[int], cur: int) -> str:
         return absolute
     if prev == cur:
         return "*"
-    diff = (cur - prev + 2 ** 63) % 2 ** 64 - 2 ** 63  # Go: int64(curr - prev)
+    diff = (cur - prev + 2**63) % 2**64 - 2**63  # Go: int64(curr - prev)
     relative = f"{diff:+d}"
     return relative if len(relative) < len(absolute) else absolute
 
@@ -69,8 +69,9 @@ def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> 
     return _units.scale(smallest, su, "minimum")[1] or su
 
 
-def to_callgrind(profile: "Profile", sample_type: Union[int, str, None] = None, unit: Optional[str] = None,
-                 inline: bool = True) -> str:
+def to_callgrind(
+    profile: "Profile", sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
+) -> str:
     """The callgrind text of ``profile`` (see the module docstring)."""
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "addresses", inline, ti)
@@ -107,7 +108,11 @@ def to_callgrind(profile: "Profile", sample_type: Union[int, str, None] = None, 
         dst = e["dst"]
         for k in sorted(out_edges.get(n, []), key=lambda k: (-abs(int(w[k])), printable[n], printable[dst[k]])):
             c = int(dst[k])
-            lines += ["cfl=" + _name(fls, files[c]), "cfn=" + _name(fns, fn_name[c]),
-                      f"calls=0 {_address(pa, address[c])} {lineno[c]}", f"* * {scale(w[k])}"]
+            lines += [
+                "cfl=" + _name(fls, files[c]),
+                "cfn=" + _name(fns, fn_name[c]),
+                f"calls=0 {_address(pa, address[c])} {lineno[c]}",
+                f"* * {scale(w[k])}",
+            ]
         prev = n
     return "\n".join(lines) + "\n"

@@ -14,8 +14,13 @@ if TYPE_CHECKING:
     from .._profile import Profile
 
 
-def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lines: bool = False,
-              labels: Optional[Sequence[str]] = None, inline: bool = True) -> str:
+def to_folded(
+    profile: "Profile",
+    sample_type: Union[int, str, None] = None,
+    lines: bool = False,
+    labels: Optional[Sequence[str]] = None,
+    inline: bool = True,
+) -> str:
     ti = profile.sample_type_index(sample_type)
     nodes = _nodes.nodes(profile, "lines" if lines else "functions", inline)
     group: List[int] = []
@@ -45,8 +50,3 @@ def to_folded(profile: "Profile", sample_type: Union[int, str, None] = None, lin
             fr = [t(int(v)) for t, v in zip(texts, row)]
             prefixes.append("".join(f + ";" for f in fr if f is not None))
     return nodes.folded(profile._core, ti, group, prefixes)
-
-
-
-
-

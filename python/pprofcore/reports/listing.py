@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
+from .._repr import listing_html
 from ._base import report_total
 from ._nodes import nodes
 from .table import ReportTable
-from .._repr import listing_html
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -46,8 +46,15 @@ class ListingTable(ReportTable):
 
 
 # ------------------------------------------------------------------ source list
-def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = None, trim_path: str = "",
-                   sample_type=None, relative_percentages: bool = False) -> ListingTable:
+def source_listing(
+    profile: "Profile",
+    regex,
+    *,
+    source_path: Optional[str] = None,
+    trim_path: str = "",
+    sample_type=None,
+    relative_percentages: bool = False,
+) -> ListingTable:
     """pprof's ``-list=regex``: for every function whose name matches ``regex``
     and every source file it has samples in, the source lines around the
     sampled ones with their flat and cum values (pprof's node order, five lines
@@ -96,8 +103,13 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
             continue
         for file in sorted(files):
             rows = files[file]
-            routine = {"name": name, "file": file, "flat": int(flat[rows].sum()), "cum": int(cum[rows].sum()),
-                       "error": ""}
+            routine = {
+                "name": name,
+                "file": file,
+                "flat": int(flat[rows].sum()),
+                "cum": int(cum[rows].sum()),
+                "error": "",
+            }
             routines.append(routine)
             starts = cols["start_line"][rows].tolist()
             linenos = cols["lineno"][rows].tolist()
@@ -114,12 +126,23 @@ def source_listing(profile: "Profile", regex, *, source_path: Optional[str] = No
                 if ln >= len(text):
                     break
                 a, b = per_line.get(ln, (0, 0))
-                for k, v in (("routine", name), ("file", file), ("line", ln), ("flat", a), ("cum", b),
-                             ("text", text[ln])):
+                for k, v in (
+                    ("routine", name),
+                    ("file", file),
+                    ("line", ln),
+                    ("flat", a),
+                    ("cum", b),
+                    ("text", text[ln]),
+                ):
                     out[k].append(v)
     columns = {k: (np.asarray(v, dtype=np.int64) if k in ("line", "flat", "cum") else v) for k, v in out.items()}
-    meta = {"kind": "list", "total": tot, "sample_unit": su, "routines": routines,
-            "sample_type": profile.sample_types[ti][0]}
+    meta = {
+        "kind": "list",
+        "total": tot,
+        "sample_unit": su,
+        "routines": routines,
+        "sample_type": profile.sample_types[ti][0],
+    }
     return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _list_text, meta)
 
 
@@ -201,12 +224,12 @@ def _trim(path: str, trim: str, search: str) -> str:
             want = "/" + os.path.basename(d.rstrip("/")) + "/"
             at = spath.find(want)
             if at != -1:
-                return path[at + len(want):]
+                return path[at + len(want) :]
     for t in [x for x in trim.split(os.pathsep) if x] + ["/proc/self/cwd/./", "/proc/self/cwd/"]:
         if not t.endswith("/"):
             t += "/"
         if spath.startswith(t):
-            return path[len(t):]
+            return path[len(t) :]
     return path
 
 
@@ -226,14 +249,18 @@ def _list_text(t: ListingTable, n: Optional[int] = None) -> str:
             out.append(f"No source information for {r['name']}")
             continue
         out.append(f"ROUTINE ======================== {r['name']} in {r['file']}")
-        out.append(f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
-                   f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total")
+        out.append(
+            f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
+            f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total"
+        )
         if r["error"]:
             out.append(f" Error: {r['error']}")
             continue
         for i in rows_by_routine.get((r["name"], r["file"]), []):
-            out.append(f"{_value_or_dot(int(t['flat'][i]), su):>10} {_value_or_dot(int(t['cum'][i]), su):>10} "
-                       f"{int(t['line'][i]):6d}:{t['text'][i]}")
+            out.append(
+                f"{_value_or_dot(int(t['flat'][i]), su):>10} {_value_or_dot(int(t['cum'][i]), su):>10} "
+                f"{int(t['line'][i]):6d}:{t['text'][i]}"
+            )
     return "\n".join(out) + "\n"
 
 
@@ -245,8 +272,9 @@ _FUNCTION = re.compile(r"^;?\s?(\S.*)\(\):")
 _FUNCTION_LLVM = re.compile(r"^([0-9a-fA-F]+)?\s?(.*):")
 
 
-def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, sample_type=None,
-                relative_percentages: bool = False) -> ListingTable:
+def disassembly(
+    profile: "Profile", regex, *, binaries=None, search_path=None, sample_type=None, relative_percentages: bool = False
+) -> ListingTable:
     """pprof's ``-disasm=regex``: the instructions of every symbol (from ``nm
     -n`` of the mappings' binaries) whose name, mangled or demangled, matches
     ``regex``, with the flat and cum of the samples at each instruction (address
@@ -278,13 +306,16 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
         for k in range(int(lno[loc]), int(lno[loc + 1])):
             if node_map[ln[k]] < 0:
                 node_map[ln[k]] = loc_map[loc]
-    names = [s(int(cols["name"][r])) if cols["function"][r] < 0 else s(int(fn_name[int(cols["function"][r])]))
-             for r in range(len(t))]
+    names = [
+        s(int(cols["name"][r])) if cols["function"][r] < 0 else s(int(fn_name[int(cols["function"][r])]))
+        for r in range(len(t))
+    ]
     maps = profile.mappings
     tot = report_total(profile, ti, False, relative_percentages)
     su = profile.sample_types[ti][1]
-    routines, out = [], {k: [] for k in ("routine", "file", "address", "flat", "cum", "text")}
-    info = {k: [] for k in ("function", "source_file", "source_line")}
+    routines: list = []
+    out: Dict[str, list] = {k: [] for k in ("routine", "file", "address", "flat", "cum", "text")}
+    info: Dict[str, list] = {k: [] for k in ("function", "source_file", "source_line")}
     symbols = []
     address = _as_address(rx.pattern)
     used = {int(node_map[r]) for r in live if node_map[r] >= 0 and rx.search(names[r])}
@@ -300,8 +331,9 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
         try:
             elf = _elf.read_elf(path)
             first = int(cols["address"][rows[0]]) if rows else (address if address is not None else start)
-            base = _elf.relocation_base(elf, _elf.segment_for_mapping(elf, start, limit, offset, first),
-                                        start, limit, offset)
+            base = _elf.relocation_base(
+                elf, _elf.segment_for_mapping(elf, start, limit, offset, first), start, limit, offset
+            )
         except (OSError, _elf.NotELF, _elf.BaseError):
             continue
         for sym in _symbols(nm, path, rx, _demangle, address):
@@ -312,10 +344,17 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
     for (sym_name, lo, hi, aliases), path, base, rows in symbols:
         insts = _objdump(objdump, path, lo, hi)
         # the symbol's samples (pprof's nodesPerSymbol): objects addresses in [lo, hi]
-        objaddr = sorted(a for a in (((int(cols["address"][r]) - base) & 0xFFFFFFFFFFFFFFFF, r) for r in rows)
-                         if lo <= a[0] <= hi)
-        routine = {"name": sym_name, "file": path, "flat": sum(int(flat[r]) for _, r in objaddr),
-                   "cum": sum(int(cum[r]) for _, r in objaddr), "error": "", "aliases": aliases}
+        objaddr = sorted(
+            a for a in (((int(cols["address"][r]) - base) & 0xFFFFFFFFFFFFFFFF, r) for r in rows) if lo <= a[0] <= hi
+        )
+        routine = {
+            "name": sym_name,
+            "file": path,
+            "flat": sum(int(flat[r]) for _, r in objaddr),
+            "cum": sum(int(cum[r]) for _, r in objaddr),
+            "error": "",
+            "aliases": aliases,
+        }
         k = 0
         for i, (addr, text, function, file, line) in enumerate(insts):
             nxt = insts[i + 1][0] if i + 1 < len(insts) else 1 << 64
@@ -333,20 +372,33 @@ def disassembly(profile: "Profile", regex, *, binaries=None, search_path=None, s
                     line = int(cols["lineno"][r])
                 if not function:
                     function = names[r]
-            for key, v in (("routine", sym_name), ("file", path), ("address", addr), ("flat", f), ("cum", c),
-                           ("text", text)):
+            for key, v in (
+                ("routine", sym_name),
+                ("file", path),
+                ("address", addr),
+                ("flat", f),
+                ("cum", c),
+                ("text", text),
+            ):
                 out[key].append(v)
             info["function"].append(function)
             info["source_file"].append(os.path.basename(file) if file else "")
             info["source_line"].append(line)
         routines.append(routine)
-    columns = {k: (np.asarray(v, dtype=np.uint64 if k == "address" else np.int64)
-                   if k in ("address", "flat", "cum") else v) for k, v in out.items()}
+    columns = {
+        k: (np.asarray(v, dtype=np.uint64 if k == "address" else np.int64) if k in ("address", "flat", "cum") else v)
+        for k, v in out.items()
+    }
     columns["function"] = info["function"]
     columns["source_file"] = info["source_file"]
     columns["source_line"] = np.asarray(info["source_line"], dtype=np.int64)
-    meta = {"kind": "disasm", "total": tot, "sample_unit": su, "routines": routines,
-            "sample_type": profile.sample_types[ti][0]}
+    meta = {
+        "kind": "disasm",
+        "total": tot,
+        "sample_unit": su,
+        "routines": routines,
+        "sample_type": profile.sample_types[ti][0],
+    }
     return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _disasm_text, meta)
 
 
@@ -378,8 +430,11 @@ def _symbols(nm: str, path: str, rx, demangle_mod, address: Optional[int] = None
         else:
             groups.append((addr, [m.group(3)]))
     mangled = [n for _, names in groups for n in names if demangle_mod.is_mangled(n)]
-    forms = {mode: demangle_mod.demangle_names(mangled, mode) for mode in ("full", "templates", "simplified")} \
-        if mangled else {}
+    forms = (
+        {mode: demangle_mod.demangle_names(mangled, mode) for mode in ("full", "templates", "simplified")}
+        if mangled
+        else {}
+    )
     out = []
     for i, (addr, names) in enumerate(groups):
         # a symbol ends where the next begins; the last one runs to the end (as in pprof)
@@ -391,8 +446,14 @@ def _symbols(nm: str, path: str, rx, demangle_mod, address: Optional[int] = None
             if rx.search(n):
                 out.append((n, addr, end, []))
                 break
-            hit = next((forms[mode][n] for mode in ("full", "templates", "simplified")
-                        if n in forms.get(mode, {}) and rx.search(forms[mode][n])), None)
+            hit = next(
+                (
+                    forms[mode][n]
+                    for mode in ("full", "templates", "simplified")
+                    if n in forms.get(mode, {}) and rx.search(forms[mode][n])
+                ),
+                None,
+            )
             if hit is not None:
                 out.append((hit, addr, end, []))
                 break
@@ -402,9 +463,21 @@ def _symbols(nm: str, path: str, rx, demangle_mod, address: Optional[int] = None
 def _objdump(objdump: str, path: str, start: int, end: int) -> List[Tuple[int, str, str, str, int]]:
     """Instructions of ``path`` in [start, end]: ``(address, text, function,
     file, line)`` with the function and line objdump's ``--line-numbers`` says."""
-    r = subprocess.run([objdump, "--disassemble", "--demangle", "--no-show-raw-insn", "--line-numbers",
-                        f"--start-address={start:#x}", f"--stop-address={end:#x}", path],
-                       capture_output=True, text=True, errors="replace")
+    r = subprocess.run(
+        [
+            objdump,
+            "--disassemble",
+            "--demangle",
+            "--no-show-raw-insn",
+            "--line-numbers",
+            f"--start-address={start:#x}",
+            f"--stop-address={end:#x}",
+            path,
+        ],
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
     if r.returncode != 0:
         raise RuntimeError(f"objdump failed on {path}: {r.stderr.strip()[:300]}")
     function, file, line = "", "", 0
@@ -441,8 +514,10 @@ def _disasm_text(t: ListingTable, n: Optional[int] = None) -> str:
     for r in m["routines"]:
         out.append(f"ROUTINE ======================== {r['name']}")
         out.extend(f"    AKA ======================== {a}" for a in r.get("aliases", []))
-        out.append(f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
-                   f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total")
+        out.append(
+            f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
+            f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total"
+        )
         last = ("", "", 0)
         for i in rows.get(r["name"], []):
             where = (t["function"][i], t["source_file"][i], int(t["source_line"][i]))

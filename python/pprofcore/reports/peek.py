@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Dict, Optional
 import numpy as np
 
 from .. import _args, _units
-from ._base import report_total, go_div
-from .table import ReportTable
+from ._base import go_div, report_total
 from ._nodes import header_lines, nodes, summary_lines, trim_nodes
+from .table import ReportTable
 
 if TYPE_CHECKING:
     from .._profile import Profile
@@ -22,26 +22,78 @@ def _pct(v: float, tot: float) -> str:
 
 
 # ------------------------------------------------------------------ peek, tree
-def peek(profile: "Profile", regex: str, sample_type=None, by: str = "functions", mean: bool = False,
-         unit: Optional[str] = None, inline: bool = True, relative_percentages: bool = False) -> ReportTable:
+def peek(
+    profile: "Profile",
+    regex: str,
+    sample_type=None,
+    by: str = "functions",
+    mean: bool = False,
+    unit: Optional[str] = None,
+    inline: bool = True,
+    relative_percentages: bool = False,
+) -> ReportTable:
     """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
     trimming, as pprof). Raises ValueError when ``regex`` matches no node."""
-    return call_tree(profile, _args.compile_regex("peek regex", regex), sample_type, by, "flat", mean, unit, inline,
-                     0, 0.0, 0.0,
-                     relative_percentages)
+    return call_tree(
+        profile,
+        _args.compile_regex("peek regex", regex),
+        sample_type,
+        by,
+        "flat",
+        mean,
+        unit,
+        inline,
+        0,
+        0.0,
+        0.0,
+        relative_percentages,
+    )
 
 
-def tree(profile: "Profile", sample_type=None, by: str = "functions", sort: str = "flat", mean: bool = False,
-         unit: Optional[str] = None, inline: bool = True, nodecount: int = 80, nodefraction: float = 0.005,
-         edgefraction: float = 0.001, relative_percentages: bool = False) -> ReportTable:
+def tree(
+    profile: "Profile",
+    sample_type=None,
+    by: str = "functions",
+    sort: str = "flat",
+    mean: bool = False,
+    unit: Optional[str] = None,
+    inline: bool = True,
+    nodecount: int = 80,
+    nodefraction: float = 0.005,
+    edgefraction: float = 0.001,
+    relative_percentages: bool = False,
+) -> ReportTable:
     """pprof's -tree: every node of the trimmed graph with its callers and callees."""
-    return call_tree(profile, None, sample_type, by, sort, mean, unit, inline, nodecount, nodefraction,
-                     edgefraction, relative_percentages)
+    return call_tree(
+        profile,
+        None,
+        sample_type,
+        by,
+        sort,
+        mean,
+        unit,
+        inline,
+        nodecount,
+        nodefraction,
+        edgefraction,
+        relative_percentages,
+    )
 
 
-def call_tree(profile: "Profile", rx, sample_type, by: str, sort: str, mean: bool, unit: Optional[str],
-              inline: bool, nodecount: int, nodefraction: float, edgefraction: float,
-              relative_percentages: bool) -> ReportTable:
+def call_tree(
+    profile: "Profile",
+    rx,
+    sample_type,
+    by: str,
+    sort: str,
+    mean: bool,
+    unit: Optional[str],
+    inline: bool,
+    nodecount: int,
+    nodefraction: float,
+    edgefraction: float,
+    relative_percentages: bool,
+) -> ReportTable:
     """pprof's printTree: nodes in report order (trimmed as newTrimmedGraph does:
     |cum| below ``nodefraction``, then the first ``nodecount``; edges below
     ``edgefraction`` of the flat total dropped), each with its in/out edges;
@@ -102,10 +154,24 @@ def call_tree(profile: "Profile", rx, sample_type, by: str, sort: str, mean: boo
     fmt = lambda v: _units.scaled_label(int(v), su, ou)  # noqa: E731
     header = header_lines(profile, ti, mean, tot, ou)
     header += summary_lines(profile, fmt, int(flat_all.sum()), tot, dropped, nodefraction, len(order), orig)
-    meta = {"sample_unit": su, "unit": ou, "total": tot, "sample_type": profile.sample_types[ti][0],
-            "dropped_nodes": dropped, "nodes": orig}
-    cols_out = {k: (np.asarray(v, dtype=np.int64) if k in ("flat", "cum", "weight") else
-                    np.asarray(v, dtype=bool) if k == "inline" else v) for k, v in out.items()}
+    meta = {
+        "sample_unit": su,
+        "unit": ou,
+        "total": tot,
+        "sample_type": profile.sample_types[ti][0],
+        "dropped_nodes": dropped,
+        "nodes": orig,
+    }
+    cols_out = {
+        k: (
+            np.asarray(v, dtype=np.int64)
+            if k in ("flat", "cum", "weight")
+            else np.asarray(v, dtype=bool)
+            if k == "inline"
+            else v
+        )
+        for k, v in out.items()
+    }
     return ReportTable(cols_out, header, _peek_text, meta)
 
 
@@ -137,8 +203,10 @@ def _peek_text(t: ReportTable, n: Optional[int]) -> str:
         if kind == "node":
             flat, cum = int(t["flat"][i]), int(t["cum"][i])
             flat_sum += flat
-            lines.append(f"{fmt(flat):>10} {_pct(flat, tot)} {_pct(flat_sum, tot)} {fmt(cum):>10} {_pct(cum, tot)}"
-                         f"                | {name}")
+            lines.append(
+                f"{fmt(flat):>10} {_pct(flat, tot)} {_pct(flat_sum, tot)} {fmt(cum):>10} {_pct(cum, tot)}"
+                f"                | {name}"
+            )
         else:
             if kind == "caller" and (i == 0 or t["kind"][i - 1] == "callee" or t["kind"][i - 1] == "node"):
                 lines.append(sep)
@@ -151,7 +219,3 @@ def _peek_text(t: ReportTable, n: Optional[int]) -> str:
     if len(t):
         lines.append(sep)
     return "\n".join(lines)
-
-
-
-

@@ -12,7 +12,6 @@ from .._optional import require_pandas
 from .._repr import report_table_html
 
 
-
 class ReportTable:
     """A report as a table: columns of equal length, a title, and a text form.
 
@@ -22,8 +21,13 @@ class ReportTable:
     Arrow PyCapsule interface (polars, duckdb, ``pyarrow.table(t)``).
     """
 
-    def __init__(self, columns: Mapping[str, Any], header: Optional[List[str]] = None,
-                 text: Optional[Callable[["ReportTable", Optional[int]], str]] = None, meta: Optional[dict] = None):
+    def __init__(
+        self,
+        columns: Mapping[str, Any],
+        header: Optional[List[str]] = None,
+        text: Optional[Callable[..., str]] = None,
+        meta: Optional[dict] = None,
+    ):
         self._columns = dict(columns)
         self.header = list(header or [])
         self._text = text
@@ -105,7 +109,9 @@ def _generic_text(t: ReportTable, n: Optional[int]) -> str:
     widths = [max(len(r[j]) for r in cells) for j in range(len(names))]
     lines = list(t.header)
     for r in cells:
-        lines.append("  ".join(s.rjust(w) if j < len(names) - 1 else s for j, (s, w) in enumerate(zip(r, widths))).rstrip())
+        lines.append(
+            "  ".join(s.rjust(w) if j < len(names) - 1 else s for j, (s, w) in enumerate(zip(r, widths))).rstrip()
+        )
     if rows < len(t):
         lines.append(f"... {len(t) - rows} more rows")
     return "\n".join(lines)

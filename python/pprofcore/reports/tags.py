@@ -9,7 +9,6 @@ import numpy as np
 from .. import _units
 from .._frames import _label_columns, _value_names, num_label_units
 from .._tabular import Codes
-
 from ._base import report_total
 from .table import ReportTable
 
@@ -17,9 +16,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 
-
-def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None,
-         relative_percentages: bool = False) -> ReportTable:
+def tags(
+    profile: "Profile", sample_type=None, unit: Optional[str] = None, relative_percentages: bool = False
+) -> ReportTable:
     """pprof's -tags (current upstream format): per label key and value, the
     total of one sample type and its share of the report total."""
     ti = profile.sample_type_index(sample_type)
@@ -68,8 +67,12 @@ def tags(profile: "Profile", sample_type=None, unit: Optional[str] = None,
             cols["value"].append(val)
             cols["total"].append(x)
             cols["share"].append(abs(x / report_tot) * 100 if report_tot else 0.0)
-    table = {"key": cols["key"], "value": cols["value"], "total": np.asarray(cols["total"], dtype=np.int64),
-             "share": np.asarray(cols["share"], dtype=np.float64)}
+    table = {
+        "key": cols["key"],
+        "value": cols["value"],
+        "total": np.asarray(cols["total"], dtype=np.int64),
+        "share": np.asarray(cols["share"], dtype=np.float64),
+    }
     meta = {"sample_unit": su, "unit": ou, "key_totals": key_totals, "total": report_tot}
     return ReportTable(table, [], _tags_text, meta)
 

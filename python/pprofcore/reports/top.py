@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _units
 from .._frames import _value_names
-from ._base import report_total, go_div
+from ._base import go_div, report_total
 from ._nodes import _INLINE_TEXT, header_lines, nodes, summary_lines, trim_nodes, trimmed_inline_labels
 from .table import ReportTable
 
@@ -16,10 +16,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 
-def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str = "functions",
-        n: Optional[int] = None, sort: str = "flat", mean: bool = False, unit: Optional[str] = None,
-        inline: bool = True, nodefraction: float = 0.005, edgefraction: float = 0.001,
-        relative_percentages: bool = False) -> ReportTable:
+def top(
+    profile: "Profile",
+    sample_type: Union[int, str, None] = None,
+    by: str = "functions",
+    n: Optional[int] = None,
+    sort: str = "flat",
+    mean: bool = False,
+    unit: Optional[str] = None,
+    inline: bool = True,
+    nodefraction: float = 0.005,
+    edgefraction: float = 0.001,
+    relative_percentages: bool = False,
+) -> ReportTable:
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):
@@ -70,8 +79,14 @@ def top(profile: "Profile", sample_type: Union[int, str, None] = None, by: str =
         "inline": [_INLINE_TEXT[int(x)] for x in labels],
     }
     meta = {
-        "sample_type": profile.sample_types[ti][0], "sample_unit": sample_unit, "unit": out_unit,
-        "total": tot, "granularity": by, "sort": sort, "mean": mean, "nodes": len(all_rows),
+        "sample_type": profile.sample_types[ti][0],
+        "sample_unit": sample_unit,
+        "unit": out_unit,
+        "total": tot,
+        "granularity": by,
+        "sort": sort,
+        "mean": mean,
+        "nodes": len(all_rows),
         "dropped_nodes": dropped,
     }
     fmt = lambda v: _units.scaled_label(int(v), sample_unit, out_unit)  # noqa: E731
@@ -93,9 +108,11 @@ def _top_text(t: ReportTable, n: Optional[int]) -> str:
     for i in range(rows):
         running += int(flat[i])
         inl = t["inline"][i]
-        lines.append(f"{_units.scaled_label(int(flat[i]), su, ou):>10} {_units.percentage(int(flat[i]), tot)} "
-                     f"{_units.percentage(running, tot)} {_units.scaled_label(int(cum[i]), su, ou):>10} "
-                     f"{_units.percentage(int(cum[i]), tot)}  {t['name'][i]}{(' ' + inl) if inl else ''}")
+        lines.append(
+            f"{_units.scaled_label(int(flat[i]), su, ou):>10} {_units.percentage(int(flat[i]), tot)} "
+            f"{_units.percentage(running, tot)} {_units.scaled_label(int(cum[i]), su, ou):>10} "
+            f"{_units.percentage(int(cum[i]), tot)}  {t['name'][i]}{(' ' + inl) if inl else ''}"
+        )
     if rows < len(t):
         lines.append(f"... {len(t) - rows} more rows")
     return "\n".join(lines)

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 import numpy as np
 
 from .. import _core, _units
-from .._wire import put_packed as _packed
 from .._wire import put_field_bytes as _field_bytes
 from .._wire import put_field_varint as _field_varint
-from ._base import report_total, go_div
+from .._wire import put_packed as _packed
+from ._base import go_div, report_total
 from ._nodes import nodes, trim_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,9 +29,17 @@ def _int64(v: int) -> int:
     return v + (1 << 64) if v < 0 else v
 
 
-def top_profile(profile: "Profile", sample_type: Union[int, str, None] = None, by: str = "functions",
-                sort: str = "flat", mean: bool = False, unit: Optional[str] = None, inline: bool = True,
-                nodefraction: float = 0.005, relative_percentages: bool = False) -> "Profile":
+def top_profile(
+    profile: "Profile",
+    sample_type: Union[int, str, None] = None,
+    by: str = "functions",
+    sort: str = "flat",
+    mean: bool = False,
+    unit: Optional[str] = None,
+    inline: bool = True,
+    nodefraction: float = 0.005,
+    relative_percentages: bool = False,
+) -> "Profile":
     """The ``-topproto`` profile of ``profile`` (see the module docstring)."""
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")

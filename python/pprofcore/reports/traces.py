@@ -8,8 +8,7 @@ import numpy as np
 
 from .. import _core, _units
 from .._frames import num_label_units
-
-from ._base import report_total, go_div
+from ._base import go_div, report_total
 from ._nodes import header_lines, nodes
 from .table import ReportTable
 
@@ -18,8 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # ---------------------------------------------------------------------- traces
-def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None,
-           by: str = "functions") -> ReportTable:
+def traces(
+    profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None, by: str = "functions"
+) -> ReportTable:
     """pprof's -traces: every distinct sample's stack, frames named at
     granularity ``by`` (``"addresses"`` prefixes each frame with its address)."""
     # pprof's driver merges every profile it loads (profile.Merge), which makes
@@ -69,7 +69,8 @@ def traces(profile: "Profile", sample_type=None, mean: bool = False, unit: Optio
     fstarts = np.cumsum(counts) - counts
     frames = {
         "sample": rep[sample_pos] if len(sample_pos) else np.zeros(0, np.int64),
-        "depth": np.arange(len(sample_pos), dtype=np.int64) - fstarts[sample_pos] if len(sample_pos)
+        "depth": np.arange(len(sample_pos), dtype=np.int64) - fstarts[sample_pos]
+        if len(sample_pos)
         else np.zeros(0, np.int64),
         "value": v[sample_pos] if len(sample_pos) else np.zeros(0, np.int64),
         "name": [names[i] for i in node.tolist()],
@@ -99,8 +100,9 @@ def sample_label_text(profile: "Profile") -> List[List[str]]:
                 svals.setdefault(k, []).append(strings[int(lab.str[r])])
             else:
                 nvals.setdefault(k, []).append(_units.scaled_label(int(lab.num[r]), units.get(k, k), "auto"))
-        out[s] = sorted(f"{k:>10}:  {' '.join(v)}" for k, v in svals.items()) + \
-            sorted(f"{k:>10}:  {' '.join(v)}" for k, v in nvals.items())
+        out[s] = sorted(f"{k:>10}:  {' '.join(v)}" for k, v in svals.items()) + sorted(
+            f"{k:>10}:  {' '.join(v)}" for k, v in nvals.items()
+        )
     return out
 
 

@@ -72,8 +72,10 @@ class SymbolizeReport:
         return [m for m in self.mappings if m.status == "missing"]
 
     def __repr__(self) -> str:
-        return (f"<SymbolizeReport: {self.resolved} locations resolved, {self.unresolved} unresolved, "
-                f"{len(self.missing)} mappings missing>")
+        return (
+            f"<SymbolizeReport: {self.resolved} locations resolved, {self.unresolved} unresolved, "
+            f"{len(self.missing)} mappings missing>"
+        )
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -81,10 +83,13 @@ class SymbolizeReport:
         rows = "".join(
             f"<tr><td style='text-align:left'>{escape(m.filename or '(no file name)')}</td><td>{m.status}</td>"
             f"<td>{m.resolved}/{m.locations}</td><td style='text-align:left'>{escape(m.binary or m.reason)}</td></tr>"
-            for m in self.mappings)
-        return (f"<div><b>{escape(repr(self))}</b> ({escape(self.tool or 'no tool run')})<table>"
-                "<tr><th>mapping</th><th>status</th><th>resolved</th><th>binary or reason</th></tr>"
-                f"{rows}</table></div>")
+            for m in self.mappings
+        )
+        return (
+            f"<div><b>{escape(repr(self))}</b> ({escape(self.tool or 'no tool run')})<table>"
+            "<tr><th>mapping</th><th>status</th><th>resolved</th><th>binary or reason</th></tr>"
+            f"{rows}</table></div>"
+        )
 
     def __str__(self) -> str:
         lines = [f"symbolized {self.resolved} locations with {self.tool} ({self.unresolved} unresolved)"]
@@ -102,9 +107,15 @@ def default_search_path() -> List[str]:
     return [os.path.join(os.path.expanduser("~"), "pprof", "binaries")]
 
 
-def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], Mapping[str, str]] = None,
-              search_path: Union[None, str, Sequence[str]] = None, tool: str = "auto",
-              demangle: str = "simplified", force: bool = False):
+def symbolize(
+    profile: "Profile",
+    *,
+    binaries: Union[None, str, Sequence[str], Mapping[str, str]] = None,
+    search_path: Union[None, str, Sequence[str]] = None,
+    tool: str = "auto",
+    demangle: str = "simplified",
+    force: bool = False,
+):
     """Resolves the addresses of ``profile``'s locations to functions, files and
     lines; returns ``(new_profile, report)``.
 
@@ -147,7 +158,7 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
     order = np.argsort(loc_map, kind="stable")
     bounds = np.searchsorted(loc_map[order], np.arange(n_maps + 1))
     for m in range(n_maps):
-        rows = order[bounds[m]:bounds[m + 1]]
+        rows = order[bounds[m] : bounds[m + 1]]
         if len(rows) == 0:
             continue  # pprof only looks at used mappings
         name, build_id = s(int(cols["mappings.filename"][m])), s(int(cols["mappings.build_id"][m]))
@@ -179,8 +190,12 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
         frames.extend(got)
         # pprof sets each flag when some frame has it, and has_inline_frames
         # whenever frames came back
-        flags[m] |= ((_FLAGS["functions"] if any(got.function) else 0) | (_FLAGS["filenames"] if any(got.file) else 0)
-                     | (_FLAGS["line_numbers"] if any(got.line) else 0) | _FLAGS["inline_frames"])
+        flags[m] |= (
+            (_FLAGS["functions"] if any(got.function) else 0)
+            | (_FLAGS["filenames"] if any(got.file) else 0)
+            | (_FLAGS["line_numbers"] if any(got.line) else 0)
+            | _FLAGS["inline_frames"]
+        )
     if not loc_rows:
         return profile, report
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
@@ -189,6 +204,7 @@ def symbolize(profile: "Profile", *, binaries: Union[None, str, Sequence[str], M
 def _check_options(binaries, search_path, tool, demangle, force):
     """The options checked (TypeError/ValueError naming the bad one); returns
     ``binaries`` with paths as str and the search path as a list."""
+
     def path_like(v):
         return isinstance(v, (str, os.PathLike)) and os.fspath(v) != ""
 
@@ -221,8 +237,9 @@ def _check_options(binaries, search_path, tool, demangle, force):
 
 def _skip_reason(cols, m: int, name: str, build_id: str, force: bool) -> str:
     """Why pprof would not symbolize mapping ``m`` ("" when it would)."""
-    if not force and (cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m]
-                      or cols["mappings.has_line_numbers"][m]):
+    if not force and (
+        cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m] or cols["mappings.has_line_numbers"][m]
+    ):
         return "already symbolized"
     if name and (os.path.basename(name).startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
         return "not a file"
@@ -257,12 +274,18 @@ def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.nda
     file_code = {f: code(f) for f in dict.fromkeys(frames.file)}
     n = len(frames.function)
     core = _core.apply_symbols(
-        profile._core, loc_rows, offsets,
+        profile._core,
+        loc_rows,
+        offsets,
         np.fromiter(map(name_code.__getitem__, frames.function), np.int32, n),
         np.fromiter(map(sys_code.__getitem__, frames.function), np.int32, n),
         np.fromiter(map(file_code.__getitem__, frames.file), np.int32, n),
-        np.asarray(frames.line, dtype=np.int64), np.asarray(frames.column, dtype=np.int64),
-        np.zeros(n, dtype=np.int64), list(strings), flags)
+        np.asarray(frames.line, dtype=np.int64),
+        np.asarray(frames.column, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        list(strings),
+        flags,
+    )
     return profile._derive(core)
 
 

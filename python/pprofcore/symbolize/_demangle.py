@@ -26,14 +26,20 @@ from typing import Dict, Iterable
 MODES = ("simplified", "templates", "full", "none")
 
 _CLONE = re.compile(r" \[clone [^\]]*\]")
-_SPECIAL = re.compile(r"(?:(?:non-)?virtual thunk to |covariant return thunk to |transaction clone for "
-                      r"|(?:construction )?vtable for |typeinfo (?:name )?for |VTT for |guard variable for "
-                      r"|reference temporary #\d+ for |TLS (?:init|wrapper) function for |hidden alias for )+")
+_SPECIAL = re.compile(
+    r"(?:(?:non-)?virtual thunk to |covariant return thunk to |transaction clone for "
+    r"|(?:construction )?vtable for |typeinfo (?:name )?for |VTT for |guard variable for "
+    r"|reference temporary #\d+ for |TLS (?:init|wrapper) function for |hidden alias for )+"
+)
 _QUALIFIERS = re.compile(r"(?:\s*(?:const|volatile|&&|&|noexcept))*\s*$")
 # C++ operator spellings, longest first (demanglers write "operator<< <T>" with a
 # space before template arguments, so a longest match never eats a bracket)
-_OPERATORS = sorted("<<= >>= ->* <=> << >> <= >= == != && || ++ -- -> += -= *= /= %= &= |= ^= () [] "
-                    "< > + - * / % ^ & | ~ ! = ,".split(), key=len, reverse=True)
+_OPERATORS = sorted(
+    "<<= >>= ->* <=> << >> <= >= == != && || ++ -- -> += -= *= /= %= &= |= ^= () [] "
+    "< > + - * / % ^ & | ~ ! = ,".split(),
+    key=len,
+    reverse=True,
+)
 
 
 _RUST_LEGACY = re.compile(r"_ZN.*17h[0-9a-f]{16}E(?:\..*)?$")
@@ -76,11 +82,12 @@ def demangle_names(names: Iterable[str], mode: str = "simplified") -> Dict[str, 
 def _cxxfilt(names: list) -> list:
     tool = shutil.which("c++filt")
     if tool is None:
-        raise RuntimeError("c++filt not found to demangle C++/Rust names; install binutils "
-                           "(Debian: apt-get install binutils) or pass demangle='none'")
-    r = subprocess.run([tool], input="".join(n + "\n" for n in names), capture_output=True, text=True,
-                       errors="replace")
-    lines = r.stdout.split("\n")[:len(names)]
+        raise RuntimeError(
+            "c++filt not found to demangle C++/Rust names; install binutils "
+            "(Debian: apt-get install binutils) or pass demangle='none'"
+        )
+    r = subprocess.run([tool], input="".join(n + "\n" for n in names), capture_output=True, text=True, errors="replace")
+    lines = r.stdout.split("\n")[: len(names)]
     if r.returncode != 0 or len(lines) != len(names):
         raise RuntimeError(f"c++filt failed ({r.returncode}): {r.stderr.strip()[:300]}")
     return lines
@@ -104,7 +111,7 @@ def _shorten(full: str, mode: str) -> str:
         return s
     special = _SPECIAL.match(s)
     if special:  # thunks, vtables, guards: pprof's demangler keeps their parameters
-        rest = s[special.end():]
+        rest = s[special.end() :]
         return special.group(0) + (_drop_templates(rest) if mode == "simplified" else rest)
     s = _drop_parameters(s)
     if mode == "simplified":
@@ -118,8 +125,12 @@ def _scan(s: str):
     and the like (they are part of a name, not brackets)."""
     depth, i, n = 0, 0, len(s)
     while i < n:
-        if s.startswith("operator", i) and (i == 0 or s[i - 1] in ": ") and not s[i + 8:i + 9].isalnum() \
-                and s[i + 8:i + 9] != "_":
+        if (
+            s.startswith("operator", i)
+            and (i == 0 or s[i - 1] in ": ")
+            and not s[i + 8 : i + 9].isalnum()
+            and s[i + 8 : i + 9] != "_"
+        ):
             i += 8
             for op in _OPERATORS:
                 if s.startswith(op, i):
@@ -146,8 +157,8 @@ def _drop_parameters(s: str) -> str:
             opened = i
         elif depth == 0 and c == ")" and opened is not None:
             last = (opened, i)
-    if last is not None and _QUALIFIERS.fullmatch(s[last[1] + 1:]):
-        return s[:last[0]]
+    if last is not None and _QUALIFIERS.fullmatch(s[last[1] + 1 :]):
+        return s[: last[0]]
     return s
 
 
@@ -179,7 +190,7 @@ def _drop_return_type(s: str) -> str:
         c = marks.get(i)
         if c is not None:
             depth += 1 if c in "(<{[" else -1
-        elif ch == " " and depth == 0 and s[i + 1:i + 2] not in ("<", ""):  # "operator<< <T>" is one name
+        elif ch == " " and depth == 0 and s[i + 1 : i + 2] not in ("<", ""):  # "operator<< <T>" is one name
             spaces.append(i)
     if not spaces:
         return s
@@ -188,7 +199,7 @@ def _drop_return_type(s: str) -> str:
     for at, end in zip(starts, ends):  # a conversion operator or operator new spans tokens
         if s[at:end].endswith("operator"):
             return s[at:]
-    return s[starts[-1]:]
+    return s[starts[-1] :]
 
 
 def _looks_like_demangled_cpp(name: str) -> bool:

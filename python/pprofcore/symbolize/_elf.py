@@ -71,11 +71,13 @@ def read_elf(path: str) -> ElfInfo:
     wide = cls == 2
     try:
         if wide:
-            (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum,
-             shstrndx) = struct.unpack_from(e + "HHIQQQIHHHHHH", data, 16)
+            (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum, shstrndx) = (
+                struct.unpack_from(e + "HHIQQQIHHHHHH", data, 16)
+            )
         else:
-            (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum,
-             shstrndx) = struct.unpack_from(e + "HHIIIIIHHHHHH", data, 16)
+            (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum, shstrndx) = (
+                struct.unpack_from(e + "HHIIIIIHHHHHH", data, 16)
+            )
         info = ElfInfo(path, etype)
         for i in range(phnum):
             o = phoff + i * phentsize
@@ -96,7 +98,7 @@ def read_elf(path: str) -> ElfInfo:
             names_off = sections[shstrndx][3]
             for name, _t, addr, _o, _s in sections:
                 end = data.find(b"\0", names_off + name)
-                if data[names_off + name:end] == b".text":
+                if data[names_off + name : end] == b".text":
                     info.text_addr = addr
                     break
     except struct.error as err:
@@ -115,8 +117,8 @@ def _build_id(data: bytes, segments: List[Segment], e: str) -> str:
             namesz, descsz, ntype = struct.unpack_from(e + "III", data, o)
             name_at = o + 12
             desc_at = name_at + ((namesz + 3) & ~3)
-            if ntype == NT_GNU_BUILD_ID and data[name_at:name_at + namesz] == b"GNU\0":
-                return data[desc_at:desc_at + descsz].hex()
+            if ntype == NT_GNU_BUILD_ID and data[name_at : name_at + namesz] == b"GNU\0":
+                return data[desc_at : desc_at + descsz].hex()
             o = desc_at + ((descsz + 3) & ~3)
     return ""
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import List, Sequence
 
 
-
 class ToolMissing(RuntimeError):
     """A needed external tool is not installed (the message names the Debian package)."""
 
@@ -47,8 +46,9 @@ class Frames:
         """``[(function, file, line, column), ...]`` per address (for inspection)."""
         out, k = [], 0
         for n in self.counts:
-            out.append(list(zip(self.function[k:k + n], self.file[k:k + n], self.line[k:k + n],
-                                self.column[k:k + n])))
+            out.append(
+                list(zip(self.function[k : k + n], self.file[k : k + n], self.line[k : k + n], self.column[k : k + n]))
+            )
             k += n
         return out
 
@@ -86,11 +86,13 @@ def find_symbolizer(tool: str = "auto") -> tuple:
             return "llvm-symbolizer", path
         if tool == "llvm-symbolizer":
             raise ToolMissing("llvm-symbolizer not found (Debian: apt-get install llvm)")
-    path = shutil.which("addr2line")
-    if path:
-        return "addr2line", path
-    raise ToolMissing("no symbolizer found: install llvm-symbolizer (Debian: apt-get install llvm) "
-                      "or addr2line (apt-get install binutils)")
+    addr2line = shutil.which("addr2line")
+    if addr2line:
+        return "addr2line", addr2line
+    raise ToolMissing(
+        "no symbolizer found: install llvm-symbolizer (Debian: apt-get install llvm) "
+        "or addr2line (apt-get install binutils)"
+    )
 
 
 PARALLEL_MIN = 10_000  # addresses per extra process
@@ -110,7 +112,7 @@ def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> Fram
     from concurrent.futures import ThreadPoolExecutor
 
     size = -(-len(addresses) // n)
-    chunks = [addresses[i:i + size] for i in range(0, len(addresses), size)]
+    chunks = [addresses[i : i + size] for i in range(0, len(addresses), size)]
     with ThreadPoolExecutor(len(chunks)) as pool:
         parts = list(pool.map(lambda c: run(tool, binary, c), chunks))
     out = parts[0]
@@ -132,8 +134,10 @@ def _run(cmd: List[str], stdin: str) -> str:
 def _llvm(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     # The LLVM text style (what pprof reads): per address, "function" and
     # "file:line:column" lines, then a blank line. A third of JSON's size.
-    out = _run([tool, "--inlining", "--no-demangle", "--output-style=LLVM", "--obj=" + binary],
-               "".join(f"{a:#x}\n" for a in addresses))
+    out = _run(
+        [tool, "--inlining", "--no-demangle", "--output-style=LLVM", "--obj=" + binary],
+        "".join(f"{a:#x}\n" for a in addresses),
+    )
     blocks = out.split("\n\n")
     if blocks and not blocks[-1].strip():
         blocks.pop()
@@ -175,8 +179,12 @@ def _nm_symbols(binary: str):
     nm = shutil.which("nm")
     if nm is None:
         return None
-    r = subprocess.run([nm, "--numeric-sort", "--print-size", "--format=posix", binary], capture_output=True,
-                       text=True, errors="replace")
+    r = subprocess.run(
+        [nm, "--numeric-sort", "--print-size", "--format=posix", binary],
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
     if r.returncode != 0:
         return None
     addrs, sizes, names, types = [], [], [], []
