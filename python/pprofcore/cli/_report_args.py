@@ -12,6 +12,17 @@ from .. import _io
 from . import _filter_args
 
 
+def add_sample_index(parser) -> None:
+    """``--sample-index`` (pprof's ``-sample_index``), spelled one way in every subcommand."""
+    parser.add_argument(
+        "--sample-index",
+        "--sample_index",
+        dest="sample_index",
+        default=None,
+        help="sample type by index or name (default: pprof's default type)",
+    )
+
+
 def add_common(
     parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True, trim: bool = False
 ) -> None:
@@ -23,13 +34,7 @@ def add_common(
         metavar="FILE",
         help="profile files (gzip or raw profile.proto); several are merged into one report, as pprof does",
     )
-    parser.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    add_sample_index(parser)
     parser.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
     parser.add_argument(
         "--relative_percentages",

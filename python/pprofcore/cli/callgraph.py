@@ -7,6 +7,7 @@ import sys
 
 from .. import _io
 from . import _filter_args
+from . import _report_args as ra
 from ._report_args import sample_index
 
 HELP = "write pprof's call graph (DOT, or SVG via Graphviz)"
@@ -20,13 +21,7 @@ def add_arguments(parser) -> None:
         required=True,
         help="output file: .dot/.gv (DOT) or .svg (needs Graphviz); - writes DOT to stdout",
     )
-    parser.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    ra.add_sample_index(parser)
     parser.add_argument(
         "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
     )

@@ -12,13 +12,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("base", metavar="BASE")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("-n", "--nodecount", type=int, default=20, help="rows to show")
-    parser.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    ra.add_sample_index(parser)
     parser.add_argument(
         "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
     )

@@ -9,6 +9,7 @@ import sys
 
 from .. import _io
 from . import _filter_args
+from . import _report_args as ra
 from ._report_args import sample_index
 
 HELP = "write a flame graph (interactive HTML, SVG or speedscope JSON)"
@@ -24,13 +25,7 @@ def add_arguments(parser) -> None:
         help="output file; .html, .svg or .json (speedscope) picks the format; - writes HTML "
         "to stdout (default: flamegraph.html)",
     )
-    parser.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    ra.add_sample_index(parser)
     parser.add_argument(
         "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
     )

@@ -37,13 +37,7 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("top", help="top functions of the merged profiles (like pprof -top)")
     p.add_argument("directory", metavar="DIR")
     p.add_argument("--where", default=None, help="SQL condition over the profiles table, e.g. \"day = '2024-01-02'\"")
-    p.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    ra.add_sample_index(p)
     p.add_argument(
         "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
     )

@@ -13,13 +13,7 @@ HELP = "collapsed stacks for flame graph tools"
 
 def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="profile files (gzip or raw profile.proto)")
-    parser.add_argument(
-        "--sample-index",
-        "--sample_index",
-        dest="sample_index",
-        default=None,
-        help="sample type by index or name (default: pprof's default type)",
-    )
+    ra.add_sample_index(parser)
     parser.add_argument("--lines", action="store_true", help="frames as 'function file:line'")
     parser.add_argument("--noinlines", action="store_true", help="drop inlined frames")
     parser.add_argument(
