@@ -119,7 +119,10 @@ def test_symbolizing_twice_changes_nothing(programs):
     once, _ = symbolize(pprofcore.load(programs["c-pie"][1]))
     twice, report = symbolize(once)
     assert twice is once and report.resolved == 0
-    assert {m.reason for m in report.mappings} == {"already symbolized"}
+    # What the first pass resolved is marked symbolized; a mapping where it found
+    # nothing (a sample may land in a stripped library) is tried again, in vain.
+    assert "already symbolized" in {m.reason for m in report.mappings}
+    assert all(m.reason == "already symbolized" or m.resolved == 0 for m in report.mappings)
     forced, report = symbolize(once, force=True)
     assert report.resolved > 0 and native.our_locations(forced) == native.our_locations(once)
 

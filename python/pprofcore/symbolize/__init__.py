@@ -185,6 +185,7 @@ def symbolize(
         hit = np.asarray(got.counts, dtype=np.int64) > 0
         res.resolved = int(hit.sum())
         if not res.resolved:
+            res.reason = "no symbols at these addresses"  # e.g. a stripped library: pprof leaves them too
             continue
         loc_rows.append(rows[hit])
         frames.extend(got)
