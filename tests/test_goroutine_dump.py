@@ -268,14 +268,14 @@ goroutine 7 gp=0xc000007340 m=3 mp=0xc000100008 [running]:
 panic({0x4a6e60?, 0xc000012345?})
 	/usr/lib/go/src/runtime/panic.go:785 +0x132 fp=0xc000045f00 sp=0xc000045e60 pc=0x43ab12
 main.(*List[...]).Push(...)
-	C:/work/list.go:12
+	C:/src/app/list.go:12
 main.worker.func1()
-	C:/work/main.go:30 +0x1d
+	C:/src/app/main.go:30 +0x1d
 ...5 frames elided...
 main.worker.gowrap1()
-	C:/work/main.go:40 +0x25
+	C:/src/app/main.go:40 +0x25
 created by main.main in goroutine 1
-	C:/work/main.go:41 +0x66
+	C:/src/app/main.go:41 +0x66
 
 goroutine 1 gp=0xc0000061c0 m=nil [chan receive, 42 minutes, locked to thread]:
 main.main()
@@ -321,7 +321,7 @@ def test_newer_go_headers_and_frames():
     ]
     assert s[1] == ["main.main"] and s[2] == [] and s[3] == ["main.wait"]  # ancestors not in the stack
     files = {p.strings[p.functions.name[i]]: p.strings[p.functions.filename[i]] for i in range(len(p.functions.name))}
-    assert files["main.worker.func1"] == "C:/work/main.go"
+    assert files["main.worker.func1"] == "C:/src/app/main.go"
     fn_names = [p.strings[c] for c in p.functions.name]
     lines = {(fn_names[f], int(n)) for f, n in zip(p.lines.function, p.lines.line)}
     assert {("main.(*List[...]).Push", 12), ("main.worker.func1", 30), ("panic", 785)} <= lines
