@@ -180,6 +180,13 @@ def _time_after(t: int, s: int) -> int:
     return s if t == 0 or s < t else t
 
 
+# What a combine takes over from its first operand: every fact but the profile
+# itself, its time and compaction (recomputed below) and the skipped files
+# (gathered from all operands).
+_RECOMPUTED = ("_profile", "_blob", "time", "compacted", "skipped")
+_FIRST_OPERAND_FACTS = tuple(k for k in Part.__slots__ if k not in _RECOMPUTED)
+
+
 def combine(parts: List[Part]) -> Part:
     """Inner task: merge the partial merges ``parts`` (in input order)."""
     live = [x for x in parts if x.has_profile]
@@ -193,22 +200,7 @@ def combine(parts: List[Part]) -> Part:
             if k != "skipped":
                 setattr(out, k, getattr(a, k))
         return out
-    for k in (
-        "exact",
-        "uniform",
-        "first_path",
-        "comments",
-        "first_comments",
-        "first_default",
-        "first_doc",
-        "first_mappings",
-        "any_default",
-        "any_doc",
-        "any_mappings",
-        "has_zero_time",
-        "negative_period",
-        "n",
-    ):
+    for k in _FIRST_OPERAND_FACTS:
         setattr(out, k, getattr(a, k))
     # merged again, a partial starts with all its header strings and its main
     # mapping: only a uniform one comes out as it went in, first operand included
