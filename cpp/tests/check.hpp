@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "pprofcore/profile.hpp"
+
 namespace check {
 inline int failures = 0;
 inline std::vector<std::pair<std::string, std::function<void()>>>& registry() {
@@ -28,6 +30,23 @@ inline int run_all() {
   std::printf("%d failure(s)\n", failures);
   return failures ? 1 : 0;
 }
+// The one mapping (id 1) of a hand-built test profile: [start, limit) of
+// `filename` (a string code), file offset 0, no build id; of the has_* flags
+// only has_functions may be set.
+inline void one_mapping(pprofcore::Profile& p, uint64_t start, uint64_t limit, int32_t filename,
+                        uint8_t has_functions = 0) {
+  p.mappings.id = {1};
+  p.mappings.memory_start = {start};
+  p.mappings.memory_limit = {limit};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {filename};
+  p.mappings.build_id = {0};
+  p.mappings.has_functions = {has_functions};
+  p.mappings.has_filenames = {0};
+  p.mappings.has_line_numbers = {0};
+  p.mappings.has_inline_frames = {0};
+}
+
 }  // namespace check
 
 #define TEST(name)                                \

@@ -14,16 +14,7 @@ static Profile recursive_profile() {
   StringInterner s;
   p.sample_type_type = {s.intern("samples")};
   p.sample_type_unit = {s.intern("count")};
-  p.mappings.id = {1};
-  p.mappings.memory_start = {0x1000};
-  p.mappings.memory_limit = {0x2000};
-  p.mappings.file_offset = {0};
-  p.mappings.filename = {s.intern("/lib/libc.so.6")};
-  p.mappings.build_id = {0};
-  p.mappings.has_functions = {0};
-  p.mappings.has_filenames = {0};
-  p.mappings.has_line_numbers = {0};
-  p.mappings.has_inline_frames = {0};
+  check::one_mapping(p, 0x1000, 0x2000, s.intern("/lib/libc.so.6"));
   p.functions.id = {1, 2, 3};
   p.functions.name = {s.intern("main"), s.intern("work"), s.intern("helper")};
   p.functions.system_name = p.functions.name;

@@ -14,16 +14,7 @@ static Profile make() {
   StringInterner s;
   p.sample_type_type = {s.intern("samples")};
   p.sample_type_unit = {s.intern("count")};
-  p.mappings.id = {1};
-  p.mappings.memory_start = {0x1000};
-  p.mappings.memory_limit = {0x2000};
-  p.mappings.file_offset = {0};
-  p.mappings.filename = {s.intern("/bin/app")};
-  p.mappings.build_id = {0};
-  p.mappings.has_functions = {0};
-  p.mappings.has_filenames = {0};
-  p.mappings.has_line_numbers = {0};
-  p.mappings.has_inline_frames = {0};
+  check::one_mapping(p, 0x1000, 0x2000, s.intern("/bin/app"));
   p.functions.id = {7};
   p.functions.name = {s.intern("old")};
   p.functions.system_name = {0};
