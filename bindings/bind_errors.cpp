@@ -1,7 +1,6 @@
 // bind_errors: maps C++ exceptions to Python classes. DecodeError (a ValueError)
 // carries .reason, .field, .offset and .path; GzipError is a DecodeError; FileError is
 // the OSError subclass of its errno, naming the file.
-#include <cerrno>
 #include <new>
 #include <stdexcept>
 
@@ -61,20 +60,24 @@ void bind_errors(py::module_& m) {
   m.add_object("DecodeError", py::handle(decode_error_type));
   m.add_object("GzipError", py::handle(gzip_error_type));
   m.add_object("ProfileError", py::handle(profile_error_type));
+  // pprofcore's own exceptions become the objects exception_object describes
+  // (the one mapping, shared with load_many's per-file results); anything else
+  // falls through to pybind11's translators.
   py::register_exception_translator([](std::exception_ptr p) {
+    auto raise = [](std::exception_ptr e) {
+      py::object obj = exception_object(e);
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())), obj.ptr());
+    };
     try {
       if (p) std::rethrow_exception(p);
     } catch (const DecodeError&) {
-      py::object e = exception_object(std::current_exception());
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(e.ptr())), e.ptr());
-    } catch (const ProfileError& e) {
-      PyErr_SetString(profile_error_type, e.what());
-    } catch (const InternalError& e) {
-      PyErr_SetString(PyExc_RuntimeError, (std::string("pprofcore internal error: ") + e.what()).c_str());
-    } catch (const FileError& e) {
-      // The OSError subclass for the errno (FileNotFoundError, IsADirectoryError...).
-      errno = e.code().value();
-      PyErr_SetFromErrnoWithFilename(PyExc_OSError, e.path().c_str());
+      raise(std::current_exception());
+    } catch (const ProfileError&) {
+      raise(std::current_exception());
+    } catch (const InternalError&) {
+      raise(std::current_exception());
+    } catch (const FileError&) {
+      raise(std::current_exception());
     }
   });
 }
