@@ -101,7 +101,7 @@ def read_elf(path: str) -> ElfInfo:
                 if data[names_off + name : end] == b".text":
                     info.text_addr = addr
                     break
-    except struct.error as err:
+    except (struct.error, OverflowError) as err:  # an offset past the file, or past any file
         raise NotELF(f"{path}: truncated ELF headers ({err})") from None
     info.build_id = _build_id(data, info.segments, e)
     return info
