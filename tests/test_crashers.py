@@ -28,6 +28,19 @@ def test_crasher_decodes_or_raises_decode_error(path, repair):
     p = result[0] if repair else result
     p._core.check_invariants()
     assert pprofcore.loads(p.to_bytes()) == p
+    if repair:
+        _repair_leaves_valid_input_alone(data, p, result[1])
+
+
+def _repair_leaves_valid_input_alone(data: bytes, repaired, report) -> None:
+    """Input that plain decoding accepts comes out of repair unchanged, with no
+    repairs reported (dangling mapping ids aside: both modes accept them)."""
+    try:
+        plain = pprofcore.loads(data, max_decompressed_size=16 << 20)
+    except DecodeError:
+        return
+    assert repaired == plain
+    assert report.total == report.dangling_mapping_refs, report
 
 
 def _backends() -> list:

@@ -491,11 +491,25 @@ Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n) {
 Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   if (report) *report = RepairReport{};
+  Profile p;
   try {
-    return decoding::Decoder(data, n, options.threads, report).run();
+    p = decoding::Decoder(data, n, options.threads, report).run();
   } catch (const DecodeError& e) {
+    // Repairs counted before the protobuf reading failed describe nothing: a
+    // legacy parser (or the error) is the answer now.
+    if (report) *report = RepairReport{};
     return decoding::decode_fallback(e, data, n);
   }
+  // Repair mode returns what plain decoding returns whenever that succeeds,
+  // and plain decoding reads a legacy format when profile.proto would need repairs.
+  if (report && decoding::plain_refuses(*report)) {
+    Profile legacy;
+    if (decode_legacy(data, n, legacy)) {
+      *report = RepairReport{};
+      return legacy;
+    }
+  }
+  return p;
 }
 
 size_t max_input_size(size_t max_decompressed_size, bool gzip) {

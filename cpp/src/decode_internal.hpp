@@ -220,6 +220,11 @@ class Decoder {
 // rethrows `e` saying what the input looks like. Call inside e's catch handler.
 Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n);
 
+// Whether plain decoding would have refused what repair mode fixed (dangling
+// mapping ids are accepted by both modes). Such input may be a legacy format
+// that only looked like profile.proto; plain decoding reads it as that format.
+inline bool plain_refuses(const RepairReport& r) { return r.total() != r.dangling_mapping_refs; }
+
 // decode_overlap.cpp: whether gzip input of n bytes goes the overlapped way,
 // and that way (false: the input needs the ordinary path, which reports why).
 bool worth_overlapping(size_t n, const DecodeOptions& options);

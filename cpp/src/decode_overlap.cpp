@@ -249,9 +249,10 @@ struct WindowBuffer {
 // Inflates on a helper thread while this thread decodes what has arrived,
 // through a window of kWindowBytes. Returns false when the input needs the
 // ordinary path: several gzip members, ISIZE wrapped past 4 GiB, a size over
-// the limit, a field larger than the window, and any decode error (the ordinary
-// path has the whole input to say exactly where it is, or to read a legacy
-// format). gzip errors are thrown from here.
+// the limit, a field larger than the window, any decode error and any repair
+// plain decoding would refuse (the ordinary path has the whole input to say
+// exactly where the error is, or to read a legacy format). gzip errors are
+// thrown from here.
 bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
                        Profile& out) {
   size_t size = gzip::trailer_size(data, n);
@@ -288,7 +289,8 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
   // A gzip failure explains any decode failure it caused, so it wins.
   if (inflate_error) std::rethrow_exception(inflate_error);
   if (other_error) std::rethrow_exception(other_error);
-  return decoded && complete;
+  // Input that needed repairs may be a legacy format: the ordinary path decides.
+  return decoded && complete && !(report && plain_refuses(*report));
 }
 
 }  // namespace pprofcore::decoding

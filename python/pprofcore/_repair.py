@@ -1,6 +1,7 @@
 """Repair mode: :class:`RepairReport`, what ``load(..., repair=True)`` changed.
 
-The repairs themselves happen in the C++ decoder (``DecodeOptions::repair``);
+The repairs themselves happen in the C++ decoder (repair mode is selected by
+passing it a report to fill);
 this module only presents the counters.
 """
 
