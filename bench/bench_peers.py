@@ -18,6 +18,11 @@ Workloads (the files are built once and cached under the temp directory):
   go/parca-many-samples (heavy overlap between files: few distinct samples).
 - ``delta-heap``: 500 deltas over fleet/heapseries (50 files, 10 times):
   decode + delta + encode per profile (``delta_bytes``, at the same levels).
+- ``delta-heap-raw``: the same on the uncompressed files, uncompressed out
+  (the delta work alone, without inflate and deflate).
+- ``delta-bigheap`` / ``delta-bigheap-raw``: 10 deltas of a cumulative series
+  made from go/generated/gen-bigheap-150k (150,000 samples; step i has the
+  allocation values times i + 1, so every sample changes at every step).
 - ``series``: ``ProfileSet(paths).series()`` over the 1,000-file synthetic
   fleet against Parse + flat sums per function (tools/goref/fleetseries).
 
@@ -32,7 +37,8 @@ Peers:
 - Datadog's fastdelta: ``--fastdelta BIN`` or ``$PPROFCORE_BENCH_FASTDELTA``:
   a program taking ``-n -t delta OUTDIR TYPES FILE...`` like mergeref's delta
   mode, computing each delta with fastdelta and printing ``elapsed SECONDS``
-  on stderr.
+  on stderr; gzip input is inflated first and the output deflated at its
+  fastest level, uncompressed input gives uncompressed output.
 
 - An older pprofcore build: ``--baseline DIR`` or ``$PPROFCORE_BENCH_BASELINE``
   (a directory to put on ``PYTHONPATH`` that holds its ``pprofcore`` package),
@@ -78,12 +84,13 @@ print(time.perf_counter() - t)
 OURS_DELTA = """
 import sys, time, pprofcore
 level, paths = sys.argv[1], sys.argv[2:]
-level = None if level == "default" else level
+compress = level != "raw"  # raw: uncompressed in and out
+level = None if level in ("default", "raw") else level
 t = time.perf_counter()
 dc = pprofcore.DeltaComputer(["alloc_objects", "alloc_space"])
 for p in paths:
     with open(p, "rb") as f:
-        out = dc.delta_bytes(f.read(), level=level)
+        out = dc.delta_bytes(f.read(), compress=compress, level=level)
 print(time.perf_counter() - t)
 """
 
@@ -101,6 +108,57 @@ print(time.perf_counter() - t)
 def _parca_fleet(n: int = 1000) -> list:
     files = sorted((CORPUS / "go" / "parca-many-samples").glob("*"))
     return [str(files[i % len(files)]) for i in range(n)] if files else []
+
+
+def _uncompressed(paths: list, dest: Path) -> list:
+    """The files inflated into `dest` (cached), in the same order."""
+    import gzip
+
+    dest.mkdir(parents=True, exist_ok=True)
+    out = []
+    for p in paths:
+        raw = dest / (Path(p).name.removesuffix(".gz"))
+        if not raw.exists():
+            raw.write_bytes(gzip.decompress(Path(p).read_bytes()))
+        out.append(str(raw))
+    return out
+
+
+def big_heap_series(dest: Path, steps: int = 10) -> list:
+    """A cumulative heap series from gen-bigheap-150k: step i scales the
+    allocation types by i + 1 (in-use types kept), so each delta is the
+    original allocations. Empty when the shared corpus is absent."""
+    import pprofcore
+
+    src = CORPUS / "go" / "generated" / "gen-bigheap-150k.raw.pb"
+    if not src.exists():
+        return []
+    dest.mkdir(parents=True, exist_ok=True)
+    out = [str(dest / f"bigheap-{i:02d}.pb.gz") for i in range(steps)]
+    if all(Path(p).exists() for p in out):
+        return out
+    p = pprofcore.load(src)
+    alloc = [t.startswith("alloc_") for t, _ in p.sample_types]
+    for i, path in enumerate(out):
+        p.scale_n([i + 1 if a else 1 for a in alloc]).save(path)
+    return out
+
+
+def _delta_contenders(files: list, args, env, base_env, merge_peers, fastdelta, tmp: str, raw: bool) -> list:
+    py = sys.executable
+    levels = ["raw"] if raw else args.levels.split(",")
+    out = [(f"pprofcore level={level}", [py, "-c", OURS_DELTA, level, *files], env) for level in levels]
+    if base_env:
+        name = "pprofcore baseline" + ("" if raw else " level=default")
+        out.append((name, [py, "-c", OURS_DELTA, "raw" if raw else "default", *files], base_env))
+    if not raw:  # pprof's Write always gzips: no raw peer
+        out += [
+            (peer, [exe, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *files], None)
+            for peer, exe in merge_peers
+        ]
+    if fastdelta:
+        out.append(("fastdelta", [fastdelta, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *files], None))
+    return out
 
 
 def contenders(args, tmp: str) -> dict:
@@ -146,22 +204,14 @@ def contenders(args, tmp: str) -> dict:
         out[name] += [
             (peer, [exe, "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *files], None) for peer, exe in merge_peers
         ]
-    if heap:
-        out["delta-heap"] = [
-            (f"pprofcore level={level}", [py, "-c", OURS_DELTA, level, *heap], env) for level in args.levels.split(",")
-        ]
-        if base_env:
-            out["delta-heap"].append(
-                ("pprofcore baseline level=default", [py, "-c", OURS_DELTA, "default", *heap], base_env)
-            )
-        out["delta-heap"] += [
-            (peer, [exe, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *heap], None)
-            for peer, exe in merge_peers
-        ]
-        if fastdelta:
-            out["delta-heap"].append(
-                ("fastdelta", [fastdelta, "-n", "-t", "delta", tmp, "alloc_objects,alloc_space", *heap], None)
-            )
+    cache = Path(tempfile.gettempdir()) / "pprofcore-bench-delta"
+    bigheap = big_heap_series(cache / "bigheap")
+    for name, files in (("delta-heap", heap), ("delta-bigheap", bigheap)):
+        if not files:
+            continue
+        out[name] = _delta_contenders(files, args, env, base_env, merge_peers, fastdelta, tmp, raw=False)
+        raw_files = _uncompressed(files, cache / name)
+        out[name + "-raw"] = _delta_contenders(raw_files, args, env, base_env, merge_peers, fastdelta, tmp, raw=True)
     out["series"] = [("pprofcore", [py, "-c", OURS_SERIES, *synth], env)]
     if base_env:
         out["series"].append(("pprofcore baseline", [py, "-c", OURS_SERIES, *synth], base_env))

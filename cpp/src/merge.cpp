@@ -86,7 +86,7 @@ bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& 
 size_t Merger::memory_bytes() const {
   return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
          locations_.memory_bytes() + samples_.memory_bytes() +
-         (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity()) * 4 +
+         (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
          (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8;
 }
@@ -195,11 +195,11 @@ int32_t Merger::map_location(int32_t row) {
   push64(loc_probe_, key_addr);
   loc_probe_.push_back(static_cast<uint32_t>(mapping));
   loc_probe_.push_back(folded);
-  // Functions are mapped into key_locs_ too, to fill the new row's lines.
-  key_locs_.clear();
+  // Functions are kept in line_functions_ too, to fill the new row's lines.
+  line_functions_.clear();
   for (int64_t i = lb; i < le; ++i) {
     int32_t fn = map_function(src_->lines.function[static_cast<size_t>(i)]);
-    key_locs_.push_back(fn);
+    line_functions_.push_back(fn);
     loc_probe_.push_back(static_cast<uint32_t>(fn));
     push64(loc_probe_, uint64_t(src_->lines.line[static_cast<size_t>(i)]));
   }
@@ -213,7 +213,7 @@ int32_t Merger::map_location(int32_t row) {
     o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
     o.is_folded.push_back(folded);
     for (int64_t i = lb; i < le; ++i) {
-      out_.lines.function.push_back(key_locs_[size_t(i - lb)]);
+      out_.lines.function.push_back(line_functions_[size_t(i - lb)]);
       out_.lines.line.push_back(src_->lines.line[size_t(i)]);
       out_.lines.column.push_back(src_->lines.column[size_t(i)]);
     }
@@ -232,6 +232,8 @@ void Merger::begin_source(const Profile& src) {
   map_map_.assign(src.mappings.size(), -1);
   map_offset_.assign(src.mappings.size(), 0);
   loc_map_.assign(src.locations.size(), -1);
+  previous_ = -1;
+  guess_ = first_;
   // pprof: the first mapping seen is the main binary and stays first.
   if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
 }
@@ -240,13 +242,11 @@ int32_t Merger::map_sample(size_t row) {
   const Profile& s = *src_;
   const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];
   const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];
-  // Map locations first: map_location uses key_locs_ as scratch.
-  key_labels_.clear();
-  for (int64_t i = sb; i < se; ++i)
-    key_labels_.push_back(LabelKey{map_location(s.stack_locations[size_t(i)]), 0, 0, 0});
-  const size_t nloc = key_labels_.size();
-  key_locs_.clear();
-  for (size_t i = 0; i < nloc; ++i) key_locs_.push_back(key_labels_[i].key);
+  // The key is built straight into probe_: [number of locations, merged
+  // locations..., then per label key, value (or -1), number, unit].
+  probe_.clear();
+  probe_.push_back(static_cast<uint32_t>(se - sb));
+  for (int64_t i = sb; i < se; ++i) probe_.push_back(static_cast<uint32_t>(map_location(s.stack_locations[size_t(i)])));
   key_labels_.clear();
   for (int64_t i = lb; i < le; ++i) {
     size_t q = size_t(i);
@@ -282,35 +282,51 @@ int32_t Merger::map_sample(size_t row) {
   for (LabelKey& k : key_labels_) {
     if (k.str >= 0) k.str = map_string(k.str);
     k.unit = map_string(k.unit);
-  }
-  probe_.clear();
-  probe_.push_back(static_cast<uint32_t>(nloc));
-  for (int32_t l : key_locs_) probe_.push_back(static_cast<uint32_t>(l));
-  for (const LabelKey& k : key_labels_) {
     probe_.push_back(static_cast<uint32_t>(k.key));
     probe_.push_back(static_cast<uint32_t>(k.str));
     push64(probe_, static_cast<uint64_t>(k.num));
     probe_.push_back(static_cast<uint32_t>(k.unit));
   }
-  const uint64_t h = hash_words(4, probe_);
-  Profile& o = out_;
-  int32_t got = samples_.find(h, [&](int32_t k) { return same_words(sample_keys_, sample_key_off_, k, probe_); });
-  if (got < 0) {
-    got = static_cast<int32_t>(o.num_samples());
-    o.stack_locations.insert(o.stack_locations.end(), key_locs_.begin(), key_locs_.end());
-    o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
-    for (const LabelKey& k : key_labels_) {
-      o.labels.key.push_back(k.key);
-      o.labels.str.push_back(k.str);
-      o.labels.num.push_back(k.num);
-      o.labels.num_unit.push_back(k.unit);
-    }
-    o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
-    o.values.resize(o.values.size() + o.num_types(), 0);
-    sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
-    sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
-    samples_.insert(h, got);
+  // Profiles of one program list mostly the same samples in mostly the same
+  // order: the merged sample that followed the previous one last time is tried
+  // first, which skips the hash and its cache miss whenever the order repeats.
+  int32_t got = -1;
+  if (guess_ >= 0 && same_words(sample_keys_, sample_key_off_, guess_, probe_)) {
+    got = guess_;
+  } else {
+    const uint64_t h = hash_words(4, probe_);
+    got = samples_.find(h, [&](int32_t k) { return same_words(sample_keys_, sample_key_off_, k, probe_); });
+    if (got < 0) got = add_sample(h);
   }
+  if (previous_ >= 0) {
+    next_[size_t(previous_)] = got;
+  } else {
+    first_ = got;
+  }
+  previous_ = got;
+  guess_ = next_[size_t(got)];
+  return got;
+}
+
+// A new merged sample for the key in probe_ and key_labels_, with zero values.
+int32_t Merger::add_sample(uint64_t hash) {
+  Profile& o = out_;
+  const int32_t got = static_cast<int32_t>(o.num_samples());
+  const size_t nloc = probe_[0];
+  o.stack_locations.insert(o.stack_locations.end(), probe_.begin() + 1, probe_.begin() + 1 + nloc);
+  o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
+  for (const LabelKey& k : key_labels_) {
+    o.labels.key.push_back(k.key);
+    o.labels.str.push_back(k.str);
+    o.labels.num.push_back(k.num);
+    o.labels.num_unit.push_back(k.unit);
+  }
+  o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
+  o.values.resize(o.values.size() + o.num_types(), 0);
+  sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
+  sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
+  samples_.insert(hash, got);
+  next_.push_back(-1);
   return got;
 }
 

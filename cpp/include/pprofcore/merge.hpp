@@ -59,6 +59,7 @@ class Merger {
   int32_t map_function(int32_t row);
   int32_t map_mapping(int32_t row);
   int32_t map_location(int32_t row);
+  int32_t add_sample(uint64_t hash);
   void combine_header(const Profile& p);
 
   Profile out_;
@@ -69,8 +70,14 @@ class Merger {
   const Profile* src_ = nullptr;
   std::vector<int32_t> str_map_, fn_map_, map_map_, loc_map_;
   std::vector<int64_t> map_offset_;
-  std::vector<int32_t> key_locs_;
+  std::vector<int32_t> line_functions_;
   std::vector<LabelKey> key_labels_;
+
+  // Sample order of the previous source: next_[r] is the merged sample that
+  // followed merged sample r there (-1: none yet), first_ its first sample.
+  // map_sample tries that successor before hashing.
+  std::vector<int32_t> next_;
+  int32_t first_ = -1, previous_ = -1, guess_ = -1;
 
   // Keys of merged samples and locations, flattened to 32-bit words in one
   // arena each, so a probe compares one contiguous run (few cache misses).
