@@ -39,6 +39,8 @@ class Out {
     d[k++] = static_cast<char>(v);
     n_ += k;
   }
+  // Marks k bytes written through the pointer room() returned.
+  void advance(size_t k) { n_ += k; }
   void tag(uint32_t field, uint32_t wire_type) { varint((uint64_t(field) << 3) | wire_type); }
   // proto3 scalars: zero values are omitted.
   void uint_field(uint32_t field, uint64_t v) {
@@ -87,13 +89,28 @@ class Out {
   size_t n_ = 0;
 };
 
-void packed_varints_u(Out& w, uint32_t field, const uint64_t* v, size_t n) {
+// Packed varints whose payload size the caller has computed: one room check
+// for the run instead of one per value.
+void packed_varints_sized(Out& w, uint32_t field, const uint64_t* v, size_t n, size_t bytes) {
   if (n == 0) return;
-  size_t bytes = 0;
-  for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
   w.tag(field, kLen);
   w.varint(bytes);
-  for (size_t i = 0; i < n; ++i) w.varint(v[i]);
+  char* d = w.room(bytes);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t x = v[i];
+    while (x >= 0x80) {
+      *d++ = static_cast<char>(x | 0x80);
+      x >>= 7;
+    }
+    *d++ = static_cast<char>(x);
+  }
+  w.advance(bytes);
+}
+
+void packed_varints_u(Out& w, uint32_t field, const uint64_t* v, size_t n) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
+  packed_varints_sized(w, field, v, n, bytes);
 }
 
 void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
@@ -146,8 +163,8 @@ std::string encode_raw(const Profile& p) {
     w.tag(2, kLen);
     w.varint(payload);
     w.room(payload);
-    packed_varints_u(w, 1, ids.data(), ids.size());
-    packed_varints_u(w, 2, vals, nt);
+    packed_varints_sized(w, 1, ids.data(), ids.size(), loc_bytes);
+    packed_varints_sized(w, 2, vals, nt, val_bytes);
     for (int64_t l = lb; l < le; ++l) {
       size_t lat = w.begin_message(3);
       w.int_field(1, p.labels.key[l]);
