@@ -28,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "python"))
+if os.environ.get("PPROFCORE_BENCH_INSTALLED") != "1":  # else the installed pprofcore (or $PYTHONPATH's)
+    sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "tests"))
 # $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
 CORPUS = Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
