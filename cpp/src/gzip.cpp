@@ -407,10 +407,14 @@ namespace {
 std::string deflate_isal(const uint8_t* data, size_t n) {
   static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};
   std::string out(reinterpret_cast<const char*>(header), sizeof header);
-  std::vector<uint8_t> level_buf(ISAL_DEF_LVL1_DEFAULT);
-  // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
-  auto stream = std::make_unique<isal_zstream>();
+  // The stream (80 KB) and level-1 buffer (276 KB) are kept per thread: fresh
+  // ones cost page faults and zeroing on every call, several times the deflate
+  // of a small profile. ISA-L resets the buffer's hash table at each stream start.
+  thread_local std::vector<uint8_t> level_buf(ISAL_DEF_LVL1_DEFAULT);
+  thread_local std::unique_ptr<isal_zstream> stream(new isal_zstream);
   isal_zstream& zs = *stream;
+  // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
+  std::memset(&zs, 0, sizeof zs);
   isal_deflate_init(&zs);
   zs.level = 1;
   zs.level_buf = level_buf.data();
@@ -429,7 +433,7 @@ std::string deflate_isal(const uint8_t* data, size_t n) {
       in_pos += take;
     }
     zs.end_of_stream = in_pos == n ? 1 : 0;
-    if (out.size() - out_pos < 64 * 1024) out.resize(out.size() + std::max<size_t>(out.size() / 2, 1 << 20));
+    if (out.size() - out_pos < 1024) out.resize(out.size() + std::max<size_t>(out.size() / 2, 64 * 1024));
     zs.next_out = reinterpret_cast<uint8_t*>(&out[out_pos]);
     zs.avail_out = static_cast<uint32_t>(std::min(kChunk, out.size() - out_pos));
     const uint32_t before = zs.avail_out;
