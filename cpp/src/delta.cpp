@@ -15,6 +15,16 @@ size_t DeltaComputer::memory_bytes() const {
          (prev_gen_.capacity() + cur_gen_.capacity() + first_row_.capacity() + touched_.capacity()) * 4;
 }
 
+void DeltaComputer::reserve_state(const Profile& cur) {
+  canon_.reserve_for(cur);
+  const size_t n = cur.num_samples() + 1, nt = cur.num_types();
+  cur_gen_.resize(n, 0);
+  prev_gen_.resize(n, 0);
+  first_row_.resize(n, -1);
+  cur_.resize(n * nt, 0);
+  prev_.resize(n * nt, 0);
+}
+
 void DeltaComputer::reset_state() {
   canon_ = Merger();
   prev_.clear();
@@ -54,6 +64,9 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
     nt_ = nt;
   }
   ++gen_;
+  // A new state is sized to the profile (growth by doubling would leave up
+  // to half of it unused for good).
+  if (canon_.num_samples() == 0) reserve_state(cur);
   // Aggregate the current profile by sample key.
   canon_.begin_source(cur);
   touched_.clear();
@@ -257,6 +270,7 @@ void DeltaComputer::rebuild(const Profile& cur) {
   const uint32_t gen = gen_;
   reset_state();
   gen_ = gen;
+  canon_.reserve_for(cur);
   canon_.begin_source(cur);
   size_t n = rows.size() + 1;
   cur_gen_.assign(n, 0);

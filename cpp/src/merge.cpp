@@ -238,6 +238,25 @@ void Merger::begin_source(const Profile& src) {
   if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
 }
 
+void Merger::reserve_for(const Profile& src) {
+  const size_t ns = out_.num_samples() + src.num_samples();
+  const size_t nf = out_.stack_locations.size() + src.stack_locations.size();
+  const size_t nl = out_.labels.size() + src.labels.size();
+  out_.stack_locations.reserve(nf);
+  out_.stack_offsets.reserve(ns + 1);
+  out_.label_offsets.reserve(ns + 1);
+  out_.values.reserve(ns * std::max<size_t>(out_.num_types(), src.num_types()));
+  out_.labels.key.reserve(nl);
+  out_.labels.str.reserve(nl);
+  out_.labels.num.reserve(nl);
+  out_.labels.num_unit.reserve(nl);
+  // Keys: the stack length, the locations, and 5 words per label.
+  sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
+  sample_key_off_.reserve(ns + 1);
+  next_.reserve(ns);
+  samples_.reserve(ns);
+}
+
 int32_t Merger::map_sample(size_t row) {
   const Profile& s = *src_;
   const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];

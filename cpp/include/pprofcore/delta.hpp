@@ -42,6 +42,7 @@ class DeltaComputer {
 
  private:
   void reset_state();
+  void reserve_state(const Profile& cur);
   void rebuild(const Profile& cur);
   void copy_referenced(const Profile& cur, Profile& out);
 

@@ -61,6 +61,14 @@ class IdTable {
     }
   }
 
+  // Room for `rows` rows without growing (one rehash now instead of several).
+  void reserve(size_t rows) {
+    size_t n = slots_.empty() ? 64 : slots_.size();
+    while (rows * 2 > n) n *= 2;
+    row_hash_.reserve(rows);
+    if (n != slots_.size()) rehash(n);
+  }
+
   // Records `row` (== size(), rows are dense) under `h`; the caller has checked it is absent.
   void insert(uint64_t h, int32_t row) {
     if ((row_hash_.size() + 1) * 2 > slots_.size()) grow();
@@ -78,8 +86,8 @@ class IdTable {
     while (slots_[i].row >= 0) i = (i + 1) & mask_;
     slots_[i] = Slot{static_cast<uint32_t>(h >> 32), row};
   }
-  void grow() {
-    size_t n = slots_.empty() ? 64 : slots_.size() * 2;
+  void grow() { rehash(slots_.empty() ? 64 : slots_.size() * 2); }
+  void rehash(size_t n) {
     slots_.assign(n, Slot{0, -1});
     mask_ = n - 1;
     for (size_t r = 0; r < row_hash_.size(); ++r) place(row_hash_[r], static_cast<int32_t>(r));
