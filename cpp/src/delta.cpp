@@ -26,7 +26,7 @@ void DeltaComputer::reserve_state(const Profile& cur) {
 }
 
 void DeltaComputer::reset_state() {
-  canon_ = Merger();
+  canon_ = Merger(Merger::Keep::KeysOnly);
   prev_.clear();
   cur_.clear();
   prev_gen_.clear();

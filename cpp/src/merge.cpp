@@ -239,17 +239,19 @@ void Merger::begin_source(const Profile& src) {
 }
 
 void Merger::reserve_for(const Profile& src) {
-  const size_t ns = out_.num_samples() + src.num_samples();
-  const size_t nf = out_.stack_locations.size() + src.stack_locations.size();
-  const size_t nl = out_.labels.size() + src.labels.size();
-  out_.stack_locations.reserve(nf);
-  out_.stack_offsets.reserve(ns + 1);
-  out_.label_offsets.reserve(ns + 1);
-  out_.values.reserve(ns * std::max<size_t>(out_.num_types(), src.num_types()));
-  out_.labels.key.reserve(nl);
-  out_.labels.str.reserve(nl);
-  out_.labels.num.reserve(nl);
-  out_.labels.num_unit.reserve(nl);
+  const size_t ns = num_samples() + src.num_samples();
+  if (keep_ == Keep::Samples) {
+    const size_t nf = out_.stack_locations.size() + src.stack_locations.size();
+    const size_t nl = out_.labels.size() + src.labels.size();
+    out_.stack_locations.reserve(nf);
+    out_.stack_offsets.reserve(ns + 1);
+    out_.label_offsets.reserve(ns + 1);
+    out_.values.reserve(ns * std::max<size_t>(out_.num_types(), src.num_types()));
+    out_.labels.key.reserve(nl);
+    out_.labels.str.reserve(nl);
+    out_.labels.num.reserve(nl);
+    out_.labels.num_unit.reserve(nl);
+  }
   // Keys: the stack length, the locations, and 5 words per label.
   sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
   sample_key_off_.reserve(ns + 1);
@@ -329,19 +331,21 @@ int32_t Merger::map_sample(size_t row) {
 
 // A new merged sample for the key in probe_ and key_labels_, with zero values.
 int32_t Merger::add_sample(uint64_t hash) {
-  Profile& o = out_;
-  const int32_t got = static_cast<int32_t>(o.num_samples());
-  const size_t nloc = probe_[0];
-  o.stack_locations.insert(o.stack_locations.end(), probe_.begin() + 1, probe_.begin() + 1 + nloc);
-  o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
-  for (const LabelKey& k : key_labels_) {
-    o.labels.key.push_back(k.key);
-    o.labels.str.push_back(k.str);
-    o.labels.num.push_back(k.num);
-    o.labels.num_unit.push_back(k.unit);
+  const int32_t got = static_cast<int32_t>(num_samples());
+  if (keep_ == Keep::Samples) {
+    Profile& o = out_;
+    const size_t nloc = probe_[0];
+    o.stack_locations.insert(o.stack_locations.end(), probe_.begin() + 1, probe_.begin() + 1 + nloc);
+    o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
+    for (const LabelKey& k : key_labels_) {
+      o.labels.key.push_back(k.key);
+      o.labels.str.push_back(k.str);
+      o.labels.num.push_back(k.num);
+      o.labels.num_unit.push_back(k.unit);
+    }
+    o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
+    o.values.resize(o.values.size() + o.num_types(), 0);
   }
-  o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
-  o.values.resize(o.values.size() + o.num_types(), 0);
   sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
   sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
   samples_.insert(hash, got);
@@ -383,6 +387,7 @@ void Merger::combine_header(const Profile& p) {
 }
 
 void Merger::add(const Profile& p) {
+  if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
   begin_source(p);
   const size_t nt = p.num_types();

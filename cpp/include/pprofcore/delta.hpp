@@ -47,7 +47,7 @@ class DeltaComputer {
   void copy_referenced(const Profile& cur, Profile& out);
 
   std::vector<std::string> names_;
-  Merger canon_;                    // content interning across calls
+  Merger canon_{Merger::Keep::KeysOnly};  // sample identities across calls
   std::vector<std::string> types_;  // "type/unit" of the previous profile
   std::vector<uint8_t> is_delta_;   // per value column of the current profile
   size_t nt_ = 0;

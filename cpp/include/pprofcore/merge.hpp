@@ -23,7 +23,10 @@ namespace pprofcore {
 
 class Merger {
  public:
-  Merger() { intern(std::string_view()); }  // code 0 is ""
+  // What the merged profile holds: its samples (merge, compact), or only their
+  // identities (delta, which keeps its own values): sample rows stay empty.
+  enum class Keep { Samples, KeysOnly };
+  explicit Merger(Keep keep = Keep::Samples) : keep_(keep) { intern(std::string_view()); }  // code 0 is ""
 
   // Adds one profile: checks it against the first (same period type and sample
   // types, else ProfileError), combines headers as pprof does (earliest
@@ -39,7 +42,8 @@ class Merger {
   Profile take_result();
 
   size_t num_inputs() const { return inputs_; }
-  size_t num_samples() const { return out_.num_samples(); }
+  // Distinct samples so far (in both modes).
+  size_t num_samples() const { return sample_key_off_.size() - 1; }
   size_t memory_bytes() const;
 
   // Lower level, used by delta: start mapping `src` (no header checks), then map
@@ -49,7 +53,7 @@ class Merger {
   // Sizes the tables for `src`'s content on top of what is held, so that
   // interning it does not leave them up to twice as large as needed.
   void reserve_for(const Profile& src);
-  const Profile& merged() const { return out_; }
+  const Profile& merged() const { return out_; }  // no sample rows with Keep::KeysOnly
 
  private:
   struct LabelKey {
@@ -65,6 +69,7 @@ class Merger {
   int32_t add_sample(uint64_t hash);
   void combine_header(const Profile& p);
 
+  Keep keep_;
   Profile out_;
   size_t inputs_ = 0;
   IdTable strings_, functions_, mappings_, locations_, samples_;
