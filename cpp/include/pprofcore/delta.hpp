@@ -48,8 +48,8 @@ class DeltaComputer {
 
   std::vector<std::string> names_;
   Merger canon_{Merger::Keep::KeysOnly};  // sample identities across calls
-  std::vector<std::string> types_;  // "type/unit" of the previous profile
-  std::vector<uint8_t> is_delta_;   // per value column of the current profile
+  std::vector<std::string> types_;        // "type/unit" of the previous profile
+  std::vector<uint8_t> is_delta_;         // per value column of the current profile
   size_t nt_ = 0;
   std::vector<int64_t> prev_, cur_;  // per distinct sample x nt
   std::vector<uint32_t> prev_gen_, cur_gen_;
