@@ -240,18 +240,6 @@ void Merger::begin_source(const Profile& src) {
 
 void Merger::reserve_for(const Profile& src) {
   const size_t ns = num_samples() + src.num_samples();
-  if (keep_ == Keep::Samples) {
-    const size_t nf = out_.stack_locations.size() + src.stack_locations.size();
-    const size_t nl = out_.labels.size() + src.labels.size();
-    out_.stack_locations.reserve(nf);
-    out_.stack_offsets.reserve(ns + 1);
-    out_.label_offsets.reserve(ns + 1);
-    out_.values.reserve(ns * std::max<size_t>(out_.num_types(), src.num_types()));
-    out_.labels.key.reserve(nl);
-    out_.labels.str.reserve(nl);
-    out_.labels.num.reserve(nl);
-    out_.labels.num_unit.reserve(nl);
-  }
   // Keys: the stack length, the locations, and 5 words per label.
   sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
   sample_key_off_.reserve(ns + 1);

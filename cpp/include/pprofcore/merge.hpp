@@ -50,8 +50,9 @@ class Merger {
   // its sample rows to merged rows. A new merged sample starts with zero values.
   void begin_source(const Profile& src);
   int32_t map_sample(size_t row);
-  // Sizes the tables for `src`'s content on top of what is held, so that
-  // interning it does not leave them up to twice as large as needed.
+  // Sizes the sample identity tables for `src`'s samples on top of what is
+  // held, so that interning them does not leave the tables up to twice as
+  // large as needed (the merged sample rows of Keep::Samples are not sized).
   void reserve_for(const Profile& src);
   const Profile& merged() const { return out_; }  // no sample rows with Keep::KeysOnly
 
