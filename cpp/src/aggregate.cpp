@@ -168,6 +168,10 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   t.loc_node_offsets.reserve(nloc + 1);
   t.loc_nodes.reserve(p.lines.size() + nloc);
   std::vector<uint8_t> inline_capable;  // node appears as a non-outermost inline frame
+  // Without lines and addresses, a named function's frames are all one node:
+  // found once per function row instead of hashed once per frame.
+  const bool by_function = !keep_line && !keep_address && !addresses_raw;
+  std::vector<int32_t> function_node(by_function ? p.functions.size() : 0, -1);
   for (size_t l = 0; l < nloc; ++l) {
     const int32_t m = p.locations.mapping[l];
     const int32_t objfile = m >= 0 ? canon_of(p.mappings.filename[static_cast<size_t>(m)]) : 0;
@@ -180,17 +184,21 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
       for (int64_t i = b; i < e; ++i) {
         const int32_t f = p.lines.function[static_cast<size_t>(i)];
         const size_t fr = static_cast<size_t>(f);
-        Key k{keep_function ? canon_of(p.functions.name[fr]) : 0,
-              keep_file ? file_of(p.functions.filename[fr]) : 0,
-              0,
-              keep_line ? p.lines.line[static_cast<size_t>(i)] : 0,
-              addr,
-              0};
-        if (k.name == 0) {  // pprof shows the binary when the function has no name
-          k.objfile = objfile;
-          k.start_line = p.functions.start_line[fr];
+        int32_t n = by_function ? function_node[fr] : -1;
+        if (n < 0) {
+          Key k{keep_function ? canon_of(p.functions.name[fr]) : 0,
+                keep_file ? file_of(p.functions.filename[fr]) : 0,
+                0,
+                keep_line ? p.lines.line[static_cast<size_t>(i)] : 0,
+                addr,
+                0};
+          if (k.name == 0) {  // pprof shows the binary when the function has no name
+            k.objfile = objfile;
+            k.start_line = p.functions.start_line[fr];
+          }
+          n = node_for(k, f);
+          if (by_function && k.name != 0) function_node[fr] = n;
         }
-        const int32_t n = node_for(k, f);
         t.loc_nodes.push_back(n);
         if (i != e - 1) {
           if (inline_capable.size() <= static_cast<size_t>(n)) inline_capable.resize(keys.size(), 0);
@@ -276,13 +284,12 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   for (size_t n = 0; n < nn; ++n)
     if (node_inline_in[n]) t.inline_label[n] = node_noinline_in[n] ? 2 : 1;
 
-  // Columns and printable names (graph.NodeInfo.NameComponents).
+  // Columns and printable names.
   t.name.resize(nn);
   t.start_line.resize(nn);
   t.lineno.resize(nn);
   t.address.resize(nn);
   t.objfile.resize(nn);
-  std::string buf;
   for (size_t n = 0; n < nn; ++n) {
     const Key& k = keys[n];
     t.name[n] = k.name;
@@ -290,37 +297,41 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     t.lineno[n] = k.lineno;
     t.address[n] = k.address;
     t.objfile[n] = k.objfile;
-    const std::string& file = files[static_cast<size_t>(k.file)];
-    t.file.push_back(file);
-    buf.clear();
-    if (k.address != 0) {
-      char a[24];
-      std::snprintf(a, sizeof a, "%016" PRIx64, k.address);
-      buf += a;
-    }
-    std::string_view fun = p.str(k.name);
-    if (!fun.empty()) {
-      if (!buf.empty()) buf.push_back(' ');
-      buf.append(fun.data(), fun.size());
-    }
-    std::string tail;
-    if (k.lineno != 0)
-      tail = file + ":" + std::to_string(k.lineno);
-    else if (!file.empty())
-      tail = file;
-    else if (!fun.empty())
-      tail.clear();
-    else if (k.objfile != 0 && !p.str(k.objfile).empty())
-      tail = "[" + basename(p.str(k.objfile)) + "]";
-    else
-      tail = "<unknown>";
-    if (!tail.empty()) {
-      if (!buf.empty()) buf.push_back(' ');
-      buf += tail;
-    }
-    t.printable.push_back(buf);
+    t.file.push_back(files[static_cast<size_t>(k.file)]);
   }
+  if (opt.names)
+    for (size_t n = 0; n < nn; ++n) t.printable.push_back(printable_name(p, t, n));
   return t;
+}
+
+// graph.NodeInfo.NameComponents joined by spaces.
+std::string printable_name(const Profile& p, const NodeTable& t, size_t n) {
+  std::string buf;
+  if (t.address[n] != 0) {
+    char a[24];
+    std::snprintf(a, sizeof a, "%016" PRIx64, t.address[n]);
+    buf += a;
+  }
+  std::string_view fun = p.str(t.name[n]);
+  if (!fun.empty()) {
+    if (!buf.empty()) buf.push_back(' ');
+    buf.append(fun.data(), fun.size());
+  }
+  const std::string_view file = t.file[n];
+  std::string tail;
+  if (t.lineno[n] != 0)
+    tail.append(file).append(":").append(std::to_string(t.lineno[n]));
+  else if (!file.empty())
+    tail = file;
+  else if (fun.empty() && t.objfile[n] != 0 && !p.str(t.objfile[n]).empty())
+    tail = "[" + basename(p.str(t.objfile[n])) + "]";
+  else if (fun.empty())
+    tail = "<unknown>";
+  if (!tail.empty()) {
+    if (!buf.empty()) buf.push_back(' ');
+    buf += tail;
+  }
+  return buf;
 }
 
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,

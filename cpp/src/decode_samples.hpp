@@ -44,11 +44,16 @@ struct MaxStringCode {
   }
 };
 
+[[noreturn]] __attribute__((noinline, cold)) inline void string_code_out_of_range(const wire::Reader& r, uint64_t raw,
+                                                                                  const char* field) {
+  throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field, r.offset());
+}
+
 // A string index read as int64: must be non-negative and fit an int32 code.
 // The range check against the table happens in fixup (the table comes last).
-inline int32_t string_code(wire::Reader& r, uint64_t raw, const char* field, MaxStringCode& codes) {
-  if (raw > kMaxSmallId)
-    throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field, r.offset());
+// Inlined: labels and functions call it for every code (the error path is apart).
+PPROFCORE_INLINE int32_t string_code(wire::Reader& r, uint64_t raw, const char* field, MaxStringCode& codes) {
+  if (raw > kMaxSmallId) string_code_out_of_range(r, raw, field);
   codes.see(static_cast<int64_t>(raw), field, r.offset());
   return static_cast<int32_t>(raw);
 }

@@ -5,6 +5,19 @@ namespace pprofcore::wire {
 
 uint64_t Reader::varint_slow(const char* field) {
   const uint8_t* at = p_;
+  if (end_ - p_ >= 10) {
+    // Room for the longest varint: no bounds check per byte. A 10th byte with
+    // its high bit set goes on to the checked loop below, which names the error.
+    uint64_t v = 0;
+    for (int i = 0; i < 10; ++i) {
+      const uint8_t b = p_[i];
+      v |= uint64_t(b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        p_ += i + 1;
+        return v;
+      }
+    }
+  }
   uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (p_ >= end_) throw DecodeError("truncated varint", field, offset_of(at));

@@ -1,6 +1,7 @@
 // C++ unit tests of series_files: rows equal a per-file aggregate in input
 // order whatever the thread count and batch size, the first failing file in
 // input order is the one reported, and sample-type choices follow pprof.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -68,23 +69,35 @@ TEST(series_rows_match_each_aggregate_in_order) {
       o.threads = threads, o.batch = batch, o.cum = batch == 4;
       SeriesResult r = series_files(paths, o);
       size_t row = 0;
+      std::vector<std::string> first_seen;  // names in node order, each once
       for (size_t i = 0; i < profiles.size(); ++i) {
         AggregateOptions ao;
         ao.label_type = 1;
         NodeTable t = aggregate(profiles[i], ao);
+        // The profile's non-zero nodes, by value descending, then name.
+        std::vector<std::pair<int64_t, std::string>> want;
         for (size_t k = 0; k < t.size(); ++k) {
           int64_t v = (o.cum ? t.cum : t.flat)[k * t.n_types + 1];
           if (v == 0) continue;
+          want.emplace_back(v, std::string(t.printable[k]));
+          if (std::find(first_seen.begin(), first_seen.end(), want.back().second) == first_seen.end())
+            first_seen.push_back(want.back().second);
+        }
+        std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) {
+          return a.first != b.first ? a.first > b.first : a.second < b.second;
+        });
+        for (const auto& [v, name] : want) {
           EXPECT(row < r.value.size());
           if (row >= r.value.size()) return;
           EXPECT(r.profile[row] == int64_t(i));
-          EXPECT(r.names[size_t(r.name[row])] == t.printable[k]);
+          EXPECT(r.names[size_t(r.name[row])] == name);
           EXPECT(r.value[row] == v);
           ++row;
         }
         EXPECT(r.time_nanos[i] == 1000 + int64_t(i));
       }
       EXPECT(row == r.value.size());
+      EXPECT(r.names == first_seen);
       EXPECT(r.type_names == std::vector<std::string>{"cpu"});
     }
   }

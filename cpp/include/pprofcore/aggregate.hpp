@@ -28,6 +28,9 @@ struct AggregateOptions {
   // false: only identify and name the nodes (loc_node_offsets/loc_nodes, names);
   // flat, cum and inline labels stay zero. The call tree needs no more.
   bool sums = true;
+  // false: `printable` stays empty; printable_name() names the nodes a caller
+  // needs (a fleet series names only its non-zero nodes).
+  bool names = true;
 };
 
 // One row per node. Keys follow pprof's NodeInfo: name, file, start_line, lineno,
@@ -51,6 +54,10 @@ struct NodeTable {
 };
 
 NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
+
+// pprof's printable name of node `n` (graph.NodeInfo.PrintableName): what
+// `printable` holds when the table was built with names.
+std::string printable_name(const Profile& p, const NodeTable& t, size_t n);
 
 // Call edges (caller -> callee) touching nodes selected by `node_mask` (one
 // byte per node), as graph.newGraph builds them: weights summed over samples,

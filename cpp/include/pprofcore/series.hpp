@@ -35,9 +35,9 @@ struct SeriesOptions {
   size_t batch = 256;
 };
 
-// One row per (profile, node) with a non-zero value, in profile order and each
-// profile's node order (the order of Profile.top's node table); names interned
-// in order of first appearance.
+// One row per (profile, node) with a non-zero value, in profile order and, within
+// a profile, by value descending, then name (bytewise); names interned in order
+// of first appearance in each profile's node order (Profile.top's node table).
 struct SeriesResult {
   std::vector<int64_t> profile;  // position in the input list
   std::vector<int32_t> name;     // index into names

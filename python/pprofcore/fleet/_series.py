@@ -255,15 +255,31 @@ def series(
 def _ordered(df, key: str):
     """Rows by ``key``, then largest value first, ties by name, so the order
     does not depend on how each profile numbers its functions (NumPy lexsort
-    on codes, not a string sort)."""
+    on codes, not a string sort). Rows already in that order (the C++ file
+    path writes them so) are returned as they are: a stable sort would not
+    move them."""
     names = df["name"].cat
     cats = np.asarray(names.categories, dtype=object)
     rank = np.empty(len(cats), dtype=np.int64)
     rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
     codes = names.codes.to_numpy()
     k = df[key].array.asi8 if key == "time" else df[key].to_numpy()
-    order = np.lexsort((rank[codes] if len(cats) else codes, -df["value"].to_numpy(), k))
+    neg = -df["value"].to_numpy()
+    r = rank[codes] if len(cats) else codes
+    if _sorted_by(k, neg, r):
+        return df
+    order = np.lexsort((r, neg, k))
     return df.iloc[order].reset_index(drop=True)
+
+
+def _sorted_by(k, v, r) -> bool:
+    """Whether rows are ascending by ``k``, then ``v``, then ``r`` (NaN never
+    counts as in order, so such rows go to the sort)."""
+    if len(k) < 2:
+        return True
+    k0, k1, v0, v1 = k[:-1], k[1:], v[:-1], v[1:]
+    ok = (k0 < k1) | ((k0 == k1) & ((v0 < v1) | ((v0 == v1) & (r[:-1] <= r[1:]))))
+    return bool(ok.all())
 
 
 def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
