@@ -9,6 +9,8 @@ import re
 import numpy as np
 import pytest
 from conftest import corpus_glob, requires_go
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pprof_oracle import parse_top
 
 import pprofcore
@@ -441,3 +443,37 @@ def test_streaming_holds_at_most_two_chunks():
     assert df["profile"].nunique() == n
     assert peak[0] <= 2 * chunk, peak[0]
     assert alive[0] == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.one_of(st.integers(-3, 3), st.just(np.iinfo(np.int64).min)),
+            st.sampled_from(["a", "b", "c", "é", "A"]),
+        ),
+        max_size=30,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_series_order_is_lexsort_order(rows, presort, as_float):
+    """``_ordered`` gives the lexsort order (profile, largest value first,
+    name) whether or not the rows come sorted already (its fast path), with
+    ties, int64's minimum and NaN values."""
+    from pprofcore.fleet._series import _ordered
+
+    if presort:
+        rows = sorted(rows, key=lambda r: (r[0], -r[1], r[2]))
+    prof = np.array([r[0] for r in rows], dtype=np.int64)
+    vals = np.array([r[1] for r in rows], dtype=np.int64)
+    if as_float:
+        vals = np.where(vals == 0, np.nan, vals.astype(np.float64))
+    df = pd.DataFrame({"profile": prof, "name": pd.Categorical([r[2] for r in rows]), "value": vals})
+    cats = np.asarray(df["name"].cat.categories, dtype=object)
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
+    codes = df["name"].cat.codes.to_numpy()
+    want = df.iloc[np.lexsort((rank[codes] if len(cats) else codes, -vals, prof))].reset_index(drop=True)
+    pd.testing.assert_frame_equal(_ordered(df, "profile"), want)

@@ -91,6 +91,26 @@ TEST(granularities_name_nodes_like_pprof) {
   EXPECT_THROWS(parse_granularity("bogus"), ProfileError, "granularity");
 }
 
+TEST(nodes_without_names_or_sums_are_the_same_nodes) {
+  // A lean table (no sums, no names) has the full table's nodes in the same
+  // order, and printable_name() names each as the full table does.
+  Profile p = recursive_profile();
+  for (Granularity g : {Granularity::Functions, Granularity::FileFunctions, Granularity::Files, Granularity::Lines,
+                        Granularity::Addresses}) {
+    for (bool inline_frames : {true, false}) {
+      AggregateOptions o;
+      o.granularity = g, o.inline_frames = inline_frames;
+      const NodeTable full = aggregate(p, o);
+      o.sums = false, o.names = false;
+      const NodeTable lean = aggregate(p, o);
+      EXPECT(lean.size() == full.size() && lean.printable.size() == 0);
+      EXPECT(lean.loc_nodes == full.loc_nodes && lean.loc_node_offsets == full.loc_node_offsets);
+      for (size_t n = 0; n < full.size() && n < lean.size(); ++n)
+        EXPECT(printable_name(p, lean, n) == full.printable[n]);
+    }
+  }
+}
+
 TEST(edges_and_folded) {
   Profile p = recursive_profile();
   NodeTable t = aggregate(p, AggregateOptions{});
