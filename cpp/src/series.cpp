@@ -4,6 +4,9 @@
 #include "pprofcore/series.hpp"
 
 #include "pprofcore/arith.hpp"
+#include "pprofcore/gzip.hpp"
+#include "pprofcore/scan.hpp"
+#include "pprofcore/zstd.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -54,42 +57,49 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
 
 namespace {
 
-// Flat (leaf frame) or cum (each node once per sample) of type `ti` per node of
-// `t`, as aggregate() sums them (wrapping int64 additions).
-std::vector<int64_t> node_sums(const Profile& p, const NodeTable& t, size_t ti, bool cum) {
-  std::vector<int64_t> sums(t.size(), 0);
-  const size_t nt = p.num_types(), ns = p.num_samples();
-  const int64_t* loc_node_offsets = t.loc_node_offsets.data();
-  const int32_t* loc_nodes = t.loc_nodes.data();
-  if (!cum) {
-    for (size_t s = 0; s < ns; ++s) {
-      const int64_t v = p.values[s * nt + ti];
-      const int64_t sb = p.stack_offsets[s];
-      if (v == 0 || sb == p.stack_offsets[s + 1]) continue;
-      // The leaf location's innermost frame.
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(sb)]);
-      int64_t& sum = sums[static_cast<size_t>(loc_nodes[loc_node_offsets[loc]])];
-      sum = wrapping_add(sum, v);
-    }
-    return sums;
+// The chosen type's sum per node of `t`, sample by sample, as aggregate() sums
+// it: flat to the leaf location's innermost frame, cum once per node and
+// sample (wrapping int64 additions); and pprof's total, the sum of |value|
+// (wrapping like NumPy's abs and int64 sum).
+class NodeSums {
+ public:
+  NodeSums(const NodeTable& t, size_t ti, bool cum) : sums(t.size(), 0), t_(t), ti_(ti), cum_(cum) {
+    if (cum) seen_.assign(t.size(), 0);
   }
-  std::vector<uint32_t> seen(t.size(), 0);  // stamp = sample index + 1
-  for (size_t s = 0; s < ns; ++s) {
-    const int64_t v = p.values[s * nt + ti];
-    if (v == 0) continue;
-    const uint32_t stamp = static_cast<uint32_t>(s + 1);
-    for (int64_t i = p.stack_offsets[s]; i < p.stack_offsets[s + 1]; ++i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-      for (int64_t j = loc_node_offsets[loc]; j < loc_node_offsets[loc + 1]; ++j) {
-        const size_t n = static_cast<size_t>(loc_nodes[j]);
-        if (seen[n] == stamp) continue;
-        seen[n] = stamp;
+
+  // One sample: its values (one per type) and location rows, leaf first.
+  void add(const int64_t* values, const int32_t* rows, size_t n_rows) {
+    const int64_t v = values[ti_];
+    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    ++stamp_;
+    if (v == 0 || n_rows == 0) return;
+    const int64_t* offsets = t_.loc_node_offsets.data();
+    const int32_t* nodes = t_.loc_nodes.data();
+    if (!cum_) {
+      int64_t& sum = sums[static_cast<size_t>(nodes[offsets[rows[0]]])];
+      sum = wrapping_add(sum, v);
+      return;
+    }
+    for (size_t i = 0; i < n_rows; ++i) {
+      for (int64_t j = offsets[rows[i]]; j < offsets[rows[i] + 1]; ++j) {
+        const size_t n = static_cast<size_t>(nodes[j]);
+        if (seen_[n] == stamp_) continue;
+        seen_[n] = stamp_;
         sums[n] = wrapping_add(sums[n], v);
       }
     }
   }
-  return sums;
-}
+
+  std::vector<int64_t> sums;
+  uint64_t total = 0;
+
+ private:
+  const NodeTable& t_;
+  size_t ti_;
+  bool cum_;
+  std::vector<uint32_t> seen_;  // stamp = sample number, as aggregate() counts
+  uint32_t stamp_ = 0;
+};
 
 // What one profile reduces to; built on a worker, interned on the caller's thread.
 struct Reduced {
@@ -101,44 +111,91 @@ struct Reduced {
   std::exception_ptr error;
 };
 
-Reduced reduce(const std::string& path, const SeriesOptions& o) {
-  Profile p;
-  try {
-    p = load_file(path, o.decode);
-  } catch (...) {
-    rethrow_with_path(path);
-  }
-  Reduced r;
-  const size_t ti = choose_sample_type(p, o.sample_type);
-  // The node table of Profile.top without its sums and names: only the
-  // chosen type is summed, and only non-zero nodes are named.
+// The node table of Profile.top without its sums and names: only the chosen
+// type is summed, and only non-zero nodes are named.
+NodeTable lean_nodes(const Profile& p, const SeriesOptions& o) {
   AggregateOptions ao;
   ao.granularity = o.granularity;
   ao.sums = false;
   ao.names = false;
-  const NodeTable t = aggregate(p, ao);
-  const std::vector<int64_t> sums = node_sums(p, t, ti, o.cum);
+  return aggregate(p, ao);
+}
+
+// Fills `r` from a profile's header (p), its node table and the node sums.
+void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sums, Reduced& r) {
   for (size_t k = 0; k < t.size(); ++k) {
-    if (sums[k] == 0) continue;
+    if (sums.sums[k] == 0) continue;
     r.names.push_back(printable_name(p, t, k));
-    r.values.push_back(sums[k]);
+    r.values.push_back(sums.sums[k]);
   }
   r.order.resize(r.values.size());
   for (uint32_t j = 0; j < r.order.size(); ++j) r.order[j] = j;
   std::stable_sort(r.order.begin(), r.order.end(), [&](uint32_t a, uint32_t b) {
     return r.values[a] != r.values[b] ? r.values[a] > r.values[b] : r.names[a] < r.names[b];
   });
-  // NumPy's abs and int64 sum: both wrap.
-  uint64_t total = 0;
-  const size_t nt = p.num_types();
-  for (size_t i = 0; i < p.num_samples(); ++i) {
-    const int64_t v = p.values[i * nt + ti];
-    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  }
-  r.total = static_cast<int64_t>(total);
+  r.total = static_cast<int64_t>(sums.total);
   r.time_nanos = p.time_nanos;
   r.duration_nanos = p.duration_nanos;
   r.type_name = std::string(p.str(p.sample_type_type[ti]));
+}
+
+// The fast way (scan.hpp): no Profile is built, only the tables a node table
+// needs, and the samples are summed straight from the bytes. false: the file
+// must go the ordinary way (which then reports any error), `r` untouched.
+bool reduce_scanned(const std::string& path, const SeriesOptions& o, Reduced& r) {
+  thread_local Scan per_thread;  // its buffers serve file after file
+  Scan& scan = per_thread;       // one lookup of the thread's copy
+  const DecodeOptions& d = o.decode;
+  std::string bytes;
+  gzip::Buffer inflated;
+  try {
+    bytes = read_file(path, d.max_decompressed_size);
+    const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    const size_t n = bytes.size();
+    if (zstd::is_zstd(data, n)) return false;
+    if (gzip::is_gzip(data, n)) {
+      if (n > max_input_size(d.max_decompressed_size, true)) return false;
+      inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
+      if (!scan_tables(inflated.data(), inflated.size(), scan)) return false;
+    } else if (n > d.max_decompressed_size || !scan_tables(data, n, scan)) {
+      return false;
+    }
+  } catch (const std::exception&) {
+    return false;  // the ordinary way says what is wrong
+  }
+  const Profile& p = scan.tables;
+  size_t ti;
+  try {
+    ti = choose_sample_type(p, o.sample_type);
+  } catch (const ProfileError&) {
+    return false;  // decode() may refuse the samples first: let it decide
+  }
+  const NodeTable t = lean_nodes(p, o);
+  NodeSums sums(t, ti, o.cum);
+  if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); }))
+    return false;
+  finish(p, ti, t, sums, r);
+  return true;
+}
+
+Reduced reduce(const std::string& path, const SeriesOptions& o) {
+  Reduced r;
+  if (o.scan && reduce_scanned(path, o, r)) return r;
+  Profile p;
+  try {
+    p = load_file(path, o.decode);
+  } catch (...) {
+    rethrow_with_path(path);
+  }
+  const size_t ti = choose_sample_type(p, o.sample_type);
+  const NodeTable t = lean_nodes(p, o);
+  NodeSums sums(t, ti, o.cum);
+  const size_t nt = p.num_types();
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int64_t b = p.stack_offsets[s];
+    sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b));
+  }
+  finish(p, ti, t, sums, r);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // C++ unit tests of series_files: rows equal a per-file aggregate in input
 // order whatever the thread count and batch size, the first failing file in
-// input order is the one reported, and sample-type choices follow pprof.
+// input order is the one reported, the lean scan gives what decoding gives
+// (or leaves the file to it), and sample-type choices follow pprof.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "pprofcore/encode.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/scan.hpp"
 #include "pprofcore/series.hpp"
 #include "pprofcore/strings.hpp"
 
@@ -123,6 +125,119 @@ TEST(series_reports_the_first_failing_file_in_order) {
     EXPECT(threw);
   }
   for (const std::string& path : paths) std::remove(path.c_str());
+}
+
+// A profile with what the small one lacks: a mapping, a nameless function
+// (named after its binary), a location with an inline frame, a location with
+// no line, labels, a comment, default_sample_type and a period type.
+static Profile rich(int seed) {
+  Profile p = small(seed);
+  StringInterner s;
+  for (size_t i = 0; i < p.strings.size(); ++i) s.intern(p.strings[i]);
+  p.mappings.id = {1};
+  p.mappings.memory_start = {0x1000};
+  p.mappings.memory_limit = {0x9000};
+  p.mappings.file_offset = {0};
+  p.mappings.filename = {s.intern("/usr/lib/libx.so")};
+  p.mappings.build_id = {s.intern("abc")};
+  p.mappings.has_functions = {1};
+  p.mappings.has_filenames = p.mappings.has_line_numbers = p.mappings.has_inline_frames = {0};
+  p.functions.id.push_back(7);
+  p.functions.name.push_back(0);  // nameless
+  p.functions.system_name.push_back(0);
+  p.functions.filename.push_back(0);
+  p.functions.start_line.push_back(40 + seed);
+  for (size_t l = 0; l < p.locations.size(); ++l) p.locations.mapping[l] = l % 2 ? 0 : -1;
+  // Location 7: the nameless function inlined into fn(seed); location 8: no line.
+  p.locations.id.insert(p.locations.id.end(), {7, 8});
+  p.locations.mapping.insert(p.locations.mapping.end(), {0, 0});
+  p.locations.address.insert(p.locations.address.end(), {0x2000, 0x3000});
+  p.locations.is_folded.insert(p.locations.is_folded.end(), {0, 0});
+  p.lines.function.insert(p.lines.function.end(), {6, 0});
+  p.lines.line.insert(p.lines.line.end(), {3, 9});
+  p.lines.column.insert(p.lines.column.end(), {0, 0});
+  p.locations.line_offsets.push_back(int64_t(p.lines.size()));
+  p.locations.line_offsets.push_back(int64_t(p.lines.size()));
+  p.stack_locations.insert(p.stack_locations.end(), {6, 7, 2});
+  p.stack_offsets.push_back(int64_t(p.stack_locations.size()));
+  p.stack_locations.insert(p.stack_locations.end(), {7, 6});
+  p.stack_offsets.push_back(int64_t(p.stack_locations.size()));
+  p.values.insert(p.values.end(), {1, 500 + seed, 2, -7});
+  p.labels.key = {s.intern("zone"), s.intern("bytes")};
+  p.labels.str = {s.intern("z" + std::to_string(seed)), -1};
+  p.labels.num = {0, 4096};
+  p.labels.num_unit = {0, s.intern("bytes")};
+  p.label_offsets.insert(p.label_offsets.end(), {1, 2});  // one label on each new sample
+  p.comments = {s.intern("a comment")};
+  p.default_sample_type = s.intern("cpu");
+  p.has_period_type = true;
+  p.period_type_type = s.intern("cpu");
+  p.period_type_unit = s.intern("nanoseconds");
+  p.period = 10000000;
+  p.strings = s.take();
+  return p;
+}
+
+// series_files of one file, as rows and names, or the error it raises.
+static std::string series_of(const std::string& path, const SeriesOptions& o) {
+  try {
+    SeriesResult r = series_files({path}, o);
+    std::string out = std::to_string(r.total[0]) + "/" + std::to_string(r.time_nanos[0]) + "/" +
+                      std::to_string(r.duration_nanos[0]) + "/" + r.type_names[0] + ":";
+    for (size_t i = 0; i < r.value.size(); ++i)
+      out += r.names[size_t(r.name[i])] + "=" + std::to_string(r.value[i]) + ";";
+    return out;
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+TEST(series_scan_agrees_with_the_ordinary_path) {
+  // Valid files, then every truncation and two bit flips at every byte of
+  // each one: the lean scan either gives what decoding gives, or leaves the
+  // file to decoding (the same rows, the same error).
+  size_t compared = 0, rows = 0, scanned = 0;
+  Scan scan;
+  for (int seed = 0; seed < 3; ++seed) {
+    for (bool gz : {false, true}) {
+      const std::string good = encode(seed == 0 ? small(seed) : rich(seed), gz);
+      std::vector<std::string> inputs{good};
+      const size_t scanned_before = scanned;
+      if (!gz) {
+        for (size_t n = 0; n < good.size(); ++n) inputs.push_back(good.substr(0, n));
+        for (size_t i = 0; i < good.size(); ++i)
+          for (char bit : {char(0x01), char(0x80)}) {
+            inputs.push_back(good);
+            inputs.back()[i] ^= bit;
+          }
+      }
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const std::string path = write("scan.pb", inputs[k]);
+        SeriesOptions o;
+        o.threads = 1;
+        o.granularity = static_cast<Granularity>(k % 5);
+        o.cum = k % 2 == 1;
+        const std::string fast = series_of(path, o);
+        o.scan = false;
+        const std::string ordinary = series_of(path, o);
+        EXPECT(fast == ordinary);
+        if (fast != ordinary)
+          std::fprintf(stderr, "input %zu of seed %d: %s | %s\n", k, seed, fast.c_str(), ordinary.c_str());
+        compared += 1;
+        rows += fast.rfind("error: ", 0) != 0;
+        const auto* data = reinterpret_cast<const uint8_t*>(inputs[k].data());
+        if (!gz && scan_tables(data, inputs[k].size(), scan) && for_each_sample(scan, [](auto...) {})) {
+          // Decoding accepts it; only the sample type can still be refused (a flipped default_sample_type).
+          EXPECT(fast.rfind("error: ", 0) != 0 || fast.find("no sample_type") != std::string::npos);
+          ++scanned;
+        }
+        if (!gz && k == 0) EXPECT(scanned == scanned_before + 1);  // a valid file takes the lean way
+        std::remove(path.c_str());
+      }
+    }
+  }
+  // Valid and refused inputs were compared, and many mutants took the lean way.
+  EXPECT(compared > 3000 && rows > 100 && scanned > 100);
 }
 
 TEST(series_sample_type_choice) {

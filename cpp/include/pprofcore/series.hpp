@@ -33,6 +33,9 @@ struct SeriesOptions {
   // Profiles decoded per round: the memory bound (at most this many per-profile
   // results wait to be interned at once).
   size_t batch = 256;
+  // Read each file with scan.hpp's lean pass where it can (the ordinary
+  // decode otherwise); false: always decode (for tests that compare the two).
+  bool scan = true;
 };
 
 // One row per (profile, node) with a non-zero value, in profile order and, within

@@ -1,0 +1,138 @@
+// scan: a lean, all-or-nothing reading of profile.proto for reductions that need
+// a profile's tables but not its samples as columns (fleet series). It fills
+// the tables aggregate() reads and keeps each Sample's bytes for a walk once
+// the tables are known. Wherever decode() might decide otherwise than the scan
+// would (invalid input of any kind, and valid input the scan leaves to
+// decode(): ids that are not 1..n in file order, fields profile.proto does not
+// define) it answers false and the caller decodes the ordinary way, which
+// reports any error. Never throws for bad input. Not here: decompression,
+// legacy formats, repair, labels as data (they are checked, not kept).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "pprofcore/profile.hpp"
+#include "pprofcore/wire.hpp"
+
+namespace pprofcore {
+
+struct Scan {
+  // Header (sample types, period, times, default_sample_type...), mappings,
+  // locations, lines, functions and strings as decode() builds them, ids
+  // resolved to rows; no samples, no labels, no comments.
+  Profile tables;
+  struct Span {
+    const uint8_t* begin;
+    const uint8_t* end;
+  };
+  std::vector<Span> samples;  // each Sample message's payload, in file order
+  // Buffers the passes reuse (a Scan is meant to be kept per thread).
+  std::vector<uint64_t> mapping_ids, function_ids;  // as read, before they become rows
+  mutable std::vector<int64_t> values;              // of the sample being walked
+  mutable std::vector<int32_t> rows;
+};
+
+// Reads uncompressed profile.proto `data` into `out` (whose buffers are reused).
+// true: decode() accepts the input (up to its samples, which for_each_sample
+// checks) and `out.tables` holds what it would hold. false: `out` is unspecified.
+// The spans point into `data`, which must outlive the walk.
+bool scan_tables(const uint8_t* data, size_t n, Scan& out);
+
+namespace scanning {
+
+// A varint at p (before e); false when truncated or longer than 10 bytes.
+bool varint_long(const uint8_t*& p, const uint8_t* e, uint64_t& v);
+PPROFCORE_INLINE bool varint(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
+  if (p < e && *p < 0x80) {
+    v = *p++;
+    return true;
+  }
+  if (e - p >= 2 && p[1] < 0x80) {  // two bytes: ids and codes past 127
+    v = (p[0] & 0x7fu) | (uint64_t(p[1]) << 7);
+    p += 2;
+    return true;
+  }
+  return varint_long(p, e, v);
+}
+
+// One Label message: the fields decode() reads, each a varint, string codes
+// within the table. Anything else is left to decode().
+inline bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
+  while (p < e) {
+    uint64_t tag, v;
+    if (!varint(p, e, tag) || (tag & 7) != wire::kVarint || !varint(p, e, v)) return false;
+    const uint64_t field = tag >> 3;
+    if (field == 1 || field == 2 || field == 4) {  // key, str, num_unit: string codes
+      if (v >= n_strings) return false;
+    } else if (field != 3) {  // 3: num
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace scanning
+
+// Calls fn(values, rows, n_rows) for each sample of a successful scan, in order:
+// exactly tables.num_types() values, location rows leaf first (ids checked
+// against the table). Labels are checked as decode() checks them and skipped.
+// Returns false where decode() would refuse the samples (fn may have been
+// called for the samples before), true otherwise.
+template <class Fn>
+bool for_each_sample(const Scan& s, Fn&& fn) {
+  using scanning::varint;
+  const size_t n_types = s.tables.num_types();
+  const uint64_t n_locations = s.tables.locations.size();
+  const uint64_t n_strings = s.tables.strings.size();
+  std::vector<int64_t>& values = s.values;
+  std::vector<int32_t>& rows = s.rows;
+  auto location_id = [&](uint64_t id) {
+    if (id == 0 || id > n_locations) return false;
+    rows.push_back(static_cast<int32_t>(id - 1));
+    return true;
+  };
+  for (const Scan::Span& span : s.samples) {
+    values.clear();
+    rows.clear();
+    const uint8_t* p = span.begin;
+    const uint8_t* e = span.end;
+    while (p < e) {
+      uint64_t tag, v;
+      if (!varint(p, e, tag)) return false;
+      const uint64_t field = tag >> 3, wt = tag & 7;
+      if (field > 3 || field == 0) return false;
+      if (wt == wire::kVarint) {
+        if (!varint(p, e, v)) return false;
+        if (field == 1) {
+          if (!location_id(v)) return false;
+        } else if (field == 2) {
+          values.push_back(static_cast<int64_t>(v));
+        } else {
+          return false;  // a label is a message
+        }
+        continue;
+      }
+      if (wt != wire::kLen || !varint(p, e, v) || v > static_cast<uint64_t>(e - p)) return false;
+      const uint8_t* pe = p + v;
+      if (field == 1) {
+        while (p < pe)
+          if (!varint(p, pe, v) || !location_id(v)) return false;
+      } else if (field == 2) {
+        while (p < pe) {
+          if (!varint(p, pe, v)) return false;
+          values.push_back(static_cast<int64_t>(v));
+        }
+      } else if (!scanning::label(p, pe, n_strings)) {
+        return false;
+      }
+      p = pe;
+    }
+    if (values.size() != n_types) return false;
+    fn(values.data(), rows.data(), rows.size());
+  }
+  return true;
+}
+
+}  // namespace pprofcore

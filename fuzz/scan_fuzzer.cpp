@@ -1,0 +1,69 @@
+// scan_fuzzer: libFuzzer target for the lean scan (scan.hpp). Whenever the scan
+// and its sample walk accept an input, decode_raw() must accept it too and hold
+// the same header, tables and samples; the scan may refuse anything (the
+// ordinary path then decides). Anything else (crash, sanitizer report, an
+// accepted input that decode_raw refuses or reads differently) is a bug.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "pprofcore/decode.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/scan.hpp"
+
+using namespace pprofcore;
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "scan_fuzzer: %s\n", what);
+  std::abort();
+}
+
+void same_tables(const Profile& s, const Profile& d) {
+  if (s.sample_type_type != d.sample_type_type || s.sample_type_unit != d.sample_type_unit) fail("sample types");
+  if (s.has_period_type != d.has_period_type || s.period_type_type != d.period_type_type ||
+      s.period_type_unit != d.period_type_unit || s.period != d.period)
+    fail("period");
+  if (s.time_nanos != d.time_nanos || s.duration_nanos != d.duration_nanos) fail("times");
+  if (s.drop_frames != d.drop_frames || s.keep_frames != d.keep_frames ||
+      s.default_sample_type != d.default_sample_type || s.doc_url != d.doc_url)
+    fail("header codes");
+  if (!(s.strings == d.strings)) fail("strings");
+  if (s.mappings.id != d.mappings.id || s.mappings.filename != d.mappings.filename) fail("mappings");
+  if (s.locations.id != d.locations.id || s.locations.mapping != d.locations.mapping ||
+      s.locations.address != d.locations.address || s.locations.line_offsets != d.locations.line_offsets)
+    fail("locations");
+  if (s.lines.function != d.lines.function || s.lines.line != d.lines.line) fail("lines");
+  if (s.functions.id != d.functions.id || s.functions.name != d.functions.name ||
+      s.functions.filename != d.functions.filename || s.functions.start_line != d.functions.start_line)
+    fail("functions");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static Scan scan;  // reused, as the series workers reuse theirs
+  if (!scan_tables(data, size, scan)) return 0;
+  std::vector<int64_t> values, stack_offsets{0};
+  std::vector<int32_t> rows;
+  const bool walked = for_each_sample(scan, [&](const int64_t* v, const int32_t* r, size_t n) {
+    values.insert(values.end(), v, v + scan.tables.num_types());
+    rows.insert(rows.end(), r, r + n);
+    stack_offsets.push_back(static_cast<int64_t>(rows.size()));
+  });
+  if (!walked) return 0;
+  Profile d;
+  try {
+    DecodeOptions options;
+    options.threads = 1;
+    d = decode_raw(data, size, options);
+  } catch (const DecodeError& e) {
+    std::fprintf(stderr, "decode_raw: %s\n", e.what());
+    fail("the scan accepted what decode_raw refuses");
+  }
+  same_tables(scan.tables, d);
+  if (values != d.values || rows != d.stack_locations || stack_offsets != d.stack_offsets) fail("samples");
+  return 0;
+}
