@@ -115,6 +115,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   std::vector<int32_t> canon(p.strings.size());
   {
     IdTable first;
+    first.reserve(p.strings.size());
     for (size_t i = 0; i < p.strings.size(); ++i) {
       const std::string_view str = p.strings[i];
       const uint64_t h = hash_bytes(str);
@@ -172,6 +173,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   // found once per function row instead of hashed once per frame.
   const bool by_function = !keep_line && !keep_address && !addresses_raw;
   std::vector<int32_t> function_node(by_function ? p.functions.size() : 0, -1);
+  // Then there are at most a node per function and one per binary (and
+  // nameless function): room for them at once instead of rehashing as they come.
+  if (by_function) node_ids.reserve(std::min(p.functions.size() + p.mappings.size() + 1, p.lines.size() + nloc));
   for (size_t l = 0; l < nloc; ++l) {
     const int32_t m = p.locations.mapping[l];
     const int32_t objfile = m >= 0 ? canon_of(p.mappings.filename[static_cast<size_t>(m)]) : 0;
@@ -214,13 +218,13 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
 
   t.flat.assign(nn * nt, 0);
   t.cum.assign(nn * nt, 0);
-  std::vector<uint32_t> seen(nn, 0);   // stamp = sample index + 1
-  std::vector<uint8_t> has_in(nn, 0);  // bit 1: an inline in-edge exists, bit 2: a non-inline one
+  // Without sums: no per-sample state (flat, cum and the labels stay zero).
+  const size_t ns = opt.sums ? p.num_samples() : 0;
+  std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
   // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
   std::unordered_map<uint64_t, uint8_t> inline_edges;
-  std::vector<uint8_t> node_noinline_in(nn, 0);
+  std::vector<uint8_t> node_noinline_in(ns ? nn : 0, 0);
 
-  const size_t ns = opt.sums ? p.num_samples() : 0;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
     bool nonzero = false, label_nonzero = false;
@@ -273,7 +277,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   // Node labels as in report.TextItems: "(inline)" when every in-edge is
   // inline, "(partial-inline)" when some are.
   t.inline_label.assign(nn, 0);
-  std::vector<uint8_t> node_inline_in(nn, 0);
+  std::vector<uint8_t> node_inline_in(ns ? nn : 0, 0);
   for (const auto& [key, flag] : inline_edges) {
     const size_t callee = static_cast<size_t>(key & 0xffffffffu);
     if (flag)
@@ -281,7 +285,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     else
       node_noinline_in[callee] = 1;
   }
-  for (size_t n = 0; n < nn; ++n)
+  for (size_t n = 0; n < node_inline_in.size(); ++n)
     if (node_inline_in[n]) t.inline_label[n] = node_noinline_in[n] ? 2 : 1;
 
   // Columns and printable names.
