@@ -86,51 +86,51 @@ bool for_each_sample(const Scan& s, Fn&& fn) {
   const size_t n_types = s.tables.num_types();
   const uint64_t n_locations = s.tables.locations.size();
   const uint64_t n_strings = s.tables.strings.size();
-  std::vector<int64_t>& values = s.values;
-  std::vector<int32_t>& rows = s.rows;
-  auto location_id = [&](uint64_t id) {
-    if (id == 0 || id > n_locations) return false;
-    rows.push_back(static_cast<int32_t>(id - 1));
-    return true;
-  };
   for (const Scan::Span& span : s.samples) {
-    values.clear();
-    rows.clear();
     const uint8_t* p = span.begin;
     const uint8_t* e = span.end;
+    // Every id and value takes at least a byte: room for all of them, so the
+    // loops below write through plain pointers.
+    const size_t room = static_cast<size_t>(e - p);
+    if (s.rows.size() < room) s.rows.resize(room);
+    if (s.values.size() < room + n_types) s.values.resize(room + n_types);
+    int32_t* const rows = s.rows.data();
+    int64_t* const values = s.values.data();
+    size_t n_rows = 0, n_values = 0;
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag)) return false;
       const uint64_t field = tag >> 3, wt = tag & 7;
-      if (field > 3 || field == 0) return false;
       if (wt == wire::kVarint) {
         if (!varint(p, e, v)) return false;
-        if (field == 1) {
-          if (!location_id(v)) return false;
+        if (field == 1 && v != 0 && v <= n_locations) {
+          rows[n_rows++] = static_cast<int32_t>(v - 1);
         } else if (field == 2) {
-          values.push_back(static_cast<int64_t>(v));
+          values[n_values++] = static_cast<int64_t>(v);
         } else {
-          return false;  // a label is a message
+          return false;  // a location id 0 or past the table, a label not a message, another field
         }
         continue;
       }
       if (wt != wire::kLen || !varint(p, e, v) || v > static_cast<uint64_t>(e - p)) return false;
       const uint8_t* pe = p + v;
       if (field == 1) {
-        while (p < pe)
-          if (!varint(p, pe, v) || !location_id(v)) return false;
+        while (p < pe) {
+          if (!varint(p, pe, v) || v == 0 || v > n_locations) return false;
+          rows[n_rows++] = static_cast<int32_t>(v - 1);
+        }
       } else if (field == 2) {
         while (p < pe) {
           if (!varint(p, pe, v)) return false;
-          values.push_back(static_cast<int64_t>(v));
+          values[n_values++] = static_cast<int64_t>(v);
         }
-      } else if (!scanning::label(p, pe, n_strings)) {
+      } else if (field != 3 || !scanning::label(p, pe, n_strings)) {
         return false;
       }
       p = pe;
     }
-    if (values.size() != n_types) return false;
-    fn(values.data(), rows.data(), rows.size());
+    if (n_values != n_types) return false;
+    fn(static_cast<const int64_t*>(values), static_cast<const int32_t*>(rows), n_rows);
   }
   return true;
 }
