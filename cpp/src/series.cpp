@@ -142,20 +142,20 @@ void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sum
 // The fast way (scan.hpp): no Profile is built, only the tables a node table
 // needs, and the samples are summed straight from the bytes. false: the file
 // must go the ordinary way (which then reports any error), `r` untouched.
-bool reduce_scanned(const std::string& path, const SeriesOptions& o, Reduced& r) {
-  thread_local Scan per_thread;  // its buffers serve file after file
-  Scan& scan = per_thread;       // one lookup of the thread's copy
+bool reduce_scanned(const std::string& path, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& bytes_read) {
   const DecodeOptions& d = o.decode;
   std::string bytes;
   gzip::Buffer inflated;
   try {
     bytes = read_file(path, d.max_decompressed_size);
+    bytes_read = bytes.size();
     const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
     const size_t n = bytes.size();
     if (zstd::is_zstd(data, n)) return false;
     if (gzip::is_gzip(data, n)) {
       if (n > max_input_size(d.max_decompressed_size, true)) return false;
       inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
+      bytes_read += inflated.size();
       if (!scan_tables(inflated.data(), inflated.size(), scan)) return false;
     } else if (n > d.max_decompressed_size || !scan_tables(data, n, scan)) {
       return false;
@@ -180,7 +180,15 @@ bool reduce_scanned(const std::string& path, const SeriesOptions& o, Reduced& r)
 
 Reduced reduce(const std::string& path, const SeriesOptions& o) {
   Reduced r;
-  if (o.scan && reduce_scanned(path, o, r)) return r;
+  if (o.scan) {
+    thread_local Scan per_thread;  // its buffers serve file after file
+    size_t bytes_read = 0;
+    const bool done = reduce_scanned(path, o, per_thread, r, bytes_read);
+    // The buffers grow to the largest file a thread has read; past a few MiB
+    // they are given back rather than held (the caller's own thread lives on).
+    if (bytes_read > (size_t(8) << 20)) per_thread = Scan();
+    if (done) return r;
+  }
   Profile p;
   try {
     p = load_file(path, o.decode);
