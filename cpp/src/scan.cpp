@@ -1,12 +1,27 @@
 // scan: the tables pass (see scan.hpp). One walk over the top-level fields;
 // every rule decode() enforces on them is checked here too, and input that
-// decode() reads but the scan does not (unknown fields, ids that are not
-// 1..n in order) is refused, so a true answer always means decode() agrees.
+// decode() reads but the scan does not (fields profile.proto does not
+// define) is refused, so a true answer always means decode() agrees.
 #include "pprofcore/scan.hpp"
 
 #include "decode_fields.hpp"
 
 namespace pprofcore {
+
+bool ScanIds::index(const std::vector<uint64_t>& ids) {
+  ids_ = &ids;
+  table_.clear();
+  dense_ = true;
+  for (size_t i = 0; i < ids.size() && dense_; ++i) dense_ = ids[i] == i + 1;
+  if (dense_) return true;
+  // decode() refuses id 0 and a repeated id; so does the scan (false).
+  table_.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0 || row(ids[i]) >= 0) return false;
+    table_.insert(hash_mix(0x5ca9, ids[i]), static_cast<int32_t>(i));
+  }
+  return true;
+}
 
 namespace scanning {
 
@@ -79,11 +94,6 @@ class Fields {
   uint32_t wt_ = 0;
   bool ok_ = true;
 };
-
-template <class E>
-constexpr uint64_t num(E f) {
-  return static_cast<uint64_t>(f);
-}
 
 class TablesScan {
  public:
@@ -201,7 +211,7 @@ class TablesScan {
           if (m.field() < 2 || m.field() > 10 || !m.value(v)) return false;
       }
     }
-    if (!m.ok() || id != p_.mappings.size() + 1) return false;
+    if (!m.ok()) return false;
     p_.mappings.id.push_back(id);
     p_.mappings.filename.push_back(filename);
     return true;
@@ -233,7 +243,7 @@ class TablesScan {
           return false;
       }
     }
-    if (!m.ok() || id != p_.locations.size() + 1) return false;
+    if (!m.ok()) return false;
     p_.locations.id.push_back(id);
     mapping_ids_.push_back(mapping_id);
     p_.locations.address.push_back(address);
@@ -290,7 +300,7 @@ class TablesScan {
           return false;
       }
     }
-    if (!m.ok() || id != p_.functions.size() + 1) return false;
+    if (!m.ok()) return false;
     p_.functions.id.push_back(id);
     p_.functions.name.push_back(name);
     p_.functions.filename.push_back(filename);
@@ -302,17 +312,18 @@ class TablesScan {
   bool finish() {
     if (p_.strings.size() == 0 || max_code_ >= p_.strings.size()) return false;
     if (!s_.samples.empty() && p_.sample_type_type.empty()) return false;
-    const uint64_t n_mappings = p_.mappings.size(), n_functions = p_.functions.size();
+    const ScanIds &mappings = s_.mapping_rows, &functions = s_.function_rows;
+    if (!s_.mapping_rows.index(p_.mappings.id) || !s_.function_rows.index(p_.functions.id) ||
+        !s_.locations.index(p_.locations.id))
+      return false;
     p_.locations.mapping.resize(mapping_ids_.size());
-    for (size_t i = 0; i < mapping_ids_.size(); ++i) {  // a dangling mapping id means no mapping, as in decode()
-      const uint64_t id = mapping_ids_[i];
-      p_.locations.mapping[i] = id >= 1 && id <= n_mappings ? static_cast<int32_t>(id - 1) : -1;
-    }
+    for (size_t i = 0; i < mapping_ids_.size(); ++i)  // a dangling mapping id means no mapping, as in decode()
+      p_.locations.mapping[i] = mapping_ids_[i] == 0 ? -1 : mappings.row(mapping_ids_[i]);
     p_.lines.function.resize(function_ids_.size());
     for (size_t i = 0; i < function_ids_.size(); ++i) {
-      const uint64_t id = function_ids_[i];
-      if (id == 0 || id > n_functions) return false;
-      p_.lines.function[i] = static_cast<int32_t>(id - 1);
+      const int32_t row = function_ids_[i] == 0 ? -1 : functions.row(function_ids_[i]);
+      if (row < 0) return false;
+      p_.lines.function[i] = row;
     }
     return true;
   }

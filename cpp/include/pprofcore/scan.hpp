@@ -3,9 +3,8 @@
 // the tables aggregate() reads and keeps each Sample's bytes for a walk once
 // the tables are known. Wherever decode() might decide otherwise than the scan
 // would (invalid input of any kind, and valid input the scan leaves to
-// decode(): ids that are not 1..n in file order, fields profile.proto does not
-// define) it answers false and the caller decodes the ordinary way, which
-// reports any error. Never throws for bad input. Not here: decompression,
+// decode(): fields profile.proto does not define) it answers false and the
+// caller decodes the ordinary way, which reports any error. Never throws for bad input. Not here: decompression,
 // legacy formats, repair, labels as data (they are checked, not kept).
 #pragma once
 #include <cstddef>
@@ -13,10 +12,30 @@
 #include <limits>
 #include <vector>
 
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/profile.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore {
+
+// Rows of a table's ids: id - 1 when the ids are 1..n in file order (every
+// producer we know of but a few), else through a hash table.
+class ScanIds {
+ public:
+  // Indexes `ids` (kept by reference); false on an id 0 or a repeated id.
+  bool index(const std::vector<uint64_t>& ids);
+  // The row of `id`, or -1.
+  int32_t row(uint64_t id) const {
+    const uint64_t n = ids_->size();
+    if (dense_) return id - 1 < n ? static_cast<int32_t>(id - 1) : -1;  // id 0 wraps past n
+    return table_.find(hash_mix(0x5ca9, id), [&](int32_t r) { return (*ids_)[static_cast<size_t>(r)] == id; });
+  }
+
+ private:
+  const std::vector<uint64_t>* ids_ = nullptr;
+  bool dense_ = true;
+  IdTable table_;
+};
 
 struct Scan {
   // Header (sample types, period, times, default_sample_type...), mappings,
@@ -30,6 +49,7 @@ struct Scan {
   std::vector<Span> samples;  // each Sample message's payload, in file order
   // Buffers the passes reuse (a Scan is meant to be kept per thread).
   std::vector<uint64_t> mapping_ids, function_ids;  // as read, before they become rows
+  ScanIds mapping_rows, function_rows, locations;    // locations: the sample walk's
   mutable std::vector<int64_t> values;              // of the sample being walked
   mutable std::vector<int32_t> rows;
 };
@@ -84,7 +104,6 @@ template <class Fn>
 bool for_each_sample(const Scan& s, Fn&& fn) {
   using scanning::varint;
   const size_t n_types = s.tables.num_types();
-  const uint64_t n_locations = s.tables.locations.size();
   const uint64_t n_strings = s.tables.strings.size();
   for (const Scan::Span& span : s.samples) {
     const uint8_t* p = span.begin;
@@ -103,8 +122,9 @@ bool for_each_sample(const Scan& s, Fn&& fn) {
       const uint64_t field = tag >> 3, wt = tag & 7;
       if (wt == wire::kVarint) {
         if (!varint(p, e, v)) return false;
-        if (field == 1 && v != 0 && v <= n_locations) {
-          rows[n_rows++] = static_cast<int32_t>(v - 1);
+        int32_t row;
+        if (field == 1 && (row = s.locations.row(v)) >= 0) {
+          rows[n_rows++] = row;
         } else if (field == 2) {
           values[n_values++] = static_cast<int64_t>(v);
         } else {
@@ -116,8 +136,9 @@ bool for_each_sample(const Scan& s, Fn&& fn) {
       const uint8_t* pe = p + v;
       if (field == 1) {
         while (p < pe) {
-          if (!varint(p, pe, v) || v == 0 || v > n_locations) return false;
-          rows[n_rows++] = static_cast<int32_t>(v - 1);
+          int32_t row;
+          if (!varint(p, pe, v) || (row = s.locations.row(v)) < 0) return false;
+          rows[n_rows++] = row;
         }
       } else if (field == 2) {
         while (p < pe) {
