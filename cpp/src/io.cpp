@@ -107,9 +107,10 @@ bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
   return false;
 }
 
-// Rejects a file from its first bytes when the decoder would reject it there
-// anyway, so a huge non-profile is not read whole first. The error is the
-// decoder's own, so it does not depend on how much of the file was read.
+}  // namespace
+
+// The error is the decoder's own, so it does not depend on how much of the
+// file was read.
 void judge_prefix(const uint8_t* data, size_t n, const DecodeOptions& options) {
   size_t at;
   if (gzip::is_gzip(data, n) || !impossible_top_level_tag(data, n, at)) return;
@@ -121,8 +122,6 @@ void judge_prefix(const uint8_t* data, size_t n, const DecodeOptions& options) {
     if (e.offset() == static_cast<int64_t>(at)) throw;
   }
 }
-
-}  // namespace
 
 std::string read_file(const std::string& path, size_t max_size,
                       const std::function<void(const uint8_t*, size_t)>& on_prefix) {

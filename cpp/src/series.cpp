@@ -147,7 +147,7 @@ bool reduce_scanned(const std::string& path, const SeriesOptions& o, Scan& scan,
   std::string bytes;
   gzip::Buffer inflated;
   try {
-    bytes = read_file(path, d.max_decompressed_size);
+    bytes = read_file(path, d.max_decompressed_size, [&](const uint8_t* p, size_t n) { judge_prefix(p, n, d); });
     bytes_read = bytes.size();
     const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
     const size_t n = bytes.size();

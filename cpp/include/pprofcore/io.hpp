@@ -25,6 +25,11 @@ namespace pprofcore {
 std::string read_file(const std::string& path, size_t max_size = SIZE_MAX,
                       const std::function<void(const uint8_t*, size_t)>& on_prefix = {});
 
+// read_file()'s `on_prefix` for profiles: throws the decoder's own DecodeError
+// when the first bytes cannot start a profile (not gzip, and a top-level tag no
+// reading of profile.proto accepts), so a large non-profile is not read whole.
+void judge_prefix(const uint8_t* data, size_t n, const DecodeOptions& options);
+
 // Reads and decodes one file: read_file() with options.max_decompressed_size as
 // the limit, then decode(). Input that cannot be a profile (not gzip, and a
 // top-level tag no reading of profile.proto accepts) is rejected from its first
