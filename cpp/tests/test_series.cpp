@@ -134,14 +134,8 @@ static Profile rich(int seed) {
   Profile p = small(seed);
   StringInterner s;
   for (size_t i = 0; i < p.strings.size(); ++i) s.intern(p.strings[i]);
-  p.mappings.id = {1};
-  p.mappings.memory_start = {0x1000};
-  p.mappings.memory_limit = {0x9000};
-  p.mappings.file_offset = {0};
-  p.mappings.filename = {s.intern("/usr/lib/libx.so")};
+  check::one_mapping(p, 0x1000, 0x9000, s.intern("/usr/lib/libx.so"), 1);
   p.mappings.build_id = {s.intern("abc")};
-  p.mappings.has_functions = {1};
-  p.mappings.has_filenames = p.mappings.has_line_numbers = p.mappings.has_inline_frames = {0};
   p.functions.id.push_back(7);
   p.functions.name.push_back(0);  // nameless
   p.functions.system_name.push_back(0);
