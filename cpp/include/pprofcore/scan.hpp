@@ -4,8 +4,9 @@
 // the tables are known. Wherever decode() might decide otherwise than the scan
 // would (invalid input of any kind, and valid input the scan leaves to
 // decode(): fields profile.proto does not define) it answers false and the
-// caller decodes the ordinary way, which reports any error. Never throws for bad input. Not here: decompression,
-// legacy formats, repair, labels as data (they are checked, not kept).
+// caller decodes the ordinary way, which reports any error. Never throws for
+// bad input. Not here: decompression, legacy formats, repair, labels as data
+// (they are checked, not kept).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -49,7 +50,7 @@ struct Scan {
   std::vector<Span> samples;  // each Sample message's payload, in file order
   // Buffers the passes reuse (a Scan is meant to be kept per thread).
   std::vector<uint64_t> mapping_ids, function_ids;  // as read, before they become rows
-  ScanIds mapping_rows, function_rows, locations;    // locations: the sample walk's
+  ScanIds mapping_rows, function_rows, locations;   // locations: the sample walk's
   mutable std::vector<int64_t> values;              // of the sample being walked
   mutable std::vector<int32_t> rows;
 };
