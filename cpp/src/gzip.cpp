@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/pool.hpp"
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
 #include <libdeflate.h>
@@ -139,6 +140,16 @@ Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
 }
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
+struct Decompressor {
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  Decompressor() = default;
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+  ~Decompressor() {
+    if (d) libdeflate_free_decompressor(d);
+  }
+};
+
 Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
   // usual single-member file, so that one inflates in one pass. Otherwise the
@@ -147,17 +158,12 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   uint32_t isize = trailer_size(data, n);
   size_t hint = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
   if (hint < 64) hint = 64;
-  // One decompressor per thread: allocating one zeroes tens of KiB, which for
-  // a small profile costs as much as a tenth of its inflate. It keeps no state
-  // between calls.
-  struct Owned {
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    ~Owned() {
-      if (d) libdeflate_free_decompressor(d);
-    }
-  };
-  thread_local Owned owned;
-  libdeflate_decompressor* const d = owned.d;
+  // Decompressors are kept for reuse: allocating one zeroes tens of KiB, which
+  // for a small profile costs as much as a tenth of its inflate. One keeps no
+  // state between calls.
+  static Pool<Decompressor> decompressors;
+  auto lease = decompressors.take();
+  libdeflate_decompressor* const d = lease->d;
   if (!d) throw GzipError("libdeflate: out of memory", "gzip", -1);
   Buffer out;
   size_t in_pos = 0, out_pos = 0;
@@ -409,12 +415,17 @@ namespace {
 std::string deflate_isal(const uint8_t* data, size_t n) {
   static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};
   std::string out(reinterpret_cast<const char*>(header), sizeof header);
-  // The stream (80 KB) and level-1 buffer (276 KB) are kept per thread: fresh
+  // The stream (80 KB) and level-1 buffer (276 KB) are kept for reuse: fresh
   // ones cost page faults and zeroing on every call, several times the deflate
   // of a small profile. ISA-L resets the buffer's hash table at each stream start.
-  thread_local std::vector<uint8_t> level_buf(ISAL_DEF_LVL1_DEFAULT);
-  thread_local std::unique_ptr<isal_zstream> stream(new isal_zstream);
-  isal_zstream& zs = *stream;
+  struct State {
+    isal_zstream stream;
+    std::vector<uint8_t> level_buf = std::vector<uint8_t>(ISAL_DEF_LVL1_DEFAULT);
+  };
+  static Pool<State> states;
+  auto state = states.take();
+  isal_zstream& zs = state->stream;
+  std::vector<uint8_t>& level_buf = state->level_buf;
   // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
   std::memset(&zs, 0, sizeof zs);
   isal_deflate_init(&zs);

@@ -5,6 +5,7 @@
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/pool.hpp"
 #include "pprofcore/scan.hpp"
 #include "pprofcore/zstd.hpp"
 
@@ -181,12 +182,13 @@ bool reduce_scanned(const std::string& path, const SeriesOptions& o, Scan& scan,
 Reduced reduce(const std::string& path, const SeriesOptions& o) {
   Reduced r;
   if (o.scan) {
-    thread_local Scan per_thread;  // its buffers serve file after file
+    static Pool<Scan> scans;  // their buffers serve file after file
+    auto scan = scans.take();
     size_t bytes_read = 0;
-    const bool done = reduce_scanned(path, o, per_thread, r, bytes_read);
-    // The buffers grow to the largest file a thread has read; past a few MiB
-    // they are given back rather than held (the caller's own thread lives on).
-    if (bytes_read > (size_t(8) << 20)) per_thread = Scan();
+    const bool done = reduce_scanned(path, o, *scan, r, bytes_read);
+    // The buffers grow to the largest file read: past 1 MiB they are given
+    // back rather than kept in the pool, which outlives the call.
+    if (bytes_read > (size_t(1) << 20)) scan.drop();
     if (done) return r;
   }
   Profile p;
