@@ -84,7 +84,7 @@ def check_errors(errors: str) -> None:
         raise ValueError(f"errors must be 'raise' or 'skip', not {errors!r}")
 
 
-def _local(path: str) -> str:
+def local_path(path: str) -> str:
     """A plain path for ``file://`` URLs (what the C++ reader opens)."""
     return path[len("file://") :] if path.startswith("file://") else path
 
@@ -165,7 +165,7 @@ def decode(
         if local:
             for k, item in zip(
                 local,
-                load_many([_local(batch[k][1]) for k in local], 1, errors="return", max_decompressed_size=max_size),
+                load_many([local_path(batch[k][1]) for k in local], 1, errors="return", max_decompressed_size=max_size),
             ):
                 got[k] = item  # a profile, or the exception load() raises for that file
         remote = [k for k in range(len(batch)) if got[k] is None]

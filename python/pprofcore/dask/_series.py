@@ -1,9 +1,10 @@
 """``pprofcore.dask.series``: the fleet series of many files as a Dask
 DataFrame whose computed value equals :meth:`pprofcore.ProfileSet.series`.
 
-Per profile, one partition per chunk of files: each task decodes its files
-and aggregates them with the same C++ node table as the local series
-(``fleet._series``); a small summary task then checks that every chunk
+Per profile, one partition per chunk of files: each task reduces its files
+the way the local series does (``fleet._series``: local files straight from
+the C++ reader, other URLs and ``errors="skip"`` decoded and aggregated with
+the same node table); a small summary task then checks that every chunk
 picked the same sample type and gives each partition its global row numbers,
 so the computed frame (index, order, attrs) is the local one. With ``freq``,
 chunks sum their rows per time bucket and the buckets combine in a tree into
@@ -54,12 +55,19 @@ def series_chunk(
 ) -> SeriesPart:
     """Leaf task: the series rows of the files of ``chunk``."""
     skipped = Skipped()
-    positions: List[int] = []
-    results = []
-    for pos, _, p in _read.decode(chunk, errors, skipped, max_size):
-        results.append((len(positions), local.profile_values(p, sample_type, by, value)))
-        positions.append(pos)
-    rows = local.collect(results, len(positions))
+    local_files = not any(_read.is_remote(p) for _, p in chunk)
+    if errors == "raise" and max_size == DEFAULT_MAX_DECOMPRESSED_SIZE and local_files:
+        # Local files: the C++ reader reduces each file straight to its rows
+        # (the local series' way), raising for the first bad file as decode would.
+        positions = [pos for pos, _ in chunk]
+        rows = local.rows_from_files([_read.local_path(p) for _, p in chunk], sample_type, by, value, threads=1)
+    else:
+        positions = []
+        results = []
+        for pos, _, p in _read.decode(chunk, errors, skipped, max_size):
+            results.append((len(positions), local.profile_values(p, sample_type, by, value)))
+            positions.append(pos)
+        rows = local.collect(results, len(positions))
     part = SeriesPart(type_names=rows.type_names, total=int(rows.totals.sum()), skipped=skipped)
     if freq is not None:
         part.rows = _Picklable(local.bucket(rows, freq))

@@ -243,7 +243,7 @@ def series(
     check_options(by, value, normalize)
     paths = _file_paths(s)
     if paths is not None:
-        rows = _rows_from_files(s, paths, sample_type, by, value)
+        rows = rows_from_files(paths, sample_type, by, value, s._threads or 0)
     else:
         work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
         rows = collect(s.map(work), len(s))
@@ -293,14 +293,16 @@ def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
     return [os.fspath(it) for it in items]
 
 
-def _rows_from_files(s: "ProfileSet", paths: List[str], sample_type, by: str, value: str):
-    """Rows straight from the files: C++ workers decode each file and reduce
-    it to its non-zero node values at once (series.hpp); only rows reach Python."""
+def rows_from_files(paths: List[str], sample_type, by: str, value: str, threads: int = 0) -> Rows:
+    """Rows straight from the files: C++ workers read each file and reduce it
+    to its non-zero node values at once (series.hpp); only rows reach Python.
+    ``threads`` 0: all cores. The first failing file in order raises what
+    :func:`pprofcore.load` raises for it."""
     if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str, type(None))):
         raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
     if isinstance(sample_type, np.integer):
         sample_type = int(sample_type)
-    r = _core.series_files(paths, by, value == "cum", sample_type, s._threads or 0)
+    r = _core.series_files(paths, by, value == "cum", sample_type, threads)
     return Rows(
         r["profile"],
         r["name"],
