@@ -1,6 +1,7 @@
 // series: per-profile node sums for fleet series, on worker threads. Owns the
-// per-profile reduction and the in-order interning of node names; the node
-// identities and names are aggregate.cpp's.
+// per-profile reduction (a file read by scan.hpp's lean pass where it can, else
+// decoded) and the in-order interning of node names; the node identities and
+// names are aggregate.cpp's.
 #include "pprofcore/series.hpp"
 
 #include "pprofcore/arith.hpp"
