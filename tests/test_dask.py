@@ -338,6 +338,20 @@ def test_series_errors(client, synthetic, tmp_path):
     pd.testing.assert_frame_equal(got, want)
 
 
+def test_series_size_limit_raises_as_load(client, synthetic):
+    """The size limit holds on the fast path too: the error is load()'s."""
+    sizes = []
+    for p in synthetic[:5]:
+        data = open(p, "rb").read()
+        sizes.append(len(pprofcore._core.gunzip(data) if data[:2] == b"\x1f\x8b" else data))
+    limit = min(sizes) - 1  # every profile is over it once inflated
+    with pytest.raises(pprofcore.DecodeError) as want:
+        pprofcore.load(synthetic[0], max_decompressed_size=limit)
+    with pytest.raises(type(want.value)) as got:
+        pdask.series(synthetic[:5], client=client, chunk_size=5, max_decompressed_size=limit).compute()
+    assert got.value.reason == want.value.reason and got.value.path == want.value.path
+
+
 # ------------------------------------------------------------------ ingest
 def _table(store, name: str, key: str):
     return store.sql(f"select * from {name} order by {key}").reset_index(drop=True)

@@ -55,12 +55,12 @@ def series_chunk(
 ) -> SeriesPart:
     """Leaf task: the series rows of the files of ``chunk``."""
     skipped = Skipped()
-    local_files = not any(_read.is_remote(p) for _, p in chunk)
-    if errors == "raise" and max_size == DEFAULT_MAX_DECOMPRESSED_SIZE and local_files:
+    if errors == "raise" and not any(_read.is_remote(p) for _, p in chunk):
         # Local files: the C++ reader reduces each file straight to its rows
         # (the local series' way), raising for the first bad file as decode would.
         positions = [pos for pos, _ in chunk]
-        rows = local.rows_from_files([_read.local_path(p) for _, p in chunk], sample_type, by, value, threads=1)
+        paths = [_read.local_path(p) for _, p in chunk]
+        rows = local.rows_from_files(paths, sample_type, by, value, threads=1, max_size=max_size)
     else:
         positions = []
         results = []

@@ -293,16 +293,20 @@ def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
     return [os.fspath(it) for it in items]
 
 
-def rows_from_files(paths: List[str], sample_type, by: str, value: str, threads: int = 0) -> Rows:
+def rows_from_files(
+    paths: List[str], sample_type, by: str, value: str, threads: int = 0, max_size: Optional[int] = None
+) -> Rows:
     """Rows straight from the files: C++ workers read each file and reduce it
     to its non-zero node values at once (series.hpp); only rows reach Python.
-    ``threads`` 0: all cores. The first failing file in order raises what
+    ``threads`` 0: all cores; ``max_size``: the decompressed size limit (None:
+    the default). The first failing file in order raises what
     :func:`pprofcore.load` raises for it."""
     if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str, type(None))):
         raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
     if isinstance(sample_type, np.integer):
         sample_type = int(sample_type)
-    r = _core.series_files(paths, by, value == "cum", sample_type, threads)
+    limit = _core.DEFAULT_MAX_DECOMPRESSED_SIZE if max_size is None else max_size
+    r = _core.series_files(paths, by, value == "cum", sample_type, threads, limit)
     return Rows(
         r["profile"],
         r["name"],
