@@ -57,7 +57,7 @@ Profile Decoder::run() {
     reserve_tail(tail);
     helper = std::thread([&] {
       try {
-        decode_tail(tail_samples);
+        decode_tail(tail_samples, tail);
       } catch (...) {
         helper_error = std::current_exception();
       }
@@ -85,11 +85,15 @@ void Decoder::main_loop() {
       Reader r(data_, window_->pos(), end);
       field(r);
       window_->consumed(r.pos());
+      if (window_->offset() >= next_growth_check_) advise_growth(window_->offset(), window_->total());
     }
     return;
   }
   Reader r(data_, data_, data_ + n_);
-  while (!r.done()) field(r);
+  while (!r.done()) {
+    field(r);
+    if (sample_bytes_done_ >= next_growth_check_) advise_growth(sample_bytes_done_, main_sample_bytes_);
+  }
 }
 
 // One top-level field at r's position.
@@ -114,7 +118,10 @@ PPROFCORE_INLINE void Decoder::field(Reader& r) {
       expect(r, wt, kLen, path(field), tag_at);
       const uint8_t* e = r.length_delimited(path(field));
       // Samples from the split point on belong to the helper thread.
-      if (samples_seen_++ < split_.index) main_samples_.sample(r.pos(), e);
+      if (samples_seen_++ < split_.index) {
+        main_samples_.sample(r.pos(), e);
+        sample_bytes_done_ += static_cast<size_t>(e - r.pos());
+      }
       r.seek(e);
       break;
     }
@@ -211,17 +218,26 @@ void Decoder::prescan() {
   }
   plan_split(marks, counts, bytes);
   size_t ns = counts[kSample];
-  reserve_huge(p_.stack_offsets, ns + 1);
-  reserve_huge(p_.label_offsets, ns + 1);
+  // With a helper thread this one writes the first main_ns samples, the
+  // helper's are appended at the end (append_tail).
+  const size_t main_ns = split_.at ? split_.index : ns;
+  reserve_huge_split(p_.stack_offsets, ns + 1, main_ns + 1);
+  reserve_huge_split(p_.label_offsets, ns + 1, main_ns + 1);
   size_t types = counts[static_cast<size_t>(ProfileField::kSampleType)];
   if (types == 0) types = 1;
   // Every value takes at least one byte of a sample: cap the reservation by
   // that, or (many samples) x (many sample types) would reserve terabytes.
   size_t max_values = bytes[kSample];
-  reserve_huge(p_.values, ns && types > max_values / ns ? max_values : ns * types);
+  reserve_huge_split(p_.values, ns && types > max_values / ns ? max_values : ns * types, main_ns * types);
   // Each location id takes at least one byte: an upper bound, and untouched
-  // reserved pages are never resident.
-  reserve_huge(p_.stack_locations, bytes[kSample] + 16);
+  // reserved pages are never resident. Huge pages follow the writes
+  // (advise_growth), as the real size is not known.
+  p_.stack_locations.reserve(bytes[kSample] + 16);
+  main_sample_bytes_ = bytes[kSample] - split_.tail_bytes;
+  // A label takes at least four bytes of its sample (tag, length, key): the
+  // same kind of bound, so the labels never grow by doubling, which holds the
+  // old and the new copy at once (peak memory).
+  p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(bytes[kSample] / 4); });
   size_t nl = counts[static_cast<size_t>(ProfileField::kLocation)];
   p_.locations.for_each_column([&](const char*, auto& c) { c.reserve(nl + 1); });
   p_.lines.for_each_column([&](const char*, auto& c) { c.reserve(nl); });

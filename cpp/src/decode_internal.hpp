@@ -21,6 +21,7 @@
 #include "decode_fields.hpp"
 #include "decode_samples.hpp"
 #include "pprofcore/decode.hpp"
+#include "pprofcore/memory.hpp"
 #include "pprofcore/profile.hpp"
 #include "pprofcore/wire.hpp"
 
@@ -68,6 +69,9 @@ class StreamWindow final : public gzip::ChunkSink {
   }
   const uint8_t* pos() const { return buf_ + rpos_; }
   void consumed(const uint8_t* upto) { rpos_ = static_cast<size_t>(upto - buf_); }
+  // How far into the stream the read position is, and the stream's size.
+  size_t offset() const { return window_start_ + rpos_; }
+  size_t total() const { return total_; }
   // The decoder is done (or gave up): a waiting inflater stops.
   void close();
 
@@ -149,6 +153,10 @@ class Repairs {
   uint64_t stub_max_id_ = 0;
 };
 
+// Input bytes between two updates of a column's huge pages (HugePageGrowth):
+// no column grows by a huge page meanwhile.
+constexpr size_t kGrowthStep = size_t(128) << 10;
+
 // Where a helper thread takes over the samples (decode_overlap.cpp).
 struct SplitPlan {
   const uint8_t* at = nullptr;                        // tag of the first helper sample
@@ -198,14 +206,21 @@ class Decoder {
   void plan_split(const std::vector<std::pair<const uint8_t*, size_t>>& marks, const size_t* counts,
                   const size_t* bytes);
   void reserve_tail(SampleColumns& t) const;
-  void decode_tail(SampleDecoder& d) const;
+  void decode_tail(SampleDecoder& d, const SampleColumns& t) const;
   void append_tail(SampleColumns& t, SampleDecoder& d);
   void reserve_for_stream();
+  void advise_growth(size_t done, size_t total);
 
   const uint8_t* data_;
   size_t n_;
   unsigned threads_;
   StreamWindow* window_ = nullptr;  // streaming mode only
+  // Huge pages for the sample columns whose size is estimated (advise_growth):
+  // stack locations, and in streaming mode the values and offsets too.
+  HugePageGrowth growth_[4];
+  size_t next_growth_check_ = 0;   // progress (stream or sample bytes) of the next advise_growth()
+  size_t main_sample_bytes_ = 0;   // sample bytes this thread decodes (prescan)
+  size_t sample_bytes_done_ = 0;   // of which decoded so far
   Profile p_;
   SampleDecoder main_samples_{data_, p_.values, p_.stack_offsets, p_.stack_locations, p_.label_offsets, p_.labels};
   size_t samples_seen_ = 0;

@@ -43,11 +43,15 @@ void Decoder::reserve_tail(SampleColumns& t) const {
   reserve_huge(t.values, ns && types > bytes / ns ? bytes : ns * types);  // as in prescan
   t.stack_ends.reserve(ns);
   t.label_ends.reserve(ns);
-  reserve_huge(t.stack_locations, bytes + 16);
+  t.stack_locations.reserve(bytes + 16);  // huge pages as it grows (decode_tail)
+  t.labels.for_each_column([&](const char*, auto& c) { c.reserve(bytes / 4); });  // as in prescan
 }
 
-// Helper thread: decodes the samples from split_.at on, skipping other fields.
-void Decoder::decode_tail(SampleDecoder& d) const {
+// Helper thread: decodes the samples from split_.at on (into t, through d),
+// skipping other fields.
+void Decoder::decode_tail(SampleDecoder& d, const SampleColumns& t) const {
+  HugePageGrowth growth;
+  size_t done = 0, next_check = 0;
   Reader r(data_, split_.at, data_ + n_);
   while (!r.done()) {
     uint32_t tag = r.tag(kProfilePath);
@@ -55,6 +59,11 @@ void Decoder::decode_tail(SampleDecoder& d) const {
     if (field_of<ProfileField>(tag) == ProfileField::kSample && wt == kLen) {
       const uint8_t* e = r.length_delimited(path(ProfileField::kSample));
       d.sample(r.pos(), e);
+      done += static_cast<size_t>(e - r.pos());
+      if (done >= next_check) {
+        next_check = done + kGrowthStep;
+        growth.update(t.stack_locations, HugePageGrowth::project(t.stack_locations.size(), done, split_.tail_bytes));
+      }
       r.seek(e);
     } else {
       r.skip(wt, kProfilePath);
@@ -62,16 +71,20 @@ void Decoder::decode_tail(SampleDecoder& d) const {
   }
 }
 
-// Appends the helper's samples after the main thread's, rebasing offsets.
+// Appends the helper's samples after the main thread's, rebasing offsets. The
+// helper's columns are given back as they are copied (half the samples would
+// otherwise be resident twice at the end of the decode).
 void Decoder::append_tail(SampleColumns& t, SampleDecoder& d) {
   const int64_t loc_base = static_cast<int64_t>(p_.stack_locations.size());
   const int64_t label_base = static_cast<int64_t>(p_.labels.size());
-  for (int64_t e : t.stack_ends) p_.stack_offsets.push_back(e + loc_base);
-  for (int64_t e : t.label_ends) p_.label_offsets.push_back(e + label_base);
+  append_releasing(p_.stack_offsets, t.stack_ends, [&](int64_t e) { return e + loc_base; });
+  append_releasing(p_.label_offsets, t.label_ends, [&](int64_t e) { return e + label_base; });
+  // The appended locations get huge pages up to where they end.
+  growth_[0].update(p_.stack_locations, p_.stack_locations.size() + t.stack_locations.size());
+  append_releasing(p_.stack_locations, t.stack_locations);
+  append_releasing(p_.values, t.values);
+  Labels::visit_columns([&](const char*, auto& dst, auto& src) { append_releasing(dst, src); }, p_.labels, t.labels);
   auto append = [](auto& dst, const auto& src) { dst.insert(dst.end(), src.begin(), src.end()); };
-  append(p_.stack_locations, t.stack_locations);
-  append(p_.values, t.values);
-  Labels::visit_columns([&](const char*, auto& dst, auto& src) { append(dst, src); }, p_.labels, t.labels);
   SampleDecoder& m = main_samples_;
   for (BigRef b : d.big_refs) m.big_refs.push_back({b.index + static_cast<size_t>(loc_base), b.id});
   m.codes.merge(d.codes);
@@ -97,13 +110,14 @@ void Decoder::append_tail(SampleColumns& t, SampleDecoder& d) {
 // size: generous, but untouched reservations are never resident, while a
 // column that grows by doubling keeps old and new copies at once (peak memory).
 // Each row takes at least a few bytes of its message, hence the divisors.
+// The big sample columns get huge pages as they grow (advise_stream_growth).
 void Decoder::reserve_for_stream() {
   const size_t cap = size_t(1) << 28;
   size_t n = std::min(n_, cap);
-  reserve_huge(p_.stack_locations, n);
-  reserve_huge(p_.values, n / 2);
-  reserve_huge(p_.stack_offsets, n / 16);
-  reserve_huge(p_.label_offsets, n / 16);
+  p_.stack_locations.reserve(n);
+  p_.values.reserve(n / 2);
+  p_.stack_offsets.reserve(n / 16);
+  p_.label_offsets.reserve(n / 16);
   p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(n / 16); });
   // Locations, functions and strings: rarely more rows than this.
   p_.locations.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
@@ -111,6 +125,23 @@ void Decoder::reserve_for_stream() {
   p_.functions.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
   p_.strings.offsets.reserve(n / 64);
   p_.strings.data.reserve(n / 4);
+}
+
+// Huge pages for the sample columns of estimated size, up to where each is
+// projected to end (HugePageGrowth::project) after `done` of the `total` bytes
+// that fill them: the stream in streaming mode, this thread's sample bytes
+// otherwise. Profiles whose tables follow the samples in a stream project long,
+// and then keep up to one huge page per column unused.
+void Decoder::advise_growth(size_t done, size_t total) {
+  next_growth_check_ = done + kGrowthStep;
+  auto follow = [&](HugePageGrowth& g, const auto& column) {
+    g.update(column, HugePageGrowth::project(column.size(), done, total));
+  };
+  follow(growth_[0], p_.stack_locations);
+  if (!window_) return;  // the other columns were sized exactly by the prescan
+  follow(growth_[1], p_.values);
+  follow(growth_[2], p_.stack_offsets);
+  follow(growth_[3], p_.label_offsets);
 }
 
 namespace {

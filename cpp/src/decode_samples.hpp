@@ -206,7 +206,14 @@ class SampleDecoder {
   void packed_values(const uint8_t* p, const uint8_t* e) {
     std::vector<int64_t>& out = values_;
     size_t need = out.size() + static_cast<size_t>(e - p);
-    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    if (need > out.capacity()) {
+      // Bytes overstate the values (most take several), and the prescan sizes
+      // the column exactly: near its end count them, one final byte (< 0x80)
+      // each, instead of doubling a full column for a few values.
+      need = out.size();
+      for (const uint8_t* q = p; q < e; ++q) need += *q < 0x80;
+      if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    }
     while (p < e) {
       uint64_t v = *p;
       if (v < 0x80) {
