@@ -126,8 +126,12 @@ void bind_merge(py::module_& m) {
             {
               py::gil_scoped_release nogil;  // the buffer stays pinned by `view`; self is locked
               std::lock_guard<std::mutex> lock(self.mu);
-              Profile cur = decode(view.data(), view.size(), o);
-              self.dc.delta_into(cur, self.scratch);
+              {
+                // The input is freed before the output is encoded: the two
+                // are not needed at once (peak memory).
+                Profile cur = decode(view.data(), view.size(), o);
+                self.dc.delta_into(cur, self.scratch);
+              }
               out = encode(self.scratch, compress, level);
             }
             return to_bytes(std::move(out));

@@ -55,6 +55,7 @@ Profile Decoder::run() {
   main_samples_.record_value_counts = tail_samples.record_value_counts = repair_.has_value();
   if (split_.at) {
     reserve_tail(tail);
+    tail_samples.label_room = split_.tail_bytes / 4;  // as in prescan
     helper = std::thread([&] {
       try {
         decode_tail(tail_samples, tail);
@@ -234,10 +235,8 @@ void Decoder::prescan() {
   // (advise_growth), as the real size is not known.
   p_.stack_locations.reserve(bytes[kSample] + 16);
   main_sample_bytes_ = bytes[kSample] - split_.tail_bytes;
-  // A label takes at least four bytes of its sample (tag, length, key): the
-  // same kind of bound, so the labels never grow by doubling, which holds the
-  // old and the new copy at once (peak memory).
-  p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(bytes[kSample] / 4); });
+  // A label takes at least four bytes of its sample (tag, length, key).
+  main_samples_.label_room = bytes[kSample] / 4;  // the helper's are appended to these
   size_t nl = counts[static_cast<size_t>(ProfileField::kLocation)];
   p_.locations.for_each_column([&](const char*, auto& c) { c.reserve(nl + 1); });
   p_.lines.for_each_column([&](const char*, auto& c) { c.reserve(nl); });

@@ -44,7 +44,6 @@ void Decoder::reserve_tail(SampleColumns& t) const {
   t.stack_ends.reserve(ns);
   t.label_ends.reserve(ns);
   t.stack_locations.reserve(bytes + 16);  // huge pages as it grows (decode_tail)
-  t.labels.for_each_column([&](const char*, auto& c) { c.reserve(bytes / 4); });  // as in prescan
 }
 
 // Helper thread: decodes the samples from split_.at on (into t, through d),
@@ -118,7 +117,7 @@ void Decoder::reserve_for_stream() {
   p_.values.reserve(n / 2);
   p_.stack_offsets.reserve(n / 16);
   p_.label_offsets.reserve(n / 16);
-  p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(n / 16); });
+  main_samples_.label_room = n / 4;  // reserved at the first label, if any
   // Locations, functions and strings: rarely more rows than this.
   p_.locations.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });
   p_.lines.for_each_column([&](const char*, auto& c) { c.reserve(n / 64); });

@@ -98,6 +98,11 @@ class SampleDecoder {
   // repair never rescans the input (a second read may see other bytes).
   bool record_value_counts = false;
   std::vector<size_t> value_counts;
+  // Labels to reserve room for at the first label (an upper bound from the
+  // sample bytes): labels then never grow by doubling, which holds the old
+  // and the new copy at once (peak memory), and profiles without labels
+  // reserve nothing.
+  size_t label_room = 0;
 
   // One Sample message, [begin, end) its payload.
   void sample(const uint8_t* begin, const uint8_t* end) {
@@ -262,6 +267,8 @@ class SampleDecoder {
     r.seek(e);
     // pprof quirk: a label with no string, no number and no unit is dropped.
     if (str == 0 && num == 0 && unit == 0) return;
+    if (labels_.key.size() == labels_.key.capacity() && label_room > labels_.key.capacity())
+      labels_.for_each_column([&](const char*, auto& c) { c.reserve(label_room); });
     labels_.key.push_back(key);
     labels_.str.push_back(str == 0 ? -1 : str);
     labels_.num.push_back(num);
