@@ -88,7 +88,7 @@ size_t Merger::memory_bytes() const {
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
-         (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8;
+         (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
 }
 
 int32_t Merger::intern(std::string_view s) {
@@ -240,9 +240,13 @@ void Merger::begin_source(const Profile& src) {
 
 void Merger::reserve_for(const Profile& src) {
   const size_t ns = num_samples() + src.num_samples();
-  // Keys: the stack length, the locations, and 5 words per label.
-  sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
-  sample_key_off_.reserve(ns + 1);
+  if (keep_ == Keep::KeysOnly) {
+    sample_prints_.reserve(ns);
+  } else {
+    // Keys: the stack length, the locations, and 5 words per label.
+    sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
+    sample_key_off_.reserve(ns + 1);
+  }
   next_.reserve(ns);
   samples_.reserve(ns);
 }
@@ -300,7 +304,16 @@ int32_t Merger::map_sample(size_t row) {
   // order: the merged sample that followed the previous one last time is tried
   // first, which skips the hash and its cache miss whenever the order repeats.
   int32_t got = -1;
-  if (guess_ >= 0 && same_words(sample_keys_, sample_key_off_, guess_, probe_)) {
+  if (keep_ == Keep::KeysOnly) {
+    print_ = fingerprint_words(probe_.data(), probe_.size());
+    auto same = [&](int32_t k) { return sample_prints_[size_t(k)] == print_; };
+    if (guess_ >= 0 && same(guess_)) {
+      got = guess_;
+    } else {
+      got = samples_.find(print_.lo, same);
+      if (got < 0) got = add_sample(print_.lo);
+    }
+  } else if (guess_ >= 0 && same_words(sample_keys_, sample_key_off_, guess_, probe_)) {
     got = guess_;
   } else {
     const uint64_t h = hash_words(4, probe_);
@@ -334,8 +347,12 @@ int32_t Merger::add_sample(uint64_t hash) {
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
     o.values.resize(o.values.size() + o.num_types(), 0);
   }
-  sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
-  sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
+  if (keep_ == Keep::KeysOnly) {
+    sample_prints_.push_back(print_);
+  } else {
+    sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
+    sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
+  }
   samples_.insert(hash, got);
   next_.push_back(-1);
   return got;

@@ -189,4 +189,77 @@ TEST(delta_steady_state_allocates_nothing) {
   EXPECT(dc.num_states() == 40);
 }
 
+TEST(fingerprints_tell_keys_apart) {
+  // Every key one word away from another (a changed, added or moved word)
+  // gets its own fingerprint; equal keys get equal ones.
+  std::vector<std::vector<uint32_t>> keys;
+  for (uint32_t n = 0; n < 12; ++n) {
+    std::vector<uint32_t> k(n);
+    for (uint32_t i = 0; i < n; ++i) k[i] = i * 2654435761u;
+    keys.push_back(k);
+    for (uint32_t i = 0; i < n; ++i) {
+      for (uint32_t bit : {0u, 17u, 31u}) {
+        std::vector<uint32_t> m = k;
+        m[i] ^= 1u << bit;
+        keys.push_back(m);
+      }
+      if (i + 1 < n) {
+        std::vector<uint32_t> m = k;
+        std::swap(m[i], m[i + 1]);
+        keys.push_back(m);
+      }
+    }
+  }
+  std::vector<Fingerprint> prints;
+  for (auto& k : keys) prints.push_back(fingerprint_words(k.data(), k.size()));
+  size_t collisions = 0;
+  for (size_t a = 0; a < keys.size(); ++a)
+    for (size_t b = a + 1; b < keys.size(); ++b)
+      collisions += keys[a] != keys[b] && (prints[a].lo == prints[b].lo || prints[a].hi == prints[b].hi);
+  EXPECT(collisions == 0);
+  std::vector<uint32_t> again = keys[5];
+  EXPECT(fingerprint_words(again.data(), again.size()) == prints[5]);
+}
+
+// A profile of `n` samples whose stacks are `depth` frames deep (distinct stacks).
+static Profile deep_step(int step, size_t n, size_t depth) {
+  Profile p = heap_step(step, 8);
+  p.stack_locations.clear();
+  p.stack_offsets.assign(1, 0);
+  p.labels = Labels();
+  p.label_offsets.assign(1, 0);
+  p.values.clear();
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t d = 0; d < depth; ++d) p.stack_locations.push_back(static_cast<int32_t>((i >> (d % 10)) % 8));
+    p.stack_locations.push_back(static_cast<int32_t>(i % 8));
+    p.stack_locations.push_back(static_cast<int32_t>((i / 8) % 8));
+    p.stack_locations.push_back(static_cast<int32_t>((i / 64) % 8));
+    p.stack_locations.push_back(static_cast<int32_t>((i / 512) % 8));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    p.label_offsets.push_back(0);
+    const int64_t v = int64_t(i + 1) * (step + 1);
+    p.values.insert(p.values.end(), {v, v * 64, 1, 64});
+  }
+  return p;
+}
+
+TEST(delta_state_does_not_grow_with_stack_depth) {
+  // The state keeps a fingerprint per sample, not its stack: 4,000 samples
+  // 200 frames deep take the same state as 4 frames deep, and the deltas are
+  // right.
+  size_t bytes[2];
+  size_t k = 0;
+  for (size_t depth : {size_t(0), size_t(196)}) {
+    DeltaComputer dc({"alloc_objects", "alloc_space"});
+    Profile s0 = deep_step(0, 4000, depth), s1 = deep_step(1, 4000, depth);
+    dc.delta(s0);
+    Profile d = dc.delta(s1);
+    EXPECT(d.num_samples() == 4000 && total(d, 0) == total(s1, 0) - total(s0, 0));
+    EXPECT(dc.num_states() == 4000);
+    bytes[k++] = dc.memory_bytes();
+  }
+  std::printf("  delta state: %zu bytes (4 frames), %zu bytes (200 frames)\n", bytes[0], bytes[1]);
+  EXPECT(bytes[1] == bytes[0]);
+}
+
 int main() { return check::run_all(); }

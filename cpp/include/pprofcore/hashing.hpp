@@ -36,6 +36,30 @@ inline uint64_t hash_bytes(std::string_view s) {
   return h;
 }
 
+// A 128-bit content hash, for tables that keep it instead of the content.
+struct Fingerprint {
+  uint64_t lo = 0, hi = 0;
+  bool operator==(const Fingerprint& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// The fingerprint of 32-bit words: two lanes with different multipliers,
+// computed in one pass (independent chains, so about the cost of one).
+inline Fingerprint fingerprint_words(const uint32_t* w, size_t n) {
+  auto mix2 = [](uint64_t h, uint64_t v) {
+    __uint128_t m = static_cast<__uint128_t>(h ^ v ^ 0x8ebc6af09c88c6e3ULL) * 0x589965cc75374cc3ULL;
+    return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
+  };
+  uint64_t a = hash_mix(0x51, n), b = mix2(0x52, n);
+  size_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    const uint64_t x = uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32);
+    a = hash_mix(a, x);
+    b = mix2(b, x);
+  }
+  if (i < n) a = hash_mix(a, w[i]), b = mix2(b, w[i]);
+  return {a, b};
+}
+
 // Maps content (through its hash and an equality predicate) to a dense row.
 // Slots are 8 bytes (32-bit hash tag + row) so large tables stay cache-friendly;
 // the full hash of each row is kept aside (rows are dense) for rehashing.

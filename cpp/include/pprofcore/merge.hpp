@@ -24,7 +24,8 @@ namespace pprofcore {
 class Merger {
  public:
   // What the merged profile holds: its samples (merge, compact), or only their
-  // identities (delta, which keeps its own values): sample rows stay empty.
+  // identities (delta, which keeps its own values): sample rows stay empty and
+  // each sample key is kept as a fingerprint (see sample_prints_).
   enum class Keep { Samples, KeysOnly };
   explicit Merger(Keep keep = Keep::Samples) : keep_(keep) { intern(std::string_view()); }  // code 0 is ""
 
@@ -43,7 +44,7 @@ class Merger {
 
   size_t num_inputs() const { return inputs_; }
   // Distinct samples so far (in both modes).
-  size_t num_samples() const { return sample_key_off_.size() - 1; }
+  size_t num_samples() const { return keep_ == Keep::KeysOnly ? sample_prints_.size() : sample_key_off_.size() - 1; }
   size_t memory_bytes() const;
 
   // Lower level, used by delta: start mapping `src` (no header checks), then map
@@ -92,6 +93,11 @@ class Merger {
   // arena each, so a probe compares one contiguous run (few cache misses).
   std::vector<uint32_t> sample_keys_{}, loc_keys_{}, probe_{}, loc_probe_{};
   std::vector<int64_t> sample_key_off_{0}, loc_key_off_{0};
+  // Keep::KeysOnly keeps a 128-bit fingerprint of each sample key instead of
+  // the key (as fastdelta does): 16 bytes a sample instead of the whole stack,
+  // for a chance of two keys colliding of about n^2 / 2^129.
+  std::vector<Fingerprint> sample_prints_{};
+  Fingerprint print_{};  // of the key in probe_
 };
 
 // Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
