@@ -218,9 +218,9 @@ class Decoder {
   // Huge pages for the sample columns whose size is estimated (advise_growth):
   // stack locations, and in streaming mode the values and offsets too.
   HugePageGrowth growth_[4];
-  size_t next_growth_check_ = 0;   // progress (stream or sample bytes) of the next advise_growth()
-  size_t main_sample_bytes_ = 0;   // sample bytes this thread decodes (prescan)
-  size_t sample_bytes_done_ = 0;   // of which decoded so far
+  size_t next_growth_check_ = 0;  // progress (stream or sample bytes) of the next advise_growth()
+  size_t main_sample_bytes_ = 0;  // sample bytes this thread decodes (prescan)
+  size_t sample_bytes_done_ = 0;  // of which decoded so far
   Profile p_;
   SampleDecoder main_samples_{data_, p_.values, p_.stack_offsets, p_.stack_locations, p_.label_offsets, p_.labels};
   size_t samples_seen_ = 0;
