@@ -7,6 +7,7 @@
 #include "pprofcore/delta.hpp"
 #include "pprofcore/encode.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/gzip.hpp"
 #include "pprofcore/io.hpp"
 #include "pprofcore/merge.hpp"
 #include "pprofcore/scale.hpp"
@@ -33,7 +34,8 @@ struct PyMerger {
 struct PyDelta {
   explicit PyDelta(std::vector<std::string> types) : dc(std::move(types)) {}
   DeltaComputer dc;
-  Profile scratch;  // reused by delta_bytes so steady state allocates only for decode/encode
+  Profile scratch;  // delta_bytes' output, its samples taken over from the input
+  std::string raw;  // delta_bytes' encoded output before deflate, its storage reused
   std::mutex mu;
 };
 
@@ -127,12 +129,18 @@ void bind_merge(py::module_& m) {
               py::gil_scoped_release nogil;  // the buffer stays pinned by `view`; self is locked
               std::lock_guard<std::mutex> lock(self.mu);
               {
-                // The input is freed before the output is encoded: the two
-                // are not needed at once (peak memory).
+                // The delta takes the decoded input over (its samples become
+                // the output's), and the output is freed once encoded, before
+                // deflate: input, output and encoded bytes are never all held.
                 Profile cur = decode(view.data(), view.size(), o);
-                self.dc.delta_into(cur, self.scratch);
+                self.dc.delta_into(std::move(cur), self.scratch);
               }
-              out = encode(self.scratch, compress, level);
+              encode_raw_into(self.scratch, self.raw);
+              self.scratch = Profile();
+              if (compress)
+                out = gzip::deflate(reinterpret_cast<const uint8_t*>(self.raw.data()), self.raw.size(), level);
+              else
+                out.swap(self.raw);  // handed out whole: self.raw is not to be read once the lock is released
             }
             return to_bytes(std::move(out));
           },

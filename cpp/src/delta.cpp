@@ -48,7 +48,12 @@ bool same_types(const std::vector<std::string>& types, const Profile& p) {
 }
 }  // namespace
 
-bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
+bool DeltaComputer::delta_into(const Profile& cur, Profile& out) { return step(cur, out, nullptr); }
+
+bool DeltaComputer::delta_into(Profile&& cur, Profile& out) { return step(cur, out, &cur); }
+
+// One call: `owned` is cur when the caller gave it up (delta_into(Profile&&)).
+bool DeltaComputer::step(const Profile& cur, Profile& out, Profile* owned) {
   ++calls_;
   const size_t nt = cur.num_types();
   bool passthrough = gen_ == 0 || !same_types(types_, cur);
@@ -67,7 +72,37 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
   // A new state is sized to the profile (growth by doubling would leave up
   // to half of it unused for good).
   if (canon_.num_samples() == 0) reserve_state(cur);
-  // Aggregate the current profile by sample key.
+  aggregate(cur);
+  // Bound the state by the distinct samples of the series: when the interned
+  // content is mostly stale, it is rebuilt from the current profile below,
+  // which needs cur's samples as they came.
+  const bool stale = canon_.num_samples() > 2 * touched_.size() + 4096;
+  if (passthrough) {
+    if (owned && !stale) {
+      out = std::move(*owned);
+    } else {
+      out = cur;
+    }
+  } else if (owned && !stale) {
+    emit_in_place(*owned, out);
+  } else {
+    emit_copy(cur, out);
+  }
+  prev_time_ = out.time_nanos;
+  // Remember the current values as the next call's previous ones.
+  for (int32_t s : touched_) {
+    const size_t sid = size_t(s);
+    std::copy(cur_.data() + sid * nt, cur_.data() + (sid + 1) * nt, prev_.data() + sid * nt);
+    prev_gen_[sid] = gen_;
+  }
+  if (stale) rebuild(cur);
+  return !passthrough;
+}
+
+// Sums the current profile's values by sample key (duplicates aggregate);
+// touched_ lists the keys in order of their first row.
+void DeltaComputer::aggregate(const Profile& cur) {
+  const size_t nt = cur.num_types();
   canon_.begin_source(cur);
   touched_.clear();
   for (size_t i = 0; i < cur.num_samples(); ++i) {
@@ -91,76 +126,107 @@ bool DeltaComputer::delta_into(const Profile& cur, Profile& out) {
       for (size_t t = 0; t < nt; ++t) c[t] = wrapping_add(c[t], v[t]);
     }
   }
-  if (passthrough) {
-    out = cur;
-  } else {
-    // Header and tables from the current profile; samples rebuilt.
-    out.sample_type_type = cur.sample_type_type;
-    out.sample_type_unit = cur.sample_type_unit;
-    out.has_period_type = cur.has_period_type;
-    out.period_type_type = cur.period_type_type;
-    out.period_type_unit = cur.period_type_unit;
-    out.period = cur.period;
-    out.time_nanos = cur.time_nanos;
-    // fastdelta: a delta covers the time since the previous profile.
-    out.duration_nanos =
-        prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_) : cur.duration_nanos;
-    out.comments = cur.comments;
-    out.drop_frames = cur.drop_frames;
-    out.keep_frames = cur.keep_frames;
-    out.default_sample_type = cur.default_sample_type;
-    out.doc_url = cur.doc_url;
-    out.values.clear();
-    out.stack_offsets.assign(1, 0);
-    out.stack_locations.clear();
-    out.label_offsets.assign(1, 0);
-    out.labels.key.clear();
-    out.labels.str.clear();
-    out.labels.num.clear();
-    out.labels.num_unit.clear();
-    for (int32_t s : touched_) {
-      const size_t sid = size_t(s);
-      const int64_t* c = cur_.data() + sid * nt;
-      const int64_t* pv = prev_.data() + sid * nt;
-      const bool had_prev = prev_gen_[sid] == gen_ - 1;
-      bool zero = true;
-      const size_t at = out.values.size();
-      for (size_t t = 0; t < nt; ++t) {
-        int64_t x = c[t];
-        if (is_delta_[t] && had_prev) x = wrapping_sub(x, pv[t]);
-        out.values.push_back(x);
-        zero = zero && x == 0;
-      }
-      if (zero) {
-        out.values.resize(at);
-        continue;
-      }
-      const size_t i = size_t(first_row_[sid]);
-      out.stack_locations.insert(out.stack_locations.end(), cur.stack_locations.begin() + cur.stack_offsets[i],
-                                 cur.stack_locations.begin() + cur.stack_offsets[i + 1]);
-      out.stack_offsets.push_back(static_cast<int64_t>(out.stack_locations.size()));
-      for (int64_t j = cur.label_offsets[i]; j < cur.label_offsets[i + 1]; ++j) {
-        size_t q = size_t(j);
-        out.labels.key.push_back(cur.labels.key[q]);
-        out.labels.str.push_back(cur.labels.str[q]);
-        out.labels.num.push_back(cur.labels.num[q]);
-        out.labels.num_unit.push_back(cur.labels.num_unit[q]);
-      }
-      out.label_offsets.push_back(static_cast<int64_t>(out.labels.size()));
-    }
-    copy_referenced(cur, out);
+}
+
+// Header from the current profile (samples and tables are the callers').
+void DeltaComputer::copy_header(const Profile& cur, Profile& out) const {
+  out.sample_type_type = cur.sample_type_type;
+  out.sample_type_unit = cur.sample_type_unit;
+  out.has_period_type = cur.has_period_type;
+  out.period_type_type = cur.period_type_type;
+  out.period_type_unit = cur.period_type_unit;
+  out.period = cur.period;
+  out.time_nanos = cur.time_nanos;
+  // fastdelta: a delta covers the time since the previous profile.
+  out.duration_nanos =
+      prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_) : cur.duration_nanos;
+  out.comments = cur.comments;
+  out.drop_frames = cur.drop_frames;
+  out.keep_frames = cur.keep_frames;
+  out.default_sample_type = cur.default_sample_type;
+  out.doc_url = cur.doc_url;
+}
+
+bool DeltaComputer::delta_values(size_t sid, int64_t* x) const {
+  const size_t nt = nt_;
+  const int64_t* c = cur_.data() + sid * nt;
+  const int64_t* pv = prev_.data() + sid * nt;
+  const bool had_prev = prev_gen_[sid] == gen_ - 1;
+  bool zero = true;
+  for (size_t t = 0; t < nt; ++t) {
+    x[t] = is_delta_[t] && had_prev ? wrapping_sub(c[t], pv[t]) : c[t];
+    zero = zero && x[t] == 0;
   }
-  prev_time_ = cur.time_nanos;
-  // Remember the current values as the next call's previous ones.
+  return !zero;
+}
+
+// The delta's samples copied from cur into out's own columns (cur untouched).
+void DeltaComputer::emit_copy(const Profile& cur, Profile& out) {
+  const size_t nt = nt_;
+  copy_header(cur, out);
+  out.values.clear();
+  out.stack_offsets.assign(1, 0);
+  out.stack_locations.clear();
+  out.label_offsets.assign(1, 0);
+  out.labels.key.clear();
+  out.labels.str.clear();
+  out.labels.num.clear();
+  out.labels.num_unit.clear();
+  values_.resize(nt);
   for (int32_t s : touched_) {
-    const size_t sid = size_t(s);
-    std::copy(cur_.data() + sid * nt, cur_.data() + (sid + 1) * nt, prev_.data() + sid * nt);
-    prev_gen_[sid] = gen_;
+    if (!delta_values(size_t(s), values_.data())) continue;
+    out.values.insert(out.values.end(), values_.begin(), values_.end());
+    const size_t i = size_t(first_row_[size_t(s)]);
+    out.stack_locations.insert(out.stack_locations.end(), cur.stack_locations.begin() + cur.stack_offsets[i],
+                               cur.stack_locations.begin() + cur.stack_offsets[i + 1]);
+    out.stack_offsets.push_back(static_cast<int64_t>(out.stack_locations.size()));
+    for (int64_t j = cur.label_offsets[i]; j < cur.label_offsets[i + 1]; ++j) {
+      size_t q = size_t(j);
+      out.labels.key.push_back(cur.labels.key[q]);
+      out.labels.str.push_back(cur.labels.str[q]);
+      out.labels.num.push_back(cur.labels.num[q]);
+      out.labels.num_unit.push_back(cur.labels.num_unit[q]);
+    }
+    out.label_offsets.push_back(static_cast<int64_t>(out.labels.size()));
   }
-  // Bound the state by the distinct samples of the series: when the interned
-  // content is mostly stale, rebuild it from the current profile.
-  if (canon_.num_samples() > 2 * touched_.size() + 4096) rebuild(cur);
-  return !passthrough;
+  copy_referenced(cur, out);
+}
+
+// The delta's samples compacted within cur's own columns, which then move to
+// out. The kept samples are a subsequence of cur's rows in order (touched_
+// follows first rows), so every write lands at or before what is still to be
+// read; cur's values were all summed into cur_ already.
+void DeltaComputer::emit_in_place(Profile& cur, Profile& out) {
+  const size_t nt = nt_;
+  copy_header(cur, out);
+  size_t kept = 0, locs = 0, labels = 0;
+  for (int32_t s : touched_) {
+    int64_t* x = cur.values.data() + kept * nt;  // row `kept` <= this sample's first row
+    if (!delta_values(size_t(s), x)) continue;
+    const size_t i = size_t(first_row_[size_t(s)]);
+    const int64_t sb = cur.stack_offsets[i], se = cur.stack_offsets[i + 1];
+    const int64_t lb = cur.label_offsets[i], le = cur.label_offsets[i + 1];
+    std::copy(cur.stack_locations.begin() + sb, cur.stack_locations.begin() + se,
+              cur.stack_locations.begin() + long(locs));
+    locs += size_t(se - sb);
+    cur.labels.for_each_column(
+        [&](const char*, auto& c) { std::copy(c.begin() + lb, c.begin() + le, c.begin() + long(labels)); });
+    labels += size_t(le - lb);
+    ++kept;
+    cur.stack_offsets[kept] = static_cast<int64_t>(locs);
+    cur.label_offsets[kept] = static_cast<int64_t>(labels);
+  }
+  cur.values.resize(kept * nt);
+  cur.stack_offsets.resize(kept + 1);
+  cur.stack_locations.resize(locs);
+  cur.label_offsets.resize(kept + 1);
+  cur.labels.for_each_column([&](const char*, auto& c) { c.resize(labels); });
+  out.values = std::move(cur.values);
+  out.stack_offsets = std::move(cur.stack_offsets);
+  out.stack_locations = std::move(cur.stack_locations);
+  out.label_offsets = std::move(cur.label_offsets);
+  out.labels = std::move(cur.labels);
+  copy_referenced(cur, out);
 }
 
 namespace {

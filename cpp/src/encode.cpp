@@ -24,7 +24,8 @@ size_t varint_size(uint64_t v) { return wire::Writer::varint_size(v); }
 // encode's time went there). Same bytes as wire::Writer.
 class Out {
  public:
-  explicit Out(size_t expect) { buf_.resize(std::max<size_t>(expect, 64)); }
+  // Writes into `buf` (its contents replaced, its storage reused).
+  Out(std::string& buf, size_t expect) : buf_(buf) { buf_.resize(std::max<size_t>(expect, 64)); }
   char* room(size_t need) {
     if (n_ + need > buf_.size()) buf_.resize(std::max(n_ + need, buf_.size() * 2));
     return &buf_[n_];
@@ -79,13 +80,10 @@ class Out {
     }
     buf_[k] = static_cast<char>(v);
   }
-  std::string take() {
-    buf_.resize(n_);
-    return std::move(buf_);
-  }
+  void finish() { buf_.resize(n_); }
 
  private:
-  std::string buf_;
+  std::string& buf_;
   size_t n_ = 0;
 };
 
@@ -131,8 +129,14 @@ size_t packed_size(uint32_t field, size_t payload, size_t n) {
 }  // namespace
 
 std::string encode_raw(const Profile& p) {
-  Out w(p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() + p.locations.size() * 16 +
-        p.functions.size() * 12 + p.labels.size() * 8 + 1024);
+  std::string out;
+  encode_raw_into(p, out);
+  return out;
+}
+
+void encode_raw_into(const Profile& p, std::string& out) {
+  Out w(out, p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() + p.locations.size() * 16 +
+                 p.functions.size() * 12 + p.labels.size() * 8 + 1024);
   const size_t nt = p.num_types();
   for (size_t i = 0; i < nt; ++i) value_type(w, 1, p.sample_type_type[i], p.sample_type_unit[i]);
 
@@ -235,7 +239,7 @@ std::string encode_raw(const Profile& p) {
   }
   w.int_field(14, p.default_sample_type);
   w.int_field(15, p.doc_url);
-  return w.take();
+  w.finish();
 }
 
 std::string encode(const Profile& p, bool compress, int level) {

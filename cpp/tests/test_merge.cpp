@@ -262,4 +262,38 @@ TEST(delta_state_does_not_grow_with_stack_depth) {
   EXPECT(bytes[1] == bytes[0]);
 }
 
+TEST(delta_taking_its_input_over_gives_the_same_deltas) {
+  // Two computers fed the same series, one copying from its input and one
+  // taking it over: equal outputs, through a first profile (passed through),
+  // duplicates, samples whose delta is zero, a profile of few samples after
+  // many (the state is rebuilt) and changed sample types (a restart).
+  std::vector<Profile> series;
+  for (int i = 0; i < 4; ++i) series.push_back(heap_step(i));
+  series.push_back(deep_step(4, 6000, 3));
+  series.push_back(deep_step(5, 6000, 3));
+  series.push_back(heap_step(6));  // 41 samples after 6,000: the state goes stale
+  series.push_back(heap_step(7));
+  series.push_back(heap_step(7));  // nothing new: only inuse left, stack 0 all zero (dropped)
+  Profile other = heap_step(8);
+  other.sample_type_type.pop_back();
+  other.sample_type_unit.pop_back();
+  std::vector<int64_t> three;
+  for (size_t i = 0; i < other.num_samples(); ++i)
+    for (size_t t = 0; t < 3; ++t) three.push_back(other.values[i * 4 + t]);
+  other.values = three;
+  series.push_back(other);
+  series.push_back(heap_step(9));
+  DeltaComputer copying({"alloc_objects", "alloc_space"}), taking({"alloc_objects", "alloc_space"});
+  Profile a, b;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const bool da = copying.delta_into(series[i], a);
+    Profile input = series[i];
+    const bool db = taking.delta_into(std::move(input), b);
+    EXPECT(da == db);
+    EXPECT(a == b);
+    check_invariants(b);
+    EXPECT(copying.num_states() == taking.num_states());
+  }
+}
+
 int main() { return check::run_all(); }

@@ -29,6 +29,10 @@ class DeltaComputer {
   // allocation. Returns false when `cur` was passed through (first profile or
   // changed sample types), in which case `out` is a copy of `cur`.
   bool delta_into(const Profile& cur, Profile& out);
+  // The same, taking `cur` over (it is left valid but unspecified): the
+  // delta's samples are compacted within cur's columns, which then move to
+  // `out`, so the samples are never held twice (delta_bytes' peak memory).
+  bool delta_into(Profile&& cur, Profile& out);
   Profile delta(const Profile& cur) {
     Profile out;
     delta_into(cur, out);
@@ -44,6 +48,13 @@ class DeltaComputer {
   void reset_state();
   void reserve_state(const Profile& cur);
   void rebuild(const Profile& cur);
+  bool step(const Profile& cur, Profile& out, Profile* owned);
+  void aggregate(const Profile& cur);
+  void copy_header(const Profile& cur, Profile& out) const;
+  // The delta values of merged sample `sid` into x; false when all are zero.
+  bool delta_values(size_t sid, int64_t* x) const;
+  void emit_copy(const Profile& cur, Profile& out);
+  void emit_in_place(Profile& cur, Profile& out);
   void copy_referenced(const Profile& cur, Profile& out);
 
   std::vector<std::string> names_;
@@ -54,6 +65,7 @@ class DeltaComputer {
   std::vector<int64_t> prev_, cur_;  // per distinct sample x nt
   std::vector<uint32_t> prev_gen_, cur_gen_;
   std::vector<int32_t> first_row_, touched_;
+  std::vector<int64_t> values_;                                // one sample's delta values (scratch)
   std::vector<int32_t> loc_map_, fn_map_, map_map_, str_map_;  // scratch of copy_referenced
   int64_t prev_time_ = 0;                                      // time_nanos of the previous profile (0 = none)
   uint32_t gen_ = 0;
