@@ -130,21 +130,13 @@ void DeltaComputer::aggregate(const Profile& cur) {
 
 // Header from the current profile (samples and tables are the callers').
 void DeltaComputer::copy_header(const Profile& cur, Profile& out) const {
+  Profile::visit_scalars([](const char*, auto& to, const auto& from) { to = from; }, out, cur);
   out.sample_type_type = cur.sample_type_type;
   out.sample_type_unit = cur.sample_type_unit;
-  out.has_period_type = cur.has_period_type;
-  out.period_type_type = cur.period_type_type;
-  out.period_type_unit = cur.period_type_unit;
-  out.period = cur.period;
-  out.time_nanos = cur.time_nanos;
+  out.comments = cur.comments;
   // fastdelta: a delta covers the time since the previous profile.
   out.duration_nanos =
       prev_time_ != 0 && cur.time_nanos != 0 ? wrapping_sub(cur.time_nanos, prev_time_) : cur.duration_nanos;
-  out.comments = cur.comments;
-  out.drop_frames = cur.drop_frames;
-  out.keep_frames = cur.keep_frames;
-  out.default_sample_type = cur.default_sample_type;
-  out.doc_url = cur.doc_url;
 }
 
 bool DeltaComputer::delta_values(size_t sid, int64_t* x) const {
