@@ -68,7 +68,7 @@ else
   tpreload="$(${CXX:-g++} -print-file-name=libtsan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
   status=0
   # shellcheck disable=SC2086
-  LD_PRELOAD="$tpreload" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  LD_PRELOAD="$tpreload" TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tools/tsan.supp" \
     PPROFCORE_STRESS_SECONDS=${PPROFCORE_STRESS_SECONDS:-3} PYTHONPATH=build-tsan/pypkg \
     $norand python3 -m pytest -q -s -p no:cacheprovider $tsan_tests || status=$?
   [ "$status" = 0 ] || { echo "sanitize: Python tests under TSan failed ($status)" >&2; exit "$status"; }
