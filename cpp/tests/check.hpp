@@ -1,6 +1,12 @@
 // check: a minimal assertion harness for the C++ unit tests (run by CTest).
 #pragma once
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -47,6 +53,33 @@ inline void one_mapping(pprofcore::Profile& p, uint64_t start, uint64_t limit, i
   p.mappings.has_inline_frames = {0};
 }
 
+// A scratch directory of this test binary's own (under the system's temporary
+// directory), removed with its files when the binary exits.
+struct Scratch {
+  std::string dir;
+  std::vector<std::string> files;
+  Scratch() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "pprofcore-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) std::abort();
+    dir = tmpl;
+  }
+  ~Scratch() {
+    for (auto& f : files) std::remove(f.c_str());
+    rmdir(dir.c_str());
+  }
+  // Writes `bytes` to the file `name` in the directory (replacing it); its path.
+  std::string write(const std::string& name, const std::string& bytes) {
+    std::string path = dir + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+    return path;
+  }
+};
+
+inline Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
 }  // namespace check
 
 #define TEST(name)                                \

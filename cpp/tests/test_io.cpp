@@ -2,13 +2,9 @@
 // and refusals, and cancellation of load_many / merge_files from a callback or
 // a poll (the workers must be joined before the exception leaves). Run under
 // ThreadSanitizer by tools/sanitize.sh.
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -23,31 +19,7 @@ using namespace pprofcore;
 
 namespace {
 
-// A scratch directory removed (with its files) when the test binary exits.
-struct Scratch {
-  std::string dir;
-  std::vector<std::string> files;
-  Scratch() {
-    char tmpl[] = "/tmp/pprofcore-test-io-XXXXXX";
-    if (!mkdtemp(tmpl)) std::abort();
-    dir = tmpl;
-  }
-  ~Scratch() {
-    for (auto& f : files) std::remove(f.c_str());
-    rmdir(dir.c_str());
-  }
-  std::string write(const std::string& name, const std::string& bytes) {
-    std::string path = dir + "/" + name;
-    std::ofstream(path, std::ios::binary) << bytes;
-    files.push_back(path);
-    return path;
-  }
-};
-
-Scratch& scratch() {
-  static Scratch s;
-  return s;
-}
+using check::scratch;
 
 // A small valid profile: one sample type, one sample, no locations.
 std::string small_profile_bytes() {
@@ -140,11 +112,8 @@ TEST(load_many_reports_os_errors_with_errno) {
 }
 
 TEST(load_many_decode_errors_carry_the_path) {
-  const std::string bad = scratch().dir + "/bad.pb";
-  {
-    std::ofstream f(bad, std::ios::binary);
-    f << std::string("\x10\x01", 2);  // Profile.location as a varint: wrong wire type
-  }
+  // Profile.location as a varint: wrong wire type.
+  const std::string bad = scratch().write("bad.pb", std::string("\x10\x01", 2));
   auto r = load_many({bad}, 1, DecodeOptions{});
   EXPECT(!r[0].profile && r[0].error);
   EXPECT_THROWS(std::rethrow_exception(r[0].error), DecodeError, (bad + ": ").c_str());

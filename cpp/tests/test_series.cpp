@@ -4,7 +4,6 @@
 // (or leaves the file to it), and sample-type choices follow pprof.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "check.hpp"
@@ -53,9 +52,7 @@ static Profile small(int seed) {
 }
 
 static std::string write(const std::string& name, const std::string& bytes) {
-  std::string path = "/tmp/pprofcore_test_series_" + name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
+  return check::scratch().write(name, bytes);
 }
 
 TEST(series_rows_match_each_aggregate_in_order) {
@@ -103,7 +100,6 @@ TEST(series_rows_match_each_aggregate_in_order) {
       EXPECT(r.type_names == std::vector<std::string>{"cpu"});
     }
   }
-  for (const std::string& path : paths) std::remove(path.c_str());
 }
 
 TEST(series_reports_the_first_failing_file_in_order) {
@@ -124,7 +120,6 @@ TEST(series_reports_the_first_failing_file_in_order) {
     }
     EXPECT(threw);
   }
-  for (const std::string& path : paths) std::remove(path.c_str());
 }
 
 // A profile with what the small one lacks: a mapping, a nameless function
@@ -232,7 +227,6 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
           ++scanned;
         }
         if (!gz && k == 0) EXPECT(scanned == scanned_before + 1);  // a valid file takes the lean way
-        std::remove(path.c_str());
       }
     }
   }
