@@ -142,22 +142,20 @@ void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sum
 }
 
 // The fast way (scan.hpp): no Profile is built, only the tables a node table
-// needs, and the samples are summed straight from the bytes. false: the file
-// must go the ordinary way (which then reports any error), `r` untouched.
-bool reduce_scanned(const std::string& path, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& bytes_read) {
+// needs, and the samples are summed straight from the file's `bytes`. false:
+// the file must go the ordinary way (which then reports any error), `r`
+// untouched. `inflated_size`: what gzip input inflated to.
+bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& inflated_size) {
   const DecodeOptions& d = o.decode;
-  std::string bytes;
   gzip::Buffer inflated;
   try {
-    bytes = read_file(path, d.max_decompressed_size, [&](const uint8_t* p, size_t n) { judge_prefix(p, n, d); });
-    bytes_read = bytes.size();
     const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
     const size_t n = bytes.size();
     if (zstd::is_zstd(data, n)) return false;
     if (gzip::is_gzip(data, n)) {
       if (n > max_input_size(d.max_decompressed_size, true)) return false;
       inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
-      bytes_read += inflated.size();
+      inflated_size = inflated.size();
       if (!scan_tables(inflated.data(), inflated.size(), scan)) return false;
     } else if (n > d.max_decompressed_size || !scan_tables(data, n, scan)) {
       return false;
@@ -182,19 +180,23 @@ bool reduce_scanned(const std::string& path, const SeriesOptions& o, Scan& scan,
 
 Reduced reduce(const std::string& path, const SeriesOptions& o) {
   Reduced r;
-  if (o.scan) {
-    static Pool<Scan> scans;  // their buffers serve file after file
-    auto scan = scans.take();
-    size_t bytes_read = 0;
-    const bool done = reduce_scanned(path, o, *scan, r, bytes_read);
-    // The buffers grow to the largest file read: past 1 MiB they are given
-    // back rather than kept in the pool, which outlives the call.
-    if (bytes_read > (size_t(1) << 20)) scan.drop();
-    if (done) return r;
-  }
   Profile p;
   try {
-    p = load_file(path, o.decode);
+    // Read once, as load_file() reads; the ordinary way decodes the same bytes.
+    const DecodeOptions& d = o.decode;
+    const std::string bytes =
+        read_file(path, d.max_decompressed_size, [&](const uint8_t* b, size_t n) { judge_prefix(b, n, d); });
+    if (o.scan) {
+      static Pool<Scan> scans;  // their buffers serve file after file
+      auto scan = scans.take();
+      size_t inflated_size = 0;
+      const bool done = reduce_scanned(bytes, o, *scan, r, inflated_size);
+      // The buffers grow to the largest file read: past 1 MiB they are given
+      // back rather than kept in the pool, which outlives the call.
+      if (bytes.size() + inflated_size > (size_t(1) << 20)) scan.drop();
+      if (done) return r;
+    }
+    p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), d);
   } catch (...) {
     rethrow_with_path(path);
   }
