@@ -98,3 +98,38 @@ def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, ms
         assert got[1].attrs == want[1].attrs
     else:
         assert got[1] == want[1]
+
+
+def test_default_sample_type_is_matched_by_bytes(tmp_path):
+    """Two type names of invalid UTF-8 that show alike as ``str`` ("\\x80\\x80"
+    and "\\x80\\x81" both show as two U+FFFD) are told apart by the default
+    sample type, as pprof compares bytes: both paths pick the named type, or
+    both refuse a default that names none (a case Hypothesis found)."""
+    from pbprofile import profile_class
+
+    def profile(default: bytes):
+        strings = [b"", b"\x80\x81", b"\x80\x80"]
+        if default not in strings:
+            strings.append(default)
+        m = profile_class()()
+        m.string_table.extend(strings)
+        for t in (1, 2):
+            m.sample_type.add(type=t)
+        m.sample.add(value=[5, 7])
+        m.default_sample_type = strings.index(default)
+        return m
+
+    for default, want in ((b"\x80\x80", 1), (b"\x80\x81", 0), (b"\x80\x82", None)):
+        path = tmp_path / "p.pb"
+        path.write_bytes(profile(default).SerializeToString())
+        p = pprofcore.load(path)
+        got = outcome(lambda: pprofcore.ProfileSet([str(path)]).series())
+        ref = outcome(lambda: pprofcore.ProfileSet([p]).series())
+        assert got[0] == ref[0] and (got[0] == "ok" or got[1] == ref[1]), (got, ref)
+        if want is None:
+            assert got[0] == "ValueError" and "no sample_type" in got[1]
+            with pytest.raises(ValueError, match="no sample_type"):
+                p.sample_type_index()
+        else:
+            assert p.sample_type_index() == want
+            assert got[1].attrs["total"] == [5, 7][want]  # the chosen type's total (no locations: no rows)

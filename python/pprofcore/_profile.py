@@ -233,7 +233,10 @@ class Profile:
         """
         types, index = self._types()
         if sample_type is None:
-            sample_type = self.default_sample_type or (len(types) - 1)
+            default = self._default_type_index()
+            if default is not None:
+                return default
+            sample_type = len(types) - 1
         if isinstance(sample_type, (bool, np.bool_)) or not isinstance(sample_type, (int, np.integer, str)):
             raise TypeError(f"sample_type must be an index or a type name, not {type(sample_type).__name__}")
         if isinstance(sample_type, (int, np.integer)):
@@ -244,6 +247,22 @@ class Profile:
         if sample_type in index:
             return index[sample_type]
         raise ValueError(f"no sample_type {sample_type!r}; have {', '.join(t for t, _ in types)}")
+
+    def _default_type_index(self) -> Optional[int]:
+        """The first type named by ``default_sample_type``, compared as bytes
+        as pprof compares it (two names of invalid UTF-8 may show alike as
+        ``str``); None when it is unset, ``ValueError`` when it names no type."""
+        code = int(self._core.default_sample_type_code)
+        data, offsets = self.strings.data, self.strings.offsets
+        raw = lambda c: data[offsets[c] : offsets[c + 1]].tobytes()  # noqa: E731
+        if code <= 0 or offsets[code + 1] == offsets[code]:
+            return None
+        want = raw(code)
+        for i, t in enumerate(self._cols["sample_type.type"].tolist()):
+            if raw(t) == want:
+                return i
+        types = self._types()[0]
+        raise ValueError(f"no sample_type {self.default_sample_type!r}; have {', '.join(t for t, _ in types)}")
 
     def total(self, sample_type: Union[int, str, None] = None) -> int:
         """Sum of one sample type's values (default: pprof's default type)."""
