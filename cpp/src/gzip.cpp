@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "pprofcore/pool.hpp"
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
 #ifdef PPROFCORE_HAVE_ISAL
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #endif
 
@@ -409,60 +411,113 @@ Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) 
 
 #ifdef PPROFCORE_HAVE_ISAL
 namespace {
-// ISA-L level 1 behind our own fixed gzip header (mtime 0, like the other
-// backends), so the output is deterministic; ISA-L writes the trailer. Fed in
-// chunks because ISA-L counts in 32-bit integers.
-std::string deflate_isal(const uint8_t* data, size_t n) {
-  static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};
-  std::string out(reinterpret_cast<const char*>(header), sizeof header);
-  // The stream (80 KB) and level-1 buffer (276 KB) are kept for reuse: fresh
-  // ones cost page faults and zeroing on every call, several times the deflate
-  // of a small profile. ISA-L resets the buffer's hash table at each stream start.
-  struct State {
-    isal_zstream stream;
-    std::vector<uint8_t> level_buf = std::vector<uint8_t>(ISAL_DEF_LVL1_DEFAULT);
-  };
-  static Pool<State> states;
-  auto state = states.take();
+// ISA-L's stream (80 KB) and level-1 buffer (276 KB), kept for reuse: fresh
+// ones cost page faults and zeroing on every call, several times the deflate
+// of a small profile. ISA-L resets the buffer's hash table at each stream start.
+struct IsalState {
+  isal_zstream stream;
+  std::vector<uint8_t> level_buf = std::vector<uint8_t>(ISAL_DEF_LVL1_DEFAULT);
+};
+Pool<IsalState>& isal_states() {
+  static Pool<IsalState> states;
+  return states;
+}
+
+const unsigned char kGzipHeader[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};  // mtime 0: deterministic
+
+// Deflates data[0, n) at ISA-L's level 1 onto the end of `out`: as a gzip
+// member body (ISA-L writes the trailer) when `gzip`, else as raw deflate that
+// ends byte-aligned (sync flush) or, when `last`, with the final block. Fed
+// in pieces because ISA-L counts in 32-bit integers.
+void isal_deflate_onto(std::string& out, const uint8_t* data, size_t n, bool gzip, bool last) {
+  auto state = isal_states().take([] { return std::make_unique<IsalState>(); });
   isal_zstream& zs = state->stream;
-  std::vector<uint8_t>& level_buf = state->level_buf;
   // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
   std::memset(&zs, 0, sizeof zs);
   isal_deflate_init(&zs);
   zs.level = 1;
-  zs.level_buf = level_buf.data();
-  zs.level_buf_size = static_cast<uint32_t>(level_buf.size());
-  zs.gzip_flag = IGZIP_GZIP_NO_HDR;
-  constexpr size_t kChunk = size_t(1) << 30;
+  zs.level_buf = state->level_buf.data();
+  zs.level_buf_size = static_cast<uint32_t>(state->level_buf.size());
+  zs.gzip_flag = gzip ? IGZIP_GZIP_NO_HDR : IGZIP_DEFLATE;
+  zs.flush = last ? NO_FLUSH : SYNC_FLUSH;
+  constexpr size_t kPiece = size_t(1) << 30;
   size_t in_pos = 0;
   // Output grows in steps; deflate never expands by more than a few bytes per 64 KiB.
   size_t out_pos = out.size();
   out.resize(out_pos + n + n / 16 + 1024);
   for (;;) {
     if (zs.avail_in == 0 && in_pos < n) {
-      size_t take = std::min(kChunk, n - in_pos);
+      size_t take = std::min(kPiece, n - in_pos);
       zs.next_in = const_cast<uint8_t*>(data + in_pos);
       zs.avail_in = static_cast<uint32_t>(take);
       in_pos += take;
     }
-    zs.end_of_stream = in_pos == n ? 1 : 0;
+    zs.end_of_stream = last && in_pos == n ? 1 : 0;
     if (out.size() - out_pos < 1024) out.resize(out.size() + std::max<size_t>(out.size() / 2, 64 * 1024));
     zs.next_out = reinterpret_cast<uint8_t*>(&out[out_pos]);
-    zs.avail_out = static_cast<uint32_t>(std::min(kChunk, out.size() - out_pos));
+    zs.avail_out = static_cast<uint32_t>(std::min(kPiece, out.size() - out_pos));
     const uint32_t before = zs.avail_out;
     if (isal_deflate(&zs) != COMP_OK) throw GzipError("ISA-L deflate failed", "gzip", -1);
     out_pos += before - zs.avail_out;
-    if (zs.internal_state.state == ZSTATE_END) break;
+    if (last ? zs.internal_state.state == ZSTATE_END : in_pos == n && zs.avail_in == 0 && zs.avail_out > 0) break;
   }
   out.resize(out_pos);
+}
+
+// Inputs of this many bytes or more are deflated in independent pieces of
+// kParallelPiece bytes on several threads (as pigz does): each piece starts
+// without the previous one's history, ends byte-aligned, and the pieces join
+// into one stream. The pieces, and so the bytes, do not depend on the thread
+// count; smaller inputs are one stream, as before.
+constexpr size_t kParallelPiece = size_t(1) << 20;
+constexpr unsigned kMaxDeflateThreads = 8;
+
+}  // namespace
+
+namespace detail {
+std::string deflate_isal(const uint8_t* data, size_t n, unsigned max_threads) {
+  std::string out(reinterpret_cast<const char*>(kGzipHeader), sizeof kGzipHeader);
+  const size_t pieces = n / kParallelPiece;  // the last takes the remainder
+  if (pieces < 2) {
+    isal_deflate_onto(out, data, n, true, true);
+    return out;
+  }
+  std::vector<std::string> body(pieces);
+  std::vector<uint32_t> crc(pieces);
+  const unsigned threads = static_cast<unsigned>(
+      std::min<size_t>({pieces, max_threads ? max_threads : std::min(hardware_threads(), kMaxDeflateThreads)}));
+  fork_join(threads, [&](size_t t) {
+    for (size_t i = t; i < pieces; i += threads) {
+      const size_t b = i * kParallelPiece, e = i + 1 == pieces ? n : b + kParallelPiece;
+      isal_deflate_onto(body[i], data + b, e - b, false, i + 1 == pieces);
+      crc[i] = crc32_gzip_refl(0, data + b, e - b);
+    }
+  });
+  size_t total = out.size() + 8;
+  for (const std::string& b : body) total += b.size();
+  out.reserve(total);
+  uLong whole = 0;
+  for (size_t i = 0; i < pieces; ++i) {
+    out += body[i];
+    const size_t len = i + 1 == pieces ? n - i * kParallelPiece : kParallelPiece;
+    whole = i == 0 ? crc[0] : crc32_combine(whole, crc[i], static_cast<z_off_t>(len));
+    std::string().swap(body[i]);
+  }
+  const uint32_t trailer[2] = {static_cast<uint32_t>(whole), static_cast<uint32_t>(n)};  // CRC-32, ISIZE: little-endian
+  for (uint32_t v : trailer)
+    for (int k = 0; k < 4; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
   return out;
 }
-}  // namespace
+}  // namespace detail
+#else
+namespace detail {
+std::string deflate_isal(const uint8_t*, size_t, unsigned) { throw GzipError("this build has no ISA-L", "gzip", -1); }
+}  // namespace detail
 #endif
 
 std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #ifdef PPROFCORE_HAVE_ISAL
-  if (backend == Backend::Isal || (backend == Backend::Auto && level == kFastestLevel)) return deflate_isal(data, n);
+  if (backend == Backend::Isal || (backend == Backend::Auto && level == kFastestLevel)) return detail::deflate_isal(data, n, 0);
 #else
   if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
 #endif

@@ -1,4 +1,5 @@
 // C++ unit tests of the wire reader, gzip, decode and encode.
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -158,6 +159,73 @@ TEST(zlib_deflate_in_chunks) {
   }
   std::string empty = gzip::detail::deflate_zlib(nullptr, 0, 6, 3);
   EXPECT(gzip::inflate(reinterpret_cast<const uint8_t*>(empty.data()), empty.size(), 16).empty());
+}
+
+// A profile whose samples take several MiB: small_profile's tables, 150,000
+// samples with stacks of 1-40 locations, values of every varint width, and
+// 0-7 labels (string and numeric, some numbers negative; none all-zero,
+// which decode drops as pprof does).
+static Profile many_samples() {
+  Profile p = small_profile();
+  p.values.clear();
+  p.stack_offsets = {0};
+  p.stack_locations.clear();
+  p.label_offsets = {0};
+  p.labels = Labels();
+  uint64_t x = 88172645463325252ull;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  for (int s = 0; s < 150000; ++s) {
+    for (size_t t = 0; t < p.num_types(); ++t) p.values.push_back(static_cast<int64_t>(next() >> (next() % 64)));
+    for (uint64_t k = 1 + next() % 40; k > 0; --k) p.stack_locations.push_back(static_cast<int32_t>(next() % 2));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    for (uint64_t k = next() % 8; k > 0; --k) {
+      const bool numeric = next() % 3 == 0;
+      p.labels.key.push_back(static_cast<int32_t>(1 + next() % (p.strings.size() - 1)));
+      p.labels.str.push_back(numeric ? -1 : static_cast<int32_t>(1 + next() % (p.strings.size() - 1)));
+      p.labels.num.push_back(numeric ? static_cast<int64_t>(next() | 1) : 0);
+      p.labels.num_unit.push_back(numeric ? static_cast<int32_t>(next() % p.strings.size()) : 0);
+    }
+    p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
+  }
+  return p;
+}
+
+// The samples of a large profile are written by several threads into
+// stretches sized beforehand: the bytes must not depend on how many.
+TEST(encode_is_the_same_on_any_number_of_threads) {
+  const Profile p = many_samples();
+  std::string one;
+  encode_raw_into(p, one, 1);
+  EXPECT(one.size() > (size_t(4) << 20));
+  for (unsigned threads : {2u, 3u, 8u, 0u}) {
+    std::string more;
+    encode_raw_into(p, more, threads);
+    EXPECT(more == one);
+  }
+  Profile back = decode(reinterpret_cast<const uint8_t*>(one.data()), one.size());
+  EXPECT(back.values == p.values);
+  EXPECT(back.stack_locations == p.stack_locations && back.stack_offsets == p.stack_offsets);
+  EXPECT(back.labels.key == p.labels.key && back.labels.num == p.labels.num);
+  EXPECT(back.label_offsets == p.label_offsets);
+}
+
+// ISA-L's level 1 deflates inputs of 2 MiB and more in 1 MiB pieces on
+// several threads: every inflater reads the joined stream back, and the bytes
+// do not depend on the thread count. Sizes around the piece boundaries.
+TEST(isal_deflate_in_pieces) {
+  if (!gzip::have_isal()) return;
+  std::string data = encode_raw(many_samples());
+  for (size_t n : {(size_t(2) << 20) - 1, size_t(2) << 20, (size_t(2) << 20) + 1, (size_t(3) << 20) + 12345,
+                   data.size()}) {
+    const auto* in = reinterpret_cast<const uint8_t*>(data.data());
+    const std::string one = gzip::detail::deflate_isal(in, n, 1);
+    for (unsigned threads : {2u, 3u, 0u}) EXPECT(gzip::detail::deflate_isal(in, n, threads) == one);
+    for (auto be : inflaters()) {
+      const gzip::Buffer back =
+          gzip::inflate(reinterpret_cast<const uint8_t*>(one.data()), one.size(), size_t(1) << 30, be);
+      EXPECT(back.size() == n && std::memcmp(back.data(), in, n) == 0);
+    }
+  }
 }
 
 int main() { return check::run_all(); }

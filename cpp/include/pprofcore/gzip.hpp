@@ -95,6 +95,10 @@ namespace detail {
 // zlib's deflate fed `chunk` bytes in and out at a time: zlib counts in 32-bit
 // integers, so inputs over 4 GiB must be streamed. Exposed to test small chunks.
 std::string deflate_zlib(const uint8_t* data, size_t n, int level, size_t chunk);
+// ISA-L's level 1 on up to `threads` threads (0 = the cores, at most 8): an
+// input of two MiB or more is deflated in independent one-MiB pieces joined
+// into one stream, so the bytes do not depend on `threads`. Needs ISA-L.
+std::string deflate_isal(const uint8_t* data, size_t n, unsigned threads);
 }  // namespace detail
 
 }  // namespace pprofcore::gzip
