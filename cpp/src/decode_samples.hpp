@@ -58,6 +58,22 @@ PPROFCORE_INLINE int32_t string_code(wire::Reader& r, uint64_t raw, const char* 
   return static_cast<int32_t>(raw);
 }
 
+// A varint of one or two bytes at p (before e), advancing p; false (p kept)
+// for anything longer or truncated: the caller then takes the general path.
+PPROFCORE_INLINE bool small_varint(const uint8_t*& p, const uint8_t* e, uint32_t& v) {
+  if (p < e && p[0] < 0x80) {
+    v = p[0];
+    p += 1;
+    return true;
+  }
+  if (e - p >= 2 && p[1] < 0x80) {
+    v = (p[0] & 0x7fu) | (uint32_t(p[1]) << 7);
+    p += 2;
+    return true;
+  }
+  return false;
+}
+
 // Sample columns filled by one SampleDecoder. The main thread writes straight
 // into the Profile; a helper thread writes into its own and is appended after.
 struct SampleColumns {
@@ -233,6 +249,25 @@ class SampleDecoder {
   }
 
   void label(wire::Reader& r) {
+    // The usual label, a string key and value in field order with codes under
+    // 16384 (08 key 10 str), is read here without the general loop, which took
+    // a third of the decode of a labelled profile.
+    const uint8_t* q = r.pos();
+    if (r.end() - q > 5 && q[0] >= 4 && q[0] <= 6 && r.end() - q > q[0] && q[1] == 0x08) {
+      const uint8_t* const e = q + 1 + q[0];
+      const uint8_t* p = q + 2;
+      uint32_t key, str;
+      if (small_varint(p, e, key)) {
+        const uint8_t* const after_key = p;
+        if (p < e && *p == 0x10 && small_varint(++p, e, str) && p == e && str != 0) {
+          codes.see(key, path(LabelField::kKey), r.offset_of(after_key));
+          codes.see(str, path(LabelField::kStr), r.offset_of(e));
+          push_label(static_cast<int32_t>(key), static_cast<int32_t>(str), 0, 0);
+          r.seek(e);
+          return;
+        }
+      }
+    }
     const char* field = path(SampleField::kLabel);
     const uint8_t* e = r.length_delimited(field);
     wire::Reader m(base_, r.pos(), e);
@@ -267,10 +302,14 @@ class SampleDecoder {
     r.seek(e);
     // pprof quirk: a label with no string, no number and no unit is dropped.
     if (str == 0 && num == 0 && unit == 0) return;
+    push_label(key, str == 0 ? -1 : str, num, unit);
+  }
+
+  PPROFCORE_INLINE void push_label(int32_t key, int32_t str, int64_t num, int32_t unit) {
     if (labels_.key.size() == labels_.key.capacity() && label_room > labels_.key.capacity())
       labels_.for_each_column([&](const char*, auto& c) { c.reserve(label_room); });
     labels_.key.push_back(key);
-    labels_.str.push_back(str == 0 ? -1 : str);
+    labels_.str.push_back(str);
     labels_.num.push_back(num);
     labels_.num_unit.push_back(unit);
   }

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <thread>
 
+#include <sys/stat.h>
+
 #include "pprofcore/errors.hpp"
 #include "pprofcore/io.hpp"
 
@@ -67,12 +69,20 @@ inline void push64(std::vector<uint32_t>& v, uint64_t x) {
   v.push_back(static_cast<uint32_t>(x >> 32));
 }
 
+// Two independent chains over alternate pairs of words, joined at the end: a
+// sample key is some forty words, and one chain waits on each multiply.
 uint64_t hash_words(uint64_t seed, const std::vector<uint32_t>& w) {
-  uint64_t h = hash_mix(seed, w.size());
+  const size_t n = w.size();
+  uint64_t a = hash_mix(seed, n), b = hash_mix(seed ^ 0x9e3779b97f4a7c15ULL, n);
+  auto pair = [&](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
   size_t i = 0;
-  for (; i + 1 < w.size(); i += 2) h = hash_mix(h, uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32));
-  if (i < w.size()) h = hash_mix(h, w[i]);
-  return h;
+  for (; i + 3 < n; i += 4) {
+    a = hash_mix(a, pair(i));
+    b = hash_mix(b, pair(i + 2));
+  }
+  if (i + 1 < n) a = hash_mix(a, pair(i)), i += 2;
+  if (i < n) b = hash_mix(b, w[i]);
+  return hash_mix(a, b);
 }
 
 bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
@@ -87,8 +97,8 @@ size_t Merger::memory_bytes() const {
   return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
-         map_offset_.capacity() * 8 + (sample_keys_.capacity() + loc_keys_.capacity()) * 4 +
-         (sample_key_off_.capacity() + loc_key_off_.capacity()) * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
+         map_offset_.capacity() * 8 + loc_keys_.capacity() * 4 + loc_key_off_.capacity() * 8 +
+         sample_prints_.capacity() * sizeof(Fingerprint);
 }
 
 int32_t Merger::intern(std::string_view s) {
@@ -243,12 +253,29 @@ void Merger::reserve_for(const Profile& src) {
   if (keep_ == Keep::KeysOnly) {
     sample_prints_.reserve(ns);
   } else {
-    // Keys: the stack length, the locations, and 5 words per label.
-    sample_keys_.reserve(sample_keys_.size() + src.num_samples() + src.stack_locations.size() + 5 * src.labels.size());
-    sample_key_off_.reserve(ns + 1);
+    // The merged rows are the keys (same_sample); their columns grow as needed.
   }
   next_.reserve(ns);
   samples_.reserve(ns);
+}
+
+// Whether merged sample k has the key in probe_ and key_labels_: its merged
+// row itself is the key (no copy of the keys is kept), stack then labels.
+bool Merger::same_sample(int32_t k) const {
+  const size_t r = static_cast<size_t>(k);
+  const size_t nloc = probe_[0];
+  const int64_t sb = out_.stack_offsets[r], lb = out_.label_offsets[r];
+  if (static_cast<size_t>(out_.stack_offsets[r + 1] - sb) != nloc ||
+      static_cast<size_t>(out_.label_offsets[r + 1] - lb) != key_labels_.size() ||
+      std::memcmp(out_.stack_locations.data() + sb, probe_.data() + 1, nloc * sizeof(int32_t)) != 0)
+    return false;
+  const Labels& l = out_.labels;
+  for (size_t i = 0; i < key_labels_.size(); ++i) {
+    const LabelKey& x = key_labels_[i];
+    const size_t q = static_cast<size_t>(lb) + i;
+    if (l.key[q] != x.key || l.str[q] != x.str || l.num[q] != x.num || l.num_unit[q] != x.unit) return false;
+  }
+  return true;
 }
 
 int32_t Merger::map_sample(size_t row) {
@@ -257,17 +284,23 @@ int32_t Merger::map_sample(size_t row) {
   const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];
   // The key is built straight into probe_: [number of locations, merged
   // locations..., then per label key, value (or -1), number, unit].
-  probe_.clear();
-  probe_.push_back(static_cast<uint32_t>(se - sb));
-  for (int64_t i = sb; i < se; ++i) probe_.push_back(static_cast<uint32_t>(map_location(s.stack_locations[size_t(i)])));
-  key_labels_.clear();
-  for (int64_t i = lb; i < le; ++i) {
-    size_t q = size_t(i);
-    int32_t str = s.labels.str[q];
+  // Sized once and written through pointers (no capacity check per word).
+  const size_t nloc = static_cast<size_t>(se - sb), nlab = static_cast<size_t>(le - lb);
+  probe_.resize(1 + nloc + 5 * nlab);
+  uint32_t* key = probe_.data();
+  *key++ = static_cast<uint32_t>(nloc);
+  const int32_t* stack = s.stack_locations.data() + sb;
+  for (size_t i = 0; i < nloc; ++i) {
+    const int32_t memo = loc_map_[static_cast<size_t>(stack[i])];  // mapped earlier in this source: no call
+    *key++ = static_cast<uint32_t>(memo >= 0 ? memo : map_location(stack[i]));
+  }
+  key_labels_.resize(nlab);
+  for (size_t i = 0; i < nlab; ++i) {
+    const size_t q = static_cast<size_t>(lb) + i;
+    const int32_t str = s.labels.str[q];
     // Values hold source codes until after the sort, so strings are interned in
     // canonical order (compact(compact(p)) == compact(p)).
-    key_labels_.push_back(
-        LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]});
+    key_labels_[i] = LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]};
   }
   // pprof groups labels by key (map), keeping each key's values in order, with
   // string labels and numeric labels in separate parts: a stable sort by
@@ -295,10 +328,12 @@ int32_t Merger::map_sample(size_t row) {
   for (LabelKey& k : key_labels_) {
     if (k.str >= 0) k.str = map_string(k.str);
     k.unit = map_string(k.unit);
-    probe_.push_back(static_cast<uint32_t>(k.key));
-    probe_.push_back(static_cast<uint32_t>(k.str));
-    push64(probe_, static_cast<uint64_t>(k.num));
-    probe_.push_back(static_cast<uint32_t>(k.unit));
+    key[0] = static_cast<uint32_t>(k.key);
+    key[1] = static_cast<uint32_t>(k.str);
+    key[2] = static_cast<uint32_t>(static_cast<uint64_t>(k.num));
+    key[3] = static_cast<uint32_t>(static_cast<uint64_t>(k.num) >> 32);
+    key[4] = static_cast<uint32_t>(k.unit);
+    key += 5;
   }
   // Profiles of one program list mostly the same samples in mostly the same
   // order: the merged sample that followed the previous one last time is tried
@@ -313,11 +348,11 @@ int32_t Merger::map_sample(size_t row) {
       got = samples_.find(print_.lo, same);
       if (got < 0) got = add_sample(print_.lo);
     }
-  } else if (guess_ >= 0 && same_words(sample_keys_, sample_key_off_, guess_, probe_)) {
+  } else if (guess_ >= 0 && same_sample(guess_)) {
     got = guess_;
   } else {
     const uint64_t h = hash_words(4, probe_);
-    got = samples_.find(h, [&](int32_t k) { return same_words(sample_keys_, sample_key_off_, k, probe_); });
+    got = samples_.find(h, [&](int32_t k) { return same_sample(k); });
     if (got < 0) got = add_sample(h);
   }
   if (previous_ >= 0) {
@@ -347,12 +382,7 @@ int32_t Merger::add_sample(uint64_t hash) {
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
     o.values.resize(o.values.size() + o.num_types(), 0);
   }
-  if (keep_ == Keep::KeysOnly) {
-    sample_prints_.push_back(print_);
-  } else {
-    sample_keys_.insert(sample_keys_.end(), probe_.begin(), probe_.end());
-    sample_key_off_.push_back(static_cast<int64_t>(sample_keys_.size()));
-  }
+  if (keep_ == Keep::KeysOnly) sample_prints_.push_back(print_);
   samples_.insert(hash, got);
   next_.push_back(-1);
   return got;
@@ -435,22 +465,37 @@ Profile compact(const Profile& p) {
   return m.take_result();
 }
 
+namespace {
+
+// The calling thread decodes a file itself, rather than wait for a worker, only
+// when it is a regular file of at most this size: the caller also polls for
+// Ctrl-C between files, and must never block on a pipe.
+constexpr off_t kCallerDecodeMax = off_t(8) << 20;
+
+bool quick_to_decode(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kCallerDecodeMax;
+}
+
+}  // namespace
+
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
                     const std::function<void(size_t)>& on_file, const Poll& poll) {
   if (paths.empty()) throw ProfileError("no profiles to merge");
-  // The calling thread merges while the workers decode, so by default there is
-  // one decoder per other core: a decoder more than that only takes turns with
-  // the merge on a busy core (on 2 cores, 2 decoders made the merge 1.4x slower).
+  // The calling thread merges, and decodes the next file whenever the one it
+  // needs is not ready: one worker per other core keeps every core busy when
+  // merging costs as much as decoding (a worker more only takes turns with the
+  // merge), and the caller's help does when decoding costs more.
   if (threads == 0) threads = std::max(2u, std::thread::hardware_concurrency()) - 1;
   const size_t n = paths.size();
   // Decoders run ahead of the merge by at most `window` files (bounded memory);
   // the calling thread merges in input order, so the result is identical to
-  // merging sequentially, whatever the thread count. A decoder that found the
+  // merging sequentially, whatever the thread count. A worker that found the
   // window full waits until half of it is merged: one wake-up per half window
   // instead of one per file when decoding outpaces the merge.
   const size_t decoders = std::min<size_t>(threads, n);
   const size_t window = std::max<size_t>(8, 4 * decoders);
-  // One file per decoder thread: the decoders and the merge already use the cores.
+  // One thread per file: the decoders and the merge already use the cores.
   DecodeOptions per_file = options;
   if (n > 1) per_file.threads = 1;
   std::vector<std::unique_ptr<Profile>> ready(n);
@@ -460,6 +505,26 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   size_t next = 0, merged = 0;
   bool stop = false;
 
+  // Decodes file i into ready[i], or its error into errors[i].
+  auto decode_one = [&](size_t i) {
+    std::unique_ptr<Profile> p;
+    std::exception_ptr e;
+    try {
+      try {
+        p = std::make_unique<Profile>(load_file(paths[i], per_file));
+      } catch (...) {
+        rethrow_with_path(paths[i]);
+      }
+    } catch (...) {
+      e = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ready[i] = std::move(p);
+      errors[i] = e;
+    }
+    cv_ready.notify_all();
+  };
   auto worker = [&] {
     for (;;) {
       size_t i;
@@ -470,23 +535,36 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         if (stop || next >= n) return;
         i = next++;
       }
-      std::unique_ptr<Profile> p;
-      std::exception_ptr e;
-      try {
-        try {
-          p = std::make_unique<Profile>(load_file(paths[i], per_file));
-        } catch (...) {
-          rethrow_with_path(paths[i]);
+      decode_one(i);
+    }
+  };
+  // Waits for file i, decoding the next unclaimed files meanwhile (file i
+  // itself when no worker has taken it yet).
+  auto take = [&](size_t i) {
+    for (std::unique_lock<std::mutex> lock(mu);;) {
+      if (errors[i]) std::rethrow_exception(errors[i]);
+      if (ready[i]) return std::move(ready[i]);
+      const size_t j = next;
+      if (j < n && j < i + window) {
+        lock.unlock();
+        const bool quick = quick_to_decode(paths[j]);
+        lock.lock();
+        if (quick && next == j) {
+          ++next;
+          lock.unlock();
+          decode_one(j);
+          if (poll) poll();
+          lock.lock();
+          continue;
         }
-      } catch (...) {
-        e = std::current_exception();
+        if (next != j) continue;  // a worker took it meanwhile: look again
       }
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        ready[i] = std::move(p);
-        errors[i] = e;
+      if (cv_ready.wait_for(lock, std::chrono::milliseconds(50), [&] { return ready[i] || errors[i]; })) continue;
+      if (poll) {
+        lock.unlock();
+        poll();
+        lock.lock();
       }
-      cv_ready.notify_all();
     }
   };
   std::vector<std::thread> pool;
@@ -498,30 +576,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   try {
     for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
     for (size_t i = 0; i < n; ++i) {
-      std::unique_ptr<Profile> p;
-      for (std::unique_lock<std::mutex> lock(mu);;) {
-        if (cv_ready.wait_for(lock, std::chrono::milliseconds(50), [&] { return ready[i] || errors[i]; })) break;
-        if (poll) {
-          lock.unlock();
-          poll();
-          lock.lock();
-        }
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (errors[i]) std::rethrow_exception(errors[i]);
-        p = std::move(ready[i]);
-      }
+      std::unique_ptr<Profile> p = take(i);
       try {
         m.add(*p);
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }
-      p.reset();
       {
         std::lock_guard<std::mutex> lock(mu);
         merged = i + 1;
       }
+      p.reset();
       cv_space.notify_all();
       if (on_file) on_file(i);
       if (poll) poll();

@@ -44,7 +44,7 @@ class Merger {
 
   size_t num_inputs() const { return inputs_; }
   // Distinct samples so far (in both modes).
-  size_t num_samples() const { return keep_ == Keep::KeysOnly ? sample_prints_.size() : sample_key_off_.size() - 1; }
+  size_t num_samples() const { return keep_ == Keep::KeysOnly ? sample_prints_.size() : out_.num_samples(); }
   size_t memory_bytes() const;
 
   // Lower level, used by delta: start mapping `src` (no header checks), then map
@@ -69,6 +69,7 @@ class Merger {
   int32_t map_mapping(int32_t row);
   int32_t map_location(int32_t row);
   int32_t add_sample(uint64_t hash);
+  bool same_sample(int32_t k) const;
   void combine_header(const Profile& p);
 
   Keep keep_;
@@ -89,10 +90,12 @@ class Merger {
   std::vector<int32_t> next_;
   int32_t first_ = -1, previous_ = -1, guess_ = -1;
 
-  // Keys of merged samples and locations, flattened to 32-bit words in one
-  // arena each, so a probe compares one contiguous run (few cache misses).
-  std::vector<uint32_t> sample_keys_{}, loc_keys_{}, probe_{}, loc_probe_{};
-  std::vector<int64_t> sample_key_off_{0}, loc_key_off_{0};
+  // Keys of merged locations, flattened to 32-bit words in one arena, so a
+  // probe compares one contiguous run (few cache misses). A sample's key is
+  // built in probe_ ([number of locations, locations..., 5 words a label]) to
+  // be hashed; its merged row is what a probe compares with (same_sample).
+  std::vector<uint32_t> loc_keys_{}, probe_{}, loc_probe_{};
+  std::vector<int64_t> loc_key_off_{0};
   // Keep::KeysOnly keeps a 128-bit fingerprint of each sample key instead of
   // the key (as fastdelta does): 16 bytes a sample instead of the whole stack,
   // for a chance of two keys colliding of about n^2 / 2^129.
