@@ -122,7 +122,10 @@ def merge_files(
     Worker threads decode ahead (a few files each at most) while the calling
     thread merges in input order, so the result is identical to
     ``merge(load_many(paths))`` for any thread count, and memory stays bounded
-    by the distinct content rather than the number of files.
+    by the distinct content rather than the number of files. Whenever the file
+    it must merge next is not decoded yet, the calling thread decodes the next
+    one itself (a regular file of at most 8 MiB), so the cores stay busy
+    whether decoding or merging costs more.
 
     Ctrl-C, or an exception raised by ``progress``, stops the merge: the
     decoder threads finish the file they hold and are joined, then the
@@ -134,7 +137,8 @@ def merge_files(
     paths : iterable of path-like
         Not a single ``str``: that raises ``TypeError``.
     threads : int, optional
-        Decoder threads (default: all cores).
+        Decoder threads besides the calling thread (default: one fewer than
+        the cores, at least one).
     progress : callable, optional
         ``progress(done, total)`` called after each merged file. Anything but a
         callable or ``None`` raises ``TypeError`` before any work starts.
