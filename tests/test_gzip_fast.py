@@ -11,10 +11,10 @@ import pytest
 from conftest import requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pprof_oracle import rawdumps
 
 import pprofcore
 from pprofcore import _core
-from pprof_oracle import rawdumps
 
 FAST = -2  # gzip::kFastestLevel
 BACKENDS = (

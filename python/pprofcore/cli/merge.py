@@ -12,7 +12,13 @@ HELP = "merge profiles into one (pprof's Merge semantics, all cores)"
 def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="profiles to merge, in order")
     parser.add_argument("-o", "--output", required=True, help="output file (gzip-compressed profile.proto)")
-    parser.add_argument("-j", "--threads", type=int, default=None, help="decoder threads besides the merging one (default: one fewer than the cores)")
+    parser.add_argument(
+        "-j",
+        "--threads",
+        type=int,
+        default=None,
+        help="decoder threads besides the merging one (default: one fewer than the cores)",
+    )
     parser.add_argument("--uncompressed", action="store_true", help="write raw profile.proto instead of gzip")
 
 
