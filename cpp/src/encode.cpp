@@ -139,7 +139,9 @@ inline char* put_varint(char* d, uint64_t v) {
 }
 
 // A proto3 scalar field (omitted when zero) and its size.
-inline size_t scalar_size(uint32_t field, uint64_t v) { return v == 0 ? 0 : 1 + vsize(v); }  // fields 1..15: one-byte tags
+inline size_t scalar_size(uint32_t field, uint64_t v) {
+  return v == 0 ? 0 : 1 + vsize(v);
+}  // fields 1..15: one-byte tags
 inline char* put_scalar(char* d, uint32_t field, uint64_t v) {
   if (v == 0) return d;
   *d++ = static_cast<char>((field << 3) | kVarint);
@@ -248,7 +250,8 @@ void encode_samples(Out& w, const Profile& p, unsigned max_threads) {
     for (size_t s = first[t]; s < first[t + 1]; ++s) {
       const SampleSize z = sample_size(p, s, nt);
       if (z.payload > UINT32_MAX) too_large = true;
-      kept[s] = {static_cast<uint32_t>(z.loc_bytes), static_cast<uint32_t>(z.val_bytes), static_cast<uint32_t>(z.payload)};
+      kept[s] = {static_cast<uint32_t>(z.loc_bytes), static_cast<uint32_t>(z.val_bytes),
+                 static_cast<uint32_t>(z.payload)};
       sum += z.total();
     }
     bytes[t] = sum;

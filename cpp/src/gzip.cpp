@@ -517,7 +517,8 @@ std::string deflate_isal(const uint8_t*, size_t, unsigned) { throw GzipError("th
 
 std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #ifdef PPROFCORE_HAVE_ISAL
-  if (backend == Backend::Isal || (backend == Backend::Auto && level == kFastestLevel)) return detail::deflate_isal(data, n, 0);
+  if (backend == Backend::Isal || (backend == Backend::Auto && level == kFastestLevel))
+    return detail::deflate_isal(data, n, 0);
 #else
   if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
 #endif

@@ -215,8 +215,8 @@ TEST(encode_is_the_same_on_any_number_of_threads) {
 TEST(isal_deflate_in_pieces) {
   if (!gzip::have_isal()) return;
   std::string data = encode_raw(many_samples());
-  for (size_t n : {(size_t(2) << 20) - 1, size_t(2) << 20, (size_t(2) << 20) + 1, (size_t(3) << 20) + 12345,
-                   data.size()}) {
+  for (size_t n :
+       {(size_t(2) << 20) - 1, size_t(2) << 20, (size_t(2) << 20) + 1, (size_t(3) << 20) + 12345, data.size()}) {
     const auto* in = reinterpret_cast<const uint8_t*>(data.data());
     const std::string one = gzip::detail::deflate_isal(in, n, 1);
     for (unsigned threads : {2u, 3u, 0u}) EXPECT(gzip::detail::deflate_isal(in, n, threads) == one);
