@@ -224,9 +224,9 @@ void encode_samples(Out& w, const Profile& p, unsigned max_threads) {
   const size_t n = p.num_samples(), nt = p.num_types();
   // A first estimate of the size picks the thread count: 2 bytes a location, 3 a value, 8 a label.
   const size_t estimate = p.stack_locations.size() * 2 + p.values.size() * 3 + p.labels.size() * 8;
-  const size_t cap = max_threads ? max_threads : std::min<size_t>(hardware_threads(), kMaxEncodeThreads);
-  const unsigned threads =
-      static_cast<unsigned>(std::min<size_t>({max_threads ? max_threads : estimate / kBytesPerEncodeThread, cap, n}));
+  size_t wanted = max_threads ? max_threads : estimate / kBytesPerEncodeThread;
+  if (wanted > 1 && !max_threads) wanted = std::min<size_t>({wanted, hardware_threads(), kMaxEncodeThreads});
+  const unsigned threads = static_cast<unsigned>(std::min(wanted, n));
   if (threads <= 1) {
     for (size_t s = 0; s < n; ++s) {
       const SampleSize z = sample_size(p, s, nt);

@@ -10,7 +10,12 @@
 
 namespace pprofcore {
 
-unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+// Read once: glibc answers hardware_concurrency() by reading /sys each time,
+// several system calls, which a small profile's encode would pay on every call.
+unsigned hardware_threads() {
+  static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
 
 void fork_join(size_t n, const std::function<void(size_t)>& fn) {
   std::mutex mu;
