@@ -250,11 +250,9 @@ void Merger::begin_source(const Profile& src) {
 
 void Merger::reserve_for(const Profile& src) {
   const size_t ns = num_samples() + src.num_samples();
-  if (keep_ == Keep::KeysOnly) {
-    sample_prints_.reserve(ns);
-  } else {
-    // The merged rows are the keys (same_sample); their columns grow as needed.
-  }
+  // Keep::Samples keeps no keys apart from the merged rows (same_sample),
+  // whose columns grow as needed.
+  if (keep_ == Keep::KeysOnly) sample_prints_.reserve(ns);
   next_.reserve(ns);
   samples_.reserve(ns);
 }
@@ -267,7 +265,7 @@ bool Merger::same_sample(int32_t k) const {
   const int64_t sb = out_.stack_offsets[r], lb = out_.label_offsets[r];
   if (static_cast<size_t>(out_.stack_offsets[r + 1] - sb) != nloc ||
       static_cast<size_t>(out_.label_offsets[r + 1] - lb) != key_labels_.size() ||
-      std::memcmp(out_.stack_locations.data() + sb, probe_.data() + 1, nloc * sizeof(int32_t)) != 0)
+      (nloc != 0 && std::memcmp(out_.stack_locations.data() + sb, probe_.data() + 1, nloc * sizeof(int32_t)) != 0))
     return false;
   const Labels& l = out_.labels;
   for (size_t i = 0; i < key_labels_.size(); ++i) {
