@@ -245,8 +245,9 @@ def test_random_valid_profile_round_trips(msg):
 
 # ------------------------------------------------------------------ labels on the wire
 
-# String codes around the varint widths (1, 2 and 3 bytes) that the decoder's
-# short path for labels (08 key 10 str, codes under 16384) reads.
+# String codes around the varint widths (1, 2 and 3 bytes): the decoder's short
+# path for labels (08 key 10 str, a payload of 4 to 6 bytes) takes some of
+# these labels, the general loop the others.
 _CODES = st.sampled_from([1, 2, 126, 127, 128, 129, 255, 16382, 16383, 16384, 16385, 20999])
 _N_STRINGS = 21000
 

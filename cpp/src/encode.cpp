@@ -23,6 +23,16 @@ using wire::kVarint;
 
 size_t varint_size(uint64_t v) { return wire::Writer::varint_size(v); }
 
+// Writes v as a varint at d; returns the end.
+inline char* put_varint(char* d, uint64_t v) {
+  while (v >= 0x80) {
+    *d++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *d++ = static_cast<char>(v);
+  return d;
+}
+
 // An output buffer written through a raw cursor: capacity is grown in bulk and
 // each varint is stored without std::string::append's per-call checks (half of
 // encode's time went there). Same bytes as wire::Writer.
@@ -36,13 +46,7 @@ class Out {
   }
   void varint(uint64_t v) {
     char* d = room(10);
-    size_t k = 0;
-    while (v >= 0x80) {
-      d[k++] = static_cast<char>(v | 0x80);
-      v >>= 7;
-    }
-    d[k++] = static_cast<char>(v);
-    n_ += k;
+    n_ += static_cast<size_t>(put_varint(d, v) - d);
   }
   // Marks k bytes written through the pointer room() returned.
   void advance(size_t k) { n_ += k; }
@@ -98,14 +102,7 @@ void packed_varints_sized(Out& w, uint32_t field, const uint64_t* v, size_t n, s
   w.tag(field, kLen);
   w.varint(bytes);
   char* d = w.room(bytes);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t x = v[i];
-    while (x >= 0x80) {
-      *d++ = static_cast<char>(x | 0x80);
-      x >>= 7;
-    }
-    *d++ = static_cast<char>(x);
-  }
+  for (size_t i = 0; i < n; ++i) d = put_varint(d, v[i]);
   w.advance(bytes);
 }
 
@@ -126,22 +123,9 @@ void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
 // raw cursor (no room check per varint); large profiles are written by
 // several threads, each into its own precomputed stretch of the buffer.
 
-// Bytes of v as a varint, ceil(bits / 7), without a division or a loop.
-inline size_t vsize(uint64_t v) { return (9 * static_cast<unsigned>(63 ^ __builtin_clzll(v | 1)) + 73) / 64; }
-
-inline char* put_varint(char* d, uint64_t v) {
-  while (v >= 0x80) {
-    *d++ = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  *d++ = static_cast<char>(v);
-  return d;
-}
-
-// A proto3 scalar field (omitted when zero) and its size.
-inline size_t scalar_size(uint32_t field, uint64_t v) {
-  return v == 0 ? 0 : 1 + vsize(v);
-}  // fields 1..15: one-byte tags
+// A proto3 scalar field of number 1..15 (a one-byte tag), omitted when zero:
+// its size and its bytes.
+inline size_t scalar_size(uint64_t v) { return v == 0 ? 0 : 1 + varint_size(v); }
 inline char* put_scalar(char* d, uint32_t field, uint64_t v) {
   if (v == 0) return d;
   *d++ = static_cast<char>((field << 3) | kVarint);
@@ -156,29 +140,29 @@ inline LabelFields label_fields(const Labels& l, size_t i) {
           uint64_t(int64_t(l.num_unit[i]))};
 }
 inline size_t label_payload(const LabelFields& f) {
-  return scalar_size(1, f.key) + scalar_size(2, f.str) + scalar_size(3, f.num) + scalar_size(4, f.unit);
+  return scalar_size(f.key) + scalar_size(f.str) + scalar_size(f.num) + scalar_size(f.unit);
 }
 
 // Sizes of sample s as written: its location ids' and values' packed payloads,
 // and its whole message (tag and length included).
 struct SampleSize {
   size_t loc_bytes = 0, val_bytes = 0, payload = 0;
-  size_t total() const { return 1 + vsize(payload) + payload; }
+  size_t total() const { return 1 + varint_size(payload) + payload; }
 };
 
-inline size_t packed_run_size(size_t payload, size_t n) { return n == 0 ? 0 : 1 + vsize(payload) + payload; }
+inline size_t packed_run_size(size_t payload, size_t n) { return n == 0 ? 0 : 1 + varint_size(payload) + payload; }
 
 SampleSize sample_size(const Profile& p, size_t s, size_t nt) {
   const uint64_t* ids = p.locations.id.data();
   const int32_t* stack = p.stack_locations.data();
   const int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
   size_t loc_bytes = 0, val_bytes = 0, label_bytes = 0;  // locals: no store per step
-  for (int64_t k = b; k < e; ++k) loc_bytes += vsize(ids[stack[k]]);
+  for (int64_t k = b; k < e; ++k) loc_bytes += varint_size(ids[stack[k]]);
   const uint64_t* vals = reinterpret_cast<const uint64_t*>(p.values.data() + s * nt);
-  for (size_t t = 0; t < nt; ++t) val_bytes += vsize(vals[t]);
+  for (size_t t = 0; t < nt; ++t) val_bytes += varint_size(vals[t]);
   for (int64_t l = p.label_offsets[s]; l < p.label_offsets[s + 1]; ++l) {
     const size_t lp = label_payload(label_fields(p.labels, size_t(l)));
-    label_bytes += 1 + vsize(lp) + lp;
+    label_bytes += 1 + varint_size(lp) + lp;
   }
   SampleSize z;
   z.loc_bytes = loc_bytes;

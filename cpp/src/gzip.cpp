@@ -430,7 +430,7 @@ const unsigned char kGzipHeader[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};  
 // ends byte-aligned (sync flush) or, when `last`, with the final block. Fed
 // in pieces because ISA-L counts in 32-bit integers.
 void isal_deflate_onto(std::string& out, const uint8_t* data, size_t n, bool gzip, bool last) {
-  auto state = isal_states().take([] { return std::make_unique<IsalState>(); });
+  auto state = isal_states().take();
   isal_zstream& zs = state->stream;
   // Zeroed first: isal_deflate_init leaves some fields (read at level 1) unset.
   std::memset(&zs, 0, sizeof zs);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "pprofcore/io.hpp"
 
 namespace pprofcore {
@@ -484,7 +485,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   // needs is not ready: one worker per other core keeps every core busy when
   // merging costs as much as decoding (a worker more only takes turns with the
   // merge), and the caller's help does when decoding costs more.
-  if (threads == 0) threads = std::max(2u, std::thread::hardware_concurrency()) - 1;
+  if (threads == 0) threads = std::max(2u, hardware_threads()) - 1;
   const size_t n = paths.size();
   // Decoders run ahead of the merge by at most `window` files (bounded memory);
   // the calling thread merges in input order, so the result is identical to

@@ -129,14 +129,8 @@ class Writer {
     buf_.insert(at, tmp, n - 1);
     std::memcpy(&buf_[at], tmp, n);
   }
-  static size_t varint_size(uint64_t v) {
-    size_t n = 1;
-    while (v >= 0x80) {
-      v >>= 7;
-      ++n;
-    }
-    return n;
-  }
+  // Bytes of v as a varint, ceil(bits / 7), without a division or a loop.
+  static size_t varint_size(uint64_t v) { return (9 * static_cast<unsigned>(63 ^ __builtin_clzll(v | 1)) + 73) / 64; }
 
  private:
   std::string buf_;
