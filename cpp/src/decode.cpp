@@ -366,10 +366,13 @@ void Decoder::location(Reader& r) {
         expect(m, wt, kVarint, path(f), tag_at);
         address = m.varint(kLocationPath);
         break;
-      case LocationField::kLine:
+      case LocationField::kLine: {
         expect(m, wt, kLen, path(f), tag_at);
-        line(m);
+        const uint8_t* line_end = m.length_delimited(path(f));
+        line(m.pos(), line_end);
+        m.seek(line_end);
         break;
+      }
       case LocationField::kIsFolded:
         expect(m, wt, kVarint, path(f), tag_at);
         folded = m.varint(kLocationPath) != 0;
@@ -387,10 +390,11 @@ void Decoder::location(Reader& r) {
   t.line_offsets.push_back(static_cast<int64_t>(p_.lines.size()));
 }
 
-void Decoder::line(Reader& r) {
+// [begin, end): one Line's payload. Positions, not the location's reader, so
+// that reader stays in registers (see wire::VarintAt).
+void Decoder::line(const uint8_t* begin, const uint8_t* end) {
   const char* field = path(LocationField::kLine);
-  const uint8_t* e = r.length_delimited(field);
-  Reader m(data_, r.pos(), e);
+  Reader m(data_, begin, end);
   uint64_t function_id = 0;
   int64_t line_no = 0, column = 0;
   while (!m.done()) {
@@ -415,7 +419,6 @@ void Decoder::line(Reader& r) {
         m.skip(wt, kLineUnknown);
     }
   }
-  r.seek(e);
   push_ref(p_.lines.function, big_function_refs_, function_id);
   p_.lines.line.push_back(line_no);
   p_.lines.column.push_back(column);

@@ -44,16 +44,17 @@ struct MaxStringCode {
   }
 };
 
-[[noreturn]] __attribute__((noinline, cold)) inline void string_code_out_of_range(const wire::Reader& r, uint64_t raw,
+// Takes the offset by value, not the reader: see wire::VarintAt.
+[[noreturn]] __attribute__((noinline, cold)) inline void string_code_out_of_range(int64_t offset, uint64_t raw,
                                                                                   const char* field) {
-  throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field, r.offset());
+  throw DecodeError("string index " + std::to_string(static_cast<int64_t>(raw)) + " out of range", field, offset);
 }
 
 // A string index read as int64: must be non-negative and fit an int32 code.
 // The range check against the table happens in fixup (the table comes last).
 // Inlined: labels and functions call it for every code (the error path is apart).
 PPROFCORE_INLINE int32_t string_code(wire::Reader& r, uint64_t raw, const char* field, MaxStringCode& codes) {
-  if (raw > kMaxSmallId) string_code_out_of_range(r, raw, field);
+  if (raw > kMaxSmallId) string_code_out_of_range(r.offset(), raw, field);
   codes.see(static_cast<int64_t>(raw), field, r.offset());
   return static_cast<int32_t>(raw);
 }
@@ -137,7 +138,7 @@ class SampleDecoder {
           break;
         case SampleField::kLabel:
           if (wt != wire::kLen) m.wrong_type(wt, wire::kLen, path(SampleField::kLabel), tag_at);
-          label(m);
+          m.seek(label(m.pos(), m.end()));
           break;
         default:
           m.skip(wt, kSampleUnknown);
@@ -232,7 +233,11 @@ class SampleDecoder {
     }
   }
 
-  void label(wire::Reader& r) {
+  // One label field from p (at its length prefix) in a sample ending at end;
+  // returns where the label ends. Takes positions, not the sample's reader, so
+  // that reader stays in registers (see wire::VarintAt).
+  const uint8_t* label(const uint8_t* p, const uint8_t* end) {
+    wire::Reader r(base_, p, end);
     // The usual label, a string key and value in field order (08 key 10 str,
     // a payload of 4 to 6 bytes), is read here without the general loop, which
     // took a third of the decode of a labelled profile. Its varints are read
@@ -252,8 +257,7 @@ class SampleDecoder {
           codes.see(static_cast<int64_t>(key), path(LabelField::kKey), r.offset_of(after_key));
           codes.see(static_cast<int64_t>(str), path(LabelField::kStr), r.offset_of(e));
           push_label(static_cast<int32_t>(key), static_cast<int32_t>(str), 0, 0);
-          r.seek(e);
-          return;
+          return e;
         }
       }
     }
@@ -288,10 +292,9 @@ class SampleDecoder {
       else
         unit = string_code(m, raw, path(LabelField::kNumUnit), codes);
     }
-    r.seek(e);
     // pprof quirk: a label with no string, no number and no unit is dropped.
-    if (str == 0 && num == 0 && unit == 0) return;
-    push_label(key, str == 0 ? -1 : str, num, unit);
+    if (str != 0 || num != 0 || unit != 0) push_label(key, str == 0 ? -1 : str, num, unit);
+    return e;
   }
 
   PPROFCORE_INLINE void push_label(int32_t key, int32_t str, int64_t num, int32_t unit) {

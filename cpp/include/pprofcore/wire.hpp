@@ -18,6 +18,24 @@ namespace pprofcore::wire {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
 
+// A varint read at some position: its value and the byte after it. Returned
+// by value (two registers), so that a Reader's position can live in a
+// register: a reader whose address reaches an out-of-line call is kept in
+// memory, and every byte it reads is then reloaded after each move.
+struct VarintAt {
+  uint64_t value;
+  const uint8_t* next;
+};
+
+// The out-of-line halves of Reader. They take positions by value and never a
+// Reader, for the reason above; base is where offsets in errors count from.
+VarintAt varint_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, const char* field);
+const uint8_t* skip_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, uint32_t wire_type,
+                       const char* field);
+[[noreturn]] void throw_wrong_type(int64_t offset, uint32_t wire_type, uint32_t expected, const char* field);
+[[noreturn]] void throw_invalid_wire_type(int64_t offset, uint32_t wire_type, const char* context);
+[[noreturn]] void throw_length_past_end(int64_t offset, uint64_t length, int64_t left, const char* field);
+
 class Reader {
  public:
   Reader(const uint8_t* base, const uint8_t* begin, const uint8_t* end) : base_(base), p_(begin), end_(end) {}
@@ -37,7 +55,9 @@ class Reader {
       p_ += 2;
       return v;
     }
-    return varint_slow(field);
+    VarintAt v = varint_at(base_, p_, end_, field);
+    p_ = v.next;
+    return v.value;
   }
 
   // Returns (field number << 3 | wire type); validates the wire type. Field number
@@ -47,7 +67,7 @@ class Reader {
     const uint8_t* at = p_;
     uint64_t t = varint(context);
     uint32_t wt = static_cast<uint32_t>(t & 7);
-    if (wt > 5) throw DecodeError("invalid wire type " + std::to_string(wt), context, offset_of(at));
+    if (wt > 5) throw_invalid_wire_type(offset_of(at), wt, context);
     return t > 0xffffffffull ? wt : static_cast<uint32_t>(t);
   }
 
@@ -55,21 +75,19 @@ class Reader {
   PPROFCORE_INLINE const uint8_t* length_delimited(const char* field) {
     const uint8_t* at = p_;
     uint64_t n = varint(field);
-    if (n > static_cast<uint64_t>(end_ - p_))
-      throw DecodeError("length " + std::to_string(n) + " runs past the end of the enclosing message (" +
-                            std::to_string(end_ - p_) + " bytes left)",
-                        field, offset_of(at));
+    if (n > static_cast<uint64_t>(end_ - p_)) throw_length_past_end(offset_of(at), n, end_ - p_, field);
     return p_ + n;
   }
 
-  void skip(uint32_t wire_type, const char* field);
+  void skip(uint32_t wire_type, const char* field) { p_ = skip_at(base_, p_, end_, wire_type, field); }
   void seek(const uint8_t* q) { p_ = q; }
 
   // Throws the standard wrong-wire-type error for a known field.
-  [[noreturn]] void wrong_type(uint32_t wire_type, uint32_t expected, const char* field, const uint8_t* tag_at) const;
+  [[noreturn]] void wrong_type(uint32_t wire_type, uint32_t expected, const char* field, const uint8_t* tag_at) const {
+    throw_wrong_type(offset_of(tag_at), wire_type, expected, field);
+  }
 
  private:
-  uint64_t varint_slow(const char* field);
   const uint8_t* base_;
   const uint8_t* p_;
   const uint8_t* end_;
