@@ -43,11 +43,13 @@ class StreamWindow final : public gzip::ChunkSink {
   // Bytes the buffer must have past `capacity`: where the inflater looks for
   // the end of the stream once every byte has been delivered.
   static constexpr size_t kSlack = 64;
+  // The first chunk handed to the inflater (later ones double up to `chunk`).
+  static constexpr size_t kFirstChunk = size_t(8) << 10;
 
   // `capacity` bytes of `buf` (plus kSlack) for a stream of `total` bytes,
   // refilled `chunk` bytes at a time.
   StreamWindow(uint8_t* buf, size_t capacity, size_t chunk, size_t total)
-      : buf_(buf), cap_(std::min(capacity, total)), chunk_(chunk), total_(total) {}
+      : buf_(buf), cap_(std::min(capacity, total)), chunk_(chunk), total_(total), compact_at_(cap_ - cap_ / 4) {}
 
   // Decoder side. The window's base address never changes (fields move within it).
   const uint8_t* base() const { return buf_; }
@@ -68,7 +70,10 @@ class StreamWindow final : public gzip::ChunkSink {
     return next_field_slow();
   }
   const uint8_t* pos() const { return buf_ + rpos_; }
-  void consumed(const uint8_t* upto) { rpos_ = static_cast<size_t>(upto - buf_); }
+  void consumed(const uint8_t* upto) {
+    rpos_ = static_cast<size_t>(upto - buf_);
+    if (rpos_ >= compact_at_) compact_early();
+  }
   // How far into the stream the read position is, and the stream's size.
   size_t offset() const { return window_start_ + rpos_; }
   size_t total() const { return total_; }
@@ -84,11 +89,13 @@ class StreamWindow final : public gzip::ChunkSink {
   const uint8_t* next_field_slow();
   void wait_for(size_t need);
   void compact(size_t need);
+  void compact_early();
 
   uint8_t* const buf_;
   const size_t cap_;
   const size_t chunk_;
   const size_t total_;       // bytes the whole stream inflates to
+  const size_t compact_at_;  // read position from which a full window is compacted early
   size_t rpos_ = 0;          // decoder: read position in the window
   size_t window_start_ = 0;  // decoder: stream offset of buf_[0]
   std::mutex mu_;

@@ -200,6 +200,24 @@ void StreamWindow::compact(size_t need) {
   cv_.notify_all();
 }
 
+// Once the decoder is three quarters through a window that the inflater has
+// filled (it then waits in room()), the unread quarter moves to the front at
+// once: the inflater refills the window while the decoder reads that quarter.
+// Compacting only when the decoder reaches the end made the two take turns,
+// each waiting for the other at every window (docs/performance.md, round seven).
+void StreamWindow::compact_early() {
+  if (wend_.load(std::memory_order_acquire) != cap_ || window_start_ + cap_ >= total_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t end = wend_.load(std::memory_order_relaxed);  // still cap_: only this thread lowers it
+    std::memmove(buf_, buf_ + rpos_, end - rpos_);
+    window_start_ += rpos_;
+    wend_.store(end - rpos_, std::memory_order_release);
+    rpos_ = 0;
+  }
+  cv_.notify_all();
+}
+
 void StreamWindow::close() {
   std::lock_guard<std::mutex> lock(mu_);
   closed_ = true;
@@ -215,7 +233,10 @@ std::pair<uint8_t*, size_t> StreamWindow::room() {
   // (then the stream is not what its trailer says, and the caller gives up).
   if (delivered()) return {buf_ + cap_, kSlack};
   size_t end = wend_.load(std::memory_order_relaxed);
-  return {buf_ + end, std::min(cap_ - end, chunk_)};
+  // The first chunks are small and double up to chunk_: the decoder, idle
+  // until bytes arrive, starts after 8 KiB instead of a whole chunk.
+  const size_t chunk = std::min(chunk_, std::max(kFirstChunk, window_start_ + end));
+  return {buf_ + end, std::min(cap_ - end, chunk)};
 }
 
 void StreamWindow::wrote(size_t n) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -71,7 +72,7 @@ struct SampleColumns {
 
 // Decodes Sample messages. Hot loop: packed varints go into columns reserved
 // up front (a packed field's byte length bounds its element count), so
-// push_back never reallocates mid-field; one- and two-byte ids take no branch.
+// nothing reallocates mid-field; ids of up to three bytes take no branch.
 class SampleDecoder {
  public:
   SampleDecoder(const uint8_t* base, std::vector<int64_t>& values, std::vector<int64_t>& stack_ends,
@@ -177,35 +178,50 @@ class SampleDecoder {
   }
 
   void location_ids(const uint8_t* p, const uint8_t* e) {
-    // Capacity is reserved up front (one id per byte at most), so this never
-    // reallocates; writing through a local end pointer keeps it in a register.
+    // The column is sized for one id per byte (the most there can be), written
+    // through a pointer and cut back to the ids read: push_back would check
+    // the capacity and reload the vector's end for every id.
     std::vector<int32_t>& out = stack_locations_;
-    size_t need = out.size() + static_cast<size_t>(e - p);
-    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    const size_t before = out.size();
+    const size_t most = before + static_cast<size_t>(e - p);
+    if (most > out.capacity()) out.reserve(std::max(most, out.capacity() * 2));
+    out.resize(most);
+    int32_t* const first = out.data() + before;
+    int32_t* w = first;
     uint32_t mx = max_row;
     while (p < e) {
-      if (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
-        // One or two bytes, without a branch on which: ids are mostly < 16384.
-        uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
-        uint32_t row = ((p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second))) - 1u;
-        p += 1 + second;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      // Ids of one to three bytes (up to 2^21) without a branch on which:
+      // the first byte below 0x80 ends the id, the bytes after it are masked
+      // off and the three 7-bit groups packed.
+      while (e - p >= 4) {
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        const uint32_t stops = ~x & 0x00808080u;
+        if (stops == 0) break;  // four bytes or more
+        x &= stops ^ (stops - 1);
+        const uint32_t row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
+        p += (__builtin_ctz(stops) + 1) >> 3;
         mx = std::max(mx, row);
-        out.push_back(static_cast<int32_t>(row));
-      } else if (e - p >= 3 && (p[0] & p[1] & 0x80) && p[2] < 0x80) {
-        // Three bytes: ids from 16384 up (profiles with more locations than that).
-        uint32_t row = ((p[0] & 0x7fu) | ((p[1] & 0x7fu) << 7) | (uint32_t(p[2]) << 14)) - 1u;
-        p += 3;
-        mx = std::max(mx, row);
-        out.push_back(static_cast<int32_t>(row));
-      } else {
-        wire::Reader q(base_, p, e);
-        uint64_t v = q.varint(path(SampleField::kLocationId));
-        p = q.pos();
-        max_row = mx;
-        out.push_back(provisional_row(v));
-        mx = max_row;
+        *w++ = static_cast<int32_t>(row);
       }
+      if (p >= e) break;
+#endif
+      // The last bytes of the field, and long ids, the general way.
+      wire::Reader q(base_, p, e);
+      const uint64_t id = q.varint(path(SampleField::kLocationId));
+      p = q.pos();
+      uint32_t row;
+      if (id > kMaxSmallId) {
+        big_refs.push_back({before + static_cast<size_t>(w - first), id});
+        row = static_cast<uint32_t>(kBigIdRow);
+      } else {
+        row = static_cast<uint32_t>(id) - 1u;
+      }
+      mx = std::max(mx, row);
+      *w++ = static_cast<int32_t>(row);
     }
+    out.resize(before + static_cast<size_t>(w - first));
     max_row = mx;
   }
 
