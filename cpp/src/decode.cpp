@@ -66,6 +66,7 @@ Profile Decoder::run() {
   }
   try {
     main_loop();
+    main_samples_.finish();
   } catch (...) {
     if (helper.joinable()) helper.join();
     throw;

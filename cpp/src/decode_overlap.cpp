@@ -68,6 +68,7 @@ void Decoder::decode_tail(SampleDecoder& d, const SampleColumns& t) const {
       r.skip(wt, kProfilePath);
     }
   }
+  d.finish();
 }
 
 // Appends the helper's samples after the main thread's, rebasing offsets. The

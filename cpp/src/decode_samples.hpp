@@ -106,6 +106,10 @@ class SampleDecoder {
   // reserve nothing.
   size_t label_room = 0;
 
+  // Cuts the stack column back to the ids decoded; call once the last sample
+  // is in (the column is grown ahead in blocks while decoding).
+  void finish() { stack_locations_.resize(ids_); }
+
   // One Sample message, [begin, end) its payload.
   void sample(const uint8_t* begin, const uint8_t* end) {
     wire::Reader m(base_, begin, end);
@@ -121,7 +125,9 @@ class SampleDecoder {
             location_ids(m.pos(), pe);
             m.seek(pe);
           } else if (wt == wire::kVarint) {
-            stack_locations_.push_back(provisional_row(m.varint(path(SampleField::kLocationId))));
+            const int32_t row = provisional_row(m.varint(path(SampleField::kLocationId)));
+            if (ids_ == stack_locations_.size()) grow_ids(ids_ + 1);
+            stack_locations_[ids_++] = row;
           } else {
             m.wrong_type(wt, wire::kVarint, path(SampleField::kLocationId), tag_at);
           }
@@ -154,11 +160,14 @@ class SampleDecoder {
       mismatch_count = n;
     }
     ++count;
-    stack_ends_.push_back(static_cast<int64_t>(stack_locations_.size()));
+    stack_ends_.push_back(static_cast<int64_t>(ids_));
     label_ends_.push_back(static_cast<int64_t>(labels_.size()));
   }
 
  private:
+  // Rows from this one up have ids of three bytes or more (from 16384).
+  static constexpr uint32_t kThreeByteRows = (1u << 14) - 1;
+
   // Placeholder row of a location id too big for the column (kBigIdRow + 1 is
   // the -1 that the general path of fixup expects).
   static constexpr int32_t kBigIdRow = -2;
@@ -168,7 +177,7 @@ class SampleDecoder {
   PPROFCORE_INLINE int32_t provisional_row(uint64_t id) {
     uint32_t row;
     if (id > kMaxSmallId) {
-      big_refs.push_back({stack_locations_.size(), id});
+      big_refs.push_back({ids_, id});
       row = static_cast<uint32_t>(kBigIdRow);
     } else {
       row = static_cast<uint32_t>(id) - 1u;
@@ -178,36 +187,50 @@ class SampleDecoder {
   }
 
   void location_ids(const uint8_t* p, const uint8_t* e) {
-    // The column is sized for one id per byte (the most there can be), written
-    // through a pointer and cut back to the ids read: push_back would check
-    // the capacity and reload the vector's end for every id.
+    // Written through a pointer into room made ahead (one id per byte at
+    // most): push_back would check the capacity and reload the vector's end
+    // for every id.
     std::vector<int32_t>& out = stack_locations_;
-    const size_t before = out.size();
+    const size_t before = ids_;
     const size_t most = before + static_cast<size_t>(e - p);
-    if (most > out.capacity()) out.reserve(std::max(most, out.capacity() * 2));
-    out.resize(most);
+    if (most > out.size()) grow_ids(most);
     int32_t* const first = out.data() + before;
     int32_t* w = first;
     uint32_t mx = max_row;
     while (p < e) {
+      if (mx < kThreeByteRows) {
+        // No id of three bytes seen yet (fewer than 16384 locations, the
+        // usual case): one or two bytes, without a branch on which.
+        while (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
+          const uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
+          const uint32_t row = ((p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second))) - 1u;
+          p += 1 + second;
+          mx = std::max(mx, row);
+          *w++ = static_cast<int32_t>(row);
+        }
+      } else {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-      // Ids of one to three bytes (up to 2^21) without a branch on which:
-      // the first byte below 0x80 ends the id, the bytes after it are masked
-      // off and the three 7-bit groups packed.
-      while (e - p >= 4) {
-        uint32_t x;
-        std::memcpy(&x, p, 4);
-        const uint32_t stops = ~x & 0x00808080u;
-        if (stops == 0) break;  // four bytes or more
-        x &= stops ^ (stops - 1);
-        const uint32_t row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
-        p += (__builtin_ctz(stops) + 1) >> 3;
-        mx = std::max(mx, row);
-        *w++ = static_cast<int32_t>(row);
+        // Ids of one to three bytes (up to 2^21) without a branch on which:
+        // the first byte below 0x80 ends the id, the bytes after it are
+        // masked off and the three 7-bit groups packed. More instructions
+        // than the loop above, but a mix of two- and three-byte ids made
+        // that loop's branches mispredict.
+        while (e - p >= 4) {
+          uint32_t x;
+          std::memcpy(&x, p, 4);
+          const uint32_t stops = ~x & 0x00808080u;
+          if (stops == 0) break;  // four bytes or more
+          x &= stops ^ (stops - 1);
+          const uint32_t row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
+          p += (__builtin_ctz(stops) + 1) >> 3;
+          mx = std::max(mx, row);
+          *w++ = static_cast<int32_t>(row);
+        }
+#endif
       }
       if (p >= e) break;
-#endif
-      // The last bytes of the field, and long ids, the general way.
+      // The last byte of the field, longer ids, and the id that switches
+      // loops, the general way.
       wire::Reader q(base_, p, e);
       const uint64_t id = q.varint(path(SampleField::kLocationId));
       p = q.pos();
@@ -221,7 +244,7 @@ class SampleDecoder {
       mx = std::max(mx, row);
       *w++ = static_cast<int32_t>(row);
     }
-    out.resize(before + static_cast<size_t>(w - first));
+    ids_ = before + static_cast<size_t>(w - first);
     max_row = mx;
   }
 
@@ -322,6 +345,17 @@ class SampleDecoder {
     labels_.num_unit.push_back(unit);
   }
 
+  // Makes the stack column at least `need` long, a block of ids ahead: ids
+  // are written into it by position, and resizing per sample (zero-filling
+  // each time) cost more than the writes (ids_ is the true length until finish()).
+  void grow_ids(size_t need) {
+    constexpr size_t kIdBlock = size_t(16) << 10;
+    std::vector<int32_t>& out = stack_locations_;
+    if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
+    out.resize(std::max(need, std::min(out.capacity(), ids_ + kIdBlock)));
+  }
+
+  size_t ids_ = 0;  // stack ids decoded so far (the column may be longer, see grow_ids)
   const uint8_t* base_;
   std::vector<int64_t>& values_;
   std::vector<int64_t>& stack_ends_;
