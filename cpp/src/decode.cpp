@@ -351,6 +351,32 @@ void Decoder::location(Reader& r) {
   uint8_t folded = 0;
   while (!m.done()) {
     const uint8_t* tag_at = m.pos();
+    // The one-byte tags producers write go straight to their field (the
+    // tag byte alone says the field and a valid wire type); anything else
+    // takes the checked way below.
+    switch (*tag_at) {
+      case 0x08:
+        m.seek(tag_at + 1);
+        id = m.varint(kLocationPath);
+        continue;
+      case 0x10:
+        m.seek(tag_at + 1);
+        mapping_id = m.varint(kLocationPath);
+        continue;
+      case 0x18:
+        m.seek(tag_at + 1);
+        address = m.varint(kLocationPath);
+        continue;
+      case 0x22: {
+        m.seek(tag_at + 1);
+        const uint8_t* line_end = m.length_delimited(path(LocationField::kLine));
+        line(m.pos(), line_end);
+        m.seek(line_end);
+        continue;
+      }
+      default:
+        break;
+    }
     uint32_t tag = m.tag(kLocationPath);
     uint32_t wt = tag & 7;
     const LocationField f = field_of<LocationField>(tag);
@@ -400,6 +426,17 @@ void Decoder::line(const uint8_t* begin, const uint8_t* end) {
   int64_t line_no = 0, column = 0;
   while (!m.done()) {
     const uint8_t* tag_at = m.pos();
+    // The usual one-byte tags first, as in location().
+    if (*tag_at == 0x08) {
+      m.seek(tag_at + 1);
+      function_id = m.varint(field);
+      continue;
+    }
+    if (*tag_at == 0x10) {
+      m.seek(tag_at + 1);
+      line_no = static_cast<int64_t>(m.varint(field));
+      continue;
+    }
     uint32_t tag = m.tag(field);
     uint32_t wt = tag & 7;
     const LineField f = field_of<LineField>(tag);
@@ -433,6 +470,31 @@ void Decoder::function(Reader& r) {
   int64_t start_line = 0;
   while (!m.done()) {
     const uint8_t* tag_at = m.pos();
+    // The usual one-byte tags first, as in location().
+    switch (*tag_at) {
+      case 0x08:
+        m.seek(tag_at + 1);
+        id = m.varint(kFunctionPath);
+        continue;
+      case 0x10:
+        m.seek(tag_at + 1);
+        name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kName));
+        continue;
+      case 0x18:
+        m.seek(tag_at + 1);
+        system_name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kSystemName));
+        continue;
+      case 0x20:
+        m.seek(tag_at + 1);
+        filename = string_code(m, m.varint(kFunctionPath), path(FunctionField::kFilename));
+        continue;
+      case 0x28:
+        m.seek(tag_at + 1);
+        start_line = static_cast<int64_t>(m.varint(kFunctionPath));
+        continue;
+      default:
+        break;
+    }
     uint32_t tag = m.tag(kFunctionPath);
     uint32_t wt = tag & 7;
     const FunctionField f = field_of<FunctionField>(tag);

@@ -201,7 +201,8 @@ class SampleDecoder {
       if (mx < kThreeByteRows) {
         // No id of three bytes seen yet (fewer than 16384 locations, the
         // usual case): one or two bytes, without a branch on which.
-        while (e - p >= 2 && (p[0] & p[1] & 0x80) == 0) {
+        const uint8_t* const last = e - 1;  // two bytes readable before it
+        while (p < last && (p[0] & p[1] & 0x80) == 0) {
           const uint32_t second = p[0] >> 7;  // 1 when a second byte follows (then p[1] < 0x80)
           const uint32_t row = ((p[0] & 0x7fu) | ((uint32_t(p[1]) << 7) & (0u - second))) - 1u;
           p += 1 + second;
@@ -215,22 +216,23 @@ class SampleDecoder {
         // masked off and the three 7-bit groups packed. More instructions
         // than the loop above, but a mix of two- and three-byte ids made
         // that loop's branches mispredict.
-        while (e - p >= 4) {
+        const uint8_t* const last = e - 3;  // four bytes readable before it
+        while (p < last) {
           uint32_t x;
           std::memcpy(&x, p, 4);
           const uint32_t stops = ~x & 0x00808080u;
           if (stops == 0) break;  // four bytes or more
           x &= stops ^ (stops - 1);
           const uint32_t row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
-          p += (__builtin_ctz(stops) + 1) >> 3;
+          p += (static_cast<uint32_t>(__builtin_ctz(stops)) + 1u) >> 3;
           mx = std::max(mx, row);
           *w++ = static_cast<int32_t>(row);
         }
 #endif
       }
       if (p >= e) break;
-      // The last byte of the field, longer ids, and the id that switches
-      // loops, the general way.
+      // The field's last bytes, longer ids, and the id that switches loops,
+      // the general way.
       wire::Reader q(base_, p, e);
       const uint64_t id = q.varint(path(SampleField::kLocationId));
       p = q.pos();
