@@ -367,13 +367,9 @@ void Decoder::location(Reader& r) {
         m.seek(tag_at + 1);
         address = m.varint(kLocationPath);
         continue;
-      case 0x22: {
-        m.seek(tag_at + 1);
-        const uint8_t* line_end = m.length_delimited(path(LocationField::kLine));
-        line(m.pos(), line_end);
-        m.seek(line_end);
+      case 0x22:
+        m.seek(line(tag_at + 1, m.end()));
         continue;
-      }
       default:
         break;
     }
@@ -393,13 +389,10 @@ void Decoder::location(Reader& r) {
         expect(m, wt, kVarint, path(f), tag_at);
         address = m.varint(kLocationPath);
         break;
-      case LocationField::kLine: {
+      case LocationField::kLine:
         expect(m, wt, kLen, path(f), tag_at);
-        const uint8_t* line_end = m.length_delimited(path(f));
-        line(m.pos(), line_end);
-        m.seek(line_end);
+        m.seek(line(m.pos(), m.end()));
         break;
-      }
       case LocationField::kIsFolded:
         expect(m, wt, kVarint, path(f), tag_at);
         folded = m.varint(kLocationPath) != 0;
@@ -417,11 +410,14 @@ void Decoder::location(Reader& r) {
   t.line_offsets.push_back(static_cast<int64_t>(p_.lines.size()));
 }
 
-// [begin, end): one Line's payload. Positions, not the location's reader, so
-// that reader stays in registers (see wire::VarintAt).
-void Decoder::line(const uint8_t* begin, const uint8_t* end) {
+// One line field from p (at its length prefix) in a location ending at end;
+// returns where the line ends. Positions, not the location's reader, so that
+// reader stays in registers (see wire::VarintAt).
+const uint8_t* Decoder::line(const uint8_t* p, const uint8_t* end) {
   const char* field = path(LocationField::kLine);
-  Reader m(data_, begin, end);
+  Reader r(data_, p, end);
+  const uint8_t* e = r.length_delimited(field);
+  Reader m(data_, r.pos(), e);
   uint64_t function_id = 0;
   int64_t line_no = 0, column = 0;
   while (!m.done()) {
@@ -460,6 +456,7 @@ void Decoder::line(const uint8_t* begin, const uint8_t* end) {
   push_ref(p_.lines.function, big_function_refs_, function_id);
   p_.lines.line.push_back(line_no);
   p_.lines.column.push_back(column);
+  return e;
 }
 
 void Decoder::function(Reader& r) {

@@ -192,7 +192,7 @@ class Decoder {
   void value_type(wire::Reader& r, int32_t* type, int32_t* unit, const char* field);
   void mapping(wire::Reader& r);
   void location(wire::Reader& r);
-  void line(const uint8_t* begin, const uint8_t* end);
+  const uint8_t* line(const uint8_t* p, const uint8_t* end);
   void function(wire::Reader& r);
   void string_table_entry(wire::Reader& r, const uint8_t* tag_at);
   int32_t string_code(wire::Reader& r, uint64_t raw, const char* field) {

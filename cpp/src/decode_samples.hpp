@@ -125,9 +125,10 @@ class SampleDecoder {
             location_ids(m.pos(), pe);
             m.seek(pe);
           } else if (wt == wire::kVarint) {
-            const int32_t row = provisional_row(m.varint(path(SampleField::kLocationId)));
+            const uint32_t row = provisional_row(m.varint(path(SampleField::kLocationId)), ids_);
+            max_row = std::max(max_row, row);
             if (ids_ == stack_locations_.size()) grow_ids(ids_ + 1);
-            stack_locations_[ids_++] = row;
+            stack_locations_[ids_++] = static_cast<int32_t>(row);
           } else {
             m.wrong_type(wt, wire::kVarint, path(SampleField::kLocationId), tag_at);
           }
@@ -172,18 +173,15 @@ class SampleDecoder {
   // the -1 that the general path of fixup expects).
   static constexpr int32_t kBigIdRow = -2;
 
-  // Location ids: 1..INT32_MAX go straight into the column as provisional rows;
-  // larger ones are recorded in big_refs with a kBigIdRow placeholder.
-  PPROFCORE_INLINE int32_t provisional_row(uint64_t id) {
-    uint32_t row;
+  // The provisional row of a location id written at `index` of the stack
+  // column: 1..INT32_MAX go straight in; larger ones are recorded in big_refs
+  // with a kBigIdRow placeholder. Callers keep max_row.
+  PPROFCORE_INLINE uint32_t provisional_row(uint64_t id, size_t index) {
     if (id > kMaxSmallId) {
-      big_refs.push_back({ids_, id});
-      row = static_cast<uint32_t>(kBigIdRow);
-    } else {
-      row = static_cast<uint32_t>(id) - 1u;
+      big_refs.push_back({index, id});
+      return static_cast<uint32_t>(kBigIdRow);
     }
-    max_row = std::max(max_row, row);
-    return static_cast<int32_t>(row);
+    return static_cast<uint32_t>(id) - 1u;
   }
 
   void location_ids(const uint8_t* p, const uint8_t* e) {
@@ -236,13 +234,7 @@ class SampleDecoder {
       wire::Reader q(base_, p, e);
       const uint64_t id = q.varint(path(SampleField::kLocationId));
       p = q.pos();
-      uint32_t row;
-      if (id > kMaxSmallId) {
-        big_refs.push_back({before + static_cast<size_t>(w - first), id});
-        row = static_cast<uint32_t>(kBigIdRow);
-      } else {
-        row = static_cast<uint32_t>(id) - 1u;
-      }
+      const uint32_t row = provisional_row(id, before + static_cast<size_t>(w - first));
       mx = std::max(mx, row);
       *w++ = static_cast<int32_t>(row);
     }
