@@ -169,7 +169,8 @@ class BaselineChecker:
         if old == baseline_stem(node.name, name) or not path.exists():
             return None
         holder = getattr(node, "cls", None) or getattr(node, "module", None)
-        if old.split("-", 1)[0] != node.originalname and hasattr(holder, old.split("-", 1)[0]):
+        plain = old.split("-", 1)[0]
+        if plain != getattr(node, "originalname", node.name) and hasattr(holder, plain):
             return None  # e.g. test_a_b's file seen from test_a[b]
         config = self._request.config
         for item in list(self._request.session.items) + list(config.stash.get(_DESELECTED, [])):
