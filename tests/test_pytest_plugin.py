@@ -4,9 +4,12 @@ pass, fail naming the offender, update)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
 import pprofcore.testing
@@ -139,12 +142,150 @@ def test_baseline_paths_of_parametrized_tests(pytester):
 
         @pytest.mark.parametrize("case", ["a/b", "c d"])
         def test_p(pprof_baseline, case):
-            print("PATH", pprof_baseline.path(), pprof_baseline.path(name="x y"))
+            print("PATH", pprof_baseline.path(), pprof_baseline.path(name="x y"), pprof_baseline.path(name="flat"))
+
+        def test_plain(pprof_baseline):
+            print("PATH", pprof_baseline.path(), pprof_baseline.path(name="flat"))
     """
     )
     result = pytester.runpytest("-p", "no:cacheprovider", "-s")
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
     out = result.stdout.str()
     base = Path(pytester.path) / "__pprof_baselines__" / "test_ids"
-    assert f"PATH {base / 'test_p_a_b.pb.gz'}" in out
-    assert f"{base / 'test_p_c_d-x_y.pb.gz'}" in out
+    for test, name in [("test_p[a/b]", None), ("test_p[c d]", "x y"), ("test_p[c d]", "flat")]:
+        stem = plugin.baseline_stem(test, name)
+        assert stem.startswith(("test_p_a_b~", "test_p_c_d-x_y~", "test_p_c_d-flat~")), stem
+        assert f"{base / stem}.pb.gz" in out
+    # plain names keep the names they always had
+    assert f"PATH {base / 'test_plain.pb.gz'} {base / 'test_plain-flat.pb.gz'}" in out
+
+
+# Test ids as pytest spells them: a function name, maybe parameters in brackets.
+_IDS = st.builds(
+    lambda f, params: f + (f"[{params}]" if params is not None else ""),
+    st.sampled_from(["test_a", "test_a_b", "test_a_b_c", "test_x"]),
+    st.none() | st.text(st.sampled_from("ab_ /-[]~.x\u00e9"), max_size=6),
+)
+
+
+@settings(max_examples=500)
+@given(_IDS, st.none() | st.text(st.sampled_from("ab_ /-~.x"), max_size=5), _IDS, st.none() | st.text(max_size=5))
+def test_baseline_stems_are_one_to_one(test1, name1, test2, name2):
+    s1, s2 = plugin.baseline_stem(test1, name1), plugin.baseline_stem(test2, name2)
+    assert (s1 == s2) == ((test1, name1) == (test2, name2))
+    assert re.fullmatch(r"[A-Za-z0-9_.=+~-]+", s1) and len(s1) <= plugin.MAX_READABLE + 11
+
+
+def test_long_test_ids_get_short_file_names():
+    for test in ("t[" + "x" * 500 + "]", "t" * 300):
+        stem = plugin.baseline_stem(test)
+        assert stem.startswith("t") and "~" in stem and len(stem) == plugin.MAX_READABLE + 11
+
+
+COLLIDING_MODULE = """
+    import os
+    import pytest
+    import pprofcore
+
+    def _p(tag):
+        return pprofcore.load(os.environ[tag])
+
+    @pytest.mark.parametrize("b", ["b"])
+    def test_a(pprof_baseline, b):
+        pprof_baseline(_p("PPROF_A"))
+
+    def test_a_b(pprof_baseline):
+        pprof_baseline(_p("PPROF_B"))
+
+    @pytest.mark.parametrize("case", ["x y", "x/y"])
+    def test_c(pprof_baseline, case):
+        pprof_baseline(_p("PPROF_A" if case == "x y" else "PPROF_B"), name="n")
+"""
+
+
+def test_colliding_ids_get_their_own_baselines(pytester, cpu, monkeypatch):
+    """test_a[b] and test_a_b, [x y] and [x/y] once wrote the same file: the
+    second run then compared one test with the other's profile."""
+    a, b = pytester.path / "a.pb.gz", pytester.path / "b.pb.gz"
+    cpu.save(a)
+    pprofcore.merge([cpu, cpu.focus("^main\\.hashWork$")]).save(b)
+    monkeypatch.setenv("PPROF_A", str(a))
+    monkeypatch.setenv("PPROF_B", str(b))
+    pytester.makepyfile(test_coll=COLLIDING_MODULE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pprof-update-baselines")
+    result.assert_outcomes(passed=4)
+    files = sorted((pytester.path / "__pprof_baselines__" / "test_coll").iterdir())
+    assert len(files) == 4, [f.name for f in files]
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
+
+
+def test_baselines_under_old_names_are_found_when_unambiguous(pytester, cpu, monkeypatch):
+    good = pytester.path / "good.pb.gz"
+    cpu.save(good)
+    monkeypatch.setenv("PPROF_UNDER_TEST", str(good))
+    pytester.makepyfile(
+        test_old="""
+        import os
+        import pytest
+        import pprofcore
+
+        @pytest.mark.parametrize("case", ["a/b"])
+        def test_p(pprof_baseline, case):
+            pprof_baseline(pprofcore.load(os.environ["PPROF_UNDER_TEST"]))
+
+        @pytest.mark.parametrize("case", ["b"])
+        def test_q(pprof_baseline, case):
+            pprof_baseline(pprofcore.load(os.environ["PPROF_UNDER_TEST"]))
+
+        def test_q_b():
+            pass
+    """
+    )
+    d = pytester.path / "__pprof_baselines__" / "test_old"
+    d.mkdir(parents=True)
+    cpu.save(d / "test_p_a_b.pb.gz")  # written by an older pprofcore
+    cpu.save(d / "test_q_b.pb.gz")  # test_q[b]'s or test_q_b's? Not used.
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "default")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*PytestWarning: pprof_baseline: using *test_p_a_b.pb.gz,"
+            " written under pprofcore's old file names; rename it to test_p_a_b~*"
+        ]
+    )
+    result.stdout.fnmatch_lines(["*no profile baseline at *test_q_b~*"])
+    # the same with only test_p selected: still found; nothing was renamed or removed
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "test_p").assert_outcomes(passed=1)
+    assert sorted(f.name for f in d.iterdir()) == ["test_p_a_b.pb.gz", "test_q_b.pb.gz"]
+
+
+def test_update_refuses_an_unknown_sample_type_at_once(pytester, cpu, monkeypatch):
+    good = pytester.path / "good.pb.gz"
+    cpu.save(good)
+    monkeypatch.setenv("PPROF_UNDER_TEST", str(good))
+    pytester.makepyfile(
+        test_typo="""
+        import os
+        import pprofcore
+
+        def test_typo(pprof_baseline):
+            pprof_baseline(pprofcore.load(os.environ["PPROF_UNDER_TEST"]), sample_type="cpus")
+
+        def test_bad_granularity(pprof_baseline):
+            pprof_baseline(pprofcore.load(os.environ["PPROF_UNDER_TEST"]), by="function")
+
+        def test_index(pprof_baseline):
+            pprof_baseline(pprofcore.load(os.environ["PPROF_UNDER_TEST"]), sample_type=7)
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pprof-update-baselines")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*pprof_baseline: sample_type='cpus' is not a sample type of this profile (it has: samples, cpu);"
+            " baseline * not written*",
+            "*unknown granularity by='function'*not written*",
+            "*sample_type index 7 out of range*(sample types: samples, cpu)*not written*",
+        ]
+    )
+    assert not (pytester.path / "__pprof_baselines__").exists()

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 import wirebuild as wb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError
@@ -160,6 +162,23 @@ def test_folded_text_is_only_named_when_it_is_folded():
 def test_plain_json_is_still_just_json():
     with pytest.raises(DecodeError, match="input looks like JSON, not a pprof profile"):
         pprofcore.loads(b'{"hello": [1, 2, 3]}')
+
+
+@settings(max_examples=200)
+@given(st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789 "), min_size=1, max_size=40).map(str.lstrip))
+def test_unrecognised_text_is_named_by_what_it_is_not(text):
+    """A few bytes of junk text (a 4-byte file) are not called a legacy format:
+    the message says what they are not and shows them."""
+    data = ("x" + text).encode()
+    with pytest.raises(DecodeError) as e:
+        pprofcore.loads(data)
+    message = str(e.value)
+    assert "legacy format (convert" not in message
+    shown = data[:16].decode()
+    assert message.startswith(
+        "input looks like text but is not a pprof profile (gzip or profile.proto) nor a legacy text format"
+        f' pprofcore reads; first bytes: "{shown}"' + ("..." if len(data) > 16 else "") + ";"
+    ), message
 
 
 def test_shared_jfr_recording_is_named():

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import native_programs as native
 import numpy as np
@@ -600,3 +601,139 @@ def test_base_computation_only_raises_base_error(etype, segs, start, limit, offs
     except _elf.BaseError:
         return
     assert 0 <= base < 2**64
+
+
+# ------------------------------------------- large binaries, odd binary paths
+SPARSE_SIZE = 3 << 30  # a mapping may name a file of gigabytes: none of it is read whole
+PEAK_RSS_BOUND = 300 << 20
+
+_PEAK_SCRIPT = """
+import resource, sys
+import pprofcore
+from pprofcore.symbolize import _elf, symbolize
+
+path, prof = sys.argv[1], sys.argv[2]
+try:
+    info = _elf.read_elf(path)
+    print("ELF", info.build_id)
+    q, report = symbolize(pprofcore.load(prof), binaries=path, search_path=[])
+    print("STATUS", report.mappings[0].status, report.resolved)
+except _elf.NotELF as e:
+    print("NOTELF", e)
+print("PEAK", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def _sparse_copy(src, dst, size=SPARSE_SIZE):
+    """``src`` at the start of a sparse file of ``size`` bytes (no disk used)."""
+    shutil.copy(src, dst)
+    os.truncate(dst, size)
+    return dst
+
+
+def _peak_run(path, prof):
+    """What the script says about ``path`` and its own peak RSS (a fresh
+    interpreter, so nothing else counts)."""
+    r = subprocess.run(
+        [sys.executable, "-c", _PEAK_SCRIPT, str(path), str(prof)], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    return out, int(out["PEAK"])
+
+
+def _elf_fields(info):
+    return info.type, info.segments, info.text_addr, info.build_id
+
+
+@pytest.mark.parametrize("variant", ["c-pie", "c-nopie"])
+def test_huge_binary_headers_are_read_not_the_file(programs, tmp_path, variant):
+    exe, prof = programs[variant]
+    big = _sparse_copy(exe, tmp_path / exe.name)
+    # the same headers, whatever follows them
+    assert _elf_fields(_elf.read_elf(str(big))) == _elf_fields(_elf.read_elf(str(exe)))
+    out, peak = _peak_run(big, prof)
+    assert out["STATUS"].split()[0] == "symbolized", out
+    assert peak < PEAK_RSS_BOUND, f"peak RSS {peak >> 20} MiB while symbolizing with a {SPARSE_SIZE >> 30} GiB binary"
+
+
+def test_huge_non_elf_file_is_rejected_by_its_first_bytes(tmp_path, monkeypatch):
+    junk = tmp_path / "core"
+    junk.write_bytes(b"MZ\x90\x00" + bytes(60))
+    os.truncate(junk, SPARSE_SIZE)
+    out, peak = _peak_run(junk, tmp_path / "unused")
+    assert "not an ELF file" in out["NOTELF"]
+    assert peak < PEAK_RSS_BOUND, f"peak RSS {peak >> 20} MiB to reject a {SPARSE_SIZE >> 30} GiB non-ELF file"
+    # and in numbers: the ELF header's size, no more
+    read = []
+    real_open = open
+
+    class Counting:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def read(self, n=-1):
+            data = self.f.read(n)
+            read.append(len(data))
+            return data
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+    monkeypatch.setattr(_elf, "open", lambda p, mode="r": Counting(real_open(p, mode)), raising=False)
+    with pytest.raises(_elf.NotELF, match="not an ELF file"):
+        _elf.read_elf(str(junk))
+    assert sum(read) <= 64
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_headers_read_by_seeks_match_a_whole_file_parse(data):
+    """Damaged headers parse the same with any amount of file behind them (the
+    program and section tables, section names and notes are read where they
+    are, never past what the file holds)."""
+    import tempfile
+
+    base = bytearray(_elf_bytes(2, "little", _elf.ET_DYN, [(1, 5, 0, 0, 0x100, 0x100)], b"\x02" * 20))
+    base += bytes(512 - len(base))
+    for _ in range(data.draw(st.integers(1, 6))):
+        i = data.draw(st.integers(0, 127))
+        base[i] = data.draw(st.integers(0, 255))
+    results = []
+    for tail in (0, 1 << 20):
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(bytes(base))
+            f.flush()
+            os.truncate(f.name, len(base) + tail)
+            try:
+                results.append(_elf_fields(_elf.read_elf(f.name)))
+            except _elf.NotELF:
+                results.append("NotELF")
+    # a longer file can only make more of the headers readable
+    assert results[0] == results[1] or results[0] == "NotELF"
+
+
+@pytest.mark.parametrize("tool", _tool_params())
+@pytest.mark.parametrize("name", ["-rf", "--help", "-", "--version"])
+def test_binary_path_starting_with_a_dash(programs, tmp_path, monkeypatch, tool, name):
+    """A relative binary path that looks like an option reaches every tool as
+    a path (llvm-symbolizer, addr2line, nm; objdump and nm for disasm)."""
+    exe, prof = programs["c-nopie"]
+    want, _ = symbolize(pprofcore.load(prof), binaries=str(exe), tool=tool, search_path=[])
+    shutil.copy(exe, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    got, report = symbolize(pprofcore.load(prof), binaries=name, tool=tool, search_path=[])
+    assert report.mappings[0].status == "symbolized" and report.mappings[0].binary == "./" + name, str(report)
+    assert native.our_locations(got) == native.our_locations(want)
+    # disasm finds binaries the same way and runs nm and objdump on them
+    if shutil.which("objdump") and shutil.which("nm"):
+        assert want.disasm("hot", binaries=name).to_text() == want.disasm("hot", binaries=str(exe)).to_text()
+    if shutil.which("nm"):
+        table = _tools._nm_symbols(name)
+        assert table is not None and table == _tools._nm_symbols(str(exe)) and table[0]

@@ -290,31 +290,43 @@ def test_no_regression_against_itself_and_scaled(cpu):
         assert_no_regression(cpu, cpu.scale(3), normalize=False)
 
 
+REGRESSION_COLUMNS = ["name"] + [f"{m}_{c}" for m in ("flat", "cum") for c in ("base", "new", "delta", "delta%")]
+
+
 def test_regression_table_ranks_every_offender(cpu):
     new = _doubled(cpu, "^crypto/sha256\\.block$")
     t = regression_table(cpu, new, sample_type="cpu")
-    assert t.columns == ["name", "base", "new", "delta", "delta%"]
-    assert list(t["name"]) == ["crypto/sha256.block"]
+    assert t.columns == REGRESSION_COLUMNS + ["regressed"]
+    # the leaf regressed in flat; its callers grew in cum only
+    assert [n for n, r in zip(t["name"], t["regressed"]) if "flat" in r] == ["crypto/sha256.block"]
+    assert {"main.hashWork", "crypto/sha256.Sum256"} <= {n for n, r in zip(t["name"], t["regressed"]) if r == "cum"}
+    assert t.meta["failures"] == 1
     total = cpu.total("cpu")
     flat = dict((r["name"], r["flat"]) for r in cpu.top(sample_type="cpu").rows())["crypto/sha256.block"]
-    assert t["base"][0] == pytest.approx(flat / total)
-    assert t["new"][0] == pytest.approx(2 * flat / (total + flat))
-    # cum: every caller on those stacks grew too, ranked by growth.
+    row = list(t["name"]).index("crypto/sha256.block")
+    assert t["flat_base"][row] == pytest.approx(flat / total)
+    assert t["flat_new"][row] == pytest.approx(2 * flat / (total + flat))
+    assert np.all(np.diff(np.maximum(t["flat_delta"], t["cum_delta"])) <= 0)
+    # cum: every caller on those stacks fails too, ranked by growth.
     t = regression_table(cpu, new, sample_type="cpu", cum=True)
     assert "main.hashWork" in t["name"] and "crypto/sha256.Sum256" in t["name"]
-    assert np.all(np.diff(t["delta"]) <= 0)
+    assert t.meta["failures"] == len(t)
     with pytest.raises(AssertionError) as e:
         assert_no_regression(cpu, new, sample_type="cpu", cum=True)
     lines = str(e.value).splitlines()
     assert lines[0] == "Profile regressed"
-    assert lines[2].split() == ["name", "base", "new", "delta", "delta", "%"]
+    assert lines[2].split() == (
+        ["name"]
+        + ["flat", "base", "flat", "new", "flat", "delta", "flat", "delta", "%"]
+        + ["cum", "base", "cum", "new", "cum", "delta", "cum", "delta", "%", "regressed"]
+    )
     assert len(lines) == 3 + len(t)
-    assert lines[3].split()[0] == t["name"][0] and lines[3].endswith("%")
+    assert lines[3].split()[0] == t["name"][0] and lines[3].endswith("cum")
 
 
 def test_regression_thresholds(cpu):
     new = _doubled(cpu, "^sort\\.insertionSort$")  # 6.2% cum share: +~90%
-    assert len(regression_table(cpu, new, cum=True, sample_type="cpu", rel=0.5))
+    assert regression_table(cpu, new, cum=True, sample_type="cpu", rel=0.5).meta["failures"]
     assert_no_regression(cpu, new, cum=True, sample_type="cpu", rel=2.0)
     assert_no_regression(cpu, new, cum=True, sample_type="cpu", abs=0.2)  # grew < 20 points
     assert_no_regression(cpu, new, cum=True, sample_type="cpu", min_share=0.5)
@@ -322,10 +334,95 @@ def test_regression_thresholds(cpu):
     base = cpu.ignore("^sort\\.insertionSort$")
     t = regression_table(base, cpu, sample_type="cpu", cum=True)
     row = list(t["name"]).index("sort.insertionSort")
-    assert np.isinf(t["delta%"][row]) and t["base"][row] == 0
+    assert np.isinf(t["cum_delta%"][row]) and t["cum_base"][row] == 0
     assert " new" in t.to_text()
     with pytest.raises(ValueError, match="rel and abs"):
         regression_table(cpu, cpu, rel=-1)
+
+
+def test_a_function_slowed_through_its_callees_is_listed_first(monkeypatch):
+    """Encode calls its leaves three times as often: its flat did not move, its
+    cum grew the most. The table shows both and ranks Encode first."""
+    base = pprofcore.from_folded(
+        "main;example.com/work.Encode;strconv.ryuDigits32 10\n"
+        "main;example.com/work.Encode;strconv.appendQuoted 10\n"
+        "main;example.com/work.Encode 5\n"
+        "main;other 75\n"
+    )
+    new = pprofcore.from_folded(
+        "main;example.com/work.Encode;strconv.ryuDigits32 30\n"
+        "main;example.com/work.Encode;strconv.appendQuoted 30\n"
+        "main;example.com/work.Encode 5\n"
+        "main;other 75\n"
+    )
+    t = regression_table(base, new)
+    assert t["name"][0] == "example.com/work.Encode" and t["regressed"][0] == "cum"
+    assert t["flat_delta"][0] <= 0 < t["cum_delta"][0]
+    assert set(t["name"][1:]) == {"strconv.ryuDigits32", "strconv.appendQuoted"}
+    with pytest.raises(AssertionError) as e:
+        assert_no_regression(base, new)  # the leaves fail in flat; Encode is shown first
+    first = str(e.value).splitlines()[3].split()
+    assert first[0] == "example.com/work.Encode" and first[5:9] == ["25.00%", "46.43%", "+21.43%", "+85.7%"]
+    # long tables are cut in the message (regression_table keeps every row)
+    monkeypatch.setattr(pprofcore.testing, "MAX_REGRESSION_ROWS", 1)
+    with pytest.raises(AssertionError) as e:
+        assert_no_regression(base, new)
+    assert str(e.value).splitlines()[3:] == [str(e.value).splitlines()[3], "... 2 more rows"]
+
+
+_FRAMES = ["main", "a", "b", "c", "d"]
+
+
+@st.composite
+def _folded(draw):
+    stacks = draw(st.lists(st.lists(st.sampled_from(_FRAMES[1:]), min_size=0, max_size=3), min_size=1, max_size=5))
+    values = draw(st.lists(st.integers(1, 50), min_size=len(stacks), max_size=len(stacks)))
+    return "".join(";".join(["main"] + s) + f" {v}\n" for s, v in zip(stacks, values))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_folded(), _folded(), st.sampled_from([0.1, 0.5, None]), st.sampled_from([None, 0.02]), st.booleans())
+def test_regression_table_against_top(base_text, new_text, rel, abs_, cum):
+    """Rows, values, ranking and the pass/fail decision against Profile.top's
+    flat and cum (checked against go tool pprof in test_reports_top.py)."""
+    if rel is None and abs_ is None:
+        abs_ = 0.0
+    base, new = pprofcore.from_folded(base_text), pprofcore.from_folded(new_text)
+
+    def shares(p):
+        tot = p.total()
+        return {r["name"]: (r["flat"] / tot, r["cum"] / tot) for r in p.top(nodefraction=0, edgefraction=0).rows()}
+
+    sb, sn = shares(base), shares(new)
+    want, change = {}, {}
+    for name in set(sb) | set(sn):
+        b, n = sb.get(name, (0.0, 0.0)), sn.get(name, (0.0, 0.0))
+        hit = []
+        for i, m in enumerate(("flat", "cum")):
+            d = n[i] - b[i]  # the same float arithmetic as regression_table's
+            ok = max(b[i], n[i]) >= 0.01 and d > 0
+            ok &= rel is None or d > rel * b[i]
+            ok &= abs_ is None or d > abs_
+            if ok:
+                hit.append(m)
+        if hit:
+            want[name] = ",".join(hit)
+            change[name] = max(n[0] - b[0], n[1] - b[1])
+    t = regression_table(base, new, rel=rel, abs=abs_, cum=cum)
+    assert dict(zip(t["name"], t["regressed"])) == want
+    got_change = np.maximum(t["flat_delta"], t["cum_delta"])
+    assert got_change == pytest.approx([change[n] for n in t["name"]])
+    assert np.all(np.diff(got_change) <= 0)
+    for i, name in enumerate(t["name"]):
+        b, n = sb.get(name, (0.0, 0.0)), sn.get(name, (0.0, 0.0))
+        assert [t["flat_base"][i], t["flat_new"][i]] == pytest.approx([b[0], n[0]])
+        assert [t["cum_base"][i], t["cum_new"][i]] == pytest.approx([b[1], n[1]])
+    fails = sum("cum" in r if cum else "flat" in r for r in want.values())
+    if fails:
+        with pytest.raises(AssertionError, match="Profile regressed"):
+            assert_no_regression(base, new, rel=rel, abs=abs_, cum=cum)
+    else:
+        assert_no_regression(base, new, rel=rel, abs=abs_, cum=cum)
 
 
 def test_regression_needs_the_same_sample_type(cpu, heap):

@@ -166,7 +166,21 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
     if (looks_folded(data, n))
       return "input looks like folded stacks (`frame;frame;frame <count>` per line, as stackcollapse and "
              "FlameGraph write them), not a pprof profile; read it with pprofcore.from_folded(text)";
-    return std::string("input looks like text, not a binary profile.proto") + legacy;
+    // Unrecognised text: say what it is not, and show it (it may be any file).
+    std::string shown;
+    for (size_t i = 0; i < n && i < 16; ++i) {
+      uint8_t c = data[i];
+      if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+        shown += static_cast<char>(c);
+      } else {
+        static const char hex[] = "0123456789abcdef";
+        shown += "\\x";
+        shown += hex[c >> 4];
+        shown += hex[c & 15];
+      }
+    }
+    return "input looks like text but is not a pprof profile (gzip or profile.proto) nor a legacy text format "
+           "pprofcore reads; first bytes: \"" + shown + (n > 16 ? "\"..." : "\"");
   }
   return "";
 }

@@ -291,7 +291,9 @@ def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.nda
 
 
 def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]):
-    """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``."""
+    """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``.
+    The path never starts with "-": every tool it is handed to (here and in
+    ``disasm``) takes it for a path, not an option."""
     base = os.path.basename(name)
     candidates: List[str] = []
     if isinstance(binaries, (str, os.PathLike)):
@@ -334,7 +336,7 @@ def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]
             if got and got != build_id:
                 mismatch = f"{c}: build id {got} does not match {build_id}"
                 continue
-        return c, None
+        return _tools.path_arg(c), None
     if not name and not candidates:
         return None, "no file name (pass binaries=...)"
     return None, mismatch or f"binary not found ({name or build_id})"

@@ -10,6 +10,7 @@ where pprof does so."""
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass, field
 from typing import List, Optional
@@ -57,14 +58,37 @@ class ElfInfo:
         return None
 
 
+HEADER = 64  # the ELF header of a 64-bit file; a 32-bit one takes 52 bytes
+MAX_ENTSIZE = 4096  # program/section header entries are 32 to 64 bytes: more is damage
+NOTE_WINDOW = 1 << 20  # bytes of a PT_NOTE segment searched for the build id
+
+
 def read_elf(path: str) -> ElfInfo:
     """Parses the ELF header, program headers, section names and build id of
-    ``path``. Raises :class:`NotELF` for anything that is not a readable ELF file."""
+    ``path``. Raises :class:`NotELF` for anything that is not a readable ELF file.
+
+    Only the headers are read, with seeks (a binary may be gigabytes, and a
+    mapping may name any file): the first bytes decide whether the file is ELF
+    at all, then the program and section header tables, the name of each
+    section until ``.text`` and the start of each PT_NOTE segment."""
     with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 52 or data[:4] != b"\x7fELF":
-        raise NotELF(f"{path}: not an ELF file")
-    cls, enc = data[4], data[5]
+        data = f.read(HEADER)
+        if len(data) < 52 or data[:4] != b"\x7fELF":
+            raise NotELF(f"{path}: not an ELF file")
+        return _parse(f, path, data)
+
+
+def _read_at(f, offset: int, size: int) -> bytes:
+    """Up to ``size`` bytes at ``offset`` (fewer at the end of the file)."""
+    left = os.fstat(f.fileno()).st_size - offset
+    if offset < 0 or left <= 0:
+        return b""
+    f.seek(offset)
+    return f.read(min(size, left))  # never a buffer larger than the file
+
+
+def _parse(f, path: str, head: bytes) -> ElfInfo:
+    cls, enc = head[4], head[5]
     if cls not in (1, 2) or enc not in (1, 2):
         raise NotELF(f"{path}: unknown ELF class {cls} or data encoding {enc}")
     e = "<" if enc == 1 else ">"
@@ -72,47 +96,56 @@ def read_elf(path: str) -> ElfInfo:
     try:
         if wide:
             (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum, shstrndx) = (
-                struct.unpack_from(e + "HHIQQQIHHHHHH", data, 16)
+                struct.unpack_from(e + "HHIQQQIHHHHHH", head, 16)
             )
         else:
             (etype, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum, shentsize, shnum, shstrndx) = (
-                struct.unpack_from(e + "HHIIIIIHHHHHH", data, 16)
+                struct.unpack_from(e + "HHIIIIIHHHHHH", head, 16)
             )
         info = ElfInfo(path, etype)
+        ph_format = e + ("IIQQQQQQ" if wide else "IIIIIIII")
+        table = _table(f, path, "program", phoff, phnum, phentsize, struct.calcsize(ph_format))
         for i in range(phnum):
-            o = phoff + i * phentsize
             if wide:
-                ptype, flags, off, vaddr, _pa, filesz, memsz, _al = struct.unpack_from(e + "IIQQQQQQ", data, o)
+                ptype, flags, off, vaddr, _pa, filesz, memsz, _al = struct.unpack_from(ph_format, table, i * phentsize)
             else:
-                ptype, off, vaddr, _pa, filesz, memsz, flags, _al = struct.unpack_from(e + "IIIIIIII", data, o)
+                ptype, off, vaddr, _pa, filesz, memsz, flags, _al = struct.unpack_from(ph_format, table, i * phentsize)
             info.segments.append(Segment(ptype, flags, off, vaddr, filesz, memsz))
-        sections = []
-        for i in range(shnum):
-            o = shoff + i * shentsize
-            if wide:
-                name, stype, _fl, addr, off, size = struct.unpack_from(e + "IIQQQQ", data, o)
-            else:
-                name, stype, _fl, addr, off, size = struct.unpack_from(e + "IIIIII", data, o)
-            sections.append((name, stype, addr, off, size))
+        sh_format = e + ("IIQQQQ" if wide else "IIIIII")
+        table = _table(f, path, "section", shoff, shnum, shentsize, struct.calcsize(sh_format))
+        sections = [struct.unpack_from(sh_format, table, i * shentsize) for i in range(shnum)]
         if sections and shstrndx < len(sections):
-            names_off = sections[shstrndx][3]
-            for name, _t, addr, _o, _s in sections:
-                end = data.find(b"\0", names_off + name)
-                if data[names_off + name : end] == b".text":
+            names_off = sections[shstrndx][4]
+            for name, _t, _fl, addr, _o, _s in sections:
+                if _read_at(f, names_off + name, 6) == b".text\0":
                     info.text_addr = addr
                     break
     except (struct.error, OverflowError) as err:  # an offset past the file, or past any file
         raise NotELF(f"{path}: truncated ELF headers ({err})") from None
-    info.build_id = _build_id(data, info.segments, e)
+    info.build_id = _build_id(f, info.segments, e)
     return info
 
 
-def _build_id(data: bytes, segments: List[Segment], e: str) -> str:
+def _table(f, path: str, what: str, offset: int, count: int, entsize: int, needed: int) -> bytes:
+    """The ``count`` entries of a header table, read in one piece."""
+    if count == 0:
+        return b""
+    if not needed <= entsize <= MAX_ENTSIZE:
+        raise NotELF(f"{path}: {what} header entries of {entsize} bytes (expected {needed})")
+    data = _read_at(f, offset, count * entsize)
+    if len(data) < (count - 1) * entsize + needed:
+        raise NotELF(f"{path}: truncated ELF headers ({what} header table at {offset:#x} past the end of the file)")
+    return data
+
+
+def _build_id(f, segments: List[Segment], e: str) -> str:
     """The GNU build id from the PT_NOTE segments, as lowercase hex ("" if none)."""
     for s in segments:
         if s.type != PT_NOTE:
             continue
-        o, end = s.offset, min(s.offset + s.filesz, len(data))
+        # the build id note comes first in practice; a damaged size reads no further
+        data = _read_at(f, s.offset, min(s.filesz, NOTE_WINDOW))
+        o, end = 0, len(data)
         while o + 12 <= end:
             namesz, descsz, ntype = struct.unpack_from(e + "III", data, o)
             name_at = o + 12

@@ -121,6 +121,13 @@ def resolve(kind: str, tool: str, binary: str, addresses: Sequence[int]) -> Fram
     return out
 
 
+def path_arg(path: str) -> str:
+    """``path`` as a command-line argument that no tool takes for an option: a
+    relative path starting with "-" gets "./" in front (some tools do not
+    accept "--", and an option's value may still be parsed as one)."""
+    return "./" + path if path.startswith("-") else path
+
+
 def _run(cmd: List[str], stdin: str) -> str:
     try:
         r = subprocess.run(cmd, input=stdin, capture_output=True, text=True, errors="replace")
@@ -135,7 +142,7 @@ def _llvm(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     # The LLVM text style (what pprof reads): per address, "function" and
     # "file:line:column" lines, then a blank line. A third of JSON's size.
     out = _run(
-        [tool, "--inlining", "--no-demangle", "--output-style=LLVM", "--obj=" + binary],
+        [tool, "--inlining", "--no-demangle", "--output-style=LLVM", "--obj=" + path_arg(binary)],
         "".join(f"{a:#x}\n" for a in addresses),
     )
     blocks = out.split("\n\n")
@@ -180,7 +187,8 @@ def _nm_symbols(binary: str):
     if nm is None:
         return None
     r = subprocess.run(
-        [nm, "--numeric-sort", "--print-size", "--format=posix", binary],
+        [nm, "--numeric-sort", "--print-size", "--format=posix", path_arg(binary)],
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         errors="replace",
@@ -217,7 +225,7 @@ def _nm_name(table, addr: int) -> str:
 
 def _addr2line(tool: str, binary: str, addresses: Sequence[int]) -> Frames:
     # -a echoes each address first, which delimits the frames of one address
-    out = _run([tool, "-a", "-f", "-i", "-e", binary], "".join(f"{a:x}\n" for a in addresses))
+    out = _run([tool, "-a", "-f", "-i", "-e", path_arg(binary)], "".join(f"{a:x}\n" for a in addresses))
     # Some addr2line versions cut names short (sourceware bug 17541): like pprof,
     # take nm's name for the outermost frame when it is 2+ characters longer.
     table = _nm_symbols(binary)
