@@ -302,9 +302,16 @@ def test_sql_has_no_external_access_unless_asked(small_store, tmp_path):
     with pytest.raises(ValueError, match="query failed"):
         small_store.sql("set enable_external_access = true")
     assert not target.exists()
+    cli = [sys.executable, "-m", "pprofcore", "fleet", "sql", str(small_store.directory)]
+    copy = f"copy (select 1 as x) to '{target}'"
+    r = subprocess.run([*cli, copy], capture_output=True, text=True, env=_env(), timeout=120)
+    assert r.returncode == 2 and "query failed" in r.stderr and not target.exists()
     opened = pprofcore.open_store(small_store.directory, external_access=True)
-    opened.sql(f"copy (select 1 as x) to '{target}'")
+    opened.sql(copy)
     assert target.exists()
+    target.unlink()
+    r = subprocess.run([*cli, copy, "--external-access"], capture_output=True, text=True, env=_env(), timeout=120)
+    assert r.returncode == 0 and target.exists(), r.stderr
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
