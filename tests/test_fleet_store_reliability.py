@@ -310,6 +310,8 @@ def test_sql_has_no_external_access_unless_asked(small_store, tmp_path):
     opened.sql(copy)
     assert target.exists()
     target.unlink()
+    with pytest.raises(TypeError, match="external_access"):
+        pprofcore.open_store(small_store.directory, external_access="yes")
     r = subprocess.run([*cli, copy, "--external-access"], capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 0 and target.exists(), r.stderr
 

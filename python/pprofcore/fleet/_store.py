@@ -368,6 +368,8 @@ class Store:
     """
 
     def __init__(self, directory, *, external_access: bool = False) -> None:
+        if not isinstance(external_access, bool):
+            raise TypeError(f"external_access must be True or False, not {external_access!r}")
         self.directory = Path(os.fspath(directory))
         d = self.directory
         if not (d / "profiles").is_dir() and not (d / _commit.COMMITS).is_dir():
