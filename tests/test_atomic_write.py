@@ -116,3 +116,11 @@ def test_new_file_gets_umask_mode(tmp_path: Path):
     finally:
         os.umask(mask)
     assert (os.stat(tmp_path / "new").st_mode & 0o777) == 0o644
+
+
+def test_a_symlink_keeps_pointing_at_the_written_file(tmp_path: Path):
+    real = tmp_path / "real"
+    real.write_bytes(b"old")
+    (tmp_path / "link").symlink_to(real)
+    _atomic.write_bytes(tmp_path / "link", b"new")
+    assert (tmp_path / "link").is_symlink() and real.read_bytes() == b"new"

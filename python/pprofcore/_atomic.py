@@ -59,6 +59,8 @@ def write_with(path: PathLike, fill: Callable[[str], None]) -> None:
     say). If it raises, or the flush or rename fails, the temporary file is
     removed and ``path`` is untouched."""
     p = os.fspath(path)
+    if os.path.islink(p):
+        p = os.path.realpath(p)  # write the file the link names and keep the link, as open() would
     if os.path.exists(p) and not os.path.isfile(p):
         # a device or a pipe (``-o /dev/stdout``): nothing to rename over
         fill(p)
