@@ -138,10 +138,8 @@ def commit(root: IngestPart, directory: str, staging: str, name: str, batch: str
         if fresh.any():
             _commit.write_part(d / t / name, table.filter(fresh))
             parts.append(f"{t}/{name}")
-    for f in sorted(stage.rglob("*.parquet")):
-        target = d / f.relative_to(stage)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(f, target)  # written atomically in the staging folder; a rename keeps it whole
+    for f in sorted(stage.rglob("*.parquet")):  # written atomically in the staging folder
+        _commit.move_part(f, d / f.relative_to(stage))
     prefix = name[: -len(".parquet")] + "-"  # the leaves' part names (see ingest)
     for t in ("profiles", "samples"):
         parts += [f.relative_to(d).as_posix() for f in (d / t).rglob(prefix + "*.parquet")] if (d / t).is_dir() else []

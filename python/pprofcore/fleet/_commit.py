@@ -87,11 +87,17 @@ def commit(directory: Path, batch: str, parts: List[str]) -> None:
     """Make the parts (paths relative to ``directory``) visible together: the
     batch's commit file is the last thing written. Committing a batch again
     (a retried task) replaces its commit with the same content."""
+    # the parts' renames are on disk already (write_part and move_part flush their folders)
     doc = {"format": FORMAT, "batch": batch, "parts": sorted(parts)}
-    d = Path(directory)
-    for p in parts:  # the parts' own renames must be on disk before the commit is
-        _atomic.fsync_dir(str((d / p).parent))
-    _atomic.write_text(d / COMMITS / f"{batch}.json", json.dumps(doc, indent=1))
+    _atomic.write_text(Path(directory) / COMMITS / f"{batch}.json", json.dumps(doc, indent=1))
+
+
+def move_part(source: Path, target: Path) -> None:
+    """Move a part written (atomically) elsewhere on the same filesystem into
+    place, durably; like :func:`write_part`, not visible until committed."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+    _atomic.fsync_dir(str(target.parent))
 
 
 def new_batch() -> str:
