@@ -268,6 +268,7 @@ def _hostile(target: Path):
         "profile_id = 0)",
         "(profile_id = 0",
         "path = 'unterminated",
+        f"path = $$'$$; copy (select 1) to '{t}'; select '",
     ]
 
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-_FORBIDDEN = {";": "a second statement (';')", "--": "a comment ('--')", "/*": "a comment ('/*')"}
+_FORBIDDEN = {
+    ";": "a second statement (';')",
+    "--": "a comment ('--')",
+    "/*": "a comment ('/*')",
+    "$": "a dollar-quoted string or parameter ('$')",  # its quoting would hide the rest from this scan
+}
 
 
 def literal(s: str) -> str:
@@ -27,8 +32,8 @@ def no_glob(path: str) -> str:
 
 
 def _scan(where: str) -> None:
-    """Reject, outside quotes, ';', comments, and parentheses that close more
-    than they open (``x) union (select ...``)."""
+    """Reject, outside quotes, ';', comments, '$', and parentheses that close
+    more than they open (``x) union (select ...``)."""
     depth, i, n = 0, 0, len(where)
     while i < n:
         c = where[i]
