@@ -115,32 +115,25 @@ class Snapshot:
 
     def __init__(self, directory) -> None:
         d = self.directory = Path(directory)
+        # commits first, files second: a batch committed in between is then
+        # either wholly unseen or (its files listed) reported, never half taken
+        named = _named(d)
         on_disk: Dict[str, List[Path]] = {t: _files(d / t) for t in TABLES}
+        if named is None and (d / COMMITS).is_dir():
+            named = _named(d)  # adopted while we listed (parts come only after that): read as committed
+        self.legacy = named is None
         # staging folders of Dask ingests, commit folders of a killed legacy adoption
-        self.incomplete: List[Path] = sorted([*d.glob(STAGING + "*"), *d.glob(COMMITS + _atomic.TMP_MARK + "*")])
-        cdir = d / COMMITS
-        self.legacy = not cdir.is_dir()
-        named = set()
-        if not self.legacy:
-            for c in sorted(cdir.iterdir()):
-                if _atomic.TMP_MARK in c.name:
-                    self.incomplete.append(c)
-                    continue
-                if c.suffix != ".json":
-                    continue
-                for rel in _read_commit(d, c):
-                    if not (d / rel).is_file():
-                        raise store_error(d, d / rel, f"named by the commit {c.name} but missing (a damaged store)")
-                    named.add(rel)
+        self.incomplete: List[Path] = [*d.glob(STAGING + "*"), *d.glob(COMMITS + _atomic.TMP_MARK + "*")]
+        if (d / COMMITS).is_dir():
+            self.incomplete += [c for c in (d / COMMITS).iterdir() if _atomic.TMP_MARK in c.name]
         self.parts: Dict[str, List[Path]] = {}
         for t, files in on_disk.items():
-            keep = []
-            for f in files:
-                rel = f.relative_to(d).as_posix()
-                if _atomic.TMP_MARK in f.name or f.suffix != ".parquet" or not (self.legacy or rel in named):
-                    self.incomplete.append(f)
-                else:
-                    keep.append(f)
+            if named is None:  # every part of the old layout
+                keep = [f for f in files if _atomic.TMP_MARK not in f.name and f.suffix == ".parquet"]
+            else:
+                keep = sorted(d / rel for rel in named if rel.split("/")[0] == t)
+            taken = set(keep)
+            self.incomplete += [f for f in files if f not in taken]
             self.parts[t] = keep
         self.incomplete.sort()
 
@@ -157,6 +150,22 @@ class Snapshot:
                 IncompleteStoreWarning,
                 stacklevel=4,
             )
+
+
+def _named(d: Path) -> Optional[set]:
+    """The parts (relative paths) that the commits name; None without ``_commits/``."""
+    cdir = d / COMMITS
+    if not cdir.is_dir():
+        return None
+    named = set()
+    for c in sorted(cdir.iterdir()):
+        if _atomic.TMP_MARK in c.name or c.suffix != ".json":
+            continue
+        for rel in _read_commit(d, c):
+            if not (d / rel).is_file():
+                raise store_error(d, d / rel, f"named by the commit {c.name} but missing (a damaged store)")
+            named.add(rel)
+    return named
 
 
 def _files(folder: Path) -> List[Path]:
