@@ -225,6 +225,26 @@ def test_ingest_killed_after_random_delays(tmp_path, files):
     assert kills > 0
 
 
+def test_readers_during_an_ingest_see_whole_batches(tmp_path, files):
+    """open_store in a loop while another process ingests: every store it
+    opens holds whole profiles, a whole number of batches."""
+    d = tmp_path / "store"
+    pprofcore.ProfileSet(files[:2]).to_parquet(d)
+    k = _child(KILLABLE_INGEST, d, -1, *files[2:] * 3)
+    assert k.stdout.readline().strip() == "ready"
+    seen = set()
+    deadline = time.monotonic() + 20
+    while k.poll() is None and time.monotonic() < deadline:
+        store = _open_after_kill(d)
+        n = _assert_complete(store, files)
+        assert n % 2 == 0, f"{n} profiles: part of a batch of 2 is visible"
+        seen.add(n)
+        store.close()
+    k.kill()
+    k.communicate(timeout=60)
+    assert seen
+
+
 def test_truncated_part_without_commit_is_skipped_and_named(tmp_path, files):
     d = tmp_path / "store"
     pprofcore.ProfileSet(files[:2]).to_parquet(d)
