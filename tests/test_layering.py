@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 
 # Rank of each module by name (a package's name covers its submodules).
 GROUPS: List[Tuple[str, Set[str]]] = [
-    ("leaf", {"errors", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args", "_stats"}),
+    ("leaf", {"errors", "_atomic", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args", "_stats"}),
     (
         "room",
         {

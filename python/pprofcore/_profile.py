@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _args, _comments, _core, _filter, _frames, _labels, _repr, _transform, reports
+from . import _args, _atomic, _comments, _core, _filter, _frames, _labels, _repr, _transform, reports
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
@@ -520,10 +520,13 @@ class Profile:
         return self._core.encode(bool(compress), _args.check_level(level))
 
     def save(self, path: Union[str, "os.PathLike[str]"], compress: bool = True, level: Optional[int] = None) -> None:
-        """Write the profile to ``path`` (gzip-compressed unless ``compress=False``)."""
+        """Write the profile to ``path`` (gzip-compressed unless ``compress=False``).
+
+        The write is atomic: the bytes go to a temporary file beside ``path``
+        that is then renamed over it, so a failed write (a full disk, a kill)
+        leaves an existing ``path`` as it was, even when it is the input."""
         data = self.to_bytes(compress=compress, level=level)
-        with open(os.fspath(path), "wb") as f:
-            f.write(data)
+        _atomic.write_bytes(path, data)
 
     # ----------------------------------------------------------------- reports
     def top(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _atomic
 from . import _report_args as ra
 
 HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
@@ -17,8 +18,7 @@ def run(args) -> int:
     p = ra.load_all(args)
     text = p.to_callgrind(sample_type=ra.sample_index(args.sample_index), unit=args.unit, inline=not args.noinlines)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        _atomic.write_text(args.output, text)
     else:
         print(text, end="")
     return 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .. import _atomic
+
 HELP = "convert a series of cumulative profiles into deltas"
 
 
@@ -45,8 +47,7 @@ def run(args) -> int:
         out = os.path.join(args.output, os.path.basename(path))
         if os.path.abspath(out) == os.path.abspath(path):
             raise ValueError(f"refusing to overwrite the input {path}")
-        with open(out, "wb") as f:
-            f.write(dc.delta_bytes(data))
+        _atomic.write_bytes(out, dc.delta_bytes(data))
     subtracted = ", ".join(dc.sample_types) if dc is not None else ""
     print(f"wrote {len(args.files)} profiles to {args.output} (subtracted: {subtracted})", file=sys.stderr)
     return 0

@@ -1,7 +1,8 @@
 """Fleets on disk: ingest profiles into a Parquet store, query it with SQL, and
 report the top functions of a selection.
 
-  pprofcore fleet ingest DIR FILES...      write (or append) FILES to the store DIR
+  pprofcore fleet ingest DIR FILES...      write (or append) FILES to the store DIR (one
+                                           ingest at a time: a second one waits for the lock)
   pprofcore fleet sql DIR QUERY            run a DuckDB query over the store's tables
   pprofcore fleet top DIR [--where COND]   pprof -top of the merged selection
 
@@ -33,10 +34,17 @@ def add_arguments(parser) -> None:
         "query", metavar="QUERY", help="SQL over the views profiles, samples, stacks, locations, functions, mappings"
     )
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    p.add_argument(
+        "--external-access",
+        action="store_true",
+        help="let the query read or write files outside the store (COPY ... TO, read_csv, ATTACH)",
+    )
     p.set_defaults(_fleet=_sql)
     p = sub.add_parser("top", help="top functions of the merged profiles (like pprof -top)")
     p.add_argument("directory", metavar="DIR")
-    p.add_argument("--where", default=None, help="SQL condition over the profiles table, e.g. \"day = '2024-01-02'\"")
+    p.add_argument(
+        "--where", default=None, help="one SQL condition over the profiles table, e.g. \"day = '2024-01-02'\""
+    )
     ra.add_sample_index(p)
     p.add_argument(
         "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
@@ -68,7 +76,7 @@ def _ingest(args) -> int:
 def _sql(args) -> int:
     import pprofcore
 
-    df = pprofcore.open_store(args.directory).sql(args.query)
+    df = pprofcore.open_store(args.directory, external_access=args.external_access).sql(args.query)
     if args.format == "csv":
         df.to_csv(sys.stdout, index=False)
     elif args.format == "json":

@@ -5,7 +5,11 @@ Each task writes the ``profiles`` and ``samples`` of its chunk as one part
 per day partition into a staging folder of the store, and returns the
 content rows (stacks, locations, functions, mappings) its profiles use. The
 content rows are deduplicated by id in a tree; the last task drops the ids
-the store already has, writes them, and moves the staged parts into place.
+the store already has, writes them, moves the staged parts into place and
+commits them all as one batch through the store's one commit path
+(``fleet._commit``): until that commit, none of the call's rows is visible,
+so a kill anywhere leaves the store as it was. The caller holds the store's
+lock from reading its next profile id to the commit.
 A file that cannot be read fails its task's chunk without raising there:
 the error travels up the tree, so the last task runs only once every chunk
 is done, removes the staging folder and the call raises, leaving the store
@@ -72,7 +76,7 @@ def ingest_chunk(
 
     from ..fleet._store import _header_row, _Writer
 
-    w = _Writer(Path(staging), scan=False, first_id=first_id)
+    w = _Writer(Path(staging), first_id=first_id)
     skipped = Skipped()
     n = 0
     try:
@@ -95,7 +99,7 @@ def ingest_chunk(
         pieces = w.pending[table]
         content[table] = pa.concat_tables(pieces, promote_options="permissive") if pieces else None
         w.pending[table] = []
-    w.flush(name)
+    w.flush(name, commit=False)  # committed by the last task, with everything else
     return IngestPart(content, skipped, n)
 
 
@@ -111,34 +115,36 @@ def combine(parts: List[IngestPart]) -> IngestPart:
     return IngestPart(content, _read.concat_skipped([x.skipped for x in parts]), sum(x.n for x in parts), error)
 
 
-def commit(root: IngestPart, directory: str, staging: str, name: str) -> IngestPart:
+def commit(root: IngestPart, directory: str, staging: str, name: str, batch: str) -> IngestPart:
     """Last task: write the content rows the store lacks, move the staged
-    parts into the store, remove the staging folder."""
-    import pyarrow.parquet as pq
+    parts into the store, and commit them all as one batch (the last step);
+    then remove the staging folder. Run again (its worker died), it redoes
+    what is missing and commits the same batch."""
+    from ..fleet import _commit, _store
 
     d, stage = Path(directory), Path(staging)
     if root.error is not None:
         shutil.rmtree(stage, ignore_errors=True)
         root.content = {t: None for t in CONTENT}
         return root
+    snap = _commit.Snapshot(d)  # committed rows only: this call's own parts are not yet
+    parts = []
     for t in CONTENT:
         table = root.content[t]
         if table is None or table.num_rows == 0:
             continue
-        # ids already in the store (not counting this call's own file, should this task run twice)
-        files = [f for f in (d / t).rglob("*.parquet") if f.name != name] if (d / t).is_dir() else []
-        have = [pq.read_table(f, columns=[_ID[t]]).column(0).to_numpy() for f in files]
         ids = table.column(_ID[t]).to_numpy()
-        fresh = ~np.isin(ids, np.concatenate(have)) if have else np.ones(len(ids), dtype=bool)
+        fresh = ~np.isin(ids, _store.existing_ids(snap, t))
         if fresh.any():
-            (d / t).mkdir(parents=True, exist_ok=True)
-            tmp = d / t / (name + ".tmp")
-            pq.write_table(table.filter(fresh), tmp)
-            os.replace(tmp, d / t / name)
-    for f in sorted(stage.rglob("*.parquet")):
-        target = d / f.relative_to(stage)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(f, target)
+            _commit.write_part(d / t / name, table.filter(fresh))
+            parts.append(f"{t}/{name}")
+    for f in sorted(stage.rglob("*.parquet")):  # written atomically in the staging folder
+        _commit.move_part(f, d / f.relative_to(stage))
+    prefix = name[: -len(".parquet")] + "-"  # the leaves' part names (see ingest)
+    for t in ("profiles", "samples"):
+        parts += [f.relative_to(d).as_posix() for f in (d / t).rglob(prefix + "*.parquet")] if (d / t).is_dir() else []
+    if parts:
+        _commit.commit(d, batch, parts)
     shutil.rmtree(stage, ignore_errors=True)
     root.content = {t: None for t in CONTENT}  # nothing more to carry back
     return root
@@ -190,7 +196,8 @@ def ingest(
         As :func:`pprofcore.dask.merge`.
     """
     dask = _client.require_dask()
-    from ..fleet._store import Store, _Writer
+    from ..fleet import _commit
+    from ..fleet._store import Store, next_profile_id
 
     _read.check_errors(errors)
     items = _read.expand(paths)
@@ -203,7 +210,29 @@ def ingest(
         rows = metadata.reset_index(drop=True).to_dict("records")
     d = _directory(directory)
     d.mkdir(parents=True, exist_ok=True)
-    first_id = _Writer(d, scan=False).next_id
+    with _commit.Lock(d):  # held until the commit task is done: ids stay ours
+        part = _run(
+            dask,
+            items,
+            d,
+            next_profile_id(_commit.prepare(d)),
+            metadata,
+            rows,
+            client,
+            chunk_size,
+            split_every,
+            errors,
+            retries,
+            max_decompressed_size,
+        )
+    if part.error is not None:
+        raise part.error
+    store = Store(d)
+    return (store, part.skipped) if errors == "skip" else store
+
+
+def _run(dask, items, d, first_id, metadata, rows, client, chunk_size, split_every, errors, retries, max_size):
+    """Build and compute the ingest's task graph (the caller holds the lock)."""
     client = _client.resolve(client)
     size = _client.chunk_size(len(items), client, chunk_size)
     token = dask.base.tokenize(items, str(d), first_id, errors, size)
@@ -220,20 +249,17 @@ def ingest(
                 first_id,
                 md,
                 errors,
-                max_decompressed_size,
+                max_size,
                 dask_key_name=f"pprofcore-ingest-{token}-{k}",
             )
         )
     root = _client.tree(leaves, combine, split_every, f"pprofcore-ingest-{token}")
     done = dask.delayed(commit, pure=True)(
-        root, str(d), str(stage), name, dask_key_name=f"pprofcore-ingest-{token}-commit"
+        root, str(d), str(stage), name, f"dask-{token}", dask_key_name=f"pprofcore-ingest-{token}-commit"
     )
     try:
         (part,) = _client.compute([done], client, retries)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)  # best effort: tasks may still be running
         raise
-    if part.error is not None:
-        raise part.error
-    store = Store(d)
-    return (store, part.skipped) if errors == "skip" else store
+    return part

@@ -6,14 +6,16 @@ from __future__ import annotations
 import os
 from typing import Callable, Dict
 
+from .. import _atomic
+
 
 def save_by_extension(path, writers: Dict[str, Callable[[], str]], formats: str) -> None:
-    """Writes ``writers[ext]()`` to ``path`` as UTF-8 text; an unknown extension
-    raises ValueError naming the ``formats`` that are understood."""
+    """Writes ``writers[ext]()`` to ``path`` as UTF-8 text, atomically (a
+    temporary file renamed over ``path``); an unknown extension raises
+    ValueError naming the ``formats`` that are understood."""
     p = os.fspath(path)
     ext = os.path.splitext(p)[1].lower()
     if ext not in writers:
         raise ValueError(f"cannot tell the format of {p!r}: use {formats}")
     text = writers[ext]()
-    with open(p, "w", encoding="utf-8") as f:
-        f.write(text)
+    _atomic.write_text(p, text)

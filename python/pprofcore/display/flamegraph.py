@@ -262,6 +262,7 @@ class FlameGraph:
         return json.dumps(to_speedscope(self), separators=(",", ":"))
 
     def save_speedscope(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes :meth:`to_speedscope` to ``path``."""
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
-            f.write(self.to_speedscope())
+        """Writes :meth:`to_speedscope` to ``path`` (atomically: a temporary file renamed over it)."""
+        from .. import _atomic
+
+        _atomic.write_text(path, self.to_speedscope())

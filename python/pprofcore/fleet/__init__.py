@@ -11,11 +11,15 @@ tables, pyarrow for the store and duckdb for its queries (``pprofcore[fleet]``).
 from ._set import ProfileSet
 
 
-def open_store(directory):
-    """Open the Parquet store in ``directory`` (see :class:`Store`)."""
+def open_store(directory, *, external_access: bool = False):
+    """Open the Parquet store in ``directory`` (see :class:`Store`).
+
+    Its DuckDB queries read the store's own files only; ``external_access=True``
+    lets :meth:`Store.sql` read and write other files, attach databases and
+    load extensions, as a plain DuckDB connection does."""
     from ._store import Store
 
-    return Store(directory)
+    return Store(directory, external_access=external_access)
 
 
 def __getattr__(name):
@@ -23,6 +27,10 @@ def __getattr__(name):
         from ._store import Store
 
         return Store
+    if name == "IncompleteStoreWarning":
+        from ._commit import IncompleteStoreWarning
+
+        return IncompleteStoreWarning
     if name in ("series", "movers", "heatmap", "lines"):
         from . import _movers, _plots, _series
 
@@ -32,4 +40,4 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["ProfileSet", "Store", "open_store", "series", "movers", "heatmap", "lines"]
+__all__ = ["IncompleteStoreWarning", "ProfileSet", "Store", "open_store", "series", "movers", "heatmap", "lines"]

@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from .. import _atomic
 from .._optional import require_pandas
 
 _PALETTE = (
@@ -39,9 +40,8 @@ class Figure:
         return f"<pprofcore.fleet.Figure {self.title!r}>"
 
     def save(self, path) -> None:
-        """Write the SVG to ``path``."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.svg)
+        """Write the SVG to ``path`` (atomically: a temporary file renamed over it)."""
+        _atomic.write_text(path, self.svg)
 
 
 def _pivot(df, n: Optional[int], names: Optional[Sequence[str]]):

@@ -10,24 +10,28 @@ Layout of ``DIR`` (hive-style ``day=`` partitions, one file per written batch)::
     functions/*.parquet                 function_id, name, system_name, filename, start_line
     mappings/*.parquet                  mapping_id, memory_start, ... build_id, has_*
 
+    _commits/*.json                     one per committed batch: the parts it made visible
+    .lock                               held (flock) by the ingest writing, if any
+
 Stack, location, function and mapping ids are content hashes (``_ids``), so
-each distinct row is written once however many profiles share it."""
+each distinct row is written once however many profiles share it. Parts are
+written and made visible only through ``_commit`` (temporary names, renames,
+one commit file last); a reader takes the files commits name, by name."""
 
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
 from .._optional import require_pandas, require_pyarrow
-from . import _ids
+from . import _commit, _ids, _sql
 from ._rebuild import rebuild
 from ._set import ProfileSet
 
-TABLES = ("profiles", "samples", "stacks", "locations", "functions", "mappings")
+TABLES = _commit.TABLES
 PARTITIONED = ("profiles", "samples")
 _ID_COLUMN = {"stacks": "stack_id", "locations": "location_id", "functions": "function_id", "mappings": "mapping_id"}
 #: Profiles per written file (larger files, fewer of them).
@@ -44,33 +48,38 @@ def _require_duckdb():
     return duckdb
 
 
+def existing_ids(snap: "_commit.Snapshot", table: str) -> np.ndarray:
+    """The ids of a content table's committed rows."""
+    import pyarrow.parquet as pq
+
+    col = "profile_id" if table == "profiles" else _ID_COLUMN[table]
+    parts = [pq.read_table(f, columns=[col]).column(0).to_numpy() for f in snap.parts[table]]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+
+def next_profile_id(snap: "_commit.Snapshot") -> int:
+    """The first profile id after every committed one (call it under the
+    store's lock: the ids stay free until this writer commits)."""
+    ids = existing_ids(snap, "profiles")
+    return int(ids.max()) + 1 if len(ids) else 0
+
+
 class _Writer:
     """Accumulates table pieces and writes one Parquet file per table per batch."""
 
-    def __init__(self, directory: Path, *, scan: bool = True, first_id: Optional[int] = None) -> None:
-        # scan=False, first_id=N: a writer that knows nothing of the store (a
-        # distributed ingest deduplicates content and numbers profiles itself)
+    def __init__(self, directory: Path, snap: Optional["_commit.Snapshot"] = None, first_id: int = 0) -> None:
+        # snap: the store's committed state, read under its lock (its content
+        # ids are not written again, profiles are numbered after it); None:
+        # a writer that knows nothing of the store (a distributed ingest
+        # deduplicates content and numbers profiles itself)
         self.pa = require_pyarrow()
-        import pyarrow.parquet as pq
-
-        self.pq = pq
         self.dir = directory
-        self.seen: Dict[str, set] = {t: set(self._existing_ids(t).tolist()) if scan else set() for t in _ID_COLUMN}
+        self.seen: Dict[str, set] = {
+            t: set(existing_ids(snap, t).tolist()) if snap is not None else set() for t in _ID_COLUMN
+        }
         self.string_ids = _ids.StringHashes()
-        self.next_id = self._next_profile_id() if first_id is None else first_id
+        self.next_id = next_profile_id(snap) if snap is not None else first_id
         self.pending: Dict[str, list] = {t: [] for t in TABLES}
-
-    def _files(self, table: str) -> List[Path]:
-        return sorted((self.dir / table).rglob("*.parquet"))
-
-    def _existing_ids(self, table: str) -> np.ndarray:
-        parts = [self.pq.read_table(f, columns=[_ID_COLUMN[table]]).column(0).to_numpy() for f in self._files(table)]
-        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
-
-    def _next_profile_id(self) -> int:
-        ids = [self.pq.read_table(f, columns=["profile_id"]).column(0).to_numpy() for f in self._files("profiles")]
-        ids = [i for i in ids if len(i)]
-        return int(max(i.max() for i in ids)) + 1 if ids else 0
 
     def _new(self, table: str, ids: np.ndarray):
         """Rows (first index of each id) whose id was never written."""
@@ -207,9 +216,14 @@ class _Writer:
         row = {"day": day, "profile_id": pid, "main_mapping_id": main, **facts["row"]}
         self.pending["profiles"].append(row)
 
-    def flush(self, name: Optional[str] = None) -> None:
+    def flush(self, name: Optional[str] = None, *, commit: bool = True) -> List[str]:
+        """Write the pending rows as one part per table (and day), each
+        atomically; with ``commit``, then commit them as one batch. Returns
+        the parts written, relative to the store."""
         pa = self.pa
-        name = name or f"part-{uuid.uuid4().hex}.parquet"
+        batch = _commit.new_batch()
+        name = name or f"part-{batch}.parquet"
+        written: List[str] = []
         if self.pending["profiles"]:
             pd = require_pandas()
             df = pd.DataFrame(self.pending["profiles"])
@@ -222,14 +236,17 @@ class _Writer:
                 days = t.column("day").to_pylist()
                 for day in sorted(set(days)):
                     mask = pa.array([d == day for d in days])
-                    out = self.dir / table / f"day={day}"
-                    out.mkdir(parents=True, exist_ok=True)
-                    self.pq.write_table(t.filter(mask).drop_columns(["day"]), out / name)
+                    rel = f"{table}/day={day}/{name}"
+                    _commit.write_part(self.dir / rel, t.filter(mask).drop_columns(["day"]))
+                    written.append(rel)
             else:
-                out = self.dir / table
-                out.mkdir(parents=True, exist_ok=True)
-                self.pq.write_table(t, out / name)
+                rel = f"{table}/{name}"
+                _commit.write_part(self.dir / rel, t)
+                written.append(rel)
             self.pending[table] = []
+        if commit and written:
+            _commit.commit(self.dir, batch, written)
+        return written
 
 
 def _header_row(p, path, extra: dict) -> dict:
@@ -292,24 +309,29 @@ def _metadata_of(s: ProfileSet, i: int, path) -> dict:
 
 
 def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
-    """Write (append) the profiles of ``s`` to the store in ``directory``."""
+    """Write (append) the profiles of ``s`` to the store in ``directory``.
+
+    Holds the store's lock throughout (a second ingest waits); each batch of
+    ``WRITE_BATCH`` profiles is committed as a whole, so a kill loses at most
+    the batch being written, never part of a profile."""
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
-    w = _Writer(d)
-    paths = s.paths
-    done = 0
-    for pos, profiles in s.chunks():
-        for i, p in zip(pos.tolist(), profiles):
-            extra = _metadata_of(s, i, paths[i])
-            t = p.time_nanos
-            day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
-            w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
-            done += 1
-            if done % WRITE_BATCH == 0:
-                w.flush()
-            if progress is not None:
-                progress(done, len(s))
-    w.flush()
+    with _commit.Lock(d):
+        w = _Writer(d, _commit.prepare(d))
+        paths = s.paths
+        done = 0
+        for pos, profiles in s.chunks():
+            for i, p in zip(pos.tolist(), profiles):
+                extra = _metadata_of(s, i, paths[i])
+                t = p.time_nanos
+                day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
+                w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
+                done += 1
+                if done % WRITE_BATCH == 0:
+                    w.flush()
+                if progress is not None:
+                    progress(done, len(s))
+        w.flush()
     return Store(d)
 
 
@@ -317,7 +339,24 @@ class Store:
     """A fleet on disk (see ``ProfileSet.to_parquet``), queried with DuckDB.
 
     The six tables are views of the same names: ``profiles``, ``samples``,
-    ``stacks``, ``locations``, ``functions``, ``mappings``.
+    ``stacks``, ``locations``, ``functions``, ``mappings``, over the part
+    files that the store's commits name (listed by name, so a store whose
+    path holds ``[``, ``?`` or ``*`` reads its own files only).
+
+    Opening checks each part's schema and that no profile id is in two parts,
+    and raises :class:`~pprofcore.DecodeError` naming the file otherwise.
+    Files no commit names (an ingest killed or still running, foreign files)
+    are not read: they are listed in ``incomplete`` and reported with an
+    :class:`IncompleteStoreWarning`.
+
+    DuckDB runs with external access off unless ``external_access=True``:
+    queries read the store's parts and nothing else, and cannot write files
+    elsewhere, attach databases or load extensions. ``where`` arguments must
+    be one SQL expression over ``profiles`` (no ``;``, comments or subqueries).
+
+    A Store may be used from several threads at once: each call runs on its
+    own DuckDB cursor (a connection to the same in-memory database), so calls
+    neither wait for nor disturb one another.
 
     Examples
     --------
@@ -328,25 +367,42 @@ class Store:
     2
     """
 
-    def __init__(self, directory) -> None:
+    def __init__(self, directory, *, external_access: bool = False) -> None:
+        if not isinstance(external_access, bool):
+            raise TypeError(f"external_access must be True or False, not {external_access!r}")
         self.directory = Path(os.fspath(directory))
-        if not (self.directory / "profiles").is_dir():
-            raise FileNotFoundError(f"{self.directory}: not a pprofcore fleet store (no profiles/ table)")
+        d = self.directory
+        if not (d / "profiles").is_dir() and not (d / _commit.COMMITS).is_dir():
+            raise FileNotFoundError(f"{d}: not a pprofcore fleet store (no profiles/ table)")
         duckdb = _require_duckdb()
-        self._con = duckdb.connect()
+        snap = _commit.Snapshot(d)
+        snap.warn()
+        #: Files under the store that no commit names, not read (see the class doc).
+        self.incomplete: List[Path] = list(snap.incomplete)
         for t in TABLES:
-            tdir = self.directory / t
-            if not tdir.is_dir() or not any(tdir.rglob("*.parquet")):
-                # nothing written yet (e.g. no profile has mappings): an empty view of the same columns
-                self._con.register(f"_empty_{t}", _empty_table(t))
-                self._con.execute(f"create view {t} as select * from _empty_{t}")
+            for f in snap.parts[t]:
+                _check_part(d, t, f)
+        self._con = con = duckdb.connect()
+        for t in TABLES:
+            files = [str(f.resolve()) for f in snap.parts[t]]
+            if not files:
+                # nothing written yet (e.g. no profile has mappings): an empty table of the same columns
+                con.register("_arrow_empty", _empty_table(t))
+                con.execute(f"create table _empty_{t} as select * from _arrow_empty")
+                con.unregister("_arrow_empty")
+                con.execute(f"create view {t} as select * from _empty_{t}")
                 continue
-            files = str(tdir / "**" / "*.parquet")
             hive = "true" if t in PARTITIONED else "false"
-            self._con.execute(
-                f"create view {t} as select * from read_parquet('{_sql_str(files)}', "
-                f"hive_partitioning={hive}, union_by_name=true)"
-            )
+            listed = ", ".join(f"'{_sql.literal(_sql.no_glob(f))}'" for f in files)
+            opts = f"hive_partitioning={hive}, union_by_name=true"
+            con.execute(f"create view {t} as select * from read_parquet([{listed}], {opts})")
+        _check_ids(d, con, snap)
+        if not external_access:
+            # the views read their files by these names: the glob-escaped one is what DuckDB checks
+            allowed = sorted({x for f in snap.all_parts() for x in (str(f.resolve()), _sql.no_glob(str(f.resolve())))})
+            con.execute("set allowed_paths = $1", [allowed])
+            con.execute("set enable_external_access = false")
+            con.execute("set lock_configuration = true")  # a query cannot turn it back on
 
     def __repr__(self) -> str:
         return f"<pprofcore.fleet.Store {self.directory}>"
@@ -354,21 +410,41 @@ class Store:
     def sql(self, query: str, params=None):
         """Run a DuckDB query over the store's views; returns a pandas DataFrame.
 
-        A query DuckDB rejects raises ``ValueError`` with DuckDB's message."""
+        A query DuckDB rejects raises ``ValueError`` with DuckDB's message;
+        so does one reading or writing a file outside the store, unless the
+        store was opened with ``external_access=True``."""
         require_pandas()
         duckdb = _require_duckdb()
+        cur = self._con.cursor()  # one per call: safe from several threads
         try:
-            return self._con.execute(query, params or []).df()
+            return cur.execute(query, params or []).df()
         except duckdb.Error as e:
             raise ValueError(f"fleet store {self.directory}: query failed: {e}") from None
+        finally:
+            cur.close()
 
     def _selected(self, where: Optional[str]):
-        cond = f"where {where}" if where else ""
-        return self.sql(f"select * exclude (main_mapping_id) from profiles {cond} order by profile_id")
+        cur = self._con.cursor()
+        try:
+            cond = _sql.condition(cur, where)
+        finally:
+            cur.close()
+        return self.sql(
+            f"select * exclude (main_mapping_id) from profiles {f'where ({cond})' if cond else ''} order by profile_id"
+        )
+
+    def _rebuild(self, keys):
+        cur = self._con.cursor()  # its own temp tables: rebuilds in several threads do not mix
+        try:
+            return rebuild(cur, keys)
+        finally:
+            cur.close()
 
     def profile_set(self, where: Optional[str] = None) -> ProfileSet:
-        """The profiles matching the SQL condition ``where`` (over the
-        ``profiles`` view), rebuilt from the tables a chunk at a time."""
+        """The profiles matching the SQL condition ``where`` (one expression
+        over the ``profiles`` view; ``None`` for all), rebuilt from the
+        tables a chunk at a time. A ``where`` that is not one expression
+        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
         table = self._selected(where)
         pd = require_pandas()
         facts = pd.DataFrame(
@@ -386,7 +462,7 @@ class Store:
             if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
                 facts[c] = table[c].to_numpy()
         ids = table["profile_id"].astype(np.int64).tolist()
-        return ProfileSet._from_reader(ids, lambda keys: rebuild(self._con, keys), facts, chunk=REBUILD_BATCH)
+        return ProfileSet._from_reader(ids, self._rebuild, facts, chunk=REBUILD_BATCH)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over
@@ -402,11 +478,130 @@ class Store:
         self._con.close()
 
 
+# What each table's parts must hold: (column, kind, required). Kinds compare
+# loosely (any integer width, string or large_string), and an all-null column
+# (pyarrow's "null" type, e.g. comments no profile has) fits any kind.
+_SCHEMA = {
+    "profiles": [
+        ("profile_id", "int", True),
+        ("sample_types", "list<str>", True),
+        ("sample_units", "list<str>", True),
+        ("totals", "list<int>", True),
+        ("time_nanos", "int", True),
+        ("duration_nanos", "int", True),
+        ("path", "str", False),
+        ("period", "int", False),
+        ("period_type", "str", False),
+        ("period_unit", "str", False),
+        ("comments", "list<str>", False),
+        ("n_samples", "int", False),
+        ("main_mapping_id", "int", False),
+    ],
+    "samples": [
+        ("profile_id", "int", True),
+        ("sample", "int", True),
+        ("stack_id", "int", True),
+        ("values", "list<int>", True),
+        ("label_keys", "list<str>", True),
+        ("label_strs", "list<str>", True),
+        ("label_nums", "list<int>", True),
+        ("label_units", "list<str>", True),
+    ],
+}
+
+
+def _kind(t) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_null(t):
+        return "null"
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"list<{_kind(t.value_type)}>"
+    return str(t)
+
+
+def _fits(have: str, want: str) -> bool:
+    return have == want or have == "null" or (want.startswith("list<") and have == "list<null>")
+
+
+def _expected(table: str):
+    if table in _SCHEMA:
+        return _SCHEMA[table]
+    return [(f.name, _kind(f.type), True) for f in _empty_table(table).schema]
+
+
+def _check_part(d: Path, table: str, f: Path) -> None:
+    """A DecodeError naming ``f`` unless it is a Parquet file with the table's columns."""
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(f)
+    except Exception as e:  # pyarrow raises several types for a damaged file
+        raise _commit.store_error(d, f, f"not a readable Parquet file of the {table} table ({e})") from None
+    for name, want, required in _expected(table):
+        i = schema.get_field_index(name)
+        if i < 0:
+            if required:
+                raise _commit.store_error(d, f, f"not a part of the {table} table: no column {name!r}")
+            continue
+        have = _kind(schema.field(i).type)
+        if not _fits(have, want):
+            raise _commit.store_error(d, f, f"column {name!r} of the {table} table is {have}, expected {want}")
+
+
+def _check_ids(d: Path, con, snap: "_commit.Snapshot") -> None:
+    """A DecodeError naming the files when a profile id is in two parts (two
+    writers that numbered their profiles alike, before the store had a lock)."""
+    files = [str(f.resolve()) for f in snap.parts["profiles"]]
+    if not files:
+        return
+    listed = ", ".join(f"'{_sql.literal(_sql.no_glob(f))}'" for f in files)
+    dup = con.execute(
+        f"select profile_id, list(distinct filename order by filename) from read_parquet([{listed}], filename=true, "
+        "union_by_name=true) group by profile_id having count(*) > 1 order by profile_id limit 3"
+    ).fetchall()
+    if dup:
+        pid, where = dup[0]
+        raise _commit.store_error(
+            d,
+            where[0],
+            f"profile id {pid} is in more than one row (files: {', '.join(where)}); "
+            "the store was written by two ingests at once and its profiles are mixed",
+        )
+
+
 def _empty_table(table: str):
     """A zero-row Arrow table with the columns a written ``table`` has."""
     pa = require_pyarrow()
     ints, strs = pa.list_(pa.int64()), pa.list_(pa.string())
     schemas = {
+        "profiles": [
+            ("profile_id", pa.int64()),
+            ("main_mapping_id", pa.int64()),
+            ("path", pa.string()),
+            ("time", pa.timestamp("ns", tz="UTC")),
+            ("time_nanos", pa.int64()),
+            ("duration_nanos", pa.int64()),
+            ("sample_types", strs),
+            ("sample_units", strs),
+            ("totals", ints),
+            ("period_type", pa.string()),
+            ("period_unit", pa.string()),
+            ("period", pa.int64()),
+            ("comments", strs),
+            ("drop_frames", pa.string()),
+            ("keep_frames", pa.string()),
+            ("default_sample_type", pa.string()),
+            ("doc_url", pa.string()),
+            ("n_samples", pa.int64()),
+            ("day", pa.string()),
+        ],
         "samples": [
             ("profile_id", pa.int64()),
             ("sample", pa.int32()),
@@ -449,7 +644,3 @@ def _empty_table(table: str):
         ],
     }
     return pa.schema(schemas[table]).empty_table()
-
-
-def _sql_str(s: str) -> str:
-    return s.replace("'", "''")
