@@ -136,6 +136,12 @@ bool looks_folded(const uint8_t* data, size_t n) {
 }  // namespace
 
 std::string describe_non_pprof(const uint8_t* data, size_t n) {
+  // Text editors on Windows save UTF-8 with a byte-order mark; it hides what follows.
+  if (has_magic(data, n, "\xef\xbb\xbf")) {
+    std::string inner = describe_non_pprof(data + 3, n - 3);
+    return "input starts with a UTF-8 byte-order mark (EF BB BF), so it is text, not a binary profile.proto" +
+           (inner.empty() ? std::string() : "; after the mark, " + inner);
+  }
   const char* legacy = "; pprofcore does not read this legacy format (convert with `go tool pprof -proto`)";
   if (std::string c = describe_container(data, n); !c.empty()) return c;
   if (n >= 16) {
