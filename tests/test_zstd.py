@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from conftest import pprofcore_env
+from wirebuild import ld, small
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
@@ -120,3 +121,20 @@ def test_bomb_is_rejected_from_its_first_bytes(tmp_path, byte, message):
 def test_zstd_inside_zstd_is_named(raw):
     with pytest.raises(GzipError, match="zstd inside zstd: the file was compressed twice"):
         pprofcore.loads(_zstd(_zstd(raw)))
+
+
+@pytest.mark.parametrize("size", [4095, 4096, 4097, 65535, 65536, 65537, 262147])
+@pytest.mark.parametrize("flags", [(), ("--no-content-size",)], ids=["sized", "no-size"])
+def test_output_sizes_at_buffer_boundaries(size, flags):
+    """The output buffer starts small and doubles, and stops once at 64 KiB to
+    judge the start: sizes at those edges, in one frame or two, decompress
+    whole, and the limit holds to the byte."""
+    head = small()
+    pad = next(f for k in range(2, 8) if len(f := ld(100, b"a" * (size - len(head) - k))) == size - len(head))
+    raw = head + pad
+    want = pprofcore.loads(raw)
+    for data in (_zstd(raw, *flags), _zstd(raw[: size // 2], *flags) + _zstd(raw[size // 2 :], *flags)):
+        assert pprofcore.loads(data) == want
+        assert pprofcore.loads(data, max_decompressed_size=size) == want
+        with pytest.raises(GzipError, match=f"exceeds the limit of {size - 1} bytes"):
+            pprofcore.loads(data, max_decompressed_size=size - 1)
