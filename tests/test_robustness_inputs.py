@@ -207,6 +207,9 @@ def test_json_with_a_byte_order_mark_is_named():
     with pytest.raises(DecodeError, match="UTF-8 byte-order mark") as info:
         pprofcore.loads(SEEDS["json-bom"])
     assert "V8/Chrome CPU profile" in str(info.value)
+    # Any number of marks is one mark to skip (not one call each).
+    with pytest.raises(DecodeError, match="UTF-8 byte-order mark"):
+        pprofcore.loads(b"\xef\xbb\xbf" * 400_000 + b"{}")
 
 
 # Each top-level field of profile.proto with the wire type it is not: the
