@@ -213,6 +213,18 @@ def test_skip_leaves_bad_files_out_and_reports_them(client, synthetic, tmp_path)
         pdask.merge([paths[10], paths[21]], client=client, errors="skip")
 
 
+def test_skip_survives_a_header_that_is_not_utf8(client, synthetic, tmp_path):
+    """A damaged legacy header used to raise UnicodeDecodeError on the worker,
+    which no errors= setting caught: the whole merge failed."""
+    bad = tmp_path / "mutex.txt"
+    bad.write_bytes(b"--- mutex:\ncycles/second=1000\nsampling\xff period=1\n")
+    paths = [*synthetic[:3], str(bad)]
+    merged, skipped = pdask.merge(paths, client=client, chunk_size=2, errors="skip")
+    assert merged == pprofcore.merge_files(synthetic[:3])
+    assert skipped.paths == [str(bad)] and isinstance(skipped.errors[0], pprofcore.DecodeError)
+    assert "sampling\\xff period" in str(skipped.errors[0])
+
+
 # ------------------------------------------------------- killed workers
 def _arm(marker: str, where: str) -> None:
     """On a worker: the first task to get here (across all workers: the

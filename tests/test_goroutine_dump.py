@@ -504,3 +504,23 @@ def test_damaged_dumps_load_or_raise_decode_error(gs, data):
     else:
         p._core.check_invariants()
         assert len(p.values) <= len(gs) + 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(goroutines, min_size=1, max_size=4), st.integers(0, 255), st.booleans(), st.booleans())
+def test_go_run_exit_line_is_skipped(gs, status, crlf, trailing_blank):
+    """`go run` appends "exit status N" right under the last frame of a panic's
+    traceback (no blank line between): the dump reads as without it."""
+    nl = "\r\n" if crlf else "\n"
+    dump = render(gs, crlf).rstrip(b"\r\n")  # what the program printed, up to its last frame
+    exited = dump + f"{nl}exit status {status}{nl}{nl if trailing_blank else ''}".encode()
+    assert pprofcore.loads(b"panic: boom" + nl.encode() * 2 + exited) == pprofcore.loads(
+        b"panic: boom" + nl.encode() * 2 + dump + nl.encode()
+    )
+
+
+def test_exit_line_inside_the_dump_is_still_an_error():
+    """Only the dump's last line is taken for `go run`'s exit line."""
+    text = GOOD + "exit status 2\ngoroutine 2 [running]:\nmain.g()\n\t/x/g.go:1 +0x1\n"
+    with pytest.raises(DecodeError, match="Go goroutine dump"):
+        pprofcore.loads(text.encode())

@@ -19,7 +19,7 @@ import pytest
 from conftest import pprofcore_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wirebuild import small, top_level
+from wirebuild import ld, small, top_level
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
@@ -295,6 +295,76 @@ def test_corrupt_gzip_costs_what_inflates_not_what_it_claims(tmp_path, inflater)
     assert r.returncode == 0, r.stderr
     grown_mib = int(r.stdout.strip())
     assert grown_mib < 64, f"peak RSS grew by {grown_mib} MiB to reject {len(files)} truncated 256 KiB file(s)"
+
+
+_LYING_ISIZE = """
+    import sys, pprofcore
+    from pprofcore import GzipError
+    inflater, path = sys.argv[1], sys.argv[2]
+    try:
+        if inflater == "load":
+            pprofcore.load(path)
+        else:
+            pprofcore.loads(open(path, "rb").read(), inflater=inflater)
+        raise SystemExit("accepted a corrupt stream")
+    except GzipError as e:
+        print(e)
+"""
+
+
+@pytest.mark.skipif(SANITIZED, reason="an address-space cap means nothing under a sanitizer")
+@pytest.mark.parametrize("inflater", _inflaters() + ["load"])
+def test_lying_isize_reserves_what_the_input_can_justify(tmp_path, inflater):
+    """A 4 MB corrupt download whose ISIZE claims 4 GiB used to reserve
+    min(ISIZE, 1032 x input) = 4 GiB of address space up front: MemoryError
+    under a 2.5 GB RLIMIT_AS. The first buffer now holds at most 64 x input."""
+    import random
+
+    rnd = random.Random(4)  # incompressible strings: a valid start, so nothing judges it early
+    raw = b"".join(ld(6, rnd.randbytes(1000)) for _ in range(4 << 10))
+    data = bytearray(gzip.compress(raw, compresslevel=1, mtime=0))
+    data[len(data) // 2] ^= 0xFF  # corrupt in the middle
+    data[-4:] = (0xFFFFFFF0).to_bytes(4, "little")
+    path = tmp_path / "lying.pb.gz"
+    path.write_bytes(bytes(data))
+    r = run_isolated(_LYING_ISIZE, inflater, str(path), memory_cap=int(2.5 * (1 << 30)))
+    assert_no_abort(r)
+    assert r.returncode == 0, r.stderr
+    assert "gzip" in r.stdout
+
+
+_GZIP_BOMB = """
+    import resource, sys, pprofcore
+    from pprofcore import DecodeError
+    data = open(sys.argv[2], "rb").read()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        pprofcore.loads(data, inflater=sys.argv[1])
+        raise SystemExit("accepted a bomb")
+    except DecodeError as e:
+        print(e, file=sys.stderr)
+    print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+@pytest.mark.skipif(SANITIZED, reason="peak RSS means nothing under a sanitizer")
+@pytest.mark.parametrize("inflater", _inflaters())
+def test_gzip_bomb_is_rejected_from_its_first_bytes(tmp_path, inflater):
+    """256 MiB of zeros in 256 KB: its first 64 KiB cannot start a profile, so
+    it is refused before the rest is inflated (it used to be inflated whole,
+    then refused by the decoder for its missing string table)."""
+    import zlib
+
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + 15)
+    chunk = bytes(1 << 20)
+    bomb = b"".join(c.compress(chunk) for _ in range(256)) + c.flush()
+    path = tmp_path / "bomb.gz"
+    path.write_bytes(bomb)
+    r = run_isolated(_GZIP_BOMB, inflater, str(path))
+    assert_no_abort(r)
+    assert r.returncode == 0, r.stderr
+    assert "decompresses to zero bytes" in r.stderr
+    assert int(r.stdout) < 64, f"peak RSS grew by {r.stdout.strip()} MiB to reject a gzip bomb"
 
 
 # ------------------------------------------------ 4. Ctrl-C between files

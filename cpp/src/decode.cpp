@@ -14,6 +14,7 @@
 #include "decode_internal.hpp"
 #include "pprofcore/legacy.hpp"
 #include "pprofcore/memory.hpp"
+#include "pprofcore/io.hpp"
 #include "pprofcore/sniff.hpp"
 #include "pprofcore/zstd.hpp"
 
@@ -558,6 +559,27 @@ namespace {
 
 }  // namespace
 
+// pprof decompresses once, and so does pprofcore: a second layer is named (both
+// magics are invalid protobuf tags, so this refuses nothing decodable).
+void refuse_nested_compression(const char* outer, const uint8_t* data, size_t n) {
+  const char* inner = gzip::is_gzip(data, n) ? "gzip" : zstd::is_zstd(data, n) ? "zstd" : nullptr;
+  if (!inner) return;
+  throw GzipError(std::string(inner) + " inside " + outer +
+                      ": the file was compressed twice (decompress it once, e.g. `" +
+                      (outer[0] == 'g' ? "gunzip" : "zstd -d") + " < file > file.once`, and load that)",
+                  outer, -1);
+}
+
+void judge_decompressed_prefix(const char* format, const uint8_t* data, size_t n, const DecodeOptions& options) {
+  // Zero bytes are field 0, which pprof skips, so a raw input of zeros fails only
+  // at its end; nothing writes a compressed profile that starts with a page of them.
+  if (n > 0 && data[0] == 0 && std::all_of(data, data + n, [](uint8_t b) { return b == 0; }))
+    throw GzipError(std::string(format) + " input decompresses to zero bytes (its first " + std::to_string(n) +
+                        " bytes are all 0x00), which cannot start a profile: a decompression bomb or a damaged file",
+                    format, 0);
+  judge_prefix(data, n, options);
+}
+
 Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n) {
   Profile legacy;
   if (decode_legacy(data, n, legacy)) return legacy;
@@ -610,18 +632,29 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
         "input is larger than the limit of " + std::to_string(max) + " bytes (raise max_decompressed_size to allow it)",
         "", -1);
   }
+  if (gzip::is_gzip(data, n) && gzip::suspicious_ratio(data, n)) {
+    // A bomb whose first bytes cannot start a profile stops here, not at the limit.
+    gzip::Buffer head = gzip::peek(data, n, zstd::kPrefixBytes);
+    if (head.size() == zstd::kPrefixBytes)
+      decoding::judge_decompressed_prefix("gzip", head.data(), head.size(), options);
+  }
   if (gzip::is_gzip(data, n) && decoding::worth_overlapping(n, options)) {
     Profile p;
     if (decoding::decode_overlapped(data, n, options, report, p)) return p;
   }
   if (zstd::is_zstd(data, n)) {
-    std::string raw = zstd::decompress(data, n, options.max_decompressed_size);
+    // A bomb whose first bytes cannot start a profile stops there, not at the limit.
+    gzip::Buffer raw = zstd::decompress(data, n, options.max_decompressed_size, [&](const uint8_t* p, size_t k) {
+      decoding::judge_decompressed_prefix("zstd", p, k, options);
+    });
     if (raw.empty()) throw DecodeError("empty input: zstd stream decompresses to 0 bytes", "", -1);
-    return decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), options, report);
+    decoding::refuse_nested_compression("zstd", raw.data(), raw.size());
+    return decode_raw(raw.data(), raw.size(), options, report);
   }
   if (gzip::is_gzip(data, n)) {
     gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
+    decoding::refuse_nested_compression("gzip", raw.data(), raw.size());
     return decode_raw(raw.data(), raw.size(), options, report);
   }
   return decode_raw(data, n, options, report);

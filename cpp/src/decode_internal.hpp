@@ -242,6 +242,15 @@ class Decoder {
 // rethrows `e` saying what the input looks like. Call inside e's catch handler.
 Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n);
 
+// Throws GzipError when `data`, decompressed from `outer` ("gzip", "zstd"), is
+// itself compressed: pprof decompresses once.
+void refuse_nested_compression(const char* outer, const uint8_t* data, size_t n);
+
+// The on_prefix check for the first decompressed bytes of `format` ("zstd"):
+// throws when they cannot start a profile (judge_prefix, or all zero bytes), so
+// a decompression bomb stops there instead of at the size limit.
+void judge_decompressed_prefix(const char* format, const uint8_t* data, size_t n, const DecodeOptions& options);
+
 // Whether plain decoding would have refused what repair mode fixed (dangling
 // mapping ids are accepted by both modes). Such input may be a legacy format
 // that only looked like profile.proto; plain decoding reads it as that format.

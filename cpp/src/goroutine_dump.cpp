@@ -77,9 +77,10 @@ bool is_register_line(std::string_view line) {
     if (!is_lower_hex(line[i])) return false;
   return true;
 }
+bool is_exit_line(std::string_view line) { return starts_with(line, "exit status ") && all_digits(line.substr(12)); }
 bool is_interlude_line(std::string_view line) {
   return is_crash_line(line) || starts_with(line, "PC=0x") || line == "-----" || is_register_line(line) ||
-         (starts_with(line, "exit status ") && all_digits(line.substr(12)));
+         is_exit_line(line);
 }
 
 struct Header {
@@ -404,6 +405,13 @@ bool decode_goroutine_dump(const char* data, size_t n, Profile& out) {
       in_goroutine = false;
       state = State::Between;
       continue;
+    }
+    // `go run` prints "exit status 2" right under the last frame, with no blank
+    // line first; as the dump's last line it ends the goroutine.
+    if (state != State::Between && is_exit_line(line) && blank(r.remaining())) {
+      if (in_goroutine) b.end();
+      in_goroutine = false;
+      break;
     }
     switch (state) {
       case State::RuntimeStack:

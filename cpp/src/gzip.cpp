@@ -73,6 +73,27 @@ size_t grown(size_t cap, size_t max_size) {
   return std::min(max_size, cap > max_size / 2 ? max_size : std::max<size_t>(cap * 2, 4096));
 }
 
+// Real profiles inflate by a few times to a few tens of times. Even untouched,
+// a reservation counts against the address-space limit (RLIMIT_AS), so a lying
+// ISIZE of gigabytes must not be reserved on its word: the first buffer holds
+// ISIZE only up to this ratio, and grows as the output proves itself.
+constexpr size_t kTrustedRatio = 64;
+
+[[maybe_unused]] size_t first_capacity(uint32_t isize, size_t n, size_t limit) {
+  const size_t trusted = n > (SIZE_MAX >> 8) ? SIZE_MAX : n * kTrustedRatio + (size_t(64) << 10);
+  const size_t guess =
+      isize ? std::min<size_t>(isize, trusted) : std::min(n > SIZE_MAX / 4 ? SIZE_MAX : n * 4, trusted);
+  return std::min(std::max<size_t>(guess, 64), limit);
+}
+
+// After `cap` bytes proved too few: ISIZE when it is within 16x of what really
+// inflated (one more pass for an honest trailer; some real profiles inflate
+// 100-400x), else double.
+[[maybe_unused]] size_t next_capacity(size_t cap, uint32_t isize, size_t limit) {
+  const size_t next = grown(cap, limit);
+  return isize > next && isize / 16 <= cap ? std::min<size_t>(isize, limit) : next;
+}
+
 // Streaming backends size their buffer up to one byte past the limit: output
 // reaching that byte is over the limit, and an empty stream fits a limit of 0.
 size_t past_limit(size_t max_size) { return max_size == SIZE_MAX ? max_size : max_size + 1; }
@@ -157,9 +178,8 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   // usual single-member file, so that one inflates in one pass. Otherwise the
   // member is retried with twice the room. The buffer is never zero-filled, so
   // trusting a garbage ISIZE costs address space, not memory.
-  uint32_t isize = trailer_size(data, n);
-  size_t hint = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
-  if (hint < 64) hint = 64;
+  const uint32_t isize = trailer_size(data, n);
+  const size_t hint = first_capacity(isize, n, max_size);
   // Decompressors are kept for reuse: allocating one zeroes tens of KiB, which
   // for a small profile costs as much as a tenth of its inflate. One keeps no
   // state between calls.
@@ -189,7 +209,7 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
       }
       if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
         if (cap >= room) too_large(max_size);
-        cap = grown(cap, room);
+        cap = next_capacity(cap, isize, room);
         continue;
       }
       // BAD_DATA covers truncation, corruption and CRC/ISIZE mismatch; zlib
@@ -267,12 +287,10 @@ bool isal_member(inflate_state& st, const uint8_t* data, size_t n, size_t& in_po
 }
 
 Buffer inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
-  uint32_t isize = trailer_size(data, n);
-  size_t cap = isize ? std::min<size_t>(isize, plausible_size(n)) : n * 4;
-  if (cap < 64) cap = 64;
+  const uint32_t isize = trailer_size(data, n);
   const size_t hard = past_limit(max_size);
   Buffer out;
-  out.reserve(std::min(cap, hard));  // not zero-filled: see Buffer
+  out.reserve(first_capacity(isize, n, hard));  // not zero-filled: see Buffer
   inflate_state st;
   isal_inflate_init(&st);
   size_t in_pos = 0, out_pos = 0;
@@ -286,7 +304,7 @@ Buffer inflate_isal_unchecked(const uint8_t* data, size_t n, size_t max_size) {
     // all members together.
     while (!isal_member(st, data, n, in_pos, out.data(), out.capacity(), out_pos, [](size_t) {})) {
       if (out.capacity() >= hard) too_large(max_size);
-      out.reserve(grown(out.capacity(), hard));
+      out.reserve(next_capacity(out.capacity(), isize, hard));
       in_pos = member_in;  // restart the member with more room
       out_pos = member_out;
     }
@@ -312,6 +330,27 @@ uint32_t trailer_size(const uint8_t* data, size_t n) {
   uint32_t isize = 0;
   if (n >= 18) std::memcpy(&isize, data + n - 4, 4);
   return isize;
+}
+
+Buffer peek(const uint8_t* data, size_t n, size_t want) {
+  Buffer out;
+  out.reserve(std::max<size_t>(want, 1));
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return out;
+  zs.next_in = const_cast<Bytef*>(data);
+  zs.avail_in = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+  zs.next_out = out.data();
+  zs.avail_out = static_cast<uInt>(std::min<size_t>(want, 1u << 30));
+  ::inflate(&zs, Z_SYNC_FLUSH);  // errors are inflate()'s to report
+  out.set_size(static_cast<size_t>(zs.next_out - out.data()));
+  inflateEnd(&zs);
+  return out;
+}
+
+bool suspicious_ratio(const uint8_t* data, size_t n) {
+  const uint32_t isize = trailer_size(data, n);
+  return isize == 0 || isize / kTrustedRatio > n;
 }
 
 bool have_isal() {

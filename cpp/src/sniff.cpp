@@ -133,9 +133,25 @@ bool looks_folded(const uint8_t* data, size_t n) {
   return lines > 0 && semicolon;
 }
 
+// describe_non_pprof for input without a byte-order mark (below).
+std::string describe_unmarked(const uint8_t* data, size_t n);
+
 }  // namespace
 
 std::string describe_non_pprof(const uint8_t* data, size_t n) {
+  // Text editors on Windows save UTF-8 with a byte-order mark; it hides what
+  // follows. (Skipped in a loop: a file of marks must not recurse per mark.)
+  size_t marks = 0;
+  while (has_magic(data + marks, n - marks, "\xef\xbb\xbf")) marks += 3;
+  if (marks == 0) return describe_unmarked(data, n);
+  std::string inner = describe_unmarked(data + marks, n - marks);
+  return "input starts with a UTF-8 byte-order mark (EF BB BF), so it is text, not a binary profile.proto" +
+         (inner.empty() ? std::string() : "; after the mark, " + inner);
+}
+
+namespace {
+
+std::string describe_unmarked(const uint8_t* data, size_t n) {
   const char* legacy = "; pprofcore does not read this legacy format (convert with `go tool pprof -proto`)";
   if (std::string c = describe_container(data, n); !c.empty()) return c;
   if (n >= 16) {
@@ -184,6 +200,8 @@ std::string describe_non_pprof(const uint8_t* data, size_t n) {
   }
   return "";
 }
+
+}  // namespace
 
 std::string describe_foreign_protobuf(const uint8_t* data, size_t n, int64_t error_offset) {
   wire::Reader r(data, data, data + n);

@@ -82,10 +82,16 @@ const uint8_t* skip_at(const uint8_t* base, const uint8_t* p, const uint8_t* end
   }
 }
 
-void throw_wrong_type(int64_t offset, uint32_t wire_type, uint32_t expected, const char* field) {
+void throw_wrong_type(const uint8_t* base, const uint8_t* tag_at, const uint8_t* end, uint32_t wire_type,
+                      uint32_t expected, const char* field) {
   static const char* names[] = {"varint", "fixed64", "length-delimited", "start-group", "end-group", "fixed32"};
-  throw DecodeError(std::string("wrong wire type ") + names[wire_type] + ", expected " + names[expected], field,
-                    offset);
+  auto name = [&](uint32_t wt) { return std::string(names[wt]) + " (" + std::to_string(wt) + ")"; };
+  // The message says which field number expected which wire type: one corrupt
+  // byte is then findable against profile.proto without a protobuf dump.
+  const uint64_t number = varint_at(base, tag_at, end, field).value >> 3;
+  throw DecodeError("wrong wire type for field number " + std::to_string(number) + ": expected " + name(expected) +
+                        ", found " + name(wire_type),
+                    field, tag_at - base);
 }
 
 void throw_invalid_wire_type(int64_t offset, uint32_t wire_type, const char* context) {

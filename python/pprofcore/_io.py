@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Iterable, List, Literal, Optional, Tuple, Union, overload
+from typing import IO, Iterable, List, Literal, Optional, Tuple, Union, overload
 
 from . import _core
 from ._profile import Profile
@@ -17,13 +17,29 @@ DEFAULT_MAX_DECOMPRESSED_SIZE = _core.DEFAULT_MAX_DECOMPRESSED_SIZE
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _fspath(path) -> Any:  # str or bytes: the core takes either
-    """``os.fspath(path)``, refusing a NUL byte as ``open()`` does: the OS would
-    stop at it and read another file."""
-    path = os.fspath(path)
-    if (b"\0" if isinstance(path, bytes) else "\0") in path:
+def _fspath(path) -> bytes:
+    """The path as the OS's bytes (``os.fsencode``), refusing a NUL byte as
+    ``open()`` does: the OS would stop at it and read another file. Bytes go to
+    the core because a file name need not be UTF-8: a ``str`` from
+    ``os.fsdecode`` (with surrogate escapes) or a ``bytes`` path opens the same
+    file, and errors name it as ``os.fsdecode`` does."""
+    path = os.fsencode(path)
+    if b"\0" in path:
         raise ValueError("embedded null byte")
     return path
+
+
+def _is_bytes_path(source) -> bool:
+    """Whether a ``bytes`` given to :func:`load` is a file name (as ``open()``
+    takes one) rather than profile data passed by mistake: one line, no NUL,
+    not a compressor's magic, at most PATH_MAX bytes."""
+    return (
+        isinstance(source, bytes)
+        and 0 < len(source) <= 4096
+        and b"\0" not in source
+        and b"\n" not in source
+        and not source.startswith((b"\x1f\x8b", b"\x28\xb5\x2f\xfd"))
+    )
 
 
 def _fspaths(paths, function: str) -> list:
@@ -140,7 +156,11 @@ def load(
     """Read a profile from a path or a binary file-like object.
 
     The file is only read, never modified. Paths are read and decoded in C++
-    with the GIL released. See :func:`loads` for the parameters;
+    with the GIL released. A path may be ``str``, ``bytes`` (a file name that
+    is not UTF-8) or path-like; errors name it as ``os.fsdecode`` does (in
+    ``.path`` and ``OSError.filename``; the message shows bytes that are not
+    UTF-8 as ``\\xNN``). A ``bytes`` that looks like profile data rather than
+    a file name (a NUL or newline, a gzip or zstd magic) raises ``TypeError``. See :func:`loads` for the parameters;
     ``max_decompressed_size`` also caps what is read: a larger file is refused
     from its size, a pipe or device once the limit is passed, and input that
     cannot be a profile from its first bytes.
@@ -168,7 +188,7 @@ def load(
     >>> report
     RepairReport(no repairs)
     """
-    if isinstance(source, (bytes, bytearray, memoryview)):
+    if isinstance(source, (bytes, bytearray, memoryview)) and not _is_bytes_path(source):
         raise TypeError("load() takes a path or file object; for bytes use pprofcore.loads(data)")
     if hasattr(source, "read"):
         # One byte past the limit is enough to know a raw input is too large;
@@ -201,13 +221,16 @@ def load_many(
     Parameters
     ----------
     paths : iterable of path-like
-        Not a single ``str``: that raises ``TypeError``.
+        ``str``, ``bytes`` or path-like, as :func:`load` takes them. Not a
+        single ``str``: that raises ``TypeError``.
     threads : int, optional
         Worker threads; default all cores.
     errors : {"raise", "skip", "return"}
         What to do with a file that fails: raise its exception (after all files
         were tried), leave it out of the result, or put the exception object in
-        its place.
+        its place. A file's exception is one :func:`load` documents
+        (``DecodeError``, ``OSError``), whatever bytes the file or its name
+        holds, so ``"skip"`` and ``"return"`` never abort the batch.
 
     Returns
     -------

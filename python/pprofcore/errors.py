@@ -6,9 +6,13 @@ for bad input keeps working.
 - :class:`DecodeError` -- malformed or unsupported input. ``reason`` is the bare
   message, ``field`` the protobuf field path (e.g. ``"Profile.sample.value"``) and
   ``offset`` the byte offset in the decompressed protobuf (``None`` when the
-  problem is not tied to one place). ``path`` is set when the input was a file.
+  problem is not tied to one place). ``path`` is set when the input was a file,
+  as ``os.fsdecode`` names it. Messages quote the input; its bytes that are not
+  UTF-8 appear as ``\\xNN``, so a damaged file raises a ``DecodeError``, never
+  a ``UnicodeDecodeError``.
 - :class:`GzipError` -- a :class:`DecodeError` for corrupt, truncated or
-  oversized gzip input (see ``max_decompressed_size``).
+  oversized gzip or zstd input (see ``max_decompressed_size``), and for a file
+  compressed twice.
 - :class:`ProfileError` -- a valid profile that an operation cannot handle.
 - :class:`FilterWarning` -- a filter expression matched nothing (a warning, not
   an error).

@@ -52,6 +52,15 @@ bool have_isal();
 // the bytes really inflated, whatever the trailer claims.
 Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend = Backend::Auto);
 
+// The first up to `want` inflated bytes of the first member (fewer when the
+// stream is shorter or breaks before; inflate() then reports the error). Lets
+// the caller judge a suspiciously compressed input from its start.
+Buffer peek(const uint8_t* data, size_t n, size_t want);
+
+// Whether the ISIZE trailer claims a ratio past what real profiles reach (or
+// wraps): worth a peek() before inflating all of it.
+bool suspicious_ratio(const uint8_t* data, size_t n);
+
 // Progressive inflate for overlapping decompression with decoding: inflates a
 // gzip stream into `out` (sized from the ISIZE trailer), publishing the number of
 // bytes written so far in `produced` (release order) after every chunk. Returns

@@ -32,7 +32,9 @@ struct VarintAt {
 VarintAt varint_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, const char* field);
 const uint8_t* skip_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, uint32_t wire_type,
                        const char* field);
-[[noreturn]] void throw_wrong_type(int64_t offset, uint32_t wire_type, uint32_t expected, const char* field);
+// The tag at tag_at is read again here (the error path only) for its field number.
+[[noreturn]] void throw_wrong_type(const uint8_t* base, const uint8_t* tag_at, const uint8_t* end, uint32_t wire_type,
+                                   uint32_t expected, const char* field);
 [[noreturn]] void throw_invalid_wire_type(int64_t offset, uint32_t wire_type, const char* context);
 [[noreturn]] void throw_length_past_end(int64_t offset, uint64_t length, int64_t left, const char* field);
 
@@ -84,7 +86,7 @@ class Reader {
 
   // Throws the standard wrong-wire-type error for a known field.
   [[noreturn]] void wrong_type(uint32_t wire_type, uint32_t expected, const char* field, const uint8_t* tag_at) const {
-    throw_wrong_type(offset_of(tag_at), wire_type, expected, field);
+    throw_wrong_type(base_, tag_at, end_, wire_type, expected, field);
   }
 
  private:

@@ -5,7 +5,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <functional>
+
+#include "pprofcore/gzip.hpp"
 
 namespace pprofcore::zstd {
 
@@ -16,9 +18,16 @@ inline bool is_zstd(const uint8_t* data, size_t n) {
 
 bool available();
 
+// How many decompressed bytes decompress() hands to `on_prefix`.
+constexpr size_t kPrefixBytes = size_t(64) << 10;
+
 // Decompresses every frame of `data` (concatenated frames are joined, as zstd -d
 // does). Throws GzipError (the decompression error type) on corrupt or truncated
-// input, or when the output would exceed `max_size` bytes.
-std::string decompress(const uint8_t* data, size_t n, size_t max_size);
+// input, or when the output would exceed `max_size` bytes. Memory grows with the
+// bytes really decompressed (the frame's declared size is not trusted), in a
+// gzip::Buffer. Once kPrefixBytes have arrived, `on_prefix` (may be empty) sees
+// them and may throw to stop: a bomb that cannot be a profile ends there.
+gzip::Buffer decompress(const uint8_t* data, size_t n, size_t max_size,
+                        const std::function<void(const uint8_t*, size_t)>& on_prefix = {});
 
 }  // namespace pprofcore::zstd
