@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import pprofcore
 
 HOSTILE = ["\n", "\r\n", "\r", ";", " ", " 12", "\x00", "\x1b", "\x01", "\ufffe", "\uffff", "\x85", "\u2028",
-           "\x0b", "\x0c", "\x1c", "#", "\t", "<&>\"'", "\\n", "(1) "]  # fmt: skip
+           "\x0b", "\x0c", "\x1c", "#", "\t", "<&>\"'", "\\n", "(1) ", " #", "\u3000#", "\xa0"]  # fmt: skip
 
 # Any unicode but lone surrogates (a profile's strings are UTF-8), hostile pieces more often.
 NAMES = st.lists(

@@ -40,6 +40,14 @@ def test_folded_escapes_what_splits_lines_and_frames():
     assert pprofcore.from_folded(text).total() == 7
 
 
+def test_folded_escapes_a_comment_mark_after_leading_whitespace():
+    for name in (" #x", "\t#x", "\u3000#x", "\xa0 \u2003#x"):
+        p = named_profile([([name, "a"], 5)])
+        text = p.to_folded()
+        assert text == name.replace("#", "\\x23") + ";a 5\n"
+        assert pprofcore.from_folded(text).total() == 5
+
+
 def test_folded_label_prefixes_are_escaped():
     data = wb.small(strings=(*wb.SMALL_STRINGS[:7], "wor\nker;x", wb.SMALL_STRINGS[8], "thr;ead\n5 5"))
     p = pprofcore.loads(data)

@@ -19,6 +19,28 @@ void append_escape(std::string& out, const char* prefix, unsigned code, int digi
   for (int d = digits - 1; d >= 0; --d) out.push_back(hex[(code >> (4 * d)) & 0xf]);
 }
 
+// Bytes of the whitespace `line` starts with, as Python's str.strip() sees it
+// (readers strip lines before looking for a comment's '#'). C0 controls, U+0085,
+// U+2028 and U+2029 are escaped by then; what is left is space, tab, U+00A0,
+// U+1680, U+2000-U+200A, U+202F, U+205F and U+3000.
+size_t leading_space(const std::string& line) {
+  auto at = [&](size_t i) { return i < line.size() ? static_cast<unsigned char>(line[i]) : 0u; };
+  size_t i = 0;
+  for (;;) {
+    const unsigned a = at(i), b = at(i + 1), c = at(i + 2);
+    if (a == ' ' || a == '\t')
+      i += 1;
+    else if (a == 0xc2 && b == 0xa0)
+      i += 2;
+    else if ((a == 0xe1 && b == 0x9a && c == 0x80) ||
+             (a == 0xe2 && b == 0x80 && ((c >= 0x80 && c <= 0x8a) || c == 0xaf)) ||
+             (a == 0xe2 && b == 0x81 && c == 0x9f) || (a == 0xe3 && b == 0x80 && c == 0x80))
+      i += 3;
+    else
+      return i;
+  }
+}
+
 }  // namespace
 
 void append_folded_frame(std::string& out, std::string_view name) {
@@ -85,8 +107,10 @@ std::string to_folded(const Profile& p, const NodeTable& nodes, size_t type, con
       append_folded_frame(line, nodes.printable[static_cast<size_t>(n)]);
       first = false;
     }
-    // Readers skip lines that start with '#' (comments): the first frame's '#' is escaped.
-    if (!line.empty() && line[0] == '#') line.replace(0, 1, "\\x23");
+    // Readers skip lines that start with '#' (comments), after stripping
+    // whitespace: a '#' there is escaped.
+    const size_t lead = leading_space(line);
+    if (lead < line.size() && line[lead] == '#') line.replace(lead, 1, "\\x23");
     line.push_back(' ');
     line += std::to_string(v);
     lines.push_back(std::move(line));
