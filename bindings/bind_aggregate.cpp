@@ -54,17 +54,17 @@ void bind_aggregate(py::module_& m) {
       .def(
           "folded",
           [](const NodeTable& t, const Profile& p, size_t type, std::vector<int32_t> group,
-             std::vector<std::string> prefixes) {
+             std::vector<std::vector<std::string>> prefix_frames) {
             std::string out;
             {
               py::gil_scoped_release nogil;  // inputs are immutable or local copies
-              out = to_folded(p, t, type, group, prefixes);
+              out = to_folded(p, t, type, group, prefix_frames);
             }
             return py::reinterpret_steal<py::str>(
                 PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace"));
           },
-          py::arg("profile"), py::arg("type"), py::arg("group"), py::arg("prefixes"),
-          "Collapsed stacks text, one line per distinct stack.")
+          py::arg("profile"), py::arg("type"), py::arg("group"), py::arg("prefix_frames"),
+          "Collapsed stacks text, one line per distinct stack; prefix_frames[group[s]] go before sample s's frames.")
       .def(
           "edges",
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,

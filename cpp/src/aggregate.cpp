@@ -93,6 +93,23 @@ std::string basename(std::string_view s) {
 
 }  // namespace
 
+bool sums_fit(const Profile& p, size_t type) {
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  int64_t sum = 0;
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t v = p.values[s * nt + type];
+    if (v == std::numeric_limits<int64_t>::min() || !checked_add(sum, v < 0 ? -v : v)) return false;
+  }
+  return true;
+}
+
+void throw_sums_overflow(const Profile& p, size_t type) {
+  throw ProfileError("sample type '" + std::string(p.str(p.sample_type_type[type])) + "/" +
+                     std::string(p.str(p.sample_type_unit[type])) +
+                     "': its values add up past the int64 range, so totals would wrap; scale the "
+                     "values down (Profile.scale) or filter samples first");
+}
+
 NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const Granularity g = opt.granularity;
   // What pprof's driver keeps per granularity (profile.Aggregate flags).
@@ -220,6 +237,8 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   t.cum.assign(nn * nt, 0);
   // Without sums: no per-sample state (flat, cum and the labels stay zero).
   const size_t ns = opt.sums ? p.num_samples() : 0;
+  t.sums_overflow.assign(nt, 0);
+  for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
   std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
   // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
   std::unordered_map<uint64_t, uint8_t> inline_edges;
@@ -422,6 +441,7 @@ inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }  // I
 std::vector<int32_t> node_order(const Profile& p, const NodeTable& t, size_t type, bool by_cum) {
   const size_t nt = t.n_types, nn = t.size();
   if (type >= nt) throw ProfileError("sample type index out of range");
+  if (type < t.sums_overflow.size() && t.sums_overflow[type]) throw_sums_overflow(p, type);
   std::vector<int32_t> rows;
   rows.reserve(nn);
   for (size_t n = 0; n < nn; ++n)

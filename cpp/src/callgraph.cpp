@@ -53,6 +53,7 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
+  check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
   auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
 
   CallGraph g;

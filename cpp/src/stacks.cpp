@@ -133,6 +133,7 @@ void check_source(const StackSource& src, const char* what) {
                        std::to_string(src.profile->num_types()) + " types");
   if (src.nodes->loc_node_offsets.size() != src.profile->locations.size() + 1)
     throw ProfileError(std::string(what) + ": node table was built from another profile");
+  check_sums_fit(*src.profile, src.type);  // then no node's self or total below can wrap
 }
 
 void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, bool is_base,

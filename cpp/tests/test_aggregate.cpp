@@ -160,3 +160,24 @@ TEST(frame_columns_expand_inline) {
 }
 
 int main() { return check::run_all(); }
+
+TEST(sums_past_int64_are_refused) {
+  Profile p = recursive_profile();
+  p.values = {INT64_MAX - 2, 2};  // the sum of |values| is exactly INT64_MAX: fits
+  EXPECT(sums_fit(p, 0));
+  NodeTable t = aggregate(p, AggregateOptions{});
+  EXPECT(!node_order(p, t, 0, false).empty());
+  p.values = {INT64_MAX - 2, -3};  // signed sum fits, but cum of a subset may not
+  EXPECT(!sums_fit(p, 0));
+  t = aggregate(p, AggregateOptions{});
+  EXPECT_THROWS(node_order(p, t, 0, false), ProfileError, "'samples/count'");
+  EXPECT_THROWS(to_folded(p, t, 0, {}, {}), ProfileError, "int64");
+  p.values = {INT64_MIN, 0};
+  EXPECT(!sums_fit(p, 0));
+}
+
+TEST(folded_frames_escape_line_breaks_and_semicolons) {
+  std::string out;
+  append_folded_frame(out, "a;b\nc\r\x1b\td\xc2\x85\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa#");
+  EXPECT(out == "a\\x3bb\\x0ac\\x0d\\x1b\td\\x85\\u2028\\u2029\xe2\x80\xaa#");
+}

@@ -169,7 +169,7 @@ class NodeTable:
         profile: Profile,
         type: typing.SupportsInt | typing.SupportsIndex,
         group: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-        prefixes: collections.abc.Sequence[str],
+        prefix_frames: collections.abc.Sequence[collections.abc.Sequence[str]],
     ) -> str:
         """
         Collapsed stacks text, one line per distinct stack.

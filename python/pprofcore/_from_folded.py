@@ -42,7 +42,9 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
     Each non-empty line is ``root;caller;...;leaf VALUE`` (the format of
     Brendan Gregg's ``stackcollapse`` scripts and :meth:`Profile.to_folded`).
     Every distinct frame name becomes one function and one location; repeated
-    stacks are kept as separate samples.
+    stacks are kept as separate samples. The visible escapes
+    :meth:`Profile.to_folded` writes for line breaks and ``;`` in names
+    (``\\x0a``, ``\\x3b``) stay as they are: the replacement is one-way.
 
     Parameters
     ----------

@@ -692,7 +692,12 @@ class Profile:
         One line per distinct stack, sorted; frame names are pprof's function
         names (``lines=True``: ``name file:line``); ``labels`` lists label keys
         written as leading ``key=value`` frames; ``inline=False`` drops inlined
-        frames. Read it back with :func:`pprofcore.from_folded`.
+        frames. Read it back with :func:`pprofcore.from_folded`. Control
+        characters (not tab), ``;`` and Unicode line separators in names are
+        written as visible escapes (``\\x0a``, ``\\x3b``, ``\\u2028``) and a
+        leading ``#`` as ``\\x23``, so one stack is one line and the totals read
+        back whatever the names (docs/reports.md, "Names in text exports").
+        Raises ProfileError when the type's values add up past int64.
         """
         return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
@@ -726,7 +731,8 @@ class Profile:
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
     ) -> str:
         """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
-        and call edges, values in one unit (``unit``, default pprof's choice)."""
+        and call edges, values in one unit (``unit``, default pprof's choice).
+        Line breaks in names are written as visible escapes (``\\x0a``)."""
         return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
 
     def flamegraph(

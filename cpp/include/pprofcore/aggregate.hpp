@@ -50,10 +50,26 @@ struct NodeTable {
   // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.
   std::vector<int64_t> loc_node_offsets{0};
   std::vector<int32_t> loc_nodes;
+  // Per sample type: 1 when the sum of |value| leaves int64, so some sums above
+  // wrapped; node_order refuses that type (other types stay usable).
+  std::vector<uint8_t> sums_overflow;
   size_t size() const { return name.size(); }
 };
 
 NodeTable aggregate(const Profile& p, const AggregateOptions& opt);
+
+// Whether every total of sample type `type` fits int64: true when the sum of
+// its values' magnitudes does, since each flat, cum, edge weight, call tree
+// node and folded stack sums a subset of them (in any order, any signs).
+bool sums_fit(const Profile& p, size_t type);
+
+// ProfileError naming the sample type whose totals would pass int64: reports,
+// flame graphs, call graphs and folded text raise it instead of wrapping.
+[[noreturn]] void throw_sums_overflow(const Profile& p, size_t type);
+
+inline void check_sums_fit(const Profile& p, size_t type) {
+  if (!sums_fit(p, type)) throw_sums_overflow(p, type);
+}
 
 // pprof's printable name of node `n` (graph.NodeInfo.PrintableName): what
 // `printable` holds when the table was built with names.
@@ -80,6 +96,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then
 // pprof's last-resort key. Nodes whose flat and cum are both 0 are left out.
+// Throws throw_sums_overflow's error when `type`'s sums wrapped (sums_overflow).
 std::vector<int32_t> node_order(const Profile& p, const NodeTable& t, size_t type, bool by_cum);
 
 // Go's path/filepath.Clean for slash-separated paths.

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from .. import _core, _units
+from .._args import check_str
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
+from ._escape import dot_string
 from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +38,7 @@ def callgraph(
 ) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
     check_granularity(by)
+    check_str("title", title, optional=True)
     if nodecount < 0:
         raise ValueError(f"nodecount must be >= 0, got {nodecount}")
     for name, v in (("nodefraction", nodefraction), ("edgefraction", edgefraction)):
@@ -272,7 +275,7 @@ class CallGraph:
         labelled "(inline)", residual edges dotted. Deterministic."""
         tot = abs(self.total) or 1
         max_flat = max((abs(int(f)) for f in self._flat), default=0) or 1
-        esc = _dot_escape
+        esc = dot_string
         lines = [f'digraph "{esc(self.title)}" {{', 'node [style=filled fillcolor="#f8f8f8" shape=box]']
         legend = [
             self.title,
@@ -345,9 +348,3 @@ class CallGraph:
         from ._files import save_by_extension
 
         save_by_extension(path, {".dot": self.to_dot, ".gv": self.to_dot, ".svg": self.to_svg}, ".dot, .gv or .svg")
-
-
-def _dot_escape(s: str) -> str:
-    """A string safe inside a double-quoted DOT attribute (Graphviz escapes it
-    again for SVG, so C++ templates with < and & come out right)."""
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import numpy as np
 
 from .. import _core, _units
-from .._args import type_name
+from .._args import check_str, type_name
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._files import save_by_extension
@@ -49,6 +49,7 @@ def flamegraph(
 ) -> "FlameGraph":
     """Builds the flame graph of ``profile`` (see :meth:`pprofcore.Profile.flamegraph`)."""
     check_granularity(by)
+    check_str("title", title, optional=True)  # checked here: the pages and the SVG show it
     min_fraction = float(min_fraction)
     if not 0.0 <= min_fraction <= 1.0:
         raise ValueError(f"min_fraction must be between 0 and 1, got {min_fraction}")
@@ -247,10 +248,15 @@ class FlameGraph:
             ".html, .svg or .json",
         )
 
-    def to_svg(self, width: int = 1200) -> str:
+    def to_svg(self, width: Union[int, float] = 1200) -> str:
         """A static SVG (no script) that reads without JavaScript: GitHub, nbviewer,
-        papers. Nodes narrower than a pixel are left out; each node has a ``<title>``."""
-        from .svg import flamegraph_svg
+        papers. Nodes narrower than a pixel are left out; each node has a ``<title>``.
+        ``width`` (pixels) must be a finite number > 0 (else ValueError; TypeError
+        when not a number). Characters XML forbids in names (NUL, ESC, U+FFFE, ...)
+        are shown as visible escapes such as ``\\x1b``."""
+        from .svg import check_width, flamegraph_svg
+
+        width = check_width(width)
 
         return flamegraph_svg(self, width=width)
 

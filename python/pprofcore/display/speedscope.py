@@ -1,7 +1,8 @@
 """speedscope's file format (https://www.speedscope.app/file-format-schema.json)
 for a :class:`~pprofcore.display.FlameGraph`: one "sampled" profile whose frames
 are the tree's frame names and whose samples are the root-to-node paths of the
-nodes with a non-zero self value."""
+nodes with a non-zero self value. Memory and time are those of the output: a
+single stack 100,000 frames deep makes one sample, not a path per node."""
 
 from __future__ import annotations
 
@@ -42,13 +43,17 @@ def to_speedscope(fg: "FlameGraph") -> dict:
         frames.append(fr)
     samples: List[List[int]] = []
     weights: List[int] = []
-    paths: List[List[int]] = [[] for _ in range(len(parent))]
-    paths[0] = []
-    for i in range(1, len(parent)):  # pre-order: a parent's path is known first
-        paths[i] = paths[int(parent[i])] + [index[int(frame[i])]]
-        if self_[i] > 0:
-            samples.append(paths[i])
-            weights.append(int(self_[i]))
+    # Pre-order with depths: one running root-to-node path, cut back to the
+    # node's depth, so memory is the output plus one path (a path per node
+    # would grow with depth squared).
+    path: List[int] = []
+    depth, fidx, selfs = t["depth"].tolist(), [index[int(f)] for f in frame[1:].tolist()], self_.tolist()
+    for i in range(1, len(parent)):
+        del path[depth[i] - 1 :]
+        path.append(fidx[i - 1])
+        if selfs[i] > 0:
+            samples.append(path.copy())
+            weights.append(selfs[i])
     total = int(sum(weights))
     return {
         "$schema": SCHEMA,

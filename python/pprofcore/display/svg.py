@@ -4,10 +4,15 @@ Reads on GitHub, nbviewer and in papers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+import numbers
+from typing import TYPE_CHECKING, Union
 from xml.sax.saxutils import escape
 
+import numpy as np
+
 from .. import _units
+from ._escape import printable, xml_text
 from .colors import diff_fill, flame_fill, hues
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,6 +21,16 @@ if TYPE_CHECKING:  # pragma: no cover
 ROW = 17
 FONT = 11
 CHAR = 6.2  # average glyph width of an 11px sans-serif font, to clip labels
+
+
+def check_width(width) -> Union[int, float]:
+    """``width`` if it is a finite number of pixels > 0: checked before drawing,
+    since NaN, infinite or negative widths give an SVG no viewer can show."""
+    if isinstance(width, (bool, np.bool_)) or not isinstance(width, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"width must be a number of pixels, not {type(width).__name__}")
+    if not math.isfinite(float(width)) or not width > 0:
+        raise ValueError(f"width must be a finite number of pixels > 0, got {width!r}")
+    return int(width) if isinstance(width, (int, np.integer)) else float(width)
 
 
 def flamegraph_svg(fg: "FlameGraph", width: int = 1200) -> str:
@@ -47,13 +62,13 @@ def flamegraph_svg(fg: "FlameGraph", width: int = 1200) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{FONT}">',
         f'<rect width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="14">{escape(fg.title)}</text>',
+        f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="14">{xml_text(fg.title)}</text>',
     ]
     for i in drawn:
         d = int(depth[i])
         y = title_h + (d if _icicle(fg) else max_depth - d) * ROW
         px, pw = x[i] * scale, float(w[i]) * scale
-        name = names[int(frame[i])]
+        name = printable(names[int(frame[i])])  # truncated below, so made printable first
         if i == 0 or int(frame[i]) == int(t["ellipsis_frame"]):
             fill = "#ccc" if i == 0 else "#ddd"
         elif fg.is_diff:

@@ -1,7 +1,7 @@
 """Fleet pictures as self-contained inline SVG (no matplotlib, nothing loaded
 from the network): a heat map of time x key and line plots of chosen keys, both
 drawn from a :func:`series` DataFrame. Names are escaped (C++ names hold ``<``
-and ``&``)."""
+and ``&``; control characters XML forbids are written as visible escapes)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _atomic
 from .._optional import require_pandas
+from ..display._escape import xml_text
 
 _PALETTE = (
     "#4e79a7",
@@ -106,7 +107,7 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
         short = name if len(name) <= 40 else name[:19] + "…" + name[-20:]
         parts.append(
             f"<text x='{label_w - 4}' y='{y + cell_h - 4}' font-size='11' text-anchor='end'>"
-            f"<title>{html.escape(name)}</title>{html.escape(short)}</text>"
+            f"<title>{xml_text(name)}</title>{xml_text(short)}</text>"
         )
         for j in range(m.shape[1]):
             v = m[i, j]
@@ -116,7 +117,7 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
             color = "#b2182b" if v > 0 else "#2166ac"
             parts.append(
                 f"<rect x='{label_w + j * cw:.2f}' y='{y}' width='{cw + 0.3:.2f}' height='{cell_h - 1}' "
-                f"fill='{color}' fill-opacity='{a:.3f}'><title>{html.escape(name)} "
+                f"fill='{color}' fill-opacity='{a:.3f}'><title>{xml_text(name)} "
                 f"{html.escape(_fmt_time(times[j]))}: {v:g}</title></rect>"
             )
     parts += _axis_labels(times, label_w, plot_w, top + cell_h * len(names) + 14)
@@ -155,12 +156,12 @@ def lines(df, names: Optional[Sequence[str]] = None, *, n: int = 5, width: int =
         )
         parts.append(
             f"<polyline fill='none' stroke='{color}' stroke-width='1.5' points='{pts}'>"
-            f"<title>{html.escape(name)}</title></polyline>"
+            f"<title>{xml_text(name)}</title></polyline>"
         )
         ly = height + 16 * i
         parts.append(
             f"<rect x='{left}' y='{ly - 9}' width='10' height='10' fill='{color}'/>"
-            f"<text x='{left + 14}' y='{ly}' font-size='11'>{html.escape(name)}</text>"
+            f"<text x='{left + 14}' y='{ly}' font-size='11'>{xml_text(name)}</text>"
         )
     if valid.any():
         for frac in (0.0, 0.5, 1.0):

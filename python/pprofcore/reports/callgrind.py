@@ -7,11 +7,14 @@ and objects are written once and then referred to by ``(id)``; addresses are
 relative to the previous node when that is shorter, as pprof writes them.
 Not here: ``-call_tree`` (per-context nodes). Nodes are pprofcore's address
 nodes, labelled with their mapping's file; pprof also splits a node whose
-address, line and function appear in two different binaries (rare).
+address, line and function appear in two different binaries (rare). A name
+(function, file, object) stays on its ``fn=``/``fl=``/``ob=`` line: characters
+that end a line are written as visible escapes (``\\x0a``, ``\\u2028``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 import numpy as np
@@ -24,13 +27,26 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 
+# Every character that ends a line for some reader (KCachegrind splits on LF,
+# Python's splitlines also on CR, VT, FF, FS..RS, NEL, LS, PS) and the other C0
+# controls; a name runs to the end of its line, so anything else may stay.
+_LINE_BREAKS = re.compile("[\x00-\x08\x0a-\x1f\x85\u2028\u2029]")
+
+
+def _visible(m: "re.Match[str]") -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
 def _name(table: Dict[str, int], name: str) -> str:
+    """``(id) name`` the first time (a name stays on its line: line breaks are
+    written as visible escapes such as ``\\x0a``), ``(id)`` after."""
     if not name:
         return ""
     if name in table:
         return f"({table[name]})"
     table[name] = len(table) + 1
-    return f"({table[name]}) {name}"
+    return f"({table[name]}) {_LINE_BREAKS.sub(_visible, name)}"
 
 
 def _address(prev: Optional[int], cur: int) -> str:

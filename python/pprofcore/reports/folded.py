@@ -1,4 +1,5 @@
-"""Folded (collapsed) stacks: ``Profile.to_folded`` (C++ collapses the samples).
+"""Folded (collapsed) stacks: ``Profile.to_folded`` (C++ collapses the samples
+and escapes the frames: see ``append_folded_frame`` in cpp/include/pprofcore/folded.hpp).
 The reader, :func:`pprofcore.from_folded`, is in ``_from_folded.py``."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def to_folded(
     ti = profile.sample_type_index(sample_type)
     nodes = _nodes.nodes(profile, "lines" if lines else "functions", inline)
     group: List[int] = []
-    prefixes: List[str] = []
+    prefixes: List[List[str]] = []  # frames before the stack, escaped by the core like every frame
     if labels:
         from .._frames import _label_columns
 
@@ -48,5 +49,5 @@ def to_folded(
         group = inverse.reshape(-1).astype(np.int32).tolist()
         for row in uniq:
             fr = [t(int(v)) for t, v in zip(texts, row)]
-            prefixes.append("".join(f + ";" for f in fr if f is not None))
+            prefixes.append([f for f in fr if f is not None])
     return nodes.folded(profile._core, ti, group, prefixes)

@@ -64,7 +64,7 @@
 
   // Merges paths into a new pre-order tree. add(path, value, selfValue) for
   // each path (frames, root first); root frame is path[0] of every path.
-  function PathTree() { this.kids = [new Map()]; this.frame = [-1]; this.total = [0]; this.self = [0]; }
+  function PathTree() { this.kids = [new Map()]; this.frame = [-1]; this.total = [0]; this.self = [0]; this.up = [-1]; }
   PathTree.prototype.add = function (path, value, selfValue) {
     var node = 0;
     this.total[0] += value;
@@ -73,21 +73,43 @@
       if (c === undefined) {
         c = this.frame.length;
         this.kids[node].set(path[i], c);
-        this.kids.push(new Map()); this.frame.push(path[i]); this.total.push(0); this.self.push(0);
+        this.kids.push(new Map()); this.frame.push(path[i]); this.total.push(0); this.self.push(0); this.up.push(node);
       }
       this.total[c] += value;
       node = c;
     }
     this.self[node] += selfValue;
   };
+  // The node for `frame` under `node`, made when new; totals are left to sumUp.
+  PathTree.prototype.child = function (node, frame) {
+    var c = this.kids[node].get(frame);
+    if (c === undefined) {
+      c = this.frame.length;
+      this.kids[node].set(frame, c);
+      this.kids.push(new Map()); this.frame.push(frame); this.total.push(0); this.self.push(0); this.up.push(node);
+    }
+    return c;
+  };
+  // Totals from self values for trees built with child(): children come after
+  // their parents, so one backward pass adds each node into its parent.
+  // Nodes with no self value below them are dropped from preorder(), as add() never makes them.
+  PathTree.prototype.sumUp = function () {
+    var n = this.frame.length, c;
+    this.live = new Uint8Array(n);
+    for (c = 0; c < n; c++) { this.total[c] = this.self[c]; this.live[c] = this.self[c] !== 0 ? 1 : 0; }
+    for (c = n - 1; c > 0; c--) { this.total[this.up[c]] += this.total[c]; this.live[this.up[c]] |= this.live[c]; }
+  };
   PathTree.prototype.preorder = function (skipRoot) {
     var out = { frame: [], depth: [], total: [], self: [] }, self = this;
-    var stack = [[skipRoot ? (this.kids[0].values().next().value) : 0, 0]];
+    var first = this.kids[0].values().next().value;
+    if (first !== undefined && this.live && !this.live[first]) first = undefined;
+    var stack = [[skipRoot ? first : 0, 0]];
     while (stack.length) {
       var e = stack.pop(), i = e[0];
       if (i === undefined) break;
       out.frame.push(this.frame[i]); out.depth.push(e[1]); out.total.push(this.total[i]); out.self.push(this.self[i]);
       var kids = Array.from(this.kids[i].values());
+      if (this.live) kids = kids.filter(function (c) { return self.live[c]; });
       kids.sort(function (a, b) { return Math.abs(self.total[a]) - Math.abs(self.total[b]); });  // widest popped first
       for (var k = 0; k < kids.length; k++) stack.push([kids[k], e[1] + 1]);
     }
@@ -378,6 +400,9 @@
     if (f < 0 || f === d.ellipsis) { s.style.display = "none"; return; }
     var callers = new PathTree(), callees = new PathTree();
     var inside = -1, i, k;
+    // Each subtree node maps to the callee-tree node of its path from f (its
+    // parent's, one frame deeper): linear in the subtree, however deep.
+    var at = new Int32Array(t.n);
     for (i = 1; i < t.n; i++) {
       if (inside >= 0 && i >= t.end[inside]) inside = -1;
       if (t.frame[i] !== f || inside >= 0) continue;
@@ -385,13 +410,13 @@
       var chain = [];
       for (var a = i; a > 0; a = t.parent[a]) chain.push(t.frame[a]);
       callers.add(chain, t.total[i], 0);
-      // Walk the subtree keeping each node's path from i; totals accumulate along paths.
-      var paths = {}; paths[i] = [f];
+      at[i] = callees.child(0, f);
       for (k = i; k < t.end[i]; k++) {
-        if (k > i) paths[k] = paths[t.parent[k]].concat([t.frame[k]]);
-        if (t.self[k]) callees.add(paths[k], t.self[k], t.self[k]);
+        if (k > i) at[k] = callees.child(at[t.parent[k]], t.frame[k]);
+        callees.self[at[k]] += t.self[k];
       }
     }
+    callees.sumUp();
     var ct = callees.preorder(true);
     var cl = callers.preorder(true);
     s.style.display = "block";
