@@ -22,7 +22,9 @@ import _common  # noqa: F401  (puts this checkout's python/ first unless PPROFCO
 import numpy as np
 
 import pprofcore  # noqa: E402
-from pprofcore import _stats, testing  # noqa: E402
+from pprofcore import testing  # noqa: E402
+from pprofcore.testing import _keys  # noqa: E402
+from pprofcore.testing import statistics as stats  # noqa: E402
 
 
 def build(n_profiles: int, n_functions: int, samples: int, seed: int):
@@ -59,7 +61,7 @@ def main(argv=None) -> int:
     base = build(args.profiles, args.functions, args.samples, 1)
     new = build(args.profiles, args.functions, args.samples, 2)
     build_s = time.perf_counter() - t
-    keys = len(testing._key_matrix(base[:1], [0], "functions", False)[0])
+    keys = len(_keys.key_matrix(base[:1], [0], "functions", False)[0])
 
     def fresh():
         return [pprofcore.loads(p.to_bytes(compress=False)) for p in base + new]
@@ -74,15 +76,15 @@ def main(argv=None) -> int:
         lo, med = timed(lambda: testing.compare(base, new, test=test), args.runs)
         rows.append((f"compare(test={test!r})", lo, med))
     # Parts, on the warm profiles.
-    idx = testing._resolve_type(base + new, None)[2]
-    lo, med = timed(lambda: testing._key_matrix(base + new, idx, "functions", False), args.runs)
+    idx = _keys.resolve_type(base + new, None)[2]
+    lo, med = timed(lambda: _keys.key_matrix(base + new, idx, "functions", False), args.runs)
     rows.append(("  aggregation lookup + name alignment", lo, med))
-    _, m, totals = testing._key_matrix(base + new, idx, "functions", False)
+    _, m, totals = _keys.key_matrix(base + new, idx, "functions", False)
     v = testing._as_shares(m, totals)
     a, b = v[: args.profiles], v[args.profiles :]
-    rows.append(("  Mann-Whitney U", *timed(lambda: _stats.mannwhitney(a, b), args.runs)))
-    rows.append(("  Welch t-test", *timed(lambda: _stats.welch(a, b), args.runs)))
-    rows.append(("  Welch interval", *timed(lambda: _stats.welch_interval(a, b, 0.05), args.runs)))
+    rows.append(("  Mann-Whitney U", *timed(lambda: stats.mannwhitney(a, b), args.runs)))
+    rows.append(("  Welch t-test", *timed(lambda: stats.welch(a, b), args.runs)))
+    rows.append(("  Welch interval", *timed(lambda: stats.welch_interval(a, b, 0.05), args.runs)))
 
     print(
         f"{args.profiles} + {args.profiles} profiles, {m.shape[1]} functions in all "

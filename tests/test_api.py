@@ -26,6 +26,12 @@ CPU = pprofcore.example_path("cpu")
 HEAP = pprofcore.example_path("heap")
 
 
+def test_dir_lists_exactly_the_public_names():
+    assert dir(pprofcore) == sorted(pprofcore.__all__)
+    assert all(hasattr(pprofcore, name) for name in pprofcore.__all__)
+    assert pprofcore.testing.canonical and pprofcore.reports.top  # submodules stay reachable, only unlisted
+
+
 @pytest.fixture(scope="module")
 def cpu() -> Profile:
     return pprofcore.load(CPU)

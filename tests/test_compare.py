@@ -1,6 +1,6 @@
-"""pprofcore.compare and the statistics behind it (pprofcore._stats).
+"""pprofcore.compare and the statistics behind it (pprofcore.testing.statistics).
 
-The tests in _stats are written from their definitions in NumPy; SciPy, when
+The tests of the statistics are written from their definitions in NumPy; SciPy, when
 installed, is the oracle: Mann-Whitney U (asymptotic, tie and continuity
 corrected), Welch's t-test and interval, Student's t and the normal
 distribution, Benjamini-Hochberg. compare() itself is checked against the
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import pprofcore
-from pprofcore import _stats
 from pprofcore.testing import assert_no_significant_regression, compare
+from pprofcore.testing import statistics as stats
 
 try:  # SciPy is an optional oracle
     import scipy.stats as scipy_stats
@@ -66,7 +66,7 @@ matrices = st.tuples(st.integers(2, 12), st.integers(2, 12), st.integers(1, 6)).
 @given(matrices)
 def test_mannwhitney_matches_scipy(ab):
     a, b = ab
-    u, p = _stats.mannwhitney(a, b)
+    u, p = stats.mannwhitney(a, b)
     for j in range(a.shape[1]):
         if np.ptp(np.concatenate([a[:, j], b[:, j]])) == 0:
             assert p[j] == 1.0  # SciPy answers NaN for a constant column
@@ -82,8 +82,8 @@ def test_mannwhitney_matches_scipy(ab):
 @given(matrices)
 def test_welch_matches_scipy(ab):
     a, b = ab
-    t, df, se, p = _stats.welch(a, b)
-    lo, hi = _stats.welch_interval(a, b, 0.1)
+    t, df, se, p = stats.welch(a, b)
+    lo, hi = stats.welch_interval(a, b, 0.1)
     for j in range(a.shape[1]):
         if se[j] == 0:
             assert p[j] == (1.0 if b[:, j].mean() == a[:, j].mean() else 0.0)
@@ -99,43 +99,43 @@ def test_welch_matches_scipy(ab):
 @pytest.mark.parametrize("df", [1, 1.3, 2, 3.7, 8, 30, 250, 1e5])
 def test_t_distribution_matches_scipy(df):
     t = np.array([-30, -3, -1, 0, 0.5, 2, 5, 40.0])
-    assert _stats.t_sf(t, np.full_like(t, df)) == pytest.approx(scipy_stats.t.sf(t, df), rel=1e-7, abs=1e-300)
+    assert stats.t_sf(t, np.full_like(t, df)) == pytest.approx(scipy_stats.t.sf(t, df), rel=1e-7, abs=1e-300)
     for p in (0.5, 0.8, 0.95, 0.975, 0.995, 0.9999):
-        assert _stats.t_quantile(p, np.array([df]))[0] == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-6, abs=1e-12)
+        assert stats.t_quantile(p, np.array([df]))[0] == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-6, abs=1e-12)
 
 
 @needs_scipy
 def test_normal_and_bh_match_scipy():
     z = np.linspace(-8, 37, 400)
-    assert _stats.normal_sf(z) == pytest.approx(scipy_stats.norm.sf(z), rel=3e-7)
+    assert stats.normal_sf(z) == pytest.approx(scipy_stats.norm.sf(z), rel=3e-7)
     for p in (0.001, 0.025, 0.5, 0.9, 0.975):
-        assert _stats.normal_quantile(p) == pytest.approx(scipy_stats.norm.ppf(p), abs=1e-12)
+        assert stats.normal_quantile(p) == pytest.approx(scipy_stats.norm.ppf(p), abs=1e-12)
     rng = np.random.default_rng(3)
     for size in (1, 5, 200):
         p = rng.random(size) ** 3
         p[: size // 3] = p[0]  # ties
-        assert _stats.bh_qvalues(p) == pytest.approx(scipy_stats.false_discovery_control(p), rel=1e-12)
+        assert stats.bh_qvalues(p) == pytest.approx(scipy_stats.false_discovery_control(p), rel=1e-12)
 
 
 def test_bh_by_hand():
     # Sorted p 0.01, 0.02, 0.03, 0.5 with m = 4: 0.04, 0.04, 0.04, 0.5.
-    assert _stats.bh_qvalues(np.array([0.5, 0.03, 0.01, 0.02])).tolist() == pytest.approx([0.5, 0.04, 0.04, 0.04])
-    assert _stats.bh_qvalues(np.array([])).size == 0
+    assert stats.bh_qvalues(np.array([0.5, 0.03, 0.01, 0.02])).tolist() == pytest.approx([0.5, 0.04, 0.04, 0.04])
+    assert stats.bh_qvalues(np.array([])).size == 0
 
 
 def test_ranks_by_hand():
     a = np.array([[1.0], [2.0], [2.0]])
     b = np.array([[2.0], [3.0]])
-    u, _ = _stats.mannwhitney(a, b)
+    u, _ = stats.mannwhitney(a, b)
     # ranks 1, 3, 3 | 3, 5: U_a = 7 - 6 = 1.
     assert u.tolist() == [1.0]
 
 
 def test_stats_reject_small_groups():
     with pytest.raises(ValueError, match="at least two"):
-        _stats.welch(np.zeros((1, 2)), np.zeros((3, 2)))
+        stats.welch(np.zeros((1, 2)), np.zeros((3, 2)))
     with pytest.raises(ValueError, match="at least one"):
-        _stats.mannwhitney(np.zeros((0, 2)), np.zeros((3, 2)))
+        stats.mannwhitney(np.zeros((0, 2)), np.zeros((3, 2)))
 
 
 # ------------------------------------------------------------------ compare
@@ -231,7 +231,7 @@ def test_keys_below_min_share_are_listed_but_not_tested():
     everything = compare(base, new, min_share=0)
     assert not np.isnan(everything["pvalue"]).any()
     assert len(everything) == len(t)
-    assert t["qvalue"][tested] == pytest.approx(_stats.bh_qvalues(t["pvalue"][tested]))
+    assert t["qvalue"][tested] == pytest.approx(stats.bh_qvalues(t["pvalue"][tested]))
     p_all = dict(zip(everything["name"], everything["pvalue"]))
     assert all(p_all[n] == p for n, p in zip(t["name"], t["pvalue"]) if n != "log")
 

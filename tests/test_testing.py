@@ -364,7 +364,7 @@ def test_a_function_slowed_through_its_callees_is_listed_first(monkeypatch):
     first = str(e.value).splitlines()[3].split()
     assert first[0] == "example.com/work.Encode" and first[5:9] == ["25.00%", "46.43%", "+21.43%", "+85.7%"]
     # long tables are cut in the message (regression_table keeps every row)
-    monkeypatch.setattr(pprofcore.testing, "MAX_REGRESSION_ROWS", 1)
+    monkeypatch.setattr(pprofcore.testing.regressions, "MAX_REGRESSION_ROWS", 1)
     with pytest.raises(AssertionError) as e:
         assert_no_regression(base, new)
     assert str(e.value).splitlines()[3:] == [str(e.value).splitlines()[3], "... 2 more rows"]

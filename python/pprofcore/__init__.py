@@ -52,6 +52,13 @@ __all__ = [
 ]
 
 
+def __dir__():
+    # dir() and tab completion list the public names only, not the submodules
+    # (reports, testing, fleet ...) that importing the package binds as
+    # attributes; they stay importable by name (boost-histogram does the same).
+    return list(__all__)
+
+
 def example_path(kind: str = "cpu") -> str:
     """Path of an example profile shipped with the package.
 

@@ -61,18 +61,21 @@ def pytest_assertrepr_compare(config, op: str, left, right) -> Optional[List[str
     from pprofcore import Profile, ReportTable
 
     if isinstance(left, Profile) and isinstance(right, Profile):
-        from pprofcore.testing import _cap, profile_differences
+        from pprofcore.testing import profile_differences
+        from pprofcore.testing._format import cap_lines
 
         diffs = profile_differences(left, right)
         head = f"Profile == Profile: {len(diffs)} difference{'s' if len(diffs) != 1 else ''} in content"
         if not diffs:
             diffs = ["same canonical content; the tables differ in ids, order or the string table"]
-        return [head, f"[left]:  {left!r}", f"[right]: {right!r}"] + _cap(diffs)
+        return [head, f"[left]:  {left!r}", f"[right]: {right!r}"] + cap_lines(diffs)
     if isinstance(left, ReportTable) and isinstance(right, ReportTable):
-        from pprofcore.testing import _cap, table_differences
+        from pprofcore.testing import table_differences
+        from pprofcore.testing._format import cap_lines
 
         diffs = table_differences(left, right)
-        return [f"ReportTable == ReportTable: {len(diffs)} difference{'s' if len(diffs) != 1 else ''}"] + _cap(diffs)
+        head = f"ReportTable == ReportTable: {len(diffs)} difference{'s' if len(diffs) != 1 else ''}"
+        return [head] + cap_lines(diffs)
     return None
 
 

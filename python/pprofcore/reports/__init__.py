@@ -4,9 +4,10 @@ Each report is a function of a profile that returns a :class:`ReportTable`
 (or text); ``Profile`` methods delegate here."""
 
 from .callgrind import to_callgrind
+from .disasm import disassembly
 from .folded import to_folded
 from .frames import frames_table
-from .listing import disassembly, source_listing
+from .listing import source_listing
 from .peek import peek, tree
 from .table import ReportTable
 from .tags import by_label, tags

@@ -1,24 +1,201 @@
-"""Two-sample tests vectorised over columns, for ``pprofcore.compare``.
+"""Two groups of repeated runs compared key by key, with statistics.
 
-Each function takes two groups as 2-D arrays (rows = observations, one column
-per key) and answers for every column at once, in NumPy, without SciPy:
-Mann-Whitney U (average ranks, tie correction, normal approximation with
-continuity correction, two-sided), Welch's t-test and its confidence interval,
+Owns :func:`compare` (per key: mean share or value per group, delta, Welch's
+confidence interval, a two-sided p-value, Benjamini-Hochberg q-value) and
+:func:`assert_no_significant_regression`, and the two-sample tests behind
+them, vectorised over columns in NumPy without SciPy (rows = observations,
+one column per key): Mann-Whitney U (average ranks, tie correction, normal
+approximation with continuity correction), Welch's t-test and its interval,
 and Benjamini-Hochberg q-values. The special functions they need (erfc,
 log-gamma, the regularised incomplete beta, Student's t quantile) are small
-vectorised approximations accurate to about 1e-7 relative, which is far below
-what the tests' decisions depend on. Not supported: exact small-sample
-Mann-Whitney distributions and one-sided alternatives.
+approximations accurate to about 1e-7 relative, far below what the decisions
+depend on. Not supported: exact small-sample Mann-Whitney distributions and
+one-sided alternatives. One run per side is :mod:`.regressions`' job.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-__all__ = ["bh_qvalues", "mannwhitney", "normal_quantile", "normal_sf", "t_quantile", "t_sf", "welch", "welch_interval"]
+from ..reports.table import ReportTable
+from . import _format, _keys
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._profile import Profile
+
+
+# ---------------------------------------------------------------- comparison
+TESTS = ("mannwhitney", "welch")
+
+
+def compare(
+    base: Sequence["Profile"],
+    new: Sequence["Profile"],
+    *,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    cum: bool = False,
+    normalize: bool = True,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+    min_share: float = 0.001,
+) -> ReportTable:
+    """Compare two groups of repeated profiles key by key, with statistics.
+
+    For every key (pprof's report node at granularity ``by``) holding a value
+    in some profile: the mean per group of its share of each profile's total
+    (``normalize=True``) or of its value, ``delta = new - base``, the
+    ``(1 - alpha)`` confidence interval of ``delta`` (Welch's t interval), a
+    two-sided p-value from ``test`` (``"mannwhitney"``: Mann-Whitney U with
+    tie correction, normal approximation; ``"welch"``: Welch's t-test), the
+    Benjamini-Hochberg q-value over all keys, and ``significant = q < alpha``
+    (the false discovery rate is held at ``alpha``).
+
+    Keys whose mean share over all profiles of both groups is below
+    ``min_share`` (default 0.1%) are listed but not tested (``pvalue``,
+    ``qvalue`` NaN): a handful of samples cannot show a change, and leaving
+    them out of the Benjamini-Hochberg family keeps the power for the keys
+    that can. The filter does not look at the groups, so the false
+    discovery rate still holds (independent filtering).
+
+    Both groups need at least two profiles. Returns a :class:`ReportTable`
+    with columns ``name, base, new, delta, ci_low, ci_high, pvalue, qvalue,
+    significant``, most significant first. Everything after the C++
+    aggregation is vectorised over keys in NumPy.
+    """
+    base, new = list(base), list(new)
+    if len(base) < 2 or len(new) < 2:
+        raise ValueError(f"compare needs at least two profiles per group (got {len(base)} and {len(new)})")
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; expected one of {', '.join(TESTS)}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha} is not between 0 and 1")
+    if not 0 <= min_share <= 1:
+        raise ValueError(f"min_share={min_share} is not a fraction between 0 and 1")
+    _keys.check_by(by)
+    name, unit, idx = _keys.resolve_type(base + new, sample_type)
+    keys, m, totals = _keys.key_matrix(base + new, idx, by, cum)
+    keep = np.flatnonzero(m.any(axis=0))
+    m = m[:, keep]
+    vals = _keys.as_shares(m, totals) if normalize else m
+    a, b = vals[: len(base)], vals[len(base) :]
+    mean_a, mean_b = a.mean(axis=0), b.mean(axis=0)
+    delta = mean_b - mean_a
+    low, high = welch_interval(a, b, alpha)
+    shares = _keys.as_shares(m, totals) if not normalize else vals
+    tested = np.flatnonzero(shares.mean(axis=0) >= min_share)
+    p = np.full(len(keep), np.nan)
+    q = np.full(len(keep), np.nan)
+    if len(tested):
+        if test == "mannwhitney":
+            p[tested] = mannwhitney(a[:, tested], b[:, tested])[1]
+        else:
+            p[tested] = welch(a[:, tested], b[:, tested])[3]
+        q[tested] = bh_qvalues(p[tested])
+    sig = q < alpha  # NaN (untested) compares False
+    names = [keys[i] for i in keep.tolist()]
+    order = np.lexsort((np.arange(len(names)), -np.abs(delta), q))
+    columns = {
+        "name": [names[i] for i in order.tolist()],
+        "base": mean_a[order],
+        "new": mean_b[order],
+        "delta": delta[order],
+        "ci_low": low[order],
+        "ci_high": high[order],
+        "pvalue": p[order],
+        "qvalue": q[order],
+        "significant": sig[order],
+    }
+    label = {"mannwhitney": "Mann-Whitney U", "welch": "Welch's t"}[test]
+    header = [
+        f"{len(base)} base vs {len(new)} new profiles, {'cum' if cum else 'flat'} {name}"
+        f"{' share' if normalize else f' ({unit})'} per {by}; {label}, Benjamini-Hochberg at {alpha:g}:"
+        f" {int(sig.sum())} significant of {len(tested)} tested ({len(names) - len(tested)} below"
+        f" {_format.fmt_share(min_share)} not tested)"
+    ]
+    meta = {
+        "sample_type": name,
+        "sample_unit": unit,
+        "normalize": normalize,
+        "granularity": by,
+        "test": test,
+        "alpha": alpha,
+        "cum": cum,
+        "n_base": len(base),
+        "n_new": len(new),
+        "min_share": min_share,
+    }
+    return ReportTable(columns, header, _compare_text, meta)
+
+
+def _compare_text(t: ReportTable, n: Optional[int]) -> str:
+    fmt = _format.value_format(t, 3)
+
+    def row(i: int) -> List[str]:
+        return [
+            t["name"][i],
+            fmt(t["base"][i]),
+            fmt(t["new"][i]),
+            fmt(t["delta"][i], True),
+            fmt(t["ci_low"][i], True),
+            fmt(t["ci_high"][i], True),
+            _fmt_p(t["pvalue"][i]),
+            _fmt_p(t["qvalue"][i]),
+            "*" if t["significant"][i] else "",
+        ]
+
+    return _format.table_text(
+        t, n, ["name", "base", "new", "delta", "ci_low", "ci_high", "pvalue", "qvalue", "sig"], row
+    )
+
+
+def _fmt_p(p: float) -> str:
+    return "-" if p != p else f"{p:.3g}"
+
+
+def assert_no_significant_regression(
+    base: Sequence["Profile"],
+    new: Sequence["Profile"],
+    *,
+    by: str = "functions",
+    sample_type: Union[int, str, None] = None,
+    cum: bool = False,
+    normalize: bool = True,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+    min_delta: float = 0.0,
+    min_share: float = 0.001,
+) -> ReportTable:
+    """Assert that :func:`compare` finds no key that grew significantly from
+    the ``base`` runs to the ``new`` runs (``significant`` and ``delta >
+    min_delta``; ``min_delta`` is a share when ``normalize``; ``min_share``
+    as in :func:`compare`). Returns the
+    comparison on success; the failure message is its table of offenders."""
+    __tracebackhide__ = True
+    t = compare(
+        base,
+        new,
+        by=by,
+        sample_type=sample_type,
+        cum=cum,
+        normalize=normalize,
+        test=test,
+        alpha=alpha,
+        min_share=min_share,
+    )
+    bad = np.flatnonzero(np.asarray(t["significant"]) & (np.asarray(t["delta"]) > min_delta))
+    if len(bad):
+        sub = ReportTable(
+            {c: ([t[c][i] for i in bad.tolist()] if isinstance(t[c], list) else t[c][bad]) for c in t.columns},
+            list(t.header),
+            _compare_text,
+            t.meta,
+        )
+        _format.raise_assertion_error(f"{len(bad)} {by} grew significantly", [sub.to_text()])
+    return t
 
 
 # ------------------------------------------------------------ special functions
