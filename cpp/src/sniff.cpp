@@ -196,7 +196,8 @@ std::string describe_unmarked(const uint8_t* data, size_t n) {
       }
     }
     return "input looks like text but is not a pprof profile (gzip or profile.proto) nor a legacy text format "
-           "pprofcore reads; first bytes: \"" + shown + (n > 16 ? "\"..." : "\"");
+           "pprofcore reads; first bytes: \"" +
+           shown + (n > 16 ? "\"..." : "\"");
   }
   return "";
 }

@@ -28,12 +28,12 @@ def check_width(width) -> Union[int, float]:
     since NaN, infinite or negative widths give an SVG no viewer can show."""
     if isinstance(width, (bool, np.bool_)) or not isinstance(width, (numbers.Real, np.integer, np.floating)):
         raise TypeError(f"width must be a number of pixels, not {type(width).__name__}")
-    if not math.isfinite(float(width)) or not width > 0:
+    if not math.isfinite(float(width)) or not float(width) > 0:
         raise ValueError(f"width must be a finite number of pixels > 0, got {width!r}")
     return int(width) if isinstance(width, (int, np.integer)) else float(width)
 
 
-def flamegraph_svg(fg: "FlameGraph", width: int = 1200) -> str:
+def flamegraph_svg(fg: "FlameGraph", width: Union[int, float] = 1200) -> str:
     t = fg._tree
     names = t["frame_name"]
     frame, depth, parent = t["frame"], t["depth"], t["parent"]
