@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/decode.hpp"
+#include "pprofcore/encode.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/profile.hpp"
 
@@ -35,6 +38,50 @@ inline void require_valid(const pprofcore::Profile& p, const char* target) {
   } catch (const pprofcore::ProfileError& e) {
     std::fprintf(stderr, "invariant: %s\n", e.what());
     fail(target, "result violates the profile invariants");
+  }
+}
+
+// `p` encodes to bytes that decode without repair to `p` again.
+inline void require_roundtrip(const pprofcore::Profile& p, const char* target) {
+  require_valid(p, target);
+  std::string bytes = pprofcore::encode_raw(p);
+  pprofcore::Profile q;
+  try {
+    q = pprofcore::decode_raw(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  } catch (const pprofcore::DecodeError& e) {
+    std::fprintf(stderr, "re-decode: %s\n", e.what());
+    fail(target, "encode output does not decode");
+  }
+  if (!(p == q)) fail(target, "decode -> encode -> decode changed the profile");
+}
+
+// Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+inline bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    const size_t n = c < 0x80                 ? 1
+                     : c >= 0xc2 && c <= 0xdf ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<uint8_t>(s[i + k]) & 0xc0) != 0x80) return false;
+    const auto c1 = static_cast<uint8_t>(n > 1 ? s[i + 1] : 0);
+    if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+      return false;
+    i += n;
+  }
+  return true;
+}
+
+// A refusal must explain itself in text Python can hold: the bindings build
+// the exception from what() and field() as str, which fails on invalid UTF-8.
+inline void require_clean_error(const pprofcore::DecodeError& e, const char* target) {
+  if (e.reason().empty()) fail(target, "DecodeError without a reason");
+  if (!valid_utf8(e.what()) || !valid_utf8(e.field())) {
+    std::fprintf(stderr, "message: %s\n", e.what());
+    fail(target, "DecodeError message or field is not valid UTF-8");
   }
 }
 

@@ -192,3 +192,21 @@ def test_internal_contract_failures_are_runtime_errors():
         _core.keep_samples(p._core, np.zeros(len(p) + 3, dtype=np.uint8))
     with pytest.raises(RuntimeError, match="^pprofcore internal error"):
         _core.keep_labels(p._core, np.zeros(len(p.labels.key) + 1, dtype=np.uint8))
+
+
+@pytest.mark.parametrize(
+    "data, quoted",
+    [
+        pytest.param(b"--- mutex:\n\xff=", "\\xff", id="contention-attribute"),
+        pytest.param(b"\xd2 profile: total 4\n0", "\\xd2", id="count-profile-name"),
+        pytest.param(b"--- contention:\n\xed\xa0\x80=1", "\\xed\\xa0\\x80", id="surrogate"),
+    ],
+)
+def test_messages_quoting_bad_bytes_are_text(data, quoted):
+    """A message that quotes input which is not UTF-8 escapes those bytes as
+    \\xNN, so Python can build the DecodeError's str (fuzzer finding: it raised
+    UnicodeDecodeError instead)."""
+    with pytest.raises(pprofcore.DecodeError) as e:
+        pprofcore.loads(data)
+    assert quoted in str(e.value)
+    assert quoted in e.value.reason

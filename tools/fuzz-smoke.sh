@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Bounded fuzz smoke test (CI-ready): builds the libFuzzer targets in fuzz/ with
-# clang (-fsanitize=fuzzer,address,undefined), builds the seed corpus from the
-# shared profile corpus, replays the committed crashers, then fuzzes each target
-# for its share of FUZZ_SECONDS (default 60 s in total). Exits non-zero on any
-# crash, sanitizer report, leak, timeout or out-of-memory; the reproducer is left
-# in build-fuzz/artifacts/ (minimize it with -minimize_crash=1 and commit it to
-# tests/data/crashers/).
+# clang (-fsanitize=fuzzer,address,undefined), builds the seed corpora
+# (fuzz/make_seeds.sh: one per target that has its own, such as legacy,
+# goroutine_dump, zstd and sniff; the others use the decode seeds), replays the
+# committed crashers through every target, then fuzzes each target for an equal
+# share of FUZZ_SECONDS (default 60 s in total, however many targets there are).
+# Exits non-zero on any crash, sanitizer report, leak, timeout or out-of-memory;
+# the reproducer is left in build-fuzz/artifacts/ (minimize it with
+# -minimize_crash=1 and commit it to tests/data/crashers/).
 # Env: FUZZ_SECONDS (total budget), FUZZ_TARGETS (default: all fuzz/*_fuzzer.cpp),
 #      FUZZ_MAX_LEN (default 4096), CXX (default clang++), PPROFCORE_CORPUS.
 set -euo pipefail

@@ -4,20 +4,54 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace pprofcore {
 
+// `s` with every byte that is not part of a valid UTF-8 sequence written as
+// \xNN. Messages quote input (names, attributes, headers) and Python builds a
+// str from them, which fails on invalid UTF-8; escaping here covers every
+// message, whichever reader wrote it.
+inline std::string valid_utf8_text(std::string_view s) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+    const uint8_t c = b(i);
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n > 1 && i + n > s.size()) n = 0;
+    for (size_t k = 1; k < n && n; ++k)
+      if ((b(i + k) & 0xc0) != 0x80) n = 0;
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid too.
+    if (n > 1 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0) || (c == 0xf0 && b(i + 1) < 0x90) ||
+                  (c == 0xf4 && b(i + 1) >= 0x90)))
+      n = 0;
+    if (n == 0) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 // Malformed or unsupported input. `offset` is the byte offset in the (decompressed)
 // protobuf where the problem was found, or -1 when it is not tied to one place;
-// `path` names the file when the input was one ("" otherwise).
+// `path` names the file when the input was one ("" otherwise). The message and
+// field are kept as valid UTF-8 (valid_utf8_text); `path` is kept as given.
 class DecodeError : public std::runtime_error {
  public:
-  DecodeError(const std::string& message, std::string field, int64_t offset, std::string path = "")
-      : std::runtime_error(format(message, field, offset, path)),
-        field_(std::move(field)),
+  DecodeError(const std::string& message, const std::string& field, int64_t offset, std::string path = "")
+      : std::runtime_error(valid_utf8_text(format(message, field, offset, path))),
+        field_(valid_utf8_text(field)),
         offset_(offset),
-        reason_(message),
+        reason_(valid_utf8_text(message)),
         path_(std::move(path)) {}
 
   const std::string& field() const { return field_; }
