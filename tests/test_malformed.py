@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import zlib
 
 import pytest
 from conftest import CORPUS
@@ -676,3 +677,26 @@ def test_breaking_one_reference_of_a_random_profile(data):
     with pytest.raises(DecodeError) as info:
         pprofcore.loads(msg.SerializeToString())
     assert expect in info.value.reason, (kind, info.value.reason)
+
+
+_INFLATERS = ["zlib", "auto"] + [b for b in ("libdeflate", "isal") if getattr(pprofcore._core, f"have_{b}")()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(max_size=64), min_size=2, max_size=5), st.integers(min_value=0, max_value=4), st.booleans())
+def test_header_crc_of_any_member_is_checked_by_every_inflater(payloads, which, right):
+    # libdeflate skips a member's header CRC (FHCRC): a later member's bad one
+    # passed there and failed in zlib (gzip_fuzzer). Every inflater must agree.
+    which %= len(payloads)
+    members = [gzip.compress(p, mtime=0) for p in payloads]
+    head = bytearray(members[which][:10])
+    head[3] |= 0x02  # FHCRC: the CRC-32 of the header's bytes, low 16 bits, follows it
+    crc = zlib.crc32(bytes(head)) & 0xFFFF
+    members[which] = bytes(head) + (crc if right else crc ^ 1).to_bytes(2, "little") + members[which][10:]
+    data = b"".join(members)
+    for inflater in _INFLATERS:
+        if right:
+            assert pprofcore._core.gunzip(data, 1 << 20, inflater) == b"".join(payloads), inflater
+        else:
+            with pytest.raises(GzipError):
+                pprofcore._core.gunzip(data, 1 << 20, inflater)

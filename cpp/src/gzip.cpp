@@ -195,6 +195,9 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
       throw GzipError(in_pos == 0 ? "not a gzip stream" : "trailing garbage after gzip stream", "gzip",
                       static_cast<int64_t>(in_pos));
     }
+    // libdeflate skips a member's header CRC (FHCRC) where zlib checks it: a
+    // member that has one goes to zlib, so every backend takes the same input.
+    if (n - in_pos > 3 && (data[in_pos + 3] & 0x02)) return inflate_zlib(data, n, max_size);
     const size_t room = max_size - out_pos;  // the limit is on all members together
     size_t cap = std::min(hint, room);
     while (true) {
@@ -438,10 +441,7 @@ Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) 
   if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
 #endif
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  // libdeflate skips the optional header CRC (FHCRC); zlib checks it.
-  bool header_crc = n > 3 && (data[3] & 0x02);
-  if ((backend == Backend::Auto || backend == Backend::Libdeflate) && !header_crc)
-    return inflate_libdeflate(data, n, max_size);
+  if (backend == Backend::Auto || backend == Backend::Libdeflate) return inflate_libdeflate(data, n, max_size);
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif
