@@ -20,7 +20,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 
 # Rank of each module by name (a package's name covers its submodules).
 GROUPS: List[Tuple[str, Set[str]]] = [
-    ("leaf", {"errors", "_atomic", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args"}),
+    (
+        "leaf",
+        {"errors", "_atomic", "_escapes", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args"},
+    ),
     (
         "room",
         {

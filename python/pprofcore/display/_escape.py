@@ -10,18 +10,15 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape as _markup
 
+from .._escapes import escape_chars
+
 # Everything outside XML 1.0's Char production (tab, LF and CR are allowed).
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _visible(m: "re.Match[str]") -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
 def printable(s: str) -> str:
     """``s`` with every character XML forbids written as its visible escape."""
-    return _FORBIDDEN.sub(_visible, s)
+    return escape_chars(_FORBIDDEN, s)
 
 
 def xml_text(s: str) -> str:

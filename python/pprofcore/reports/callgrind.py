@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Union
 import numpy as np
 
 from .. import _units
+from .._escapes import escape_chars
 from ._base import report_total
 from ._nodes import nodes
 
@@ -33,11 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _LINE_BREAKS = re.compile("[\x00-\x08\x0a-\x1f\x85\u2028\u2029]")
 
 
-def _visible(m: "re.Match[str]") -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
 def _name(table: Dict[str, int], name: str) -> str:
     """``(id) name`` the first time (a name stays on its line: line breaks are
     written as visible escapes such as ``\\x0a``), ``(id)`` after."""
@@ -46,7 +42,7 @@ def _name(table: Dict[str, int], name: str) -> str:
     if name in table:
         return f"({table[name]})"
     table[name] = len(table) + 1
-    return f"({table[name]}) {_LINE_BREAKS.sub(_visible, name)}"
+    return f"({table[name]}) {escape_chars(_LINE_BREAKS, name)}"
 
 
 def _address(prev: Optional[int], cur: int) -> str:
