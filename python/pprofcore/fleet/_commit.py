@@ -88,8 +88,13 @@ def commit(directory: Path, batch: str, parts: List[str]) -> None:
     batch's commit file is the last thing written. Committing a batch again
     (a retried task) replaces its commit with the same content."""
     # the parts' renames are on disk already (write_part and move_part flush their folders)
+    _write_commit(Path(directory) / COMMITS, batch, parts)
+
+
+def _write_commit(folder: Path, batch: str, parts: List[str]) -> None:
+    """The commit file of ``batch`` in ``folder``, written atomically."""
     doc = {"format": FORMAT, "batch": batch, "parts": sorted(parts)}
-    _atomic.write_text(Path(directory) / COMMITS / f"{batch}.json", json.dumps(doc, indent=1))
+    _atomic.write_text(folder / f"{batch}.json", json.dumps(doc, indent=1))
 
 
 def move_part(source: Path, target: Path) -> None:
@@ -198,8 +203,7 @@ def prepare(directory: Path) -> Snapshot:
         # so no reader ever sees an empty _commits/ that would hide the parts
         tmp = d / f"{COMMITS}{_atomic.TMP_MARK}{uuid.uuid4().hex}"
         tmp.mkdir()
-        doc = {"format": FORMAT, "batch": "legacy", "parts": sorted(parts)}
-        _atomic.write_text(tmp / "legacy.json", json.dumps(doc, indent=1))
+        _write_commit(tmp, "legacy", parts)
         os.replace(tmp, d / COMMITS)
         _atomic.fsync_dir(str(d))
         snap = Snapshot(d)

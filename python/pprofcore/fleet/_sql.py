@@ -31,6 +31,11 @@ def no_glob(path: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in path)
 
 
+def file_list(paths) -> str:
+    """``paths`` as a DuckDB list literal of files read by name, never as patterns."""
+    return "[" + ", ".join(f"'{literal(no_glob(str(p)))}'" for p in paths) + "]"
+
+
 def _scan(where: str) -> None:
     """Reject, outside quotes, ';', comments, '$', and parentheses that close
     more than they open (``x) union (select ...``)."""

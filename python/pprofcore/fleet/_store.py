@@ -393,9 +393,8 @@ class Store:
                 con.execute(f"create view {t} as select * from _empty_{t}")
                 continue
             hive = "true" if t in PARTITIONED else "false"
-            listed = ", ".join(f"'{_sql.literal(_sql.no_glob(f))}'" for f in files)
             opts = f"hive_partitioning={hive}, union_by_name=true"
-            con.execute(f"create view {t} as select * from read_parquet([{listed}], {opts})")
+            con.execute(f"create view {t} as select * from read_parquet({_sql.file_list(files)}, {opts})")
         _check_ids(d, con, snap)
         if not external_access:
             # the views read their files by these names: the glob-escaped one is what DuckDB checks
@@ -561,10 +560,10 @@ def _check_ids(d: Path, con, snap: "_commit.Snapshot") -> None:
     files = [str(f.resolve()) for f in snap.parts["profiles"]]
     if not files:
         return
-    listed = ", ".join(f"'{_sql.literal(_sql.no_glob(f))}'" for f in files)
     dup = con.execute(
-        f"select profile_id, list(distinct filename order by filename) from read_parquet([{listed}], filename=true, "
-        "union_by_name=true) group by profile_id having count(*) > 1 order by profile_id limit 3"
+        "select profile_id, list(distinct filename order by filename) from "
+        f"read_parquet({_sql.file_list(files)}, filename=true, union_by_name=true) "
+        "group by profile_id having count(*) > 1 order by profile_id limit 3"
     ).fetchall()
     if dup:
         pid, where = dup[0]
