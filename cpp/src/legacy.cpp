@@ -42,27 +42,6 @@ bool LineReader::next() {
   return true;
 }
 
-namespace {
-// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms and
-// surrogates included in "invalid", as Python's strict decoder has it).
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
-  const uint8_t c = b(i);
-  size_t n = c < 0x80                   ? 1
-             : (c >= 0xc2 && c <= 0xdf) ? 2
-             : (c >= 0xe0 && c <= 0xef) ? 3
-             : (c >= 0xf0 && c <= 0xf4) ? 4
-                                        : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((b(i + k) & 0xc0) != 0x80) return 0;
-  if ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0) || (c == 0xf0 && b(i + 1) < 0x90) ||
-      (c == 0xf4 && b(i + 1) >= 0x90))
-    return 0;
-  return n;
-}
-}  // namespace
-
 // The start of a line as the error message shows it: control characters and
 // bytes that are not UTF-8 as \xNN, so the message is always valid text.
 std::string line_excerpt(std::string_view line, size_t max_bytes) {
@@ -70,7 +49,7 @@ std::string line_excerpt(std::string_view line, size_t max_bytes) {
   static const char* kHexDigits = "0123456789abcdef";
   size_t i = 0;
   for (; i < line.size() && i < max_bytes;) {
-    size_t n = utf8_length(line, i);
+    size_t n = utf8_sequence_length(line, i);
     const auto c = static_cast<uint8_t>(line[i]);
     if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f) && c != '\t')) {
       out += "\\x";

@@ -9,6 +9,25 @@
 
 namespace pprofcore {
 
+// Length of the valid UTF-8 sequence at s[i], or 0: overlong forms, surrogates
+// and code points past U+10FFFF are invalid, as Python's strict decoder has it.
+inline size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  const uint8_t c = b(i);
+  size_t n = c < 0x80                   ? 1
+             : (c >= 0xc2 && c <= 0xdf) ? 2
+             : (c >= 0xe0 && c <= 0xef) ? 3
+             : (c >= 0xf0 && c <= 0xf4) ? 4
+                                        : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0) || (c == 0xf0 && b(i + 1) < 0x90) ||
+      (c == 0xf4 && b(i + 1) >= 0x90))
+    return 0;
+  return n;
+}
+
 // `s` with every byte that is not part of a valid UTF-8 sequence written as
 // \xNN. Messages quote input (names, attributes, headers) and Python builds a
 // str from them, which fails on invalid UTF-8; escaping here covers every
@@ -18,17 +37,9 @@ inline std::string valid_utf8_text(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
-    const uint8_t c = b(i);
-    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (n > 1 && i + n > s.size()) n = 0;
-    for (size_t k = 1; k < n && n; ++k)
-      if ((b(i + k) & 0xc0) != 0x80) n = 0;
-    // Overlong forms, surrogates and code points past U+10FFFF are invalid too.
-    if (n > 1 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0) || (c == 0xf0 && b(i + 1) < 0x90) ||
-                  (c == 0xf4 && b(i + 1) >= 0x90)))
-      n = 0;
+    const size_t n = utf8_sequence_length(s, i);
     if (n == 0) {
+      const auto c = static_cast<uint8_t>(s[i]);
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];
