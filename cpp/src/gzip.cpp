@@ -28,6 +28,12 @@
 
 namespace pprofcore::gzip {
 
+size_t grown(size_t cap, size_t limit) {
+  return std::min(limit, cap > limit / 2 ? limit : std::max<size_t>(cap * 2, 4096));
+}
+
+size_t past_limit(size_t max_size) { return max_size == SIZE_MAX ? max_size : max_size + 1; }
+
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
     std::free(p_);
@@ -68,11 +74,6 @@ bool only_zero_padding(const uint8_t* p, size_t n) {
 // allocate and zero gigabytes before the stream is found to be bad.
 [[maybe_unused]] size_t plausible_size(size_t compressed) { return compressed * 1032 + 1024; }
 
-// The next capacity when `out` is full: double, never past the limit.
-size_t grown(size_t cap, size_t max_size) {
-  return std::min(max_size, cap > max_size / 2 ? max_size : std::max<size_t>(cap * 2, 4096));
-}
-
 // Real profiles inflate by a few times to a few tens of times. Even untouched,
 // a reservation counts against the address-space limit (RLIMIT_AS), so a lying
 // ISIZE of gigabytes must not be reserved on its word: the first buffer holds
@@ -93,10 +94,6 @@ constexpr size_t kTrustedRatio = 64;
   const size_t next = grown(cap, limit);
   return isize > next && isize / 16 <= cap ? std::min<size_t>(isize, limit) : next;
 }
-
-// Streaming backends size their buffer up to one byte past the limit: output
-// reaching that byte is over the limit, and an empty stream fits a limit of 0.
-size_t past_limit(size_t max_size) { return max_size == SIZE_MAX ? max_size : max_size + 1; }
 
 Buffer inflate_zlib(const uint8_t* data, size_t n, size_t max_size) {
   Buffer out;

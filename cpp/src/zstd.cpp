@@ -24,7 +24,7 @@ gzip::Buffer decompress(const uint8_t* data, size_t n, size_t max_size,
   // large blocks, so growing copies nothing); one byte past the limit is room
   // enough to see the limit passed. The frame header's content size is a claim
   // of the input, so it does not size anything.
-  const size_t hard = max_size == SIZE_MAX ? max_size : max_size + 1;
+  const size_t hard = gzip::past_limit(max_size);
   gzip::Buffer out;
   out.reserve(std::min(hard, std::max<size_t>(n > hard / 4 ? hard : n * 4, 4096)));
   size_t out_pos = 0;
@@ -36,7 +36,7 @@ gzip::Buffer decompress(const uint8_t* data, size_t n, size_t max_size,
     if (in.pos == in.size && last == 0) break;
     if (out_pos == out.capacity()) {
       if (out.capacity() >= hard) break;
-      out.reserve(out.capacity() > hard / 2 ? hard : out.capacity() * 2);
+      out.reserve(gzip::grown(out.capacity(), hard));
     }
     size_t room = out.capacity() - out_pos;
     if (!judged) room = std::min(room, std::max(kPrefixBytes - out_pos, size_t(1)));  // stop to judge the prefix

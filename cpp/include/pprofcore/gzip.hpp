@@ -46,6 +46,14 @@ inline bool is_gzip(const uint8_t* data, size_t n) { return n >= 2 && data[0] ==
 bool have_libdeflate();
 bool have_isal();
 
+// Output buffers that grow as data arrives (gzip's streaming backends, zstd):
+// sized up to one byte past the limit, so output reaching that byte is over the
+// limit and an empty stream fits a limit of 0.
+size_t past_limit(size_t max_size);
+// The next capacity of a full output buffer: double (at least 4 KiB), never
+// past `limit`.
+size_t grown(size_t cap, size_t limit);
+
 // Inflates every gzip member of `data` (concatenated members are joined, as gunzip
 // does). Throws GzipError on corruption, bad CRC/length, trailing garbage, or when the
 // output of all members together would exceed `max_size` bytes. Memory grows with
