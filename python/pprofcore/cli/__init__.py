@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from .. import __version__
+from .._build_info import describe as describe_build
 from . import (
     _pprof_flags,
     callgraph,
@@ -59,9 +59,21 @@ _COMMANDS = {
 }
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the build's lines as they are (argparse's own version
+    action would reflow them into one paragraph)."""
+
+    def __init__(self, option_strings: List[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the build's features, then exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(describe_build())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pprofcore", description="Analyse pprof profiles.")
-    parser.add_argument("--version", action="version", version=f"pprofcore {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in _COMMANDS.items():
