@@ -63,37 +63,25 @@ def run(argv=None) -> int:
     t0 = time.time()
     common = ["--corpus", str(args.corpus)]
 
-    print("== bench_decode", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_decode.main(
-            common + ["--json", str(RESULTS / "decode.json")] + (["--quick"] if args.quick else []) + args.decode_args
-        )
-    if rc:
-        return rc
-    decode_md = out.getvalue()
-
-    print("== bench_phases", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_phases.main(
-            common + ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if args.quick else [])
-        )
-    if rc:
-        return rc
-    phases_md = out.getvalue()
-
-    print("== bench_load_many", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_load_many.main(
-            common
-            + ["--json", str(RESULTS / "load_many.json")]
-            + (["--reps", "2", "--count", "500"] if args.quick else [])
-        )
-    if rc:
-        return rc
-    many_md = out.getvalue()
+    quick = args.quick
+    steps = [
+        (bench_decode, ["--json", str(RESULTS / "decode.json")] + (["--quick"] if quick else []) + args.decode_args),
+        (bench_phases, ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if quick else [])),
+        (
+            bench_load_many,
+            ["--json", str(RESULTS / "load_many.json")] + (["--reps", "2", "--count", "500"] if quick else []),
+        ),
+    ]
+    tables = []
+    for module, step_args in steps:
+        print(f"== {module.__name__}", file=sys.stderr, flush=True)
+        out = io.StringIO()
+        with redirect_stdout(out):  # each benchmark prints its Markdown table
+            rc = module.main(common + step_args)
+        if rc:
+            return rc
+        tables.append(out.getvalue())
+    decode_md, phases_md, many_md = tables
 
     info = json.loads((RESULTS / "decode.json").read_text())["machine"]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
