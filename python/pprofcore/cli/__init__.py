@@ -26,6 +26,7 @@ from . import (
     listing,
     merge,
     peek,
+    shell,
     symbolize,
     tags,
     top,
@@ -89,7 +90,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
-    args = parser.parse_args(_pprof_flags.translate(list(argv), list(_COMMANDS)))
+    translated = _pprof_flags.translate(list(argv), list(_COMMANDS))
+    if opens_shell(translated):
+        try:
+            return shell.run(argv, build_parser, main)
+        except (ValueError, TypeError, OSError) as e:
+            return _error("shell", str(e))
+    args = parser.parse_args(translated)
     try:
         return args._run(args)
     except BrokenPipeError:  # e.g. piped into `head`
@@ -101,6 +108,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _error(args.command, str(e))
     except Exception as e:  # noqa: BLE001 - a command line prints one line, never a traceback
         return _error(args.command, f"{type(e).__name__}: {e}")
+
+
+def opens_shell(translated: List[str]) -> bool:
+    """No subcommand and no report flag, but a source: pprof's interactive mode."""
+    if not translated or translated[0] in _COMMANDS or translated[0] in ("-h", "--help", "--version"):
+        return False
+    return any(not a.startswith("-") for a in translated)
 
 
 def _error(command: str, message: str) -> int:

@@ -154,13 +154,23 @@ def run_report(args, method: str, *positional, **options) -> int:
     return 0
 
 
+# The first line of a report's own header; the lines before it describe the profile.
+_REPORT_HEADER_STARTS = ("Active filters:", "Showing nodes", "Dropped ", "Showing top")
+
+
+def profile_header(lines) -> list:
+    """The profile's lines (File, Type, Time, Duration ...) of a report header."""
+    lines = list(lines)
+    k = next((i for i, ln in enumerate(lines) if ln.startswith(_REPORT_HEADER_STARTS)), len(lines))
+    return lines[:k]
+
+
 def report_text(table, args) -> str:
     """The table's text, without the profile's header lines for -compact_labels."""
     text = table.to_text()
     if getattr(args, "compact_labels", False):
         lines = text.split("\n")
-        starts = ("Active filters:", "Showing nodes", "Dropped ", "Showing top")
-        k = next((i for i, ln in enumerate(lines) if ln.startswith(starts)), 0)
+        k = next((i for i, ln in enumerate(lines) if ln.startswith(_REPORT_HEADER_STARTS)), 0)
         text = "\n".join(lines[k:])
     return text
 
@@ -170,7 +180,8 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
     if fmt == "text":
         if title:
             print(f"==> {title} <==", file=out)
-        print(report_text(table, args), file=out)
+        text = report_text(table, args)
+        out.write(text if text.endswith("\n") else text + "\n")  # list's text ends with its newline
         return
     cols = table.columns
     data = [table[c] for c in cols]
