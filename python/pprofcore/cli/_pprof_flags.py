@@ -66,6 +66,8 @@ OPTIONS = {
     "trim_path": None,
     "symbolize": None,
     "tools": "--tool",
+    "seconds": None,
+    "timeout": None,
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.

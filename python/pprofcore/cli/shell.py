@@ -114,6 +114,8 @@ COMMANDS: Dict[str, Command] = {
     "web": Command("web", f"web {_FILTER_USAGE}", "the call graph as SVG, opened in a browser"),
 }
 _GRAPH_COMMANDS = ("dot", "svg", "web")
+# Flags that only matter while reading the sources.
+_FETCH_FLAGS = ("base", "diff_base", "normalize", "seconds", "timeout", "add_comment")
 _TAIL_DIGITS = re.compile(r"[0-9]+$")
 
 
@@ -537,6 +539,10 @@ def run(
     profile_lines = _report_args.profile_header(table.header)
     total = int(profile.total(_report_args.sample_index(args.sample_index)))
     types = [t for t, _ in profile.sample_types]
+    if getattr(args, "saved_profile", None):
+        # Fetched once: every command reads the saved copy, base already applied.
+        sources = [args.saved_profile]
+        flags = [f for f in flags if f.lstrip("-").split("=")[0] not in _FETCH_FLAGS]
     shell = Shell(sources, flags, main, options_by_subcommand(parser), types, out, err)
     err.write(greeting(profile_lines, total, len(types)))
     err.flush()
