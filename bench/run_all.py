@@ -4,7 +4,7 @@
 Runs bench_decode.py, bench_phases.py and bench_load_many.py; writes
 ``bench/results/<name>.json`` (raw numbers) and
 ``bench/results/latest.md`` (machine description + result tables); with
-``--update-docs`` also replaces the generated block of docs/performance.md
+``--update-docs`` also replaces the generated block of docs/performance-log.md
 (between ``<!-- bench:decode:begin -->`` and ``<!-- bench:decode:end -->``).
 
 Usage::
@@ -32,7 +32,7 @@ import bench_load_many  # noqa: E402
 import bench_phases  # noqa: E402
 
 RESULTS = C.BENCH / "results"
-DOC = C.REPO / "docs" / "performance.md"
+DOC = C.REPO / "docs" / "performance-log.md"
 BEGIN, END = "<!-- bench:decode:begin -->", "<!-- bench:decode:end -->"
 
 
@@ -56,7 +56,7 @@ def run(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=C.DEFAULT_CORPUS)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, no protobuf table on big files")
-    ap.add_argument("--update-docs", action="store_true", help="rewrite the generated block of docs/performance.md")
+    ap.add_argument("--update-docs", action="store_true", help="rewrite the generated block of docs/performance-log.md")
     ap.add_argument("decode_args", nargs="*", help="extra arguments for bench_decode.py (after --)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
