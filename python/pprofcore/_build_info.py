@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import platform
 import sys
+from importlib import metadata
 
 from . import _core
 
-# The one version string; pyproject.toml's [project] version must equal it
-# (tests/test_build_info.py checks both against the installed metadata).
-VERSION = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml's [project]
+    version is the one place it is written."""
+    try:
+        return metadata.version("pprofcore")
+    except metadata.PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "0+unknown"
+
+
+VERSION = _version()
 
 
 def inflaters() -> list[str]:
