@@ -24,7 +24,8 @@ void bind_go_repairs(py::module_& m) {
         return py::make_tuple(out, report);
       },
       py::arg("profile"), py::arg("depth") = 0, py::arg("window") = 8,
-      "Go stacks cut at the runtime's depth completed from stacks sharing their root-most frames (cpp go_repairs.hpp).");
+      "Go stacks cut at the runtime's depth completed from stacks sharing their root-most frames (cpp "
+      "go_repairs.hpp).");
   m.def(
       "drop_type_params",
       [](const Profile& p) {
