@@ -22,7 +22,20 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 GROUPS: List[Tuple[str, Set[str]]] = [
     (
         "leaf",
-        {"errors", "_atomic", "_escapes", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args"},
+        {
+            "errors",
+            "_atomic",
+            "_escapes",
+            "_core",
+            "_units",
+            "_columns",
+            "_optional",
+            "_tabular",
+            "_wire",
+            "_args",
+            "_build_info",
+            "_fetch",
+        },
     ),
     (
         "room",
@@ -39,6 +52,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "display",
             "testing",
             "_repair",
+            "_go_repairs",
             "symbolize",
         },
     ),
