@@ -26,6 +26,7 @@ from . import (
     listing,
     merge,
     peek,
+    serve,
     symbolize,
     tags,
     top,
@@ -56,6 +57,7 @@ _COMMANDS = {
     "symbolize": symbolize,
     "list": listing,
     "disasm": disasm,
+    "serve": serve,
 }
 
 
