@@ -45,6 +45,7 @@ def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool 
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(128)  # connections wait in the backlog from the moment the URL is printed
     port = sock.getsockname()[1]
     url = url_of(host, port, session.initial.to_query())
     app = create_app(session, bind_host=host)
@@ -67,6 +68,7 @@ def start_in_thread(session: Session, host: str = "127.0.0.1", port: int = 0, ho
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(128)
     port = sock.getsockname()[1]
     app = create_app(session, hosts=hosts, bind_host=host)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))

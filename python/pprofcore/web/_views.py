@@ -94,7 +94,7 @@ def top(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         )
     if state.sort == "name":
         rows.sort(key=lambda r: r["name"])
-    return {"rows": rows, "text": repr(t), "truncated": len(names) > MAX_ROWS}
+    return {"rows": rows, "text": t.to_text(), "truncated": len(names) > MAX_ROWS}
 
 
 def flamegraph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
@@ -146,7 +146,7 @@ def peek(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
                 "inline": t["inline"][k],
             }
         )
-    return {"rows": rows, "text": repr(t)}
+    return {"rows": rows, "text": t.to_text()}
 
 
 def source(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
