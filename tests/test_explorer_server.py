@@ -10,8 +10,8 @@ import shutil
 import subprocess
 import sys
 import time
-import warnings
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
