@@ -124,6 +124,8 @@ def test_labels_view_has_values_shares_and_histograms(client, plain):
     assert {v["value"] for v in keys["endpoint"]["values"]} == {"/api/hash", "/api/zip", "/api/io"}
     hist = keys["bytes"]["histogram"]["buckets"]
     assert sum(b["total"] for b in hist) == sum(v["total"] for v in keys["bytes"]["values"])
+    for b in hist:  # each bucket's filter keeps exactly its samples
+        assert plain.filter(tagfocus=b["filter"], warn=False).total() == b["total"]
 
 
 def test_tag_filter_from_a_value(client, plain):

@@ -251,6 +251,7 @@ def _histograms(prof, ti: int) -> Dict[str, Dict[str, Any]]:
             edges = [lo + step * i for i in range(int(math.ceil((hi - lo) / step)) + 2)]
         counts, _ = np.histogram(nums, bins=edges, weights=w)
         u = units.get(name, name)
+        suffix = u
         out[name] = {
             "unit": u,
             "buckets": [
@@ -259,6 +260,8 @@ def _histograms(prof, ti: int) -> Dict[str, Dict[str, Any]]:
                     "hi": int(edges[i + 1]),
                     "label": f"{_units.scaled_label(int(edges[i]), u)} – {_units.scaled_label(int(edges[i + 1]), u)}",
                     "total": int(counts[i]),
+                    # pprof's tagfocus range is inclusive and needs the unit to compare scaled values
+                    "filter": f"{name}={int(edges[i])}{suffix}:{int(edges[i + 1]) - 1}{suffix}",
                 }
                 for i in range(len(counts))
             ],

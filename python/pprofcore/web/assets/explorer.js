@@ -394,7 +394,7 @@
       var box = el("section", "px-label-key"); box.setAttribute("data-key", k.key);
       box.appendChild(el("h3", "", k.key));
       var rows = k.numeric && k.histogram ? k.histogram.buckets.map(function (b) {
-        return { text: b.label, total: b.total, label: String(b.total), filter: k.key + "=" + b.lo + ":" + b.hi };
+        return { text: b.label, total: b.total, label: String(b.total), filter: b.filter };
       }) : k.values.map(function (v) {
         return { text: v.value, total: v.total, label: v.total_label + " (" + pct(v.share) + ")",
                  filter: k.key + "=^" + quoteRegex(v.value).replace(/,/g, "\\x2c") + "$", share: v.share };
