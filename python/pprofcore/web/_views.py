@@ -35,7 +35,21 @@ def view(session: Session, name: str, state: State) -> Dict[str, Any]:
     if fn is None:
         raise ValueError(f"no view named {name!r}")
     session.check(state)
+    state = state.replace(**{f: getattr(State(), f) for f in _IGNORED.get(name, ())})
     return session.views.get((name, state), lambda: _with_common(session, name, state, fn))
+
+
+# State fields a view does not read: left out of its cache key, so typing a
+# search regex or re-sorting Top recomputes nothing else.
+_IGNORED = {
+    "graph": ("search", "sort"),
+    "top": ("search",),
+    "flamegraph": ("search", "sort", "nodecount"),
+    "labels": ("search", "sort", "nodecount", "granularity"),
+    "peek": ("sort", "nodecount"),
+    "source": ("sort", "nodecount", "granularity"),
+    "disasm": ("sort", "nodecount", "granularity"),
+}
 
 
 def _with_common(session: Session, name: str, state: State, fn) -> Dict[str, Any]:
@@ -206,6 +220,8 @@ def _listing(t, unit: str, guard) -> Dict[str, Any]:
 def labels(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     """Every label key with its values and their share (pprof's tags report),
     and a histogram of each numeric key's values weighted by the sample type."""
+    if not len(prof.labels):
+        return {"keys": []}  # nothing to break down (and the tags report walks every sample)
     t = prof.tags(sample_type=ti)
     keys: Dict[str, Dict[str, Any]] = {}
     unit = prof.sample_types[ti][1]
