@@ -277,3 +277,47 @@ def test_hostile_names_run_no_script(browser, hostile_server, path):
     if path == "top":
         names = {e.get_attribute("title") for e in browser.find_elements("css selector", ".px-top td.px-name")}
         assert set(ed.HOSTILE_NAMES) <= names
+
+
+def test_widget_script_with_a_model(browser, server, plain):
+    """widget.js's render against a stand-in for anywidget's model that answers
+    `request` the way ExplorerWidget does (here from the server's data)."""
+    from pprofcore.web._widget import _esm
+
+    esm = _esm().replace("export default { render };", "window.__pxRender = render;")
+    _open(browser, server + "top")
+    browser.execute_cdp_cmd("Page.setBypassCSP", {"enabled": True})  # the test injects its own script
+    browser.execute_script(esm)
+    browser.execute_script(
+        """
+        var traits = {view: "top", query: "si=samples", meta: document.getElementById("px-meta").textContent,
+                      payload: "", request: {}}, handlers = {};
+        var model = {
+          get: function (k) { return traits[k]; },
+          set: function (k, v) { traits[k] = v; },
+          on: function (e, f) { (handlers[e] = handlers[e] || []).push(f); },
+          save_changes: function () {
+            var r = traits.request;
+            if (r.seq && r.seq !== window.__answered) {
+              window.__answered = r.seq;
+              fetch("/ui/data/" + r.view + "?" + r.query).then(function (x) { return x.json(); }).then(function (d) {
+                traits.payload = JSON.stringify({seq: r.seq, data: d});
+                (handlers["change:payload"] || []).forEach(function (f) { f(); });
+              });
+            }
+          }
+        };
+        window.__pxModel = traits;
+        var host = document.createElement("div"); host.id = "widget-host";
+        document.body.textContent = ""; document.body.appendChild(host);
+        window.__pxRender({model: model, el: host});
+        """
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not browser.find_elements("css selector", ".px-widget .px-top tbody tr"):
+        time.sleep(0.05)
+    rows = browser.find_elements("css selector", ".px-widget .px-top tbody tr")
+    assert [int(r.get_attribute("data-flat")) for r in rows] == plain.top("samples")["flat"].tolist()
+    browser.find_element("css selector", '.px-widget td.px-name[title="hash"]').click()
+    browser.find_element("css selector", ".px-widget .px-refine-f").click()
+    assert browser.execute_script("return window.__pxModel.query") == "si=samples&f=%5Ehash%24"

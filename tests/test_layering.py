@@ -40,11 +40,12 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "testing",
             "_repair",
             "symbolize",
+            "web",
         },
     ),
     ("profile", {"_profile"}),
     ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
-    ("entry", {"fleet", "dask", "cli", "web", "_pytest", "__init__", "__main__"}),
+    ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 
 

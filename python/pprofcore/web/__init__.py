@@ -14,7 +14,7 @@ from __future__ import annotations
 from ._session import Session
 from ._state import State
 
-__all__ = ["Session", "State", "create_app", "serve"]
+__all__ = ["Session", "State", "create_app", "serve", "explore"]
 
 
 def create_app(session: Session, **kwargs):
@@ -29,3 +29,13 @@ def serve(session: Session, address: str = "127.0.0.1:0", open_browser: bool = T
     from ._serve import serve as run
 
     run(session, address, open_browser=open_browser)
+
+
+def explore(profile, view: str = "flamegraph", *, base=None, source_path=None, trim_path: str = "", **state):
+    """The explorer of ``profile`` as a Jupyter widget (see :meth:`pprofcore.Profile.explore`)."""
+    from ._widget import explorer_widget
+
+    session = Session(
+        [("profile", profile)], base=base, source_path=source_path, trim_path=trim_path, initial=State(**state)
+    )
+    return explorer_widget(session, view)

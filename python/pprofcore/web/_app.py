@@ -77,7 +77,7 @@ def page(session: Session) -> str:
         f"<title>{html.escape(session.title)} - pprofcore</title>"
         '<link rel="stylesheet" href="/ui/assets/flamegraph.css">'
         '<link rel="stylesheet" href="/ui/assets/explorer.css"></head>\n'
-        '<body><div id="px-root" class="px-root">Loading the explorer (needs JavaScript)...</div>\n'
+        '<body class="px-page"><div id="px-root" class="px-root">Loading the explorer (needs JavaScript)...</div>\n'
         f'<script type="application/json" id="px-meta">{to_json(meta(session))}</script>\n'
         '<script src="/ui/assets/flamegraph.js"></script>\n'
         '<script src="/ui/assets/explorer.js"></script>\n'
