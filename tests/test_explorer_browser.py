@@ -3,13 +3,12 @@ selenium), against a server on a thread: each view opens, the sample type
 switches, a click refines (Top rows, graph nodes, flame graph nodes), a label
 filter applies, back/forward and a reloaded URL give the same view, and the
 numbers on the page equal the Python API's for the same state. Hostile names
-run no script and break no view. One server and one browser for the module.
+run no script and break no view. One server and one browser for the module
+(tools/explorer_screenshots.py makes the screenshots of docs/explorer.md)."""
 
-PPROFCORE_UPDATE_GOLDEN=1 also refreshes the screenshots in docs/images/explorer-*.png."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
@@ -114,11 +113,6 @@ def _total(browser):
     return int(_attr(browser, "data-total"))
 
 
-def _shot(browser, name):
-    if os.environ.get("PPROFCORE_UPDATE_GOLDEN"):
-        browser.save_screenshot(str(REPO / "docs" / "images" / f"explorer-{name}.png"))
-
-
 @pytest.mark.parametrize(
     "path, selector",
     [
@@ -135,7 +129,6 @@ def test_each_view_opens(browser, server, path, selector):
     assert browser.find_elements("css selector", selector), f"{path}: nothing drawn"
     assert not _errors(browser)
     assert not _console_errors(browser)
-    _shot(browser, (path.split("?")[0] or "graph"))
 
 
 def test_disasm_without_binaries_says_why(browser, server):
@@ -321,3 +314,19 @@ def test_widget_script_with_a_model(browser, server, plain):
     browser.find_element("css selector", '.px-widget td.px-name[title="hash"]').click()
     browser.find_element("css selector", ".px-widget .px-refine-f").click()
     assert browser.execute_script("return window.__pxModel.query") == "si=samples&f=%5Ehash%24"
+
+
+def test_a_selection_opens_peek_and_source(browser, server):
+    _open(browser, server + "top")
+    browser.find_element("css selector", '.px-top td.px-name[title="work"]').click()
+    before = _attr(browser, "data-loaded")
+    browser.find_element("css selector", '.px-tabs a[data-view="peek"]').click()
+    _wait(browser, before)
+    assert urlparse(browser.current_url).path == "/ui/peek" and _params(browser)["f"] == "^work$"
+    node = browser.find_element("css selector", ".px-peek tr.px-peek-node .px-name")
+    assert node.text == "work"
+    before = _attr(browser, "data-loaded")
+    browser.find_element("css selector", '.px-tabs a[data-view="source"]').click()
+    _wait(browser, before)
+    assert browser.find_elements("css selector", ".px-listing tr.px-hot")
+    assert not browser.find_element("css selector", '.px-tabs a[data-view="disasm"]').is_displayed()

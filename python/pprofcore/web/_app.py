@@ -64,6 +64,8 @@ def meta(session: Session) -> dict:
         "sample_types": [t for t, _ in p.sample_types],
         "default_sample_type": p.sample_types[p.sample_type_index(None)][0],
         "base": session.base is not None,
+        # Disassemble needs binaries: offered when a mapping names a file
+        "disasm": any(bool(p._core.string(int(f))) for f in p.mappings["filename"]),
         "views": list(VIEWS),
         "configs": dict(session.configs),
     }

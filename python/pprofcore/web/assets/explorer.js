@@ -57,7 +57,8 @@
     this.tabs = el("nav", "px-tabs"); head.appendChild(this.tabs);
     VIEWS.forEach(function (v) {
       var a = el("a", "px-tab", v[1]); a.setAttribute("data-view", v[0]); a.href = "#";
-      a.addEventListener("click", function (ev) { ev.preventDefault(); self.go(v[0], self.query, true); });
+      a.addEventListener("click", function (ev) { ev.preventDefault(); self.openView(v[0]); });
+      if (v[0] === "disasm" && m.disasm === false) a.style.display = "none";  // no binaries known
       self.tabs.appendChild(a);
     });
     var bar = el("div", "px-bar"); root.appendChild(bar);
@@ -139,6 +140,17 @@
     this.view = view; this.query = query || "";
     if (this.transport.navigate) this.transport.navigate(view, this.query, push);
     this.load();
+  };
+  // A view tab: the listing views (peek, source, disasm) take the selection as
+  // their regex (pprof's f=), as pprof's View menu does.
+  Explorer.prototype.openView = function (view) {
+    if (/^(peek|source|disasm)$/.test(view) && this.selection.length) {
+      var q = this.params(); q.set("f", regexOf(this.selection));
+      this.selection = [];
+      this.go(view, q.toString(), true);
+      return;
+    }
+    this.go(view, this.query, true);
   };
   Explorer.prototype.show = function (view, query) { this.view = view; this.query = query || ""; this.load(); };
 
