@@ -6,7 +6,6 @@ numbers on the page equal the Python API's for the same state. Hostile names
 run no script and break no view. One server and one browser for the module
 (tools/explorer_screenshots.py makes the screenshots of docs/explorer.md)."""
 
-
 from __future__ import annotations
 
 import shutil
