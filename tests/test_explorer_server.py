@@ -60,7 +60,12 @@ def hostile_client():
 # ------------------------------------------------------------------ state
 @pytest.mark.parametrize(
     "query",
-    ["si=samples&f=main&i=io&h=hash&s=work&sf=main", "tf=endpoint%3D%2Fapi&ti=x&ts=a&th=b&g=lines", "q=wo.k&p=1&cmp=0"],
+    [
+        "si=samples&f=main&i=io&h=hash&s=work&sf=main",
+        "tf=endpoint%3D%2Fapi&ti=x&ts=a&th=b&g=lines",
+        "q=wo.k&p=1&cmp=0",
+        "n=5&nf=0.0&ef=0.01&noinlines=t&mean=t&unit=ms&rel=t&sort=cum",
+    ],
 )
 def test_state_round_trips_through_the_url(query):
     from urllib.parse import parse_qsl
@@ -78,6 +83,9 @@ def test_state_uses_pprofs_parameter_names():
         State.from_query({"g": "bogus"})
     with pytest.raises(ValueError):
         State.from_query({"f": "x" * 5000})
+    with pytest.raises(ValueError):
+        State.from_query({"noinlines": "maybe"})
+    assert State.from_query({"noinlines": "true", "nf": "0"}).to_query() == "nf=0.0&noinlines=t"
 
 
 # ------------------------------------------------------------------ views
@@ -162,7 +170,16 @@ def test_saved_configurations(client):
 
 # ------------------------------------------------------------------ go tool pprof
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go (go tool pprof) as the oracle")
-@pytest.mark.parametrize("flags", [[], ["-focus=flate", "-sample_index=samples"], ["-cum", "-lines", "-hide=runtime"]])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [],
+        ["-focus=flate", "-sample_index=samples"],
+        ["-cum", "-lines", "-hide=runtime"],
+        ["-nodefraction=0", "-noinlines", "-unit=ms", "-nodecount=12"],
+        ["-relative_percentages", "-tagfocus=endpoint=/api/export", "-mean"],
+    ],
+)
 def test_top_text_equals_go_tool_pprof(flags):
     path = FLEET / "cpu-api-00-000.pb.gz"
     if not path.exists():

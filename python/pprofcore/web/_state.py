@@ -19,6 +19,7 @@ GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 VIEWS = ("graph", "top", "flamegraph", "peek", "source", "disasm", "labels")
 
 # State field -> pprof's URL parameter (internal/driver/config.go); q, p and cmp are ours.
+# Booleans are written "t" as pprof shortens them; numbers as Python prints them.
 URL_PARAMS = {
     "si": "si",
     "focus": "f",
@@ -33,6 +34,12 @@ URL_PARAMS = {
     "granularity": "g",
     "sort": "sort",
     "nodecount": "n",
+    "nodefraction": "nf",
+    "edgefraction": "ef",
+    "noinlines": "noinlines",
+    "mean": "mean",
+    "unit": "unit",
+    "relative_percentages": "rel",
     "search": "q",
     "profile": "p",
     "compare": "cmp",
@@ -40,6 +47,28 @@ URL_PARAMS = {
 FILTERS = ("focus", "ignore", "hide", "show", "show_from", "tagfocus", "tagignore", "tagshow", "taghide")
 # Longest value accepted from a URL: a regex longer than this is a mistake or an attack.
 MAX_PARAM = 4096
+
+
+_KINDS = {
+    "nodecount": int,
+    "profile": int,
+    "compare": int,
+    "nodefraction": float,
+    "edgefraction": float,
+    "noinlines": bool,
+    "mean": bool,
+    "relative_percentages": bool,
+}
+
+
+def _truth(v: str) -> bool:
+    """A boolean parameter as Go's strconv.ParseBool reads it (pprof writes "t"/"f")."""
+    low = v.lower()
+    if low in ("1", "t", "true"):
+        return True
+    if low in ("0", "f", "false"):
+        return False
+    raise ValueError(v)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +93,12 @@ class State:
     granularity: str = "functions"
     sort: str = "flat"
     nodecount: Optional[int] = None
+    nodefraction: float = 0.005
+    edgefraction: float = 0.001
+    noinlines: bool = False
+    mean: bool = False
+    unit: str = ""
+    relative_percentages: bool = False
     search: str = ""
     profile: int = 0
     compare: Optional[int] = None
@@ -79,6 +114,9 @@ class State:
                 raise ValueError(f"{f.name} is longer than {MAX_PARAM} characters")
         if self.nodecount is not None and self.nodecount < 0:
             raise ValueError("nodecount must be >= 0")
+        for name in ("nodefraction", "edgefraction"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
     # ---------------------------------------------------------------- parsers
     @classmethod
@@ -89,13 +127,11 @@ class State:
             v = params.get(name)
             if v is None or v == "":
                 continue
-            if field in ("nodecount", "profile", "compare"):
-                try:
-                    kw[field] = int(v)
-                except ValueError:
-                    raise ValueError(f"{name}= must be an integer, got {v[:40]!r}") from None
-            else:
-                kw[field] = v
+            kind = _KINDS.get(field, str)
+            try:
+                kw[field] = _truth(v) if kind is bool else kind(v)
+            except ValueError:
+                raise ValueError(f"{name}= must be a {kind.__name__}, got {v[:40]!r}") from None
         return cls(**kw)
 
     @classmethod
@@ -110,6 +146,11 @@ class State:
             kw["sort"] = "cum"
         if getattr(args, "nodecount", None) is not None:
             kw["nodecount"] = args.nodecount
+        for f in ("nodefraction", "edgefraction", "noinlines", "mean", "relative_percentages"):
+            if getattr(args, f, None) is not None:
+                kw[f] = getattr(args, f)
+        if getattr(args, "unit", None):
+            kw["unit"] = args.unit
         return cls(**kw)
 
     @classmethod
@@ -125,7 +166,7 @@ class State:
         for field, name in URL_PARAMS.items():
             v = getattr(self, field)
             if v != getattr(default, field) and v is not None:
-                pairs.append((name, str(v)))
+                pairs.append((name, ("t" if v else "f") if isinstance(v, bool) else str(v)))
         return urlencode(pairs)
 
     def to_dict(self) -> Dict[str, Any]:

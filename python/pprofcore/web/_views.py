@@ -41,14 +41,16 @@ def view(session: Session, name: str, state: State) -> Dict[str, Any]:
 
 # State fields a view does not read: left out of its cache key, so typing a
 # search regex or re-sorting Top recomputes nothing else.
+_TRIM = ("nodecount", "nodefraction", "edgefraction")
+_REPORT = ("mean", "unit", "noinlines", "relative_percentages")
 _IGNORED = {
-    "graph": ("search", "sort"),
+    "graph": ("search", "sort") + _REPORT,
     "top": ("search",),
-    "flamegraph": ("search", "sort", "nodecount"),
-    "labels": ("search", "sort", "nodecount", "granularity"),
-    "peek": ("sort", "nodecount"),
-    "source": ("sort", "nodecount", "granularity"),
-    "disasm": ("sort", "nodecount", "granularity"),
+    "flamegraph": ("search", "sort") + _TRIM + _REPORT,
+    "labels": ("search", "sort", "granularity") + _TRIM + _REPORT,
+    "peek": ("sort",) + _TRIM,
+    "source": ("sort", "granularity") + _TRIM + _REPORT,
+    "disasm": ("sort", "granularity") + _TRIM + _REPORT,
 }
 
 
@@ -87,6 +89,12 @@ def top(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         by=state.granularity,
         n=n,
         sort="cum" if state.sort == "cum" else "flat",
+        mean=state.mean,
+        unit=state.unit or None,
+        inline=not state.noinlines,
+        nodefraction=state.nodefraction,
+        edgefraction=state.edgefraction,
+        relative_percentages=state.relative_percentages,
     )
     unit = prof.sample_types[ti][1]
     names = t["name"]
@@ -123,7 +131,13 @@ def flamegraph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
 def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     """pprof's call graph (its trimming: nodecount 80, nodefraction 0.005,
     edgefraction 0.001) as SVG, with the name of each node id."""
-    g = prof.callgraph(ti, by=state.granularity, nodecount=80 if state.nodecount is None else state.nodecount)
+    g = prof.callgraph(
+        ti,
+        by=state.granularity,
+        nodecount=80 if state.nodecount is None else state.nodecount,
+        nodefraction=state.nodefraction,
+        edgefraction=state.edgefraction,
+    )
     names = list(g.nodes()["name"])
     try:
         svg = g.to_svg()
@@ -142,7 +156,15 @@ def _regex(state: State) -> str:
 
 def peek(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     """pprof's peek of the focus (or search) regex: callers and callees per node."""
-    t = prof.peek(_regex(state), sample_type=ti, by=state.granularity)
+    t = prof.peek(
+        _regex(state),
+        sample_type=ti,
+        by=state.granularity,
+        mean=state.mean,
+        unit=state.unit or None,
+        inline=not state.noinlines,
+        relative_percentages=state.relative_percentages,
+    )
     unit = prof.sample_types[ti][1]
     rows = []
     for k in range(min(len(t["name"]), MAX_ROWS)):

@@ -118,6 +118,10 @@
       bar.appendChild(save);
     }
     this.fillConfigs(m.configs || {});
+    if (this.transport.href) {
+      this.download = el("a", "px-download", "Download"); this.download.title = "the refined profile (.pb.gz)";
+      bar.appendChild(this.download);
+    }
     this.filters = el("div", "px-filters"); root.appendChild(this.filters);
     this.notes = el("div", "px-notes"); root.appendChild(this.notes);
     this.body = el("div", "px-body"); root.appendChild(this.body);
@@ -202,6 +206,7 @@
     if (document.activeElement !== this.search) this.search.value = q.get("q") || "";
     if (this.p) { this.p.value = q.get("p") || "0"; this.cmp.value = q.get("cmp") || ""; }
     this.drawFilters(q);
+    if (this.download) this.download.href = "/ui/download" + (this.query ? "?" + this.query : "");
     this.labelsCache = null;
     this.transport.fetch(this.view, this.query).then(function (data) {
       if (seq !== self.seq) return;  // a newer state was asked for meanwhile
@@ -313,6 +318,7 @@
     Array.prototype.forEach.call(node.querySelectorAll("g.node"), function (g) {
       var t = g.querySelector("title"), id = t ? t.textContent : "", name = d.names[id];
       if (name === undefined) return;
+      t.textContent = name;  // the hover text: the node's name rather than Graphviz's id
       g.setAttribute("data-name", name);
       if (rx && rx.test(name)) g.classList.add("px-match");
       if (self.selection.indexOf(name) >= 0) g.classList.add("px-selected");
