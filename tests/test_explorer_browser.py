@@ -259,6 +259,12 @@ def test_search_highlights_and_compare(browser, server, plain):
     _wait(browser, before)
     assert _params(browser)["cmp"] == "1"
     assert _total(browser) == plain.diff(plain.scale(0.5)).total()
+    before = _attr(browser, "data-loaded")
+    browser.find_element("css selector", '.px-tabs a[data-view="flamegraph"]').click()
+    _wait(browser, before)
+    assert _params(browser)["cmp"] == "1"  # the comparison follows to every view
+    data = browser.execute_script("return document.querySelector('.pprofcore-flame').pprofcore.data")
+    assert data["diff"] and data["total"][0] == plain.total()
 
 
 @pytest.mark.parametrize("path", ["", "top", "flamegraph", "peek?q=main", "source?q=main", "labels"])

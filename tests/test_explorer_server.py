@@ -178,7 +178,10 @@ def test_saved_configurations(client):
         ["-cum", "-lines", "-hide=runtime"],
         ["-nodefraction=0", "-noinlines", "-unit=ms", "-nodecount=12"],
         ["-relative_percentages", "-tagfocus=endpoint=/api/export", "-mean"],
+        [f"-diff_base={FLEET / 'cpu-api-00-001.pb.gz'}", "-sample_index=samples"],
+        [f"-base={FLEET / 'cpu-api-00-001.pb.gz'}", "-focus=flate"],
     ],
+    ids=["default", "focus-si", "cum-lines-hide", "trim-unit", "rel-tagfocus-mean", "diff_base", "base"],
 )
 def test_top_text_equals_go_tool_pprof(flags):
     path = FLEET / "cpu-api-00-000.pb.gz"
