@@ -180,8 +180,18 @@ def test_saved_configurations(client):
         ["-relative_percentages", "-tagfocus=endpoint=/api/export", "-mean"],
         [f"-diff_base={FLEET / 'cpu-api-00-001.pb.gz'}", "-sample_index=samples"],
         [f"-base={FLEET / 'cpu-api-00-001.pb.gz'}", "-focus=flate"],
+        ["-prune_from=deflate", "-tagroot=endpoint", "-show_from=workload"],
     ],
-    ids=["default", "focus-si", "cum-lines-hide", "trim-unit", "rel-tagfocus-mean", "diff_base", "base"],
+    ids=[
+        "default",
+        "focus-si",
+        "cum-lines-hide",
+        "trim-unit",
+        "rel-tagfocus-mean",
+        "diff_base",
+        "base",
+        "prune-tagroot",
+    ],
 )
 def test_top_text_equals_go_tool_pprof(flags):
     path = FLEET / "cpu-api-00-000.pb.gz"

@@ -57,7 +57,10 @@ def session_of(args):
     def merged(paths):
         ps = [_io.load(p) for p in paths]
         p = ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
-        return p.remove_uninteresting() if getattr(args, "remove_uninteresting", True) else p
+        p = p.remove_uninteresting() if getattr(args, "remove_uninteresting", True) else p
+        # tagroot/tagleaf come first in pprof's filter order and have no URL parameter: applied on load
+        roots = {k: getattr(args, k) for k in ("tagroot", "tagleaf") if getattr(args, k, None)}
+        return p.filter(**roots) if roots else p
 
     if args.base and args.diff_base:
         raise ValueError("-base and -diff_base cannot both be given")

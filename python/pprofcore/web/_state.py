@@ -31,6 +31,7 @@ URL_PARAMS = {
     "tagignore": "ti",
     "tagshow": "ts",
     "taghide": "th",
+    "prune_from": "prunefrom",
     "granularity": "g",
     "sort": "sort",
     "nodecount": "n",
@@ -44,7 +45,18 @@ URL_PARAMS = {
     "profile": "p",
     "compare": "cmp",
 }
-FILTERS = ("focus", "ignore", "hide", "show", "show_from", "tagfocus", "tagignore", "tagshow", "taghide")
+FILTERS = (
+    "focus",
+    "ignore",
+    "hide",
+    "show",
+    "show_from",
+    "tagfocus",
+    "tagignore",
+    "tagshow",
+    "taghide",
+    "prune_from",
+)
 # Longest value accepted from a URL: a regex longer than this is a mistake or an attack.
 MAX_PARAM = 4096
 
@@ -90,6 +102,7 @@ class State:
     tagignore: str = ""
     tagshow: str = ""
     taghide: str = ""
+    prune_from: str = ""
     granularity: str = "functions"
     sort: str = "flat"
     nodecount: Optional[int] = None
