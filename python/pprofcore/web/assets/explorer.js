@@ -34,11 +34,19 @@
   // Flame graph labels as pprof's flame graph shortens them: the whole name if
   // it fits, else without its package path, else cut.
   function shortNames(name) {
-    var out = [name], paren = name.indexOf("("), head = paren > 0 ? name.slice(0, paren) : name;
+    var out = [name], paren = name.search(/[(<]/), head = paren > 0 ? name.slice(0, paren) : name;
     var slash = head.lastIndexOf("/");
-    if (slash >= 0) out.push(name.slice(slash + 1));
-    var base = out[out.length - 1], dot = base.indexOf(".");
-    if (dot > 0 && dot < base.length - 1) out.push(base.slice(dot + 1));
+    var cur = slash >= 0 ? name.slice(slash + 1) : name;
+    if (cur !== name) out.push(cur);
+    // then leading namespace or class qualifiers (a.b.C.m, ns::C::m), down to the last two
+    for (;;) {
+      var p2 = cur.search(/[(<]/), h = p2 > 0 ? cur.slice(0, p2) : cur;
+      var parts = h.split(/::|\./);
+      if (parts.length <= 2) break;
+      var cut = h.indexOf("::") >= 0 && (h.indexOf(".") < 0 || h.indexOf("::") < h.indexOf(".")) ? h.indexOf("::") + 2 : h.indexOf(".") + 1;
+      cur = cur.slice(cut);
+      out.push(cur);
+    }
     return out;
   }
 
@@ -276,6 +284,7 @@
       body.appendChild(tr);
     });
     var wrap = el("div", "px-scroll"); wrap.appendChild(table); this.body.appendChild(wrap);
+    if (d.truncated) this.note("showing the first " + d.rows.length + " rows (the text below has them all)", false);
     var text = el("details", "px-text"); text.appendChild(el("summary", "", "as text (pprof -top)"));
     text.appendChild(el("pre", "px-top-text", d.text)); this.body.appendChild(text);
   };
@@ -405,7 +414,7 @@
 
   // ---------------------------------------------------------------- Labels
   Explorer.prototype.draw_labels = function (d) {
-    var self = this, wrap = el("div", "px-scroll px-labels");
+    var self = this, wrap = el("div", "px-scroll px-labels"), rx = searchRx(this.params().get("q"));
     this.body.appendChild(wrap);
     if (!d.keys.length) this.note("no labels in this profile", false);
     d.keys.forEach(function (k) {
@@ -424,6 +433,7 @@
         fill.style.width = (100 * Math.abs(r.total) / top).toFixed(1) + "%"; bar.appendChild(fill);
         tr.appendChild(bar); tr.appendChild(el("td", "px-num", r.label));
         tr.appendChild(el("td", "px-name", r.text));
+        if (rx && rx.test(r.text)) tr.classList.add("px-match");
         var f = el("td", "px-actions");
         [["tf", "focus"], ["ti", "ignore"]].forEach(function (a) {
           var b = el("button", "px-btn px-tag-" + a[0], a[1]);
