@@ -335,3 +335,13 @@ def test_a_selection_opens_peek_and_source(browser, server):
     _wait(browser, before)
     assert browser.find_elements("css selector", ".px-listing tr.px-hot")
     assert not browser.find_element("css selector", '.px-tabs a[data-view="disasm"]').is_displayed()
+
+
+def test_flame_graph_names_are_shortened_package_first(browser, server):
+    _open(browser, server + "flamegraph")
+    forms = browser.execute_script(
+        "return ['github.com/a/b/pkg.(*T).Method', 'com.example.app.Main.run', 'ns::C::m']"
+        ".map(window.pprofcoreExplorer.shortNames)"
+    )
+    assert forms[0] == ["github.com/a/b/pkg.(*T).Method", "pkg.(*T).Method"]
+    assert forms[1][-1] == "Main.run" and forms[2][-1] == "C::m"

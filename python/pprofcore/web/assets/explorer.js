@@ -520,6 +520,7 @@
     root.pprofcoreExplorer = ex;
     return ex;
   };
+  window.pprofcoreExplorer.shortNames = shortNames;  // for tests
 
   // The server's page: start from the URL, and follow back/forward.
   var metaEl = document.getElementById("px-meta"), rootEl = document.getElementById("px-root");
