@@ -329,3 +329,49 @@ def test_pprofcore_http_serves_and_prints_the_url(tmp_path, plain):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "address, want",
+    [
+        (":8080", ("127.0.0.1", 8080)),
+        (":", ("127.0.0.1", 0)),
+        ("localhost:0", ("localhost", 0)),
+        ("[::1]:9", ("::1", 9)),
+    ],
+)
+def test_http_address(address, want):
+    from pprofcore.web._serve import parse_address
+
+    assert parse_address(address) == want
+
+
+@pytest.mark.parametrize("address", ["8080", ":http", ":70000"])
+def test_bad_http_address(address):
+    from pprofcore.web._serve import parse_address
+
+    with pytest.raises(ValueError):
+        parse_address(address)
+
+
+def test_concurrent_requests_for_one_state_compute_it_once():
+    import threading
+
+    from pprofcore.web._session import _Cache
+
+    cache, calls, gate = _Cache(4), [], threading.Event()
+
+    def compute():
+        calls.append(1)
+        gate.wait(5)
+        return 42
+
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(cache.get("k", compute))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    gate.set()
+    for t in threads:
+        t.join()
+    assert out == [42] * 8 and len(calls) == 1
