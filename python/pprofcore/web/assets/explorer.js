@@ -119,7 +119,7 @@
     }
     this.configs = el("select", "px-configs"); this.configs.title = "saved configurations";
     this.configs.addEventListener("change", function () { self.loadConfig(); });
-    bar.appendChild(this.configs);
+    if (transport_can(this.transport, "saveConfig")) bar.appendChild(this.configs);  // kept by the server only
     if (transport_can(this.transport, "saveConfig")) {
       var save = el("button", "px-btn px-save", "Save"); save.title = "save this view as a named configuration";
       save.addEventListener("click", function () { self.saveConfig(); });
