@@ -375,3 +375,14 @@ def test_concurrent_requests_for_one_state_compute_it_once():
     for t in threads:
         t.join()
     assert out == [42] * 8 and len(calls) == 1
+
+
+def test_source_found_only_above_the_root_is_refused(tmp_path, plain):
+    # pprof walks up from the source path; the explorer does not serve what it finds there
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.go").write_text("// above the root\n" * 20)
+    root = tmp_path / "deeper" / "root"
+    root.mkdir(parents=True)
+    c = TestClient(create_app(Session([("p", plain)], source_path=str(root)), hosts=["testserver"]))
+    r = c.get("/ui/data/source?f=^main$")
+    assert r.json()["routines"][0]["error"].startswith("refused") and "above the root" not in r.text

@@ -31,12 +31,21 @@ class SourceGuard:
             return ""  # absolute names are read as they are, as pprof does
         if ".." in rel.replace("\\", "/").split("/"):
             return f"refused: {rel} leaves the source root through '..'"
+        # The candidates in the order pprof's reader tries them (each root, then its
+        # parents): the first that exists is the one listed, and it must be inside its root.
         for root in self.roots:
-            path = os.path.join(root, rel)
-            if not os.path.lexists(path):
-                continue
-            real = os.path.realpath(path)
-            if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
-                return f"refused: {rel} leaves the source root through a symlink"
-            return ""
+            d = root
+            while True:
+                path = os.path.join(d, rel)
+                if os.path.lexists(path):
+                    if d != root:
+                        return f"refused: {rel} is found only above the source root {root}"
+                    real = os.path.realpath(path)
+                    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+                        return f"refused: {rel} leaves the source root through a symlink"
+                    return ""
+                parent = os.path.dirname(d)
+                if parent == d:
+                    break
+                d = parent
         return f"could not find file {rel} under the source path"
