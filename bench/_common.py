@@ -187,16 +187,10 @@ def per_thread_cpu(fn) -> list:
 
 
 def inflaters() -> list:
-    """gzip backends of this pprofcore build, in `_core.gunzip`'s spelling
-    (ISA-L only in builds that have `_core.have_isal`)."""
-    from pprofcore import _core
+    """gzip backends of this pprofcore build, in `_core.gunzip`'s spelling."""
+    import pprofcore
 
-    out = ["zlib"]
-    if _core.have_libdeflate():
-        out.append("libdeflate")
-    if getattr(_core, "have_isal", lambda: False)():
-        out.append("isal")
-    return out
+    return list(pprofcore.build_info()["inflaters"])
 
 
 def gunzip_py(data: bytes) -> bytes:

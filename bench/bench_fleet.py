@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
-from bench_merge import CORPUS, best, run  # noqa: E402
+from bench_merge import best, run, synthetic_fleet  # noqa: E402
 
 # what every pprofcore child imports before its timer; subtracted from its CPU time
 BASELINE = "import pprofcore, pandas; print(0.0)"
@@ -71,26 +71,6 @@ df = store.sql('''
 print(len(df), file=sys.stderr)
 print(time.perf_counter() - t)
 """
-
-
-def synthetic_fleet(dest: Path, n_variants: int = 10) -> list:
-    """fleet/cpu rewritten ``n_variants`` times: a ``zone`` label from 20
-    values, values scaled, times shifted by a minute per variant."""
-    import pprofcore
-
-    files = sorted((CORPUS / "fleet" / "cpu").glob("*.pb.gz"))
-    if not files:
-        raise SystemExit(f"no fleet/cpu corpus under {CORPUS}")
-    out = []
-    dest.mkdir(parents=True, exist_ok=True)
-    for v in range(n_variants):
-        for i, f in enumerate(files):
-            path = dest / f"v{v:02d}-{i:03d}.pb.gz"
-            out.append(str(path))
-            if not path.exists():
-                p = pprofcore.load(f).set_label("zone", f"zone-{(v * 7 + i) % 20}").scale(1 + v / 10)
-                p.save(path)
-    return out
 
 
 def fleet_of(n: int, synth: list) -> list:

@@ -76,21 +76,22 @@ def best(cmd, repeat, env=None):
 
 
 def synthetic_fleet(dest: Path, n_variants: int = 10) -> list:
+    """fleet/cpu rewritten ``n_variants`` times: a ``zone`` label from 20
+    values, values scaled, times shifted by a minute per variant."""
     import pprofcore
 
-    files = sorted(glob.glob(str(CORPUS / "fleet" / "cpu" / "*.pb.gz")))
+    files = sorted((CORPUS / "fleet" / "cpu").glob("*.pb.gz"))
+    if not files:
+        raise SystemExit(f"no fleet/cpu corpus under {CORPUS}")
     out = []
     dest.mkdir(parents=True, exist_ok=True)
     for v in range(n_variants):
         for i, f in enumerate(files):
             path = dest / f"v{v:02d}-{i:03d}.pb.gz"
             out.append(str(path))
-            if path.exists():
-                continue
-            p = pprofcore.load(f)
-            p = p.set_label("zone", f"zone-{(v * 7 + i) % 20}")
-            p = p.scale(1 + v / 10)
-            p.save(path)
+            if not path.exists():
+                p = pprofcore.load(f).set_label("zone", f"zone-{(v * 7 + i) % 20}").scale(1 + v / 10)
+                p.save(path)
     return out
 
 

@@ -70,6 +70,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
+from bench_fleet import OURS_SERIES  # noqa: E402
 from bench_merge import CORPUS, run, synthetic_fleet  # noqa: E402
 
 OURS_MERGE = """
@@ -91,16 +92,6 @@ dc = pprofcore.DeltaComputer(["alloc_objects", "alloc_space"])
 for p in paths:
     with open(p, "rb") as f:
         out = dc.delta_bytes(f.read(), compress=compress, level=level)
-print(time.perf_counter() - t)
-"""
-
-OURS_SERIES = """
-import sys, time, pprofcore
-import pandas  # imported before the timer, as Go's runtime starts before its timer
-paths = sys.argv[1:]
-t = time.perf_counter()
-df = pprofcore.ProfileSet(paths).series()
-print(len(df), file=sys.stderr)
 print(time.perf_counter() - t)
 """
 

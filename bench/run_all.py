@@ -4,7 +4,7 @@
 Runs bench_decode.py, bench_phases.py and bench_load_many.py; writes
 ``bench/results/<name>.json`` (raw numbers) and
 ``bench/results/latest.md`` (machine description + result tables); with
-``--update-docs`` also replaces the generated block of docs/performance.md
+``--update-docs`` also replaces the generated block of docs/performance-log.md
 (between ``<!-- bench:decode:begin -->`` and ``<!-- bench:decode:end -->``).
 
 Usage::
@@ -32,7 +32,7 @@ import bench_load_many  # noqa: E402
 import bench_phases  # noqa: E402
 
 RESULTS = C.BENCH / "results"
-DOC = C.REPO / "docs" / "performance.md"
+DOC = C.REPO / "docs" / "performance-log.md"
 BEGIN, END = "<!-- bench:decode:begin -->", "<!-- bench:decode:end -->"
 
 
@@ -56,44 +56,32 @@ def run(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=C.DEFAULT_CORPUS)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, no protobuf table on big files")
-    ap.add_argument("--update-docs", action="store_true", help="rewrite the generated block of docs/performance.md")
+    ap.add_argument("--update-docs", action="store_true", help="rewrite the generated block of docs/performance-log.md")
     ap.add_argument("decode_args", nargs="*", help="extra arguments for bench_decode.py (after --)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     t0 = time.time()
     common = ["--corpus", str(args.corpus)]
 
-    print("== bench_decode", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_decode.main(
-            common + ["--json", str(RESULTS / "decode.json")] + (["--quick"] if args.quick else []) + args.decode_args
-        )
-    if rc:
-        return rc
-    decode_md = out.getvalue()
-
-    print("== bench_phases", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_phases.main(
-            common + ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if args.quick else [])
-        )
-    if rc:
-        return rc
-    phases_md = out.getvalue()
-
-    print("== bench_load_many", file=sys.stderr, flush=True)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = bench_load_many.main(
-            common
-            + ["--json", str(RESULTS / "load_many.json")]
-            + (["--reps", "2", "--count", "500"] if args.quick else [])
-        )
-    if rc:
-        return rc
-    many_md = out.getvalue()
+    quick = args.quick
+    steps = [
+        (bench_decode, ["--json", str(RESULTS / "decode.json")] + (["--quick"] if quick else []) + args.decode_args),
+        (bench_phases, ["--json", str(RESULTS / "phases.json")] + (["--reps", "4"] if quick else [])),
+        (
+            bench_load_many,
+            ["--json", str(RESULTS / "load_many.json")] + (["--reps", "2", "--count", "500"] if quick else []),
+        ),
+    ]
+    tables = []
+    for module, step_args in steps:
+        print(f"== {module.__name__}", file=sys.stderr, flush=True)
+        out = io.StringIO()
+        with redirect_stdout(out):  # each benchmark prints its Markdown table
+            rc = module.main(common + step_args)
+        if rc:
+            return rc
+        tables.append(out.getvalue())
+    decode_md, phases_md, many_md = tables
 
     info = json.loads((RESULTS / "decode.json").read_text())["machine"]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

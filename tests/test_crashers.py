@@ -11,6 +11,7 @@ import pytest
 
 import pprofcore
 from pprofcore import DecodeError
+from pprofcore._build_info import inflaters
 
 CRASHERS = Path(__file__).resolve().parent / "data" / "crashers"
 FILES = sorted(p for p in CRASHERS.iterdir() if p.is_file() and p.name != "README.md") if CRASHERS.is_dir() else []
@@ -43,17 +44,6 @@ def _repair_leaves_valid_input_alone(data: bytes, repaired, report) -> None:
     assert report.total == report.dangling_mapping_refs, report
 
 
-def _backends() -> list:
-    from pprofcore import _core
-
-    out = ["zlib"]
-    if _core.have_libdeflate():
-        out.append("libdeflate")
-    if getattr(_core, "have_isal", lambda: False)():
-        out.append("isal")
-    return out
-
-
 OPEN = CRASHERS.parent / "crashers-open"  # known, unfixed findings (see its README.md)
 OPEN_FILES = sorted(p for p in OPEN.iterdir() if p.is_file() and p.name != "README.md") if OPEN.is_dir() else []
 GZIP_FILES = [pytest.param(p, id=p.name) for p in FILES if p.read_bytes()[:2] == b"\x1f\x8b"] + [
@@ -78,7 +68,7 @@ def test_gzip_backends_agree(path):
 
     data = path.read_bytes()
     results = {}
-    for backend in _backends():
+    for backend in inflaters():
         try:
             results[backend] = _core.gunzip(data, 16 << 20, backend)
         except GzipError as e:

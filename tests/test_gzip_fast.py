@@ -15,11 +15,10 @@ from pprof_oracle import rawdumps
 
 import pprofcore
 from pprofcore import _core
+from pprofcore._build_info import inflaters
 
 FAST = -2  # gzip::kFastestLevel
-BACKENDS = (
-    ["auto", "zlib"] + (["libdeflate"] if _core.have_libdeflate() else []) + (["isal"] if _core.have_isal() else [])
-)
+BACKENDS = ["auto", *inflaters()]
 
 
 @settings(max_examples=80, deadline=None)

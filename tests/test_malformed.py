@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
+from pprofcore._build_info import inflaters
 
 try:
     from pbprofile import valid_profiles
@@ -382,17 +383,8 @@ def _flip(data: bytes, i: int) -> bytes:
     return bytes(b)
 
 
-def _inflaters():
-    out = ["zlib"]
-    if pprofcore._core.have_libdeflate():
-        out.append("libdeflate")
-    if pprofcore._core.have_isal():
-        out.append("isal")  # the overlapped inflate-while-decoding path
-    return out
-
-
 @pytest.mark.parametrize("data,exc,fragment,field,offset", _cases())
-@pytest.mark.parametrize("inflater", _inflaters())
+@pytest.mark.parametrize("inflater", inflaters())  # isal: the overlapped inflate-while-decoding path
 def test_catalogue(data, exc, fragment, field, offset, inflater):
     with pytest.raises(exc) as info:
         pprofcore.loads(data, inflater=inflater)
@@ -462,7 +454,7 @@ def test_gzip_bomb_limit():
     # Empty sample_type fields: a start that could be a profile (zero bytes are
     # refused from their first 64 KiB, before any limit; see test_robustness_io).
     bomb = gzip.compress(b"\x0a\x00" * 2_500_000)
-    for inflater in _inflaters():
+    for inflater in inflaters():
         with pytest.raises(GzipError, match="exceeds the limit of 100000 bytes") as info:
             pprofcore.loads(bomb, max_decompressed_size=100_000, inflater=inflater)
         assert "max_decompressed_size" in str(info.value)
@@ -483,7 +475,7 @@ def test_multi_member_gzip_is_joined():
     # Split at a top-level field boundary so each half is protobuf, joined they are GOOD.
     cut = max(s for _, s, _ in top_level(GOOD) if s <= half)
     data = gzip.compress(GOOD[:cut]) + gzip.compress(GOOD[cut:])
-    for inflater in _inflaters():
+    for inflater in inflaters():
         assert pprofcore.loads(data, inflater=inflater) == pprofcore.loads(GOOD)
 
 
@@ -515,7 +507,7 @@ def test_truncation_at_every_byte_raw(raw):
 
 
 @pytest.mark.parametrize("raw", _small_inputs())
-@pytest.mark.parametrize("inflater", _inflaters())
+@pytest.mark.parametrize("inflater", inflaters())
 def test_truncation_at_every_byte_gzip(raw, inflater):
     gz = gzip.compress(raw, mtime=0)
     for n in range(len(gz)):

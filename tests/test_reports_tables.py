@@ -383,5 +383,9 @@ def test_cli_version(capsys):
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"pprofcore {pprofcore.__version__}"
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"pprofcore {pprofcore.__version__}"
+    info_ = pprofcore.build_info()
+    assert f"gzip: {', '.join(info_['inflaters'])}" in out
+    assert f"zstd: {'yes' if info_['zstd'] else 'no'}" in out
     assert pprofcore.__version__ == version("pprofcore")  # one version, the package's metadata

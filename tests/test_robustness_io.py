@@ -23,6 +23,7 @@ from wirebuild import ld, small, top_level
 
 import pprofcore
 from pprofcore import DecodeError, GzipError
+from pprofcore._build_info import inflaters
 
 GOOD = small()
 # Under tools/sanitize.sh the interpreter runs with a sanitizer preloaded: it
@@ -31,12 +32,7 @@ SANITIZED = "san" in os.environ.get("LD_PRELOAD", "")
 
 
 def _inflaters():
-    out = ["auto", "zlib"]
-    if pprofcore._core.have_libdeflate():
-        out.append("libdeflate")
-    if pprofcore._core.have_isal():
-        out.append("isal")
-    return out
+    return ["auto", *inflaters()]
 
 
 def run_isolated(code: str, *args: str, timeout: float = 60, memory_cap: int = 0) -> subprocess.CompletedProcess:

@@ -41,7 +41,7 @@ sanitized_package build-asan
 preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
 # Files or node ids; the corpus-wide round trip runs every corpus file through
 # the sanitized decoder and encoder.
-tests=${SANITIZE_PYTESTS:-"tests/test_repair.py tests/test_malformed.py tests/test_robustness_io.py tests/test_crashers.py tests/test_concurrency.py tests/test_large_inputs.py tests/test_merge.py tests/test_filters.py tests/test_fleet_series_files.py tests/test_nothing_lost.py::test_roundtrip_keeps_every_column tests/test_overlapped_decode.py tests/test_robustness_inputs.py tests/test_sum_overflow.py tests/test_text_export_names.py tests/test_zstd.py tests/test_goroutine_dump.py"}
+tests=${SANITIZE_PYTESTS:-"tests/test_repair.py tests/test_malformed.py tests/test_robustness_io.py tests/test_crashers.py tests/test_concurrency.py tests/test_large_inputs.py tests/test_merge.py tests/test_filters.py tests/test_fleet_series_files.py tests/test_nothing_lost.py::test_roundtrip_keeps_every_column tests/test_overlapped_decode.py tests/test_robustness_inputs.py tests/test_sum_overflow.py tests/test_text_export_names.py tests/test_zstd.py tests/test_goroutine_dump.py tests/test_go_repairs.py"}
 existing=""
 for t in $tests; do [ -f "${t%%::*}" ] && existing="$existing $t"; done
 # -s: pytest must not capture stderr, or a sanitizer that halts the interpreter

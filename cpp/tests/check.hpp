@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pprofcore/profile.hpp"
+#include "pprofcore/strings.hpp"
 
 namespace check {
 inline int failures = 0;
@@ -36,6 +37,12 @@ inline int run_all() {
   std::printf("%d failure(s)\n", failures);
   return failures ? 1 : 0;
 }
+// The one sample type most hand-built test profiles have: samples/count.
+inline void counted_samples(pprofcore::Profile& p, pprofcore::StringInterner& s) {
+  p.sample_type_type = {s.intern("samples")};
+  p.sample_type_unit = {s.intern("count")};
+}
+
 // The one mapping (id 1) of a hand-built test profile: [start, limit) of
 // `filename` (a string code), file offset 0, no build id; of the has_* flags
 // only has_functions may be set.

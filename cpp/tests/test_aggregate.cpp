@@ -12,8 +12,7 @@ using namespace pprofcore;
 static Profile recursive_profile() {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   check::one_mapping(p, 0x1000, 0x2000, s.intern("/lib/libc.so.6"));
   p.functions.id = {1, 2, 3};
   p.functions.name = {s.intern("main"), s.intern("work"), s.intern("helper")};

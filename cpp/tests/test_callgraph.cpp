@@ -11,8 +11,7 @@ using namespace pprofcore;
 static Profile graph_profile() {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   p.functions.id = {1, 2, 3};
   p.functions.name = {s.intern("main"), s.intern("mid"), s.intern("leaf")};
   p.functions.system_name = p.functions.name;

@@ -12,8 +12,7 @@ using namespace pprofcore;
 static Profile make(const std::vector<int32_t>& stack) {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   for (int i = 0; i < 4; ++i) {
     const std::string name(1, static_cast<char>('A' + i));
     p.functions.id.push_back(static_cast<uint64_t>(i + 1));

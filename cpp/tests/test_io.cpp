@@ -25,8 +25,7 @@ using check::scratch;
 std::string small_profile_bytes() {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   p.values = {3};
   p.stack_offsets = {0, 0};
   p.label_offsets = {0, 0};

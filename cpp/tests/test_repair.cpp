@@ -10,8 +10,7 @@ using namespace pprofcore;
 static Profile base() {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   check::one_mapping(p, 0x1000, 0x2000, s.intern("/bin/app"), 1);
   p.functions.id = {1, 2};
   p.functions.name = {s.intern("main"), s.intern("work")};

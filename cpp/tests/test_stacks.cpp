@@ -12,8 +12,7 @@ using namespace pprofcore;
 static Profile tree_profile(std::vector<int64_t> values = {3, 2, 1, 4}) {
   Profile p;
   StringInterner s;
-  p.sample_type_type = {s.intern("samples")};
-  p.sample_type_unit = {s.intern("count")};
+  check::counted_samples(p, s);
   p.functions.id = {1, 2, 3, 4, 5};
   p.functions.name = {s.intern("main"), s.intern("work"), s.intern("helper"), s.intern("leaf"), s.intern("tiny")};
   p.functions.system_name = p.functions.name;

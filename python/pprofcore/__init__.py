@@ -13,6 +13,8 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
+from ._build_info import VERSION as __version__  # noqa: F401  (the package version)
+from ._build_info import build_info
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
@@ -24,8 +26,6 @@ from .errors import DecodeError, FilterWarning, GzipError, ProfileError
 from .fleet import ProfileSet, open_store
 from .reports.table import ReportTable
 from .testing import compare
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
@@ -42,6 +42,7 @@ __all__ = [
     "ProfileError",
     "RepairReport",
     "ReportTable",
+    "build_info",
     "compare",
     "example_path",
     "from_folded",

@@ -29,6 +29,8 @@ __all__: list[str] = [
     "decode_file",
     "decode_file_repair",
     "decode_repair",
+    "drop_go_type_params",
+    "drop_type_params",
     "filter_by_name",
     "frame_columns",
     "gunzip",
@@ -45,6 +47,7 @@ __all__: list[str] = [
     "prune_from",
     "rename_label",
     "rename_units",
+    "repair_truncated_stacks",
     "sample_group_ids",
     "samples_with_label",
     "scale_n",
@@ -265,6 +268,16 @@ def decode_repair(
     Decodes in repair mode; returns (Profile, dict of repair counters).
     """
 
+def drop_go_type_params(name: str) -> str:
+    """
+    One name without its type-parameter lists.
+    """
+
+def drop_type_params(profile: Profile) -> tuple[Profile, dict[str, int]]:
+    """
+    Go type-parameter lists removed from function names, equal functions merged.
+    """
+
 def filter_by_name(
     profile: Profile,
     focus: typing.Any,
@@ -331,6 +344,15 @@ def rename_label(profile: Profile, from_key: str, to_key: str) -> Profile: ...
 def rename_units(
     arg0: Profile, arg1: collections.abc.Sequence[str], arg2: str, arg3: typing.SupportsInt | typing.SupportsIndex
 ) -> Profile: ...
+def repair_truncated_stacks(
+    profile: Profile,
+    depth: typing.SupportsInt | typing.SupportsIndex = 0,
+    window: typing.SupportsInt | typing.SupportsIndex = 8,
+) -> tuple[Profile, dict[str, int]]:
+    """
+    Go stacks cut at the runtime's depth completed from stacks sharing their root-most frames (cpp go_repairs.hpp).
+    """
+
 def sample_group_ids(profile: Profile) -> numpy.ndarray:
     """
     Per sample, a dense id of its (stack, labels) pair: pprof's merge key.

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _args, _atomic, _comments, _core, _filter, _frames, _labels, _repr, _transform, reports
+from . import _args, _atomic, _comments, _core, _filter, _frames, _go_repairs, _labels, _repr, _transform, reports
 from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
@@ -504,6 +504,17 @@ class Profile:
         profile to the base's totals (``-normalize``).
         """
         return _transform.diff(self, base, mode, normalize)
+
+    def repair_truncated_stacks(self, depth: Optional[int] = None, window: int = 8) -> Tuple["Profile", "object"]:
+        """Go stacks cut at the runtime's depth, completed from stacks that share
+        their root-most frames; ``(profile, report)``. See
+        :func:`pprofcore._go_repairs.repair_truncated_stacks` and docs/repairs.md."""
+        return _go_repairs.repair_truncated_stacks(self, depth, window)
+
+    def drop_type_params(self) -> Tuple["Profile", "object"]:
+        """Go generic type parameters (``[...]``) dropped from function names, so
+        one generic function is one row; ``(profile, report)``."""
+        return _go_repairs.drop_type_params(self)
 
     def drop_negative(self, sample_type=None) -> "Profile":
         """Drop samples with a negative value (of ``sample_type``, or of any type)."""

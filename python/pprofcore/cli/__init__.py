@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from .. import __version__
+from .._build_info import describe as describe_build
 from . import (
     _pprof_flags,
     callgraph,
@@ -27,6 +27,7 @@ from . import (
     merge,
     peek,
     serve,
+    shell,
     symbolize,
     tags,
     top,
@@ -61,9 +62,21 @@ _COMMANDS = {
 }
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the build's lines as they are (argparse's own version
+    action would reflow them into one paragraph)."""
+
+    def __init__(self, option_strings: List[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the build's features, then exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(describe_build())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pprofcore", description="Analyse pprof profiles.")
-    parser.add_argument("--version", action="version", version=f"pprofcore {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in _COMMANDS.items():
@@ -79,7 +92,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
-    args = parser.parse_args(_pprof_flags.translate(list(argv), list(_COMMANDS)))
+    translated = _pprof_flags.translate(list(argv), list(_COMMANDS))
+    if opens_shell(translated):
+        try:
+            return shell.run(argv, build_parser, main)
+        except (ValueError, TypeError, OSError) as e:
+            return _error("shell", str(e))
+    args = parser.parse_args(translated)
     try:
         return args._run(args)
     except BrokenPipeError:  # e.g. piped into `head`
@@ -91,6 +110,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _error(args.command, str(e))
     except Exception as e:  # noqa: BLE001 - a command line prints one line, never a traceback
         return _error(args.command, f"{type(e).__name__}: {e}")
+
+
+def opens_shell(translated: List[str]) -> bool:
+    """No subcommand and no report flag, but a source: pprof's interactive mode."""
+    if not translated or translated[0] in _COMMANDS or translated[0] in ("-h", "--help", "--version"):
+        return False
+    return any(not a.startswith("-") for a in translated)
 
 
 def _error(command: str, message: str) -> int:

@@ -67,6 +67,8 @@ OPTIONS = {
     "trim_path": None,
     "symbolize": None,
     "tools": "--tool",
+    "seconds": None,
+    "timeout": None,
     "no_browser": "--no-browser",
 }
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 
 import numpy as np
 
-from .. import _io
+from .. import _fetch, _io
 from . import _filter_args
 
 
@@ -32,7 +33,7 @@ def add_common(
         "files",
         nargs="+",
         metavar="FILE",
-        help="profile files (gzip or raw profile.proto); several are merged into one report, as pprof does",
+        help="profile files or URLs (http://host:port/debug/pprof/heap, host:port); several are merged, as pprof does",
     )
     add_sample_index(parser)
     parser.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
@@ -60,6 +61,12 @@ def add_common(
         help="compare against this profile (pprof -diff_base; repeatable, merged)",
     )
     parser.add_argument("--normalize", action="store_true", help="scale the profile to the base's totals first")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="for URL sources: the profile's duration (seconds= of the request)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="for URL sources: seconds to wait (default 1.5 x -seconds, or 60)"
+    )
     parser.add_argument(
         "--add_comment",
         "--add-comment",
@@ -123,13 +130,43 @@ def load(path, args):
     return _filter_args.apply_filter_args(_io.load(path), args)
 
 
+def read_source(source: str, args, fetched: list):
+    """A profile from a file, or fetched when ``source`` is a URL or pprof's
+    ``host:port`` shorthand (``-seconds``, ``-timeout``); URLs go to ``fetched``."""
+    url = _fetch.source_url(source, getattr(args, "seconds", None))
+    if url is None:
+        return _io.load(source)
+    data = _fetch.fetch(url, getattr(args, "timeout", None), say=lambda line: print(line, file=sys.stderr))
+    fetched.append(url)
+    return _io.loads(data)
+
+
+def save_fetched(p):
+    """Keeps a copy of a profile read over HTTP where pprof keeps it; its path
+    (None when it could not be written)."""
+    names = p.mappings["filename"].tolist() if len(p.mappings["filename"]) else []
+    binary = p.strings[names[0]] if names else ""
+    path, fd = _fetch.saved_name(_fetch.save_dir(), _fetch.save_prefix(binary, [t for t, _ in p.sample_types]))
+    os.close(fd)
+    try:
+        p.save(path)
+    except OSError as e:
+        print(f"Could not save profile: {e}", file=sys.stderr)
+        return None
+    print(f"Saved profile in {path}", file=sys.stderr)
+    return path
+
+
 def load_all(args):
     """The profile a pprof report reads: every FILE merged, the -base/-diff_base
-    profiles applied, then drop_frames/keep_frames and the filter flags."""
+    profiles applied, then drop_frames/keep_frames and the filter flags. A
+    source may be a URL; what was fetched is saved as pprof saves it."""
     from .. import _merge
 
+    fetched: list = []
+
     def merged(paths):
-        ps = [_io.load(p) for p in paths]
+        ps = [read_source(p, args, fetched) for p in paths]
         return ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
 
     if args.base and args.diff_base:
@@ -141,6 +178,8 @@ def load_all(args):
         p = p.diff(merged(args.diff_base), mode="diff_base", normalize=args.normalize)
     if args.add_comment:
         p = p.add_comment(args.add_comment)
+    # The shell reads the saved copy afterwards instead of fetching again.
+    args.saved_profile = save_fetched(p) if fetched else None
     return _filter_args.apply_filter_args(p, args)
 
 
@@ -154,13 +193,23 @@ def run_report(args, method: str, *positional, **options) -> int:
     return 0
 
 
+# The first line of a report's own header; the lines before it describe the profile.
+_REPORT_HEADER_STARTS = ("Active filters:", "Showing nodes", "Dropped ", "Showing top")
+
+
+def profile_header(lines) -> list:
+    """The profile's lines (File, Type, Time, Duration ...) of a report header."""
+    lines = list(lines)
+    k = next((i for i, ln in enumerate(lines) if ln.startswith(_REPORT_HEADER_STARTS)), len(lines))
+    return lines[:k]
+
+
 def report_text(table, args) -> str:
     """The table's text, without the profile's header lines for -compact_labels."""
     text = table.to_text()
     if getattr(args, "compact_labels", False):
         lines = text.split("\n")
-        starts = ("Active filters:", "Showing nodes", "Dropped ", "Showing top")
-        k = next((i for i, ln in enumerate(lines) if ln.startswith(starts)), 0)
+        k = next((i for i, ln in enumerate(lines) if ln.startswith(_REPORT_HEADER_STARTS)), 0)
         text = "\n".join(lines[k:])
     return text
 
@@ -170,7 +219,8 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
     if fmt == "text":
         if title:
             print(f"==> {title} <==", file=out)
-        print(report_text(table, args), file=out)
+        text = report_text(table, args)
+        out.write(text if text.endswith("\n") else text + "\n")  # list's text ends with its newline
         return
     cols = table.columns
     data = [table[c] for c in cols]

@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import Dict, List
 
-from .. import _io, _merge
+from .. import _merge
 from . import _report_args as ra
 
 HELP = "explore profiles in the browser (pprof's -http web UI)"
@@ -54,9 +54,14 @@ def session_of(args):
     if not sources:
         raise ValueError("no profiles to serve")
 
+    fetched: list = []
+
     def merged(paths):
-        ps = [_io.load(p) for p in paths]
+        before = len(fetched)
+        ps = [ra.read_source(p, args, fetched) for p in paths]  # files, or URLs as pprof fetches them
         p = ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
+        if len(fetched) > before:
+            ra.save_fetched(p)  # what was fetched is kept, as pprof keeps it
         p = p.remove_uninteresting() if getattr(args, "remove_uninteresting", True) else p
         # tagroot/tagleaf come first in pprof's filter order and have no URL parameter: applied on load
         roots = {k: getattr(args, k) for k in ("tagroot", "tagleaf") if getattr(args, k, None)}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Sequence, Union
 import numpy as np
 
 from .. import _args, _core
-from . import _demangle, _elf, _tools
+from . import _debuginfo, _demangle, _elf, _tools
 from ._tools import ToolFailed, ToolMissing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -313,6 +313,8 @@ def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]
                 except (OSError, _elf.NotELF):
                     pass
         candidates += [p for p in paths if base and os.path.basename(p) == base]
+    if build_id:
+        candidates += _debuginfo.build_id_paths(build_id, search)
     for d in search:
         if build_id:
             candidates.append(os.path.join(d, build_id, base))
@@ -337,6 +339,14 @@ def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]
                 mismatch = f"{c}: build id {got} does not match {build_id}"
                 continue
         return _tools.path_arg(c), None
+    if build_id:
+        try:
+            fetched = _debuginfo.fetch(build_id)
+        except OSError as e:
+            mismatch = mismatch or str(e)
+            fetched = None
+        if fetched:
+            return _tools.path_arg(fetched), None
     if not name and not candidates:
         return None, "no file name (pass binaries=...)"
     return None, mismatch or f"binary not found ({name or build_id})"
