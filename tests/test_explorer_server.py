@@ -386,3 +386,32 @@ def test_source_found_only_above_the_root_is_refused(tmp_path, plain):
     c = TestClient(create_app(Session([("p", plain)], source_path=str(root)), hosts=["testserver"]))
     r = c.get("/ui/data/source?f=^main$")
     assert r.json()["routines"][0]["error"].startswith("refused") and "above the root" not in r.text
+
+
+def test_http_sources_are_fetched(tmp_path, plain, monkeypatch):
+    import http.server
+    import threading
+
+    body = plain.to_bytes()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    monkeypatch.setenv("PPROF_TMPDIR", str(tmp_path))
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/debug/pprof/heap"
+        args = build_parser().parse_args(_pprof_flags.translate(["-http=:0", url], list(_COMMANDS)))
+        s = session_of(args)
+        assert s.profiles[0][1].total() == plain.total()
+        assert list(tmp_path.glob("pprof.*.pb.gz"))  # kept, as pprof keeps what it fetched
+    finally:
+        srv.shutdown()
