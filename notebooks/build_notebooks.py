@@ -89,6 +89,14 @@ FLAMEGRAPHS = [
     ("code", "print(cg.to_dot()[:400])"),
     ("md", "## Rich tables\n\nReport tables show bars for flat and cum."),
     ("code", "p.top(n=8)"),
+    ("md", "## The explorer\n\n`p.explore()` is the explorer of `pprofcore -http` (pprof's web UI: graph, top, "
+           "flame graph, peek, source, labels, with Refine and a label filter; see docs/explorer.md) as a Jupyter "
+           "widget. Its state is readable and settable from Python, and `w.profile` is the profile refined by it. "
+           "Read without a kernel (as here on GitHub), the widget shows its static fallback: the flame graph and "
+           "pprof's Top of its state."),
+    ("code", "w = p.explore('flamegraph', search='sha256')\nw"),
+    ("code", "w.state = w.state.replace(hide='runtime\\\\.', si='cpu')\nw.state"),
+    ("code", "w.profile.top(n=5)"),
 ]
 
 

@@ -54,6 +54,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_repair",
             "_go_repairs",
             "symbolize",
+            "web",
         },
     ),
     ("profile", {"_profile"}),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _args, _atomic, _comments, _core, _filter, _frames, _go_repairs, _labels, _repr, _transform, reports
+from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
@@ -808,6 +809,17 @@ class Profile:
             edgefraction=edgefraction,
             title=title,
         )
+
+    def explore(self, view: str = "flamegraph", *, base: Optional["Profile"] = None, source_path=None, **state):
+        """The explorer (pprof's web UI, as ``pprofcore -http``) as a Jupyter widget
+        (needs anywidget). ``view``: ``"graph"``, ``"top"``, ``"flamegraph"``,
+        ``"peek"``, ``"source"``, ``"disasm"`` or ``"labels"``; ``base``: show
+        every view as the difference against it; ``state``: the initial
+        :class:`pprofcore.web.State` fields (``si``, ``focus``, ``ignore``,
+        ``hide``, ``show``, ``show_from``, ``tagfocus``, ... ``granularity``,
+        ``search``). The widget's ``state`` is readable and settable, its
+        ``profile`` is this profile refined by the state. See ``docs/explorer.md``."""
+        return _web.explore(self, view, base=base, source_path=source_path, **state)
 
     def to_pandas(self, kind: str = "samples"):
         """A table of the profile as a ``pandas.DataFrame`` (needs pandas).

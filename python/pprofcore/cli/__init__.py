@@ -26,6 +26,7 @@ from . import (
     listing,
     merge,
     peek,
+    serve,
     shell,
     symbolize,
     tags,
@@ -57,6 +58,7 @@ _COMMANDS = {
     "symbolize": symbolize,
     "list": listing,
     "disasm": disasm,
+    "serve": serve,
 }
 
 

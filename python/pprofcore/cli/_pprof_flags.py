@@ -26,6 +26,7 @@ REPORTS = {
     "list": "list",
     "disasm": "disasm",
 }
+# -http=[HOST]:PORT is the explorer (the `serve` subcommand), not a report.
 # The reports whose flag value is a regex (their first positional argument).
 REGEX_REPORTS = ("peek", "list", "disasm")
 
@@ -68,10 +69,11 @@ OPTIONS = {
     "tools": "--tool",
     "seconds": None,
     "timeout": None,
+    "no_browser": "--no-browser",
 }
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.
-BOOLEANS = {"mean", "cum", "flat", "noinlines", "relative_percentages", "compact_labels", "normalize"}
+BOOLEANS = {"mean", "cum", "flat", "noinlines", "relative_percentages", "compact_labels", "normalize", "no_browser"}
 
 
 def _split(arg: str):
@@ -97,13 +99,20 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
     """``argv`` with pprof's flags rewritten (see the module docstring)."""
     out: List[str] = []
     command: Optional[List[str]] = None
-    for arg in argv:
+    serving = bool(argv) and argv[0] == "serve"
+    for k, arg in enumerate(argv):
+        if arg == "--" and (serving or command == ["serve"]):
+            out += _source_groups(argv[k + 1 :])
+            break
         parsed = _split(arg)
         if parsed is None:
             out.append(arg)
             continue
         name, value = parsed
-        if name in REPORTS:
+        if name == "http":
+            command = ["serve"]
+            out.append(f"--http={value if value is not None else ''}")
+        elif name in REPORTS:
             if name in REGEX_REPORTS:
                 if value is None:
                     raise SystemExit(f"pprofcore: -{name} needs a regex: -{name}=REGEX")
@@ -124,4 +133,17 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
             out.append(arg)  # not a pprof flag: argparse reports it
     if command is not None and not (out and out[0] in subcommands):
         return command + out  # peek's regex is its first positional argument
+    return out
+
+
+def _source_groups(rest: Sequence[str]) -> List[str]:
+    """The sources after ``--`` of the explorer (``-http=: a -- b c -- d``):
+    each group separated by ``--`` is one profile of the picker, passed as
+    ``--source-group=N:PATH`` (group 0 is the sources before the first ``--``)."""
+    out, group = [], 1
+    for arg in rest:
+        if arg == "--":
+            group += 1
+        else:
+            out.append(f"--source-group={group}:{arg}")
     return out

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 MAX_NODELETS = 4  # pprof counts at most this many tags per node toward nodecount
+# Graphviz refuses a quoted string past 16 kB; longer names are cut (with "...")
+# in the drawing, which could not show them anyway.
+MAX_DOT_NAME = 2000
 
 
 def callgraph(
@@ -275,7 +278,10 @@ class CallGraph:
         labelled "(inline)", residual edges dotted. Deterministic."""
         tot = abs(self.total) or 1
         max_flat = max((abs(int(f)) for f in self._flat), default=0) or 1
-        esc = dot_string
+
+        def esc(s: str) -> str:
+            return dot_string(s if len(s) <= MAX_DOT_NAME else s[:MAX_DOT_NAME] + "...")
+
         lines = [f'digraph "{esc(self.title)}" {{', 'node [style=filled fillcolor="#f8f8f8" shape=box]']
         legend = [
             self.title,

@@ -1,0 +1,41 @@
+"""The explorer: pprof's web UI (``go tool pprof -http``) over pprofcore.
+
+:mod:`._state` is the view state (one URL), :mod:`._session` the profiles
+served and the refined profile of each state, :mod:`._views` each view's data,
+:mod:`._app` the Starlette app with pprof's paths, :mod:`._security` its
+guard (Host and Origin checks, CSP), :mod:`._source` where the Source view
+may read, :mod:`._serve` uvicorn and the address, :mod:`._widget` the Jupyter
+widget. The page's script and styles are in ``web/assets/``; the flame graph
+is drawn by ``display/assets/flamegraph.js``. Needs ``pprofcore[web]``
+(starlette, uvicorn); the widget needs anywidget."""
+
+from __future__ import annotations
+
+from ._session import Session
+from ._state import State
+
+__all__ = ["Session", "State", "create_app", "serve", "explore"]
+
+
+def create_app(session: Session, **kwargs):
+    """The ASGI app of ``session`` (see :func:`pprofcore.web._app.create_app`)."""
+    from ._app import create_app as make
+
+    return make(session, **kwargs)
+
+
+def serve(session: Session, address: str = "127.0.0.1:0", open_browser: bool = True) -> None:
+    """Serves ``session`` on ``address`` (pprof's ``[HOST]:PORT``) until interrupted."""
+    from ._serve import serve as run
+
+    run(session, address, open_browser=open_browser)
+
+
+def explore(profile, view: str = "flamegraph", *, base=None, source_path=None, trim_path: str = "", **state):
+    """The explorer of ``profile`` as a Jupyter widget (see :meth:`pprofcore.Profile.explore`)."""
+    from ._widget import explorer_widget
+
+    session = Session(
+        [("profile", profile)], base=base, source_path=source_path, trim_path=trim_path, initial=State(**state)
+    )
+    return explorer_widget(session, view)

@@ -1,0 +1,143 @@
+"""What one explorer serves: the profiles (one, or several to pick from), the
+base of a diff, the source search path, and the refined profile of each state,
+cached.
+
+A :class:`Session` is built once (from the command line, or from a Profile in
+a notebook) and then only read: requests compute the refined profile of their
+:class:`~pprofcore.web._state.State` through :meth:`pprofcore.Profile.filter`
+(the same call the CLI makes) and keep the last few results.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import OrderedDict
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
+
+from ..errors import FilterWarning
+from ._state import State
+
+# Refined profiles and view payloads kept per session (LRU): enough for
+# back/forward over a few states without holding many copies of a big profile.
+CACHE_SIZE = 24
+
+
+class _Cache:
+    """A small thread-safe LRU; one lock per key so two requests for the same
+    state compute it once while other states proceed."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: "OrderedDict[Hashable, Any]" = OrderedDict()
+        self.lock = threading.Lock()
+        self.key_locks: Dict[Hashable, threading.Lock] = {}
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+            klock = self.key_locks.setdefault(key, threading.Lock())
+        with klock:
+            with self.lock:
+                if key in self.items:
+                    return self.items[key]
+            value = compute()
+            with self.lock:
+                self.items[key] = value
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+                self.key_locks.pop(key, None)
+            return value
+
+
+class Session:
+    """The profiles an explorer shows.
+
+    ``profiles``: (name, Profile) pairs, already merged and pruned as pprof
+    loads them; ``base``: a profile every view is compared against
+    (``base_mode`` ``"diff_base"`` or ``"base"``, pprof's ``-diff_base``/``-base``);
+    ``source_path``/``trim_path``: pprof's flags for the Source view, fixed for
+    the session's life; ``initial``: the state of ``/ui/`` without parameters.
+    """
+
+    def __init__(
+        self,
+        profiles: Sequence[Tuple[str, Any]],
+        *,
+        base: Any = None,
+        base_mode: str = "diff_base",
+        normalize: bool = False,
+        source_path: Optional[str] = None,
+        trim_path: str = "",
+        initial: Optional[State] = None,
+        title: str = "",
+    ):
+        if not profiles:
+            raise ValueError("the explorer needs at least one profile")
+        if base_mode not in ("diff_base", "base"):
+            raise ValueError(f"base_mode must be diff_base or base, got {base_mode!r}")
+        self.profiles: List[Tuple[str, Any]] = list(profiles)
+        self.base, self.base_mode, self.normalize = base, base_mode, normalize
+        self.source_path, self.trim_path = source_path, trim_path
+        self.initial = initial or State()
+        self.title = title or self.profiles[0][0]
+        self.configs: Dict[str, str] = {}  # saved configurations: name -> URL query
+        self._profiles = _Cache(CACHE_SIZE)
+        self.views = _Cache(CACHE_SIZE * 4)
+
+    def check(self, state: State) -> None:
+        """Refuses a state that names a profile this session does not have."""
+        n = len(self.profiles)
+        if not 0 <= state.profile < n:
+            raise ValueError(f"p= must be between 0 and {n - 1}, got {state.profile}")
+        if state.compare is not None and not 0 <= state.compare < n:
+            raise ValueError(f"cmp= must be between 0 and {n - 1}, got {state.compare}")
+
+    def is_diff(self, state: State) -> bool:
+        return self.base is not None or state.compare is not None
+
+    def parts(self, state: State) -> Tuple[Any, Optional[Any]]:
+        """The unfiltered (new, base) profiles of a state (base None without a diff)."""
+        self.check(state)
+        new = self.profiles[state.profile][1]
+        if state.compare is not None and state.compare != state.profile:
+            return new, self.profiles[state.compare][1]
+        return new, self.base
+
+    def combined(self, state: State):
+        """The profile the reports read: the new one, minus or against the base."""
+
+        def compute():
+            new, base = self.parts(state)
+            if base is None:
+                return new
+            mode = "diff_base" if state.compare is not None else self.base_mode
+            return new.diff(base, mode=mode, normalize=self.normalize)
+
+        return self._profiles.get(("combined", state.profile, state.compare), compute)
+
+    def refined(self, state: State) -> Tuple[Any, List[str]]:
+        """The state's profile after its Refine filters, and the filter warnings
+        ("focus expression matched no samples", ...) to show."""
+        key = ("refined", state.profile, state.compare, tuple(sorted(state.filters().items())))
+        return self._profiles.get(key, lambda: _filtered(self.combined(state), state))
+
+    def refined_parts(self, state: State) -> Tuple[Any, Optional[Any]]:
+        """(new, base) each refined by the state's filters: the diff flame graph's input."""
+        new, base = self.parts(state)
+        if base is None:
+            return self.refined(state)[0], None
+        key = ("parts", state.profile, state.compare, tuple(sorted(state.filters().items())))
+        return self._profiles.get(key, lambda: (_filtered(new, state)[0], _filtered(base, state)[0]))
+
+
+def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
+    kwargs = state.filters()
+    if not kwargs:
+        return profile, []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FilterWarning)
+        out = profile.filter(**kwargs)
+    return out, [str(w.message) for w in caught if issubclass(w.category, FilterWarning)]
