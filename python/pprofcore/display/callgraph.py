@@ -216,6 +216,9 @@ class CallGraph:
     ):
         self.sample_type, self.unit = profile.sample_types[ti]
         self.by = by
+        # What pprof's own DOT (display/dot.py) needs beyond the tables: the
+        # report nodes, the sample type, the kept nodes in order and the graph.
+        self._profile, self._ti, self._table, self._g, self._order = profile, ti, table, g, list(order)
         self.total = total
         self.node_cutoff, self.edge_cutoff = node_cutoff, edge_cutoff
         self.dropped_nodes, self.dropped_edges, self.orig_count = dropped_nodes, dropped_edges, orig_count
