@@ -778,6 +778,7 @@ class Profile:
         nodefraction: float = 0.005,
         edgefraction: float = 0.001,
         title: Optional[str] = None,
+        inline: bool = True,
     ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
 
@@ -786,7 +787,9 @@ class Profile:
         ``nodecount`` in pprof's entropy order are kept (0 = no limit), edges
         lighter than ``edgefraction`` are dropped, and calls through dropped
         nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
-        and an SVG in notebooks. See ``docs/flamegraphs.md``.
+        and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
+        -dot`` prints. ``inline=False`` folds inlined frames into their callers
+        (pprof's ``-noinlines``). See ``docs/flamegraphs.md``.
         """
         return _callgraph.callgraph(
             self,
@@ -796,6 +799,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             title=title,
+            inline=inline,
         )
 
     def to_pandas(self, kind: str = "samples"):

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from .. import _fetch, _io
-from . import _filter_args
+from . import _filter_args, _pprof_options
 
 
 def add_sample_index(parser) -> None:
@@ -113,6 +113,7 @@ def add_common(
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
         parser.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    _pprof_options.add_arguments(parser)
     _filter_args.add_filter_arguments(parser)
 
 

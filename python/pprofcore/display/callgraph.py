@@ -35,6 +35,7 @@ def callgraph(
     nodefraction: float = 0.005,
     edgefraction: float = 0.001,
     title: Optional[str] = None,
+    inline: bool = True,
 ) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
     check_granularity(by)
@@ -45,7 +46,7 @@ def callgraph(
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{name} must be between 0 and 1, got {v}")
     ti = profile.sample_type_index(sample_type)
-    table = stack_nodes(profile, by)  # keys and names; the graph sums its own values
+    table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
@@ -93,6 +94,7 @@ def callgraph(
         orig_count=orig_count,
         by=by,
         title=title,
+        fractions=(nodefraction, edgefraction),
     )
 
 
@@ -213,12 +215,14 @@ class CallGraph:
         orig_count,
         by,
         title,
+        fractions=(0.005, 0.001),
     ):
         self.sample_type, self.unit = profile.sample_types[ti]
         self.by = by
         # What pprof's own DOT (display/dot.py) needs beyond the tables: the
         # report nodes, the sample type, the kept nodes in order and the graph.
         self._profile, self._ti, self._table, self._g, self._order = profile, ti, table, g, list(order)
+        self._fractions = fractions
         self.total = total
         self.node_cutoff, self.edge_cutoff = node_cutoff, edge_cutoff
         self.dropped_nodes, self.dropped_edges, self.orig_count = dropped_nodes, dropped_edges, orig_count
@@ -323,6 +327,20 @@ class CallGraph:
             lines.append(f"N{s + 1} -> N{d + 1} [{' '.join(attrs)}]")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def to_pprof_dot(self, *, unit: Optional[str] = None, relative_percentages: bool = False) -> str:
+        """The DOT text ``go tool pprof -dot`` prints for this graph, byte for
+        byte (legend, labels, colours, tag sub-nodes); see :mod:`.dot`."""
+        from .dot import pprof_dot
+
+        nodefraction, edgefraction = self._fractions
+        return pprof_dot(
+            self,
+            nodefraction=nodefraction,
+            edgefraction=edgefraction,
+            unit=unit,
+            relative_percentages=relative_percentages,
+        )
 
     def to_svg(self) -> str:
         """SVG drawn by Graphviz's ``dot`` (raises ``RuntimeError`` naming the Debian

@@ -203,6 +203,7 @@ def legend_lines(
     out_unit: str,
     fmt: Callable[[int], str],
     graph: "CallGraph",
+    shown: int,
     flat_sum: int,
     nodefraction: float,
     edgefraction: float,
@@ -219,7 +220,6 @@ def legend_lines(
         if graph.dropped_edges > 0:
             n = graph.dropped_edges
             out.append(f"Dropped {n} edge{'s' if n > 1 else ''} (freq <= {fmt(abs(int(float(tot) * edgefraction)))})")
-        shown = len(graph._order)
         if 0 < shown < graph.orig_count:
             out.append(f"Showing top {shown} nodes out of {graph.orig_count}")
     out.append(LEGEND_HELP)
@@ -234,11 +234,15 @@ def pprof_dot(
     unit: Optional[str] = None,
     relative_percentages: bool = False,
     ratio: float = 1.0,
+    drop_negative: bool = False,
 ) -> str:
     """The text ``go tool pprof -dot`` prints for ``graph`` (built by
     :func:`.callgraph.callgraph` with the same trimming fractions). ``ratio``
-    multiplies displayed values (pprof's ``1/-divide_by``)."""
+    multiplies displayed values (pprof's ``1/-divide_by``); ``drop_negative``
+    leaves out nodes whose flat (or, at flat 0, cum) is negative, and their edges."""
     p, ti, g, order, cols = graph._profile, graph._ti, graph._g, graph._order, graph._table.columns()
+    if drop_negative:
+        order = [n for n in order if not (g["flat"][n] < 0 or (g["flat"][n] == 0 and g["cum"][n] < 0))]
     sample_unit = p.sample_types[ti][1]
     tot = report_total(p, ti, False, relative_percentages)
     flat = [int(g["flat"][n]) for n in order]
@@ -255,20 +259,22 @@ def pprof_dot(
     w = _Writer(fmt, tot)
     w.lines.append(f'digraph "{esc(title) if title else "unnamed"}" {{')
     w.lines.append('node [style=filled fillcolor="#f8f8f8"]')
-    labels = legend_lines(p, ti, tot, out_unit, fmt, graph, sum(flat), nodefraction, edgefraction)
+    labels = legend_lines(p, ti, tot, out_unit, fmt, graph, len(order), sum(flat), nodefraction, edgefraction)
     text = "\\l".join(esc(x) for x in labels) + "\\l"
     legend = f'subgraph cluster_L {{ "{esc(labels[0])}" [shape=box fontsize=16 label="{text}"'
     if title:
         legend += f' tooltip="{esc(title)}"'
     w.lines.append(legend + "] }")
     if order:
-        _nodes_and_edges(w, graph, cols, flat, cum, tot)
+        _nodes_and_edges(w, graph, cols, order, flat, cum, tot)
     w.lines.append("}")
     return "\n".join(w.lines) + "\n"
 
 
-def _nodes_and_edges(w: _Writer, graph: "CallGraph", cols: dict, flat: List[int], cum: List[int], tot: int) -> None:
-    p, g, order = graph._profile, graph._g, graph._order
+def _nodes_and_edges(
+    w: _Writer, graph: "CallGraph", cols: dict, order: List[int], flat: List[int], cum: List[int], tot: int
+) -> None:
+    p, g = graph._profile, graph._g
     node_id = {n: i + 1 for i, n in enumerate(order)}
     names = graph._table.printable_names()
     files = graph._table.files()

@@ -1,0 +1,37 @@
+"""``-output=FILE`` for every pprof report: what the report prints to stdout
+(text or bytes) goes to FILE instead, written whole or not at all, and stderr
+says "Generating report in FILE" as pprof does. Nothing is written when the
+report fails."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from typing import Iterator, List, Optional
+
+from .. import _atomic
+
+
+@contextlib.contextmanager
+def report_output(path: Optional[str], status: List[int]) -> Iterator[None]:
+    """Redirects stdout (``sys.stdout.buffer`` too) to ``path`` while the block
+    runs; writes the file when ``status[0]`` is 0 afterwards. No-op without a path."""
+    if not path:
+        yield
+        return
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=True)
+    with contextlib.redirect_stdout(text):
+        yield
+    text.flush()
+    if status and status[0] == 0:
+        _atomic.write_bytes(path, raw.getvalue())
+        print(f"Generating report in {path}", file=sys.stderr)
+
+
+def stdout_bytes(data: bytes) -> None:
+    """Writes bytes to stdout (or to the ``-output`` file being collected)."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()

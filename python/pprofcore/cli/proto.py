@@ -1,0 +1,19 @@
+"""The profile itself, as ``go tool pprof -proto`` writes it: the sources merged,
+``-base``/``-diff_base`` applied, the filter flags applied, then gzipped
+profile.proto on stdout or ``-output``."""
+
+from __future__ import annotations
+
+from . import _output
+from . import _report_args as ra
+
+HELP = "write the (merged, filtered) profile as gzipped profile.proto (like pprof -proto)"
+
+
+def add_arguments(parser) -> None:
+    ra.add_common(parser, nodecount=False, fmt=False)
+
+
+def run(args) -> int:
+    _output.stdout_bytes(ra.load_all(args).compact().to_bytes())  # merged on reading, as pprof's
+    return 0
