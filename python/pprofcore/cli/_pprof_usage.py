@@ -4,7 +4,7 @@
 checks pprof's error output sees the same lines; ``tests/test_cli_outputs.py``
 compares it with the installed pprof."""
 
-USAGE = """usage:
+_TEXT = """usage:
 
 Produce output in the specified format.
 
@@ -82,13 +82,13 @@ Details:
     -unit            Measurement units to display
 
   Option groups (only set one per group):
-    granularity      
+    granularity
       -functions       Aggregate at the function level.
       -filefunctions   Aggregate at the function level.
       -files           Aggregate at the file level.
       -lines           Aggregate at the source code line level.
       -addresses       Aggregate at the address level.
-    sort             
+    sort
       -cum             Sort entries based on cumulative weight
       -flat            Sort entries based on own weight
 
@@ -138,3 +138,6 @@ Details:
                       searches $name, $path, $buildid/$name, $path/$buildid
    * On Windows, %USERPROFILE% is used instead of $HOME
 """
+
+# pprof pads the option-group names to a column; those two lines end in spaces.
+USAGE = _TEXT.replace("    granularity\n", "    granularity      \n").replace("    sort\n", "    sort             \n")

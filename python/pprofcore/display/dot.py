@@ -121,10 +121,10 @@ class _Writer:
                 continue
             weight = self.fmt(w)
             name = esc(t.name).replace("\\\\n", "\\n")  # pprof joins labels with a literal \n
+            out.append(f'N{nid}_{i} [label = "{name}" id="N{nid}_{i}" fontsize=8 shape=box3d tooltip="{weight}"]')
             out.append(
-                f'N{nid}_{i} [label = "{name}" id="N{nid}_{i}" fontsize=8 shape=box3d tooltip="{weight}"]'
+                f'N{nid} -> N{nid}_{i} [label=" {weight}" weight=100 tooltip="{weight}" labeltooltip="{weight}"]'
             )
-            out.append(f'N{nid} -> N{nid}_{i} [label=" {weight}" weight=100 tooltip="{weight}" labeltooltip="{weight}"]')
             nts = tags.numeric.get(t.name)
             if nts:
                 out += self.numeric(list(nts.values()), flat_tags, f"N{nid}_{i}")
@@ -249,7 +249,9 @@ def pprof_dot(
     cum = [int(g["cum"][n]) for n in order]
     basis = [f if f != 0 else c for f, c in zip(flat, cum)]
     scaled = (lambda v: int(float(v) * ratio)) if ratio > 0 and ratio != 1 else (lambda v: v)  # noqa: E731
-    out_unit = _units.select_unit([scaled(v) for v in basis], scaled(tot), sample_unit, unit) if order else (unit or "minimum")
+    out_unit = unit or "minimum"
+    if order:
+        out_unit = _units.select_unit([scaled(v) for v in basis], scaled(tot), sample_unit, unit)
 
     def fmt(v: int) -> str:
         return _units.scaled_label(scaled(int(v)), sample_unit, out_unit)

@@ -157,4 +157,3 @@ def raw_text(p: "Profile") -> str:
     out.append("Mappings")
     out += _mapping_lines(p)
     return "\n".join(out) + "\n"
-
