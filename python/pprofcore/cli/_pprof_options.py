@@ -50,8 +50,23 @@ def add_arguments(parser, *, output: bool = True) -> None:
     parser.add_argument(
         "--intel_syntax", "--intel-syntax", dest="intel_syntax", action="store_true", help="accepted, as pprof does"
     )
+    parser.add_argument(
+        "--symbolize",
+        default=None,
+        help="none: leave addresses as they are; local, force ...: resolve address-only locations first",
+    )
     if output:
         parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
+
+
+def symbolized(p, args):
+    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``) on a
+    report without its own symbolization options (list and disasm have them)."""
+    mode = getattr(args, "symbolize", None)
+    if not mode or mode == "none" or hasattr(args, "binary"):
+        return p
+    q, _ = p.symbolize(force=mode.startswith("force"))
+    return q
 
 
 def settle(args) -> None:

@@ -179,6 +179,7 @@ def load_all(args):
         p = p.diff(merged(args.diff_base), mode="diff_base", normalize=args.normalize)
     if args.add_comment:
         p = p.add_comment(args.add_comment)
+    p = _pprof_options.symbolized(p, args)
     # The shell reads the saved copy afterwards instead of fetching again.
     args.saved_profile = save_fetched(p) if fetched else None
     return _filter_args.apply_filter_args(p, args)

@@ -18,6 +18,7 @@ from .._args import check_str
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
+from .dot_tags import BASE_LABEL, node_tags
 from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +72,7 @@ def callgraph(
     order = _entropy_order(g, names)
     if nodecount > 0:
         _trim_edges(g, edge_cutoff)
-        top = _select_top(order, g["tag_count"], nodecount)
+        top = _select_top(order, _tag_counts(profile, ti, table, g, node_cutoff), nodecount)
         if len(top) != len(order):
             kept = np.zeros(len(names), dtype=bool)
             kept[top] = True
@@ -117,11 +118,9 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         score = 0.0
         if total != 0:
             for x in weights:
-                frac = abs(x) / total
-                score += -frac * math.log2(frac) if frac > 0 else 0.0
+                score += _entropy_term(abs(x) / total)
             if self_ > 0:
-                frac = abs(self_) / total
-                score += -frac * math.log2(frac)
+                score += _entropy_term(abs(self_) / total)
         return score
 
     scores = {}
@@ -130,8 +129,41 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         s = 0.0
         s += edge_entropy(ins[n], 0) if n in ins else 1.0
         s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
-        scores[n] = int(s * float(cum[n])) + int(flat[n])
-    return sorted(scores, key=lambda n: (-abs(scores[n]), names[n], -abs(int(flat[n])), n))
+        scores[n] = _wrap64(_go_int64(s * float(cum[n])) + int(flat[n]))
+    return sorted(scores, key=lambda n: (-_wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
+
+
+def _entropy_term(frac: float) -> float:
+    """-frac*log2(frac) with IEEE results: NaN for 0 (0 * -Inf) and for the
+    negative fractions a diff profile's negative flat gives, as in pprof."""
+    return -frac * math.log2(frac) if frac > 0 else math.nan
+
+
+def _go_int64(x: float) -> int:
+    """Go's int64(x) on amd64: NaN and out-of-range values become the minimum int64."""
+    if math.isnan(x) or not -(2.0**63) <= x < 2.0**63:
+        return -(2**63)
+    return int(x)
+
+
+def _wrap64(v: int) -> int:
+    """``v`` as a wrapping int64 (Go's overflow)."""
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _tag_counts(profile: "Profile", ti: int, table, g: dict, cutoff: int) -> np.ndarray:
+    """Tags per node with a non-zero flat, as pprof counts them toward nodecount.
+    The C++ count also counts the ``pprof::base`` label of a diff profile, which
+    pprof removes first; such profiles are counted here from the samples."""
+    keys = profile.labels.key
+    if not len(keys) or BASE_LABEL not in {profile._core.string(int(k)) for k in np.unique(keys)}:
+        return g["tag_count"]
+    tags = node_tags(profile, ti, table.columns(), [int(n) for n in g["nodes"]], cutoff)
+    counts = np.zeros(len(g["tag_count"]), dtype=np.int64)
+    for n, t in tags.items():
+        counts[n] = sum(1 for x in t.labels.values() if x.flat != 0)
+        counts[n] += sum(1 for m in t.numeric.values() for x in m.values() if x.flat != 0)
+    return counts
 
 
 def _select_top(order: List[int], tag_count: np.ndarray, nodecount: int) -> List[int]:

@@ -211,6 +211,9 @@ def legend_lines(
     """pprof's legend of a graph: the profile's lines, active filters, what is
     shown and dropped, and the help line."""
     out = header_lines(profile, ti, False, tot, out_unit)
+    # header_lines formats the total unscaled; -divide_by shows it divided, as every value
+    unscaled = "Total samples = " + _units.scaled_label(tot, profile.sample_types[ti][1], out_unit) + " "
+    out = [ln.replace(unscaled, f"Total samples = {fmt(tot)} ", 1) if ln.startswith("Duration:") else ln for ln in out]
     out += active_filters(profile)
     out.append(f"Showing nodes accounting for {fmt(flat_sum)}, {_pct(flat_sum, tot)} of {fmt(tot)} total")
     if tot != 0:
