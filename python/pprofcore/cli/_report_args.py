@@ -158,7 +158,7 @@ def save_fetched(p):
     return path
 
 
-def load_all(args):
+def load_all(args, before_filters=None):
     """The profile a pprof report reads: every FILE merged, the -base/-diff_base
     profiles applied, then drop_frames/keep_frames and the filter flags. A
     source may be a URL; what was fetched is saved as pprof saves it."""
@@ -180,6 +180,8 @@ def load_all(args):
     if args.add_comment:
         p = p.add_comment(args.add_comment)
     p = _pprof_options.symbolized(p, args)
+    if before_filters is not None:  # e.g. -raw: pprof's merge on reading comes before the filters
+        p = before_filters(p)
     # The shell reads the saved copy afterwards instead of fetching again.
     args.saved_profile = save_fetched(p) if fetched else None
     return _filter_args.apply_filter_args(p, args)

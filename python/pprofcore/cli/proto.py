@@ -15,5 +15,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    _output.stdout_bytes(ra.load_all(args).compact().to_bytes())  # merged on reading, as pprof's
+    # merged on reading, as pprof's, then filtered
+    _output.stdout_bytes(ra.load_all(args, before_filters=lambda p: p.compact()).to_bytes())
     return 0

@@ -17,6 +17,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    # pprof prints the profile as merged on reading (equal samples summed, unused mappings gone)
-    sys.stdout.write(raw_text(ra.load_all(args).compact()))
+    # pprof merges the profile on reading (equal samples summed, unused mappings gone), then filters
+    sys.stdout.write(raw_text(ra.load_all(args, before_filters=lambda p: p.compact())))
     return 0
