@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+from ..display.calltree_graph import CallTreeGraph
 from ..display.dot import pprof_dot
 from ..display.graphviz import render
 from . import _output
@@ -25,13 +26,13 @@ def add_arguments(parser) -> None:
 
 def dot_text(args) -> str:
     """The DOT text of the profile the flags describe."""
-    if args.call_tree:
-        raise ValueError("-call_tree graphs are not supported yet")
     if args.mean:
         raise ValueError("-mean graphs are not supported yet")
     p = ra.load_all(args)
     nodecount = DEFAULT_NODECOUNT if args.nodecount is None else args.nodecount
-    g = p.callgraph(
+    build = CallTreeGraph if args.call_tree else p.callgraph
+    g = build(
+        *([p] if args.call_tree else []),
         ra.sample_index(args.sample_index),
         by=args.granularity,
         nodecount=nodecount,

@@ -280,6 +280,8 @@ def _nodes_and_edges(
     w: _Writer, graph: "CallGraph", cols: dict, order: List[int], flat: List[int], cum: List[int], tot: int
 ) -> None:
     p, g = graph._profile, graph._g
+    # a call tree's nodes are not table rows: _rows maps them (a call graph's are the rows)
+    rows = getattr(graph, "_rows", None)
     node_id = {n: i + 1 for i, n in enumerate(order)}
     names = graph._table.printable_names()
     files = graph._table.files()
@@ -287,7 +289,10 @@ def _nodes_and_edges(
     live = [e for e in live if int(g["src"][e]) in node_id and int(g["dst"][e]) in node_id]
     has_out = {int(g["src"][e]) for e in live}
     cutoff = graph.node_cutoff
-    tags: Dict[int, NodeTags] = node_tags(p, graph._ti, cols, order, cutoff)
+    if rows is not None:
+        tags: Dict[int, NodeTags] = graph._tags
+    else:
+        tags = node_tags(p, graph._ti, cols, order, cutoff)
     max_flat = float(abs(flat[0]))
     for f in flat:
         max_flat = max(max_flat, float(abs(f)))
@@ -295,12 +300,13 @@ def _nodes_and_edges(
     for i, n in enumerate(order):
         nid = i + 1
         f, c = flat[i], cum[i]
+        r = n if rows is None else rows[n]
         label = multiline_name(
-            int(cols["address"][n]),
-            p._core.string(int(cols["name"][n])),
-            files[n] if files else "",
-            int(cols["lineno"][n]),
-            p._core.string(int(cols["objfile"][n])),
+            int(cols["address"][r]),
+            p._core.string(int(cols["name"][r])),
+            files[r] if files else "",
+            int(cols["lineno"][r]),
+            p._core.string(int(cols["objfile"][r])),
         )
         flat_text = w.fmt(f)
         label += f"{flat_text} ({_pct(f, tot)})" if f != 0 else "0"
@@ -315,12 +321,16 @@ def _nodes_and_edges(
         share = float(c) / float(abs(tot)) if tot else 0.0
         w.lines.append(
             f'N{nid} [label="{label}" id="node{nid}" fontsize={size} shape=box '
-            f'tooltip="{esc(names[n])} ({cum_text})" color="{dot_color(share, False)}" '
+            f'tooltip="{esc(names[r])} ({cum_text})" color="{dot_color(share, False)}" '
             f'fillcolor="{dot_color(share, True)}"]'
         )
         has_nodelets[n] = w.nodelets(nid, tags[n], n in has_out)
     weight = g["weight"]
-    live.sort(key=lambda e: (-abs(int(weight[e])), names[int(g["src"][e])], names[int(g["dst"][e])]))
+
+    def name(n: int) -> str:
+        return names[n if rows is None else rows[n]]
+
+    live.sort(key=lambda e: (-abs(int(weight[e])), name(int(g["src"][e])), name(int(g["dst"][e]))))
     for e in live:
         s, d, wt = int(g["src"][e]), int(g["dst"][e]), int(weight[e])
         text = w.fmt(wt)
@@ -334,7 +344,7 @@ def _nodes_and_edges(
                 attr += f" penwidth={k}"
             attr += f' color="{dot_color(float(wt) / float(abs(tot)), False)}"'
         arrow = "..." if g["residual"][e] else "->"
-        tip = f'"{esc(names[s])} {arrow} {esc(names[d])} ({text})"'
+        tip = f'"{esc(name(s))} {arrow} {esc(name(d))} ({text})"'
         attr += f" tooltip={tip} labeltooltip={tip}"
         if g["residual"][e]:
             attr += ' style="dotted"'

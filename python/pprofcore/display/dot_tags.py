@@ -53,7 +53,7 @@ def sort_tags(tags: Iterable[Tag], flat: bool) -> List[Tag]:
     return sorted(tags, key=lambda t: (-abs(t.cum), -abs(t.flat), t.name))
 
 
-def _sample_tags(p: "Profile") -> Tuple[List[str], List[List[Tuple[int, str]]]]:
+def sample_tags(p: "Profile") -> Tuple[List[str], List[List[Tuple[int, str]]]]:
     """Per sample: the joined string labels and its ``bytes`` values with their unit."""
     lab = p.labels
     offsets = p.label_offsets
@@ -88,7 +88,7 @@ def node_tags(p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: in
     out = {int(n): NodeTags() for n in kept}
     if len(p.labels.key) == 0:
         return out
-    joined, numeric = _sample_tags(p)
+    joined, numeric = sample_tags(p)
     keep = np.zeros(len(cols["function"]), dtype=bool)
     keep[list(out)] = True
     loc_off, loc_nodes = cols["loc_node_offsets"], cols["loc_nodes"]
@@ -110,18 +110,18 @@ def node_tags(p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: in
                     continue
                 if n not in seen:
                     seen.add(n)
-                    _add(out[n], joined[i], numeric[i], w, False)
+                    add_sample(out[n], joined[i], numeric[i], w, False)
                 leaf = n
                 residual = False
         if leaf >= 0 and not residual:
-            _add(out[leaf], joined[i], numeric[i], w, True)
+            add_sample(out[leaf], joined[i], numeric[i], w, True)
     for t in out.values():
-        t.labels = _trim(t.labels, cutoff)
-        t.numeric = {k: _trim(v, cutoff) for k, v in t.numeric.items()}
+        t.labels = trim_tags(t.labels, cutoff)
+        t.numeric = {k: trim_tags(v, cutoff) for k, v in t.numeric.items()}
     return out
 
 
-def _add(nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool) -> None:
+def add_sample(nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool) -> None:
     if labels:
         _bump(nt.labels.setdefault(labels, Tag(labels)), w, flat)
     group = nt.numeric.setdefault(labels, {})
@@ -140,5 +140,5 @@ def _bump(t: Tag, w: int, flat: bool) -> None:
         t.cum += w
 
 
-def _trim(tags: Dict[str, Tag], cutoff: int) -> Dict[str, Tag]:
+def trim_tags(tags: Dict[str, Tag], cutoff: int) -> Dict[str, Tag]:
     return {k: t for k, t in tags.items() if abs(t.flat) >= cutoff or abs(t.cum) >= cutoff}
