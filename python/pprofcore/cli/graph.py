@@ -6,7 +6,9 @@ names; the name chosen is the format."""
 from __future__ import annotations
 
 import sys
+from typing import Union
 
+from ..display.callgraph import CallGraph
 from ..display.calltree_graph import CallTreeGraph
 from ..display.dot import pprof_dot
 from ..display.graphviz import render
@@ -30,15 +32,16 @@ def dot_text(args) -> str:
         raise ValueError("-mean graphs are not supported yet")
     p = ra.load_all(args)
     nodecount = DEFAULT_NODECOUNT if args.nodecount is None else args.nodecount
-    build = CallTreeGraph if args.call_tree else p.callgraph
-    g = build(
-        *([p] if args.call_tree else []),
-        ra.sample_index(args.sample_index),
+    options = dict(
         by=args.granularity,
         nodecount=nodecount,
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
         inline=not args.noinlines,
+    )
+    st = ra.sample_index(args.sample_index)
+    g: Union[CallGraph, CallTreeGraph] = (
+        CallTreeGraph(p, st, **options) if args.call_tree else p.callgraph(st, **options)
     )
     return pprof_dot(
         g,

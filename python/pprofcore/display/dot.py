@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 
 from .. import _units
 from ..reports._base import active_filters, report_total
@@ -25,6 +25,9 @@ from .dot_tags import NodeTags, Tag, node_tags, sort_tags
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
     from .callgraph import CallGraph
+    from .calltree_graph import CallTreeGraph
+
+    AnyGraph = Union[CallGraph, CallTreeGraph]
 
 MAX_NODELETS = 4
 LEGEND_HELP = "\nSee https://git.io/JfYMW for how to read the graph"
@@ -202,7 +205,7 @@ def legend_lines(
     tot: int,
     out_unit: str,
     fmt: Callable[[int], str],
-    graph: "CallGraph",
+    graph: "AnyGraph",
     shown: int,
     flat_sum: int,
     nodefraction: float,
@@ -230,7 +233,7 @@ def legend_lines(
 
 
 def pprof_dot(
-    graph: "CallGraph",
+    graph: "AnyGraph",
     *,
     nodefraction: float,
     edgefraction: float,
@@ -277,7 +280,7 @@ def pprof_dot(
 
 
 def _nodes_and_edges(
-    w: _Writer, graph: "CallGraph", cols: dict, order: List[int], flat: List[int], cum: List[int], tot: int
+    w: _Writer, graph: "AnyGraph", cols: dict, order: List[int], flat: List[int], cum: List[int], tot: int
 ) -> None:
     p, g = graph._profile, graph._g
     # a call tree's nodes are not table rows: _rows maps them (a call graph's are the rows)
@@ -290,7 +293,7 @@ def _nodes_and_edges(
     has_out = {int(g["src"][e]) for e in live}
     cutoff = graph.node_cutoff
     if rows is not None:
-        tags: Dict[int, NodeTags] = graph._tags
+        tags: Dict[int, NodeTags] = getattr(graph, "_tags")
     else:
         tags = node_tags(p, graph._ti, cols, order, cutoff)
     max_flat = float(abs(flat[0]))
