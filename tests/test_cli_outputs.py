@@ -146,3 +146,8 @@ def test_divide_by_scales_the_dot_values():
     assert plain != divided
     total = pprofcore.load(HEAP).total()
     assert "Total" not in plain or str(total) not in divided
+
+
+def test_divide_by_on_a_text_report_is_refused_not_ignored():
+    rc, out, err = run_cli("-top", "-divide_by=2", HEAP)
+    assert rc != 0 and out == b"" and "graph outputs only" in err

@@ -390,9 +390,19 @@ class Profile:
             relative_percentages=relative_percentages,
         )
 
-    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None, relative_percentages: bool = False):
+    def disasm(
+        self,
+        regex,
+        *,
+        binaries=None,
+        search_path=None,
+        sample_type=None,
+        relative_percentages: bool = False,
+        intel_syntax: bool = False,
+    ):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump``. See ``docs/symbolize.md``."""
+        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax). See
+        ``docs/symbolize.md``."""
         return reports.disassembly(
             self,
             regex,
@@ -400,6 +410,7 @@ class Profile:
             search_path=search_path,
             sample_type=sample_type,
             relative_percentages=relative_percentages,
+            intel_syntax=intel_syntax,
         )
 
     def prune_from(self, regex) -> "Profile":

@@ -5,10 +5,15 @@ its trimming options.
 
 pprof takes each of them with every output format and ignores those a format
 has no use for; so do we, except ``-divide_by`` on the text reports, which is
-refused rather than ignored (only the graph outputs scale their values).
+refused rather than ignored (only the graph outputs scale their values), and
+``-drop_negative``, which only the graph outputs apply. ``-intel_syntax`` goes
+to ``disasm`` (``objdump -M intel``).
 """
 
 from __future__ import annotations
+
+# the subcommands that apply -divide_by and -drop_negative (cli/graph.py)
+GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
 
 
 def _go_bool(value: str) -> bool:
@@ -82,3 +87,7 @@ def settle(args) -> None:
                 setattr(args, name, 0)
     if args.divide_by == 0:
         raise ValueError("zero divisor specified")
+    if args.divide_by != 1 and args.command not in GRAPH_COMMANDS:
+        raise ValueError(
+            f"-divide_by is supported by the graph outputs only ({', '.join(GRAPH_COMMANDS)}), not -{args.command}"
+        )
