@@ -119,6 +119,17 @@ def test_negative_values_are_green(tmp_path):
     assert got == want, first_difference(want, got)
 
 
+@requires_go
+def test_drop_negative_matches_go(tmp_path):
+    # a base larger than the profile on the json paths only: both signs in the diff
+    base = tmp_path / "mixed.pb.gz"
+    pprofcore.load(CPU).scale(1.5).filter(focus="json", warn=False).save(base)
+    for flags in ([f"-diff_base={base}"], [f"-diff_base={base}", "-drop_negative"]):
+        want = go_pprof("-dot", *flags, CPU)
+        got = pprofcore_dot(*flags, CPU)
+        assert got == want, first_difference(want, got)
+
+
 def _built_profile() -> bytes:
     """C++, Java and Go names with string and bytes labels, built byte by byte."""
     strings = {"": 0}

@@ -790,6 +790,7 @@ class Profile:
         edgefraction: float = 0.001,
         title: Optional[str] = None,
         inline: bool = True,
+        drop_negative: bool = False,
     ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
 
@@ -800,7 +801,8 @@ class Profile:
         nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
         and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
         -dot`` prints. ``inline=False`` folds inlined frames into their callers
-        (pprof's ``-noinlines``). See ``docs/flamegraphs.md``.
+        (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
+        negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
         """
         return _callgraph.callgraph(
             self,
@@ -811,6 +813,7 @@ class Profile:
             edgefraction=edgefraction,
             title=title,
             inline=inline,
+            drop_negative=drop_negative,
         )
 
     def to_pandas(self, kind: str = "samples"):

@@ -38,6 +38,7 @@ def dot_text(args) -> str:
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
         inline=not args.noinlines,
+        drop_negative=args.drop_negative,
     )
     st = ra.sample_index(args.sample_index)
     g: Union[CallGraph, CallTreeGraph] = (

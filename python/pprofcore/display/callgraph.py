@@ -37,6 +37,7 @@ def callgraph(
     edgefraction: float = 0.001,
     title: Optional[str] = None,
     inline: bool = True,
+    drop_negative: bool = False,
 ) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
     check_granularity(by)
@@ -52,7 +53,10 @@ def callgraph(
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
         g = _core.call_graph(profile._core, table, ti, None if kept is None else kept.astype(np.uint8), tag_cutoff)
-        g["nodes"] = np.flatnonzero((g["flat"] != 0) | (g["cum"] != 0))
+        shown = (g["flat"] != 0) | (g["cum"] != 0)
+        if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
+            shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
+        g["nodes"] = np.flatnonzero(shown)
         g["keep_edge"] = np.ones(len(g["src"]), dtype=bool)
         return g
 

@@ -37,16 +37,17 @@ class CallTreeGraph:
         nodefraction: float = 0.005,
         edgefraction: float = 0.001,
         inline: bool = True,
+        drop_negative: bool = False,
     ) -> None:
         self._profile = profile
         self._ti = ti = profile.sample_type_index(sample_type)
         self._table = stack_nodes(profile, by, inline)
         self._names = self._table.printable_names()
-        self._build(profile, ti)
+        self._build(profile, ti, drop_negative)
         self._trim(nodecount, nodefraction, edgefraction)
 
     # ------------------------------------------------------------------ building
-    def _build(self, p: "Profile", ti: int) -> None:
+    def _build(self, p: "Profile", ti: int, drop_negative: bool) -> None:
         cols = self._table.columns()
         loc_off, loc_nodes = cols["loc_node_offsets"], cols["loc_nodes"]
         labels, numeric = sample_tags(p) if len(p.labels.key) else ([""] * len(p), [[] for _ in range(len(p))])
@@ -97,6 +98,8 @@ class CallTreeGraph:
         self._rows = rows
         self._flat, self._cum, self._tag_list = flat, cum, tags
         self.nodes: List[int] = [n for n in range(len(rows)) if flat[n] != 0 or cum[n] != 0]
+        if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
+            self.nodes = [n for n in self.nodes if not (flat[n] < 0 or (flat[n] == 0 and cum[n] < 0))]
 
     def _edge(self, src: int, dst: int, w: int, inline: bool) -> None:
         e = self._out.setdefault(src, {}).get(dst)
