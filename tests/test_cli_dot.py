@@ -127,7 +127,9 @@ def test_drop_negative_matches_go(tmp_path):
     for flags in ([f"-diff_base={base}"], [f"-diff_base={base}", "-drop_negative"]):
         want = go_pprof("-dot", *flags, CPU)
         got = pprofcore_dot(*flags, CPU)
-        assert got == want, first_difference(want, got)
+        # edges of weights w and -w compare equal in pprof's sort, whose input
+        # comes from a map: their order changes from run to run of pprof itself
+        assert sorted(got.splitlines()) == sorted(want.splitlines())
 
 
 def _built_profile() -> bytes:
