@@ -151,3 +151,18 @@ def test_divide_by_scales_the_dot_values():
 def test_divide_by_on_a_text_report_is_refused_not_ignored():
     rc, out, err = run_cli("-top", "-divide_by=2", HEAP)
     assert rc != 0 and out == b"" and "graph outputs only" in err
+
+
+@requires_go
+def test_shell_dot_is_pprofs():
+    import sys
+
+    from conftest import pprofcore_env
+
+    session = "dot 10 main\ngranularity=lines\ndot 5\nquit\n"
+    env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"))
+    go = subprocess.run(["go", "tool", "pprof", CPU], input=session, capture_output=True, text=True, env=env)
+    mine = subprocess.run(
+        [sys.executable, "-m", "pprofcore", CPU], input=session, capture_output=True, text=True, env=pprofcore_env()
+    )
+    assert mine.stdout == go.stdout

@@ -33,5 +33,9 @@ def report_output(path: Optional[str], status: List[int]) -> Iterator[None]:
 def stdout_bytes(data: bytes) -> None:
     """Writes bytes to stdout (or to the ``-output`` file being collected)."""
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (the shell's output in tests): SVG and DOT are text
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
