@@ -343,3 +343,11 @@ def test_corpus_files_match_go(name):
         pytest.skip(f"go tool pprof refuses {name}: {e}")
     got = pprofcore_dot(path)
     assert got == want, first_difference(want, got)
+
+
+def test_callgraph_api_writes_the_same_dot():
+    """``CallGraph.to_pprof_dot()`` is the text of ``pprofcore -dot`` (no Go needed)."""
+    p = pprofcore.load(HEAP)
+    assert p.callgraph().to_pprof_dot() == pprofcore_dot(HEAP)
+    g = p.callgraph("alloc_space", by="lines", nodecount=12)
+    assert g.to_pprof_dot() == pprofcore_dot("-sample_index=alloc_space", "-lines", "-nodecount=12", HEAP)
