@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+from xml.etree import ElementTree
 
 import pytest
 from conftest import go_pprof, requires_go
@@ -89,6 +90,7 @@ def test_svg_is_pprofs_drawing():
     assert _no_scripts(got) == _no_scripts(want)
     assert '<g id="viewport" transform="scale(0.5,0.5) translate(0,0)">' in got
     assert "<script" in got
+    ElementTree.fromstring(got.encode())  # well-formed, script included
 
 
 @needs_graphviz
