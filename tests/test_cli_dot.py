@@ -180,7 +180,7 @@ def _built_profile() -> bytes:
 @requires_go
 @pytest.mark.parametrize(
     "flags",
-    [[], ["-lines"], ["-addresses"], ["-sample_index=alloc_objects"], ["-nodecount=3"], ["-tagfocus=t1"]],
+    [[], ["-lines"], ["-addresses"], ["-sample_index=alloc_objects"], ["-nodecount=3"], ["-tagfocus=t1"], ["-unit=kB"]],
     ids=lambda f: " ".join(f) or "defaults",
 )
 def test_built_profile_matches_go(tmp_path, flags):

@@ -42,7 +42,7 @@ def dot_text(args) -> str:
     )
     st = ra.sample_index(args.sample_index)
     g: Union[CallGraph, CallTreeGraph] = (
-        CallTreeGraph(p, st, **options) if args.call_tree else p.callgraph(st, **options)
+        CallTreeGraph(p, st, unit=args.unit, **options) if args.call_tree else p.callgraph(st, **options)
     )
     return pprof_dot(
         g,

@@ -38,11 +38,13 @@ class CallTreeGraph:
         edgefraction: float = 0.001,
         inline: bool = True,
         drop_negative: bool = False,
+        unit: Optional[str] = None,
     ) -> None:
         self._profile = profile
         self._ti = ti = profile.sample_type_index(sample_type)
         self._table = stack_nodes(profile, by, inline)
         self._names = self._table.printable_names()
+        self._unit = unit or "minimum"  # pprof's -unit: how numeric tags are keyed
         self._build(profile, ti, drop_negative)
         self._trim(nodecount, nodefraction, edgefraction)
 
@@ -87,14 +89,14 @@ class CallTreeGraph:
                         tags.append(NodeTags())
                     cum[n] += w
                     if with_tags:
-                        add_sample(tags[n], labels[i], numeric[i], w, False)
+                        add_sample(tags[n], labels[i], numeric[i], w, False, self._unit)
                     if parent >= 0:
                         self._edge(parent, n, w, j != 0)
                     parent = n
             if parent >= 0:
                 flat[parent] += w
                 if with_tags:
-                    add_sample(tags[parent], labels[i], numeric[i], w, True)
+                    add_sample(tags[parent], labels[i], numeric[i], w, True, self._unit)
         self._rows = rows
         self._flat, self._cum, self._tag_list = flat, cum, tags
         self.nodes: List[int] = [n for n in range(len(rows)) if flat[n] != 0 or cum[n] != 0]

@@ -274,13 +274,20 @@ def pprof_dot(
         legend += f' tooltip="{esc(title)}"'
     w.lines.append(legend + "] }")
     if order:
-        _nodes_and_edges(w, graph, cols, order, flat, cum, tot)
+        _nodes_and_edges(w, graph, cols, order, flat, cum, tot, unit or "minimum")
     w.lines.append("}")
     return "\n".join(w.lines) + "\n"
 
 
 def _nodes_and_edges(
-    w: _Writer, graph: "AnyGraph", cols: dict, order: List[int], flat: List[int], cum: List[int], tot: int
+    w: _Writer,
+    graph: "AnyGraph",
+    cols: dict,
+    order: List[int],
+    flat: List[int],
+    cum: List[int],
+    tot: int,
+    tag_unit: str,
 ) -> None:
     p, g = graph._profile, graph._g
     # a call tree's nodes are not table rows: _rows maps them (a call graph's are the rows)
@@ -295,7 +302,7 @@ def _nodes_and_edges(
     if rows is not None:
         tags: Dict[int, NodeTags] = getattr(graph, "_tags")
     else:
-        tags = node_tags(p, graph._ti, cols, order, cutoff)
+        tags = node_tags(p, graph._ti, cols, order, cutoff, tag_unit)
     max_flat = float(abs(flat[0]))
     for f in flat:
         max_flat = max(max_flat, float(abs(f)))

@@ -82,9 +82,12 @@ def sample_tags(p: "Profile") -> Tuple[List[str], List[List[Tuple[int, str]]]]:
     return joined, numeric
 
 
-def node_tags(p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: int) -> Dict[int, NodeTags]:
+def node_tags(
+    p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: int, unit: str = "minimum"
+) -> Dict[int, NodeTags]:
     """Tags of the ``kept`` report nodes (``cols``: the node table's columns),
-    those below ``cutoff`` in both flat and cum dropped as pprof does."""
+    those below ``cutoff`` in both flat and cum dropped as pprof does. Numeric
+    values that print the same in ``unit`` (pprof's ``-unit``) are one tag."""
     out = {int(n): NodeTags() for n in kept}
     if len(p.labels.key) == 0:
         return out
@@ -110,26 +113,28 @@ def node_tags(p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: in
                     continue
                 if n not in seen:
                     seen.add(n)
-                    add_sample(out[n], joined[i], numeric[i], w, False)
+                    add_sample(out[n], joined[i], numeric[i], w, False, unit)
                 leaf = n
                 residual = False
         if leaf >= 0 and not residual:
-            add_sample(out[leaf], joined[i], numeric[i], w, True)
+            add_sample(out[leaf], joined[i], numeric[i], w, True, unit)
     for t in out.values():
         t.labels = trim_tags(t.labels, cutoff)
         t.numeric = {k: trim_tags(v, cutoff) for k, v in t.numeric.items()}
     return out
 
 
-def add_sample(nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool) -> None:
+def add_sample(
+    nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool, unit: str = "minimum"
+) -> None:
     if labels:
         _bump(nt.labels.setdefault(labels, Tag(labels)), w, flat)
     group = nt.numeric.setdefault(labels, {})
-    for v, unit in nums:
-        name = _units.scaled_label(v, unit, "minimum")
+    for v, value_unit in nums:
+        name = _units.scaled_label(v, value_unit, unit)
         t = group.get(name)
         if t is None:
-            t = group[name] = Tag(name, v, unit)
+            t = group[name] = Tag(name, v, value_unit)
         _bump(t, w, flat)
 
 
