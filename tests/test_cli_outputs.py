@@ -156,15 +156,28 @@ def test_divide_by_on_a_text_report_is_refused_not_ignored():
 
 
 @requires_go
-def test_shell_dot_is_pprofs():
+@needs_graphviz
+def test_shell_dot_and_svg_are_pprofs(tmp_path):
     import sys
 
     from conftest import pprofcore_env
 
-    session = "dot 10 main\ngranularity=lines\ndot 5\nquit\n"
+    session = "dot 10 main\ngranularity=lines\ndot 5\nsvg 8\nquit\n"
     env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"))
-    go = subprocess.run(["go", "tool", "pprof", CPU], input=session, capture_output=True, text=True, env=env)
-    mine = subprocess.run(
-        [sys.executable, "-m", "pprofcore", CPU], input=session, capture_output=True, text=True, env=pprofcore_env()
+    runs = {}
+    for who, argv, e in (
+        ("go", ["go", "tool", "pprof", CPU], env),
+        ("mine", [sys.executable, "-m", "pprofcore", CPU], pprofcore_env()),
+    ):
+        (tmp_path / who).mkdir()
+        r = subprocess.run(argv, input=session, capture_output=True, text=True, env=e, cwd=tmp_path / who)
+        runs[who] = r
+    assert runs["mine"].stdout == runs["go"].stdout
+    # the shell writes the image to a new profileNNN.svg and says so, as pprof's
+    assert (
+        runs["mine"].stderr.splitlines()[-1]
+        == runs["go"].stderr.splitlines()[-1]
+        == ("Generating report in profile001.svg")
     )
-    assert mine.stdout == go.stdout
+    svg = {who: (tmp_path / who / "profile001.svg").read_text() for who in runs}
+    assert _no_scripts(svg["mine"]) == _no_scripts(svg["go"])

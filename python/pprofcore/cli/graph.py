@@ -60,5 +60,13 @@ def run(args) -> int:
     if args.command == "dot":
         sys.stdout.write(text)
         return 0
-    _output.stdout_bytes(render(text, args.command))
+    data = render(text, args.command)
+    if not args.output and sys.stdout.isatty():
+        # as pprof: an image is not written to a terminal but to a new file here
+        path = _output.new_report_file(args.command)
+        with open(path, "wb") as f:
+            f.write(data)
+        print(f"Generating report in {path}", file=sys.stderr)
+        return 0
+    _output.stdout_bytes(data)
     return 0

@@ -22,7 +22,7 @@ import tempfile
 import webbrowser
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from . import _pprof_flags, _report_args
+from . import _output, _pprof_flags, _report_args
 
 # The options of pprof's interactive mode with their defaults (compact_labels
 # is on in the shell, as in pprof's). Values are kept as the text typed.
@@ -348,6 +348,8 @@ class Shell:
         target = config["output"]
         if name == "web":
             return self.run_graph(name, argv, target)
+        if name == "svg" and not target:  # pprof's shell writes images to a new profileNNN.svg
+            target = _output.new_report_file("svg")
         # dot and svg are pprof's own output (cli/graph.py), like every other report
         flag = f"-{COMMANDS[name].flag}" + (f"={param}" if param is not None else "")
         argv = [flag, *self.accepted_by(_pprof_flags.REPORTS[COMMANDS[name].flag], argv), *self.fixed, *self.sources]
