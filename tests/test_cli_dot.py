@@ -19,7 +19,10 @@ import contextlib
 import io
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 import wirebuild as wb
@@ -351,3 +354,31 @@ def test_callgraph_api_writes_the_same_dot():
     assert p.callgraph().to_pprof_dot() == pprofcore_dot(HEAP)
     g = p.callgraph("alloc_space", by="lines", nodecount=12)
     assert g.to_pprof_dot() == pprofcore_dot("-sample_index=alloc_space", "-lines", "-nodecount=12", HEAP)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot (apt-get install graphviz)")
+def test_hostile_names_keep_the_dot_valid(tmp_path):
+    """Quotes, backslashes, newlines, NUL and markup in names and labels: the
+    DOT still parses and Graphviz's SVG is well-formed (pprof leaves tag names
+    unescaped, so its own DOT of this profile does not parse)."""
+    strings = {"": 0}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    names = ['a"b\\c', "line\nbreak", "nul\x00x", "tmpl<int&>::f", "tag\\n"]
+    functions = [wb.function(i + 1, s(n), s(f"sys{i}"), s("f.go")) for i, n in enumerate(names)]
+    locations = [wb.location(i + 1, 0, 0, [wb.line(i + 1, 1)]) for i in range(len(names))]
+    sample_types = [wb.value_type(s("samples"), s("count"))]
+    samples = [
+        wb.sample([i + 1, 1] if i else [1], [10 + i], [wb.label(s('k"ey'), s('v\\al"'))]) for i in range(len(names))
+    ]
+    path = tmp_path / "hostile.pb"
+    path.write_bytes(
+        wb.profile(
+            sample_types=sample_types, samples=samples, locations=locations, functions=functions, strings=list(strings)
+        )
+    )
+    text = pprofcore_dot(str(path))
+    svg = subprocess.run(["dot", "-Tsvg"], input=text.encode(), capture_output=True, check=True).stdout
+    ElementTree.fromstring(svg)
