@@ -68,12 +68,8 @@ def multiline_name(address: int, name: str, file: str, lineno: int, objfile: str
         parts.append(f"{base}:{lineno}")
     elif base:
         parts.append(base)
-    elif name:
-        pass
-    elif objfile:
-        parts.append("[" + esc(os.path.basename(objfile)) + "]")
-    else:
-        parts.append("<unknown>")
+    elif not name:  # a named function needs no more; else the binary, or pprof's <unknown>
+        parts.append("[" + esc(os.path.basename(objfile)) + "]" if objfile else "<unknown>")
     return "\\n".join(parts) + "\\n"
 
 
@@ -110,6 +106,8 @@ def _go_quo(a: int, b: int) -> int:
 
 
 class _Writer:
+    """Collects the DOT lines; ``fmt`` formats a value as pprof's report does."""
+
     def __init__(self, fmt: Callable[[int], str], total: int) -> None:
         self.fmt = fmt
         self.total = total
