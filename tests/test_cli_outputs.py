@@ -162,7 +162,7 @@ def test_shell_dot_and_svg_are_pprofs(tmp_path):
 
     from conftest import pprofcore_env
 
-    session = "dot 10 main\ngranularity=lines\ndot 5\nsvg 8\nquit\n"
+    session = "dot 10 main\ngranularity=lines\ndot 5\ncallgrind\nsvg 8\nquit\n"
     env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"))
     runs = {}
     for who, argv, e in (
@@ -181,3 +181,5 @@ def test_shell_dot_and_svg_are_pprofs(tmp_path):
     )
     svg = {who: (tmp_path / who / "profile001.svg").read_text() for who in runs}
     assert _no_scripts(svg["mine"]) == _no_scripts(svg["go"])
+    cg = {who: (tmp_path / who / "profile001.callgraph.out").read_text() for who in runs}
+    assert cg["mine"] == cg["go"]

@@ -41,6 +41,34 @@ def stdout_bytes(data: bytes) -> None:
     buffer.flush()
 
 
+# What pprof never writes to a terminal (or the shell's screen): the file
+# suffix of each such report (its awayFromTTY).
+AWAY_FROM_TTY = {
+    "svg": "svg",
+    "png": "png",
+    "pdf": "pdf",
+    "ps": "ps",
+    "gif": "gif",
+    "callgrind": "callgraph.out",
+    "proto": "pb.gz",
+    "topproto": "pb.gz",
+}
+
+
+def report_bytes(data: bytes, report: str) -> None:
+    """Writes a report's bytes to stdout; when stdout is a terminal and pprof
+    would not write this report there, to a new ``profileNNN.<suffix>`` instead,
+    saying so on stderr as pprof does."""
+    suffix = AWAY_FROM_TTY.get(report)
+    if suffix is not None and sys.stdout.isatty():
+        path = new_report_file(suffix)
+        with open(path, "wb") as f:
+            f.write(data)
+        print(f"Generating report in {path}", file=sys.stderr)
+        return
+    stdout_bytes(data)
+
+
 def new_report_file(fmt: str, directory: str = "") -> str:
     """A new ``profileNNN.<fmt>`` in ``directory`` (the current one by default),
     created empty so no other writer takes it: where pprof puts an image that

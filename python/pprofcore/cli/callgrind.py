@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _output
 from . import _report_args as ra
 
 HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
@@ -15,5 +16,5 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     p = ra.load_all(args)
     text = p.to_callgrind(sample_type=ra.sample_index(args.sample_index), unit=args.unit, inline=not args.noinlines)
-    print(text, end="")  # -output: cli/_output.py writes the file
+    _output.report_bytes(text.encode("utf-8"), "callgrind")  # -output: cli/_output.py writes the file
     return 0

@@ -60,13 +60,5 @@ def run(args) -> int:
     if args.command == "dot":
         sys.stdout.write(text)
         return 0
-    data = render(text, args.command)
-    if not args.output and sys.stdout.isatty():
-        # as pprof: an image is not written to a terminal but to a new file here
-        path = _output.new_report_file(args.command)
-        with open(path, "wb") as f:
-            f.write(data)
-        print(f"Generating report in {path}", file=sys.stderr)
-        return 0
-    _output.stdout_bytes(data)
+    _output.report_bytes(render(text, args.command), args.command)  # a terminal gets a file instead
     return 0

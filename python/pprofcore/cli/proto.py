@@ -16,5 +16,5 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     # merged on reading, as pprof's, then filtered
-    _output.stdout_bytes(ra.load_all(args, before_filters=lambda p: p.compact()).to_bytes())
+    _output.report_bytes(ra.load_all(args, before_filters=lambda p: p.compact()).to_bytes(), "proto")
     return 0

@@ -348,8 +348,8 @@ class Shell:
         target = config["output"]
         if name == "web":
             return self.run_graph(name, argv, target)
-        if name == "svg" and not target:  # pprof's shell writes images to a new profileNNN.svg
-            target = _output.new_report_file("svg")
+        if name in _output.AWAY_FROM_TTY and not target:  # pprof's shell: a new profileNNN.<suffix>
+            target = _output.new_report_file(_output.AWAY_FROM_TTY[name])
         # dot and svg are pprof's own output (cli/graph.py), like every other report
         flag = f"-{COMMANDS[name].flag}" + (f"={param}" if param is not None else "")
         argv = [flag, *self.accepted_by(_pprof_flags.REPORTS[COMMANDS[name].flag], argv), *self.fixed, *self.sources]

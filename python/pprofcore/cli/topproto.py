@@ -24,5 +24,5 @@ def run(args) -> int:
         nodefraction=args.nodefraction,
         relative_percentages=args.relative_percentages,
     )
-    _output.stdout_bytes(q.to_bytes())  # to stdout, or the -output file
+    _output.report_bytes(q.to_bytes(), "topproto")  # to stdout, or the -output file
     return 0
