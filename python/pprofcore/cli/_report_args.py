@@ -161,7 +161,8 @@ def save_fetched(p):
 def load_all(args, before_filters=None):
     """The profile a pprof report reads: every FILE merged, the -base/-diff_base
     profiles applied, then drop_frames/keep_frames and the filter flags. A
-    source may be a URL; what was fetched is saved as pprof saves it."""
+    source may be a URL; what was fetched is saved as pprof saves it.
+    ``before_filters(p)`` runs on the profile just before the filters."""
     from .. import _merge
 
     fetched: list = []
