@@ -391,9 +391,19 @@ class Profile:
             relative_percentages=relative_percentages,
         )
 
-    def disasm(self, regex, *, binaries=None, search_path=None, sample_type=None, relative_percentages: bool = False):
+    def disasm(
+        self,
+        regex,
+        *,
+        binaries=None,
+        search_path=None,
+        sample_type=None,
+        relative_percentages: bool = False,
+        intel_syntax: bool = False,
+    ):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump``. See ``docs/symbolize.md``."""
+        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax). See
+        ``docs/symbolize.md``."""
         return reports.disassembly(
             self,
             regex,
@@ -401,6 +411,7 @@ class Profile:
             search_path=search_path,
             sample_type=sample_type,
             relative_percentages=relative_percentages,
+            intel_syntax=intel_syntax,
         )
 
     def prune_from(self, regex) -> "Profile":
@@ -790,6 +801,8 @@ class Profile:
         nodefraction: float = 0.005,
         edgefraction: float = 0.001,
         title: Optional[str] = None,
+        inline: bool = True,
+        drop_negative: bool = False,
     ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
 
@@ -798,7 +811,10 @@ class Profile:
         ``nodecount`` in pprof's entropy order are kept (0 = no limit), edges
         lighter than ``edgefraction`` are dropped, and calls through dropped
         nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
-        and an SVG in notebooks. See ``docs/flamegraphs.md``.
+        and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
+        -dot`` prints. ``inline=False`` folds inlined frames into their callers
+        (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
+        negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
         """
         return _callgraph.callgraph(
             self,
@@ -808,6 +824,8 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             title=title,
+            inline=inline,
+            drop_negative=drop_negative,
         )
 
     def explore(self, view: str = "flamegraph", *, base: Optional["Profile"] = None, source_path=None, **state):

@@ -10,7 +10,9 @@ from typing import List, Optional
 
 from .._build_info import describe as describe_build
 from . import (
+    _output,
     _pprof_flags,
+    _pprof_options,
     callgraph,
     callgrind,
     comments,
@@ -22,10 +24,13 @@ from . import (
     flamegraph,
     fleet,
     folded,
+    graph,
     info,
     listing,
     merge,
     peek,
+    proto,
+    raw,
     serve,
     shell,
     symbolize,
@@ -59,6 +64,38 @@ _COMMANDS = {
     "list": listing,
     "disasm": disasm,
     "serve": serve,
+    # pprof's graph formats (one module; the subcommand's name is the format)
+    "dot": graph,
+    "svg": graph,
+    "png": graph,
+    "pdf": graph,
+    "ps": graph,
+    "gif": graph,
+    "raw": raw,
+    "proto": proto,
+}
+
+
+# Reports whose -output is the text (or bytes) they print, as pprof's -output.
+_TO_OUTPUT = {
+    "top",
+    "tree",
+    "peek",
+    "traces",
+    "tags",
+    "comments",
+    "callgrind",
+    "topproto",
+    "list",
+    "disasm",
+    "dot",
+    "svg",
+    "png",
+    "pdf",
+    "ps",
+    "gif",
+    "raw",
+    "proto",
 }
 
 
@@ -92,15 +129,23 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
-    translated = _pprof_flags.translate(list(argv), list(_COMMANDS))
+    try:
+        translated = _pprof_flags.translate(list(argv), list(_COMMANDS), strict=True)
+    except _pprof_flags.UnknownFlag as e:
+        return _pprof_flags.refuse(str(e))
     if opens_shell(translated):
         try:
             return shell.run(argv, build_parser, main)
         except (ValueError, TypeError, OSError) as e:
             return _error("shell", str(e))
     args = parser.parse_args(translated)
+    status = [1]
     try:
-        return args._run(args)
+        _pprof_options.settle(args)
+        # -output of a pprof report: its stdout goes to the file
+        with _output.report_output(getattr(args, "output", None) if args.command in _TO_OUTPUT else None, status):
+            status[0] = args._run(args)
+        return status[0]
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
     except KeyboardInterrupt:

@@ -25,6 +25,15 @@ REPORTS = {
     "topproto": "topproto",
     "list": "list",
     "disasm": "disasm",
+    # the call graph as DOT, or drawn by Graphviz (cli/graph.py), and the profile itself
+    "dot": "dot",
+    "svg": "svg",
+    "png": "png",
+    "pdf": "pdf",
+    "ps": "ps",
+    "gif": "gif",
+    "raw": "raw",
+    "proto": "proto",
 }
 # -http=[HOST]:PORT is the explorer (the `serve` subcommand), not a report.
 # The reports whose flag value is a regex (their first positional argument).
@@ -69,11 +78,64 @@ OPTIONS = {
     "tools": "--tool",
     "seconds": None,
     "timeout": None,
+    "call_tree": None,
+    "divide_by": None,
+    "drop_negative": None,
+    "trim": None,
+    "notrim": None,
+    "intel_syntax": None,
     "no_browser": "--no-browser",
 }
 
+# pprof's legacy convenience flags: a sample type by name (-mean_delay adds -mean).
+SAMPLE_TYPE_FLAGS = {
+    "inuse_space": "inuse_space",
+    "inuse_objects": "inuse_objects",
+    "alloc_space": "alloc_space",
+    "alloc_objects": "alloc_objects",
+    "total_delay": "delay",
+    "contentions": "contentions",
+    "mean_delay": "delay",
+}
+
+# Flags pprof defines that pprofcore does not act on: they pass through to the
+# subcommand's parser (which names them), never "flag provided but not defined".
+PPROF_ONLY = {
+    "web",
+    "weblist",
+    "eog",
+    "evince",
+    "gv",
+    "kcachegrind",
+    "http",
+    "no_browser",
+    "tls_cert",
+    "tls_key",
+    "tls_ca",
+    "buildid",
+}
+
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.
-BOOLEANS = {"mean", "cum", "flat", "noinlines", "relative_percentages", "compact_labels", "normalize", "no_browser"}
+BOOLEANS = {
+    "mean",
+    "cum",
+    "flat",
+    "noinlines",
+    "relative_percentages",
+    "compact_labels",
+    "normalize",
+    "call_tree",
+    "drop_negative",
+    "notrim",
+    "intel_syntax",
+    "no_browser",
+}
+# Booleans whose false value matters (-trim=false): always passed with their value.
+VALUED_BOOLEANS = {"trim"}
+
+
+class UnknownFlag(Exception):
+    """A single-dash flag pprof does not define (``main`` prints pprof's message and usage)."""
 
 
 def _split(arg: str):
@@ -95,8 +157,10 @@ def _truth(value: Optional[str], flag: str) -> bool:
     raise SystemExit(f"pprofcore: invalid boolean value {value!r} for -{flag}")
 
 
-def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
-    """``argv`` with pprof's flags rewritten (see the module docstring)."""
+def translate(argv: Sequence[str], subcommands: Sequence[str], strict: bool = False) -> List[str]:
+    """``argv`` with pprof's flags rewritten (see the module docstring). With
+    ``strict``, a single-dash word flag pprof does not define raises
+    :class:`UnknownFlag`, as pprof refuses it."""
     out: List[str] = []
     command: Optional[List[str]] = None
     serving = bool(argv) and argv[0] == "serve"
@@ -119,6 +183,13 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
                 command = [REPORTS[name], value]
             else:
                 command = [REPORTS[name]]
+        elif name in SAMPLE_TYPE_FLAGS:
+            if _truth(value, name):
+                out.append(f"--sample_index={SAMPLE_TYPE_FLAGS[name]}")
+                if name == "mean_delay":
+                    out.append("--mean")
+        elif name in VALUED_BOOLEANS:
+            out.append(f"--{name}={'true' if _truth(value, name) else 'false'}")
         elif name in GRANULARITIES:
             if _truth(value, name):
                 out.append(f"--granularity={name}")
@@ -129,6 +200,8 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
                     out.append(opt)
             else:
                 out.append(opt if value is None else f"{opt}={value}")
+        elif strict and name not in PPROF_ONLY and name.replace("_", "").isalpha() and name not in subcommands:
+            raise UnknownFlag(name)
         else:
             out.append(arg)  # not a pprof flag: argparse reports it
     if command is not None and not (out and out[0] in subcommands):
@@ -147,3 +220,13 @@ def _source_groups(rest: Sequence[str]) -> List[str]:
         else:
             out.append(f"--source-group={group}:{arg}")
     return out
+
+
+def refuse(name: str) -> int:
+    """pprof's answer to an undefined flag: its message and usage on stderr, status 1."""
+    import sys
+
+    from ._pprof_usage import USAGE
+
+    sys.stderr.write(f"flag provided but not defined: -{name}\n{USAGE}")
+    return 1

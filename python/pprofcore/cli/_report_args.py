@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from .. import _fetch, _io
-from . import _filter_args
+from . import _filter_args, _pprof_options
 
 
 def add_sample_index(parser) -> None:
@@ -113,6 +113,7 @@ def add_common(
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
         parser.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    _pprof_options.add_arguments(parser)
     _filter_args.add_filter_arguments(parser)
 
 
@@ -157,10 +158,11 @@ def save_fetched(p):
     return path
 
 
-def load_all(args):
+def load_all(args, before_filters=None):
     """The profile a pprof report reads: every FILE merged, the -base/-diff_base
     profiles applied, then drop_frames/keep_frames and the filter flags. A
-    source may be a URL; what was fetched is saved as pprof saves it."""
+    source may be a URL; what was fetched is saved as pprof saves it.
+    ``before_filters(p)`` runs on the profile just before the filters."""
     from .. import _merge
 
     fetched: list = []
@@ -178,6 +180,9 @@ def load_all(args):
         p = p.diff(merged(args.diff_base), mode="diff_base", normalize=args.normalize)
     if args.add_comment:
         p = p.add_comment(args.add_comment)
+    p = _pprof_options.symbolized(p, args)
+    if before_filters is not None:  # e.g. -raw: pprof's merge on reading comes before the filters
+        p = before_filters(p)
     # The shell reads the saved copy afterwards instead of fetching again.
     args.saved_profile = save_fetched(p) if fetched else None
     return _filter_args.apply_filter_args(p, args)

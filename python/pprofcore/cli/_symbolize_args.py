@@ -8,13 +8,16 @@ import sys
 
 
 def add_arguments(parser, *, default: str = "local") -> None:
-    parser.add_argument(
-        "--symbolize",
-        default=default,
-        choices=("local", "none", "force"),
-        help="resolve address-only locations with llvm-symbolizer/addr2line (local, the default), "
-        "not at all (none), or also re-resolve symbolized ones (force)",
-    )
+    if "--symbolize" in parser._option_string_actions:  # declared by the reports' common options
+        parser.set_defaults(symbolize=default)
+    else:
+        parser.add_argument(
+            "--symbolize",
+            default=default,
+            choices=("local", "none", "force"),
+            help="resolve address-only locations with llvm-symbolizer/addr2line (local, the default), "
+            "not at all (none), or also re-resolve symbolized ones (force)",
+        )
     parser.add_argument(
         "--binary",
         action="append",

@@ -24,6 +24,7 @@ def run(args) -> int:
         search_path=args.search_path,
         sample_type=ra.sample_index(args.sample_index),
         relative_percentages=args.relative_percentages,
+        intel_syntax=args.intel_syntax,
     )
     ra.emit(t, args.format, args=args)
     return 0

@@ -22,7 +22,7 @@ import tempfile
 import webbrowser
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from . import _pprof_flags, _report_args
+from . import _output, _pprof_flags, _report_args
 
 # The options of pprof's interactive mode with their defaults (compact_labels
 # is on in the shell, as in pprof's). Values are kept as the text typed.
@@ -346,8 +346,11 @@ class Shell:
     def run_report(self, name: str, param: Optional[str], config: Dict[str, str]) -> Optional[str]:
         argv = self.flags_of(name, config)
         target = config["output"]
-        if name in _GRAPH_COMMANDS:
+        if name == "web":
             return self.run_graph(name, argv, target)
+        if name in _output.AWAY_FROM_TTY and not target:  # pprof's shell: a new profileNNN.<suffix>
+            target = _output.new_report_file(_output.AWAY_FROM_TTY[name])
+        # dot and svg are pprof's own output (cli/graph.py), like every other report
         flag = f"-{COMMANDS[name].flag}" + (f"={param}" if param is not None else "")
         argv = [flag, *self.accepted_by(_pprof_flags.REPORTS[COMMANDS[name].flag], argv), *self.fixed, *self.sources]
         if not target:
@@ -362,18 +365,13 @@ class Shell:
     def run_graph(self, name: str, argv: List[str], target: str) -> Optional[str]:
         if len(self.sources) != 1 or self.fixed:
             return f"{name}: the shell draws graphs of one profile; merge several with `pprofcore merge` first"
-        argv = self.accepted_by("callgraph", argv)
-        if name == "dot":
-            out = target or "-"
-        else:
-            out = target or tempfile.NamedTemporaryFile(prefix="pprofcore", suffix=".svg", delete=False).name
-        error = self.call(["callgraph", "-o", out, *argv, *self.sources])
-        if error is None and name == "web":
+        """``web``: pprof's SVG in a file (a temporary one unless ``>FILE``), opened in a browser."""
+        argv = self.accepted_by("svg", argv)
+        out = target or tempfile.NamedTemporaryFile(prefix="pprofcore", suffix=".svg", delete=False).name
+        with open(out, "w", encoding="utf-8") as f, contextlib.redirect_stdout(f):
+            error = self.call(["-svg", *argv, *self.sources])
+        if error is None:
             webbrowser.open("file://" + os.path.abspath(out))
-        elif error is None and name == "svg" and not target:
-            with open(out, encoding="utf-8") as f:
-                self.out.write(f.read())
-            os.unlink(out)
         return error
 
     def accepted_by(self, subcommand: str, flags: List[str]) -> List[str]:

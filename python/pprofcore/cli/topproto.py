@@ -1,7 +1,8 @@
-"""The top report as a profile, like `go tool pprof -topproto -output=OUT`."""
+"""The top report as a profile, like `go tool pprof -topproto` (gzipped profile.proto on stdout or ``-output``)."""
 
 from __future__ import annotations
 
+from . import _output
 from . import _report_args as ra
 
 HELP = "write the top report as a profile (like pprof -topproto)"
@@ -9,7 +10,6 @@ HELP = "write the top report as a profile (like pprof -topproto)"
 
 def add_arguments(parser) -> None:
     ra.add_common(parser, nodecount=False, fmt=False, trim=True)
-    parser.add_argument("-o", "--output", required=True, help="where to write the profile (gzip)")
 
 
 def run(args) -> int:
@@ -24,5 +24,5 @@ def run(args) -> int:
         nodefraction=args.nodefraction,
         relative_percentages=args.relative_percentages,
     )
-    q.save(args.output)
+    _output.report_bytes(q.to_bytes(), "topproto")  # to stdout, or the -output file
     return 0

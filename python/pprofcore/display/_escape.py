@@ -31,3 +31,9 @@ def dot_string(s: str) -> str:
     SVG, so C++ templates with < and & come out right; a newline becomes a
     centred line break."""
     return printable(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def pprof_dot_string(s: str) -> str:
+    """``s`` inside a double-quoted DOT string as pprof writes it: backslash and
+    quote escaped, a newline a left-justified break (``\\l``)."""
+    return printable(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\l")

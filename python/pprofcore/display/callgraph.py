@@ -18,6 +18,7 @@ from .._args import check_str
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
+from .dot_tags import BASE_LABEL, node_tags
 from .flamegraph import stack_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,6 +39,8 @@ def callgraph(
     nodefraction: float = 0.005,
     edgefraction: float = 0.001,
     title: Optional[str] = None,
+    inline: bool = True,
+    drop_negative: bool = False,
 ) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
     check_granularity(by)
@@ -48,12 +51,15 @@ def callgraph(
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{name} must be between 0 and 1, got {v}")
     ti = profile.sample_type_index(sample_type)
-    table = stack_nodes(profile, by)  # keys and names; the graph sums its own values
+    table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
         g = _core.call_graph(profile._core, table, ti, None if kept is None else kept.astype(np.uint8), tag_cutoff)
-        g["nodes"] = np.flatnonzero((g["flat"] != 0) | (g["cum"] != 0))
+        shown = (g["flat"] != 0) | (g["cum"] != 0)
+        if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
+            shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
+        g["nodes"] = np.flatnonzero(shown)
         g["keep_edge"] = np.ones(len(g["src"]), dtype=bool)
         return g
 
@@ -73,7 +79,7 @@ def callgraph(
     order = _entropy_order(g, names)
     if nodecount > 0:
         _trim_edges(g, edge_cutoff)
-        top = _select_top(order, g["tag_count"], nodecount)
+        top = _select_top(order, _tag_counts(profile, ti, table, g, node_cutoff), nodecount)
         if len(top) != len(order):
             kept = np.zeros(len(names), dtype=bool)
             kept[top] = True
@@ -96,6 +102,7 @@ def callgraph(
         orig_count=orig_count,
         by=by,
         title=title,
+        fractions=(nodefraction, edgefraction),
     )
 
 
@@ -118,11 +125,9 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         score = 0.0
         if total != 0:
             for x in weights:
-                frac = abs(x) / total
-                score += -frac * math.log2(frac) if frac > 0 else 0.0
+                score += _entropy_term(abs(x) / total)
             if self_ > 0:
-                frac = abs(self_) / total
-                score += -frac * math.log2(frac)
+                score += _entropy_term(abs(self_) / total)
         return score
 
     scores = {}
@@ -131,8 +136,41 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         s = 0.0
         s += edge_entropy(ins[n], 0) if n in ins else 1.0
         s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
-        scores[n] = int(s * float(cum[n])) + int(flat[n])
-    return sorted(scores, key=lambda n: (-abs(scores[n]), names[n], -abs(int(flat[n])), n))
+        scores[n] = _wrap64(_go_int64(s * float(cum[n])) + int(flat[n]))
+    return sorted(scores, key=lambda n: (-_wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
+
+
+def _entropy_term(frac: float) -> float:
+    """-frac*log2(frac) with IEEE results: NaN for 0 (0 * -Inf) and for the
+    negative fractions a diff profile's negative flat gives, as in pprof."""
+    return -frac * math.log2(frac) if frac > 0 else math.nan
+
+
+def _go_int64(x: float) -> int:
+    """Go's int64(x) on amd64: NaN and out-of-range values become the minimum int64."""
+    if math.isnan(x) or not -(2.0**63) <= x < 2.0**63:
+        return -(2**63)
+    return int(x)
+
+
+def _wrap64(v: int) -> int:
+    """``v`` as a wrapping int64 (Go's overflow)."""
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _tag_counts(profile: "Profile", ti: int, table, g: dict, cutoff: int) -> np.ndarray:
+    """Tags per node with a non-zero flat, as pprof counts them toward nodecount.
+    The C++ count also counts the ``pprof::base`` label of a diff profile, which
+    pprof removes first; such profiles are counted here from the samples."""
+    keys = profile.labels.key
+    if not len(keys) or BASE_LABEL not in {profile._core.string(int(k)) for k in np.unique(keys)}:
+        return g["tag_count"]
+    tags = node_tags(profile, ti, table.columns(), [int(n) for n in g["nodes"]], cutoff)
+    counts = np.zeros(len(g["tag_count"]), dtype=np.int64)
+    for n, t in tags.items():
+        counts[n] = sum(1 for x in t.labels.values() if x.flat != 0)
+        counts[n] += sum(1 for m in t.numeric.values() for x in m.values() if x.flat != 0)
+    return counts
 
 
 def _select_top(order: List[int], tag_count: np.ndarray, nodecount: int) -> List[int]:
@@ -216,9 +254,14 @@ class CallGraph:
         orig_count,
         by,
         title,
+        fractions=(0.005, 0.001),
     ):
         self.sample_type, self.unit = profile.sample_types[ti]
         self.by = by
+        # What pprof's own DOT (display/dot.py) needs beyond the tables: the
+        # report nodes, the sample type, the kept nodes in order and the graph.
+        self._profile, self._ti, self._table, self._g, self._order = profile, ti, table, g, list(order)
+        self._fractions = fractions
         self.total = total
         self.node_cutoff, self.edge_cutoff = node_cutoff, edge_cutoff
         self.dropped_nodes, self.dropped_edges, self.orig_count = dropped_nodes, dropped_edges, orig_count
@@ -326,6 +369,20 @@ class CallGraph:
             lines.append(f"N{s + 1} -> N{d + 1} [{' '.join(attrs)}]")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def to_pprof_dot(self, *, unit: Optional[str] = None, relative_percentages: bool = False) -> str:
+        """The DOT text ``go tool pprof -dot`` prints for this graph, byte for
+        byte (legend, labels, colours, tag sub-nodes); see :mod:`.dot`."""
+        from .dot import pprof_dot
+
+        nodefraction, edgefraction = self._fractions
+        return pprof_dot(
+            self,
+            nodefraction=nodefraction,
+            edgefraction=edgefraction,
+            unit=unit,
+            relative_percentages=relative_percentages,
+        )
 
     def to_svg(self) -> str:
         """SVG drawn by Graphviz's ``dot`` (raises ``RuntimeError`` naming the Debian

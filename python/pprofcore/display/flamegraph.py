@@ -25,13 +25,14 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_MIN_FRACTION = 0.0005
 
 
-def stack_nodes(profile: "Profile", by: str):
+def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     """The report nodes of ``by`` without their sums (the call tree needs only the
-    keying and the names), cached on the profile."""
-    key = ("__stack_nodes__", by)
+    keying and the names), cached on the profile; ``inline=False``: inlined
+    frames folded into their callers (pprof's -noinlines)."""
+    key = ("__stack_nodes__", by) if inline else ("__stack_nodes__", by, "noinlines")
     t = profile._tables.get(key)
     if t is None:
-        t = _core.aggregate(profile._core, by, True, -1, -1, False)
+        t = _core.aggregate(profile._core, by, inline, -1, -1, False)
         profile._tables[key] = t
     return t
 

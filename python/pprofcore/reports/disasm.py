@@ -35,7 +35,14 @@ _FUNCTION_LLVM = re.compile(r"^([0-9a-fA-F]+)?\s?(.*):")
 
 
 def disassembly(
-    profile: "Profile", regex, *, binaries=None, search_path=None, sample_type=None, relative_percentages: bool = False
+    profile: "Profile",
+    regex,
+    *,
+    binaries=None,
+    search_path=None,
+    sample_type=None,
+    relative_percentages: bool = False,
+    intel_syntax: bool = False,
 ) -> ListingTable:
     """pprof's ``-disasm=regex``: the instructions of every symbol (from ``nm
     -n`` of the mappings' binaries) whose name, mangled or demangled, matches
@@ -44,7 +51,8 @@ def disassembly(
     source line ``objdump --line-numbers`` gives. Binaries are found as
     :func:`pprofcore.symbolize.symbolize` finds them. Raises ``ValueError`` when
     no symbol matches and ``RuntimeError`` naming the Debian package when
-    ``objdump`` or ``nm`` is missing."""
+    ``objdump`` or ``nm`` is missing. ``intel_syntax``: x86 instructions in
+    Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``."""
     from ..symbolize import _check_options, _demangle, _elf, _locate
 
     rx = _args.compile_regex("disasm regex", regex)
@@ -104,7 +112,7 @@ def disassembly(
         raise ValueError(f"no matches found for regexp: {rx.pattern}")
     symbols.sort(key=lambda x: (x[0][0], x[0][1]))  # by name, then start (pprof's order for -disasm)
     for (sym_name, lo, hi, aliases), path, base, rows in symbols:
-        insts = _objdump(objdump, path, lo, hi)
+        insts = _objdump(objdump, path, lo, hi, intel_syntax)
         # the symbol's samples (pprof's nodesPerSymbol): objects addresses in [lo, hi]
         objaddr = sorted(
             a for a in (((int(cols["address"][r]) - base) & 0xFFFFFFFFFFFFFFFF, r) for r in rows) if lo <= a[0] <= hi
@@ -222,7 +230,9 @@ def _symbols(nm: str, path: str, rx, demangle_mod, address: Optional[int] = None
     return out
 
 
-def _objdump(objdump: str, path: str, start: int, end: int) -> List[Tuple[int, str, str, str, int]]:
+def _objdump(
+    objdump: str, path: str, start: int, end: int, intel_syntax: bool = False
+) -> List[Tuple[int, str, str, str, int]]:
     """Instructions of ``path`` in [start, end]: ``(address, text, function,
     file, line)`` with the function and line objdump's ``--line-numbers`` says."""
     r = subprocess.run(
@@ -234,6 +244,7 @@ def _objdump(objdump: str, path: str, start: int, end: int) -> List[Tuple[int, s
             "--line-numbers",
             f"--start-address={start:#x}",
             f"--stop-address={end:#x}",
+            *(["-M", "intel"] if intel_syntax else []),
             path,
         ],
         capture_output=True,
