@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_manifest, parses_with_pprof, requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import CORPUS, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
 from pprofcore.cli import _pprof_flags
@@ -174,7 +174,7 @@ def _node_samples(p):
     ],
 )
 def test_topproto_matches_pprof(tmp_path, flags):
-    from conftest import go_pprof
+    from testenv import go_pprof
 
     src = HEAP if any("alloc" in f for f in flags) else CPU
     theirs, ours = tmp_path / "theirs.pb.gz", tmp_path / "ours.pb.gz"

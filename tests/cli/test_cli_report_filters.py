@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import pprofcore_env
+from testenv import pprofcore_env
 
 import pprofcore
 

@@ -23,15 +23,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import requires_go
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from testenv import TESTS, requires_go
 
 import pprofcore
 from pprofcore import DecodeError
 
-HERE = Path(__file__).resolve().parent
-PRODUCER = HERE / "producers" / "goroutines"
+PRODUCER = TESTS / "producers" / "goroutines"
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 HEADER = re.compile(r"^goroutine (\d+) ", re.M)
 
@@ -212,14 +211,13 @@ def test_reports_on_a_dump(dumped):
 def test_reports_agree_with_pprof_on_the_encoded_dump(dumped, pprof, tmp_path):
     """google/pprof reads the profile made from the dump and prints the same
     top (flat and cum), traces and tags (state, goid, created_by...) as pprofcore."""
-    from pprof_oracle import assert_tags_match, parse_tags
-    from test_reports_top import _compare
+    from pprof_oracle import assert_tags_match, compare_top, parse_tags
 
     p = pprofcore.load(dumped[0])
     path = tmp_path / "dump.pb.gz"
     p.save(path)
-    _compare(pprof, path, p, 0)
-    _compare(pprof, path, p, 0, cum=True)
+    compare_top(pprof, path, p, 0)
+    compare_top(pprof, path, p, 0, cum=True)
     text, err = pprof.run("-tags", "-functions", "-flat", str(path))
     assert err is None, err
     assert_tags_match(p.tags().to_text(), text)

@@ -8,10 +8,10 @@ import gzip
 import os
 
 import pytest
-from conftest import requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pprof_oracle import rawdumps
+from testenv import requires_go
 
 import pprofcore
 from pprofcore import _core

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
 import pytest
+from testenv import REPO
 
-PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
+PACKAGE = REPO / "python" / "pprofcore"
 
 # Rank of each module by name (a package's name covers its submodules).
 GROUPS: List[Tuple[str, Set[str]]] = [
@@ -53,7 +54,7 @@ def _group(module: str) -> int:
     for rank, (_, names) in enumerate(GROUPS):
         if head in names:
             return rank
-    raise AssertionError(f"pprofcore.{module} is in no group of tests/test_layering.py: add it to the right one")
+    raise AssertionError(f"pprofcore.{module} is in no group of tests/core/test_layering.py: add it to the right one")
 
 
 def _modules() -> Dict[str, Path]:

@@ -21,54 +21,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files, corpus_path, legacy_read_by_pprofcore, requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pprof_oracle import rawdumps
+from pprof_oracle import ZERO_BYTES_LABEL, assert_same_as_pprof, rawdumps
+from testenv import TESTS, corpus_files, corpus_path, legacy_read_by_pprofcore, requires_go
 
 import pprofcore
 from pprofcore import DecodeError
 
-HERE = Path(__file__).resolve().parent
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
-
-
-# pprof's proto decoder drops a numeric label whose value is 0 and has no unit, so
-# a heap sample's "bytes:[0]" cannot survive any profile.proto round trip;
-# pprofcore leaves it out when it reads the legacy file (so that its Profile
-# encodes and decodes to itself) and the comparison leaves it out of pprof's dump.
-_ZERO_LABEL = re.compile(r"^\s+bytes:\[0\]\n", re.M)
-
-
-def assert_same_as_pprof(paths, tmp_path):
-    """Each legacy file loads, and pprof prints the same dump for it and for
-    pprofcore's profile.proto encoding of it."""
-    ours = []
-    for i, path in enumerate(paths):
-        p = pprofcore.load(path)
-        p._core.check_invariants()
-        _check_heap_labels(p)
-        out = tmp_path / f"ours-{i}.pb"
-        out.write_bytes(p.to_bytes())
-        ours.append(out)
-    dumps = rawdumps([*paths, *ours])
-    for path, mine in zip(paths, ours):
-        want, got = _ZERO_LABEL.sub("", dumps[str(path)]), dumps[str(mine)]
-        assert not want.startswith("ERROR"), f"{path}: pprof refuses it: {want}"
-        if want != got:
-            diff = "".join(
-                list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:60]
-            )
-            pytest.fail(f"{path}: pprof's dump differs from pprofcore's\n{diff}")
-
-
-def _check_heap_labels(p):
-    types = [t for t, _ in p.sample_types]
-    if types[-1] in ("space", "inuse_space"):
-        counts = [b - a for a, b in zip(p.label_offsets[:-1], p.label_offsets[1:])]
-        assert set(counts) <= {0, 1} and set(p.strings[k] for k in p.labels.key) <= {"bytes"}
-        assert 0 not in set(p.labels.num)  # the zero block sizes are the ones left out
-        assert pprofcore.loads(p.to_bytes()) == p
 
 
 # ---------------------------------------------------------------- corpora
@@ -90,7 +51,7 @@ def test_corpus_legacy_files_match_pprof(tmp_path):
 def test_go_debug1_kinds_are_all_read():
     """The local corpus's Go producer writes every debug=1 kind; all but the
     threadcreate dump with empty stacks (which pprof refuses too) load."""
-    from conftest import local_manifest
+    from testenv import local_manifest
 
     rows = [r for r in local_manifest() if r["format"] == "legacy"]
     if not rows:
@@ -126,7 +87,7 @@ def test_go_debug1_kinds_are_all_read():
 
 @requires_go
 def test_gzipped_legacy_text_is_read(tmp_path):
-    from conftest import local_manifest
+    from testenv import local_manifest
 
     rows = [r for r in local_manifest() if r["file"].endswith("go-heap.debug1.txt")]
     if not rows:
@@ -149,7 +110,7 @@ def gperftools_profiles(tmp_path_factory):
     d = tmp_path_factory.mktemp("gperftools")
     exe = d / "work"
     subprocess.run(
-        [cc, "-g", "-O1", "-fno-omit-frame-pointer", "-o", str(exe), str(HERE / "producers/gperftools/work.c")],
+        [cc, "-g", "-O1", "-fno-omit-frame-pointer", "-o", str(exe), str(TESTS / "producers/gperftools/work.c")],
         check=True,
     )
     env = dict(os.environ, CPUPROFILE=str(d / "work.prof"), CPUPROFILE_FREQUENCY="500", LD_PRELOAD=str(profiler))
@@ -521,7 +482,7 @@ def test_random_legacy_text_matches_pprof(tmp_path):
         ours[str(path)] = out
     dumps = rawdumps(list(ours.values()))
     for orig, out in ours.items():
-        want, got = _ZERO_LABEL.sub("", theirs[orig]), dumps[str(out)]
+        want, got = ZERO_BYTES_LABEL.sub("", theirs[orig]), dumps[str(out)]
         if want != got:
             diff = "".join(
                 list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:40]

@@ -18,9 +18,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from testenv import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 
 import pprofcore
 from pprofcore.testing import canonical

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _pb import profile
-from conftest import CORPUS
+from testenv import CORPUS
 
 import pprofcore
 from pprofcore import DecodeError, RepairReport

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 from _pb import msg, profile
-from conftest import requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import requires_go
 
 import pprofcore
 from pprofcore import DecodeError, RepairReport

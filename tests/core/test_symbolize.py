@@ -17,9 +17,9 @@ import sys
 import native_programs as native
 import numpy as np
 import pytest
-from conftest import go_helper, requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import go_helper, requires_go
 
 import pprofcore
 from pprofcore.symbolize import _demangle, _elf, _tools, symbolize

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import pprofcore_env
+from testenv import pprofcore_env
 from wirebuild import ld, small
 
 import pprofcore

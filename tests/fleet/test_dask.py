@@ -24,9 +24,9 @@ pytest.importorskip("pyarrow")
 
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 import wirebuild as wb  # noqa: E402
-from conftest import corpus_glob  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from testenv import corpus_glob  # noqa: E402
 
 import pprofcore  # noqa: E402
 from pprofcore import dask as pdask  # noqa: E402

@@ -8,10 +8,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import corpus_glob, requires_go
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pprof_oracle import parse_top
+from testenv import corpus_glob, requires_go
 
 import pprofcore
 
@@ -270,7 +270,7 @@ def _cli(*args):
     import subprocess
     import sys
 
-    from conftest import pprofcore_env
+    from testenv import pprofcore_env
 
     return subprocess.run(
         [sys.executable, "-m", "pprofcore", "fleet", *args],

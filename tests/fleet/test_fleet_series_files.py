@@ -6,10 +6,10 @@ give identical DataFrames and raise the same errors."""
 from __future__ import annotations
 
 import pytest
-from conftest import corpus_glob
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pbprofile import valid_profiles
+from testenv import corpus_glob
 
 import pprofcore
 

@@ -51,7 +51,7 @@ def files(tmp_path_factory):
 
 
 def _env():
-    from conftest import pprofcore_env
+    from testenv import pprofcore_env
 
     return dict(pprofcore_env(), PYTHONDONTWRITEBYTECODE="1")
 

@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "producers" / "native"
+TESTS = Path(__file__).resolve().parent.parent
+SOURCES = TESTS / "producers" / "native"
 PROFILER = Path("/usr/lib/x86_64-linux-gnu/libprofiler.so")
 GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 PPROF_SRC = Path(GOPATH) / "src/github.com/google/pprof"

@@ -11,7 +11,7 @@ from pathlib import Path
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from hypothesis import strategies as st
 
-PROTO = Path(__file__).parent / "proto" / "profile.proto"
+PROTO = Path(__file__).resolve().parent.parent / "proto" / "profile.proto"
 
 _SCALARS = {
     "int64": descriptor_pb2.FieldDescriptorProto.TYPE_INT64,

@@ -3,21 +3,26 @@ report requests in one process, and parsers for its text reports."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import subprocess
 import threading
 from typing import List, Optional, Tuple
 
-from conftest import go_helper
+import pytest
+from testenv import go_helper
+
+import pprofcore
 
 
 class PprofReporter:
     """Runs `pprof ARGS FILE` in-process in the Go helper; returns (text, error)."""
 
-    def __init__(self):
+    def __init__(self, env: Optional[dict] = None):
         self._proc = subprocess.Popen(
             [go_helper("pprofreport")],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -155,3 +160,112 @@ def rawdumps(paths, timeout: float = 900) -> dict:
     )
     assert r.returncode == 0, r.stderr
     return split_rawdump(r.stdout)
+
+
+# ------------------------------------------------ -top compared row by row
+def top_rows(p, **kw):
+    """pprofcore's top table untrimmed, and its rows as `parse_top` reads pprof's."""
+    t = p.top(nodefraction=0, edgefraction=0, **kw)  # as -nodefraction=0 -edgefraction=0 below
+    lines = t.to_text().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.lstrip().startswith("flat "))
+    _, rows = parse_top("\n".join(lines[start:]))
+    return t, rows
+
+
+def compare_top(pprof, path, p, ti, by="functions", inline=True, cum=False, mean=False):
+    """Profile `p` (loaded from `path`) gives the rows and the "Showing nodes"
+    line of pprof's untrimmed -top for sample type `ti`; skips when pprof refuses."""
+    args = [
+        "-top",
+        "-nodecount=0",
+        "-nodefraction=0",
+        "-edgefraction=0",
+        f"-sample_index={ti}",
+        f"-{by}",
+        "-cum" if cum else "-flat",
+    ]
+    if not inline:
+        args.append("-noinlines")
+    if mean:
+        args.append("-mean")
+    text, err = pprof.run(*args, str(path))
+    if err is not None:
+        pytest.skip(f"pprof refused: {err}")
+    header, want = parse_top(text)
+    t, got = top_rows(p, sample_type=ti, by=by, inline=inline, sort="cum" if cum else "flat", mean=mean)
+    assert len(got) == len(want), f"{len(got)} rows vs pprof's {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"row {i}: {g} != pprof {w}"
+    summary = [h for h in header if h.startswith("Showing nodes accounting")]
+    ours = [h for h in t.header if h.startswith("Showing nodes accounting")]
+    assert ours == summary
+
+
+# ------------------------------------- legacy files against pprof's -raw dump
+# pprof's proto decoder drops a numeric label whose value is 0 and has no unit, so
+# a heap sample's "bytes:[0]" cannot survive any profile.proto round trip;
+# pprofcore leaves it out when it reads the legacy file (so that its Profile
+# encodes and decodes to itself) and the comparison leaves it out of pprof's dump.
+ZERO_BYTES_LABEL = re.compile(r"^\s+bytes:\[0\]\n", re.M)
+
+
+def assert_same_as_pprof(paths, tmp_path):
+    """Each legacy file loads, and pprof prints the same dump for it and for
+    pprofcore's profile.proto encoding of it (test_legacy.py, test_conformance.py)."""
+    ours = []
+    for i, path in enumerate(paths):
+        p = pprofcore.load(path)
+        p._core.check_invariants()
+        _check_heap_labels(p)
+        out = tmp_path / f"ours-{i}.pb"
+        out.write_bytes(p.to_bytes())
+        ours.append(out)
+    dumps = rawdumps([*paths, *ours])
+    for path, mine in zip(paths, ours):
+        want, got = ZERO_BYTES_LABEL.sub("", dumps[str(path)]), dumps[str(mine)]
+        assert not want.startswith("ERROR"), f"{path}: pprof refuses it: {want}"
+        if want != got:
+            diff = "".join(
+                list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pprof", "pprofcore"))[:60]
+            )
+            pytest.fail(f"{path}: pprof's dump differs from pprofcore's\n{diff}")
+
+
+def _check_heap_labels(p):
+    types = [t for t, _ in p.sample_types]
+    if types[-1] in ("space", "inuse_space"):
+        counts = [b - a for a, b in zip(p.label_offsets[:-1], p.label_offsets[1:])]
+        assert set(counts) <= {0, 1} and set(p.strings[k] for k in p.labels.key) <= {"bytes"}
+        assert 0 not in set(p.labels.num)  # the zero block sizes are the ones left out
+        assert pprofcore.loads(p.to_bytes()) == p
+
+
+# ----------------------------------------------- -traces as collapsed stacks
+_TRACE_VALUE = re.compile(r"^\s*(-?\d+)[A-Za-z]*   (.+)$")  # "10000000ns   leaf" (-unit=<sample unit>)
+_TRACE_FRAME = re.compile(r"^ {13}(\S.*)$")  # a caller: the value column left blank
+
+
+def folded_from_traces(text: str) -> dict:
+    """{"root;...;leaf": total} from `pprof -traces -unit=<the sample type's unit>`
+    (values in whole base units): pprof prints one trace per sample, leaf first,
+    under its labels and marks inlined frames " (inline)"; the traces of one
+    stack are summed and zero totals dropped, as pprofcore's folded output does."""
+    out: dict = {}
+    stack: list = []
+    value = None
+
+    def flush():
+        if value is not None:
+            key = ";".join(reversed(stack))
+            out[key] = out.get(key, 0) + value
+
+    for line in text.splitlines():
+        if line.startswith("-----------+"):
+            flush()
+            stack, value = [], None
+        elif m := _TRACE_VALUE.match(line):
+            value, stack = int(m.group(1)), [m.group(2).removesuffix(" (inline)")]
+        elif value is not None and (m := _TRACE_FRAME.match(line)):
+            stack.append(m.group(1).removesuffix(" (inline)"))
+    flush()
+    return {k: v for k, v in out.items() if v}

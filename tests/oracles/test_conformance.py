@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import wirebuild as wb
-from conftest import CORPUS, have_go
+from testenv import CORPUS, have_go
 
 import pprofcore
 
@@ -720,7 +720,7 @@ def test_legacy_format_input(path, tmp_path):
     if not golden.exists():  # no golden: google/pprof's own dump is the reference
         if not have_go():
             pytest.skip("no Profile.String() golden and no Go for google/pprof's dump")
-        from test_legacy import assert_same_as_pprof
+        from pprof_oracle import assert_same_as_pprof
 
         assert_same_as_pprof([path], tmp_path)
         return

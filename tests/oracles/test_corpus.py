@@ -1,5 +1,5 @@
 """Every corpus file: those google/pprof accepts decode and agree with MANIFEST.tsv
-(legacy formats pprof reads load too: tests/test_legacy.py compares them with
+(legacy formats pprof reads load too: tests/core/test_legacy.py compares them with
 pprof); what pprof rejects raises DecodeError with a message that says what the
 input is or what is wrong with it."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import corpus_files, legacy_read_by_pprofcore, parses_with_pprof
+from testenv import corpus_files, legacy_read_by_pprofcore, parses_with_pprof
 
 import pprofcore
 from pprofcore import DecodeError
@@ -101,7 +101,7 @@ def test_rejected_file_explains_itself(row, corpus_dir):
 
 def test_load_many_over_corpus_matches_load(corpus_dir):
     """The batch path agrees with one-by-one decoding, errors included."""
-    from conftest import corpus_manifest
+    from testenv import corpus_manifest
 
     rows = [r for r in corpus_manifest() if int(r["uncompressed_bytes"] or 0) < 2_000_000]
     paths = [corpus_dir / r["file"] for r in rows]

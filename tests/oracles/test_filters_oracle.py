@@ -21,7 +21,7 @@ from pathlib import Path
 import local_corpus
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
+from testenv import CORPUS, corpus_manifest, go_helper, have_go, local_manifest
 
 import pprofcore
 import pprofcore.testing
@@ -150,15 +150,15 @@ def _with_drop_frames(path, out, drop, keep):
     """Writes `path` with drop_frames/keep_frames set (appended fields)."""
     import gzip
 
-    from test_filters import _field
+    import wirebuild as wb
 
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     n = pprofcore.loads(data)._core.num_strings
-    data += _field(6, drop.encode()) + _field(7, n)
+    data += wb.ld(6, drop.encode()) + wb.vint(7, n)
     if keep:
-        data += _field(6, keep.encode()) + _field(8, n + 1)
+        data += wb.ld(6, keep.encode()) + wb.vint(8, n + 1)
     Path(out).write_bytes(data)
 
 
@@ -318,7 +318,7 @@ GO_TOOL_JOBS += [
     "file,kwargs", [pytest.param(f, k, id=f.replace(str(LOCAL_FILES), "local")) for f, k in GO_TOOL_JOBS]
 )
 def test_go_tool_pprof_binary_agrees(tmp_path, file, kwargs):
-    from conftest import go_pprof
+    from testenv import go_pprof
 
     if not (CORPUS / file).exists():
         pytest.skip(f"{file} not in corpus")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from conftest import go_pprof, requires_go
 from local_corpus import labelled_profile
 from pprof_oracle import assert_tags_match
+from testenv import go_pprof, requires_go
 
 import pprofcore
 

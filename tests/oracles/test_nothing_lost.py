@@ -15,7 +15,7 @@ import tempfile
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_files, go_helper, parses_with_pprof, requires_go
+from testenv import CORPUS, corpus_files, go_helper, parses_with_pprof, requires_go
 
 import pprofcore
 

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("google.protobuf", reason="the differential test needs `pip install protobuf`")
 
-from conftest import corpus_files, parses_with_pprof  # noqa: E402
 from pbprofile import PROTO, parse_proto, profile_class, valid_profiles  # noqa: E402
+from testenv import corpus_files, parses_with_pprof  # noqa: E402
 from wirebuild import top_level  # noqa: E402
 
 import pprofcore  # noqa: E402

@@ -13,8 +13,8 @@ import difflib
 import subprocess
 
 import pytest
-from conftest import corpus_files, corpus_manifest, go_helper, parses_with_pprof, requires_go
 from pprof_oracle import split_rawdump
+from testenv import corpus_files, corpus_manifest, go_helper, parses_with_pprof, requires_go
 
 import pprofcore
 

@@ -12,7 +12,7 @@ import shutil
 
 import native_programs as native
 import pytest
-from conftest import go_pprof, local_manifest, requires_go
+from testenv import go_pprof, local_manifest, requires_go
 
 import pprofcore
 

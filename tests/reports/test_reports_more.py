@@ -7,9 +7,9 @@ import gzip
 import re
 
 import pytest
-from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 from local_corpus import duplicate_locations_profile
 from pprof_oracle import assert_tags_match
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
 

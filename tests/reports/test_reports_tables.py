@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import pprofcore_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import pprofcore_env
 
 import pprofcore
 from pprofcore.cli import main as cli_main

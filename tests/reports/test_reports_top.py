@@ -7,47 +7,12 @@ import os
 import zlib
 
 import pytest
-from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
-from pprof_oracle import parse_top
+from pprof_oracle import compare_top
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
 
 pytestmark = [requires_go, pytest.mark.oracle]
-
-
-def _ours(p, **kw):
-    t = p.top(nodefraction=0, edgefraction=0, **kw)  # as -nodefraction=0 -edgefraction=0 below
-    lines = t.to_text().splitlines()
-    start = next(i for i, l in enumerate(lines) if l.lstrip().startswith("flat "))
-    _, rows = parse_top("\n".join(lines[start:]))
-    return t, rows
-
-
-def _compare(pprof, path, p, ti, by="functions", inline=True, cum=False, mean=False):
-    args = [
-        "-top",
-        "-nodecount=0",
-        "-nodefraction=0",
-        "-edgefraction=0",
-        f"-sample_index={ti}",
-        f"-{by}",
-        "-cum" if cum else "-flat",
-    ]
-    if not inline:
-        args.append("-noinlines")
-    if mean:
-        args.append("-mean")
-    text, err = pprof.run(*args, str(path))
-    if err is not None:
-        pytest.skip(f"pprof refused: {err}")
-    header, want = parse_top(text)
-    t, got = _ours(p, sample_type=ti, by=by, inline=inline, sort="cum" if cum else "flat", mean=mean)
-    assert len(got) == len(want), f"{len(got)} rows vs pprof's {len(want)}"
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g == w, f"row {i}: {g} != pprof {w}"
-    summary = [h for h in header if h.startswith("Showing nodes accounting")]
-    ours = [h for h in t.header if h.startswith("Showing nodes accounting")]
-    assert ours == summary
 
 
 SLOW_BYTES = 20_000_000  # pprof needs about a minute per report on these
@@ -88,7 +53,7 @@ def test_top_matches_pprof(pprof, row, ti):
     p = pprofcore.load(path)
     if p.drop_frames:
         pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting (not a top concern)")
-    _compare(pprof, path, p, ti)
+    compare_top(pprof, path, p, ti)
 
 
 def _every(k):
@@ -103,7 +68,7 @@ def test_top_granularity_matches_pprof(pprof, row, by):
     p = pprofcore.load(path)
     if p.drop_frames:
         pytest.skip("profile sets drop_frames")
-    _compare(pprof, path, p, p.sample_type_index(), by=by)
+    compare_top(pprof, path, p, p.sample_type_index(), by=by)
 
 
 @pytest.mark.parametrize("variant", ["noinlines", "cum", "mean", "noinlines-lines"])
@@ -115,17 +80,17 @@ def test_top_options_match_pprof(pprof, row, variant):
         pytest.skip("profile sets drop_frames")
     ti = p.sample_type_index()
     if variant == "noinlines":
-        _compare(pprof, path, p, ti, inline=False)
+        compare_top(pprof, path, p, ti, inline=False)
     elif variant == "noinlines-lines":
-        _compare(pprof, path, p, ti, by="lines", inline=False)
+        compare_top(pprof, path, p, ti, by="lines", inline=False)
     elif variant == "cum":
-        _compare(pprof, path, p, ti, cum=True)
+        compare_top(pprof, path, p, ti, cum=True)
     else:
-        _compare(pprof, path, p, ti, mean=True)
+        compare_top(pprof, path, p, ti, mean=True)
 
 
 def test_diff_base_total_matches_pprof(pprof, tmp_path):
-    from conftest import go_pprof
+    from testenv import go_pprof
 
     a = pprofcore.from_folded("main;work 30\nmain;idle 10\nmain 5\n", sample_type="cpu/nanoseconds")
     b = pprofcore.from_folded("main;work 50\nmain;other 20\n", sample_type="cpu/nanoseconds")
@@ -134,5 +99,5 @@ def test_diff_base_total_matches_pprof(pprof, tmp_path):
     b.save(pb)
     go_pprof("-proto", f"-diff_base={pa}", f"-output={out}", str(pb))
     d = pprofcore.load(out)
-    _compare(pprof, out, d, 0)
+    compare_top(pprof, out, d, 0)
     assert d.top().meta["total"] == 45  # the base's total, as pprof reports diffs

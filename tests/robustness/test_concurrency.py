@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_manifest
+from testenv import CORPUS, corpus_manifest
 
 import pprofcore
 

@@ -5,14 +5,13 @@ result must round-trip."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testenv import DATA
 
 import pprofcore
 from pprofcore import DecodeError
 
-CRASHERS = Path(__file__).resolve().parent / "data" / "crashers"
+CRASHERS = DATA / "crashers"
 FILES = sorted(p for p in CRASHERS.iterdir() if p.is_file() and p.name != "README.md") if CRASHERS.is_dir() else []
 
 

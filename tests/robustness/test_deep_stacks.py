@@ -1,7 +1,7 @@
 """Deep stacks stay linear in depth (issue 27, item 9): the speedscope export of
 a 10,000- and a 100,000-frame stack needs memory proportional to the depth (it
 kept one path per node: 767 MiB at 10k frames, MemoryError at 100k). The page's
-sandwich view is checked in chromium by tests/test_browser_exports.py."""
+sandwich view is checked in chromium by tests/views/test_browser_exports.py."""
 
 from __future__ import annotations
 

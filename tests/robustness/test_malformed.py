@@ -1,7 +1,7 @@
 """Malformed-input catalogue: every class of bad input raises a DecodeError with
 its own message, naming the field and the byte offset where that is meaningful.
 
-Inputs are built byte by byte with tests/wirebuild.py, so expected offsets are
+Inputs are built byte by byte with tests/helpers/wirebuild.py, so expected offsets are
 computed independently of the decoder. Never a crash, never a hang."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import random
 import zlib
 
 import pytest
-from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from testenv import CORPUS
 
 import pprofcore
 from pprofcore import DecodeError, GzipError

@@ -185,7 +185,7 @@ def test_shared_jfr_recording_is_named():
     """A JFR file from another project's test data (grafana/pyroscope), gzip-compressed."""
     import os
 
-    from conftest import CORPUS
+    from testenv import CORPUS
 
     conf = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
     path = conf / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"

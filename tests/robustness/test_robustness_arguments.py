@@ -16,7 +16,7 @@ import warnings
 
 import pytest
 import wirebuild as wb
-from conftest import pprofcore_env
+from testenv import pprofcore_env
 
 import pprofcore
 from pprofcore import Profile

@@ -65,7 +65,7 @@ FOREIGN = [
         lambda: _tool(["zstd", "-q", "-c"], b"\x28\xb5\x2f\xfd"),
         "zstd-compressed",
         id="zstd",
-        marks=pytest.mark.skipif(pprofcore._core.have_zstd(), reason="this build reads zstd (tests/test_zstd.py)"),
+        marks=pytest.mark.skipif(pprofcore._core.have_zstd(), reason="this build reads zstd (tests/core/test_zstd.py)"),
     ),
     pytest.param(lambda: lzma.compress(PROFILE), "xz-compressed", id="xz"),
     pytest.param(lambda: bz2.compress(PROFILE), "bzip2-compressed", id="bzip2"),

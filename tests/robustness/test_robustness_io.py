@@ -16,9 +16,9 @@ import textwrap
 import threading
 
 import pytest
-from conftest import pprofcore_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import pprofcore_env
 from wirebuild import ld, small, top_level
 
 import pprofcore

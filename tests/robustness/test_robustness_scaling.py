@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 import wirebuild as wb
-from conftest import go_helper, pprofcore_env, requires_go
+from testenv import HELPERS, go_helper, pprofcore_env, requires_go
 
 import pprofcore
 from pprofcore import _profile
@@ -149,9 +149,8 @@ _MILLION_LABELS = textwrap.dedent("""
 
 def test_a_million_labels_in_one_sample_is_not_quadratic(tmp_path):
     # Before the fix each of the four transforms took minutes here (insertion sort).
-    tests_dir = str(__import__("pathlib").Path(__file__).parent)
     r = subprocess.run(
-        [sys.executable, "-c", _MILLION_LABELS, tests_dir],
+        [sys.executable, "-c", _MILLION_LABELS, str(HELPERS)],
         capture_output=True,
         text=True,
         timeout=300,

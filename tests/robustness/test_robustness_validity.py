@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 import wirebuild as wb
-from conftest import requires_go
 from pprof_oracle import rawdumps
+from testenv import requires_go
 
 import pprofcore
 from pprofcore import DecodeError

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA
+from testenv import DATA
 
 import pprofcore
 from pprofcore.testing import compare

@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DATA, go_pprof
 from pprof_oracle import parse_top
+from testenv import DATA, go_pprof
 
 import pprofcore
 from pprofcore.testing import assert_share

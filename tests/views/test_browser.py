@@ -3,70 +3,21 @@ driven by selenium): zoom by click, breadcrumb, regex search with highlight coun
 and matched share, hover tooltip, linked top table and sandwich view, orientation
 toggle, and a page with more than 10,000 nodes.
 
-PPROFCORE_UPDATE_GOLDEN=1 also refreshes the screenshot docs/images/flamegraph.png.
+`pytest --update-goldens` also refreshes the screenshot docs/images/flamegraph.png.
 Skips (saying what to install) when no browser is available."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import time
 from pathlib import Path
 
-import pytest
+from chromium import open_flamegraph, requires_browser
+from testenv import REPO
 
 import pprofcore
 
-REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="needs a headless browser: apt-get install chromium chromium-driver (and pip install selenium)",
-)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium: pip install selenium")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    for a in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        "--force-device-scale-factor=1",
-    ):
-        opts.add_argument(a)
-    opts.binary_location = CHROMIUM
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    except Exception as e:  # pragma: no cover - depends on the machine
-        pytest.skip(f"chromium did not start: {e}")
-    yield driver
-    driver.quit()
-
-
-def _open(browser, fg, tmp_path, name="fg.html"):
-    path = tmp_path / name
-    fg.save(path)
-    browser.get(path.as_uri())
-    for _ in range(100):
-        if browser.execute_script(
-            "var r=document.querySelector('.pprofcore-flame');return r&&r.getAttribute('data-render-ms')"
-        ):
-            break
-        time.sleep(0.05)
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
-    return browser.find_element("css selector", ".pprofcore-flame")
+pytestmark = requires_browser
 
 
 def _attr(root, name):
@@ -98,7 +49,7 @@ def _example():
 def test_click_zooms_and_breadcrumb_resets(browser, tmp_path):
     fg = _example().flamegraph()
     t = fg.nodes()
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     # a node a few levels down and narrower than half the root, so zooming widens it
     target = next(i for i in range(len(t)) if t["depth"][i] >= 2 and 0.05 * fg.total < t["total"][i] < 0.5 * fg.total)
     _pointer(browser, _center(browser, target), click=True)
@@ -122,7 +73,7 @@ def test_click_zooms_and_breadcrumb_resets(browser, tmp_path):
 def test_search_highlights_and_reports_share(browser, tmp_path):
     fg = _example().flamegraph()
     t = fg.nodes()
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     box = root.find_element("css selector", "input.pf-search")
     box.clear()
     box.send_keys("^runtime\\.\n")
@@ -162,7 +113,7 @@ def test_hover_shows_tooltip(browser, tmp_path):
     p = _example()
     fg = p.flamegraph()
     t = fg.nodes()
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     i = 1
     _pointer(browser, _center(browser, i))
     tip = root.find_element("css selector", ".pf-tip")
@@ -176,7 +127,7 @@ def test_hover_shows_tooltip(browser, tmp_path):
 
 def test_table_and_graph_are_linked_and_sandwich_opens(browser, tmp_path):
     fg = _example().flamegraph()
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     row = root.find_element("css selector", "table.pf-top tbody tr")
     name = row.find_element("css selector", "td.pf-name").text
     row.click()
@@ -199,7 +150,7 @@ def test_diff_tooltip_has_base_new_delta(browser, tmp_path):
     old = pprofcore.from_folded("main;a 10\nmain;c 20\n", sample_type="cpu/nanoseconds")
     fg = new.flamegraph(base=old, normalize=False, min_fraction=0)
     t = fg.nodes()
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     c = list(t["name"]).index("c")
     _pointer(browser, _center(browser, c))  # the vanished node is drawn
     text = root.find_element("css selector", ".pf-tip").text
@@ -210,16 +161,16 @@ def test_ten_thousand_nodes_render(browser, tmp_path):
     lines = [f"main;mod{i % 50}.f{i % 7};pkg{i % 211}.g{i};leaf{i % 13} {1 + i % 5}" for i in range(12000)]
     fg = pprofcore.from_folded("\n".join(lines) + "\n").flamegraph(min_fraction=0)
     assert len(fg) > 10_000
-    root = _open(browser, fg, tmp_path, "big.html")
+    root = open_flamegraph(browser, fg, tmp_path, "big.html")
     assert float(_attr(root, "data-render-ms")) >= 0
     _pointer(browser, _center(browser, 1), click=True)
     assert _attr(root, "data-zoom") == "1"
 
 
-def test_screenshot(browser, tmp_path):
+def test_screenshot(browser, tmp_path, pytestconfig):
     p = _example()
     fg = p.flamegraph(title="example-cpu.pb.gz: cpu")
-    root = _open(browser, fg, tmp_path)
+    root = open_flamegraph(browser, fg, tmp_path)
     box = root.find_element("css selector", "input.pf-search")
     box.send_keys("sort\\.\n")
     browser.set_window_size(1400, 1250)
@@ -229,7 +180,7 @@ def test_screenshot(browser, tmp_path):
     shot = tmp_path / "flamegraph.png"
     browser.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
-    if os.environ.get("PPROFCORE_UPDATE_GOLDEN") == "1":
+    if pytestconfig.getoption("--update-goldens"):
         dest = REPO / "docs" / "images" / "flamegraph.png"
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, dest)

@@ -1,5 +1,5 @@
 """Views of hard inputs in a real browser (Debian's chromium, as in
-tests/test_browser.py): the sandwich view of a 100,000-frame stack answers
+tests/views/test_browser.py): the sandwich view of a 100,000-frame stack answers
 (it built one path per node, 3.8 s at 20k frames and no answer at 100k; issue
 27 item 9), and SVGs of names with characters XML forbids open as images, not
 as Chromium's XML error page (item 8)."""
@@ -9,17 +9,12 @@ from __future__ import annotations
 import shutil
 
 import pandas as pd
-import pytest
+from chromium import open_flamegraph, requires_browser
 from hostile import named_profile
-from test_browser import CHROMIUM, DRIVER, _open
-from test_browser import browser as browser  # the module's chromium fixture
 
 import pprofcore
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="needs a headless browser: apt-get install chromium chromium-driver (and pip install selenium)",
-)
+pytestmark = requires_browser
 
 DEPTH = 100_000
 
@@ -27,7 +22,7 @@ DEPTH = 100_000
 def test_sandwich_of_a_deep_stack_answers(browser, tmp_path):
     text = ";".join(f"f{i}" for i in range(DEPTH)) + " 3\nf0;g 1\n"
     fg = pprofcore.from_folded(text).flamegraph(min_fraction=0)
-    root = _open(browser, fg, tmp_path, "deep.html")
+    root = open_flamegraph(browser, fg, tmp_path, "deep.html")
     browser.set_script_timeout(120)  # a generous bound: a linear sandwich takes well under a second here
     for name in ("f0", f"f{DEPTH // 2}"):  # callees 100k deep; callers and callees 50k deep
         f = browser.execute_async_script(

@@ -9,7 +9,7 @@ import shutil
 from xml.etree import ElementTree
 
 import pytest
-from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
 

@@ -2,20 +2,14 @@
 graphs, call graphs, repair reports) against golden files in tests/data/golden.
 
 Regenerate after an intended change with
-    PPROFCORE_UPDATE_GOLDEN=1 python -m pytest tests/test_display_golden.py
+    python -m pytest tests/views/test_display_golden.py --update-goldens
 and review the diff."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 import pprofcore
-
-GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
-UPDATE = os.environ.get("PPROFCORE_UPDATE_GOLDEN") == "1"
 
 FOLDED = (
     "main;net/http.(*conn).serve;handler.<lambda>&co;json.Marshal 40\n"
@@ -29,20 +23,6 @@ BASE = (
     "main;net/http.(*conn).serve;handler.<lambda>&co;cache.Get 30\n"
     "main;runtime.gcBgMarkWorker 20\n"
 )
-
-
-def _check(name: str, text: str):
-    path = GOLDEN / name
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-        return
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run PPROFCORE_UPDATE_GOLDEN=1 python -m pytest {__file__}")
-    want = path.read_text(encoding="utf-8")
-    assert text == want, (
-        f"{name} differs from its golden file; if the change is intended, run "
-        f"PPROFCORE_UPDATE_GOLDEN=1 python -m pytest {Path(__file__).name} and review the diff"
-    )
 
 
 def _profile(text=FOLDED):
@@ -63,8 +43,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_golden(name):
-    _check(name, CASES[name]())
+def test_golden(check_golden, name):
+    check_golden(name, CASES[name]())
 
 
 def test_names_are_escaped_everywhere():
@@ -80,11 +60,11 @@ def test_top_table_has_bars_for_flat_and_cum():
     assert h.count('class="pc-bar"') == 2 * len(_profile().top())
 
 
-def test_callgraph_html_without_graphviz(monkeypatch):
+def test_callgraph_html_without_graphviz(check_golden, monkeypatch):
     import shutil
 
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    _check("callgraph_no_graphviz.html", _profile().callgraph()._repr_html_())
+    check_golden("callgraph_no_graphviz.html", _profile().callgraph()._repr_html_())
 
 
 def test_callgraph_html_inlines_svg():

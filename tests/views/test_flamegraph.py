@@ -12,10 +12,10 @@ from xml.etree import ElementTree
 
 import pytest
 from _pb import profile as pb_profile
-from conftest import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pprof_oracle import parse_top
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
 

@@ -4,11 +4,11 @@ plain Python, so Jupyter is not needed to keep the notebooks honest)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from testenv import REPO
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
