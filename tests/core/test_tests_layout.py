@@ -62,7 +62,8 @@ def test_named_test_paths_exist():
     named = re.compile(r"(?<![\w/])tests/[\w/]+\.py")
     sources = [repo / "README.md", repo / "pyproject.toml", repo / ".ci" / "run"]
     sources += [*repo.glob("docs/*.md"), *repo.glob("tools/**/*.sh"), *repo.glob("tools/goref/**/*.go")]
-    sources += [*repo.glob("python/pprofcore/**/*.py"), *repo.glob("notebooks/*.py"), *TESTS.rglob("*.py")]
+    sources += [*repo.glob("python/pprofcore/**/*.py"), *repo.glob("notebooks/*.py"), *repo.glob("bench/*.py")]
+    sources += [*TESTS.rglob("*.py")]
     sources += [*(TESTS / "data").rglob("README.md")]
     gone = sorted(
         f"{src.relative_to(repo)}: {path}"
