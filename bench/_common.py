@@ -216,7 +216,7 @@ def go_available() -> bool:
 
 def go_helper(name: str) -> str:
     """Builds tools/goref/<name>/main.go against Debian's google/pprof (GOPATH
-    mode, as tests/conftest.py does) and returns the binary's path."""
+    mode, as tests/helpers/testenv.py does) and returns the binary's path."""
     src = GOREF / name
     out = GOREF / "bin" / name
     newest = max(p.stat().st_mtime for p in src.glob("*.go"))

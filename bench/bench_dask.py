@@ -31,7 +31,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(BENCH.parent / "tests"))
+sys.path.insert(0, str(BENCH.parent / "tests" / "helpers"))
 
 import _common  # noqa: E402  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
 from bench_merge import best  # noqa: E402
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
         local_series = best([py, "-c", LOCAL_SERIES, listing], args.repeat, env)
         go_merge = go_series = None
         if not args.no_go:
-            from conftest import go_helper
+            from testenv import go_helper
 
             go_merge = best([go_helper("mergeref"), "-n", "-t", "merge", os.path.join(tmp, "m.pb.gz"), *paths], 1)
             go_series = best([go_helper("fleetseries"), "-t", *paths], 1)

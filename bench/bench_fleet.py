@@ -23,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
 from bench_merge import best, run, synthetic_fleet  # noqa: E402
 
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ingest", type=int, default=10_000, help="files to ingest into the store (0: skip)")
     args = ap.parse_args(argv)
 
-    from conftest import go_helper
+    from testenv import go_helper
 
     go = go_helper("fleetseries")
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))

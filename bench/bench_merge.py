@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 if os.environ.get("PPROFCORE_BENCH_INSTALLED") != "1":  # else the installed pprofcore (or $PYTHONPATH's)
     sys.path.insert(0, str(REPO / "python"))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "helpers"))
 # $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
 CORPUS = Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
 
-    from conftest import go_helper
+    from testenv import go_helper
 
     go = go_helper("mergeref")
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))

@@ -68,7 +68,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
 from bench_fleet import OURS_SERIES  # noqa: E402
 from bench_merge import CORPUS, run, synthetic_fleet  # noqa: E402
@@ -154,7 +154,7 @@ def _delta_contenders(files: list, args, env, base_env, merge_peers, fastdelta, 
 
 def contenders(args, tmp: str) -> dict:
     """{workload: [(name, argv, env)]}; the first of each list is pprofcore."""
-    from conftest import go_helper
+    from testenv import go_helper
 
     py = sys.executable
     env = dict(os.environ)

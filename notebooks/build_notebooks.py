@@ -1,6 +1,6 @@
 """Builds and executes the notebooks in this folder (needs nbformat, nbclient,
 ipykernel): `python notebooks/build_notebooks.py`. The tests run the same code
-cells without Jupyter (tests/test_notebooks.py), so the notebooks cannot rot."""
+cells without Jupyter (tests/views/test_notebooks.py), so the notebooks cannot rot."""
 
 from pathlib import Path
 

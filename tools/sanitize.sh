@@ -41,7 +41,7 @@ sanitized_package build-asan
 preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
 # Files or node ids; the corpus-wide round trip runs every corpus file through
 # the sanitized decoder and encoder.
-tests=${SANITIZE_PYTESTS:-"tests/test_repair.py tests/test_malformed.py tests/test_robustness_io.py tests/test_crashers.py tests/test_concurrency.py tests/test_large_inputs.py tests/test_merge.py tests/test_filters.py tests/test_fleet_series_files.py tests/test_nothing_lost.py::test_roundtrip_keeps_every_column tests/test_overlapped_decode.py tests/test_robustness_inputs.py tests/test_sum_overflow.py tests/test_text_export_names.py tests/test_zstd.py tests/test_goroutine_dump.py tests/test_go_repairs.py"}
+tests=${SANITIZE_PYTESTS:-"tests/core/test_repair.py tests/robustness/test_malformed.py tests/robustness/test_robustness_io.py tests/robustness/test_crashers.py tests/robustness/test_concurrency.py tests/robustness/test_large_inputs.py tests/core/test_merge.py tests/core/test_filters.py tests/fleet/test_fleet_series_files.py tests/oracles/test_nothing_lost.py::test_roundtrip_keeps_every_column tests/robustness/test_overlapped_decode.py tests/robustness/test_robustness_inputs.py tests/robustness/test_sum_overflow.py tests/robustness/test_text_export_names.py tests/core/test_zstd.py tests/core/test_goroutine_dump.py tests/core/test_go_repairs.py"}
 existing=""
 for t in $tests; do [ -f "${t%%::*}" ] && existing="$existing $t"; done
 # -s: pytest must not capture stderr, or a sanitizer that halts the interpreter
@@ -64,7 +64,7 @@ else
   norand="setarch $(uname -m) -R"
   $norand ctest --preset tsan
   sanitized_package build-tsan
-  tsan_tests=${SANITIZE_TSAN_PYTESTS:-"tests/test_concurrency.py tests/test_robustness_io.py tests/test_fleet_series_files.py tests/test_overlapped_decode.py"}
+  tsan_tests=${SANITIZE_TSAN_PYTESTS:-"tests/robustness/test_concurrency.py tests/robustness/test_robustness_io.py tests/fleet/test_fleet_series_files.py tests/robustness/test_overlapped_decode.py"}
   tpreload="$(${CXX:-g++} -print-file-name=libtsan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
   status=0
   # shellcheck disable=SC2086

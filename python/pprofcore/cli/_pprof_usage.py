@@ -1,7 +1,7 @@
 """The usage text ``go tool pprof`` prints with a flag it does not define
 (``flag provided but not defined: -NAME``, then this, on stderr; exit status
 1). Kept as pprof (Debian's google/pprof 2021) prints it, so a script that
-checks pprof's error output sees the same lines; ``tests/test_cli_outputs.py``
+checks pprof's error output sees the same lines; ``tests/cli/test_cli_outputs.py``
 compares it with the installed pprof."""
 
 _TEXT = """usage:

@@ -1,7 +1,7 @@
 // rawcompare: for each pair of paths (a b) on the command line, parses both with
 // google/pprof's profile package and prints one line: "SAME", "DIFF <first
 // differing line of a> | <of b>", or "ERROR <message>". Used by
-// tests/test_nothing_lost.py to check a re-encoded profile against its original
+// tests/oracles/test_nothing_lost.py to check a re-encoded profile against its original
 // with pprof's own reader, in one process for the whole corpus.
 package main
 

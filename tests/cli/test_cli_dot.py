@@ -1,0 +1,361 @@
+"""``pprofcore -dot`` against ``go tool pprof -dot``: the same bytes.
+
+Three sources of cases, each compared byte for byte:
+- the bundled example profiles with many flag sets (granularities, -cum,
+  focus/ignore/hide, tag filters, nodecount and fractions, -sample_index, the
+  legacy sample-type flags, -noinlines, -unit, -divide_by, -trim=false, a
+  -diff_base that makes negative values (green colours));
+- a profile built here with C++, Java and versioned Go names (label splitting)
+  and string and ``bytes`` labels (tag sub-nodes, numeric ranges);
+- google/pprof's own driver goldens (``../shared/conformance``, skipped when
+  absent) and a few corpus files (``../shared/corpus``, skipped when absent).
+
+Go's pprof runs as an oracle; without Go those cases skip with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from xml.etree import ElementTree
+
+import pytest
+import wirebuild as wb
+from cli_run import CPU, HEAP, pprofcore_dot
+from testenv import CORPUS, go_pprof, requires_go
+
+import pprofcore
+
+CONF = CORPUS.parent / "conformance" / "google__pprof"
+GOLDEN = CONF / "internal" / "driver" / "testdata"
+FIXTURES = CONF / "derived" / "driver"
+
+
+def first_difference(want: str, got: str) -> str:
+    for i, (a, b) in enumerate(zip(want.splitlines(), got.splitlines())):
+        if a != b:
+            return f"line {i + 1}:\n  pprof:     {a}\n  pprofcore: {b}"
+    return f"lengths differ: pprof {len(want.splitlines())} lines, pprofcore {len(got.splitlines())} lines"
+
+
+def assert_same_dot(flags, path, ours=None):
+    want = go_pprof("-dot", *flags, path)
+    got = pprofcore_dot(*(flags if ours is None else ours), path)
+    assert got == want, first_difference(want, got)
+
+
+EXAMPLE_FLAGS = {
+    "cpu": [
+        [],
+        ["-lines"],
+        ["-files"],
+        ["-addresses", "-nodecount=30"],
+        ["-filefunctions", "-compact_labels"],
+        ["-cum", "-nodecount=10"],
+        ["-focus=main", "-ignore=mallocgc", "-hide=fmt"],
+        ["-tagfocus=acme"],
+        ["-sample_index=samples", "-nodefraction=0.1", "-edgefraction=0.05"],
+        ["-noinlines"],
+        ["-unit=ms"],
+        ["-divide_by=3"],
+        ["-nodecount=0", "-nodefraction=0", "-edgefraction=0"],
+    ],
+    "heap": [
+        [],
+        ["-sample_index=alloc_space"],
+        ["-inuse_objects", "-lines"],
+        ["-relative_percentages", "-focus=main"],
+        ["-show=runtime", "-nodecount=5"],
+    ],
+}
+
+
+@requires_go
+@pytest.mark.parametrize(
+    "kind,flags",
+    [pytest.param(k, f, id=f"{k}:{' '.join(f) or 'defaults'}") for k, fs in EXAMPLE_FLAGS.items() for f in fs],
+)
+def test_examples_match_go(kind, flags):
+    assert_same_dot(flags, CPU if kind == "cpu" else HEAP)
+
+
+@requires_go
+def test_trim_false_and_notrim_match_go():
+    want = go_pprof("-dot", "-trim=false", HEAP)
+    assert pprofcore_dot("-trim=false", HEAP) == want
+    assert pprofcore_dot("-notrim", HEAP) == want
+
+
+@requires_go
+def test_negative_values_are_green(tmp_path):
+    # base = 2 x the profile: every value of the diff is negative
+    base = tmp_path / "base.pb.gz"
+    pprofcore.load(CPU).scale(2.0).save(base)
+    want = go_pprof("-dot", f"-diff_base={base}", CPU)
+    assert re.search(r'color="#[0-9a-f]{2}b2', want)  # pprof's own green, so the case means something
+    got = pprofcore_dot(f"-diff_base={base}", CPU)
+    assert got == want, first_difference(want, got)
+
+
+@requires_go
+def test_drop_negative_matches_go(tmp_path):
+    # a base larger than the profile on the json paths only: both signs in the diff
+    base = tmp_path / "mixed.pb.gz"
+    pprofcore.load(CPU).scale(1.5).filter(focus="json", warn=False).save(base)
+    for flags in ([f"-diff_base={base}"], [f"-diff_base={base}", "-drop_negative"]):
+        want = go_pprof("-dot", *flags, CPU)
+        got = pprofcore_dot(*flags, CPU)
+        # edges of weights w and -w compare equal in pprof's sort, whose input
+        # comes from a map: their order changes from run to run of pprof itself
+        assert sorted(got.splitlines()) == sorted(want.splitlines())
+
+
+def _built_profile() -> bytes:
+    """C++, Java and Go names with string and bytes labels, built byte by byte."""
+    strings = {"": 0}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    names = [
+        "std::vector<int>::push_back",
+        "(anonymous namespace)::Parser::Parse",
+        "com.example.app.Server.handle(java.lang.String)",
+        "github.com/acme/lib/v2/store.(*DB).Get",
+        "main.main",
+        'odd"name\\with\\quotes',
+    ]
+    # a system name other than the name: pprof's demangler leaves such names alone
+    functions = [wb.function(i + 1, s(n), s("_Z" + n), s(f"/src/file{i}.cc"), 10 * i) for i, n in enumerate(names)]
+    locations = [wb.location(i + 1, 1, 0x1000 + 16 * i, [wb.line(i + 1, 100 + i)]) for i in range(len(names))]
+    mappings = [wb.mapping(1, 0x1000, 0x9000, 0, s("/usr/bin/server"), s("abc123"), True, True, True, False)]
+    samples = []
+    stacks = [[1, 2, 5], [3, 5], [4, 2, 5], [6, 5], [1, 4, 5], [2, 5]]
+    for k in range(60):
+        stack = stacks[k % len(stacks)]
+        labels = [wb.label(s("bytes"), 0, 1 << (k % 20), s("bytes"))]
+        if k % 3 == 0:
+            labels.append(wb.label(s("tenant"), s(f"t{k % 4}")))
+        if k % 5 == 0:
+            labels.append(wb.label(s("phase"), s("load")))
+        samples.append(wb.sample(stack, [k % 7 + 1, (k % 7 + 1) * 1000], labels))
+    sample_types = [wb.value_type(s("alloc_objects"), s("count")), wb.value_type(s("alloc_space"), s("bytes"))]
+    period_type = wb.value_type(s("space"), s("bytes"))
+    comments = [s("built by test_cli_dot")]
+    return wb.profile(  # the string table last: every s() above has added its string
+        sample_types=sample_types,
+        samples=samples,
+        mappings=mappings,
+        locations=locations,
+        functions=functions,
+        period_type=period_type,
+        period=1,
+        comments=comments,
+        strings=list(strings),
+    )
+
+
+@requires_go
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["-lines"], ["-addresses"], ["-sample_index=alloc_objects"], ["-nodecount=3"], ["-tagfocus=t1"], ["-unit=kB"]],
+    ids=lambda f: " ".join(f) or "defaults",
+)
+def test_built_profile_matches_go(tmp_path, flags):
+    path = tmp_path / "built.pb"
+    path.write_bytes(_built_profile())
+    assert_same_dot(flags, str(path))
+
+
+def _without_ids(dot: str) -> list:
+    """The lines with node ids blanked, sorted: pprof orders equally scored
+    call-tree nodes as its map iteration happens to give them, so two runs of
+    ``go tool pprof -dot -call_tree`` can number them differently."""
+    return sorted(re.sub(r"\bN+\d+(_\d+)*\b|node\d+", "N", line) for line in dot.splitlines())
+
+
+@requires_go
+@pytest.mark.parametrize(
+    "kind,flags",
+    [("cpu", []), ("cpu", ["-lines"]), ("cpu", ["-nodecount=10"]), ("heap", []), ("heap", ["-focus=main"])],
+    ids=lambda x: " ".join(x) if isinstance(x, list) else x,
+)
+def test_call_tree_matches_go(kind, flags):
+    path = CPU if kind == "cpu" else HEAP
+    want = go_pprof("-dot", "-call_tree", *flags, path)
+    got = pprofcore_dot("-call_tree", *flags, path)
+    assert got.splitlines()[:3] == want.splitlines()[:3]  # the legend, byte for byte
+    assert _without_ids(got) == _without_ids(want)
+
+
+# ------------------------------------------------------------ pprof's goldens
+# golden -> (fixture, flags): the driver test's base flags plus what the name encodes
+DRIVER_FLAGS = ["-nodecount=20", "-nodefraction=0.05", "-edgefraction=0.01", "-compact_labels", "-unit=minimum"]
+GOLDENS = {
+    "pprof.cpu.flat.functions.dot": ("cpu", ["-flat", "-functions"]),
+    "pprof.cpu.flat.functions.call_tree.dot": ("cpu", ["-flat", "-functions", "-call_tree"]),
+    "pprof.heap.flat.lines.dot.focus": ("heap", ["-flat", "-lines", "-focus=[12]00"]),
+    "pprof.heap_sizetags.dot": ("heap_sizetags", []),
+    "pprof.contention.flat.addresses.dot.focus.ignore": (
+        "contention",
+        ["-flat", "-addresses", "-ignore=[X3]002", "-focus=[X1]000"],
+    ),
+    "pprof.contention.cum.files.dot": ("contention", ["-cum", "-files"]),
+    "pprof.heap_alloc.flat.alloc_space.dot.focus": ("heap_alloc", ["-flat", "-alloc_space", "-focus=[234]00"]),
+    "pprof.heap_alloc.flat.alloc_space.dot": ("heap_alloc", ["-flat", "-alloc_space", "-tagshow=[2]00"]),
+    "pprof.heap_alloc.flat.alloc_space.dot.hide": ("heap_alloc", ["-flat", "-alloc_space", "-hide=line.*1?23?"]),
+    "pprof.heap.flat.inuse_space.dot.focus": ("heap", ["-flat", "-inuse_space", "-tagfocus=1mb:2gb"]),
+    "pprof.heap.flat.inuse_space.dot.focus.ignore": (
+        "heap",
+        ["-flat", "-inuse_space", "-tagfocus=30kb:", "-tagignore=1mb:2mb"],
+    ),
+    "pprof.long_name_funcs.dot": ("long_name_funcs", []),
+}
+NOT_YET: dict = {}
+
+
+def _fixture_bytes(d: dict) -> bytes:
+    """profile.proto of a driver-test fixture (JSON dumped from driver_test.go)."""
+    strings = {"": 0}
+
+    def s(x) -> int:
+        return strings.setdefault(x or "", len(strings))
+
+    samples = []
+    for smp in d.get("samples") or []:
+        labels = [wb.label(s(k), s(v)) for k, v in smp.get("labels") or []]
+        labels += [wb.label(s(k), 0, n, s(u) if u else 0) for k, n, u in smp.get("num_labels") or []]
+        samples.append(wb.sample(smp.get("locations") or [], smp.get("values") or [], labels))
+    mappings = [
+        wb.mapping(
+            m["id"],
+            m["start"],
+            m["limit"],
+            m["offset"],
+            s(m["file"]),
+            s(m["build_id"]),
+            m["has_functions"],
+            m["has_filenames"],
+            m["has_line_numbers"],
+            m["has_inline_frames"],
+        )
+        for m in d.get("mappings") or []
+    ]
+    locations = [
+        wb.location(
+            loc["id"],
+            loc["mapping_id"],
+            loc["address"],
+            [wb.line(ln["function_id"], ln["line"]) for ln in loc.get("lines") or []],
+            loc["is_folded"],
+        )
+        for loc in d.get("locations") or []
+    ]
+    functions = [
+        wb.function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
+        for f in d.get("functions") or []
+    ]
+    sample_types = [wb.value_type(s(t), s(u)) for t, u in d.get("sample_types") or []]
+    header = dict(
+        drop_frames=s(d.get("drop_frames")),
+        keep_frames=s(d.get("keep_frames")),
+        time_nanos=d.get("time_nanos") or 0,
+        duration_nanos=d.get("duration_nanos") or 0,
+        period=d.get("period") or 0,
+        comments=[s(c) for c in d.get("comments") or []],
+        default_sample_type=s(d.get("default_sample_type")),
+    )
+    if d.get("period_type"):
+        header["period_type"] = wb.value_type(s(d["period_type"][0]), s(d["period_type"][1]))
+    return wb.profile(
+        sample_types=sample_types,
+        samples=samples,
+        mappings=mappings,
+        locations=locations,
+        functions=functions,
+        strings=list(strings),
+        **header,
+    )
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"pprof's driver goldens not found under {GOLDEN}")
+@pytest.mark.parametrize("golden", sorted(GOLDENS))
+def test_driver_goldens(tmp_path, golden):
+    if golden in NOT_YET:
+        pytest.xfail(NOT_YET[golden])
+    fixture, flags = GOLDENS[golden]
+    path = tmp_path / f"{fixture}.pb"
+    path.write_bytes(_fixture_bytes(json.loads((FIXTURES / f"{fixture}.json").read_text())))
+    want = (GOLDEN / golden).read_text()
+    got = pprofcore_dot(*DRIVER_FLAGS, *flags, str(path))
+    assert got == want, first_difference(want, got)
+
+
+def _corpus_sample(n: int = 6):
+    """A spread of small profile.proto files of the shared corpus google/pprof reads."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.exists():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"no corpus at {CORPUS}"), id="no-corpus")]
+    lines = manifest.read_text().splitlines()
+    head = lines[0].split("\t")
+    rows = [dict(zip(head, ln.split("\t"))) for ln in lines[1:]]
+    files = sorted(
+        r["file"]
+        for r in rows
+        if r.get("parses_with_google_pprof") == "yes"
+        and r.get("format") == "profile.proto"
+        and r.get("bytes", "").isdigit()
+        and int(r["bytes"]) < 300_000
+    )
+    step = max(1, len(files) // n)
+    return [pytest.param(f, id=f) for f in files[::step][:n]]
+
+
+@requires_go
+@pytest.mark.parametrize("name", _corpus_sample())
+def test_corpus_files_match_go(name):
+    path = str(CORPUS / name)
+    try:
+        want = go_pprof("-dot", path)
+    except RuntimeError as e:
+        pytest.skip(f"go tool pprof refuses {name}: {e}")
+    got = pprofcore_dot(path)
+    assert got == want, first_difference(want, got)
+
+
+def test_callgraph_api_writes_the_same_dot():
+    """``CallGraph.to_pprof_dot()`` is the text of ``pprofcore -dot`` (no Go needed)."""
+    p = pprofcore.load(HEAP)
+    assert p.callgraph().to_pprof_dot() == pprofcore_dot(HEAP)
+    g = p.callgraph("alloc_space", by="lines", nodecount=12)
+    assert g.to_pprof_dot() == pprofcore_dot("-sample_index=alloc_space", "-lines", "-nodecount=12", HEAP)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot (apt-get install graphviz)")
+def test_hostile_names_keep_the_dot_valid(tmp_path):
+    """Quotes, backslashes, newlines, NUL and markup in names and labels: the
+    DOT still parses and Graphviz's SVG is well-formed (pprof leaves tag names
+    unescaped, so its own DOT of this profile does not parse)."""
+    strings = {"": 0}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    names = ['a"b\\c', "line\nbreak", "nul\x00x", "tmpl<int&>::f", "tag\\n"]
+    functions = [wb.function(i + 1, s(n), s(f"sys{i}"), s("f.go")) for i, n in enumerate(names)]
+    locations = [wb.location(i + 1, 0, 0, [wb.line(i + 1, 1)]) for i in range(len(names))]
+    sample_types = [wb.value_type(s("samples"), s("count"))]
+    samples = [
+        wb.sample([i + 1, 1] if i else [1], [10 + i], [wb.label(s('k"ey'), s('v\\al"'))]) for i in range(len(names))
+    ]
+    path = tmp_path / "hostile.pb"
+    path.write_bytes(
+        wb.profile(
+            sample_types=sample_types, samples=samples, locations=locations, functions=functions, strings=list(strings)
+        )
+    )
+    text = pprofcore_dot(str(path))
+    svg = subprocess.run(["dot", "-Tsvg"], input=text.encode(), capture_output=True, check=True).stdout
+    ElementTree.fromstring(svg)

@@ -1,0 +1,135 @@
+"""ProfileSet.series over files (C++ workers reduce each file to rows,
+_core.series_files) against the same series over the same profiles already in
+memory (one node table per Profile, the path Profile.top uses): the two must
+give identical DataFrames and raise the same errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pbprofile import valid_profiles
+from testenv import corpus_glob
+
+import pprofcore
+
+pd = pytest.importorskip("pandas")
+
+CPU = corpus_glob("fleet/cpu/*.pb.gz")
+HEAP = corpus_glob("fleet/heapseries/*.pb.gz")
+GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"]
+
+
+def both(paths, **kw):
+    """(series from the files, series from the decoded profiles)."""
+    from_files = pprofcore.ProfileSet(paths, threads=2).series(**kw)
+    from_profiles = pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(**kw)
+    return from_files, from_profiles
+
+
+def outcome(fn):
+    try:
+        return "ok", fn()
+    except TypeError as e:
+        return "TypeError", str(e)
+    except ValueError as e:  # pprofcore's ProfileError and DecodeError are ValueErrors
+        return "ValueError", str(e)
+
+
+@pytest.mark.skipif(not CPU or not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)")
+@pytest.mark.parametrize("by", GRANULARITIES)
+@pytest.mark.parametrize("value", ["flat", "cum"])
+@pytest.mark.parametrize("fleet", ["cpu", "heap"])
+def test_files_path_equals_profiles_path_on_corpus(fleet, by, value):
+    paths = (CPU if fleet == "cpu" else HEAP)[:12]
+    a, b = both(paths, by=by, value=value)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.attrs == b.attrs
+    assert len(a) > 0
+
+
+@pytest.mark.skipif(not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)")
+@pytest.mark.parametrize("sample_type", [0, -1, "alloc_space", "inuse_objects"])
+def test_sample_type_choice_matches(sample_type):
+    a, b = both(HEAP[:6], sample_type=sample_type, normalize="share")
+    pd.testing.assert_frame_equal(a, b)
+    assert a.attrs["sample_type"] == b.attrs["sample_type"]
+
+
+def test_errors_match_and_name_the_file(tmp_path):
+    path = tmp_path / "p.pb.gz"
+    pprofcore.load(pprofcore.example_path("heap")).save(path)
+    paths = [str(path)] * 3
+    for bad in ["nope", 7, -9]:
+        got = outcome(lambda: pprofcore.ProfileSet(paths).series(sample_type=bad))
+        want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)] * 3).series(sample_type=bad))
+        assert got == want and got[0] == "ValueError"
+    with pytest.raises(TypeError, match="sample_type must be"):
+        pprofcore.ProfileSet(paths).series(sample_type=1.5)
+    broken = tmp_path / "broken.pb.gz"
+    broken.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(pprofcore.DecodeError, match="broken.pb.gz"):
+        pprofcore.ProfileSet([str(path), str(broken), "/nonexistent/x.pb.gz"]).series()
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    msgs=st.lists(valid_profiles(), min_size=1, max_size=4),
+    by=st.sampled_from(GRANULARITIES),
+    value=st.sampled_from(["flat", "cum"]),
+    sample_type=st.sampled_from([None, 0, -1, 1]),
+)
+def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, msgs, by, value, sample_type):
+    d = tmp_path_factory.mktemp("series")
+    paths = []
+    for i, m in enumerate(msgs):
+        p = d / f"{i}.pb"
+        p.write_bytes(m.SerializeToString())
+        paths.append(str(p))
+    got = outcome(lambda: pprofcore.ProfileSet(paths, threads=2).series(sample_type, by=by, value=value))
+    want = outcome(
+        lambda: pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(sample_type, by=by, value=value)
+    )
+    assert got[0] == want[0], (got, want)
+    if got[0] == "ok":
+        pd.testing.assert_frame_equal(got[1], want[1])
+        assert got[1].attrs == want[1].attrs
+    else:
+        assert got[1] == want[1]
+
+
+def test_default_sample_type_is_matched_by_bytes(tmp_path):
+    """Two type names of invalid UTF-8 that show alike as ``str`` ("\\x80\\x80"
+    and "\\x80\\x81" both show as two U+FFFD) are told apart by the default
+    sample type, as pprof compares bytes: both paths pick the named type, or
+    both refuse a default that names none (a case Hypothesis found)."""
+    from pbprofile import profile_class
+
+    def profile(default: bytes):
+        strings = [b"", b"\x80\x81", b"\x80\x80"]
+        if default not in strings:
+            strings.append(default)
+        m = profile_class()()
+        m.string_table.extend(strings)
+        for t in (1, 2):
+            m.sample_type.add(type=t)
+        m.sample.add(value=[5, 7])
+        m.default_sample_type = strings.index(default)
+        return m
+
+    for default, want in ((b"\x80\x80", 1), (b"\x80\x81", 0), (b"\x80\x82", None)):
+        path = tmp_path / "p.pb"
+        path.write_bytes(profile(default).SerializeToString())
+        p = pprofcore.load(path)
+        got = outcome(lambda: pprofcore.ProfileSet([str(path)]).series())
+        ref = outcome(lambda: pprofcore.ProfileSet([p]).series())
+        assert got[0] == ref[0] and (got[0] == "ok" or got[1] == ref[1]), (got, ref)
+        if want is None:
+            assert got[0] == "ValueError" and "no sample_type" in got[1]
+            with pytest.raises(ValueError, match="no sample_type"):
+                p.sample_type_index()
+        else:
+            assert p.sample_type_index() == want
+            assert got[1].attrs["total"] == [5, 7][want]  # the chosen type's total (no locations: no rows)

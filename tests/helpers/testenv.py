@@ -1,0 +1,131 @@
+"""What every test folder shares besides fixtures: where the repository, the
+test data and the corpus are, the manifest rows of the shared and the local
+corpus as pytest params, the Go oracles (`go tool pprof`, helpers built against
+google/pprof's `profile` package) and the environment of a child process that
+must import the same pprofcore. Tests import these names from here (conftest.py
+re-exports them for older code); conftest.py keeps the fixtures and hooks."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent.parent
+REPO = TESTS.parent
+DATA = TESTS / "data"
+HELPERS = TESTS / "helpers"
+CORPUS = Path(os.environ.get("PPROFCORE_CORPUS", REPO.parent / "shared" / "corpus"))
+GOREF = REPO / "tools" / "goref"
+GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
+
+
+def _read_manifest(manifest: Path) -> list:
+    with open(manifest, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+@functools.lru_cache(maxsize=None)
+def local_manifest() -> list:
+    """Rows of the corpus the tests make themselves (tests/helpers/local_corpus.py): real Go
+    profiles and hand-written ones, described by oracles. Their `file` is an
+    absolute path, so `CORPUS / row["file"]` names them too. [] without Go."""
+    import local_corpus
+
+    manifest = local_corpus.build()
+    return _read_manifest(manifest) if manifest else []
+
+
+@functools.lru_cache(maxsize=None)
+def corpus_manifest() -> list:
+    """Rows of the shared corpus MANIFEST.tsv (when present) and of the local corpus."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    shared = _read_manifest(manifest) if manifest.exists() else []
+    return shared + local_manifest()
+
+
+def corpus_files(pred=lambda row: True) -> list:
+    """pytest params (id = corpus path, `local/...` for the local corpus) of manifest rows matching `pred`."""
+    rows = [r for r in corpus_manifest() if pred(r)]
+    if not rows:
+        return [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} and no local corpus (needs Go)"),
+                id="no-corpus",
+            )
+        ]
+    return [pytest.param(r, id=r.get("id") or r["file"]) for r in rows]
+
+
+def corpus_glob(pattern: str) -> list:
+    """Sorted paths matching `pattern` in the shared corpus, else in the local one."""
+    import local_corpus
+
+    shared = sorted(str(p) for p in CORPUS.glob(pattern))
+    if shared:
+        return shared
+    local_manifest()
+    return sorted(str(p) for p in (local_corpus.ROOT / "files").glob(pattern))
+
+
+def parses_with_pprof(row) -> bool:
+    return row["parses_with_google_pprof"] == "yes"
+
+
+def legacy_read_by_pprofcore(row) -> bool:
+    """A legacy corpus file google/pprof parses: pprofcore reads every legacy
+    format pprof's parsers read (tests/core/test_legacy.py compares the results)."""
+    return row["format"] == "legacy" and row["parses_with_google_pprof"].startswith("yes")
+
+
+def corpus_path(row) -> Path:
+    return CORPUS / row["file"]  # local rows hold absolute paths, which the join keeps
+
+
+def have_go() -> bool:
+    return shutil.which("go") is not None and (Path(GOPATH) / "src/github.com/google/pprof/profile").is_dir()
+
+
+requires_go = pytest.mark.skipif(
+    not have_go(),
+    reason="needs `go` and google/pprof sources (apt-get install golang-go golang-github-google-pprof-dev)",
+)
+
+
+@functools.lru_cache(maxsize=None)
+def go_helper(name: str) -> str:
+    """Builds tools/goref/<name>/main.go against google/pprof (GOPATH mode) and
+    returns the binary's path. Cached per session and on disk."""
+    src = GOREF / name
+    out = GOREF / "bin" / name
+    newest = max(p.stat().st_mtime for p in src.glob("*.go"))
+    if not out.exists() or out.stat().st_mtime < newest:
+        env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
+        subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
+    return str(out)
+
+
+def go_pprof(*args: str, timeout: float = 300) -> str:
+    """Runs `go tool pprof ARGS` and returns stdout (raises on failure)."""
+    env = dict(os.environ, PPROF_TMPDIR=os.environ.get("TMPDIR", "/tmp"), HOME=os.environ.get("HOME", "/tmp"))
+    r = subprocess.run(["go", "tool", "pprof", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"go tool pprof {' '.join(args)} failed: {r.stderr.strip()}")
+    return r.stdout
+
+
+def pprofcore_env() -> dict:
+    """Environment for a subprocess that must import the same pprofcore as the
+    tests (an installed wheel in CI, the in-tree dev build while developing)."""
+    import pprofcore
+
+    # absolute(), not resolve(): the sanitizer runs import a package of symlinks
+    # whose _core is the sanitized build; resolving would leave it behind.
+    here = str(Path(pprofcore.__file__).absolute().parent.parent)
+    return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))

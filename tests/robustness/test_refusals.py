@@ -1,0 +1,195 @@
+"""Other profilers' formats are refused by name, with the converter to pprof, the
+same way from every entry point (`load`, `loads`, `load_many`, `merge_files`)
+and through gzip.
+
+Where the producer is installed the input is real: `perf record` (perf.data),
+`java -XX:StartFlightRecording` (JFR), `node --cpu-prof` (.cpuprofile) and
+pprofcore's own speedscope and folded writers. Without the tool the test uses the
+format's documented header, which is all the sniffing reads.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+import wirebuild as wb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pprofcore
+from pprofcore import DecodeError
+
+EXAMPLE = Path(pprofcore.__file__).parent / "data" / "example-cpu.pb.gz"
+
+
+def _run(cmd, cwd: Path, **kw) -> bool:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120, check=False, **kw).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def perf_data(tmp: Path) -> bytes:
+    out = tmp / "perf.data"
+    if shutil.which("perf") and _run(["perf", "record", "-q", "-o", str(out), "--", "true"], tmp) and out.exists():
+        return out.read_bytes()
+    # perf_file_header: magic, header size, attr size, then three (offset, size) sections.
+    return b"PERFILE2" + struct.pack("<QQ6Q", 104, 136, 104, 0, 104, 0, 0, 0) + bytes(32)
+
+
+def jfr(tmp: Path) -> bytes:
+    if shutil.which("java"):
+        (tmp / "Spin.java").write_text(
+            "public class Spin { public static void main(String[] a) { long s = 0;"
+            " for (int i = 0; i < 1000000; i++) s += i; System.out.println(s); } }\n"
+        )
+        if _run(["java", "-XX:StartFlightRecording=filename=rec.jfr", "Spin.java"], tmp) and (tmp / "rec.jfr").exists():
+            return (tmp / "rec.jfr").read_bytes()
+    # chunk header: magic, major 2, minor 1, then size, offsets and times (big-endian).
+    return b"FLR\0" + struct.pack(">HH7qi", 2, 1, 68, 0, 0, 0, 0, 0, 10**9, 0)
+
+
+def cpuprofile(tmp: Path) -> bytes:
+    if shutil.which("node") and _run(
+        ["node", "--cpu-prof", "--cpu-prof-dir=.", "-e", "let s = 0; for (let i = 0; i < 1e6; i++) s += i"], tmp
+    ):
+        found = sorted(tmp.glob("*.cpuprofile"))
+        if found:
+            return found[0].read_bytes()
+    return json.dumps(
+        {
+            "nodes": [
+                {
+                    "id": 1,
+                    "callFrame": {
+                        "functionName": "(root)",
+                        "scriptId": "0",
+                        "url": "",
+                        "lineNumber": -1,
+                        "columnNumber": -1,
+                    },
+                    "hitCount": 1,
+                    "children": [],
+                }
+            ],
+            "startTime": 0,
+            "endTime": 1000,
+            "samples": [1],
+            "timeDeltas": [1000],
+        }
+    ).encode()
+
+
+def speedscope(tmp: Path) -> bytes:
+    return pprofcore.load(EXAMPLE).flamegraph().to_speedscope().encode()
+
+
+def folded(tmp: Path) -> bytes:
+    return pprofcore.load(EXAMPLE).to_folded().encode()
+
+
+def otlp_json(tmp: Path) -> bytes:
+    # OTLP's JSON encoding of an ExportProfilesServiceRequest (field names in lowerCamelCase).
+    return json.dumps(
+        {
+            "resourceProfiles": [
+                {
+                    "resource": {"attributes": []},
+                    "scopeProfiles": [
+                        {"scope": {"name": "ebpf-profiler"}, "profiles": [{"sampleType": {"typeStrindex": 1}}]}
+                    ],
+                }
+            ]
+        }
+    ).encode()
+
+
+def otlp_protobuf(tmp: Path) -> bytes:
+    # ExportProfilesServiceRequest { resource_profiles { resource {..} scope_profiles {..} } }
+    resource = wb.ld(1, wb.ld(1, wb.text(1, "service.name")))
+    scope = wb.ld(2, wb.ld(1, wb.text(1, "ebpf-profiler")))
+    return wb.ld(1, resource + scope)
+
+
+REFUSED = [
+    pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
+    pytest.param(jfr, ["Java Flight Recorder (JFR)", "jfrconv --output pprof"], id="jfr"),
+    pytest.param(cpuprofile, ["V8/Chrome CPU profile (.cpuprofile JSON)", "pprof-nodejs"], id="cpuprofile"),
+    pytest.param(speedscope, ["speedscope JSON file", "has no export to pprof"], id="speedscope"),
+    pytest.param(folded, ["folded stacks", "pprofcore.from_folded"], id="folded"),
+    pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
+    pytest.param(
+        otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"], id="otlp-protobuf"
+    ),
+]
+
+
+@pytest.mark.parametrize("make, says", REFUSED)
+def test_refused_with_name_and_converter(make, says, tmp_path):
+    data = make(tmp_path)
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    gz = tmp_path / "input.gz"
+    gz.write_bytes(pprofcore._core.gzip(data, 1))
+    entries = {
+        "loads": lambda: pprofcore.loads(data),
+        "load": lambda: pprofcore.load(path),
+        "load gzip": lambda: pprofcore.load(gz),
+        "load_many": lambda: pprofcore.load_many([path]),
+        "merge_files": lambda: pprofcore.merge_files([path, path]),
+    }
+    for entry, call in entries.items():
+        with pytest.raises(DecodeError) as e:
+            call()
+        for text in says:
+            assert text in str(e.value), (entry, str(e.value))
+
+
+def test_folded_text_is_only_named_when_it_is_folded():
+    with pytest.raises(DecodeError) as e:
+        pprofcore.loads(b"main;foo 12\nthis line has no count\n")
+    assert "folded" not in str(e.value)
+    # What the message points to does read it.
+    text = folded(Path("."))
+    assert pprofcore.from_folded(text.decode()).total() == pprofcore.load(EXAMPLE).total()
+
+
+def test_plain_json_is_still_just_json():
+    with pytest.raises(DecodeError, match="input looks like JSON, not a pprof profile"):
+        pprofcore.loads(b'{"hello": [1, 2, 3]}')
+
+
+@settings(max_examples=200)
+@given(st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789 "), min_size=1, max_size=40).map(str.lstrip))
+def test_unrecognised_text_is_named_by_what_it_is_not(text):
+    """A few bytes of junk text (a 4-byte file) are not called a legacy format:
+    the message says what they are not and shows them."""
+    data = ("x" + text).encode()
+    with pytest.raises(DecodeError) as e:
+        pprofcore.loads(data)
+    message = str(e.value)
+    assert "legacy format (convert" not in message
+    shown = data[:16].decode()
+    assert message.startswith(
+        "input looks like text but is not a pprof profile (gzip or profile.proto) nor a legacy text format"
+        f' pprofcore reads; first bytes: "{shown}"' + ("..." if len(data) > 16 else "") + ";"
+    ), message
+
+
+def test_shared_jfr_recording_is_named():
+    """A JFR file from another project's test data (grafana/pyroscope), gzip-compressed."""
+    import os
+
+    from testenv import CORPUS
+
+    conf = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
+    path = conf / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"
+    if not path.exists():
+        pytest.skip(f"shared conformance files not found at {conf} (set PPROFCORE_CONFORMANCE)")
+    with pytest.raises(DecodeError, match=r"Java Flight Recorder \(JFR\).*jfrconv --output pprof"):
+        pprofcore.load(path)
