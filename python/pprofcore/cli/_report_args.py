@@ -225,7 +225,7 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
         if title:
             print(f"==> {title} <==", file=out)
         text = report_text(table, args)
-        out.write(text if text.endswith("\n") else text + "\n")  # list's text ends with its newline
+        out.write(text if getattr(table, "prints_as_is", False) else text + "\n")
         return
     cols = table.columns
     data = [table[c] for c in cols]
