@@ -36,6 +36,10 @@ class ListingTable(ReportTable):
     (or ``address``), ``flat``, ``cum`` and ``text`` (source line or
     instruction); ``meta["routines"]`` holds each routine's header values."""
 
+    # pprof prints a listing's text as it is (it ends with its own newline);
+    # other reports get one more newline (tags end with a blank line).
+    prints_as_is = True
+
     def _repr_html_(self) -> str:
         return listing_html(self)
 
