@@ -149,14 +149,6 @@ def test_profile_imports_its_rooms_at_the_top():
     assert not GRAPH["_profile"][1], f"function-level imports in _profile.py: {sorted(GRAPH['_profile'][1])}"
 
 
-# Call-time imports that close a cycle, each with its reason. Keep this short.
-ALLOWED_CYCLE_EDGES = {
-    # ProfileSet.to_parquet writes a Store, and Store.profile_set reads back a
-    # ProfileSet: the writer is imported when to_parquet is called.
-    ("fleet._set", "fleet._store"),
-}
-
-
 def test_import_graph_has_no_cycle():
     state: Dict[str, int] = {}
     path: List[str] = []
@@ -165,7 +157,7 @@ def test_import_graph_has_no_cycle():
         state[m] = 1
         path.append(m)
         for t in sorted(GRAPH.get(m, (set(), set()))[0]):
-            if t not in MODULES or ((m, t) in ALLOWED_CYCLE_EDGES and t in GRAPH[m][1]):
+            if t not in MODULES:
                 continue
             if state.get(t) == 1:
                 cycle = path[path.index(t) :] + [t]

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from .._optional import require_pandas, require_pyarrow
 from . import _commit, _ids, _sql
 from ._rebuild import rebuild
-from ._set import ProfileSet
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._set import ProfileSet
 
 TABLES = _commit.TABLES
 PARTITIONED = ("profiles", "samples")
@@ -277,7 +279,7 @@ def _header_row(p, path, extra: dict) -> dict:
     return row
 
 
-def _metadata_of(s: ProfileSet, i: int, path) -> dict:
+def _metadata_of(s: "ProfileSet", i: int, path) -> dict:
     """The metadata columns of profile ``i`` of ``s`` (without reading the
     whole ``profiles`` table, which would decode every file once more)."""
     md = s._metadata
@@ -308,7 +310,7 @@ def _metadata_of(s: ProfileSet, i: int, path) -> dict:
     return dict(md.iloc[int(s._rows[i])])
 
 
-def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
+def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
     """Write (append) the profiles of ``s`` to the store in ``directory``.
 
     Holds the store's lock throughout (a second ingest waits); each batch of
@@ -366,6 +368,12 @@ class Store:
     >>> int(store.sql("select count(*) as n from profiles")["n"][0])
     2
     """
+
+    #: The class :meth:`profile_set` builds. ``fleet._set`` sits above this
+    #: module (``ProfileSet.to_parquet`` writes and returns a Store) and sets
+    #: it to ProfileSet where that class is defined; every way to a Store goes
+    #: through ``pprofcore.fleet``, which has imported ``fleet._set`` by then.
+    set_class: ClassVar[Any] = None
 
     def __init__(self, directory, *, external_access: bool = False) -> None:
         if not isinstance(external_access, bool):
@@ -439,11 +447,11 @@ class Store:
         finally:
             cur.close()
 
-    def profile_set(self, where: Optional[str] = None) -> ProfileSet:
-        """The profiles matching the SQL condition ``where`` (one expression
-        over the ``profiles`` view; ``None`` for all), rebuilt from the
-        tables a chunk at a time. A ``where`` that is not one expression
-        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
+    def selection(self, where: Optional[str] = None) -> Tuple[List[int], Callable[[list], list], Any]:
+        """What :meth:`ProfileSet.from_store` builds a set from: the profile
+        ids matching ``where`` (in the order they were written), a reader that
+        rebuilds the profiles of a list of those ids, and their ``profiles``
+        DataFrame (the columns of :attr:`ProfileSet.profiles`)."""
         table = self._selected(where)
         pd = require_pandas()
         facts = pd.DataFrame(
@@ -460,8 +468,14 @@ class Store:
         for c in table.columns:
             if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
                 facts[c] = table[c].to_numpy()
-        ids = table["profile_id"].astype(np.int64).tolist()
-        return ProfileSet._from_reader(ids, self._rebuild, facts, chunk=REBUILD_BATCH)
+        return table["profile_id"].astype(np.int64).tolist(), self._rebuild, facts
+
+    def profile_set(self, where: Optional[str] = None) -> "ProfileSet":
+        """The profiles matching the SQL condition ``where`` (one expression
+        over the ``profiles`` view; ``None`` for all), rebuilt from the
+        tables a chunk at a time. A ``where`` that is not one expression
+        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
+        return self.set_class.from_store(self, where)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over
