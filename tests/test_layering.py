@@ -5,7 +5,13 @@ return ``p._derive(core)``), the ``Profile`` class, constructors (make profiles
 from bytes, files or other profiles), and entry points (CLI, plugins, fleets).
 At run time (``TYPE_CHECKING`` blocks aside) a module imports only from its own
 group or lower ones, so only constructors and entry points import ``_profile``;
-``_profile`` imports its rooms at the top; and the whole graph has no cycle.
+every import of a pprofcore module is at the top of its file (so the file says
+what it needs; optional dependencies such as pandas stay inside functions); and
+the whole graph has no cycle.
+
+``problems(root)`` checks a package tree and returns what breaks those rules;
+the tests run it on pprofcore, and ``test_layering_rules.py`` on small trees
+that break each rule on purpose.
 """
 
 from __future__ import annotations
@@ -47,48 +53,53 @@ GROUPS: List[Tuple[str, Set[str]]] = [
     ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 
+# Entry points that may use the public names of the package (``import pprofcore``).
+USE_PUBLIC_NAMES = ("cli", "fleet", "__main__", "_pytest")
 
-def _group(module: str) -> int:
+# (run-time imports, of which function-level) of each module.
+Graph = Dict[str, Tuple[Set[str], Set[str]]]
+
+
+def group_of(module: str, groups=GROUPS) -> int:
+    """The rank of ``module``'s group; -1 when it is in none."""
     head = module.split(".")[0]
-    for rank, (_, names) in enumerate(GROUPS):
+    for rank, (_, names) in enumerate(groups):
         if head in names:
             return rank
-    raise AssertionError(f"pprofcore.{module} is in no group of tests/test_layering.py: add it to the right one")
+    return -1
 
 
-def _modules() -> Dict[str, Path]:
+def package_modules(root: Path) -> Dict[str, Path]:
+    """Dotted module name (relative to the package) -> file."""
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        rel = path.relative_to(PACKAGE).with_suffix("")
-        parts = list(rel.parts)
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__" and len(parts) > 1:
             parts = parts[:-1]
         out[".".join(parts)] = path
     return out
 
 
-MODULES = _modules()
-
-
-def _is_package(module: str) -> bool:
-    return MODULES.get(module) is not None and MODULES[module].name == "__init__.py"
-
-
-def _resolve(module: str, node: ast.ImportFrom) -> List[str]:
+def _resolve(module: str, node: ast.AST, modules: Dict[str, Path]) -> List[str]:
     """The pprofcore modules an import statement loads (parents included)."""
-    if node.level == 0:
-        if not (node.module or "").startswith("pprofcore"):
-            return []
-        base = node.module.split(".")[1:]
+    if isinstance(node, ast.Import):
+        names = [a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "pprofcore"]
+        targets = [".".join(n) for n in names]
     else:
-        here = module.split(".") if module != "__init__" else []
-        if not _is_package(module):
-            here = here[:-1]
-        base = here[: len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
-    targets = []
-    for alias in node.names:
-        sub = ".".join(base + [alias.name])
-        targets.append(sub if (sub in MODULES or sub == "_core") else ".".join(base))
+        assert isinstance(node, ast.ImportFrom)
+        if node.level == 0:
+            if not (node.module or "").startswith("pprofcore"):
+                return []
+            base = node.module.split(".")[1:]
+        else:
+            here = module.split(".") if module != "__init__" else []
+            if modules.get(module) is None or modules[module].name != "__init__.py":
+                here = here[:-1]
+            base = here[: len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+        targets = []
+        for alias in node.names:
+            sub = ".".join(base + [alias.name])
+            targets.append(sub if (sub in modules or sub == "_core") else ".".join(base))
     out = []
     for t in targets:
         parts = t.split(".") if t else ["__init__"]
@@ -99,10 +110,10 @@ def _resolve(module: str, node: ast.ImportFrom) -> List[str]:
     return [t for t in out if t != module and t not in own]
 
 
-def _imports(module: str) -> Tuple[Set[str], Set[str]]:
-    """(run-time imports, of which function-level) of ``module``."""
-    tree = ast.parse(MODULES[module].read_text())
-    runtime, nested = set(), set()
+def _imports(module: str, modules: Dict[str, Path]) -> Tuple[Set[str], Set[str]]:
+    tree = ast.parse(modules[module].read_text())
+    runtime: Set[str] = set()
+    nested: Set[str] = set()
 
     def visit(node: ast.AST, depth: int) -> None:
         for child in ast.iter_child_nodes(node):
@@ -110,8 +121,8 @@ def _imports(module: str) -> Tuple[Set[str], Set[str]]:
                 for other in child.orelse:
                     visit(other, depth)
                 continue
-            if isinstance(child, ast.ImportFrom):
-                found = _resolve(module, child)
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found = _resolve(module, child, modules)
                 runtime.update(found)
                 if depth:
                     nested.update(found)
@@ -122,60 +133,101 @@ def _imports(module: str) -> Tuple[Set[str], Set[str]]:
     return runtime, nested
 
 
-GRAPH = {m: _imports(m) for m in MODULES}
+def import_graph(root: Path) -> Graph:
+    modules = package_modules(root)
+    return {m: _imports(m, modules) for m in modules}
+
+
+def group_problems(graph: Graph, module: str, groups=GROUPS) -> List[str]:
+    """``module`` is in no group, or imports upward (or, as a leaf, a non-leaf)."""
+    rank = group_of(module, groups)
+    if rank < 0:
+        return [f"pprofcore.{module} is in no group of tests/test_layering.py: add it to the right one"]
+    out = []
+    for target in sorted(graph[module][0]):
+        if target == "__init__" and module.split(".")[0] in USE_PUBLIC_NAMES:
+            continue  # entry points may use the public names
+        t = group_of(target, groups)
+        if t > rank:
+            out.append(
+                f"pprofcore.{module} ({groups[rank][0]}) imports pprofcore.{target} ({groups[t][0]}) at run time"
+            )
+        elif groups[rank][0] == "leaf" and t >= 0 and groups[t][0] != "leaf":
+            out.append(f"leaf pprofcore.{module} imports pprofcore.{target}")
+    return out
+
+
+def function_level_problems(graph: Graph) -> List[str]:
+    """Imports of pprofcore modules inside functions: each belongs at the top of
+    its file (a cycle it would dodge is a design problem to fix, not to hide)."""
+    return [
+        f"pprofcore.{m} imports pprofcore.{t} inside a function: move it to the top of the file"
+        for m in sorted(graph)
+        for t in sorted(graph[m][1])
+    ]
+
+
+def cycle_problems(graph: Graph) -> List[str]:
+    state: Dict[str, int] = {}
+    path: List[str] = []
+    out: List[str] = []
+
+    def walk(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for t in sorted(graph.get(m, (set(), set()))[0]):
+            if t not in graph:
+                continue
+            if state.get(t) == 1:
+                out.append("import cycle: " + " -> ".join(path[path.index(t) :] + [t]))
+            elif t not in state:
+                walk(t)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            walk(m)
+    return out
+
+
+def problems(root: Path, groups=GROUPS) -> List[str]:
+    """Every rule of this file that the package under ``root`` breaks."""
+    graph = import_graph(root)
+    out = [p for m in sorted(graph) for p in group_problems(graph, m, groups)]
+    return out + function_level_problems(graph) + cycle_problems(graph)
+
+
+MODULES = package_modules(PACKAGE)
+GRAPH = import_graph(PACKAGE)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_only_lower_or_same_group(module):
-    rank = _group(module)
-    for target in sorted(GRAPH[module][0]):
-        if target == "__init__" and module.split(".")[0] in ("cli", "fleet", "__main__", "_pytest"):
-            continue  # entry points may use the public names
-        t = _group(target)
-        assert t <= rank, (
-            f"pprofcore.{module} ({GROUPS[rank][0]}) imports pprofcore.{target} ({GROUPS[t][0]}) at run time"
-        )
-        if GROUPS[rank][0] == "leaf":
-            assert GROUPS[t][0] == "leaf", f"leaf pprofcore.{module} imports pprofcore.{target}"
+    assert not group_problems(GRAPH, module), "\n".join(group_problems(GRAPH, module))
 
 
 def test_only_constructors_and_entry_points_import_profile():
     importers = sorted(m for m, (runtime, _) in GRAPH.items() if "_profile" in runtime)
     for m in importers:
-        assert GROUPS[_group(m)][0] in ("constructor", "entry"), f"pprofcore.{m} imports _profile at run time"
+        assert GROUPS[group_of(m)][0] in ("constructor", "entry"), f"pprofcore.{m} imports _profile at run time"
 
 
-def test_profile_imports_its_rooms_at_the_top():
-    assert not GRAPH["_profile"][1], f"function-level imports in _profile.py: {sorted(GRAPH['_profile'][1])}"
+def test_no_function_level_imports_of_pprofcore():
+    found = function_level_problems(GRAPH)
+    assert not found, "\n".join(found)
 
 
 def test_import_graph_has_no_cycle():
-    state: Dict[str, int] = {}
-    path: List[str] = []
-
-    def walk(m: str) -> None:
-        state[m] = 1
-        path.append(m)
-        for t in sorted(GRAPH.get(m, (set(), set()))[0]):
-            if t not in MODULES:
-                continue
-            if state.get(t) == 1:
-                cycle = path[path.index(t) :] + [t]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if t not in state:
-                walk(t)
-        path.pop()
-        state[m] = 2
-
-    for m in sorted(MODULES):
-        if m not in state:
-            walk(m)
+    found = cycle_problems(GRAPH)
+    assert not found, "\n".join(found)
 
 
 def test_the_checker_sees_imports():
-    """The resolver finds relative, package and function-level imports (the
-    tests above would pass vacuously if it found none)."""
+    """The resolver finds relative, package and plain imports (the tests above
+    would pass vacuously if it found none)."""
     assert "_profile" in GRAPH["_io"][0]
     assert "reports.table" in GRAPH["reports"][0]
     assert {"testing._keys", "_units"} <= GRAPH["testing.regressions"][0]  # `from . import` and `from .. import`
-    assert any(GRAPH[m][1] for m in MODULES), "no function-level import found anywhere"
+    assert "__init__" in GRAPH["cli.delta"][0]  # `import pprofcore`
+    assert not problems(PACKAGE)

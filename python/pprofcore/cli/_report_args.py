@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .. import _io
+from .. import _io, _merge
 from . import _filter_args
 
 
@@ -126,7 +126,6 @@ def load(path, args):
 def load_all(args):
     """The profile a pprof report reads: every FILE merged, the -base/-diff_base
     profiles applied, then drop_frames/keep_frames and the filter flags."""
-    from .. import _merge
 
     def merged(paths):
         ps = [_io.load(p) for p in paths]

@@ -3,6 +3,8 @@ functions whose flat value changed most: pprof's -top of the difference."""
 
 from __future__ import annotations
 
+import pprofcore
+
 from . import _report_args as ra
 
 HELP = "show what changed between two profiles"
@@ -20,8 +22,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import pprofcore
-
     base, new = pprofcore.load(args.base), pprofcore.load(args.new)
     d = new.diff(base, mode="base", normalize=args.normalize)
     col = d.sample_type_index(ra.sample_index(args.sample_index))

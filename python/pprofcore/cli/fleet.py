@@ -14,7 +14,10 @@ import argparse
 import sys
 import time
 
+import pprofcore
+
 from . import _report_args as ra
+from ._progress import Progress
 
 HELP = "Parquet store of many profiles: ingest, sql, top"
 
@@ -61,10 +64,6 @@ def run(args) -> int:
 
 
 def _ingest(args) -> int:
-    import pprofcore
-
-    from ._progress import Progress
-
     t0 = time.perf_counter()
     s = pprofcore.ProfileSet(args.files, threads=args.threads)
     bar = Progress(len(s), "ingesting")
@@ -74,8 +73,6 @@ def _ingest(args) -> int:
 
 
 def _sql(args) -> int:
-    import pprofcore
-
     df = pprofcore.open_store(args.directory, external_access=args.external_access).sql(args.query)
     if args.format == "csv":
         df.to_csv(sys.stdout, index=False)
@@ -90,10 +87,6 @@ def _sql(args) -> int:
 
 
 def _top(args) -> int:
-    import pprofcore
-
-    from ._progress import Progress
-
     ps = pprofcore.open_store(args.directory).profile_set(args.where)
     if not len(ps):
         raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")

@@ -18,7 +18,9 @@ from .._args import check_str
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
+from ._files import save_by_extension
 from .flamegraph import stack_nodes
+from .html import callgraph_html
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -339,12 +341,8 @@ class CallGraph:
         return self.to_svg()
 
     def _repr_html_(self) -> str:
-        from .html import callgraph_html
-
         return callgraph_html(self)
 
     def save(self, path) -> None:
         """Writes :meth:`to_dot` (``.dot``/``.gv``) or :meth:`to_svg` (``.svg``), by extension."""
-        from ._files import save_by_extension
-
         save_by_extension(path, {".dot": self.to_dot, ".gv": self.to_dot, ".svg": self.to_svg}, ".dot, .gv or .svg")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
+from ..symbolize import _check_options, _demangle, _elf, _locate
 from ._base import report_total
 from ._nodes import nodes
 from .listing import ListingTable, check_bool, value_or_dot
@@ -45,8 +46,6 @@ def disassembly(
     :func:`pprofcore.symbolize.symbolize` finds them. Raises ``ValueError`` when
     no symbol matches and ``RuntimeError`` naming the Debian package when
     ``objdump`` or ``nm`` is missing."""
-    from ..symbolize import _check_options, _demangle, _elf, _locate
-
     rx = _args.compile_regex("disasm regex", regex)
     binaries, search = _check_options(binaries, search_path, "auto", "simplified", False)
     check_bool("relative_percentages", relative_percentages)
