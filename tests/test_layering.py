@@ -1,6 +1,7 @@
 """The package's import graph stays one-way (docs/development.md, "Layout").
 
-Modules are in ranked groups: leaves (no profile), rooms (act on a profile and
+Modules are in ranked groups: leaves (no profile), helpers (shared by several
+rooms: filter totals, regex matching, frames), rooms (act on a profile and
 return ``p._derive(core)``), the ``Profile`` class, constructors (make profiles
 from bytes, files or other profiles), and entry points (CLI, plugins, fleets).
 At run time (``TYPE_CHECKING`` blocks aside) a module imports only from its own
@@ -30,18 +31,16 @@ GROUPS: List[Tuple[str, Set[str]]] = [
         "leaf",
         {"errors", "_atomic", "_escapes", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args"},
     ),
+    # Helpers shared by several rooms; they import leaves and one another, never a room.
+    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments"}),
     (
         "room",
         {
-            "_frames",
-            "_match",
             "_labels",
             "_filter",
             "_transform",
             "reports",
-            "_summary",
             "_repr",
-            "_comments",
             "display",
             "testing",
             "_repair",

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 
 import numpy as np
 
+from ._report_base import carry
 from .errors import FilterWarning
-from .reports._base import carry
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile

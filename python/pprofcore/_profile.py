@@ -15,7 +15,7 @@ from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._core import Profile as CoreProfile
-    from .reports._base import ReportBase
+    from ._report_base import ReportBase
 
 _PICKLE_VERSION = 1
 

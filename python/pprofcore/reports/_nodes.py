@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List
 import numpy as np
 
 from .. import _core, _units
-from ._base import active_filters
+from .._report_base import active_filters
 
 if TYPE_CHECKING:
     from .._profile import Profile

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
+from .._report_base import report_total
 from ..symbolize import _check_options, _demangle, _elf, _locate
-from ._base import report_total
 from ._nodes import nodes
 from .listing import ListingTable, check_bool, value_or_dot
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
+from .._report_base import report_total
 from .._repr import listing_html
-from ._base import report_total
 from ._nodes import nodes
 from .table import ReportTable
 

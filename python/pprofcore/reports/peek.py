@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 import numpy as np
 
 from .. import _args, _units
-from ._base import go_div, report_total
+from .._report_base import go_div, report_total
 from ._nodes import header_lines, nodes, summary_lines, trim_nodes
 from .table import ReportTable
 

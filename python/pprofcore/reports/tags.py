@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import _units
 from .._frames import _label_columns, _value_names, num_label_units
+from .._report_base import report_total
 from .._tabular import Codes
-from ._base import report_total
 from .table import ReportTable
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _units
 from .._frames import _value_names
-from ._base import go_div, report_total
+from .._report_base import go_div, report_total
 from ._nodes import _INLINE_TEXT, header_lines, nodes, summary_lines, trim_nodes, trimmed_inline_labels
 from .table import ReportTable
 

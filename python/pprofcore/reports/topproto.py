@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 import numpy as np
 
 from .. import _core, _units
+from .._report_base import go_div, report_total
 from .._wire import put_field_bytes as _field_bytes
 from .._wire import put_field_varint as _field_varint
 from .._wire import put_packed as _packed
-from ._base import go_div, report_total
 from ._nodes import nodes, trim_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
