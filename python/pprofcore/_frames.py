@@ -65,7 +65,7 @@ def stack_ids(profile: "Profile") -> np.ndarray:
     return ids
 
 
-def _value_names(profile: "Profile") -> List[str]:
+def value_names(profile: "Profile") -> List[str]:
     types = profile.sample_types
     names = [t for t, _ in types]
     out = []
@@ -96,7 +96,7 @@ def _leaf_function(profile: "Profile") -> np.ndarray:
     return out
 
 
-def _label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
+def label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
     """One column per label key: string labels as Codes, numeric as (values, mask).
     A sample with several values for a key gets the first."""
     lab = profile.labels
@@ -132,14 +132,14 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     if kind == "samples":
         cols: Dict[str, object] = {}
         v = profile.values
-        for i, name in enumerate(_value_names(profile)):
+        for i, name in enumerate(value_names(profile)):
             cols[name] = v[:, i]
         leaf = _leaf_function(profile)
         fname = np.where(leaf >= 0, fn.name[np.maximum(leaf, 0)] if len(fn) else -1, -1)
         cols["leaf_function"] = _codes(profile, fname)
         cols["stack_id"] = stack_ids(profile)
         cols["depth"] = np.diff(profile.stack_offsets)
-        for k, c in _label_columns(profile).items():
+        for k, c in label_columns(profile).items():
             if k in cols:
                 k = "label:" + k
             cols[k] = c

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 Pattern = Union[str, "re.Pattern[str]"]
 
 
-def _warn_no_match(option: str, expr) -> None:
+def warn_no_match(option: str, expr) -> None:
     text = expr.pattern if isinstance(expr, re.Pattern) else expr
     # Point the warning at the first caller outside the pprofcore package.
     package = os.path.dirname(os.path.abspath(__file__))
@@ -34,7 +34,7 @@ def _warn_no_match(option: str, expr) -> None:
     warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=level)
 
 
-def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
+def compile_filter(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
     if expr is None or (isinstance(expr, str) and expr == ""):
         return None
     if isinstance(expr, re.Pattern):
@@ -45,7 +45,7 @@ def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"
         raise ValueError(f"parsing {option} regexp {expr!r}: {e}") from None
 
 
-def _filtered(p: "Profile", core, *options) -> "Profile":
+def filtered(p: "Profile", core, *options) -> "Profile":
     """A Profile of ``core`` that remembers it is ``p`` filtered by the given
     ``(option, expression)`` pairs (None expressions skipped), for report
     percentages and "Active filters" lines."""
@@ -53,7 +53,7 @@ def _filtered(p: "Profile", core, *options) -> "Profile":
 
 
 # ----------------------------------------------------------------- name masks
-def _string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
+def string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
     """Boolean per string code (only the codes in ``codes`` are evaluated)."""
     hit = np.zeros(p._core.num_strings, dtype=bool)
     string = p._core.string

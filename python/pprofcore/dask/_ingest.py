@@ -28,7 +28,7 @@ import numpy as np
 from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE
 from ..errors import DecodeError
 from ..fleet import _commit, _store
-from ..fleet._store import Store, _header_row, _Writer, next_profile_id
+from ..fleet._store import Store, Writer, header_row, next_profile_id
 from . import _client, _read
 from ._read import Item, Skipped
 
@@ -76,7 +76,7 @@ def ingest_chunk(
     Profile ids are ``first_id + position`` (input order, as a local ingest numbers them)."""
     import pyarrow as pa
 
-    w = _Writer(Path(staging), first_id=first_id)
+    w = Writer(Path(staging), first_id=first_id)
     skipped = Skipped()
     n = 0
     try:
@@ -90,7 +90,7 @@ def ingest_chunk(
             t = p.time_nanos
             day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
             w.next_id = first_id + pos
-            w.add(p, {"day": day, "row": _header_row(p, path, extra)})
+            w.add(p, {"day": day, "row": header_row(p, path, extra)})
             n += 1
     except (DecodeError, OSError) as e:  # an unreadable file: reported by the last task
         return IngestPart({table: None for table in CONTENT}, skipped, n, e)

@@ -66,7 +66,7 @@ def next_profile_id(snap: "_commit.Snapshot") -> int:
     return int(ids.max()) + 1 if len(ids) else 0
 
 
-class _Writer:
+class Writer:
     """Accumulates table pieces and writes one Parquet file per table per batch."""
 
     def __init__(self, directory: Path, snap: Optional["_commit.Snapshot"] = None, first_id: int = 0) -> None:
@@ -251,7 +251,7 @@ class _Writer:
         return written
 
 
-def _header_row(p, path, extra: dict) -> dict:
+def header_row(p, path, extra: dict) -> dict:
     pd = require_pandas()
     t = p.time_nanos
     totals = p.values.sum(axis=0, dtype=np.int64) if len(p) else np.zeros(len(p.sample_types), np.int64)
@@ -319,7 +319,7 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
     with _commit.Lock(d):
-        w = _Writer(d, _commit.prepare(d))
+        w = Writer(d, _commit.prepare(d))
         paths = s.paths
         done = 0
         for pos, profiles in s.chunks():
@@ -327,7 +327,7 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
                 extra = _metadata_of(s, i, paths[i])
                 t = p.time_nanos
                 day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
-                w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
+                w.add(p, {"day": day, "row": header_row(p, paths[i], extra)})
                 done += 1
                 if done % WRITE_BATCH == 0:
                     w.flush()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .._profile import Profile
 
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
-_INLINE_TEXT = ("", "(inline)", "(partial-inline)")
+INLINE_TEXT = ("", "(inline)", "(partial-inline)")
 
 
 def check_granularity(by: str) -> str:
