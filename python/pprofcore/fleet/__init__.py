@@ -8,9 +8,9 @@ in an open layout that DuckDB queries with SQL. pandas is needed for the
 tables, pyarrow for the store and duckdb for its queries (``pprofcore[fleet]``).
 """
 
+from ..display.fleet import heatmap, lines
 from ._commit import IncompleteStoreWarning
 from ._movers import movers
-from ._plots import heatmap, lines
 from ._series import series
 from ._set import ProfileSet
 from ._store import Store

@@ -18,8 +18,8 @@ from .._io import load_many
 from .._merge import Merger, merge_files
 from .._optional import require_pandas
 from .._profile import Profile
+from ..display.fleet import set_html
 from ._movers import movers
-from ._plots import set_html
 from ._series import series
 from ._store import REBUILD_BATCH, Store, write_store
 
