@@ -7,8 +7,9 @@ from bytes, files or other profiles), and entry points (CLI, plugins, fleets).
 At run time (``TYPE_CHECKING`` blocks aside) a module imports only from its own
 group or lower ones, so only constructors and entry points import ``_profile``;
 every import of a pprofcore module is at the top of its file (so the file says
-what it needs; optional dependencies such as pandas stay inside functions); and
-the whole graph has no cycle.
+what it needs; optional dependencies such as pandas stay inside functions); no
+``_name`` is imported from another module (a shared helper has a plain name);
+and the whole graph has no cycle.
 
 ``problems(root)`` checks a package tree and returns what breaks those rules;
 the tests run it on pprofcore, and ``test_layering_rules.py`` on small trees
@@ -166,6 +167,24 @@ def function_level_problems(graph: Graph) -> List[str]:
     ]
 
 
+def private_name_problems(root: Path) -> List[str]:
+    """Names starting with ``_`` imported from another pprofcore module: a
+    helper used across modules is public to the package and gets a plain name
+    in its (private) home module. Private modules themselves may be imported."""
+    modules = package_modules(root)
+    out = []
+    for module, path in sorted(modules.items()):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not _resolve(module, node, modules):
+                continue
+            for alias in node.names:
+                targets = _resolve(module, ast.ImportFrom(node.module, [alias], node.level), modules)
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and alias.name != "_core" and not any(t.endswith(alias.name) for t in targets):
+                    out.append(f"pprofcore.{module} imports the private name {alias.name} from another module")
+    return out
+
+
 def cycle_problems(graph: Graph) -> List[str]:
     state: Dict[str, int] = {}
     path: List[str] = []
@@ -194,7 +213,7 @@ def problems(root: Path, groups=GROUPS) -> List[str]:
     """Every rule of this file that the package under ``root`` breaks."""
     graph = import_graph(root)
     out = [p for m in sorted(graph) for p in group_problems(graph, m, groups)]
-    return out + function_level_problems(graph) + cycle_problems(graph)
+    return out + function_level_problems(graph) + private_name_problems(root) + cycle_problems(graph)
 
 
 MODULES = package_modules(PACKAGE)
@@ -214,6 +233,11 @@ def test_only_constructors_and_entry_points_import_profile():
 
 def test_no_function_level_imports_of_pprofcore():
     found = function_level_problems(GRAPH)
+    assert not found, "\n".join(found)
+
+
+def test_no_private_names_cross_modules():
+    found = private_name_problems(PACKAGE)
     assert not found, "\n".join(found)
 
 

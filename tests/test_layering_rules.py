@@ -78,6 +78,12 @@ def test_a_clean_tree_passes(tmp_path):
             "pprofcore._frames (helper) imports pprofcore.reports (room) at run time",
             id="helper-imports-room",
         ),
+        pytest.param(
+            "_frames.py",
+            "from ._units import _ratio\n",
+            "pprofcore._frames imports the private name _ratio from another module",
+            id="private-name",
+        ),
         pytest.param("_extra.py", "x = 1\n", "pprofcore._extra is in no group", id="no-group"),
         pytest.param("errors.py", "from . import _units\n", "import cycle: _units -> errors -> _units", id="cycle"),
     ],
@@ -86,6 +92,11 @@ def test_a_broken_rule_is_found(tmp_path, module, text, expected):
     root = write_tree(tmp_path, {**CLEAN, module: text})
     found = problems(root)
     assert any(expected in p for p in found), found
+
+
+def test_private_modules_may_be_imported(tmp_path):
+    text = "from . import _units\nfrom ._units import ProfileError\n"
+    assert problems(write_tree(tmp_path, {**CLEAN, "_frames.py": text})) == []
 
 
 def test_type_checking_imports_are_not_run_time_imports(tmp_path):
