@@ -11,6 +11,7 @@ from . import _args, _atomic, _comments, _core, _filter, _frames, _labels, _repr
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -538,8 +539,8 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
     ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
@@ -630,9 +631,9 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodecount: int = 80,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodecount: int = NODECOUNT,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
     ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
@@ -709,7 +710,7 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodefraction: float = 0.005,
+        nodefraction: float = NODEFRACTION,
         relative_percentages: bool = False,
     ) -> "Profile":
         """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
@@ -774,9 +775,9 @@ class Profile:
         sample_type: Union[int, str, None] = None,
         *,
         by: str = "functions",
-        nodecount: int = 80,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodecount: int = NODECOUNT,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         title: Optional[str] = None,
     ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.

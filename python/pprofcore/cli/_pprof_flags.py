@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from ..reports._nodes import GRANULARITIES
+
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
 REPORTS = {
     "top": "top",
@@ -29,8 +31,6 @@ REPORTS = {
 # The reports whose flag value is a regex (their first positional argument).
 REGEX_REPORTS = ("peek", "list", "disasm")
 
-# Granularity flags: -lines is --granularity=lines.
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 
 # pprof flag -> pprofcore option (None: the flag's own name with two dashes).
 OPTIONS = {
@@ -108,7 +108,7 @@ def translate(argv: Sequence[str], subcommands: Sequence[str]) -> List[str]:
                 command = [REPORTS[name], value]
             else:
                 command = [REPORTS[name]]
-        elif name in GRANULARITIES:
+        elif name in GRANULARITIES:  # -lines is --granularity=lines
             if _truth(value, name):
                 out.append(f"--granularity={name}")
         elif name in OPTIONS:

@@ -16,6 +16,7 @@ import time
 
 import pprofcore
 
+from ..reports._nodes import GRANULARITIES
 from . import _report_args as ra
 from ._progress import Progress
 
@@ -49,9 +50,7 @@ def add_arguments(parser) -> None:
         "--where", default=None, help="one SQL condition over the profiles table, e.g. \"day = '2024-01-02'\""
     )
     ra.add_sample_index(p)
-    p.add_argument(
-        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
-    )
+    p.add_argument("--granularity", default="functions", choices=GRANULARITIES)
     p.add_argument("--nodecount", type=int, default=20, help="show at most N rows (default 20)")
     p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")

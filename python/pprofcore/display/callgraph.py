@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _core, _units
 from .._args import check_str
-from ..reports._nodes import check_granularity
+from ..reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
 from ._files import save_by_extension
@@ -33,9 +33,9 @@ def callgraph(
     sample_type=None,
     *,
     by: str = "functions",
-    nodecount: int = 80,
-    nodefraction: float = 0.005,
-    edgefraction: float = 0.001,
+    nodecount: int = NODECOUNT,
+    nodefraction: float = NODEFRACTION,
+    edgefraction: float = EDGEFRACTION,
     title: Optional[str] = None,
 ) -> "CallGraph":
     """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""

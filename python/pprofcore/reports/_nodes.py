@@ -14,13 +14,22 @@ from .._report_base import active_filters
 if TYPE_CHECKING:
     from .._profile import Profile
 
+#: pprof's granularities (``-functions``, ``-filefunctions``, ``-files``,
+#: ``-lines``, ``-addresses``): the ``by`` of every report, view and CLI.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
+#: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
+#: graph), ``-nodefraction`` and ``-edgefraction``.
+NODECOUNT = 80
+NODEFRACTION = 0.005
+EDGEFRACTION = 0.001
 INLINE_TEXT = ("", "(inline)", "(partial-inline)")
 
 
-def check_granularity(by: str) -> str:
+def check_granularity(by: str, argument: str = "") -> str:
+    """``by`` when it is one of :data:`GRANULARITIES`, else ValueError (the
+    message names ``by`` after ``argument``, e.g. ``"by="``)."""
     if by not in GRANULARITIES:
-        raise ValueError(f"unknown granularity {by!r}; expected one of {', '.join(GRANULARITIES)}")
+        raise ValueError(f"unknown granularity {argument}{by!r}; expected one of {', '.join(GRANULARITIES)}")
     return by
 
 

@@ -9,7 +9,16 @@ import numpy as np
 from .. import _units
 from .._frames import value_names
 from .._report_base import go_div, report_total
-from ._nodes import INLINE_TEXT, header_lines, nodes, summary_lines, trim_nodes, trimmed_inline_labels
+from ._nodes import (
+    EDGEFRACTION,
+    INLINE_TEXT,
+    NODEFRACTION,
+    header_lines,
+    nodes,
+    summary_lines,
+    trim_nodes,
+    trimmed_inline_labels,
+)
 from .table import ReportTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,8 +34,8 @@ def top(
     mean: bool = False,
     unit: Optional[str] = None,
     inline: bool = True,
-    nodefraction: float = 0.005,
-    edgefraction: float = 0.001,
+    nodefraction: float = NODEFRACTION,
+    edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
 ) -> ReportTable:
     if sort not in ("flat", "cum"):

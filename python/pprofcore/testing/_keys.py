@@ -16,18 +16,14 @@ from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 import numpy as np
 
 from .. import _core
+from ..reports._nodes import check_granularity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
-
-
 def check_by(by: str) -> str:
-    if by not in GRANULARITIES:
-        raise ValueError(f"unknown granularity by={by!r}; expected one of {', '.join(GRANULARITIES)}")
-    return by
+    return check_granularity(by, "by=")
 
 
 def nodes(p: "Profile", by: str):
