@@ -28,7 +28,7 @@ import numpy as np
 
 from .._optional import require_pandas, require_pyarrow
 from . import _commit, _ids, _sql
-from ._rebuild import rebuild
+from ._rebuild import HEADER_COLUMNS, rebuild
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._set import ProfileSet
@@ -287,23 +287,7 @@ def _metadata_of(s: "ProfileSet", i: int, path) -> dict:
         if s._source.reader is None or s._table is None:
             return {}
         row = s._table.iloc[int(s._rows[i])]  # a set rebuilt from a store: its stored columns
-        skip = {
-            "path",
-            "time",
-            "duration",
-            "sample_types",
-            "sample_units",
-            "totals",
-            "period_type",
-            "period_unit",
-            "period",
-            "comments",
-            "drop_frames",
-            "keep_frames",
-            "default_sample_type",
-            "doc_url",
-            "n_samples",
-        }
+        skip = {"path", "time", "duration", "sample_types", "sample_units", "totals", *HEADER_COLUMNS, "n_samples"}
         return {k: v for k, v in row.items() if k not in skip}
     if callable(md):
         return dict(md(path) or {})
