@@ -271,7 +271,7 @@ def test_share_argument_errors(cpu):
         assert_share(cpu, "x")
     with pytest.raises(ValueError, match="not a fraction"):
         assert_share(cpu, "x", max=20)
-    with pytest.raises(ValueError, match="bad regex"):
+    with pytest.raises(ValueError, match="regex: invalid regular expression"):
         assert_share(cpu, "(", max=0.5)
     with pytest.raises(ValueError, match="unknown granularity"):
         assert_share(cpu, "x", max=0.5, by="function")

@@ -104,18 +104,8 @@ def prune_from(p: "Profile", expr: Pattern) -> "Profile":
     )
 
 
-def _full(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
-    if expr is None or (isinstance(expr, str) and expr == ""):
-        return None
-    text = expr.pattern if isinstance(expr, re.Pattern) else expr
-    try:
-        return re.compile("(" + text + ")")
-    except re.error as e:
-        raise ValueError(f"failed to compile {option} regexp {text!r}: {e}") from None
-
-
 def prune(p: "Profile", drop: Optional[Pattern], keep: Optional[Pattern] = None) -> "Profile":
-    d, k = _full("drop", drop), _full("keep", keep)
+    d, k = compile_filter("drop", drop, whole=True), compile_filter("keep", keep, whole=True)
     if d is None:
         return p
     mask = _simplified_mask(p, lambda s: d.fullmatch(s) is not None and (k is None or k.fullmatch(s) is None))

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _args, _core
 from ._frames import num_label_units
-from ._match import compile_filter, filtered, string_mask, warn_no_match
+from ._match import compile_filter, filter_regex, filtered, string_mask, warn_no_match
 from ._units import scale, scaled_label
 from ._units import scale_factor as _scale_factor
 
@@ -127,13 +127,7 @@ def parse_tag_filter(option: str, text: str) -> Optional[TagFilter]:
     rng = _parse_range(value)
     if rng is not None:
         return TagFilter(text, key, None, rng)
-    regexes = []
-    for part in value.split(","):
-        try:
-            regexes.append(re.compile(part))
-        except re.error as e:
-            raise ValueError(f"parsing {option} regexp {part!r}: {e}") from None
-    return TagFilter(text, key, regexes, None)
+    return TagFilter(text, key, [filter_regex(option, part) for part in value.split(",")], None)
 
 
 def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, warn: bool = True) -> "Profile":

@@ -34,9 +34,25 @@ def warn_no_match(option: str, expr) -> None:
     warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=level)
 
 
-def compile_filter(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
+def compile_filter(option: str, expr: Optional[Pattern], *, whole: bool = False) -> Optional["re.Pattern[str]"]:
+    """The filter expression ``expr`` of ``option`` compiled (see
+    :func:`filter_regex`), or None when there is none (None or "")."""
     if expr is None or (isinstance(expr, str) and expr == ""):
         return None
+    return filter_regex(option, expr, whole=whole)
+
+
+def filter_regex(option: str, expr: Pattern, *, whole: bool = False) -> "re.Pattern[str]":
+    """The one compiler of filter expressions, with pprof's error text
+    (ValueError). ``whole`` groups the expression for matching whole names,
+    as pprof's drop/keep frames do (and words the error as pprof's prune
+    does); a compiled pattern is used as given otherwise."""
+    if whole:
+        text = expr.pattern if isinstance(expr, re.Pattern) else expr
+        try:
+            return re.compile("(" + text + ")")
+        except re.error as e:
+            raise ValueError(f"failed to compile {option} regexp {text!r}: {e}") from None
     if isinstance(expr, re.Pattern):
         return expr
     try:
