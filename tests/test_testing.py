@@ -426,7 +426,7 @@ def test_regression_table_against_top(base_text, new_text, rel, abs_, cum):
 
 
 def test_regression_needs_the_same_sample_type(cpu, heap):
-    with pytest.raises(ValueError, match="profile 1 has no sample type 'cpu'"):
+    with pytest.raises(ValueError, match="profile 1: no sample_type 'cpu'; have "):
         assert_no_regression(cpu, heap)
 
 

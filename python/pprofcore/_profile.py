@@ -11,6 +11,7 @@ from . import _args, _atomic, _comments, _core, _filter, _frames, _labels, _repr
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .errors import unknown_sample_type
 from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
 
@@ -230,7 +231,8 @@ class Profile:
 
         ``None`` follows pprof: :attr:`default_sample_type` when set, else the last type.
         Raises ``TypeError`` for anything but an int or a str, ``ValueError`` for an
-        index out of range or an unknown name (the message lists the types).
+        index out of range and :class:`ProfileError` (a ``ValueError``) for an
+        unknown name (the message lists the types).
         """
         types, index = self._types()
         if sample_type is None:
@@ -247,7 +249,7 @@ class Profile:
             return i % len(types)
         if sample_type in index:
             return index[sample_type]
-        raise ValueError(f"no sample_type {sample_type!r}; have {', '.join(t for t, _ in types)}")
+        raise unknown_sample_type(sample_type, (t for t, _ in types))
 
     def _default_type_index(self) -> Optional[int]:
         """The first type named by ``default_sample_type``, compared as bytes

@@ -29,6 +29,7 @@ import pytest
 
 import pprofcore
 from pprofcore import Profile, ReportTable
+from pprofcore.errors import unknown_sample_type
 from pprofcore.testing import assert_no_regression, profile_differences, regression_table, table_differences
 from pprofcore.testing._format import cap_lines
 
@@ -186,7 +187,7 @@ def _check_tolerances(profile, tolerances: dict, path: Path) -> None:
     types = [t for t, _ in profile.sample_types]
     problem = None
     if isinstance(sample_type, str) and sample_type not in types:
-        problem = f"sample_type={sample_type!r} is not a sample type of this profile (it has: {', '.join(types)})"
+        problem = str(unknown_sample_type(sample_type, types))
     else:
         try:  # every other tolerance (an index out of range too), checked by the comparison itself
             regression_table(profile, profile, **tolerances)

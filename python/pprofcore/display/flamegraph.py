@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _atomic, _core, _units
 from .._args import check_str, type_name
+from ..errors import unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._files import save_by_extension
@@ -65,7 +66,7 @@ def flamegraph(
     if base is not None:
         bt = [t for t, _ in base.sample_types]
         if stype not in bt:
-            raise ValueError(f"base profile has no sample type {stype!r} (it has {', '.join(bt) or 'none'})")
+            raise unknown_sample_type(stype, bt, "base profile")
         bi = bt.index(stype)
         if base.sample_types[bi][1] != unit:
             raise ValueError(

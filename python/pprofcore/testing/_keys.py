@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 import numpy as np
 
 from .. import _core
+from ..errors import ProfileError, unknown_sample_type
 from ..reports._nodes import check_granularity
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,7 +50,7 @@ def type_index(p: "Profile", sample_type, what: str = "profile") -> int:
     try:
         return p.sample_type_index(sample_type)
     except (ValueError, IndexError, KeyError) as e:
-        raise ValueError(f"{what}: {e}") from None
+        raise (ProfileError if isinstance(e, ProfileError) else ValueError)(f"{what}: {e}") from None
 
 
 def total(p: "Profile", ti: int) -> int:
@@ -70,7 +71,7 @@ def resolve_type(profiles: Sequence["Profile"], sample_type) -> Tuple[str, str, 
     for i, p in enumerate(profiles[1:], start=1):
         have = dict(p.sample_types)
         if name not in have:
-            raise ValueError(f"profile {i} has no sample type {name!r} (it has {[t for t, _ in p.sample_types]})")
+            raise unknown_sample_type(name, have, f"profile {i}")
         if have[name] != unit:
             raise ValueError(f"profile {i}: sample type {name!r} is in {have[name]!r}, profile 0 in {unit!r}")
         idx.append(type_index(p, name, f"profile {i}"))
