@@ -8,11 +8,12 @@ inline frames expanded), ``locations``, ``functions``, ``mappings``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core
+from ._columns import Table
 from ._tabular import Codes, LabelColumn, to_arrow_columns, to_pandas_columns
 
 if TYPE_CHECKING:
@@ -21,10 +22,30 @@ if TYPE_CHECKING:
 KINDS = ("samples", "frames", "locations", "functions", "mappings")
 
 
+class Derived:
+    """What a Profile computes once and keeps (``Profile._derived``; a profile
+    is immutable, so nothing goes stale). Each field has one owner, the only
+    code that fills it."""
+
+    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes")
+
+    def __init__(self) -> None:
+        #: Profile's column tables by name ("labels", "locations", ...): ``Profile._table``
+        self.tables: Dict[str, Table] = {}
+        #: unique strings and the code -> category remap: :func:`_dedup`
+        self.categories: Optional[Tuple[List[str], Optional[np.ndarray]]] = None
+        #: per sample, a dense stack id: :func:`stack_ids`
+        self.stack_ids: Optional[np.ndarray] = None
+        #: the C++ report nodes by (by, inline, label_type, divisor): ``reports._nodes.nodes``
+        self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
+        #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
+        self.stack_nodes: Dict[str, Any] = {}
+
+
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
     """Unique categories of the string table and the code -> category remap
     (string tables may repeat a string; categories must be unique)."""
-    cached = profile._tables.get("__categories__")
+    cached = profile._derived.categories
     if cached is None:
         strings = list(profile.strings)
         first: Dict[str, int] = {}
@@ -39,7 +60,7 @@ def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
         remap[len(strings)] = -1  # index -1 (missing) maps to -1
         identity = len(cats) == len(strings)
         cached = (cats, None if identity else remap)
-        profile._tables["__categories__"] = cached
+        profile._derived.categories = cached
     return cached
 
 
@@ -57,11 +78,11 @@ def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -
 
 def stack_ids(profile: "Profile") -> np.ndarray:
     """Per sample, a dense id of its stack (cached: the profile is immutable)."""
-    ids = profile._tables.get("__stack_ids__")
+    ids = profile._derived.stack_ids
     if ids is None:
         ids = _core.stack_ids(profile._core)
         ids.flags.writeable = False
-        profile._tables["__stack_ids__"] = ids
+        profile._derived.stack_ids = ids
     return ids
 
 

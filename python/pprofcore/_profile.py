@@ -49,12 +49,12 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "_types_cache", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_derived", "_report_base", "_types_cache", "__weakref__")
     # Set by _wrap (the only constructor); declared for type checkers.
     _core: "CoreProfile"
     _cols_cache: Optional[dict]
     _strings: Optional[StringTable]
-    _tables: dict
+    _derived: _frames.Derived
     _report_base: Optional["ReportBase"]
     _types_cache: Optional[tuple]
 
@@ -67,7 +67,7 @@ class Profile:
         self._core = core
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
-        self._tables = {}
+        self._derived = _frames.Derived()  # results computed once: column tables, node tables, stack ids
         self._report_base = None  # set by filters: totals before filtering (see _report_base.py)
         self._types_cache = None  # (sample_types, {type name: first index}), built on first use
         return self
@@ -183,11 +183,11 @@ class Profile:
         return self._cols["label_offsets"]
 
     def _table(self, name: str) -> Table:
-        t = self._tables.get(name)
+        t = self._derived.tables.get(name)
         if t is None:
             prefix = name + "."
             t = Table(name, {k[len(prefix) :]: v for k, v in self._cols.items() if k.startswith(prefix)})
-            self._tables[name] = t
+            self._derived.tables[name] = t
         return t
 
     @property

@@ -32,11 +32,10 @@ DEFAULT_MIN_FRACTION = 0.0005
 def stack_nodes(profile: "Profile", by: str):
     """The report nodes of ``by`` without their sums (the call tree needs only the
     keying and the names), cached on the profile."""
-    key = ("__stack_nodes__", by)
-    t = profile._tables.get(key)
+    cache = profile._derived.stack_nodes
+    t = cache.get(by)
     if t is None:
-        t = _core.aggregate(profile._core, by, True, -1, -1, False)
-        profile._tables[key] = t
+        t = cache[by] = _core.aggregate(profile._core, by, True, -1, -1, False)
     return t
 
 

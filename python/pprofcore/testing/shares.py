@@ -13,6 +13,8 @@ import numpy as np
 
 from .. import _units
 from .._args import compile_regex
+from .._report_base import total
+from ..reports._nodes import nodes
 from . import _format, _keys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,11 +60,11 @@ def assert_share(
             raise ValueError(f"{name}={v} is not a fraction between 0 and 1")
     rx = compile_regex("regex", regex)
     ti = _keys.type_index(profile, sample_type)
-    t = _keys.nodes(profile, _keys.check_by(by))
+    t = nodes(profile, _keys.check_by(by))
     cols = t.columns()
     names = t.printable_names()
     match = np.fromiter((rx.search(n) is not None for n in names), dtype=bool, count=len(names))
-    tot = _keys.total(profile, ti)
+    tot = total(profile, ti)
     column = "cum" if cum else "flat"
     node_values = cols[column][:, ti]
     if cum:
