@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _core
 from ._labels import add_label_frames, filter_by_tag, filter_tags_by_name, num_label_units, parse_tag_filter
-from ._match import Pattern, _compile, _filtered, _string_mask, _warn_no_match
+from ._match import Pattern, compile_filter, filtered, string_mask, warn_no_match
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -37,7 +37,7 @@ def _name_match(p: "Profile", rx: Optional["re.Pattern[str]"]):
     if rx is None:
         return None
     fn, ff, mf = p.functions.name, p.functions.filename, p.mappings.filename
-    hit = _string_mask(p, np.concatenate([fn, ff, mf]), lambda s: rx.search(s) is not None)
+    hit = string_mask(p, np.concatenate([fn, ff, mf]), lambda s: rx.search(s) is not None)
     return (hit[fn] | hit[ff]).astype(np.uint8), hit[mf].astype(np.uint8)
 
 
@@ -59,7 +59,7 @@ def simplify_function_name(name: str) -> str:
 def _simplified_mask(p: "Profile", pred: Callable[[str], bool]) -> np.ndarray:
     """Per function row: name non-empty and pred(simplified name)."""
     fn = p.functions.name
-    hit = _string_mask(p, fn, lambda s: s != "" and pred(simplify_function_name(s)))
+    hit = string_mask(p, fn, lambda s: s != "" and pred(simplify_function_name(s)))
     return hit[fn].astype(np.uint8)
 
 
@@ -75,47 +75,37 @@ def _used_locations(p: "Profile") -> np.ndarray:
 def filter_by_name(
     p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True, universe=None
 ) -> "Profile":
-    rx = [_compile(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
+    rx = [compile_filter(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
     core, *matched = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
     if warn:
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
-                _warn_no_match(name, r)
-    return _filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
+                warn_no_match(name, r)
+    return filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
 
 
 def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
-    rx = _compile("show_from", expr)
+    rx = compile_filter("show_from", expr)
     if rx is None:
         return p
     core, matched = _core.show_from(p._core, _name_match(p, rx), universe)
     if warn and not matched:
-        _warn_no_match("ShowFrom", rx)
-    return _filtered(p, core, ("show_from", rx))
+        warn_no_match("ShowFrom", rx)
+    return filtered(p, core, ("show_from", rx))
 
 
 def prune_from(p: "Profile", expr: Pattern) -> "Profile":
-    rx = _compile("prune_from", expr)
+    rx = compile_filter("prune_from", expr)
     if rx is None:
         return p
-    return _filtered(
+    return filtered(
         p, _core.prune_from(p._core, _simplified_mask(p, lambda s: rx.search(s) is not None)), ("prune_from", rx)
     )
 
 
-def _full(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
-    if expr is None or (isinstance(expr, str) and expr == ""):
-        return None
-    text = expr.pattern if isinstance(expr, re.Pattern) else expr
-    try:
-        return re.compile("(" + text + ")")
-    except re.error as e:
-        raise ValueError(f"failed to compile {option} regexp {text!r}: {e}") from None
-
-
 def prune(p: "Profile", drop: Optional[Pattern], keep: Optional[Pattern] = None) -> "Profile":
-    d, k = _full("drop", drop), _full("keep", keep)
+    d, k = compile_filter("drop", drop, whole=True), compile_filter("keep", keep, whole=True)
     if d is None:
         return p
     mask = _simplified_mask(p, lambda s: d.fullmatch(s) is not None and (k is None or k.fullmatch(s) is None))
@@ -158,7 +148,7 @@ def apply_filters(
         ("taghide", taghide),
         ("prune_from", prune_from_),
     ):
-        _compile(name, e)
+        compile_filter(name, e)
     tf = parse_tag_filter("tagfocus", tagfocus) if isinstance(tagfocus, str) else tagfocus
     ti = parse_tag_filter("tagignore", tagignore) if isinstance(tagignore, str) else tagignore
     units = num_label_units(p) if (tf is not None and tf.range) or (ti is not None and ti.range) else None

@@ -8,11 +8,12 @@ inline frames expanded), ``locations``, ``functions``, ``mappings``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core
+from ._columns import Table
 from ._tabular import Codes, LabelColumn, to_arrow_columns, to_pandas_columns
 
 if TYPE_CHECKING:
@@ -21,10 +22,30 @@ if TYPE_CHECKING:
 KINDS = ("samples", "frames", "locations", "functions", "mappings")
 
 
+class Derived:
+    """What a Profile computes once and keeps (``Profile._derived``; a profile
+    is immutable, so nothing goes stale). Each field has one owner, the only
+    code that fills it."""
+
+    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes")
+
+    def __init__(self) -> None:
+        #: Profile's column tables by name ("labels", "locations", ...): ``Profile._table``
+        self.tables: Dict[str, Table] = {}
+        #: unique strings and the code -> category remap: :func:`_dedup`
+        self.categories: Optional[Tuple[List[str], Optional[np.ndarray]]] = None
+        #: per sample, a dense stack id: :func:`stack_ids`
+        self.stack_ids: Optional[np.ndarray] = None
+        #: the C++ report nodes by (by, inline, label_type, divisor): ``reports._nodes.nodes``
+        self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
+        #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
+        self.stack_nodes: Dict[Any, Any] = {}
+
+
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
     """Unique categories of the string table and the code -> category remap
     (string tables may repeat a string; categories must be unique)."""
-    cached = profile._tables.get("__categories__")
+    cached = profile._derived.categories
     if cached is None:
         strings = list(profile.strings)
         first: Dict[str, int] = {}
@@ -39,7 +60,7 @@ def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
         remap[len(strings)] = -1  # index -1 (missing) maps to -1
         identity = len(cats) == len(strings)
         cached = (cats, None if identity else remap)
-        profile._tables["__categories__"] = cached
+        profile._derived.categories = cached
     return cached
 
 
@@ -57,15 +78,15 @@ def _codes(profile: "Profile", codes: np.ndarray, missing_empty: bool = False) -
 
 def stack_ids(profile: "Profile") -> np.ndarray:
     """Per sample, a dense id of its stack (cached: the profile is immutable)."""
-    ids = profile._tables.get("__stack_ids__")
+    ids = profile._derived.stack_ids
     if ids is None:
         ids = _core.stack_ids(profile._core)
         ids.flags.writeable = False
-        profile._tables["__stack_ids__"] = ids
+        profile._derived.stack_ids = ids
     return ids
 
 
-def _value_names(profile: "Profile") -> List[str]:
+def value_names(profile: "Profile") -> List[str]:
     types = profile.sample_types
     names = [t for t, _ in types]
     out = []
@@ -96,7 +117,7 @@ def _leaf_function(profile: "Profile") -> np.ndarray:
     return out
 
 
-def _label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
+def label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
     """One column per label key: string labels as Codes, numeric as (values, mask).
     A sample with several values for a key gets the first."""
     lab = profile.labels
@@ -132,14 +153,14 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
     if kind == "samples":
         cols: Dict[str, object] = {}
         v = profile.values
-        for i, name in enumerate(_value_names(profile)):
+        for i, name in enumerate(value_names(profile)):
             cols[name] = v[:, i]
         leaf = _leaf_function(profile)
         fname = np.where(leaf >= 0, fn.name[np.maximum(leaf, 0)] if len(fn) else -1, -1)
         cols["leaf_function"] = _codes(profile, fname)
         cols["stack_id"] = stack_ids(profile)
         cols["depth"] = np.diff(profile.stack_offsets)
-        for k, c in _label_columns(profile).items():
+        for k, c in label_columns(profile).items():
             if k in cols:
                 k = "label:" + k
             cols[k] = c

@@ -17,7 +17,7 @@ DEFAULT_MAX_DECOMPRESSED_SIZE = _core.DEFAULT_MAX_DECOMPRESSED_SIZE
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _fspath(path) -> bytes:
+def path_bytes(path) -> bytes:
     """The path as the OS's bytes (``os.fsencode``), refusing a NUL byte as
     ``open()`` does: the OS would stop at it and read another file. Bytes go to
     the core because a file name need not be UTF-8: a ``str`` from
@@ -42,12 +42,12 @@ def _is_bytes_path(source) -> bool:
     )
 
 
-def _fspaths(paths, function: str) -> list:
+def batch_path_bytes(paths, function: str) -> list:
     """The paths of a batch call; a lone str or bytes is refused rather than
     iterated character by character."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise TypeError(f"{function}() takes an iterable of paths, not a single path; use {function}([path])")
-    return [_fspath(p) for p in paths]
+    return [path_bytes(p) for p in paths]
 
 
 @overload
@@ -197,7 +197,7 @@ def load(
         if len(data) > max_decompressed_size and data[:2] == b"\x1f\x8b":
             data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
-    path = _fspath(source)
+    path = path_bytes(source)
     if repair:
         core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
         return Profile._wrap(core), RepairReport._from_core(report)
@@ -239,7 +239,7 @@ def load_many(
     """
     if errors not in ("raise", "skip", "return"):
         raise ValueError("errors must be 'raise', 'skip' or 'return'")
-    paths = _fspaths(paths, "load_many")
+    paths = batch_path_bytes(paths, "load_many")
     raw = _core.load_many(paths, threads or 0, max_decompressed_size, inflater)
     out: list = []
     first_error: Optional[Exception] = None

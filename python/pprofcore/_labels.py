@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _args, _core
 from ._frames import num_label_units
-from ._match import _compile, _filtered, _string_mask, _warn_no_match
+from ._match import compile_filter, filter_regex, filtered, string_mask, warn_no_match
 from ._units import scale, scaled_label
 from ._units import scale_factor as _scale_factor
 
@@ -25,7 +25,7 @@ def _key_rows(p: "Profile", key: str) -> np.ndarray:
     """Boolean per label row: is the row's key ``key``? (Compares strings, not
     codes: a string table may hold duplicates.)"""
     keys = p.labels.key
-    return _string_mask(p, keys, lambda s: s == key)[keys]
+    return string_mask(p, keys, lambda s: s == key)[keys]
 
 
 _RANGE_RX = re.compile(r"([+-]?[0-9]+)([A-Za-z]+)?")
@@ -68,7 +68,7 @@ class TagFilter:
         if self.key:
             rows = _key_rows(p, self.key) & (lab.str >= 0)
             rx = self.regexes or []
-            hit = _string_mask(p, lab.str[rows], lambda s: any(r.search(s) for r in rx))
+            hit = string_mask(p, lab.str[rows], lambda s: any(r.search(s) for r in rx))
             row_match = np.zeros(len(lab), dtype=np.uint8)
             row_match[rows] = hit[lab.str[rows]]
             return _core.samples_with_label(p._core, row_match).astype(bool)
@@ -127,13 +127,7 @@ def parse_tag_filter(option: str, text: str) -> Optional[TagFilter]:
     rng = _parse_range(value)
     if rng is not None:
         return TagFilter(text, key, None, rng)
-    regexes = []
-    for part in value.split(","):
-        try:
-            regexes.append(re.compile(part))
-        except re.error as e:
-            raise ValueError(f"parsing {option} regexp {part!r}: {e}") from None
-    return TagFilter(text, key, regexes, None)
+    return TagFilter(text, key, [filter_regex(option, part) for part in value.split(",")], None)
 
 
 def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, warn: bool = True) -> "Profile":
@@ -147,29 +141,29 @@ def filter_by_tag(p: "Profile", tagfocus=None, tagignore=None, *, units=None, wa
     ignored = i.sample_mask(p, units) if i is not None else np.zeros(len(p), dtype=bool)
     if warn:
         if f is not None and not focused.any():
-            _warn_no_match("TagFocus", f.text)
+            warn_no_match("TagFocus", f.text)
         if i is not None and not ignored.any():
-            _warn_no_match("TagIgnore", i.text)
-    return _filtered(
+            warn_no_match("TagIgnore", i.text)
+    return filtered(
         p, _core.keep_samples(p._core, (focused & ~ignored).astype(np.uint8)), ("tagfocus", f), ("tagignore", i)
     )
 
 
 def filter_tags_by_name(p: "Profile", tagshow=None, taghide=None, *, warn: bool = True) -> "Profile":
-    show, hide = _compile("tagshow", tagshow), _compile("taghide", taghide)
+    show, hide = compile_filter("tagshow", tagshow), compile_filter("taghide", taghide)
     if show is None and hide is None:
         return p
     lab = p.labels
     keys = np.unique(lab.key)
-    shown = _string_mask(p, keys, lambda s: show is None or show.search(s) is not None)
-    hidden = _string_mask(p, keys, lambda s: hide is not None and hide.search(s) is not None)
+    shown = string_mask(p, keys, lambda s: show is None or show.search(s) is not None)
+    hidden = string_mask(p, keys, lambda s: hide is not None and hide.search(s) is not None)
     if warn:
         if show is not None and not shown[keys].any():
-            _warn_no_match("TagShow", show)
+            warn_no_match("TagShow", show)
         if hide is not None and not hidden[keys].any():
-            _warn_no_match("TagHide", hide)
+            warn_no_match("TagHide", hide)
     keep = shown[lab.key] & ~hidden[lab.key]
-    return _filtered(p, _core.keep_labels(p._core, keep.astype(np.uint8)), ("tagshow", show), ("taghide", hide))
+    return filtered(p, _core.keep_labels(p._core, keep.astype(np.uint8)), ("tagshow", show), ("taghide", hide))
 
 
 def _keys(keys: Union[str, Iterable[str], None]) -> List[str]:
@@ -215,9 +209,9 @@ def add_label_frames(p: "Profile", root=None, leaf=None, unit: str = "minimum", 
     core, rm, lm = _core.add_label_frames(p._core, rk, lk, text, list(extra))
     if warn:
         if root_keys and not rm:
-            _warn_no_match("TagRoot", ",".join(root_keys))
+            warn_no_match("TagRoot", ",".join(root_keys))
         if leaf_keys and not lm:
-            _warn_no_match("TagLeaf", ",".join(leaf_keys))
+            warn_no_match("TagLeaf", ",".join(leaf_keys))
     return p._derive(core)
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 
 import numpy as np
 
+from ._report_base import carry
 from .errors import FilterWarning
-from .reports._base import carry
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 Pattern = Union[str, "re.Pattern[str]"]
 
 
-def _warn_no_match(option: str, expr) -> None:
+def warn_no_match(option: str, expr) -> None:
     text = expr.pattern if isinstance(expr, re.Pattern) else expr
     # Point the warning at the first caller outside the pprofcore package.
     package = os.path.dirname(os.path.abspath(__file__))
@@ -34,9 +34,25 @@ def _warn_no_match(option: str, expr) -> None:
     warnings.warn(f"{option} expression {text!r} matched no samples", FilterWarning, stacklevel=level)
 
 
-def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"]:
+def compile_filter(option: str, expr: Optional[Pattern], *, whole: bool = False) -> Optional["re.Pattern[str]"]:
+    """The filter expression ``expr`` of ``option`` compiled (see
+    :func:`filter_regex`), or None when there is none (None or "")."""
     if expr is None or (isinstance(expr, str) and expr == ""):
         return None
+    return filter_regex(option, expr, whole=whole)
+
+
+def filter_regex(option: str, expr: Pattern, *, whole: bool = False) -> "re.Pattern[str]":
+    """The one compiler of filter expressions, with pprof's error text
+    (ValueError). ``whole`` groups the expression for matching whole names,
+    as pprof's drop/keep frames do (and words the error as pprof's prune
+    does); a compiled pattern is used as given otherwise."""
+    if whole:
+        text = expr.pattern if isinstance(expr, re.Pattern) else expr
+        try:
+            return re.compile("(" + text + ")")
+        except re.error as e:
+            raise ValueError(f"failed to compile {option} regexp {text!r}: {e}") from None
     if isinstance(expr, re.Pattern):
         return expr
     try:
@@ -45,7 +61,7 @@ def _compile(option: str, expr: Optional[Pattern]) -> Optional["re.Pattern[str]"
         raise ValueError(f"parsing {option} regexp {expr!r}: {e}") from None
 
 
-def _filtered(p: "Profile", core, *options) -> "Profile":
+def filtered(p: "Profile", core, *options) -> "Profile":
     """A Profile of ``core`` that remembers it is ``p`` filtered by the given
     ``(option, expression)`` pairs (None expressions skipped), for report
     percentages and "Active filters" lines."""
@@ -53,7 +69,7 @@ def _filtered(p: "Profile", core, *options) -> "Profile":
 
 
 # ----------------------------------------------------------------- name masks
-def _string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
+def string_mask(p: "Profile", codes: np.ndarray, pred: Callable[[str], bool]) -> np.ndarray:
     """Boolean per string code (only the codes in ``codes`` are evaluated)."""
     hit = np.zeros(p._core.num_strings, dtype=bool)
     string = p._core.string

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional
 
 from . import _core, _transform
-from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, _fspath, _fspaths
+from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, batch_path_bytes, path_bytes
 from ._profile import Profile
 from .errors import ProfileError
 
@@ -92,7 +92,7 @@ class Merger:
     def add_file(self, path, *, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> None:
         """Decode ``path`` and merge it in, without creating a Python Profile.
         Errors and limits as :func:`pprofcore.load`."""
-        self._m.add_file(_fspath(path), max_decompressed_size)
+        self._m.add_file(path_bytes(path), max_decompressed_size)
 
     def result(self) -> Profile:
         """The merged profile so far; the Merger stays usable."""
@@ -152,7 +152,7 @@ def merge_files(
     """
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable progress(done, total) or None, not {type(progress).__name__}")
-    paths = _fspaths(paths, "merge_files")
+    paths = batch_path_bytes(paths, "merge_files")
     if not paths:
         raise ProfileError("no profiles to merge")
     return Profile._wrap(_core.merge_files(paths, threads or 0, max_decompressed_size, progress))

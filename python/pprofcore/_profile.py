@@ -12,11 +12,13 @@ from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .errors import unknown_sample_type
+from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._core import Profile as CoreProfile
-    from .reports._base import ReportBase
+    from ._report_base import ReportBase
 
 _PICKLE_VERSION = 1
 
@@ -48,12 +50,12 @@ class Profile:
     bytes, so Dask, multiprocessing and Ray can move it.
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_tables", "_report_base", "_types_cache", "__weakref__")
+    __slots__ = ("_core", "_cols_cache", "_strings", "_derived", "_report_base", "_types_cache", "__weakref__")
     # Set by _wrap (the only constructor); declared for type checkers.
     _core: "CoreProfile"
     _cols_cache: Optional[dict]
     _strings: Optional[StringTable]
-    _tables: dict
+    _derived: _frames.Derived
     _report_base: Optional["ReportBase"]
     _types_cache: Optional[tuple]
 
@@ -66,7 +68,7 @@ class Profile:
         self._core = core
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
-        self._tables = {}
+        self._derived = _frames.Derived()  # results computed once: column tables, node tables, stack ids
         self._report_base = None  # set by filters: totals before filtering (see _report_base.py)
         self._types_cache = None  # (sample_types, {type name: first index}), built on first use
         return self
@@ -182,11 +184,11 @@ class Profile:
         return self._cols["label_offsets"]
 
     def _table(self, name: str) -> Table:
-        t = self._tables.get(name)
+        t = self._derived.tables.get(name)
         if t is None:
             prefix = name + "."
             t = Table(name, {k[len(prefix) :]: v for k, v in self._cols.items() if k.startswith(prefix)})
-            self._tables[name] = t
+            self._derived.tables[name] = t
         return t
 
     @property
@@ -230,7 +232,8 @@ class Profile:
 
         ``None`` follows pprof: :attr:`default_sample_type` when set, else the last type.
         Raises ``TypeError`` for anything but an int or a str, ``ValueError`` for an
-        index out of range or an unknown name (the message lists the types).
+        index out of range and :class:`ProfileError` (a ``ValueError``) for an
+        unknown name (the message lists the types).
         """
         types, index = self._types()
         if sample_type is None:
@@ -247,7 +250,7 @@ class Profile:
             return i % len(types)
         if sample_type in index:
             return index[sample_type]
-        raise ValueError(f"no sample_type {sample_type!r}; have {', '.join(t for t, _ in types)}")
+        raise unknown_sample_type(sample_type, (t for t, _ in types))
 
     def _default_type_index(self) -> Optional[int]:
         """The first type named by ``default_sample_type``, compared as bytes
@@ -561,8 +564,8 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
     ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
@@ -653,9 +656,9 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodecount: int = 80,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodecount: int = NODECOUNT,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
     ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
@@ -732,7 +735,7 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         inline: bool = True,
-        nodefraction: float = 0.005,
+        nodefraction: float = NODEFRACTION,
         relative_percentages: bool = False,
     ) -> "Profile":
         """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
@@ -797,9 +800,9 @@ class Profile:
         sample_type: Union[int, str, None] = None,
         *,
         by: str = "functions",
-        nodecount: int = 80,
-        nodefraction: float = 0.005,
-        edgefraction: float = 0.001,
+        nodecount: int = NODECOUNT,
+        nodefraction: float = NODEFRACTION,
+        edgefraction: float = EDGEFRACTION,
         title: Optional[str] = None,
         inline: bool = True,
         drop_negative: bool = False,

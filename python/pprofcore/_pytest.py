@@ -13,7 +13,7 @@
 Every pytest run in an environment with pprofcore loads this module (and so
 the ``pprofcore`` package: NumPy and the compiled core, no pandas); it adds
 one option, one fixture and a hook that returns at once unless both operands
-are pprofcore objects. pprofcore.testing is imported when first needed.
+are pprofcore objects (pprofcore.testing, which it uses, comes with the package).
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ from pathlib import Path
 from typing import List, Optional
 
 import pytest
+
+import pprofcore
+from pprofcore import Profile, ReportTable
+from pprofcore.errors import unknown_sample_type
+from pprofcore.testing import assert_no_regression, profile_differences, regression_table, table_differences
+from pprofcore.testing._format import cap_lines
 
 BASELINE_DIR = "__pprof_baselines__"
 UPDATE_OPTION = "--pprof-update-baselines"
@@ -58,21 +64,13 @@ def pytest_deselected(items) -> None:
 def pytest_assertrepr_compare(config, op: str, left, right) -> Optional[List[str]]:
     if op != "==":
         return None
-    from pprofcore import Profile, ReportTable
-
     if isinstance(left, Profile) and isinstance(right, Profile):
-        from pprofcore.testing import profile_differences
-        from pprofcore.testing._format import cap_lines
-
         diffs = profile_differences(left, right)
         head = f"Profile == Profile: {len(diffs)} difference{'s' if len(diffs) != 1 else ''} in content"
         if not diffs:
             diffs = ["same canonical content; the tables differ in ids, order or the string table"]
         return [head, f"[left]:  {left!r}", f"[right]: {right!r}"] + cap_lines(diffs)
     if isinstance(left, ReportTable) and isinstance(right, ReportTable):
-        from pprofcore.testing import table_differences
-        from pprofcore.testing._format import cap_lines
-
         diffs = table_differences(left, right)
         head = f"ReportTable == ReportTable: {len(diffs)} difference{'s' if len(diffs) != 1 else ''}"
         return [head] + cap_lines(diffs)
@@ -133,9 +131,6 @@ class BaselineChecker:
         :func:`pprofcore.testing.assert_no_regression` (``rel``, ``abs``,
         ``min_share``, ``by``, ``sample_type``, ``normalize``, ``cum``)."""
         __tracebackhide__ = True
-        import pprofcore
-        from pprofcore.testing import assert_no_regression
-
         path = self.path(name)
         if self._update:
             _check_tolerances(profile, tolerances, path)
@@ -188,13 +183,11 @@ def _check_tolerances(profile, tolerances: dict, path: Path) -> None:
     """Fails the test when ``tolerances`` cannot be used with ``profile`` (the
     baseline would be written, and every later run would fail)."""
     __tracebackhide__ = True
-    from pprofcore.testing import regression_table
-
     sample_type = tolerances.get("sample_type")
     types = [t for t, _ in profile.sample_types]
     problem = None
     if isinstance(sample_type, str) and sample_type not in types:
-        problem = f"sample_type={sample_type!r} is not a sample type of this profile (it has: {', '.join(types)})"
+        problem = str(unknown_sample_type(sample_type, types))
     else:
         try:  # every other tolerance (an index out of range too), checked by the comparison itself
             regression_table(profile, profile, **tolerances)

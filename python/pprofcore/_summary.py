@@ -12,6 +12,21 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
 
+#: The profile's header: the Profile attributes of profile.proto's scalar and
+#: comment fields (everything but the sample types and the tables), in the
+#: order equality reports and stores them.
+HEADER_FIELDS = (
+    "period_type",
+    "period",
+    "time_nanos",
+    "duration_nanos",
+    "comments",
+    "drop_frames",
+    "keep_frames",
+    "default_sample_type",
+    "doc_url",
+)
+
 # File-name suffixes of function source files -> language/runtime.
 _SUFFIX_RUNTIME = {
     ".go": "Go",

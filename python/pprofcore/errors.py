@@ -18,9 +18,20 @@ for bad input keeps working.
   an error).
 """
 
+from typing import Iterable
+
 from ._core import DecodeError, GzipError, ProfileError
 
 __all__ = ["DecodeError", "FilterWarning", "GzipError", "ProfileError"]
+
+
+def unknown_sample_type(name: str, have: Iterable[str], where: str = "") -> ProfileError:
+    """The error for a sample type ``name`` a profile does not have, the same
+    from every entry point (Profile methods, reports, views, testing, the
+    pytest plugin; the C++ fleet reader's UnknownSampleType reads the same):
+    ``ProfileError("[where: ]no sample_type 'name'; have a, b")``."""
+    prefix = f"{where}: " if where else ""
+    return ProfileError(f"{prefix}no sample_type {name!r}; have {', '.join(have)}")
 
 
 class FilterWarning(UserWarning):

@@ -249,14 +249,14 @@ def _arm(marker: str, where: str) -> None:
         _read.load_many = load_many
         _read.load_many.original = original
     else:  # after a task has written its staged part files
-        original = _store._Writer.flush
+        original = _store.Writer.flush
 
         def flush(self, *args, **kwargs):
             original(self, *args, **kwargs)
             die_once()
 
         flush.original = original
-        _store._Writer.flush = flush
+        _store.Writer.flush = flush
 
 
 def _disarm() -> None:
@@ -264,7 +264,7 @@ def _disarm() -> None:
     from pprofcore.fleet import _store
 
     _read.load_many = getattr(_read.load_many, "original", _read.load_many)
-    _store._Writer.flush = getattr(_store._Writer.flush, "original", _store._Writer.flush)
+    _store.Writer.flush = getattr(_store.Writer.flush, "original", _store.Writer.flush)
 
 
 def _recover(client) -> None:

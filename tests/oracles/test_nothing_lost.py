@@ -18,19 +18,9 @@ import pytest
 from testenv import CORPUS, corpus_files, go_helper, parses_with_pprof, requires_go
 
 import pprofcore
+from pprofcore._summary import HEADER_FIELDS
 
-HEADER = [
-    "sample_types",
-    "period_type",
-    "period",
-    "time_nanos",
-    "duration_nanos",
-    "comments",
-    "drop_frames",
-    "keep_frames",
-    "default_sample_type",
-    "doc_url",
-]
+HEADER = ["sample_types", *HEADER_FIELDS]
 SAMPLE_COLUMNS = ["values", "stack_offsets", "stack_locations", "label_offsets"]
 TABLES = ["labels", "locations", "lines", "functions", "mappings"]
 

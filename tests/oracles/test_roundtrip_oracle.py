@@ -17,6 +17,7 @@ from pprof_oracle import split_rawdump
 from testenv import corpus_files, corpus_manifest, go_helper, parses_with_pprof, requires_go
 
 import pprofcore
+from pprofcore._summary import HEADER_FIELDS
 
 ACCEPTED = corpus_files(parses_with_pprof)
 
@@ -34,18 +35,7 @@ def test_encode_decode_round_trip(row, corpus_dir):
     assert gz[:2] == b"\x1f\x8b"
     assert pprofcore.loads(gz) == p
     # Header and every table survive (equality covers columns; spell out the header).
-    for attr in (
-        "sample_types",
-        "period_type",
-        "period",
-        "time_nanos",
-        "duration_nanos",
-        "comments",
-        "drop_frames",
-        "keep_frames",
-        "default_sample_type",
-        "doc_url",
-    ):
+    for attr in ("sample_types", *HEADER_FIELDS):
         assert getattr(q, attr) == getattr(p, attr), attr
     assert list(q.strings) == list(p.strings)
 

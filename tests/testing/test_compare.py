@@ -246,5 +246,5 @@ def test_compare_argument_errors():
     with pytest.raises(ValueError, match="alpha"):
         compare(a, a, alpha=1.5)
     heap = pprofcore.load(pprofcore.example_path("heap"))
-    with pytest.raises(ValueError, match="profile 2 has no sample type 'cpu'"):
+    with pytest.raises(ValueError, match="profile 2: no sample_type 'cpu'; have "):
         compare(a, [heap, heap])

@@ -282,8 +282,7 @@ def test_update_refuses_an_unknown_sample_type_at_once(pytester, cpu, monkeypatc
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(
         [
-            "*pprof_baseline: sample_type='cpus' is not a sample type of this profile (it has: samples, cpu);"
-            " baseline * not written*",
+            "*pprof_baseline: no sample_type 'cpus'; have samples, cpu; baseline * not written*",
             "*unknown granularity by='function'*not written*",
             "*sample_type index 7 out of range*(sample types: samples, cpu)*not written*",
         ]

@@ -207,7 +207,7 @@ def test_bad_arguments_raise_clearly():
     with pytest.raises(ValueError, match="no sample.type"):
         EXAMPLE.flamegraph("bogus")
     heap = pprofcore.load(pprofcore.__path__[0] + "/data/example-heap.pb.gz")
-    with pytest.raises(ValueError, match="base profile has no sample type"):
+    with pytest.raises(ValueError, match="base profile: no sample_type 'cpu'; have "):
         EXAMPLE.flamegraph(base=heap)
 
 

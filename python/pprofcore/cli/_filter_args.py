@@ -24,6 +24,8 @@ import sys
 import warnings
 from typing import Dict, Optional
 
+from ..errors import FilterWarning
+
 # (flag, Profile.filter keyword, help)
 FILTER_FLAGS = (
     ("--focus", "focus", "keep samples with a frame matching REGEX (function, file or mapping)"),
@@ -67,8 +69,6 @@ def filter_kwargs(args: argparse.Namespace) -> Dict[str, Optional[str]]:
 def apply_filter_args(profile, args: argparse.Namespace, prog: str = "pprofcore"):
     """Applies pprof's load-time pruning and the filter flags to ``profile``,
     printing "... matched no samples" warnings to stderr."""
-    from ..errors import FilterWarning
-
     if getattr(args, "remove_uninteresting", True):
         profile = profile.remove_uninteresting()
     kwargs = filter_kwargs(args)

@@ -10,7 +10,11 @@ through unchanged, so pprofcore's own ``--long-options`` keep working.
 
 from __future__ import annotations
 
+import sys
 from typing import List, Optional, Sequence
+
+from ..reports._nodes import GRANULARITIES
+from ._pprof_usage import USAGE
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).
 REPORTS = {
@@ -39,8 +43,6 @@ REPORTS = {
 # The reports whose flag value is a regex (their first positional argument).
 REGEX_REPORTS = ("peek", "list", "disasm")
 
-# Granularity flags: -lines is --granularity=lines.
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
 
 # pprof flag -> pprofcore option (None: the flag's own name with two dashes).
 OPTIONS = {
@@ -190,7 +192,7 @@ def translate(argv: Sequence[str], subcommands: Sequence[str], strict: bool = Fa
                     out.append("--mean")
         elif name in VALUED_BOOLEANS:
             out.append(f"--{name}={'true' if _truth(value, name) else 'false'}")
-        elif name in GRANULARITIES:
+        elif name in GRANULARITIES:  # -lines is --granularity=lines
             if _truth(value, name):
                 out.append(f"--granularity={name}")
         elif name in OPTIONS:
@@ -224,9 +226,5 @@ def _source_groups(rest: Sequence[str]) -> List[str]:
 
 def refuse(name: str) -> int:
     """pprof's answer to an undefined flag: its message and usage on stderr, status 1."""
-    import sys
-
-    from ._pprof_usage import USAGE
-
     sys.stderr.write(f"flag provided but not defined: -{name}\n{USAGE}")
     return 1

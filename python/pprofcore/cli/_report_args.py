@@ -9,7 +9,8 @@ import sys
 
 import numpy as np
 
-from .. import _fetch, _io
+from .. import _fetch, _io, _merge
+from ..reports._nodes import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
 from . import _filter_args, _pprof_options
 
 
@@ -84,9 +85,7 @@ def add_common(
         help="leave out the profile's header lines (File, Type, Time, Duration)",
     )
     if granularity:
-        parser.add_argument(
-            "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
-        )
+        parser.add_argument("--granularity", default="functions", choices=GRANULARITIES)
         parser.add_argument("--noinlines", action="store_true", help="attribute inlined frames to their callers")
         parser.add_argument("--mean", action="store_true", help="divide by the first (count) sample type")
     if nodecount:
@@ -94,20 +93,20 @@ def add_common(
             "--nodecount",
             type=int,
             default=None,
-            help="show at most N nodes (pprof's default: all for top, 80 for tree)",
+            help=f"show at most N nodes (pprof's default: all for top, {NODECOUNT} for tree)",
         )
     if trim:
         parser.add_argument(
             "--nodefraction",
             type=float,
-            default=0.005,
-            help="drop nodes whose cum is below this fraction of the total (pprof's default 0.005)",
+            default=NODEFRACTION,
+            help=f"drop nodes whose cum is below this fraction of the total (pprof's default {NODEFRACTION})",
         )
         parser.add_argument(
             "--edgefraction",
             type=float,
-            default=0.001,
-            help="drop edges below this fraction of the total (pprof's default 0.001)",
+            default=EDGEFRACTION,
+            help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
         )
         parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
@@ -163,7 +162,6 @@ def load_all(args, before_filters=None):
     profiles applied, then drop_frames/keep_frames and the filter flags. A
     source may be a URL; what was fetched is saved as pprof saves it.
     ``before_filters(p)`` runs on the profile just before the filters."""
-    from .. import _merge
 
     fetched: list = []
 

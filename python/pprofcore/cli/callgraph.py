@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from .. import _io
+from ..reports._nodes import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index
@@ -22,18 +23,21 @@ def add_arguments(parser) -> None:
         help="output file: .dot/.gv (DOT) or .svg (needs Graphviz); - writes DOT to stdout",
     )
     ra.add_sample_index(parser)
+    parser.add_argument("--granularity", default="functions", choices=GRANULARITIES)
     parser.add_argument(
-        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
+        "--nodecount", type=int, default=NODECOUNT, help=f"keep at most N nodes (0 = all; default {NODECOUNT})"
     )
-    parser.add_argument("--nodecount", type=int, default=80, help="keep at most N nodes (0 = all; default 80)")
     parser.add_argument(
         "--nodefraction",
         type=float,
-        default=0.005,
-        help="drop nodes whose cum is below this share of the total (default 0.005)",
+        default=NODEFRACTION,
+        help=f"drop nodes whose cum is below this share of the total (default {NODEFRACTION})",
     )
     parser.add_argument(
-        "--edgefraction", type=float, default=0.001, help="drop edges below this share of the total (default 0.001)"
+        "--edgefraction",
+        type=float,
+        default=EDGEFRACTION,
+        help=f"drop edges below this share of the total (default {EDGEFRACTION})",
     )
     parser.add_argument("--title", default=None, help="title in the legend")
     _filter_args.add_filter_arguments(parser)

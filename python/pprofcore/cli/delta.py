@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
+import pprofcore
+
 from .. import _atomic
 
 HELP = "convert a series of cumulative profiles into deltas"
@@ -34,8 +36,6 @@ def default_types(sample_types) -> list:
 
 
 def run(args) -> int:
-    import pprofcore
-
     os.makedirs(args.output, exist_ok=True)
     dc = None
     for path in args.files:

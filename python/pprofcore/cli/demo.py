@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import time
 
+import pprofcore
+
+from . import info
+
 HELP = "show pprofcore at work on a bundled example profile"
 
 
@@ -13,10 +17,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import pprofcore
-
-    from . import info
-
     path = pprofcore.example_path(args.kind)
     print(info.format_text(info.describe(path)))
     t0 = time.perf_counter()

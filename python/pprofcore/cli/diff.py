@@ -3,6 +3,9 @@ functions whose flat value changed most: pprof's -top of the difference."""
 
 from __future__ import annotations
 
+import pprofcore
+
+from ..reports._nodes import GRANULARITIES
 from . import _report_args as ra
 
 HELP = "show what changed between two profiles"
@@ -13,15 +16,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("-n", "--nodecount", type=int, default=20, help="rows to show")
     ra.add_sample_index(parser)
-    parser.add_argument(
-        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
-    )
+    parser.add_argument("--granularity", default="functions", choices=GRANULARITIES)
     parser.add_argument("--normalize", action="store_true", help="scale NEW to BASE's totals first")
 
 
 def run(args) -> int:
-    import pprofcore
-
     base, new = pprofcore.load(args.base), pprofcore.load(args.new)
     d = new.diff(base, mode="base", normalize=args.normalize)
     col = d.sample_type_index(ra.sample_index(args.sample_index))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from .. import _io
+from ..reports._nodes import GRANULARITIES
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index
@@ -26,9 +27,7 @@ def add_arguments(parser) -> None:
         "to stdout (default: flamegraph.html)",
     )
     ra.add_sample_index(parser)
-    parser.add_argument(
-        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
-    )
+    parser.add_argument("--granularity", default="functions", choices=GRANULARITIES)
     parser.add_argument("--inverted", action="store_true", help="leaf functions under the root (callers below them)")
     parser.add_argument(
         "--min-fraction",

@@ -14,7 +14,11 @@ import argparse
 import sys
 import time
 
+import pprofcore
+
+from ..reports._nodes import GRANULARITIES
 from . import _report_args as ra
+from ._progress import Progress
 
 HELP = "Parquet store of many profiles: ingest, sql, top"
 
@@ -46,9 +50,7 @@ def add_arguments(parser) -> None:
         "--where", default=None, help="one SQL condition over the profiles table, e.g. \"day = '2024-01-02'\""
     )
     ra.add_sample_index(p)
-    p.add_argument(
-        "--granularity", default="functions", choices=("functions", "filefunctions", "files", "lines", "addresses")
-    )
+    p.add_argument("--granularity", default="functions", choices=GRANULARITIES)
     p.add_argument("--nodecount", type=int, default=20, help="show at most N rows (default 20)")
     p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
@@ -61,10 +63,6 @@ def run(args) -> int:
 
 
 def _ingest(args) -> int:
-    import pprofcore
-
-    from ._progress import Progress
-
     t0 = time.perf_counter()
     s = pprofcore.ProfileSet(args.files, threads=args.threads)
     bar = Progress(len(s), "ingesting")
@@ -74,8 +72,6 @@ def _ingest(args) -> int:
 
 
 def _sql(args) -> int:
-    import pprofcore
-
     df = pprofcore.open_store(args.directory, external_access=args.external_access).sql(args.query)
     if args.format == "csv":
         df.to_csv(sys.stdout, index=False)
@@ -90,10 +86,6 @@ def _sql(args) -> int:
 
 
 def _top(args) -> int:
-    import pprofcore
-
-    from ._progress import Progress
-
     ps = pprofcore.open_store(args.directory).profile_set(args.where)
     if not len(ps):
         raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")

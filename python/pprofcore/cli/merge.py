@@ -6,6 +6,10 @@ from __future__ import annotations
 import sys
 import time
 
+import pprofcore
+
+from ._progress import Progress
+
 HELP = "merge profiles into one (pprof's Merge semantics, all cores)"
 
 
@@ -23,10 +27,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import pprofcore
-
-    from ._progress import Progress
-
     t0 = time.perf_counter()
     bar = Progress(len(args.files), "merging")
     merged = pprofcore.merge_files(args.files, threads=args.threads, progress=bar if bar.enabled else None)

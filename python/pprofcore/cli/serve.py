@@ -12,6 +12,9 @@ import os
 from typing import Dict, List
 
 from .. import _merge
+from ..web._serve import serve
+from ..web._session import Session
+from ..web._state import State
 from . import _report_args as ra
 
 HELP = "explore profiles in the browser (pprof's -http web UI)"
@@ -41,9 +44,6 @@ def _expand(paths: List[str]) -> List[List[str]]:
 
 def session_of(args):
     """The explorer's session for the parsed command line."""
-    from ..web._session import Session
-    from ..web._state import State
-
     groups: Dict[int, List[str]] = {0: list(args.files)}
     for item in args.source_group:
         n, _, path = item.partition(":")
@@ -85,8 +85,6 @@ def session_of(args):
 
 
 def run(args) -> int:
-    from ..web._serve import serve
-
     session = session_of(args)
     try:
         serve(session, args.http, open_browser=not args.no_browser)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..reports._nodes import NODECOUNT
 from . import _report_args as ra
 
 HELP = "call tree: each node with callers and callees (like pprof -tree)"
@@ -20,7 +21,7 @@ def run(args) -> int:
         mean=args.mean,
         unit=args.unit,
         inline=not args.noinlines,
-        nodecount=80 if args.nodecount is None else args.nodecount,
+        nodecount=NODECOUNT if args.nodecount is None else args.nodecount,
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
         relative_percentages=args.relative_percentages,

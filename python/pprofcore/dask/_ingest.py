@@ -27,6 +27,8 @@ import numpy as np
 
 from .._io import DEFAULT_MAX_DECOMPRESSED_SIZE
 from ..errors import DecodeError
+from ..fleet import _commit, _store
+from ..fleet._store import Store, Writer, header_row, next_profile_id
 from . import _client, _read
 from ._read import Item, Skipped
 
@@ -74,9 +76,7 @@ def ingest_chunk(
     Profile ids are ``first_id + position`` (input order, as a local ingest numbers them)."""
     import pyarrow as pa
 
-    from ..fleet._store import _header_row, _Writer
-
-    w = _Writer(Path(staging), first_id=first_id)
+    w = Writer(Path(staging), first_id=first_id)
     skipped = Skipped()
     n = 0
     try:
@@ -90,7 +90,7 @@ def ingest_chunk(
             t = p.time_nanos
             day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
             w.next_id = first_id + pos
-            w.add(p, {"day": day, "row": _header_row(p, path, extra)})
+            w.add(p, {"day": day, "row": header_row(p, path, extra)})
             n += 1
     except (DecodeError, OSError) as e:  # an unreadable file: reported by the last task
         return IngestPart({table: None for table in CONTENT}, skipped, n, e)
@@ -120,8 +120,6 @@ def commit(root: IngestPart, directory: str, staging: str, name: str, batch: str
     parts into the store, and commit them all as one batch (the last step);
     then remove the staging folder. Run again (its worker died), it redoes
     what is missing and commits the same batch."""
-    from ..fleet import _commit, _store
-
     d, stage = Path(directory), Path(staging)
     if root.error is not None:
         shutil.rmtree(stage, ignore_errors=True)
@@ -196,9 +194,6 @@ def ingest(
         As :func:`pprofcore.dask.merge`.
     """
     dask = _client.require_dask()
-    from ..fleet import _commit
-    from ..fleet._store import Store, next_profile_id
-
     _read.check_errors(errors)
     items = _read.expand(paths)
     if not items:

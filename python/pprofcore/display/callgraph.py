@@ -15,11 +15,14 @@ import numpy as np
 
 from .. import _core, _units
 from .._args import check_str
-from ..reports._nodes import check_granularity
+from ..reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
+from ._files import save_by_extension
+from .dot import pprof_dot
 from .dot_tags import BASE_LABEL, node_tags
 from .flamegraph import stack_nodes
+from .html import callgraph_html
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -35,9 +38,9 @@ def callgraph(
     sample_type=None,
     *,
     by: str = "functions",
-    nodecount: int = 80,
-    nodefraction: float = 0.005,
-    edgefraction: float = 0.001,
+    nodecount: int = NODECOUNT,
+    nodefraction: float = NODEFRACTION,
+    edgefraction: float = EDGEFRACTION,
     title: Optional[str] = None,
     inline: bool = True,
     drop_negative: bool = False,
@@ -125,9 +128,9 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         score = 0.0
         if total != 0:
             for x in weights:
-                score += _entropy_term(abs(x) / total)
+                score += entropy_term(abs(x) / total)
             if self_ > 0:
-                score += _entropy_term(abs(self_) / total)
+                score += entropy_term(abs(self_) / total)
         return score
 
     scores = {}
@@ -136,24 +139,24 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         s = 0.0
         s += edge_entropy(ins[n], 0) if n in ins else 1.0
         s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
-        scores[n] = _wrap64(_go_int64(s * float(cum[n])) + int(flat[n]))
-    return sorted(scores, key=lambda n: (-_wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
+        scores[n] = wrap64(go_int64(s * float(cum[n])) + int(flat[n]))
+    return sorted(scores, key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
 
 
-def _entropy_term(frac: float) -> float:
+def entropy_term(frac: float) -> float:
     """-frac*log2(frac) with IEEE results: NaN for 0 (0 * -Inf) and for the
     negative fractions a diff profile's negative flat gives, as in pprof."""
     return -frac * math.log2(frac) if frac > 0 else math.nan
 
 
-def _go_int64(x: float) -> int:
+def go_int64(x: float) -> int:
     """Go's int64(x) on amd64: NaN and out-of-range values become the minimum int64."""
     if math.isnan(x) or not -(2.0**63) <= x < 2.0**63:
         return -(2**63)
     return int(x)
 
 
-def _wrap64(v: int) -> int:
+def wrap64(v: int) -> int:
     """``v`` as a wrapping int64 (Go's overflow)."""
     return (v + 2**63) % 2**64 - 2**63
 
@@ -373,8 +376,6 @@ class CallGraph:
     def to_pprof_dot(self, *, unit: Optional[str] = None, relative_percentages: bool = False) -> str:
         """The DOT text ``go tool pprof -dot`` prints for this graph, byte for
         byte (legend, labels, colours, tag sub-nodes); see :mod:`.dot`."""
-        from .dot import pprof_dot
-
         nodefraction, edgefraction = self._fractions
         return pprof_dot(
             self,
@@ -402,12 +403,8 @@ class CallGraph:
         return self.to_svg()
 
     def _repr_html_(self) -> str:
-        from .html import callgraph_html
-
         return callgraph_html(self)
 
     def save(self, path) -> None:
         """Writes :meth:`to_dot` (``.dot``/``.gv``) or :meth:`to_svg` (``.svg``), by extension."""
-        from ._files import save_by_extension
-
         save_by_extension(path, {".dot": self.to_dot, ".gv": self.to_dot, ".svg": self.to_svg}, ".dot, .gv or .svg")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
 import numpy as np
 
-from .callgraph import MAX_NODELETS, _entropy_term, _go_int64, _wrap64
+from .callgraph import MAX_NODELETS, entropy_term, go_int64, wrap64
 from .dot_tags import NodeTags, add_sample, sample_tags, trim_tags
 from .flamegraph import stack_nodes
 
@@ -215,7 +215,7 @@ class CallTreeGraph:
         """pprof's entropy order (ties: name, |flat|, then creation order)."""
         scores = {n: self._score(n) for n in self.nodes}
         names = [self._names[r] for r in self._rows]
-        self.nodes.sort(key=lambda n: (-_wrap64(abs(scores[n])), names[n], -abs(self._flat[n]), n))
+        self.nodes.sort(key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(self._flat[n]), n))
 
     def _score(self, n: int) -> int:
         def entropy(weights: List[int], self_: int) -> float:
@@ -223,13 +223,13 @@ class CallTreeGraph:
             score = 0.0
             if total != 0:
                 for x in weights:
-                    score += _entropy_term(abs(x) / total)
+                    score += entropy_term(abs(x) / total)
                 if self_ > 0:
-                    score += _entropy_term(abs(self_) / total)
+                    score += entropy_term(abs(self_) / total)
             return score
 
         e_in: Optional[int] = self._in.get(n)
         outs = self._out.get(n, {})
         s = entropy([self._weight[e_in]], 0) if e_in is not None else 1.0
         s += entropy([self._weight[e] for e in outs.values()], self._flat[n]) if outs else 1.0
-        return _wrap64(_go_int64(s * float(self._cum[n])) + self._flat[n])
+        return wrap64(go_int64(s * float(self._cum[n])) + self._flat[n])

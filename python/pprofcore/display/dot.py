@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 
 from .. import _units
-from ..reports._base import active_filters, report_total
+from .._report_base import active_filters, report_total
 from ..reports._nodes import header_lines
 from ._escape import pprof_dot_string as esc
 from .dot_tags import NodeTags, Tag, node_tags, sort_tags

@@ -10,11 +10,15 @@ from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 
-from .. import _core, _units
+from .. import _atomic, _core, _units
 from .._args import check_str, type_name
+from ..errors import unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._files import save_by_extension
+from .html import flamegraph_html
+from .speedscope import to_speedscope
+from .svg import check_width, flamegraph_svg
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -29,11 +33,11 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     """The report nodes of ``by`` without their sums (the call tree needs only the
     keying and the names), cached on the profile; ``inline=False``: inlined
     frames folded into their callers (pprof's -noinlines)."""
-    key = ("__stack_nodes__", by) if inline else ("__stack_nodes__", by, "noinlines")
-    t = profile._tables.get(key)
+    cache = profile._derived.stack_nodes
+    key = by if inline else (by, "noinlines")
+    t = cache.get(key)
     if t is None:
-        t = _core.aggregate(profile._core, by, inline, -1, -1, False)
-        profile._tables[key] = t
+        t = cache[key] = _core.aggregate(profile._core, by, inline, -1, -1, False)
     return t
 
 
@@ -63,7 +67,7 @@ def flamegraph(
     if base is not None:
         bt = [t for t, _ in base.sample_types]
         if stype not in bt:
-            raise ValueError(f"base profile has no sample type {stype!r} (it has {', '.join(bt) or 'none'})")
+            raise unknown_sample_type(stype, bt, "base profile")
         bi = bt.index(stype)
         if base.sample_types[bi][1] != unit:
             raise ValueError(
@@ -223,15 +227,11 @@ class FlameGraph:
         )
 
     def _repr_html_(self) -> str:
-        from .html import flamegraph_html
-
         return flamegraph_html(self, full_page=False)
 
     def to_html(self) -> str:
         """A standalone HTML page: interactive (zoom, search, tooltips, sandwich
         view, top functions), with its script, styles and data inline."""
-        from .html import flamegraph_html
-
         return flamegraph_html(self, full_page=True)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
@@ -255,8 +255,6 @@ class FlameGraph:
         ``width`` (pixels) must be a finite number > 0 (else ValueError; TypeError
         when not a number). Characters XML forbids in names (NUL, ESC, U+FFFE, ...)
         are shown as visible escapes such as ``\\x1b``."""
-        from .svg import check_width, flamegraph_svg
-
         width = check_width(width)
 
         return flamegraph_svg(self, width=width)
@@ -264,12 +262,8 @@ class FlameGraph:
     def to_speedscope(self) -> str:
         """The tree as a speedscope file (JSON, "sampled" profile: one sample per
         node with a non-zero ``self``, weighted by it). Open it at speedscope.app."""
-        from .speedscope import to_speedscope
-
         return json.dumps(to_speedscope(self), separators=(",", ":"))
 
     def save_speedscope(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes :meth:`to_speedscope` to ``path`` (atomically: a temporary file renamed over it)."""
-        from .. import _atomic
-
         _atomic.write_text(path, self.to_speedscope())

@@ -8,7 +8,12 @@ in an open layout that DuckDB queries with SQL. pandas is needed for the
 tables, pyarrow for the store and duckdb for its queries (``pprofcore[fleet]``).
 """
 
+from ..display.fleet import heatmap, lines
+from ._commit import IncompleteStoreWarning
+from ._movers import movers
+from ._series import series
 from ._set import ProfileSet
+from ._store import Store
 
 
 def open_store(directory, *, external_access: bool = False):
@@ -17,27 +22,7 @@ def open_store(directory, *, external_access: bool = False):
     Its DuckDB queries read the store's own files only; ``external_access=True``
     lets :meth:`Store.sql` read and write other files, attach databases and
     load extensions, as a plain DuckDB connection does."""
-    from ._store import Store
-
     return Store(directory, external_access=external_access)
-
-
-def __getattr__(name):
-    if name == "Store":
-        from ._store import Store
-
-        return Store
-    if name == "IncompleteStoreWarning":
-        from ._commit import IncompleteStoreWarning
-
-        return IncompleteStoreWarning
-    if name in ("series", "movers", "heatmap", "lines"):
-        from . import _movers, _plots, _series
-
-        return {"series": _series.series, "movers": _movers.movers, "heatmap": _plots.heatmap, "lines": _plots.lines}[
-            name
-        ]
-    raise AttributeError(name)
 
 
 __all__ = ["IncompleteStoreWarning", "ProfileSet", "Store", "open_store", "series", "movers", "heatmap", "lines"]

@@ -14,8 +14,15 @@ from typing import List
 import numpy as np
 
 from .._io import loads
+from .._summary import HEADER_FIELDS
 from .._wire import tag, varint
 from . import _pbwrite as w
+
+#: The ``profiles`` columns that hold the profile's header (HEADER_FIELDS, with
+#: ``period_type`` stored as two columns, ``period_type`` and ``period_unit``).
+HEADER_COLUMNS = tuple(
+    c for f in HEADER_FIELDS for c in (("period_type", "period_unit") if f == "period_type" else (f,))
+)
 
 
 def _arrow(con, query: str):
@@ -156,26 +163,7 @@ def rebuild(con, profile_ids: List[int]):
     s_pid = samples.column("profile_id").to_numpy()
 
     rows = {pid: i for i, pid in enumerate(prof.column("profile_id").to_pylist())}
-    header = prof.select(
-        [
-            c
-            for c in (
-                "sample_types",
-                "sample_units",
-                "time_nanos",
-                "duration_nanos",
-                "period_type",
-                "period_unit",
-                "period",
-                "comments",
-                "drop_frames",
-                "keep_frames",
-                "default_sample_type",
-                "doc_url",
-                "main_mapping_id",
-            )
-        ]
-    ).to_pylist()
+    header = prof.select([c for c in ("sample_types", "sample_units", *HEADER_COLUMNS, "main_mapping_id")]).to_pylist()
     loc_seq = stack_rows[take] - 1  # location row of every frame of every sample, batch order
     out = []
     for pid in profile_ids:

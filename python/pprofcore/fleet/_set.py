@@ -18,9 +18,10 @@ from .._io import load_many
 from .._merge import Merger, merge_files
 from .._optional import require_pandas
 from .._profile import Profile
+from ..display.fleet import set_html
 from ._movers import movers
-from ._plots import set_html
 from ._series import series
+from ._store import REBUILD_BATCH, Store, write_store
 
 #: Profiles decoded per chunk when streaming (per worker thread).
 CHUNK_PER_THREAD = 8
@@ -102,6 +103,14 @@ class ProfileSet:
         if not paths:
             raise FileNotFoundError(f"no files match {pattern!r}")
         return cls(paths, metadata=metadata, threads=threads)
+
+    @classmethod
+    def from_store(cls, store: Store, where: Optional[str] = None) -> "ProfileSet":
+        """The profiles of the Parquet ``store`` matching the SQL condition
+        ``where`` (see :meth:`Store.profile_set`), rebuilt from its tables
+        ``REBUILD_BATCH`` profiles at a time."""
+        keys, reader, facts = store.selection(where)
+        return cls._from_reader(keys, reader, facts, chunk=REBUILD_BATCH)
 
     @classmethod
     def _from_reader(
@@ -296,12 +305,14 @@ class ProfileSet:
         See :func:`pprofcore.fleet.movers`."""
         return movers(self, before, after, sample_type=sample_type, by=by, value=value, n=n)
 
-    def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Any":
+    def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> Store:
         """Write (or append) these profiles to a Parquet store; returns the
         :class:`~pprofcore.fleet.Store`. See docs/fleet.md for the layout."""
-        from ._store import write_store
-
         return write_store(self, directory, progress=progress)
+
+
+# The store's profile_set builds this class (fleet._store cannot import it: this module imports the store).
+Store.set_class = ProfileSet
 
 
 def _utc(pd, t):

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from .._optional import require_pandas, require_pyarrow
 from . import _commit, _ids, _sql
-from ._rebuild import rebuild
-from ._set import ProfileSet
+from ._rebuild import HEADER_COLUMNS, rebuild
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._set import ProfileSet
 
 TABLES = _commit.TABLES
 PARTITIONED = ("profiles", "samples")
@@ -64,7 +66,7 @@ def next_profile_id(snap: "_commit.Snapshot") -> int:
     return int(ids.max()) + 1 if len(ids) else 0
 
 
-class _Writer:
+class Writer:
     """Accumulates table pieces and writes one Parquet file per table per batch."""
 
     def __init__(self, directory: Path, snap: Optional["_commit.Snapshot"] = None, first_id: int = 0) -> None:
@@ -249,7 +251,7 @@ class _Writer:
         return written
 
 
-def _header_row(p, path, extra: dict) -> dict:
+def header_row(p, path, extra: dict) -> dict:
     pd = require_pandas()
     t = p.time_nanos
     totals = p.values.sum(axis=0, dtype=np.int64) if len(p) else np.zeros(len(p.sample_types), np.int64)
@@ -277,7 +279,7 @@ def _header_row(p, path, extra: dict) -> dict:
     return row
 
 
-def _metadata_of(s: ProfileSet, i: int, path) -> dict:
+def _metadata_of(s: "ProfileSet", i: int, path) -> dict:
     """The metadata columns of profile ``i`` of ``s`` (without reading the
     whole ``profiles`` table, which would decode every file once more)."""
     md = s._metadata
@@ -285,30 +287,14 @@ def _metadata_of(s: ProfileSet, i: int, path) -> dict:
         if s._source.reader is None or s._table is None:
             return {}
         row = s._table.iloc[int(s._rows[i])]  # a set rebuilt from a store: its stored columns
-        skip = {
-            "path",
-            "time",
-            "duration",
-            "sample_types",
-            "sample_units",
-            "totals",
-            "period_type",
-            "period_unit",
-            "period",
-            "comments",
-            "drop_frames",
-            "keep_frames",
-            "default_sample_type",
-            "doc_url",
-            "n_samples",
-        }
+        skip = {"path", "time", "duration", "sample_types", "sample_units", "totals", *HEADER_COLUMNS, "n_samples"}
         return {k: v for k, v in row.items() if k not in skip}
     if callable(md):
         return dict(md(path) or {})
     return dict(md.iloc[int(s._rows[i])])
 
 
-def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
+def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int, int], None]] = None) -> "Store":
     """Write (append) the profiles of ``s`` to the store in ``directory``.
 
     Holds the store's lock throughout (a second ingest waits); each batch of
@@ -317,7 +303,7 @@ def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, i
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
     with _commit.Lock(d):
-        w = _Writer(d, _commit.prepare(d))
+        w = Writer(d, _commit.prepare(d))
         paths = s.paths
         done = 0
         for pos, profiles in s.chunks():
@@ -325,7 +311,7 @@ def write_store(s: ProfileSet, directory, *, progress: Optional[Callable[[int, i
                 extra = _metadata_of(s, i, paths[i])
                 t = p.time_nanos
                 day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
-                w.add(p, {"day": day, "row": _header_row(p, paths[i], extra)})
+                w.add(p, {"day": day, "row": header_row(p, paths[i], extra)})
                 done += 1
                 if done % WRITE_BATCH == 0:
                     w.flush()
@@ -366,6 +352,12 @@ class Store:
     >>> int(store.sql("select count(*) as n from profiles")["n"][0])
     2
     """
+
+    #: The class :meth:`profile_set` builds. ``fleet._set`` sits above this
+    #: module (``ProfileSet.to_parquet`` writes and returns a Store) and sets
+    #: it to ProfileSet where that class is defined; every way to a Store goes
+    #: through ``pprofcore.fleet``, which has imported ``fleet._set`` by then.
+    set_class: ClassVar[Any] = None
 
     def __init__(self, directory, *, external_access: bool = False) -> None:
         if not isinstance(external_access, bool):
@@ -439,11 +431,11 @@ class Store:
         finally:
             cur.close()
 
-    def profile_set(self, where: Optional[str] = None) -> ProfileSet:
-        """The profiles matching the SQL condition ``where`` (one expression
-        over the ``profiles`` view; ``None`` for all), rebuilt from the
-        tables a chunk at a time. A ``where`` that is not one expression
-        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
+    def selection(self, where: Optional[str] = None) -> Tuple[List[int], Callable[[list], list], Any]:
+        """What :meth:`ProfileSet.from_store` builds a set from: the profile
+        ids matching ``where`` (in the order they were written), a reader that
+        rebuilds the profiles of a list of those ids, and their ``profiles``
+        DataFrame (the columns of :attr:`ProfileSet.profiles`)."""
         table = self._selected(where)
         pd = require_pandas()
         facts = pd.DataFrame(
@@ -460,8 +452,14 @@ class Store:
         for c in table.columns:
             if c not in facts.columns and c not in ("time_nanos", "duration_nanos"):
                 facts[c] = table[c].to_numpy()
-        ids = table["profile_id"].astype(np.int64).tolist()
-        return ProfileSet._from_reader(ids, self._rebuild, facts, chunk=REBUILD_BATCH)
+        return table["profile_id"].astype(np.int64).tolist(), self._rebuild, facts
+
+    def profile_set(self, where: Optional[str] = None) -> "ProfileSet":
+        """The profiles matching the SQL condition ``where`` (one expression
+        over the ``profiles`` view; ``None`` for all), rebuilt from the
+        tables a chunk at a time. A ``where`` that is not one expression
+        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
+        return self.set_class.from_store(self, where)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over

@@ -4,23 +4,34 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, List, Sequence
 
 import numpy as np
 
 from .. import _core, _units
-from ._base import active_filters
+from .._report_base import active_filters
 
 if TYPE_CHECKING:
     from .._profile import Profile
 
+#: pprof's granularities (``-functions``, ``-filefunctions``, ``-files``,
+#: ``-lines``, ``-addresses``): the ``by`` of every report, view and CLI.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
-_INLINE_TEXT = ("", "(inline)", "(partial-inline)")
+#: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
+#: graph), ``-nodefraction`` and ``-edgefraction``.
+NODECOUNT = 80
+NODEFRACTION = 0.005
+EDGEFRACTION = 0.001
+INLINE_TEXT = ("", "(inline)", "(partial-inline)")
 
 
-def check_granularity(by: str) -> str:
+def check_granularity(by: str, argument: str = "") -> str:
+    """``by`` when it is one of :data:`GRANULARITIES`, else ValueError (the
+    message names ``by`` after ``argument``, e.g. ``"by="``)."""
     if by not in GRANULARITIES:
-        raise ValueError(f"unknown granularity {by!r}; expected one of {', '.join(GRANULARITIES)}")
+        raise ValueError(f"unknown granularity {argument}{by!r}; expected one of {', '.join(GRANULARITIES)}")
     return by
 
 
@@ -30,14 +41,22 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
     ``label_type`` (and with ``mean`` the count type 0) decides which samples
     create the call edges behind the inline labels, as pprof's graph does."""
     check_granularity(by)
-    cache = profile._tables
-    div = 0 if mean else -1
-    key = ("__nodes__", by, bool(inline), int(label_type), div)
+    cache = profile._derived.nodes
+    key = (by, bool(inline), int(label_type), 0 if mean else -1)
     t = cache.get(key)
     if t is None:
-        t = _core.aggregate(profile._core, by, bool(inline), int(label_type), div)
-        cache[key] = t
+        t = cache[key] = _core.aggregate(profile._core, *key)
     return t
+
+
+def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
+    """:func:`nodes` of every profile (default arguments); aggregation
+    releases the GIL, so the missing tables are built on a thread pool."""
+    missing = [p for p in profiles if (by, True, -1, -1) not in p._derived.nodes]
+    if len(missing) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda p: nodes(p, by), missing))
+    return [nodes(p, by) for p in profiles]
 
 
 def type_label(profile: "Profile", ti: int, mean: bool) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _units
 from .._escapes import escape_chars
-from ._base import report_total
+from .._report_base import report_total
 from ._nodes import nodes
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
-from ._base import report_total
+from .._report_base import report_total
+from ..symbolize import _demangle, _elf, check_options, locate_binary
 from ._nodes import nodes
 from .listing import ListingTable, check_bool, value_or_dot
 
@@ -53,10 +54,8 @@ def disassembly(
     no symbol matches and ``RuntimeError`` naming the Debian package when
     ``objdump`` or ``nm`` is missing. ``intel_syntax``: x86 instructions in
     Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``."""
-    from ..symbolize import _check_options, _demangle, _elf, _locate
-
     rx = _args.compile_regex("disasm regex", regex)
-    binaries, search = _check_options(binaries, search_path, "auto", "simplified", False)
+    binaries, search = check_options(binaries, search_path, "auto", "simplified", False)
     check_bool("relative_percentages", relative_percentages)
     objdump, nm = shutil.which("objdump"), shutil.which("nm")
     if objdump is None or nm is None:
@@ -93,7 +92,7 @@ def disassembly(
         used |= {m for m in range(len(maps)) if maps["memory_start"][m] <= address <= maps["memory_limit"][m]}
     for m in sorted(used):
         name, build_id = s(int(maps["filename"][m])), s(int(maps["build_id"][m]))
-        path, _ = _locate(name, build_id, m == 0, binaries, search)
+        path, _ = locate_binary(name, build_id, m == 0, binaries, search)
         if path is None:
             continue
         rows = [r for r in live.tolist() if node_map[r] == m]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .._frames import label_columns
 from .._tabular import Codes
 from . import _nodes
 
@@ -27,9 +28,7 @@ def to_folded(
     group: List[int] = []
     prefixes: List[List[str]] = []  # frames before the stack, escaped by the core like every frame
     if labels:
-        from .._frames import _label_columns
-
-        cols = _label_columns(profile)
+        cols = label_columns(profile)
         n = len(profile)
         parts = []
         texts: List[Callable[..., Optional[str]]] = []

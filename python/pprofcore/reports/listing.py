@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _args, _units
+from .._report_base import report_total
 from .._repr import listing_html
-from ._base import report_total
 from ._nodes import nodes
 from .table import ReportTable
 
@@ -95,7 +95,7 @@ def source_listing(
             f = int(fn_rows[r])
             file = s(int(fn_file[f])) if f >= 0 else ""
             if file:  # pprof's report trims, then its graph cleans, every file name
-                file = _clean(_trim(file, trim_path, search))
+                file = _clean(trim_source_path(file, trim_path, search))
                 files.setdefault(file, []).append(r)
         if not files:
             routines.append({"name": name, "file": "", "flat": 0, "cum": 0, "error": "no source information"})
@@ -188,7 +188,7 @@ class _SourceReader:
         return self.cache[path]
 
     def _read(self, path: str):
-        rel = _trim(path, self.trim, self.search)
+        rel = trim_source_path(path, self.trim, self.search)
         candidates = []
         if os.path.isabs(rel):
             candidates = [rel]
@@ -215,7 +215,7 @@ class _SourceReader:
         return f"could not find file {rel} on path {self.search}"
 
 
-def _trim(path: str, trim: str, search: str) -> str:
+def trim_source_path(path: str, trim: str, search: str) -> str:
     """pprof's trimPath: strip a configured prefix, or guess one from the base
     names of the search directories."""
     spath = path.replace(os.sep, "/")

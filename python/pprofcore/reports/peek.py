@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Dict, Optional
 import numpy as np
 
 from .. import _args, _units
-from ._base import go_div, report_total
-from ._nodes import header_lines, nodes, summary_lines, trim_nodes
+from .._report_base import go_div, report_total
+from ._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, header_lines, nodes, summary_lines, trim_nodes
 from .table import ReportTable
 
 if TYPE_CHECKING:
@@ -58,9 +58,9 @@ def tree(
     mean: bool = False,
     unit: Optional[str] = None,
     inline: bool = True,
-    nodecount: int = 80,
-    nodefraction: float = 0.005,
-    edgefraction: float = 0.001,
+    nodecount: int = NODECOUNT,
+    nodefraction: float = NODEFRACTION,
+    edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
 ) -> ReportTable:
     """pprof's -tree: every node of the trimmed graph with its callers and callees."""

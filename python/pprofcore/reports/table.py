@@ -10,6 +10,7 @@ import numpy as np
 
 from .._optional import require_pandas
 from .._repr import report_table_html
+from .._tabular import to_arrow_columns, to_pandas_columns
 
 
 class ReportTable:
@@ -73,14 +74,10 @@ class ReportTable:
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (string columns as ``Categorical``)."""
         require_pandas()  # clear error when pandas is missing
-        from .._tabular import to_pandas_columns
-
         return to_pandas_columns(self._columns)
 
     def to_arrow(self):
         """The table as a ``pyarrow.Table`` (string columns dictionary-encoded)."""
-        from .._tabular import to_arrow_columns
-
         return to_arrow_columns(self._columns)
 
     def __arrow_c_stream__(self, requested_schema=None):

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 import numpy as np
 
 from .. import _units
-from .._frames import _label_columns, _value_names, num_label_units
+from .._frames import label_columns, num_label_units, value_names
+from .._report_base import report_total
 from .._tabular import Codes
-from ._base import report_total
 from .table import ReportTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,7 +106,7 @@ def _tags_text(t: ReportTable, n: Optional[int]) -> str:
 # -------------------------------------------------------------------- by_label
 def by_label(profile: "Profile", key: str) -> ReportTable:
 
-    cols = _label_columns(profile)
+    cols = label_columns(profile)
     c = cols.get(key)
     n = len(profile)
     if c is None:
@@ -130,7 +130,7 @@ def by_label(profile: "Profile", key: str) -> ReportTable:
         out[key] = [None for _ in uniq.tolist()]
     counts = np.bincount(inv, minlength=len(uniq)).astype(np.int64)
     out["num_samples"] = counts
-    for i, name in enumerate(_value_names(profile)):
+    for i, name in enumerate(value_names(profile)):
         s = np.zeros(len(uniq), dtype=np.int64)
         np.add.at(s, inv, profile.values[:, i])
         out[name] = s

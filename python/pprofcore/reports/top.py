@@ -7,9 +7,18 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 import numpy as np
 
 from .. import _units
-from .._frames import _value_names
-from ._base import go_div, report_total
-from ._nodes import _INLINE_TEXT, header_lines, nodes, summary_lines, trim_nodes, trimmed_inline_labels
+from .._frames import value_names
+from .._report_base import go_div, report_total
+from ._nodes import (
+    EDGEFRACTION,
+    INLINE_TEXT,
+    NODEFRACTION,
+    header_lines,
+    nodes,
+    summary_lines,
+    trim_nodes,
+    trimmed_inline_labels,
+)
 from .table import ReportTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,8 +34,8 @@ def top(
     mean: bool = False,
     unit: Optional[str] = None,
     inline: bool = True,
-    nodefraction: float = 0.005,
-    edgefraction: float = 0.001,
+    nodefraction: float = NODEFRACTION,
+    edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
 ) -> ReportTable:
     if sort not in ("flat", "cum"):
@@ -76,7 +85,7 @@ def top(
         "sum%": sum_pct,
         "cum": cum,
         "cum%": cum_pct,
-        "inline": [_INLINE_TEXT[int(x)] for x in labels],
+        "inline": [INLINE_TEXT[int(x)] for x in labels],
     }
     meta = {
         "sample_type": profile.sample_types[ti][0],
@@ -146,13 +155,13 @@ def _top_many(profile, sample_types, by, n, sort, mean, inline) -> ReportTable:
         rows = rows[:n]
     names_all = t.printable_names()
     out: Dict[str, Any] = {"name": [names_all[int(r)] for r in rows]}
-    vnames = _value_names(profile)
+    vnames = value_names(profile)
     for ti in idx:
         f, c = cols["flat"][rows, ti], cols["cum"][rows, ti]
         if mean:
             f, c = go_div(f, cols["flat"][rows, 0]), go_div(c, cols["cum"][rows, 0])
         out[f"flat:{vnames[ti]}"] = np.array(f)
         out[f"cum:{vnames[ti]}"] = np.array(c)
-    out["inline"] = [_INLINE_TEXT[int(x)] for x in cols["inline_label"][rows]]
+    out["inline"] = [INLINE_TEXT[int(x)] for x in cols["inline_label"][rows]]
     header = [f"Types: {', '.join(vnames[i] for i in idx)} (values in each type's unit; order by {vnames[idx[0]]})"]
     return ReportTable(out, header, meta={"sample_types": [vnames[i] for i in idx], "granularity": by})

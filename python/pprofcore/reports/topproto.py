@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 import numpy as np
 
 from .. import _core, _units
+from .._report_base import go_div, report_total
 from .._wire import put_field_bytes as _field_bytes
 from .._wire import put_field_varint as _field_varint
 from .._wire import put_packed as _packed
-from ._base import go_div, report_total
-from ._nodes import nodes, trim_nodes
+from ._nodes import NODEFRACTION, nodes, trim_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -37,7 +37,7 @@ def top_profile(
     mean: bool = False,
     unit: Optional[str] = None,
     inline: bool = True,
-    nodefraction: float = 0.005,
+    nodefraction: float = NODEFRACTION,
     relative_percentages: bool = False,
 ) -> "Profile":
     """The ``-topproto`` profile of ``profile`` (see the module docstring)."""

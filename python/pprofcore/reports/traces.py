@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _core, _units
 from .._frames import num_label_units
-from ._base import go_div, report_total
+from .._report_base import go_div, report_total
 from ._nodes import header_lines, nodes
 from .table import ReportTable
 

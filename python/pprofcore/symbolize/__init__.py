@@ -140,7 +140,7 @@ def symbolize(
     Raises :class:`ToolMissing` (naming the Debian package) when no symbolizer
     is installed and a mapping needs one.
     """
-    binaries, search = _check_options(binaries, search_path, tool, demangle, force)
+    binaries, search = check_options(binaries, search_path, tool, demangle, force)
     cols = profile._cols
     n_maps = len(cols["mappings.id"])
     loc_map = np.asarray(cols["locations.mapping"])
@@ -167,7 +167,7 @@ def symbolize(
         res.reason = _skip_reason(cols, m, name, build_id, force)
         if res.reason:
             continue
-        path, why = _locate(name, build_id, m == 0, binaries, search)
+        path, why = locate_binary(name, build_id, m == 0, binaries, search)
         if path is None:
             res.status, res.reason = "missing", why
             continue
@@ -202,7 +202,7 @@ def symbolize(
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
 
 
-def _check_options(binaries, search_path, tool, demangle, force):
+def check_options(binaries, search_path, tool, demangle, force):
     """The options checked (TypeError/ValueError naming the bad one); returns
     ``binaries`` with paths as str and the search path as a list."""
 
@@ -290,7 +290,7 @@ def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.nda
     return profile._derive(core)
 
 
-def _locate(name: str, build_id: str, is_main: bool, binaries, search: List[str]):
+def locate_binary(name: str, build_id: str, is_main: bool, binaries, search: List[str]):
     """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``.
     The path never starts with "-": every tool it is handed to (here and in
     ``disasm``) takes it for a path, not an option."""

@@ -1,66 +1,35 @@
 """A profile's values per key, shared by the share, regression and comparison checks.
 
-A key is pprof's report node at a granularity (``by``); the nodes come from
-the C++ core (``_core.aggregate``) and are cached on the profile. Owns the
-granularity check, sample-type lookup across profiles and the profiles x keys
+A key is pprof's report node at a granularity (``by``): the nodes and totals
+are the reports' own (``reports._nodes.nodes``, ``_report_base.total``), cached
+on the profile. Owns sample-type lookup across profiles and the profiles x keys
 matrix that :mod:`.regressions` and :mod:`.statistics` compare. No assertion
 and no message text.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .. import _core
+from .._report_base import total
+from ..errors import ProfileError, unknown_sample_type
+from ..reports._nodes import check_granularity, nodes_many
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
 
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
-
-
 def check_by(by: str) -> str:
-    if by not in GRANULARITIES:
-        raise ValueError(f"unknown granularity by={by!r}; expected one of {', '.join(GRANULARITIES)}")
-    return by
-
-
-def nodes(p: "Profile", by: str):
-    """pprof's report nodes of ``p`` at granularity ``by`` (C++), cached on ``p``."""
-    key = ("__testing_nodes__", by)
-    t = p._tables.get(key)
-    if t is None:
-        t = p._tables[key] = _core.aggregate(p._core, by, True, -1, -1)
-    return t
-
-
-def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
-    """:func:`nodes` of every profile; aggregation releases the GIL, so the
-    missing tables are built on a thread pool."""
-    missing = [p for p in profiles if ("__testing_nodes__", by) not in p._tables]
-    if len(missing) > 1:
-        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
-            list(pool.map(lambda p: nodes(p, by), missing))
-    return [nodes(p, by) for p in profiles]
+    return check_granularity(by, "by=")
 
 
 def type_index(p: "Profile", sample_type, what: str = "profile") -> int:
     try:
         return p.sample_type_index(sample_type)
     except (ValueError, IndexError, KeyError) as e:
-        raise ValueError(f"{what}: {e}") from None
-
-
-def total(p: "Profile", ti: int) -> int:
-    """pprof's report total: the sum of |value| of one sample type."""
-    if len(p) == 0:
-        return 0
-    return int(np.abs(p.values[:, ti]).sum(dtype=np.int64))
+        raise (ProfileError if isinstance(e, ProfileError) else ValueError)(f"{what}: {e}") from None
 
 
 def resolve_type(profiles: Sequence["Profile"], sample_type) -> Tuple[str, str, List[int]]:
@@ -74,7 +43,7 @@ def resolve_type(profiles: Sequence["Profile"], sample_type) -> Tuple[str, str, 
     for i, p in enumerate(profiles[1:], start=1):
         have = dict(p.sample_types)
         if name not in have:
-            raise ValueError(f"profile {i} has no sample type {name!r} (it has {[t for t, _ in p.sample_types]})")
+            raise unknown_sample_type(name, have, f"profile {i}")
         if have[name] != unit:
             raise ValueError(f"profile {i}: sample type {name!r} is in {have[name]!r}, profile 0 in {unit!r}")
         idx.append(type_index(p, name, f"profile {i}"))

@@ -14,24 +14,12 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._summary import HEADER_FIELDS
 from ..reports.table import ReportTable, column_cells
 from . import _format
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
-
-
-_HEADER_FIELDS = (
-    "period_type",
-    "period",
-    "time_nanos",
-    "duration_nanos",
-    "comments",
-    "drop_frames",
-    "keep_frames",
-    "default_sample_type",
-    "doc_url",
-)
 
 
 # ================================================================ canonical form
@@ -203,7 +191,7 @@ def _describe_key(key, limit: int = 4) -> str:
 
 
 def _header(p: "Profile") -> dict:
-    out = {f: getattr(p, f) for f in _HEADER_FIELDS}
+    out = {f: getattr(p, f) for f in HEADER_FIELDS}
     if out["period_type"] == ("", ""):  # empty and absent are the same to pprof
         out["period_type"] = None
     return out
@@ -248,7 +236,7 @@ def profile_differences(
         if out:
             return out
     ha, hb = _header(a), _header(b)
-    out += [f"{f}: {ha[f]!r} != {hb[f]!r}" for f in _HEADER_FIELDS if ha[f] != hb[f]]
+    out += [f"{f}: {ha[f]!r} != {hb[f]!r}" for f in HEADER_FIELDS if ha[f] != hb[f]]
     if check_order:
         out += _ordered_differences(a, b, types, names, rtol, atol)
     else:

@@ -7,12 +7,14 @@ total of one sample type. Names are pprof's report names at granularity ``by``.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 
 from .. import _units
+from .._args import compile_regex
+from .._report_base import total
+from ..reports._nodes import nodes
 from . import _format, _keys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,15 +28,6 @@ def _segment_any(hit: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per segment ``offsets[i]:offsets[i+1]``: is any element of ``hit`` set?"""
     c = np.concatenate([[0], np.cumsum(hit, dtype=np.int64)])
     return c[offsets[1:]] > c[offsets[:-1]]
-
-
-def _compile(regex) -> "re.Pattern[str]":
-    if isinstance(regex, re.Pattern):
-        return regex
-    try:
-        return re.compile(regex)
-    except re.error as e:
-        raise ValueError(f"bad regex {regex!r}: {e}") from None
 
 
 def assert_share(
@@ -65,13 +58,13 @@ def assert_share(
     for name, v in (("max", max), ("min", min)):
         if v is not None and not 0 <= v <= 1:
             raise ValueError(f"{name}={v} is not a fraction between 0 and 1")
-    rx = _compile(regex)
+    rx = compile_regex("regex", regex)
     ti = _keys.type_index(profile, sample_type)
-    t = _keys.nodes(profile, _keys.check_by(by))
+    t = nodes(profile, _keys.check_by(by))
     cols = t.columns()
     names = t.printable_names()
     match = np.fromiter((rx.search(n) is not None for n in names), dtype=bool, count=len(names))
-    tot = _keys.total(profile, ti)
+    tot = total(profile, ti)
     column = "cum" if cum else "flat"
     node_values = cols[column][:, ti]
     if cum:

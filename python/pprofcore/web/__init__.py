@@ -11,30 +11,27 @@ is drawn by ``display/assets/flamegraph.js``. Needs ``pprofcore[web]``
 
 from __future__ import annotations
 
+from ._app import create_app as make_app
+from ._serve import serve as serve_session
 from ._session import Session
 from ._state import State
+from ._widget import explorer_widget
 
 __all__ = ["Session", "State", "create_app", "serve", "explore"]
 
 
 def create_app(session: Session, **kwargs):
     """The ASGI app of ``session`` (see :func:`pprofcore.web._app.create_app`)."""
-    from ._app import create_app as make
-
-    return make(session, **kwargs)
+    return make_app(session, **kwargs)
 
 
 def serve(session: Session, address: str = "127.0.0.1:0", open_browser: bool = True) -> None:
     """Serves ``session`` on ``address`` (pprof's ``[HOST]:PORT``) until interrupted."""
-    from ._serve import serve as run
-
-    run(session, address, open_browser=open_browser)
+    serve_session(session, address, open_browser=open_browser)
 
 
 def explore(profile, view: str = "flamegraph", *, base=None, source_path=None, trim_path: str = "", **state):
     """The explorer of ``profile`` as a Jupyter widget (see :meth:`pprofcore.Profile.explore`)."""
-    from ._widget import explorer_widget
-
     session = Session(
         [("profile", profile)], base=base, source_path=source_path, trim_path=trim_path, initial=State(**state)
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional
 
-from ..reports.listing import _trim
+from ..reports.listing import trim_source_path
 
 
 class SourceGuard:
@@ -26,7 +26,7 @@ class SourceGuard:
 
     def refusal(self, name: str) -> str:
         """Why ``name`` (a listing's file) may not be shown, or "" when it may."""
-        rel = _trim(name, self.trim, self.search_path)
+        rel = trim_source_path(name, self.trim, self.search_path)
         if os.path.isabs(rel):
             return ""  # absolute names are read as they are, as pprof does
         if ".." in rel.replace("\\", "/").split("/"):

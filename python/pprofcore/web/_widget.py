@@ -17,8 +17,10 @@ import html
 from importlib import resources
 from typing import Any, Dict, Optional
 
+from ._app import meta, to_json
 from ._session import Session
 from ._state import VIEWS, State
+from ._views import view as view_data
 
 
 def _asset(package: str, name: str) -> str:
@@ -63,9 +65,6 @@ def _widget_class():
         return _CLASS
     import anywidget
     import traitlets
-
-    from ._app import meta, to_json
-    from ._views import view as view_data
 
     class ExplorerWidget(anywidget.AnyWidget):
         """The explorer in a notebook: ``w.state`` (a :class:`~pprofcore.web.State`,
@@ -141,7 +140,6 @@ def _parse(query: str) -> Dict[str, str]:
 def static_html(session: Session, state: State) -> str:
     """The fallback where no kernel runs: the flame graph (its own script inline,
     as FlameGraph's notebook output) and pprof's Top text of the state."""
-    from ._views import view as view_data
 
     prof, _ = session.refined(state)
     new, base = session.refined_parts(state)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional, Tuple
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._profile import Profile
+    from ._profile import Profile
 
 # pprof's order of the "Active filters" lines (internal/driver reportOptions).
 FILTER_ORDER = ("focus", "ignore", "hide", "show", "show_from", "tagfocus", "tagignore", "tagshow", "taghide")

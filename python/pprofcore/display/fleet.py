@@ -1,7 +1,9 @@
 """Fleet pictures as self-contained inline SVG (no matplotlib, nothing loaded
 from the network): a heat map of time x key and line plots of chosen keys, both
-drawn from a :func:`series` DataFrame. Names are escaped (C++ names hold ``<``
-and ``&``; control characters XML forbids are written as visible escapes)."""
+drawn from a :func:`pprofcore.fleet.series` DataFrame, and the notebook view of
+a ProfileSet (``pprofcore.fleet`` re-exports ``heatmap`` and ``lines``).
+Names are escaped (C++ names hold ``<`` and ``&``; control characters XML
+forbids are written as visible escapes)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 
 from .. import _atomic
 from .._optional import require_pandas
-from ..display._escape import xml_text
+from ._escape import xml_text
 
 _PALETTE = (
     "#4e79a7",

@@ -1,0 +1,104 @@
+"""The layering checker of test_layering.py fails when it should: run on small
+package trees that each break one rule (a test of the test)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from layering import problems
+
+CLEAN = {
+    "__init__.py": "from ._io import load\n",
+    "errors.py": "class ProfileError(ValueError):\n    pass\n",
+    "_units.py": "from .errors import ProfileError\n",
+    "_frames.py": "import pandas\n\nfrom . import _units\n\n\ndef f():\n    import pyarrow\n    return pyarrow\n",
+    "reports/__init__.py": "from .._frames import f\n",
+    "_profile.py": "from . import _frames, reports\n",
+    "_io.py": "from ._profile import Profile\n",
+    "cli/__init__.py": "import pprofcore\n\nfrom .. import _io\n",
+}
+
+
+def write_tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def test_a_clean_tree_passes(tmp_path):
+    # optional dependencies inside functions and the public names in entry points are allowed
+    assert problems(write_tree(tmp_path, CLEAN)) == []
+
+
+@pytest.mark.parametrize(
+    "module, text, expected",
+    [
+        pytest.param(
+            "_frames.py",
+            "def f():\n    from . import _units\n    return _units\n",
+            "pprofcore._frames imports pprofcore._units inside a function",
+            id="function-level-relative",
+        ),
+        pytest.param(
+            "_frames.py",
+            "def f():\n    from pprofcore.errors import ProfileError\n    return ProfileError\n",
+            "pprofcore._frames imports pprofcore.errors inside a function",
+            id="function-level-absolute",
+        ),
+        pytest.param(
+            "cli/__init__.py",
+            "class C:\n    def run(self):\n        import pprofcore\n        return pprofcore\n",
+            "pprofcore.cli imports pprofcore.__init__ inside a function",
+            id="function-level-plain-import",
+        ),
+        pytest.param(
+            "_units.py",
+            "from ._frames import f\n",
+            "pprofcore._units (leaf) imports pprofcore._frames (helper) at run time",
+            id="upward",
+        ),
+        pytest.param(
+            "_frames.py",
+            "from ._io import load\n",
+            "pprofcore._frames (helper) imports pprofcore._io (constructor) at run time",
+            id="helper-imports-constructor",
+        ),
+        pytest.param(
+            "_frames.py",
+            "def f():\n    from ._profile import Profile\n    return Profile\n",
+            "pprofcore._frames (helper) imports pprofcore._profile (profile) at run time",
+            id="upward-inside-a-function",
+        ),
+        pytest.param(
+            "_frames.py",
+            "from . import reports\n",
+            "pprofcore._frames (helper) imports pprofcore.reports (room) at run time",
+            id="helper-imports-room",
+        ),
+        pytest.param(
+            "_frames.py",
+            "from ._units import _ratio\n",
+            "pprofcore._frames imports the private name _ratio from another module",
+            id="private-name",
+        ),
+        pytest.param("_extra.py", "x = 1\n", "pprofcore._extra is in no group", id="no-group"),
+        pytest.param("errors.py", "from . import _units\n", "import cycle: _units -> errors -> _units", id="cycle"),
+    ],
+)
+def test_a_broken_rule_is_found(tmp_path, module, text, expected):
+    root = write_tree(tmp_path, {**CLEAN, module: text})
+    found = problems(root)
+    assert any(expected in p for p in found), found
+
+
+def test_private_modules_may_be_imported(tmp_path):
+    text = "from . import _units\nfrom ._units import ProfileError\n"
+    assert problems(write_tree(tmp_path, {**CLEAN, "_frames.py": text})) == []
+
+
+def test_type_checking_imports_are_not_run_time_imports(tmp_path):
+    text = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ._profile import Profile\n"
+    assert problems(write_tree(tmp_path, {**CLEAN, "_frames.py": text})) == []

@@ -1,0 +1,231 @@
+"""The package's import graph stays one-way (docs/development.md, "Layout").
+
+Modules are in ranked groups: leaves (no profile), helpers (shared by several
+rooms: filter totals, regex matching, frames), rooms (act on a profile and
+return ``p._derive(core)``), the ``Profile`` class, constructors (make profiles
+from bytes, files or other profiles), and entry points (CLI, plugins, fleets).
+At run time (``TYPE_CHECKING`` blocks aside) a module imports only from its own
+group or lower ones, so only constructors and entry points import ``_profile``;
+every import of a pprofcore module is at the top of its file (so the file says
+what it needs; optional dependencies such as pandas stay inside functions); no
+``_name`` is imported from another module (a shared helper has a plain name);
+and the whole graph has no cycle.
+
+``problems(root)`` checks a package tree and returns what breaks those rules;
+``tests/core/test_layering.py`` runs it on pprofcore, and
+``tests/core/test_layering_rules.py`` on small trees that break each rule on purpose.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+from testenv import REPO
+
+PACKAGE = REPO / "python" / "pprofcore"
+
+# Rank of each module by name (a package's name covers its submodules).
+GROUPS: List[Tuple[str, Set[str]]] = [
+    (
+        "leaf",
+        {
+            "errors",
+            "_atomic",
+            "_escapes",
+            "_core",
+            "_units",
+            "_columns",
+            "_optional",
+            "_tabular",
+            "_wire",
+            "_args",
+            "_build_info",
+            "_fetch",
+        },
+    ),
+    # Helpers shared by several rooms; they import leaves and one another, never a room.
+    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments"}),
+    (
+        "room",
+        {
+            "_labels",
+            "_filter",
+            "_transform",
+            "reports",
+            "_repr",
+            "display",
+            "testing",
+            "_repair",
+            "_go_repairs",
+            "symbolize",
+            "web",
+        },
+    ),
+    ("profile", {"_profile"}),
+    ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
+    ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
+]
+
+# Entry points that may use the public names of the package (``import pprofcore``).
+USE_PUBLIC_NAMES = ("cli", "fleet", "__main__", "_pytest")
+
+# (run-time imports, of which function-level) of each module.
+Graph = Dict[str, Tuple[Set[str], Set[str]]]
+
+
+def group_of(module: str, groups=GROUPS) -> int:
+    """The rank of ``module``'s group; -1 when it is in none."""
+    head = module.split(".")[0]
+    for rank, (_, names) in enumerate(groups):
+        if head in names:
+            return rank
+    return -1
+
+
+def package_modules(root: Path) -> Dict[str, Path]:
+    """Dotted module name (relative to the package) -> file."""
+    out = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _resolve(module: str, node: ast.AST, modules: Dict[str, Path]) -> List[str]:
+    """The pprofcore modules an import statement loads (parents included)."""
+    if isinstance(node, ast.Import):
+        names = [a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "pprofcore"]
+        targets = [".".join(n) for n in names]
+    else:
+        assert isinstance(node, ast.ImportFrom)
+        if node.level == 0:
+            if not (node.module or "").startswith("pprofcore"):
+                return []
+            base = node.module.split(".")[1:]
+        else:
+            here = module.split(".") if module != "__init__" else []
+            if modules.get(module) is None or modules[module].name != "__init__.py":
+                here = here[:-1]
+            base = here[: len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+        targets = []
+        for alias in node.names:
+            sub = ".".join(base + [alias.name])
+            targets.append(sub if (sub in modules or sub == "_core") else ".".join(base))
+    out = []
+    for t in targets:
+        parts = t.split(".") if t else ["__init__"]
+        for i in range(1, len(parts) + 1):
+            out.append(".".join(parts[:i]))
+    # A submodule's own parent packages are already being imported: no edge.
+    own = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
+    return [t for t in out if t != module and t not in own]
+
+
+def _imports(module: str, modules: Dict[str, Path]) -> Tuple[Set[str], Set[str]]:
+    tree = ast.parse(modules[module].read_text())
+    runtime: Set[str] = set()
+    nested: Set[str] = set()
+
+    def visit(node: ast.AST, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit(other, depth)
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found = _resolve(module, child, modules)
+                runtime.update(found)
+                if depth:
+                    nested.update(found)
+            inner = depth + isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            visit(child, inner)
+
+    visit(tree, 0)
+    return runtime, nested
+
+
+def import_graph(root: Path) -> Graph:
+    modules = package_modules(root)
+    return {m: _imports(m, modules) for m in modules}
+
+
+def group_problems(graph: Graph, module: str, groups=GROUPS) -> List[str]:
+    """``module`` is in no group, or imports upward (or, as a leaf, a non-leaf)."""
+    rank = group_of(module, groups)
+    if rank < 0:
+        return [f"pprofcore.{module} is in no group of tests/helpers/layering.py: add it to the right one"]
+    out = []
+    for target in sorted(graph[module][0]):
+        if target == "__init__" and module.split(".")[0] in USE_PUBLIC_NAMES:
+            continue  # entry points may use the public names
+        t = group_of(target, groups)
+        if t > rank:
+            out.append(
+                f"pprofcore.{module} ({groups[rank][0]}) imports pprofcore.{target} ({groups[t][0]}) at run time"
+            )
+        elif groups[rank][0] == "leaf" and t >= 0 and groups[t][0] != "leaf":
+            out.append(f"leaf pprofcore.{module} imports pprofcore.{target}")
+    return out
+
+
+def function_level_problems(graph: Graph) -> List[str]:
+    """Imports of pprofcore modules inside functions: each belongs at the top of
+    its file (a cycle it would dodge is a design problem to fix, not to hide)."""
+    return [
+        f"pprofcore.{m} imports pprofcore.{t} inside a function: move it to the top of the file"
+        for m in sorted(graph)
+        for t in sorted(graph[m][1])
+    ]
+
+
+def private_name_problems(root: Path) -> List[str]:
+    """Names starting with ``_`` imported from another pprofcore module: a
+    helper used across modules is public to the package and gets a plain name
+    in its (private) home module. Private modules themselves may be imported."""
+    modules = package_modules(root)
+    out = []
+    for module, path in sorted(modules.items()):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not _resolve(module, node, modules):
+                continue
+            for alias in node.names:
+                targets = _resolve(module, ast.ImportFrom(node.module, [alias], node.level), modules)
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and alias.name != "_core" and not any(t.endswith(alias.name) for t in targets):
+                    out.append(f"pprofcore.{module} imports the private name {alias.name} from another module")
+    return out
+
+
+def cycle_problems(graph: Graph) -> List[str]:
+    state: Dict[str, int] = {}
+    path: List[str] = []
+    out: List[str] = []
+
+    def walk(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for t in sorted(graph.get(m, (set(), set()))[0]):
+            if t not in graph:
+                continue
+            if state.get(t) == 1:
+                out.append("import cycle: " + " -> ".join(path[path.index(t) :] + [t]))
+            elif t not in state:
+                walk(t)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            walk(m)
+    return out
+
+
+def problems(root: Path, groups=GROUPS) -> List[str]:
+    """Every rule of this file that the package under ``root`` breaks."""
+    graph = import_graph(root)
+    out = [p for m in sorted(graph) for p in group_problems(graph, m, groups)]
+    return out + function_level_problems(graph) + private_name_problems(root) + cycle_problems(graph)
