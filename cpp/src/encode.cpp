@@ -297,7 +297,8 @@ void encode_raw_into(const Profile& p, std::string& out, unsigned threads) {
   Out w(out, p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() + p.locations.size() * 16 +
                  p.functions.size() * 12 + p.labels.size() * 8 + 1024);
   const size_t nt = p.num_types();
-  for (size_t i = 0; i < nt; ++i) value_type(w, ProfileField::kSampleType, p.sample_type_type[i], p.sample_type_unit[i]);
+  for (size_t i = 0; i < nt; ++i)
+    value_type(w, ProfileField::kSampleType, p.sample_type_type[i], p.sample_type_unit[i]);
 
   encode_samples(w, p, threads);
 

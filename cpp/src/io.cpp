@@ -84,7 +84,8 @@ bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
     uint32_t wt = static_cast<uint32_t>(tag & 7);
     // The wire type each Profile field must have (comment: packed or not, either).
     const auto f = static_cast<ProfileField>(field <= 15 ? field : 0);  // none is numbered above 15
-    bool message = (f >= ProfileField::kSampleType && f <= ProfileField::kStringTable) || f == ProfileField::kPeriodType;
+    bool message =
+        (f >= ProfileField::kSampleType && f <= ProfileField::kStringTable) || f == ProfileField::kPeriodType;
     bool scalar = (f >= ProfileField::kDropFrames && f <= ProfileField::kDurationNanos) || f == ProfileField::kPeriod ||
                   f == ProfileField::kDefaultSampleType || f == ProfileField::kDocUrl;
     if (field == 0 || field > 0x1fffffff || wt > 5 || (message && wt != kLen) || (scalar && wt != kVarint)) {

@@ -280,14 +280,16 @@ class SampleDecoder {
     // took a third of the decode of a labelled profile. Its varints are read
     // as the general loop reads them (same reader, field and bounds, so the
     // same errors); anything else goes the general way.
+    constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
+    constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
     const uint8_t* q = r.pos();
-    if (r.end() - q > 5 && q[0] >= 4 && q[0] <= 6 && r.end() - q > q[0] && q[1] == tag_byte(LabelField::kKey, wire::kVarint)) {
+    if (r.end() - q > 5 && q[0] >= 4 && q[0] <= 6 && r.end() - q > q[0] && q[1] == kKeyTag) {
       const char* field = path(SampleField::kLabel);
       const uint8_t* const e = q + 1 + q[0];
       wire::Reader m(base_, q + 2, e);
       const uint64_t key = m.varint(field);
       const uint8_t* const after_key = m.pos();
-      if (after_key < e && *after_key == tag_byte(LabelField::kStr, wire::kVarint)) {
+      if (after_key < e && *after_key == kStrTag) {
         m.seek(after_key + 1);
         const uint64_t str = m.varint(field);
         if (m.pos() == e && str != 0) {  // codes of at most 3 bytes: below 2^21, in range of int32
