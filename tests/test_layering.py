@@ -22,7 +22,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "pprofcore"
 GROUPS: List[Tuple[str, Set[str]]] = [
     (
         "leaf",
-        {"errors", "_atomic", "_escapes", "_core", "_units", "_columns", "_optional", "_tabular", "_wire", "_args"},
+        {
+            "errors",
+            "_atomic",
+            "_escapes",
+            "_core",
+            "_units",
+            "_columns",
+            "_optional",
+            "_tabular",
+            "_wire",
+            "_proto_fields",
+            "_args",
+        },
     ),
     (
         "room",
