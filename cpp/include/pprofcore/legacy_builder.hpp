@@ -17,6 +17,7 @@
 
 namespace pprofcore::legacy {
 
+// A mapping as a memory-map line states it, before pprof's heuristics.
 struct RawMapping {
   uint64_t start = 0, limit = 0, offset = 0;
   std::string file, build_id;

@@ -1,8 +1,8 @@
 // proto_fields: profile.proto's schema as the core reads and writes it: the
 // field numbers, one enum per message, with the field paths that error messages
-// name, and the one-byte tags built from them. The decoder, the encoder and the
-// scan use these names; no other file of the core spells a field number or a
-// tag byte (tools/lint.sh greps for them). Python's twin is
+// name, and the one-byte tags built from them. The decoder, the encoder, the
+// scan and io's first-bytes check use these names; no other file of the core
+// spells a field number or a tag byte (tools/lint.sh greps for them). Python's twin is
 // python/pprofcore/_proto_fields.py; tests/test_proto_fields.py checks both
 // against profile.proto.
 #pragma once
