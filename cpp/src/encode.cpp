@@ -63,8 +63,7 @@ class Out {
   // Fields are named by the enums of proto_fields.hpp; every tag is one byte.
   template <class Field>
   void tag(Field field, wire::WireType wire_type) {
-    *room(1) = static_cast<char>(tag_byte(field, wire_type));
-    ++n_;
+    varint(tag_byte(field, wire_type));
   }
   // proto3 scalars: zero values are omitted.
   template <class Field>
