@@ -13,11 +13,21 @@
 #include "pprofcore/errors.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore {
 namespace {
 
+using proto::FunctionField;
+using proto::LabelField;
+using proto::LineField;
+using proto::LocationField;
+using proto::MappingField;
+using proto::ProfileField;
+using proto::SampleField;
+using proto::tag_byte;
+using proto::ValueTypeField;
 using wire::kLen;
 using wire::kVarint;
 
@@ -50,16 +60,28 @@ class Out {
   }
   // Marks k bytes written through the pointer room() returned.
   void advance(size_t k) { n_ += k; }
-  void tag(uint32_t field, uint32_t wire_type) { varint((uint64_t(field) << 3) | wire_type); }
+  // Fields are named by the enums of proto_fields.hpp; every tag is one byte.
+  template <class Field>
+  void tag(Field field, wire::WireType wire_type) {
+    varint(tag_byte(field, wire_type));
+  }
   // proto3 scalars: zero values are omitted.
-  void uint_field(uint32_t field, uint64_t v) {
+  template <class Field>
+  void uint_field(Field field, uint64_t v) {
     if (v == 0) return;
     tag(field, kVarint);
     varint(v);
   }
-  void int_field(uint32_t field, int64_t v) { uint_field(field, static_cast<uint64_t>(v)); }
-  void bool_field(uint32_t field, bool v) { uint_field(field, v ? 1 : 0); }
-  void bytes_field(uint32_t field, const char* data, size_t n) {
+  template <class Field>
+  void int_field(Field field, int64_t v) {
+    uint_field(field, static_cast<uint64_t>(v));
+  }
+  template <class Field>
+  void bool_field(Field field, bool v) {
+    uint_field(field, v ? 1 : 0);
+  }
+  template <class Field>
+  void bytes_field(Field field, const char* data, size_t n) {
     tag(field, kLen);
     varint(n);
     std::memcpy(room(n), data, n);
@@ -67,7 +89,8 @@ class Out {
   }
   // Nested message of unknown size: a one-byte length slot, widened in
   // end_message when the payload is 128 bytes or more (rare: small messages).
-  size_t begin_message(uint32_t field) {
+  template <class Field>
+  size_t begin_message(Field field) {
     tag(field, kLen);
     room(1);
     return n_++;
@@ -97,7 +120,7 @@ class Out {
 
 // Packed varints whose payload size the caller has computed: one room check
 // for the run instead of one per value.
-void packed_varints_sized(Out& w, uint32_t field, const uint64_t* v, size_t n, size_t bytes) {
+void packed_varints_sized(Out& w, ProfileField field, const uint64_t* v, size_t n, size_t bytes) {
   if (n == 0) return;
   w.tag(field, kLen);
   w.varint(bytes);
@@ -106,16 +129,16 @@ void packed_varints_sized(Out& w, uint32_t field, const uint64_t* v, size_t n, s
   w.advance(bytes);
 }
 
-void packed_varints_u(Out& w, uint32_t field, const uint64_t* v, size_t n) {
+void packed_varints_u(Out& w, ProfileField field, const uint64_t* v, size_t n) {
   size_t bytes = 0;
   for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
   packed_varints_sized(w, field, v, n, bytes);
 }
 
-void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
+void value_type(Out& w, ProfileField field, int32_t type, int32_t unit) {
   size_t at = w.begin_message(field);
-  w.int_field(1, type);
-  w.int_field(2, unit);
+  w.int_field(ValueTypeField::kType, type);
+  w.int_field(ValueTypeField::kUnit, unit);
   w.end_message(at);
 }
 
@@ -123,12 +146,12 @@ void value_type(Out& w, uint32_t field, int32_t type, int32_t unit) {
 // raw cursor (no room check per varint); large profiles are written by
 // several threads, each into its own precomputed stretch of the buffer.
 
-// A proto3 scalar field of number 1..15 (a one-byte tag), omitted when zero:
-// its size and its bytes.
+// A proto3 scalar field of a Label (a one-byte tag), omitted when zero: its
+// size and its bytes.
 inline size_t scalar_size(uint64_t v) { return v == 0 ? 0 : 1 + varint_size(v); }
-inline char* put_scalar(char* d, uint32_t field, uint64_t v) {
+inline char* put_scalar(char* d, LabelField field, uint64_t v) {
   if (v == 0) return d;
-  *d++ = static_cast<char>((field << 3) | kVarint);
+  *d++ = static_cast<char>(tag_byte(field, kVarint));
   return put_varint(d, v);
 }
 
@@ -172,30 +195,30 @@ SampleSize sample_size(const Profile& p, size_t s, size_t nt) {
 }
 
 char* write_sample(char* d, const Profile& p, size_t s, size_t nt, const SampleSize& z) {
-  *d++ = static_cast<char>((2 << 3) | kLen);
+  *d++ = static_cast<char>(tag_byte(ProfileField::kSample, kLen));
   d = put_varint(d, z.payload);
   const int64_t b = p.stack_offsets[s], e = p.stack_offsets[s + 1];
   if (e > b) {
     const uint64_t* ids = p.locations.id.data();
     const int32_t* stack = p.stack_locations.data();
-    *d++ = static_cast<char>((1 << 3) | kLen);
+    *d++ = static_cast<char>(tag_byte(SampleField::kLocationId, kLen));
     d = put_varint(d, z.loc_bytes);
     for (int64_t k = b; k < e; ++k) d = put_varint(d, ids[stack[k]]);
   }
   if (nt > 0) {
     const uint64_t* vals = reinterpret_cast<const uint64_t*>(p.values.data() + s * nt);
-    *d++ = static_cast<char>((2 << 3) | kLen);
+    *d++ = static_cast<char>(tag_byte(SampleField::kValue, kLen));
     d = put_varint(d, z.val_bytes);
     for (size_t t = 0; t < nt; ++t) d = put_varint(d, vals[t]);
   }
   for (int64_t l = p.label_offsets[s]; l < p.label_offsets[s + 1]; ++l) {
     const LabelFields f = label_fields(p.labels, size_t(l));
-    *d++ = static_cast<char>((3 << 3) | kLen);
+    *d++ = static_cast<char>(tag_byte(SampleField::kLabel, kLen));
     d = put_varint(d, label_payload(f));
-    d = put_scalar(d, 1, f.key);
-    d = put_scalar(d, 2, f.str);
-    d = put_scalar(d, 3, f.num);
-    d = put_scalar(d, 4, f.unit);
+    d = put_scalar(d, LabelField::kKey, f.key);
+    d = put_scalar(d, LabelField::kStr, f.str);
+    d = put_scalar(d, LabelField::kNum, f.num);
+    d = put_scalar(d, LabelField::kNumUnit, f.unit);
   }
   return d;
 }
@@ -273,70 +296,71 @@ void encode_raw_into(const Profile& p, std::string& out, unsigned threads) {
   Out w(out, p.values.size() * 3 + p.stack_locations.size() * 2 + p.strings.data.size() + p.locations.size() * 16 +
                  p.functions.size() * 12 + p.labels.size() * 8 + 1024);
   const size_t nt = p.num_types();
-  for (size_t i = 0; i < nt; ++i) value_type(w, 1, p.sample_type_type[i], p.sample_type_unit[i]);
+  for (size_t i = 0; i < nt; ++i)
+    value_type(w, ProfileField::kSampleType, p.sample_type_type[i], p.sample_type_unit[i]);
 
   encode_samples(w, p, threads);
 
   const Mappings& m = p.mappings;
   for (size_t i = 0; i < m.size(); ++i) {
-    size_t at = w.begin_message(3);
-    w.uint_field(1, m.id[i]);
-    w.uint_field(2, m.memory_start[i]);
-    w.uint_field(3, m.memory_limit[i]);
-    w.uint_field(4, m.file_offset[i]);
-    w.int_field(5, m.filename[i]);
-    w.int_field(6, m.build_id[i]);
-    w.bool_field(7, m.has_functions[i]);
-    w.bool_field(8, m.has_filenames[i]);
-    w.bool_field(9, m.has_line_numbers[i]);
-    w.bool_field(10, m.has_inline_frames[i]);
+    size_t at = w.begin_message(ProfileField::kMapping);
+    w.uint_field(MappingField::kId, m.id[i]);
+    w.uint_field(MappingField::kMemoryStart, m.memory_start[i]);
+    w.uint_field(MappingField::kMemoryLimit, m.memory_limit[i]);
+    w.uint_field(MappingField::kFileOffset, m.file_offset[i]);
+    w.int_field(MappingField::kFilename, m.filename[i]);
+    w.int_field(MappingField::kBuildId, m.build_id[i]);
+    w.bool_field(MappingField::kHasFunctions, m.has_functions[i]);
+    w.bool_field(MappingField::kHasFilenames, m.has_filenames[i]);
+    w.bool_field(MappingField::kHasLineNumbers, m.has_line_numbers[i]);
+    w.bool_field(MappingField::kHasInlineFrames, m.has_inline_frames[i]);
     w.end_message(at);
   }
 
   const Locations& loc = p.locations;
   for (size_t i = 0; i < loc.size(); ++i) {
-    size_t at = w.begin_message(4);
-    w.uint_field(1, loc.id[i]);
-    if (loc.mapping[i] >= 0) w.uint_field(2, m.id[static_cast<size_t>(loc.mapping[i])]);
-    w.uint_field(3, loc.address[i]);
+    size_t at = w.begin_message(ProfileField::kLocation);
+    w.uint_field(LocationField::kId, loc.id[i]);
+    if (loc.mapping[i] >= 0) w.uint_field(LocationField::kMappingId, m.id[static_cast<size_t>(loc.mapping[i])]);
+    w.uint_field(LocationField::kAddress, loc.address[i]);
     for (int64_t k = loc.line_offsets[i]; k < loc.line_offsets[i + 1]; ++k) {
-      size_t lat = w.begin_message(4);
-      w.uint_field(1, p.functions.id[static_cast<size_t>(p.lines.function[k])]);
-      w.int_field(2, p.lines.line[k]);
-      w.int_field(3, p.lines.column[k]);
+      size_t lat = w.begin_message(LocationField::kLine);
+      w.uint_field(LineField::kFunctionId, p.functions.id[static_cast<size_t>(p.lines.function[k])]);
+      w.int_field(LineField::kLine, p.lines.line[k]);
+      w.int_field(LineField::kColumn, p.lines.column[k]);
       w.end_message(lat);
     }
-    w.bool_field(5, loc.is_folded[i]);
+    w.bool_field(LocationField::kIsFolded, loc.is_folded[i]);
     w.end_message(at);
   }
 
   const Functions& f = p.functions;
   for (size_t i = 0; i < f.size(); ++i) {
-    size_t at = w.begin_message(5);
-    w.uint_field(1, f.id[i]);
-    w.int_field(2, f.name[i]);
-    w.int_field(3, f.system_name[i]);
-    w.int_field(4, f.filename[i]);
-    w.int_field(5, f.start_line[i]);
+    size_t at = w.begin_message(ProfileField::kFunction);
+    w.uint_field(FunctionField::kId, f.id[i]);
+    w.int_field(FunctionField::kName, f.name[i]);
+    w.int_field(FunctionField::kSystemName, f.system_name[i]);
+    w.int_field(FunctionField::kFilename, f.filename[i]);
+    w.int_field(FunctionField::kStartLine, f.start_line[i]);
     w.end_message(at);
   }
 
   for (size_t i = 0; i < p.strings.size(); ++i) {
     std::string_view s = p.strings[i];
-    w.bytes_field(6, s.data(), s.size());
+    w.bytes_field(ProfileField::kStringTable, s.data(), s.size());
   }
-  w.int_field(7, p.drop_frames);
-  w.int_field(8, p.keep_frames);
-  w.int_field(9, p.time_nanos);
-  w.int_field(10, p.duration_nanos);
-  if (p.has_period_type) value_type(w, 11, p.period_type_type, p.period_type_unit);
-  w.int_field(12, p.period);
+  w.int_field(ProfileField::kDropFrames, p.drop_frames);
+  w.int_field(ProfileField::kKeepFrames, p.keep_frames);
+  w.int_field(ProfileField::kTimeNanos, p.time_nanos);
+  w.int_field(ProfileField::kDurationNanos, p.duration_nanos);
+  if (p.has_period_type) value_type(w, ProfileField::kPeriodType, p.period_type_type, p.period_type_unit);
+  w.int_field(ProfileField::kPeriod, p.period);
   if (!p.comments.empty()) {
     std::vector<uint64_t> c(p.comments.begin(), p.comments.end());
-    packed_varints_u(w, 13, c.data(), c.size());
+    packed_varints_u(w, ProfileField::kComment, c.data(), c.size());
   }
-  w.int_field(14, p.default_sample_type);
-  w.int_field(15, p.doc_url);
+  w.int_field(ProfileField::kDefaultSampleType, p.default_sample_type);
+  w.int_field(ProfileField::kDocUrl, p.doc_url);
   w.finish();
 }
 

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore {
@@ -64,6 +65,7 @@ size_t read_some(int fd, char* p, size_t want, const std::string& path) {
 // offset and returns true. Returns false when the prefix gives no such verdict.
 bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
   using namespace wire;
+  using proto::ProfileField;
   size_t p = 0;
   auto varint = [&](uint64_t& v) {
     v = 0;
@@ -80,8 +82,12 @@ bool impossible_top_level_tag(const uint8_t* data, size_t n, size_t& at) {
     if (!varint(tag)) return false;
     uint64_t field = tag >> 3;
     uint32_t wt = static_cast<uint32_t>(tag & 7);
-    bool message = (field >= 1 && field <= 6) || field == 11;  // sample_type .. string_table, period_type
-    bool scalar = (field >= 7 && field <= 10) || field == 12 || field == 14 || field == 15;
+    // The wire type each Profile field must have (comment: packed or not, either).
+    const auto f = static_cast<ProfileField>(field <= 15 ? field : 0);  // none is numbered above 15
+    bool message =
+        (f >= ProfileField::kSampleType && f <= ProfileField::kStringTable) || f == ProfileField::kPeriodType;
+    bool scalar = (f >= ProfileField::kDropFrames && f <= ProfileField::kDurationNanos) || f == ProfileField::kPeriod ||
+                  f == ProfileField::kDefaultSampleType || f == ProfileField::kDocUrl;
     if (field == 0 || field > 0x1fffffff || wt > 5 || (message && wt != kLen) || (scalar && wt != kVarint)) {
       at = tag_at;
       return true;

@@ -4,7 +4,7 @@
 // define) is refused, so a true answer always means decode() agrees.
 #include "pprofcore/scan.hpp"
 
-#include "decode_fields.hpp"
+#include "pprofcore/proto_fields.hpp"
 
 namespace pprofcore {
 
@@ -39,10 +39,12 @@ bool varint_long(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
 
 namespace {
 
-using decoding::FunctionField;
-using decoding::LineField;
-using decoding::LocationField;
-using decoding::ProfileField;
+using proto::FunctionField;
+using proto::LineField;
+using proto::LocationField;
+using proto::MappingField;
+using proto::ProfileField;
+using proto::ValueTypeField;
 
 constexpr uint64_t kMaxCode = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
 
@@ -180,12 +182,15 @@ class TablesScan {
   bool value_type(const uint8_t* b, const uint8_t* e, int32_t& type, int32_t& unit) {
     Fields m(b, e);
     while (m.next()) {
-      if (m.field() == 1) {
-        if (!m.code(type, max_code_)) return false;
-      } else if (m.field() == 2) {
-        if (!m.code(unit, max_code_)) return false;
-      } else {
-        return false;
+      switch (static_cast<ValueTypeField>(m.field())) {
+        case ValueTypeField::kType:
+          if (!m.code(type, max_code_)) return false;
+          break;
+        case ValueTypeField::kUnit:
+          if (!m.code(unit, max_code_)) return false;
+          break;
+        default:
+          return false;
       }
     }
     return m.ok();
@@ -197,18 +202,19 @@ class TablesScan {
     int32_t filename = 0, build_id = 0;
     while (m.next()) {
       uint64_t v;
-      switch (m.field()) {
-        case 5:
+      const auto f = static_cast<MappingField>(m.field());
+      switch (f) {
+        case MappingField::kFilename:
           if (!m.code(filename, max_code_)) return false;
           break;
-        case 6:
+        case MappingField::kBuildId:
           if (!m.code(build_id, max_code_)) return false;
           break;
-        case 1:
+        case MappingField::kId:
           if (!m.value(id)) return false;
           break;
         default:  // memory_start, memory_limit, file_offset and the four flags: varints
-          if (m.field() < 2 || m.field() > 10 || !m.value(v)) return false;
+          if (f < MappingField::kMemoryStart || f > MappingField::kHasInlineFrames || !m.value(v)) return false;
       }
     }
     if (!m.ok()) return false;

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "../src/decode_internal.hpp"
+#include "../src/decode/decode_internal.hpp"
 #include "check.hpp"
 #include "pprofcore/decode.hpp"
 #include "pprofcore/encode.hpp"

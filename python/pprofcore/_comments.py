@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Union
 
 from . import _core
-from ._wire import varint
+from ._proto_fields import ProfileField
+from ._wire import LEN, VARINT, tag, varint
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._profile import Profile
@@ -25,9 +26,9 @@ def add_comment(p: "Profile", comments: Union[str, Iterable[str]]) -> "Profile":
         return p
     raw = bytearray(p.to_bytes(compress=False))
     first = len(p.strings)
-    for c in comments:  # string_table (field 6)
+    for c in comments:
         data = c.encode("utf-8")
-        raw += b"\x32" + varint(len(data)) + data
-    for i in range(len(comments)):  # comment (field 13), one varint each
-        raw += b"\x68" + varint(first + i)
+        raw += tag(ProfileField.STRING_TABLE, LEN) + varint(len(data)) + data
+    for i in range(len(comments)):  # one varint each: repeated fields need not be packed
+        raw += tag(ProfileField.COMMENT, VARINT) + varint(first + i)
     return p._derive(_core.decode(bytes(raw), _core.DEFAULT_MAX_DECOMPRESSED_SIZE))

@@ -9,6 +9,7 @@ from typing import Dict, List, Tuple, Union
 
 from ._io import loads
 from ._profile import Profile
+from ._proto_fields import FunctionField, LineField, LocationField, ProfileField, SampleField, ValueTypeField
 from ._wire import put_field_bytes as _field_bytes
 from ._wire import put_field_varint as _field_varint
 from ._wire import put_packed as _packed
@@ -93,9 +94,9 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
     header = bytearray()
     for st, su in types:
         vt = bytearray()
-        _field_varint(1, s(st), vt)
-        _field_varint(2, s(su), vt)
-        _field_bytes(1, bytes(vt), header)
+        _field_varint(ValueTypeField.TYPE, s(st), vt)
+        _field_varint(ValueTypeField.UNIT, s(su), vt)
+        _field_bytes(ProfileField.SAMPLE_TYPE, bytes(vt), header)
     nv = len(types)
     for lineno, line in lines:
         parts = line.rsplit(" ", nv)
@@ -122,27 +123,27 @@ def from_folded(text: str, sample_type: Union[str, Tuple[str, str], List] = ("sa
                 s(name)
             ids.append(fid)
         body = bytearray()
-        _packed(1, ids[::-1], body)
-        _packed(2, vals, body)
-        _field_bytes(2, bytes(body), samples)
+        _packed(SampleField.LOCATION_ID, ids[::-1], body)
+        _packed(SampleField.VALUE, vals, body)
+        _field_bytes(ProfileField.SAMPLE, bytes(body), samples)
     out = bytearray(header)
     out += samples
     locs = bytearray()
     funcs = bytearray()
     for name, fid in frames.items():
         line_msg = bytearray()
-        _field_varint(1, fid, line_msg)
+        _field_varint(LineField.FUNCTION_ID, fid, line_msg)
         loc = bytearray()
-        _field_varint(1, fid, loc)
-        _field_bytes(4, bytes(line_msg), loc)
-        _field_bytes(4, bytes(loc), locs)
+        _field_varint(LocationField.ID, fid, loc)
+        _field_bytes(LocationField.LINE, bytes(line_msg), loc)
+        _field_bytes(ProfileField.LOCATION, bytes(loc), locs)
         fn = bytearray()
-        _field_varint(1, fid, fn)
-        _field_varint(2, strings[name], fn)
-        _field_varint(3, strings[name], fn)
-        _field_bytes(5, bytes(fn), funcs)
+        _field_varint(FunctionField.ID, fid, fn)
+        _field_varint(FunctionField.NAME, strings[name], fn)
+        _field_varint(FunctionField.SYSTEM_NAME, strings[name], fn)
+        _field_bytes(ProfileField.FUNCTION, bytes(fn), funcs)
     out += locs
     out += funcs
     for x in strings:  # dicts keep insertion order = code order
-        _field_bytes(6, x.encode("utf-8"), out)
+        _field_bytes(ProfileField.STRING_TABLE, x.encode("utf-8"), out)
     return loads(bytes(out))

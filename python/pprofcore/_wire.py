@@ -1,11 +1,16 @@
 """profile.proto's wire format for the few Python writers (folded input,
 comments, the fleet store's headers): base-128 varints and length-delimited
 fields. Whole profiles are encoded in C++ (encode.cpp); this writes small
-messages only. A leaf module: imports nothing from pprofcore."""
+messages only; the field numbers they write are the enums of
+:mod:`._proto_fields`. A leaf module: imports nothing from pprofcore."""
 
 from __future__ import annotations
 
 from typing import Sequence
+
+# The two wire types the writers use (the key's low three bits).
+VARINT = 0
+LEN = 2
 
 
 def put_varint(n: int, out: bytearray) -> None:
@@ -25,19 +30,19 @@ def varint(n: int) -> bytes:
 
 
 def tag(field: int, wire_type: int) -> bytes:
-    """The key of field ``field`` with wire type ``wire_type`` (0 varint, 2 bytes)."""
+    """The key of field ``field`` with wire type ``wire_type`` (``VARINT`` or ``LEN``)."""
     return varint((field << 3) | wire_type)
 
 
 def put_field_varint(field: int, n: int, out: bytearray) -> None:
     """Appends a varint field (key and value)."""
-    put_varint(field << 3, out)
+    put_varint((field << 3) | VARINT, out)
     put_varint(n, out)
 
 
 def put_field_bytes(field: int, data: bytes, out: bytearray) -> None:
     """Appends a length-delimited field (key, length, bytes)."""
-    put_varint((field << 3) | 2, out)
+    put_varint((field << 3) | LEN, out)
     put_varint(len(data), out)
     out += data
 

@@ -43,6 +43,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_args",
             "_build_info",
             "_fetch",
+            "_proto_fields",
         },
     ),
     # Helpers shared by several rooms; they import leaves and one another, never a room.

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "pprofcore/legacy.hpp"
+#include "pprofcore/legacy_builder.hpp"
 #include "pprofcore/profile.hpp"
 
 namespace pprofcore::legacy {

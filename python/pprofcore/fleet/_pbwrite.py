@@ -12,7 +12,7 @@ from typing import List, Sequence
 
 import numpy as np
 
-from .._wire import tag
+from .._wire import LEN, VARINT, tag
 
 _SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)  # 10 groups of 7 bits cover 64
 
@@ -105,14 +105,14 @@ def _keep(s: Segs, keep: np.ndarray) -> Segs:
 def field_varint(field: int, values, *, omit_zero: bool = True) -> Segs:
     """A varint field per record (omitted where 0, as proto3 does)."""
     values = np.asarray(values)
-    s = concat([constant(tag(field, 0), len(values)), varints(values)])
+    s = concat([constant(tag(field, VARINT), len(values)), varints(values)])
     return _keep(s, values != 0) if omit_zero else s
 
 
 def field_bytes(field: int, content: Segs, *, omit_empty: bool = False) -> Segs:
     """A length-delimited field per record around ``content``."""
     lens = content.lens
-    s = concat([constant(tag(field, 2), len(content)), varints(lens), content])
+    s = concat([constant(tag(field, LEN), len(content)), varints(lens), content])
     return _keep(s, lens > 0) if omit_empty else s
 
 

@@ -14,8 +14,18 @@ from typing import List
 import numpy as np
 
 from .._io import loads
+from .._proto_fields import (
+    FunctionField,
+    LabelField,
+    LineField,
+    LocationField,
+    MappingField,
+    ProfileField,
+    SampleField,
+    ValueTypeField,
+)
 from .._summary import HEADER_FIELDS
-from .._wire import tag, varint
+from .._wire import LEN, VARINT, tag, varint
 from . import _pbwrite as w
 
 #: The ``profiles`` columns that hold the profile's header (HEADER_FIELDS, with
@@ -144,19 +154,19 @@ def rebuild(con, profile_ids: List[int]):
     lnum = lnum.to_numpy(zero_copy_only=False).astype(np.int64)
     label_msgs = w.concat(
         [
-            w.field_varint(1, key_c),
-            w.field_varint(2, np.maximum(str_c, 0)),
-            w.field_varint(3, lnum),
-            w.field_varint(4, unit_c),
+            w.field_varint(LabelField.KEY, key_c),
+            w.field_varint(LabelField.STR, np.maximum(str_c, 0)),
+            w.field_varint(LabelField.NUM, lnum),
+            w.field_varint(LabelField.NUM_UNIT, unit_c),
         ]
     )
     sample_msgs = w.field_bytes(
-        2,
+        ProfileField.SAMPLE,
         w.concat(
             [
-                w.field_packed(1, stack_rows[take], s_off),
-                w.field_packed(2, vals.to_numpy(zero_copy_only=False).astype(np.int64), v_off),
-                w.repeated(3, label_msgs, l_off),
+                w.field_packed(SampleField.LOCATION_ID, stack_rows[take], s_off),
+                w.field_packed(SampleField.VALUE, vals.to_numpy(zero_copy_only=False).astype(np.int64), v_off),
+                w.repeated(SampleField.LABEL, label_msgs, l_off),
             ]
         ),
     )
@@ -191,7 +201,7 @@ def rebuild(con, profile_ids: List[int]):
             ]
         )
     # every string is known now: one string table for the batch
-    table = w.one(w.field_bytes(6, w.strings(strings.values)))
+    table = w.one(w.field_bytes(ProfileField.STRING_TABLE, w.strings(strings.values)))
     return [loads(b"".join(parts) + table) for parts in out]
 
 
@@ -200,31 +210,36 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
     map_ids = maps.column("mapping_id").to_numpy()
     nf, nm, nl = len(func_ids), len(map_ids), locs.num_rows
     fmsg = w.field_bytes(
-        5,
+        ProfileField.FUNCTION,
         w.concat(
             [
-                w.field_varint(1, np.arange(1, nf + 1)),
-                w.field_varint(2, strings.arrow_codes(funcs.column("name"))),
-                w.field_varint(3, strings.arrow_codes(funcs.column("system_name"))),
-                w.field_varint(4, strings.arrow_codes(funcs.column("filename"))),
-                w.field_varint(5, funcs.column("start_line").to_numpy()),
+                w.field_varint(FunctionField.ID, np.arange(1, nf + 1)),
+                w.field_varint(FunctionField.NAME, strings.arrow_codes(funcs.column("name"))),
+                w.field_varint(FunctionField.SYSTEM_NAME, strings.arrow_codes(funcs.column("system_name"))),
+                w.field_varint(FunctionField.FILENAME, strings.arrow_codes(funcs.column("filename"))),
+                w.field_varint(FunctionField.START_LINE, funcs.column("start_line").to_numpy()),
             ]
         ),
     )
     col = lambda t, c: t.column(c).to_numpy(zero_copy_only=False)  # noqa: E731
     mmsg = w.field_bytes(
-        3,
+        ProfileField.MAPPING,
         w.concat(
             [
-                w.field_varint(1, np.arange(1, nm + 1)),
-                w.field_varint(2, col(maps, "memory_start")),
-                w.field_varint(3, col(maps, "memory_limit")),
-                w.field_varint(4, col(maps, "file_offset")),
-                w.field_varint(5, strings.arrow_codes(maps.column("filename"))),
-                w.field_varint(6, strings.arrow_codes(maps.column("build_id"))),
+                w.field_varint(MappingField.ID, np.arange(1, nm + 1)),
+                w.field_varint(MappingField.MEMORY_START, col(maps, "memory_start")),
+                w.field_varint(MappingField.MEMORY_LIMIT, col(maps, "memory_limit")),
+                w.field_varint(MappingField.FILE_OFFSET, col(maps, "file_offset")),
+                w.field_varint(MappingField.FILENAME, strings.arrow_codes(maps.column("filename"))),
+                w.field_varint(MappingField.BUILD_ID, strings.arrow_codes(maps.column("build_id"))),
                 *[
-                    w.field_varint(7 + i, col(maps, c).astype(np.int64))
-                    for i, c in enumerate(("has_functions", "has_filenames", "has_line_numbers", "has_inline_frames"))
+                    w.field_varint(f, col(maps, c).astype(np.int64))
+                    for f, c in (
+                        (MappingField.HAS_FUNCTIONS, "has_functions"),
+                        (MappingField.HAS_FILENAMES, "has_filenames"),
+                        (MappingField.HAS_LINE_NUMBERS, "has_line_numbers"),
+                        (MappingField.HAS_INLINE_FRAMES, "has_inline_frames"),
+                    )
                 ],
             ]
         ),
@@ -234,21 +249,25 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
     cl, _ = _flat(locs.column("columns"))
     fn_rows = np.searchsorted(func_ids, fn.to_numpy()) + 1
     line_msgs = w.concat(
-        [w.field_varint(1, fn_rows), w.field_varint(2, ln.to_numpy()), w.field_varint(3, cl.to_numpy())]
+        [
+            w.field_varint(LineField.FUNCTION_ID, fn_rows),
+            w.field_varint(LineField.LINE, ln.to_numpy()),
+            w.field_varint(LineField.COLUMN, cl.to_numpy()),
+        ]
     )
     mapping = locs.column("mapping_id")
     has_map = ~np.asarray(mapping.is_null().to_numpy(zero_copy_only=False)) if nl else np.zeros(0, bool)
     m_vals = np.asarray(mapping.fill_null(0).to_numpy(), dtype=np.int64) if nl else np.zeros(0, np.int64)
     m_rows = np.where(has_map, np.searchsorted(map_ids, m_vals) + 1, 0)
     lmsg = w.field_bytes(
-        4,
+        ProfileField.LOCATION,
         w.concat(
             [
-                w.field_varint(1, np.arange(1, nl + 1)),
-                w.field_varint(2, m_rows),
-                w.field_varint(3, col(locs, "address")),
-                w.repeated(4, line_msgs, l_off),
-                w.field_varint(5, col(locs, "is_folded").astype(np.int64)),
+                w.field_varint(LocationField.ID, np.arange(1, nl + 1)),
+                w.field_varint(LocationField.MAPPING_ID, m_rows),
+                w.field_varint(LocationField.ADDRESS, col(locs, "address")),
+                w.repeated(LocationField.LINE, line_msgs, l_off),
+                w.field_varint(LocationField.IS_FOLDED, col(locs, "is_folded").astype(np.int64)),
             ]
         ),
     )
@@ -263,31 +282,34 @@ def _shared_tables(strings: _Strings, locs, funcs, maps) -> dict:
 
 
 def _field(field: int, n: int) -> bytes:
-    return varint(field << 3) + varint(n) if n else b""
+    return tag(field, VARINT) + varint(n) if n else b""
 
 
 def _message(field: int, body: bytes) -> bytes:
-    return tag(field, 2) + varint(len(body)) + body
+    return tag(field, LEN) + varint(len(body)) + body
 
 
 def _header(strings: _Strings, h: dict) -> bytes:
     """The profile's own fields (a dozen scalars per profile: plain Python)."""
     code = lambda x: int(strings.codes([x])[0])  # noqa: E731
     parts = [
-        _message(1, _field(1, code(t)) + _field(2, code(u)))
+        _message(ProfileField.SAMPLE_TYPE, _field(ValueTypeField.TYPE, code(t)) + _field(ValueTypeField.UNIT, code(u)))
         for t, u in zip(h["sample_types"] or [], h["sample_units"] or [])
     ]
     parts += [
-        _field(7, code(h["drop_frames"])),
-        _field(8, code(h["keep_frames"])),
-        _field(9, int(h["time_nanos"] or 0)),
-        _field(10, int(h["duration_nanos"] or 0)),
-        _field(12, int(h["period"] or 0)),
-        _field(14, code(h["default_sample_type"])),
-        _field(15, code(h["doc_url"])),
+        _field(ProfileField.DROP_FRAMES, code(h["drop_frames"])),
+        _field(ProfileField.KEEP_FRAMES, code(h["keep_frames"])),
+        _field(ProfileField.TIME_NANOS, int(h["time_nanos"] or 0)),
+        _field(ProfileField.DURATION_NANOS, int(h["duration_nanos"] or 0)),
+        _field(ProfileField.PERIOD, int(h["period"] or 0)),
+        _field(ProfileField.DEFAULT_SAMPLE_TYPE, code(h["default_sample_type"])),
+        _field(ProfileField.DOC_URL, code(h["doc_url"])),
     ]
     if h["period_type"] is not None:
-        parts.append(_message(11, _field(1, code(h["period_type"])) + _field(2, code(h["period_unit"]))))
-    for c in h["comments"] or []:
-        parts.append(varint(13 << 3) + varint(code(c)))
+        pt, pu = code(h["period_type"]), code(h["period_unit"])
+        parts.append(
+            _message(ProfileField.PERIOD_TYPE, _field(ValueTypeField.TYPE, pt) + _field(ValueTypeField.UNIT, pu))
+        )
+    for c in h["comments"] or []:  # one varint each: comment need not be packed
+        parts.append(tag(ProfileField.COMMENT, VARINT) + varint(code(c)))
     return b"".join(parts)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 import numpy as np
 
 from .. import _core, _units
+from .._proto_fields import FunctionField, LineField, LocationField, ProfileField, SampleField, ValueTypeField
 from .._report_base import go_div, report_total
 from .._wire import put_field_bytes as _field_bytes
 from .._wire import put_field_varint as _field_varint
@@ -62,9 +63,9 @@ def top_profile(
     out = bytearray()
     for name in ("cum", "flat"):
         vt = bytearray()
-        _field_varint(1, s(name), vt)
-        _field_varint(2, s(ou_name), vt)
-        _field_bytes(1, bytes(vt), out)
+        _field_varint(ValueTypeField.TYPE, s(name), vt)
+        _field_varint(ValueTypeField.UNIT, s(ou_name), vt)
+        _field_bytes(ProfileField.SAMPLE_TYPE, bytes(vt), out)
     files = t.files()
     names = [profile.strings[int(c)] for c in cols["name"]]
     funcs: Dict[Tuple[str, str, int], int] = {}
@@ -75,34 +76,34 @@ def top_profile(
         if fid is None:
             fid = funcs[key] = len(funcs) + 1
             fn = bytearray()
-            _field_varint(1, fid, fn)
-            _field_varint(2, s(key[0]), fn)
-            _field_varint(4, s(key[1]), fn)
-            _field_varint(5, _int64(key[2]), fn)
-            _field_bytes(5, bytes(fn), fn_msgs)
+            _field_varint(FunctionField.ID, fid, fn)
+            _field_varint(FunctionField.NAME, s(key[0]), fn)
+            _field_varint(FunctionField.FILENAME, s(key[1]), fn)
+            _field_varint(FunctionField.START_LINE, _int64(key[2]), fn)
+            _field_bytes(ProfileField.FUNCTION, bytes(fn), fn_msgs)
         line = bytearray()
-        _field_varint(1, fid, line)
-        _field_varint(2, _int64(int(cols["lineno"][r])), line)
+        _field_varint(LineField.FUNCTION_ID, fid, line)
+        _field_varint(LineField.LINE, _int64(int(cols["lineno"][r])), line)
         loc = bytearray()
-        _field_varint(1, i + 1, loc)
-        _field_varint(3, int(cols["address"][r]), loc)
-        _field_bytes(4, bytes(line), loc)
-        _field_bytes(4, bytes(loc), loc_msgs)
+        _field_varint(LocationField.ID, i + 1, loc)
+        _field_varint(LocationField.ADDRESS, int(cols["address"][r]), loc)
+        _field_bytes(LocationField.LINE, bytes(line), loc)
+        _field_bytes(ProfileField.LOCATION, bytes(loc), loc_msgs)
         smp = bytearray()
-        _packed(1, [i + 1], smp)
-        _packed(2, [_int64(int(_units.scale(int(v), su, ou)[0])) for v in (cum[i], flat[i])], smp)
-        _field_bytes(2, bytes(smp), out)
+        _packed(SampleField.LOCATION_ID, [i + 1], smp)
+        _packed(SampleField.VALUE, [_int64(int(_units.scale(int(v), su, ou)[0])) for v in (cum[i], flat[i])], smp)
+        _field_bytes(ProfileField.SAMPLE, bytes(smp), out)
     out += loc_msgs + fn_msgs
     pt, pu = profile.period_type or ("", "")
     period_type = (s(pt), s(pu)) if profile.period_type else None  # before the strings are written
     for x in strings:
-        _field_bytes(6, x.encode("utf-8"), out)
-    _field_varint(9, _int64(profile.time_nanos), out)
-    _field_varint(10, _int64(profile.duration_nanos), out)
+        _field_bytes(ProfileField.STRING_TABLE, x.encode("utf-8"), out)
+    _field_varint(ProfileField.TIME_NANOS, _int64(profile.time_nanos), out)
+    _field_varint(ProfileField.DURATION_NANOS, _int64(profile.duration_nanos), out)
     if period_type is not None:
         vt = bytearray()
-        _field_varint(1, period_type[0], vt)
-        _field_varint(2, period_type[1], vt)
-        _field_bytes(11, bytes(vt), out)
-    _field_varint(12, _int64(profile.period), out)
+        _field_varint(ValueTypeField.TYPE, period_type[0], vt)
+        _field_varint(ValueTypeField.UNIT, period_type[1], vt)
+        _field_bytes(ProfileField.PERIOD_TYPE, bytes(vt), out)
+    _field_varint(ProfileField.PERIOD, _int64(profile.period), out)
     return profile._derive(_core.decode(bytes(out), _core.DEFAULT_MAX_DECOMPRESSED_SIZE))

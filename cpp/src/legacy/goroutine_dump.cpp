@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "pprofcore/errors.hpp"
-#include "pprofcore/legacy.hpp"
+#include "pprofcore/legacy_text.hpp"
 #include "pprofcore/strings.hpp"
 
 namespace pprofcore {

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "pprofcore/legacy.hpp"
+#include "pprofcore/legacy_builder.hpp"
+#include "pprofcore/legacy_text.hpp"
 
 namespace pprofcore::legacy {
 namespace {

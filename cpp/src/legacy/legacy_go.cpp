@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pprofcore/legacy.hpp"
+#include "pprofcore/legacy_builder.hpp"
+#include "pprofcore/legacy_text.hpp"
 
 namespace pprofcore::legacy {
 namespace {

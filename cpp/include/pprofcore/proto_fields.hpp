@@ -1,10 +1,17 @@
-// decode_fields (private): profile.proto's field numbers, one enum per message,
-// each with the field paths that error messages name. The decoders switch on
-// these enums; no other file of the decoder spells a field number or a path.
+// proto_fields: profile.proto's schema as the core reads and writes it: the
+// field numbers, one enum per message, with the field paths that error messages
+// name, and the one-byte tags built from them. The decoder, the encoder, the
+// scan and io's first-bytes check use these names; no other file of the core
+// spells a field number or a tag byte (tools/lint.sh greps for them). Python's twin is
+// python/pprofcore/_proto_fields.py; tests/core/test_proto_fields.py checks both
+// against profile.proto.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
-namespace pprofcore::decoding {
+#include "pprofcore/wire.hpp"
+
+namespace pprofcore::proto {
 
 // message Profile
 enum class ProfileField : uint32_t {
@@ -206,10 +213,24 @@ constexpr const char* path(FunctionField f) {
   return kFunctionPath;
 }
 
+// Every field of profile.proto is numbered 1..15, so every tag (field number
+// << 3 | wire type) fits one byte, as each enum's largest member shows.
+static_assert(static_cast<uint32_t>(ProfileField::kDocUrl) <= 15 &&
+                  static_cast<uint32_t>(MappingField::kHasInlineFrames) <= 15,
+              "a profile.proto field numbered above 15 needs a two-byte tag");
+
+// The tag byte of field `f` with wire type `t` (protozero's tag_and_type): a
+// constant, so that fast paths can switch on the raw byte by its field's name.
+template <class Field>
+constexpr uint8_t tag_byte(Field f, wire::WireType t) {
+  static_assert(std::is_enum<Field>::value, "tag_byte takes a field enum of proto_fields.hpp");
+  return static_cast<uint8_t>((static_cast<uint32_t>(f) << 3) | static_cast<uint32_t>(t));
+}
+
 // The field number of a tag, as the enum of the message being read.
 template <class Field>
 constexpr Field field_of(uint32_t tag) {
   return static_cast<Field>(tag >> 3);
 }
 
-}  // namespace pprofcore::decoding
+}  // namespace pprofcore::proto

@@ -356,19 +356,19 @@ void Decoder::location(Reader& r) {
     // tag byte alone says the field and a valid wire type); anything else
     // takes the checked way below.
     switch (*tag_at) {
-      case 0x08:
+      case tag_byte(LocationField::kId, kVarint):
         m.seek(tag_at + 1);
         id = m.varint(kLocationPath);
         continue;
-      case 0x10:
+      case tag_byte(LocationField::kMappingId, kVarint):
         m.seek(tag_at + 1);
         mapping_id = m.varint(kLocationPath);
         continue;
-      case 0x18:
+      case tag_byte(LocationField::kAddress, kVarint):
         m.seek(tag_at + 1);
         address = m.varint(kLocationPath);
         continue;
-      case 0x22:
+      case tag_byte(LocationField::kLine, kLen):
         m.seek(line(tag_at + 1, m.end()));
         continue;
       default:
@@ -424,12 +424,12 @@ const uint8_t* Decoder::line(const uint8_t* p, const uint8_t* end) {
   while (!m.done()) {
     const uint8_t* tag_at = m.pos();
     // The usual one-byte tags first, as in location().
-    if (*tag_at == 0x08) {
+    if (*tag_at == tag_byte(LineField::kFunctionId, kVarint)) {
       m.seek(tag_at + 1);
       function_id = m.varint(field);
       continue;
     }
-    if (*tag_at == 0x10) {
+    if (*tag_at == tag_byte(LineField::kLine, kVarint)) {
       m.seek(tag_at + 1);
       line_no = static_cast<int64_t>(m.varint(field));
       continue;
@@ -470,23 +470,23 @@ void Decoder::function(Reader& r) {
     const uint8_t* tag_at = m.pos();
     // The usual one-byte tags first, as in location().
     switch (*tag_at) {
-      case 0x08:
+      case tag_byte(FunctionField::kId, kVarint):
         m.seek(tag_at + 1);
         id = m.varint(kFunctionPath);
         continue;
-      case 0x10:
+      case tag_byte(FunctionField::kName, kVarint):
         m.seek(tag_at + 1);
         name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kName));
         continue;
-      case 0x18:
+      case tag_byte(FunctionField::kSystemName, kVarint):
         m.seek(tag_at + 1);
         system_name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kSystemName));
         continue;
-      case 0x20:
+      case tag_byte(FunctionField::kFilename, kVarint):
         m.seek(tag_at + 1);
         filename = string_code(m, m.varint(kFunctionPath), path(FunctionField::kFilename));
         continue;
-      case 0x28:
+      case tag_byte(FunctionField::kStartLine, kVarint):
         m.seek(tag_at + 1);
         start_line = static_cast<int64_t>(m.varint(kFunctionPath));
         continue;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "pprofcore/errors.hpp"
-#include "pprofcore/legacy.hpp"
+#include "pprofcore/legacy_builder.hpp"
 #include "pprofcore/legacy_java.hpp"
 
 namespace pprofcore::legacy {

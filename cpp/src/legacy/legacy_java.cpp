@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/legacy_text.hpp"
 
 namespace pprofcore::legacy {
 namespace {

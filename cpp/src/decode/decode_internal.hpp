@@ -18,11 +18,11 @@
 #include <utility>
 #include <vector>
 
-#include "decode_fields.hpp"
 #include "decode_samples.hpp"
 #include "pprofcore/decode.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/profile.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore::decoding {

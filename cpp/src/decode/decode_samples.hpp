@@ -11,12 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "decode_fields.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/profile.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore::decoding {
+
+// The decoder is written in profile.proto's names (ProfileField::kSample,
+// path(f), tag_byte): it reads them unqualified.
+using namespace proto;
 
 // References are stored provisionally as int32 ids; larger ids go to a side list.
 constexpr uint64_t kMaxSmallId = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
@@ -271,19 +275,21 @@ class SampleDecoder {
   // that reader stays in registers (see wire::VarintAt).
   const uint8_t* label(const uint8_t* p, const uint8_t* end) {
     wire::Reader r(base_, p, end);
-    // The usual label, a string key and value in field order (08 key 10 str,
+    // The usual label, a string key and value in field order (key then str,
     // a payload of 4 to 6 bytes), is read here without the general loop, which
     // took a third of the decode of a labelled profile. Its varints are read
     // as the general loop reads them (same reader, field and bounds, so the
     // same errors); anything else goes the general way.
+    constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
+    constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
     const uint8_t* q = r.pos();
-    if (r.end() - q > 5 && q[0] >= 4 && q[0] <= 6 && r.end() - q > q[0] && q[1] == 0x08) {
+    if (r.end() - q > 5 && q[0] >= 4 && q[0] <= 6 && r.end() - q > q[0] && q[1] == kKeyTag) {
       const char* field = path(SampleField::kLabel);
       const uint8_t* const e = q + 1 + q[0];
       wire::Reader m(base_, q + 2, e);
       const uint64_t key = m.varint(field);
       const uint8_t* const after_key = m.pos();
-      if (after_key < e && *after_key == 0x10) {
+      if (after_key < e && *after_key == kStrTag) {
         m.seek(after_key + 1);
         const uint64_t str = m.varint(field);
         if (m.pos() == e && str != 0) {  // codes of at most 3 bytes: below 2^21, in range of int32
