@@ -15,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_callgraph(m);
   pprofcore::bindings::bind_symbolize(m);
   pprofcore::bindings::bind_series(m);
+  pprofcore::bindings::bind_otlp(m);
 }

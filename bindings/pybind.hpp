@@ -117,5 +117,6 @@ void bind_stacks(py::module_& m);
 void bind_callgraph(py::module_& m);
 void bind_symbolize(py::module_& m);
 void bind_series(py::module_& m);
+void bind_otlp(py::module_& m);
 
 }  // namespace pprofcore::bindings

@@ -40,10 +40,12 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "testing",
             "_repair",
             "symbolize",
+            "_timestamps",
+            "_to_otlp",
         },
     ),
     ("profile", {"_profile"}),
-    ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
+    ("constructor", {"_io", "_merge", "_delta", "_from_folded", "_from_otlp"}),
     ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 

@@ -15,6 +15,7 @@ from importlib import resources as _resources
 
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
+from ._from_otlp import OtlpProfile, load_otlp
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._merge import Merger, merge, merge_files
 from ._profile import Profile
@@ -33,6 +34,7 @@ __all__ = [
     "FilterWarning",
     "DeltaComputer",
     "Merger",
+    "OtlpProfile",
     "harmonize_units",
     "merge",
     "merge_files",
@@ -47,6 +49,7 @@ __all__ = [
     "from_folded",
     "load",
     "load_many",
+    "load_otlp",
     "loads",
     "open_store",
 ]
