@@ -396,6 +396,10 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
   const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
   std::vector<int32_t> locs;
   std::vector<LabelRow> labels;
+  // One pprof sample per observation: reserve for the common one-per-sample case.
+  p.values.reserve(s.size() * nt);
+  p.stack_offsets.reserve(s.size() + 1);
+  p.label_offsets.reserve(s.size() + 1);
   for (size_t j = 0; j < s.size(); ++j) {
     const int64_t at = s.offset[j];
     b.stack(s.stack[j], at, locs);
@@ -456,11 +460,6 @@ std::vector<Decoded> to_pprof(Message& m) {
         o.profile_indices.push_back(i);
         size_t k = i + 1;
         for (; k < scope.profiles.size() && joinable(scope.profiles[i], scope.profiles[k]); ++k) {
-          bool same_type = false;
-          for (const ProfileMsg* g : group)
-            same_type |= g->sample_type.type == scope.profiles[k].sample_type.type &&
-                         g->sample_type.unit == scope.profiles[k].sample_type.unit;
-          if (same_type) break;
           group.push_back(&scope.profiles[k]);
           o.profile_indices.push_back(k);
         }

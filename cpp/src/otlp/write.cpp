@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "conventions.hpp"
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/otlp.hpp"
 #include "pprofcore/otlp_fields.hpp"
 #include "pprofcore/wire.hpp"
@@ -112,6 +113,8 @@ class Encoder {
   }
 
   std::string run() {
+    if (p_.num_types() == 0)
+      throw ProfileError("a profile without sample types has no OTLP form (an OTLP profile has one sample type)");
     samples();
     header_attributes();
     Writer w;
@@ -169,6 +172,27 @@ class Encoder {
     return i;
   }
 
+  // attribute() of one scalar label, found by the label's codes first: most
+  // labels repeat, and this needs no allocation.
+  int64_t label_attribute(size_t row) {
+    const Labels& l = p_.labels;
+    const int32_t key = l.key[row], s = l.str[row];
+    const int64_t num = s < 0 ? l.num[row] : 0;
+    const int32_t unit = s < 0 ? l.num_unit[row] : 0;
+    const uint64_t h = hash_mix(hash_mix(hash_mix(static_cast<uint32_t>(key), static_cast<uint32_t>(s)),
+                                         static_cast<uint64_t>(num)),
+                                static_cast<uint32_t>(unit));
+    int32_t r = label_table_.find(h, [&](int32_t q) {
+      const LabelKey& k = label_keys_[static_cast<size_t>(q)];
+      return k.key == key && k.str == s && k.num == num && k.unit == unit;
+    });
+    if (r >= 0) return label_keys_[static_cast<size_t>(r)].index;
+    const int64_t index = attribute(key, label_value(row), unit);
+    label_table_.insert(h, static_cast<int32_t>(label_keys_.size()));
+    label_keys_.push_back({key, s, num, unit, index});
+    return index;
+  }
+
   Value label_value(size_t row) const {
     Value v;
     const Labels& l = p_.labels;
@@ -191,22 +215,31 @@ class Encoder {
     time_.assign(n, 0);
     has_time_.assign(n, 0);
     attr_offsets_.assign(1, 0);
-    std::unordered_map<std::string, int64_t> stacks;
+    IdTable stacks;
     std::unordered_map<std::string, int64_t> links;
     const std::string_view ts_key = names::kTimestampLabel, ns = names::kNanoseconds;
-    std::vector<size_t> rows;
+    std::vector<size_t> rows, grouped;
     for (size_t i = 0; i < n; ++i) {
       // Stack: deduplicated by its location rows; the empty one is stack_table[0].
       const int64_t b = p_.stack_offsets[i], e = p_.stack_offsets[i + 1];
       stack_[i] = 0;
       if (b != e) {
-        std::string key(reinterpret_cast<const char*>(p_.stack_locations.data() + b), static_cast<size_t>(e - b) * 4);
-        auto [it, fresh] = stacks.emplace(std::move(key), static_cast<int64_t>(stacks.size()) + 1);
-        if (fresh) {
-          for (int64_t k = b; k < e; ++k) stack_locations_.push_back(p_.stack_locations[static_cast<size_t>(k)] + 1);
+        const int32_t* sl = p_.stack_locations.data();
+        const uint64_t h = hash_bytes(std::string_view(reinterpret_cast<const char*>(sl + b), static_cast<size_t>(e - b) * 4));
+        int32_t row = stacks.find(h, [&](int32_t r) {
+          const int64_t rb = stack_offsets_[static_cast<size_t>(r)], re = stack_offsets_[static_cast<size_t>(r) + 1];
+          if (re - rb != e - b) return false;
+          for (int64_t k = 0; k < e - b; ++k)
+            if (stack_locations_[static_cast<size_t>(rb + k)] != sl[b + k] + 1) return false;
+          return true;
+        });
+        if (row < 0) {
+          row = static_cast<int32_t>(stacks.size());
+          stacks.insert(h, row);
+          for (int64_t k = b; k < e; ++k) stack_locations_.push_back(sl[k] + 1);
           stack_offsets_.push_back(static_cast<int64_t>(stack_locations_.size()));
         }
-        stack_[i] = it->second;
+        stack_[i] = row + 1;
       }
       // Labels: the special ones first, the rest grouped by key.
       const int64_t lb = p_.label_offsets[i], le = p_.label_offsets[i + 1];
@@ -242,14 +275,36 @@ class Encoder {
         if ((ts_count == 1 && r == ts_row) || (linked && (r == trace_row || r == span_row))) continue;
         rows.push_back(static_cast<size_t>(r));
       }
-      // Stable by key: labels of one key stay in their order.
-      std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t c) { return l.key[a] < l.key[c]; });
+      // Labels of one key together, keys in order of first appearance (a few
+      // labels a sample: the quadratic walk is the cheap one).
+      grouped.clear();
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (rows[k] == SIZE_MAX) continue;
+        const int32_t key = l.key[rows[k]];
+        for (size_t q = k; q < rows.size(); ++q)
+          if (rows[q] != SIZE_MAX && l.key[rows[q]] == key) grouped.push_back(rows[q]), rows[q] = SIZE_MAX;
+      }
+      rows.swap(grouped);
       for (size_t k = 0; k < rows.size();) {
         size_t m = k + 1;
         while (m < rows.size() && l.key[rows[m]] == l.key[rows[k]]) ++m;
         int32_t key = l.key[rows[k]];
+        // An array keeps one unit: numbers of several units stay separate
+        // attributes (lossless, though the key then repeats on the sample).
+        bool one_unit = true;
+        int32_t unit0 = -1;
+        for (size_t q = k; q < m; ++q) {
+          if (l.str[rows[q]] >= 0) continue;
+          if (unit0 < 0) unit0 = l.num_unit[rows[q]];
+          one_unit &= l.num_unit[rows[q]] == unit0;
+        }
+        for (size_t q = k; q < m && !one_unit; ++q) attrs_of_samples_.push_back(label_attribute(rows[q]));
+        if (!one_unit) {
+          k = m;
+          continue;
+        }
         if (m == k + 1) {
-          attrs_of_samples_.push_back(attribute(key, label_value(rows[k]), l.str[rows[k]] < 0 ? l.num_unit[rows[k]] : 0));
+          attrs_of_samples_.push_back(label_attribute(rows[k]));
         } else {
           Value arr;
           arr.kind = Value::kArray;
@@ -302,26 +357,41 @@ class Encoder {
     const size_t n = p_.num_samples(), nt = p_.num_types();
     size_t at = w.begin_message(f::scope_profiles::kProfiles);
     value_type(w, f::profile::kSampleType, p_.sample_type_type[t], p_.sample_type_unit[t]);
-    std::vector<int64_t> list;
+    // Samples are many and small: each is built with raw writes into a
+    // scratch buffer and appended once (a std::string append per varint costs
+    // more than the encoding).
+    std::string scratch;
     for (size_t i = 0; i < n; ++i) {
-      size_t s = w.begin_message(f::profile::kSamples);
-      w.uint_field(f::sample::kStackIndex, static_cast<uint64_t>(stack_[i]));
-      list.assign(attrs_of_samples_.begin() + attr_offsets_[i], attrs_of_samples_.begin() + attr_offsets_[i + 1]);
-      packed(w, f::sample::kAttributeIndices, list);
-      w.uint_field(f::sample::kLinkIndex, static_cast<uint64_t>(link_[i]));
-      // Always one value, even 0: a sample must hold a value or a timestamp.
-      list.assign(1, p_.values[i * nt + t]);
-      w.tag(f::sample::kValues, wire::kLen);
-      w.varint(Writer::varint_size(static_cast<uint64_t>(list[0])));
-      w.varint(static_cast<uint64_t>(list[0]));
-      if (has_time_[i]) {
-        w.tag(f::sample::kTimestampsUnixNano, wire::kLen);
-        w.varint(8);
-        char b[8];
-        for (int k = 0; k < 8; ++k) b[k] = static_cast<char>(time_[i] >> (8 * k));
-        w.buffer().append(b, 8);
+      const int64_t ab = attr_offsets_[i], ae = attr_offsets_[i + 1];
+      const int64_t value = p_.values[i * nt + t];
+      size_t attr_bytes = 0;
+      for (int64_t k = ab; k < ae; ++k) attr_bytes += Writer::varint_size(static_cast<uint64_t>(attrs_of_samples_[static_cast<size_t>(k)]));
+      scratch.resize(48 + attr_bytes);
+      char* d = &scratch[0];
+      auto put = [&d](uint64_t v) {
+        while (v >= 0x80) {
+          *d++ = static_cast<char>(v | 0x80);
+          v >>= 7;
+        }
+        *d++ = static_cast<char>(v);
+      };
+      if (stack_[i]) put(f::sample::kStackIndex << 3 | wire::kVarint), put(static_cast<uint64_t>(stack_[i]));
+      if (ae > ab) {
+        put(f::sample::kAttributeIndices << 3 | wire::kLen), put(attr_bytes);
+        for (int64_t k = ab; k < ae; ++k) put(static_cast<uint64_t>(attrs_of_samples_[static_cast<size_t>(k)]));
       }
-      w.end_message(s);
+      if (link_[i]) put(f::sample::kLinkIndex << 3 | wire::kVarint), put(static_cast<uint64_t>(link_[i]));
+      // Always one value, even 0: a sample must hold a value or a timestamp.
+      put(f::sample::kValues << 3 | wire::kLen), put(Writer::varint_size(static_cast<uint64_t>(value)));
+      put(static_cast<uint64_t>(value));
+      if (has_time_[i]) {
+        put(f::sample::kTimestampsUnixNano << 3 | wire::kLen), put(8);
+        for (int k = 0; k < 8; ++k) *d++ = static_cast<char>(time_[i] >> (8 * k));
+      }
+      const size_t len = static_cast<size_t>(d - scratch.data());
+      w.tag(f::profile::kSamples, wire::kLen);
+      w.varint(len);
+      w.buffer().append(scratch.data(), len);
     }
     if (p_.time_nanos != 0) fixed64(w, f::profile::kTimeUnixNano, static_cast<uint64_t>(p_.time_nanos));
     w.uint_field(f::profile::kDurationNano, static_cast<uint64_t>(p_.duration_nanos));
@@ -418,6 +488,15 @@ class Encoder {
     for (const std::string& s : strings_) w.bytes_field(f::dictionary::kStringTable, s.data(), s.size());
     w.end_message(d);
   }
+
+  struct LabelKey {
+    int32_t key, str;
+    int64_t num;
+    int32_t unit;
+    int64_t index;
+  };
+  IdTable label_table_;
+  std::vector<LabelKey> label_keys_;
 
   struct Attr {
     int32_t key;
