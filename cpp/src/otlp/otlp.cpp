@@ -39,8 +39,19 @@ bool looks_like_otlp(const uint8_t* data, size_t n) {
 namespace {
 
 std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
-  detail::Message m = detail::looks_like_json(data, n) ? detail::read_json(data, n) : detail::read_wire(data, n);
-  return detail::to_pprof(m);
+  const bool json = detail::looks_like_json(data, n);
+  try {
+    detail::Message m = json ? detail::read_json(data, n) : detail::read_wire(data, n);
+    return detail::to_pprof(m);
+  } catch (const GzipError&) {
+    throw;
+  } catch (const DecodeError& e) {
+    // Say what the input was taken for: the field names are OTLP's, not pprof's.
+    if (e.reason().rfind("input is an OpenTelemetry", 0) == 0) throw;
+    throw DecodeError(std::string("input is an OpenTelemetry OTLP profiles message (") + (json ? "JSON" : "protobuf") +
+                          ") that pprofcore cannot read: " + e.reason(),
+                      e.field(), e.offset());
+  }
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw DecodeError("OTLP JSON: " + what, "json", static_cast<int64_t>(p_ - b_));
+    throw DecodeError("malformed JSON: " + what, "json", static_cast<int64_t>(p_ - b_));
   }
   void skip_ws() {
     while (p_ < e_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -244,7 +244,7 @@ const Json* get(const Json& o, const char* camel) {
 }
 
 [[noreturn]] void bad(const Json& j, const char* field, const char* what) {
-  throw DecodeError(std::string("OTLP JSON: ") + field + " " + what, field, j.offset);
+  throw DecodeError(std::string(field) + " " + what, field, j.offset);
 }
 
 int64_t integer(const Json* j, const char* field) {

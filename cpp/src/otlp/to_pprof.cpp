@@ -27,14 +27,10 @@ std::string hex(std::string_view b) {
   return out;
 }
 
-std::string where(const Message& m, int64_t offset) {
-  return offset < 0 ? std::string() : (m.json ? " (JSON text offset)" : std::string());
-}
-
 size_t checked(const Message& m, int64_t index, size_t size, const char* field, const char* table, int64_t offset) {
   if (index < 0 || static_cast<uint64_t>(index) >= size)
     throw DecodeError(std::string(field) + " " + std::to_string(index) + " is out of range of " + table + " (" +
-                          std::to_string(size) + " entries)" + where(m, offset),
+                          std::to_string(size) + " entries)",
                       field, offset);
   return static_cast<size_t>(index);
 }
@@ -412,12 +408,11 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
     if (nv == 0 && nts == 0)
       throw DecodeError(
           "sample has neither values nor timestamps_unix_nano (opentelemetry-proto v1.9.0 and earlier kept values "
-          "in Sample field 2, where v1.10.0 has attribute_indices)" +
-              where(m, at),
+          "in Sample field 2, where v1.10.0 has attribute_indices)",
           "Sample.values", at);
     if (nv != 0 && nts != 0 && nv != nts)
       throw DecodeError("sample has " + std::to_string(nv) + " values but " + std::to_string(nts) +
-                            " timestamps_unix_nano (they must pair up)" + where(m, at),
+                            " timestamps_unix_nano (they must pair up)",
                         "Sample.timestamps_unix_nano", at);
     // Each observation (a value, a timestamp or a pair) is one pprof sample.
     const int64_t obs = nv > nts ? nv : nts;
