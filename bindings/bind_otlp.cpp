@@ -12,17 +12,21 @@ namespace {
 
 py::object to_python(const otlp::Value& v);
 
+// Text from the input, invalid UTF-8 replaced (as everywhere in the API).
+py::str text(const std::string& s) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
 py::dict to_python(const std::vector<otlp::KeyValue>& kvs) {
   py::dict d;
-  for (const otlp::KeyValue& kv : kvs) d[py::str(kv.key)] = to_python(kv.value);
+  for (const otlp::KeyValue& kv : kvs) d[text(kv.key)] = to_python(kv.value);
   return d;
 }
 
 py::object to_python(const otlp::Value& v) {
   switch (v.kind) {
     case otlp::Value::kString:
-      return py::reinterpret_steal<py::object>(
-          PyUnicode_DecodeUTF8(v.str.data(), static_cast<Py_ssize_t>(v.str.size()), "replace"));
+      return text(v.str);
     case otlp::Value::kBool:
       return py::bool_(v.i != 0);
     case otlp::Value::kInt:
@@ -49,14 +53,14 @@ py::dict origin_dict(const otlp::Origin& o) {
   d["scope_index"] = o.scope_index;
   d["profile_indices"] = o.profile_indices;
   d["resource_attributes"] = to_python(o.resource_attributes);
-  d["resource_schema_url"] = o.resource_schema_url;
-  d["scope_name"] = o.scope_name;
-  d["scope_version"] = o.scope_version;
-  d["scope_schema_url"] = o.scope_schema_url;
+  d["resource_schema_url"] = text(o.resource_schema_url);
+  d["scope_name"] = text(o.scope_name);
+  d["scope_version"] = text(o.scope_version);
+  d["scope_schema_url"] = text(o.scope_schema_url);
   d["scope_attributes"] = to_python(o.scope_attributes);
   d["profile_attributes"] = to_python(o.profile_attributes);
   d["profile_id"] = py::bytes(o.profile_id);
-  d["original_payload_format"] = o.original_payload_format;
+  d["original_payload_format"] = text(o.original_payload_format);
   d["original_payload"] = py::bytes(o.original_payload);
   d["dropped_attributes_count"] = o.dropped_attributes_count;
   return d;
@@ -89,7 +93,8 @@ otlp::Value from_python(const py::handle& h) {
     v.str = h.cast<std::string>();
   } else if (py::isinstance<py::dict>(h)) {
     v.kind = otlp::Value::kMap;
-    for (auto item : h.cast<py::dict>()) v.map.push_back({py::str(item.first).cast<std::string>(), from_python(item.second), ""});
+    for (auto item : h.cast<py::dict>())
+      v.map.push_back({py::str(item.first).cast<std::string>(), from_python(item.second), ""});
   } else if (py::isinstance<py::sequence>(h)) {
     v.kind = otlp::Value::kArray;
     for (auto item : h.cast<py::sequence>()) v.array.push_back(from_python(item));
