@@ -213,13 +213,19 @@ def test_ebpf_profiler_file_matches_the_oracle():
         assert o.profile.timestamps.tolist() == stamps
         res = m.resource_profiles[o.resource_index].resource.attributes
         assert o.resource == {a.key: getattr(a.value, a.value.WhichOneof("value")) for a in res}
-        # Every stack frame is the oracle's function name, leaf first.
-        d = m.dictionary
-        smp = prof.samples[0]
-        names = [d.string_table[d.function_table[d.location_table[x].lines[0].function_index].name_strindex]
-                 for x in d.stack_table[smp.stack_index].location_indices]
-        p = o.profile
-        assert [p._s(p.functions.name[p.lines.function[p.locations.line_offsets[x]]]) for x in p.stack(0)] == names
+        # Every frame of the first stack: the oracle's address and function names, leaf first.
+        d, p = m.dictionary, o.profile
+        want_frames = [
+            (d.location_table[x].address,
+             [d.string_table[d.function_table[ln.function_index].name_strindex] for ln in d.location_table[x].lines])
+            for x in d.stack_table[prof.samples[0].stack_index].location_indices
+        ]
+        lo = p.locations.line_offsets
+        got_frames = [
+            (int(p.locations.address[x]), [p._s(p.functions.name[p.lines.function[k]]) for k in range(lo[x], lo[x + 1])])
+            for x in p.stack(0)
+        ]
+        assert got_frames == want_frames
 
 
 @pytest.mark.skipif(not OLD_LAYOUT.exists(), reason=f"{OLD_LAYOUT} not found")
