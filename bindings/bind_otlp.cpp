@@ -144,8 +144,8 @@ void bind_otlp(py::module_& m) {
 
   m.def(
       "encode_otlp",
-      [](const ProfilePtr& p, const py::dict& resource, const std::string& scope_name,
-         const std::string& scope_version, bool compress, int level) {
+      [](const ProfilePtr& p, const py::dict& resource, const std::string& scope_name, const std::string& scope_version,
+         bool compress, int level) {
         otlp::WriteOptions o;
         for (auto item : resource)
           o.resource_attributes.push_back({py::str(item.first).cast<std::string>(), from_python(item.second), ""});

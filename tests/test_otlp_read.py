@@ -34,8 +34,14 @@ class Dict:
         self.d = d
         self.strings = {"": 0}
         d.string_table.append("")
-        for table in (d.mapping_table, d.location_table, d.function_table, d.link_table, d.attribute_table,
-                      d.stack_table):
+        for table in (
+            d.mapping_table,
+            d.location_table,
+            d.function_table,
+            d.link_table,
+            d.attribute_table,
+            d.stack_table,
+        ):
             table.add()
 
     def s(self, text: str) -> int:
@@ -70,8 +76,12 @@ def _message(cls=pb.ProfilesData):
     sample type over the same samples; the second resource a wall profile."""
     m = cls()
     d = Dict(m.dictionary)
-    d.d.mapping_table.add(memory_start=0x1000, memory_limit=0x2000, filename_strindex=d.s("/bin/app"),
-                          attribute_indices=[d.attr("process.executable.build_id.gnu", string_value="beef")])
+    d.d.mapping_table.add(
+        memory_start=0x1000,
+        memory_limit=0x2000,
+        filename_strindex=d.s("/bin/app"),
+        attribute_indices=[d.attr("process.executable.build_id.gnu", string_value="beef")],
+    )
     main, work = d.frame("main", 3, mapping=1, address=0x1100), d.frame("work", 7)
     s1, s2 = d.stack(work, main), d.stack(main)
     d.d.link_table.add(trace_id=TRACE, span_id=SPAN)
@@ -93,8 +103,9 @@ def _message(cls=pb.ProfilesData):
         p.period_type.type_strindex, p.period_type.unit_strindex = d.s("cpu"), d.s("nanoseconds")
         p.attribute_indices.extend(header)
         p.samples.add(stack_index=s1, attribute_indices=[thread, size], values=[5 * scale])
-        p.samples.add(stack_index=s2, attribute_indices=[flag, ratio, tags], link_index=1,
-                      timestamps_unix_nano=[2_000, 3_000])
+        p.samples.add(
+            stack_index=s2, attribute_indices=[flag, ratio, tags], link_index=1, timestamps_unix_nano=[2_000, 3_000]
+        )
         p.samples.add(stack_index=s1, values=[1 * scale, 2 * scale], timestamps_unix_nano=[4_000, 5_000])
     rp2 = m.resource_profiles.add()
     sp2 = rp2.scope_profiles.add()
@@ -192,8 +203,11 @@ def test_load_reads_one_profile_and_names_load_otlp_for_more(tmp_path):
     assert pprofcore.loads(m.SerializeToString()) == pprofcore.load_otlp(m.SerializeToString())[0].profile
     path = tmp_path / "many.pb"
     path.write_bytes(_message().SerializeToString())
-    for call in (lambda: pprofcore.load(path), lambda: pprofcore.load_many([path]),
-                 lambda: pprofcore.merge_files([path])):
+    for call in (
+        lambda: pprofcore.load(path),
+        lambda: pprofcore.load_many([path]),
+        lambda: pprofcore.merge_files([path]),
+    ):
         with pytest.raises(DecodeError, match="holds 2 profiles.*load_otlp"):
             call()
 
@@ -202,8 +216,12 @@ def test_load_reads_one_profile_and_names_load_otlp_for_more(tmp_path):
 def test_ebpf_profiler_file_matches_the_oracle():
     m = svc.ExportProfilesServiceRequest.FromString(EBPF.read_bytes())
     got = pprofcore.load_otlp(EBPF)
-    want = [(r, s, i, prof) for r, rp in enumerate(m.resource_profiles) for s, sp in enumerate(rp.scope_profiles)
-            for i, prof in enumerate(sp.profiles)]
+    want = [
+        (r, s, i, prof)
+        for r, rp in enumerate(m.resource_profiles)
+        for s, sp in enumerate(rp.scope_profiles)
+        for i, prof in enumerate(sp.profiles)
+    ]
     assert sum(len(o.profile_indices) for o in got) == len(want)
     for o in got:
         prof = m.resource_profiles[o.resource_index].scope_profiles[o.scope_index].profiles[o.profile_indices[0]]
@@ -216,13 +234,18 @@ def test_ebpf_profiler_file_matches_the_oracle():
         # Every frame of the first stack: the oracle's address and function names, leaf first.
         d, p = m.dictionary, o.profile
         want_frames = [
-            (d.location_table[x].address,
-             [d.string_table[d.function_table[ln.function_index].name_strindex] for ln in d.location_table[x].lines])
+            (
+                d.location_table[x].address,
+                [d.string_table[d.function_table[ln.function_index].name_strindex] for ln in d.location_table[x].lines],
+            )
             for x in d.stack_table[prof.samples[0].stack_index].location_indices
         ]
         lo = p.locations.line_offsets
         got_frames = [
-            (int(p.locations.address[x]), [p._s(p.functions.name[p.lines.function[k]]) for k in range(lo[x], lo[x + 1])])
+            (
+                int(p.locations.address[x]),
+                [p._s(p.functions.name[p.lines.function[k]]) for k in range(lo[x], lo[x + 1])],
+            )
             for x in p.stack(0)
         ]
         assert got_frames == want_frames

@@ -20,20 +20,55 @@ from pprofcore.testing import assert_profile_equal
 
 pb = pytest.importorskip("opentelemetry.proto.profiles.v1development.profiles_pb2")
 
+
 def _rich_profile() -> pprofcore.Profile:
     """A profile using every pprof field OTLP keeps in attributes."""
     msg = profile_class(True)()
-    s = [b"", b"samples", b"count", b"cpu", b"nanoseconds", b"main", b"main.go", b"inlined", b"/bin/app",
-         b"abc123", b"thread", b"worker", b"bytes", b"a comment", b"runtime\\..*", b"keep", b"https://doc",
-         b"timestamp_ns", b"trace_id", b"span_id", b"0123456789abcdef0123456789abcdef", b"0123456789abcdef",
-         b"tag", b"x", b"y", b"ms", b"ctor"]
+    s = [
+        b"",
+        b"samples",
+        b"count",
+        b"cpu",
+        b"nanoseconds",
+        b"main",
+        b"main.go",
+        b"inlined",
+        b"/bin/app",
+        b"abc123",
+        b"thread",
+        b"worker",
+        b"bytes",
+        b"a comment",
+        b"runtime\\..*",
+        b"keep",
+        b"https://doc",
+        b"timestamp_ns",
+        b"trace_id",
+        b"span_id",
+        b"0123456789abcdef0123456789abcdef",
+        b"0123456789abcdef",
+        b"tag",
+        b"x",
+        b"y",
+        b"ms",
+        b"ctor",
+    ]
     msg.string_table.extend(s)
     ix = {v: i for i, v in enumerate(s)}
     msg.sample_type.add(type=ix[b"samples"], unit=ix[b"count"])
     msg.sample_type.add(type=ix[b"cpu"], unit=ix[b"nanoseconds"])
-    msg.mapping.add(id=7, memory_start=0x1000, memory_limit=0x9000, file_offset=0x40, filename=ix[b"/bin/app"],
-                    build_id=ix[b"abc123"], has_functions=True, has_filenames=True, has_line_numbers=False,
-                    has_inline_frames=True)
+    msg.mapping.add(
+        id=7,
+        memory_start=0x1000,
+        memory_limit=0x9000,
+        file_offset=0x40,
+        filename=ix[b"/bin/app"],
+        build_id=ix[b"abc123"],
+        has_functions=True,
+        has_filenames=True,
+        has_line_numbers=False,
+        has_inline_frames=True,
+    )
     msg.function.add(id=3, name=ix[b"main"], system_name=ix[b"main"], filename=ix[b"main.go"], start_line=10)
     msg.function.add(id=9, name=ix[b"inlined"], filename=ix[b"main.go"], start_line=20)
     msg.function.add(id=4, name=ix[b"ctor"], filename=ix[b"main.go"], start_line=2)
@@ -44,13 +79,27 @@ def _rich_profile() -> pprofcore.Profile:
     msg.location.add(id=8, address=0x77).line.add(function_id=4, line=3)
     for i, (stack, labels) in enumerate(
         [
-            ([5, 6], [dict(key=ix[b"thread"], str=ix[b"worker"]), dict(key=ix[b"bytes"], num=512, num_unit=ix[b"bytes"])]),
+            (
+                [5, 6],
+                [dict(key=ix[b"thread"], str=ix[b"worker"]), dict(key=ix[b"bytes"], num=512, num_unit=ix[b"bytes"])],
+            ),
             ([6], [dict(key=ix[b"timestamp_ns"], num=1_700_000_000_000_000_123, num_unit=ix[b"nanoseconds"])]),
-            ([5], [dict(key=ix[b"trace_id"], str=ix[b"0123456789abcdef0123456789abcdef"]),
-                   dict(key=ix[b"span_id"], str=ix[b"0123456789abcdef"])]),
+            (
+                [5],
+                [
+                    dict(key=ix[b"trace_id"], str=ix[b"0123456789abcdef0123456789abcdef"]),
+                    dict(key=ix[b"span_id"], str=ix[b"0123456789abcdef"]),
+                ],
+            ),
             ([], [dict(key=ix[b"tag"], str=ix[b"x"]), dict(key=ix[b"tag"], str=ix[b"y"])]),  # a key twice
-            ([8, 6], [dict(key=ix[b"tag"], num=1, num_unit=ix[b"ms"]), dict(key=ix[b"tag"], num=2, num_unit=ix[b"bytes"])]),
-            ([5, 6], [dict(key=ix[b"thread"], str=ix[b"worker"]), dict(key=ix[b"bytes"], num=512, num_unit=ix[b"bytes"])]),
+            (
+                [8, 6],
+                [dict(key=ix[b"tag"], num=1, num_unit=ix[b"ms"]), dict(key=ix[b"tag"], num=2, num_unit=ix[b"bytes"])],
+            ),
+            (
+                [5, 6],
+                [dict(key=ix[b"thread"], str=ix[b"worker"]), dict(key=ix[b"bytes"], num=512, num_unit=ix[b"bytes"])],
+            ),
         ]
     ):
         smp = msg.sample.add(location_id=stack, value=[i + 1, (i - 2) * 1000])  # negative and zero values too
@@ -75,11 +124,22 @@ def _same(p: pprofcore.Profile, q: pprofcore.Profile) -> None:
     assert_profile_equal(p, q, check_order=True)
 
     def rows(t, cols, strs):
-        return sorted(tuple(strs[v] if c in ("filename", "build_id", "name", "system_name") else v
-                            for c, v in zip(cols, r)) for r in zip(*(getattr(t, c).tolist() for c in cols)))
+        return sorted(
+            tuple(strs[v] if c in ("filename", "build_id", "name", "system_name") else v for c, v in zip(cols, r))
+            for r in zip(*(getattr(t, c).tolist() for c in cols))
+        )
 
-    mcols = ["memory_start", "memory_limit", "file_offset", "filename", "build_id", "has_functions",
-             "has_filenames", "has_line_numbers", "has_inline_frames"]
+    mcols = [
+        "memory_start",
+        "memory_limit",
+        "file_offset",
+        "filename",
+        "build_id",
+        "has_functions",
+        "has_filenames",
+        "has_line_numbers",
+        "has_inline_frames",
+    ]
     fcols = ["name", "system_name", "filename", "start_line"]
     sp, sq = list(p.strings), list(q.strings)
     used_maps = np.unique(p.locations.mapping[p.stack_locations]) if len(p.stack_locations) else []
@@ -88,8 +148,15 @@ def _same(p: pprofcore.Profile, q: pprofcore.Profile) -> None:
     assert set(qm) <= set(pm) and len(qm) == len([m for m in used_maps if m >= 0])
     assert set(rows(q.functions, fcols, sq)) <= set(rows(p.functions, fcols, sp))
     assert sorted(q.lines.column.tolist()) == sorted(
-        p.lines.column[np.concatenate([np.arange(p.locations.line_offsets[i], p.locations.line_offsets[i + 1])
-                                       for i in np.unique(p.stack_locations)] or [np.zeros(0, int)])].tolist()
+        p.lines.column[
+            np.concatenate(
+                [
+                    np.arange(p.locations.line_offsets[i], p.locations.line_offsets[i + 1])
+                    for i in np.unique(p.stack_locations)
+                ]
+                or [np.zeros(0, int)]
+            )
+        ].tolist()
     )
 
 
@@ -113,8 +180,9 @@ def test_written_bytes_follow_the_spec():
     for table in (d.mapping_table, d.location_table, d.function_table, d.link_table, d.attribute_table, d.stack_table):
         assert table[0].ByteSize() == 0  # the zero entry
     profiles = m.resource_profiles[0].scope_profiles[0].profiles
-    assert [(d.string_table[x.sample_type.type_strindex], d.string_table[x.sample_type.unit_strindex])
-            for x in profiles] == p.sample_types
+    assert [
+        (d.string_table[x.sample_type.type_strindex], d.string_table[x.sample_type.unit_strindex]) for x in profiles
+    ] == p.sample_types
     assert m.resource_profiles[0].scope_profiles[0].scope.name == "pprofcore"
     attrs = {a.key: a.value for a in m.resource_profiles[0].resource.attributes}
     assert attrs["service.name"].string_value == "app" and attrs["n"].int_value == 3 and attrs["ok"].bool_value
@@ -124,8 +192,12 @@ def test_written_bytes_follow_the_spec():
     link = d.link_table[s[2].link_index]
     assert link.trace_id.hex() == "0123456789abcdef0123456789abcdef" and link.span_id.hex() == "0123456789abcdef"
     keys = {d.string_table[a.key_strindex] for a in d.attribute_table[1:]}
-    assert {"pprof.mapping.has_functions", "pprof.location.is_folded", "pprof.profile.comment",
-            "process.executable.build_id.gnu"} <= keys
+    assert {
+        "pprof.mapping.has_functions",
+        "pprof.location.is_folded",
+        "pprof.profile.comment",
+        "process.executable.build_id.gnu",
+    } <= keys
 
 
 def test_save_as_otlp(tmp_path):

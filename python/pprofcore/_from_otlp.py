@@ -92,7 +92,7 @@ def load_otlp(
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _wrap(_core.decode_otlp(source, max_decompressed_size))
     if hasattr(source, "read"):
-        data = source.read()  # type: ignore[union-attr]
+        data = source.read()
         if not isinstance(data, (bytes, bytearray)):
             raise TypeError("load_otlp() needs a file opened in binary mode")
         return _wrap(_core.decode_otlp(data, max_decompressed_size))

@@ -7,7 +7,20 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _args, _atomic, _comments, _core, _filter, _frames, _labels, _repr, _timestamps, _to_otlp, _transform, reports
+from . import (
+    _args,
+    _atomic,
+    _comments,
+    _core,
+    _filter,
+    _frames,
+    _labels,
+    _repr,
+    _timestamps,
+    _to_otlp,
+    _transform,
+    reports,
+)
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph

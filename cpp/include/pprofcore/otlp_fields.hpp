@@ -55,8 +55,8 @@ constexpr uint32_t kKeyStrindex = 1, kValue = 2, kUnitStrindex = 3;
 }
 // opentelemetry/proto/common/v1/common.proto
 namespace any_value {
-constexpr uint32_t kStringValue = 1, kBoolValue = 2, kIntValue = 3, kDoubleValue = 4, kArrayValue = 5,
-                   kKvlistValue = 6, kBytesValue = 7, kStringValueStrindex = 8;
+constexpr uint32_t kStringValue = 1, kBoolValue = 2, kIntValue = 3, kDoubleValue = 4, kArrayValue = 5, kKvlistValue = 6,
+                   kBytesValue = 7, kStringValueStrindex = 8;
 }
 namespace array_value {
 constexpr uint32_t kValues = 1;

@@ -511,7 +511,8 @@ Message read_json(const uint8_t* data, size_t n) {
   m.json = true;
   for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles")) {
     ResourceMsg res;
-    if (const Json* resource = get(r, "resource")) attributes(get(*resource, "attributes"), "Resource.attributes", res.attributes);
+    if (const Json* resource = get(r, "resource"))
+      attributes(get(*resource, "attributes"), "Resource.attributes", res.attributes);
     res.schema_url = text(get(r, "schemaUrl"), "ResourceProfiles.schema_url");
     for (const Json& s : list(get(r, "scopeProfiles"), "ResourceProfiles.scope_profiles")) {
       ScopeMsg scope;

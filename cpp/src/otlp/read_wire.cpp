@@ -269,7 +269,8 @@ void profile(Reader r, ProfileMsg& p) {
     switch (tag >> 3) {
       case f::profile::kSampleType:
         if (seen_sample_type)
-          older_layout(r, at, "Profile.sample_type", "a profile with several sample_type entries, as in v1.7.0 and earlier");
+          older_layout(r, at, "Profile.sample_type",
+                       "a profile with several sample_type entries, as in v1.7.0 and earlier");
         seen_sample_type = true;
         p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
         break;

@@ -246,8 +246,8 @@ class Builder {
     bool folded = false;
     for (int64_t a : x.attributes) {
       if (a == 0) continue;
-      const Attribute& attr =
-          m_.attributes[checked(m_, a, m_.attributes.size(), "Location.attribute_indices", "attribute_table", x.offset)];
+      const Attribute& attr = m_.attributes[checked(m_, a, m_.attributes.size(), "Location.attribute_indices",
+                                                    "attribute_table", x.offset)];
       if (string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset) == names::kIsFolded)
         folded = truthy(attr.value.value);
     }

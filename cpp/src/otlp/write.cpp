@@ -179,9 +179,9 @@ class Encoder {
     const int32_t key = l.key[row], s = l.str[row];
     const int64_t num = s < 0 ? l.num[row] : 0;
     const int32_t unit = s < 0 ? l.num_unit[row] : 0;
-    const uint64_t h = hash_mix(hash_mix(hash_mix(static_cast<uint32_t>(key), static_cast<uint32_t>(s)),
-                                         static_cast<uint64_t>(num)),
-                                static_cast<uint32_t>(unit));
+    const uint64_t h =
+        hash_mix(hash_mix(hash_mix(static_cast<uint32_t>(key), static_cast<uint32_t>(s)), static_cast<uint64_t>(num)),
+                 static_cast<uint32_t>(unit));
     int32_t r = label_table_.find(h, [&](int32_t q) {
       const LabelKey& k = label_keys_[static_cast<size_t>(q)];
       return k.key == key && k.str == s && k.num == num && k.unit == unit;
@@ -225,7 +225,8 @@ class Encoder {
       stack_[i] = 0;
       if (b != e) {
         const int32_t* sl = p_.stack_locations.data();
-        const uint64_t h = hash_bytes(std::string_view(reinterpret_cast<const char*>(sl + b), static_cast<size_t>(e - b) * 4));
+        const uint64_t h =
+            hash_bytes(std::string_view(reinterpret_cast<const char*>(sl + b), static_cast<size_t>(e - b) * 4));
         int32_t row = stacks.find(h, [&](int32_t r) {
           const int64_t rb = stack_offsets_[static_cast<size_t>(r)], re = stack_offsets_[static_cast<size_t>(r) + 1];
           if (re - rb != e - b) return false;
@@ -260,8 +261,7 @@ class Encoder {
         time_[i] = static_cast<uint64_t>(l.num[static_cast<size_t>(ts_row)]);
         has_time_[i] = 1;
       }
-      bool linked = trace_count == 1 && span_count == 1 &&
-                    is_hex(p_.str(l.str[static_cast<size_t>(trace_row)]), 32) &&
+      bool linked = trace_count == 1 && span_count == 1 && is_hex(p_.str(l.str[static_cast<size_t>(trace_row)]), 32) &&
                     is_hex(p_.str(l.str[static_cast<size_t>(span_row)]), 16);
       link_[i] = 0;
       if (linked) {
@@ -365,7 +365,8 @@ class Encoder {
       const int64_t ab = attr_offsets_[i], ae = attr_offsets_[i + 1];
       const int64_t value = p_.values[i * nt + t];
       size_t attr_bytes = 0;
-      for (int64_t k = ab; k < ae; ++k) attr_bytes += Writer::varint_size(static_cast<uint64_t>(attrs_of_samples_[static_cast<size_t>(k)]));
+      for (int64_t k = ab; k < ae; ++k)
+        attr_bytes += Writer::varint_size(static_cast<uint64_t>(attrs_of_samples_[static_cast<size_t>(k)]));
       scratch.resize(48 + attr_bytes);
       char* d = &scratch[0];
       auto put = [&d](uint64_t v) {

@@ -23,6 +23,7 @@ REPORTS = {
     "comments": "comments",
     "callgrind": "callgrind",
     "topproto": "topproto",
+    "proto": "filter",  # -proto -output=OUT: the filtered profile (.otlp names OTLP)
     "list": "list",
     "disasm": "disasm",
 }
