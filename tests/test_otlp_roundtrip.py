@@ -271,3 +271,18 @@ def test_corpus_round_trip_everything(corpus_dir):
         p = pprofcore.load(corpus_path(row))
         if p.sample_types:
             _same(p, pprofcore.loads(p.to_otlp()))
+
+
+def test_cli_writes_otlp(tmp_path):
+    from pprofcore.cli import main
+
+    src = tmp_path / "in.pb.gz"
+    p = _rich_profile()
+    p.save(src)
+    assert main(["-proto", f"-output={tmp_path / 'out.otlp'}", str(src)]) == 0
+    assert (tmp_path / "out.otlp").read_bytes()[:2] != b"\x1f\x8b"
+    _same(p, pprofcore.load(tmp_path / "out.otlp"))
+    assert main(["merge", "-o", str(tmp_path / "m.otlp.gz"), str(src)]) == 0
+    assert (tmp_path / "m.otlp.gz").read_bytes()[:2] == b"\x1f\x8b"
+    assert main(["filter", "--format", "otlp", "-o", str(tmp_path / "f.bin"), str(src)]) == 0
+    assert len(pprofcore.load_otlp(tmp_path / "f.bin")) == 1
