@@ -339,3 +339,10 @@ def _varint(n: int) -> bytes:
 
 def test_corpus_and_paths_exist_or_skip():
     assert isinstance(CORPUS, Path)
+
+
+def test_resource_labels_put_the_resource_on_every_sample():
+    (cpu, wall) = pprofcore.load_otlp(_message().SerializeToString(), resource_labels=True)
+    assert all(_labels(cpu.profile, i)["service.name"] == ["checkout"] for i in range(len(cpu.profile)))
+    assert _labels(cpu.profile, 0)["host.cpus"] == ["8"]
+    assert "service.name" not in _labels(wall.profile, 0)

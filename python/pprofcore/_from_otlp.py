@@ -48,12 +48,24 @@ class OtlpProfile:
     profile_indices: Tuple[int, ...] = ()
 
 
-def _wrap(results) -> List[OtlpProfile]:
+def _wrap(results, resource_labels: bool) -> List[OtlpProfile]:
     out = []
     for core, o in results:
+        profile = Profile._wrap(core)
+        if resource_labels:
+            # Every sample carries its resource (a merge of many profiles keeps them apart).
+            for key, value in o["resource_attributes"].items():
+                text = (
+                    value.hex()
+                    if isinstance(value, bytes)
+                    else str(value).lower()
+                    if isinstance(value, bool)
+                    else str(value)
+                )
+                profile = profile.set_label(key, text)
         out.append(
             OtlpProfile(
-                profile=Profile._wrap(core),
+                profile=profile,
                 resource=o["resource_attributes"],
                 scope_name=o["scope_name"],
                 scope_version=o["scope_version"],
@@ -76,6 +88,7 @@ def _wrap(results) -> List[OtlpProfile]:
 def load_otlp(
     source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]],
     *,
+    resource_labels: bool = False,
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
 ) -> List[OtlpProfile]:
     """Every profile of an OpenTelemetry OTLP profiles message, in message order.
@@ -86,14 +99,16 @@ def load_otlp(
     or v1.11.0; older layouts are refused naming what was found. OTLP profiles
     of one scope whose samples match one to one (one per sample type, as
     :meth:`Profile.to_otlp` writes them) come back as one profile with several
-    sample types. Raises :class:`DecodeError` (field and byte offset) for
-    malformed input.
+    sample types. ``resource_labels=True`` also puts each resource attribute
+    on every sample as a string label (``process.pid=66``), so that profiles
+    merged afterwards stay apart by resource. Raises :class:`DecodeError`
+    (field and byte offset) for malformed input.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _wrap(_core.decode_otlp(source, max_decompressed_size))
+        return _wrap(_core.decode_otlp(source, max_decompressed_size), resource_labels)
     if hasattr(source, "read"):
         data = source.read()
         if not isinstance(data, (bytes, bytearray)):
             raise TypeError("load_otlp() needs a file opened in binary mode")
-        return _wrap(_core.decode_otlp(data, max_decompressed_size))
-    return _wrap(_core.decode_otlp_file(_fspath(source), max_decompressed_size))
+        return _wrap(_core.decode_otlp(data, max_decompressed_size), resource_labels)
+    return _wrap(_core.decode_otlp_file(_fspath(source), max_decompressed_size), resource_labels)

@@ -79,8 +79,7 @@ Profile decode_single_raw(const uint8_t* data, size_t n) {
   if (all.empty())
     throw DecodeError("input is an OpenTelemetry OTLP profiles message that holds no profile", "ProfilesData", -1);
   throw DecodeError("input is an OpenTelemetry OTLP profiles message that holds " + std::to_string(all.size()) +
-                        " profiles (per resource, scope and sample type); read them all with pprofcore.load_otlp, "
-                        "or merge them with pprofcore.merge(p.profile for p in pprofcore.load_otlp(...))",
+                        " profiles (per resource, scope and sample type); read them all with pprofcore.load_otlp",
                     "ProfilesData.resource_profiles", -1);
 }
 
