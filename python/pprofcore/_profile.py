@@ -24,6 +24,7 @@ from . import (
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .display import timeline as _timeline
 from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -580,6 +581,14 @@ class Profile:
         return _to_otlp.to_otlp(self, resource, scope_name, scope_version, compress, level)
 
     # -------------------------------------------------------------------- time
+    def timeline(self, lane: Optional[str] = None, sample_type=None, title: str = ""):
+        """A flame chart over time (needs :attr:`timestamps`): one lane per value
+        of the label ``lane`` (default: the first of ``thread.name``, ``thread``,
+        ``thread_id``, ``goroutine``... the profile has), each sample's stack
+        drawn root first until the lane's next sample. ``.save("t.html")`` writes
+        the self-contained page; Jupyter shows it inline."""
+        return _timeline.timeline(self, lane, sample_type, title)
+
     @property
     def timestamps(self) -> Optional[np.ndarray]:
         """Per sample, its time as int64 nanoseconds since the Unix epoch, or
