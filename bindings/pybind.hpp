@@ -118,5 +118,6 @@ void bind_callgraph(py::module_& m);
 void bind_symbolize(py::module_& m);
 void bind_series(py::module_& m);
 void bind_go_repairs(py::module_& m);
+void bind_otlp(py::module_& m);
 
 }  // namespace pprofcore::bindings

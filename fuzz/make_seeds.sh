@@ -11,13 +11,14 @@
 #   fuzz/seeds/zstd:   small profiles zstd-compressed (with the zstd command when
 #                      present), hand-built raw/RLE frames, skippable frames, damage.
 #   fuzz/seeds/sniff:  the decode seeds plus other profilers' and archivers' formats.
+#   fuzz/seeds/otlp:   the corpus's OTLP files up to the size limit (OpenTelemetry profiles).
 # Usage: fuzz/make_seeds.sh [corpus_dir]   (default $PPROFCORE_CORPUS, else ../shared/corpus beside the repo)
 set -euo pipefail
 cd "$(dirname "$0")"
 corpus=${1:-${PPROFCORE_CORPUS:-$(pwd)/../../shared/corpus}}
 max=${SEED_MAX_BYTES:-65536}
 out=seeds
-kinds="decode gzip legacy goroutine_dump zstd sniff"
+kinds="decode gzip legacy goroutine_dump zstd sniff otlp"
 for k in $kinds; do rm -rf "${out:?}/$k"; mkdir -p "$out/$k"; done
 if [ ! -f "$corpus/MANIFEST.tsv" ]; then
   echo "make_seeds: no corpus at $corpus; seeds are only the synthetic ones" >&2
@@ -69,6 +70,12 @@ if os.path.exists(manifest):
         if len(raw) <= limit:
             put("decode", raw, "odd-" + name[:40])
             put("sniff", raw, "odd-" + name[:40])
+    # OpenTelemetry profiles (the manifest's notes say OTLP) seed the otlp target.
+    manifest = os.path.join(corpus, "MANIFEST.tsv")
+    for row in csv.DictReader(open(manifest), delimiter="\t") if os.path.exists(manifest) else []:
+        path = os.path.join(corpus, row["file"])
+        if "OTLP" in row["notes"] and os.path.getsize(path) <= 4 * limit:
+            put("otlp", open(path, "rb").read())
     generated = os.path.join(odd, "generated")
     for name in sorted(os.listdir(generated)) if os.path.isdir(generated) else []:
         put_legacy(open(os.path.join(generated, name), "rb").read(), limit)

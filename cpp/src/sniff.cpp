@@ -99,9 +99,8 @@ std::string describe_json(const uint8_t* data, size_t n) {
            "program again with a pprof-writing profiler (pprofcore itself writes speedscope files, "
            "FlameGraph.to_speedscope, but does not read them)";
   if (has("\"resourceProfiles\"") || has("\"resource_profiles\""))
-    return "input is an OpenTelemetry profile (OTLP JSON), not a pprof profile; pprofcore does not read OTLP: convert "
-           "it in Go with the OpenTelemetry Collector contrib translator (pkg/translator/pprof, "
-           "ConvertPprofileToPprof) or export pprof from the producer";
+    return "input is an OpenTelemetry profile (OTLP JSON), not a pprof profile (pprofcore.load_otlp reads OTLP "
+           "profiles of opentelemetry-proto v1.10.0 and v1.11.0)";
   if (has("\"timeDeltas\"") && has("\"nodes\""))
     return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; no converter to pprof is "
            "bundled with Chrome or Node.js: profile Node.js with a pprof-writing profiler (@datadog/pprof, "
@@ -231,9 +230,8 @@ std::string describe_foreign_protobuf(const uint8_t* data, size_t n, int64_t err
   }
   if (nested_field1)
     return "input is protobuf but not profile.proto (top-level field 1 holds nested messages, as in an "
-           "OpenTelemetry OTLP ExportProfilesServiceRequest); pprofcore does not read OTLP: convert it in Go with the "
-           "OpenTelemetry Collector contrib translator (pkg/translator/pprof, ConvertPprofileToPprof) or export pprof "
-           "from the producer";
+           "OpenTelemetry OTLP ExportProfilesServiceRequest; pprofcore.load_otlp reads OTLP profiles of "
+           "opentelemetry-proto v1.10.0 and v1.11.0)";
   return "input is protobuf but its fields do not match profile.proto";
 }
 

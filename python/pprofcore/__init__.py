@@ -17,6 +17,7 @@ from ._build_info import VERSION as __version__  # noqa: F401  (the package vers
 from ._build_info import build_info
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
+from ._from_otlp import OtlpProfile, load_otlp
 from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
 from ._merge import Merger, merge, merge_files
 from ._profile import Profile
@@ -33,6 +34,7 @@ __all__ = [
     "FilterWarning",
     "DeltaComputer",
     "Merger",
+    "OtlpProfile",
     "harmonize_units",
     "merge",
     "merge_files",
@@ -48,6 +50,7 @@ __all__ = [
     "from_folded",
     "load",
     "load_many",
+    "load_otlp",
     "loads",
     "open_store",
 ]

@@ -258,6 +258,28 @@ def decode(
 def decode_file(
     path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
 ) -> Profile: ...
+def decode_otlp(
+    data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex
+) -> list[tuple[Profile, dict]]:
+    """
+    Every profile of an OTLP message: a list of (Profile, origin dict).
+    """
+
+def decode_otlp_file(
+    path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex
+) -> list[tuple[Profile, dict]]: ...
+def encode_otlp(
+    profile: Profile,
+    resource: dict,
+    scope_name: str,
+    scope_version: str,
+    compress: bool = False,
+    level: typing.SupportsInt | typing.SupportsIndex = -1,
+) -> bytes:
+    """
+    The profile as OTLP ProfilesData protobuf bytes.
+    """
+
 def decode_file_repair(
     path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
 ) -> tuple[Profile, dict]: ...

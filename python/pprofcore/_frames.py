@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _timestamps
 from ._columns import Table
 from ._tabular import Codes, LabelColumn, to_arrow_columns, to_pandas_columns
 
@@ -160,6 +160,9 @@ def columns(profile: "Profile", kind: str) -> Dict[str, object]:
         cols["leaf_function"] = _codes(profile, fname)
         cols["stack_id"] = stack_ids(profile)
         cols["depth"] = np.diff(profile.stack_offsets)
+        ts = _timestamps.timestamps(profile)
+        if ts is not None:  # the sample's time (Profile.timestamps), NaT where it has none
+            cols["time"] = _timestamps.as_datetime(ts)
         for k, c in label_columns(profile).items():
             if k in cols:
                 k = "label:" + k

@@ -91,9 +91,11 @@ def loads(
         profiles; see docs/formats.md), giving what ``go tool pprof -raw``
         shows for the same file. Go goroutine dumps (``debug=2``, panic and
         SIGQUIT tracebacks) become goroutine profiles with one sample per
-        goroutine and ``state``/``wait``/``goid``/``created_by`` labels. JFR,
-        perf.data, OTLP, speedscope, ``.cpuprofile`` and folded text are
-        refused with a message naming the converter.
+        goroutine and ``state``/``wait``/``goid``/``created_by`` labels.
+        OpenTelemetry OTLP profiles (protobuf or JSON) holding one profile
+        are read too (:func:`load_otlp` reads every profile of a message;
+        docs/otlp.md). JFR, perf.data, speedscope, ``.cpuprofile`` and folded
+        text are refused with a message naming the converter.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
         (default 4 GiB): gzip or zstd input stops decompressing there (all

@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _args, _atomic, _comments, _core, _filter, _frames, _go_repairs, _labels, _repr, _transform, reports
+from . import (
+    _args,
+    _atomic,
+    _comments,
+    _core,
+    _filter,
+    _frames,
+    _go_repairs,
+    _labels,
+    _repr,
+    _timestamps,
+    _to_otlp,
+    _transform,
+    reports,
+)
 from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .display import timeline as _timeline
 from .errors import unknown_sample_type
 from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
@@ -545,14 +560,85 @@ class Profile:
         """
         return self._core.encode(bool(compress), _args.check_level(level))
 
-    def save(self, path: Union[str, "os.PathLike[str]"], compress: bool = True, level: Optional[int] = None) -> None:
-        """Write the profile to ``path`` (gzip-compressed unless ``compress=False``).
+    def save(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        compress: Optional[bool] = None,
+        level: Optional[int] = None,
+        format: str = "pprof",
+    ) -> None:
+        """Write the profile to ``path``.
+
+        ``format`` is ``"pprof"`` (profile.proto, gzip-compressed unless
+        ``compress=False``) or ``"otlp"`` (OpenTelemetry ``ProfilesData``
+        protobuf, :meth:`to_otlp`; raw unless ``compress=True``).
 
         The write is atomic: the bytes go to a temporary file beside ``path``
         that is then renamed over it, so a failed write (a full disk, a kill)
         leaves an existing ``path`` as it was, even when it is the input."""
-        data = self.to_bytes(compress=compress, level=level)
+        if format == "pprof":
+            data = self.to_bytes(compress=True if compress is None else compress, level=level)
+        elif format == "otlp":
+            data = self.to_otlp(compress=bool(compress), level=level)
+        else:
+            raise ValueError(f"format must be 'pprof' or 'otlp', not {format!r}")
         _atomic.write_bytes(path, data)
+
+    def to_otlp(
+        self,
+        *,
+        resource: Optional[Mapping[str, Any]] = None,
+        scope_name: str = "pprofcore",
+        scope_version: str = "",
+        compress: bool = False,
+        level: Optional[int] = None,
+    ) -> bytes:
+        """Serialize to OpenTelemetry OTLP ``ProfilesData`` protobuf bytes
+        (opentelemetry-proto v1.11.0, profiles v1development), gzip-compressed
+        when ``compress=True``.
+
+        One resource (``resource``: attribute names to str, bool, int, float,
+        bytes, list or dict values), one scope, one OTLP profile per sample type.
+        Labels become attributes, a ``timestamp_ns`` label (nanoseconds) the
+        sample's timestamp, ``trace_id``/``span_id`` hex labels its link; pprof
+        fields OTLP lacks use the ``pprof.*`` attributes (docs/otlp.md).
+        :func:`pprofcore.loads` gives back an equal profile (canonically: ids,
+        table order and unused rows aside).
+        """
+        return _to_otlp.to_otlp(self, resource, scope_name, scope_version, compress, level)
+
+    # -------------------------------------------------------------------- time
+    def timeline(self, lane: Optional[str] = None, sample_type=None, title: str = ""):
+        """A flame chart over time (needs :attr:`timestamps`): one lane per value
+        of the label ``lane`` (default: the first of ``thread.name``, ``thread``,
+        ``thread_id``, ``goroutine``... the profile has), each sample's stack
+        drawn root first until the lane's next sample. ``.save("t.html")`` writes
+        the self-contained page; Jupyter shows it inline."""
+        return _timeline.timeline(self, lane, sample_type, title)
+
+    @property
+    def timestamps(self) -> Optional[np.ndarray]:
+        """Per sample, its time as int64 nanoseconds since the Unix epoch, or
+        None when the profile has none.
+
+        Read from the numeric label ``timestamp_ns`` (what the OTLP, JFR, perf
+        and .cpuprofile readers write), else Datadog's ``end_timestamp_ns``; a
+        sample without it holds NaT (the smallest int64, ``NaT`` once viewed as
+        ``datetime64[ns]``). :meth:`timestamps_from` reads another label."""
+        return _timestamps.timestamps(self)
+
+    def timestamps_from(self, label: str) -> Optional[np.ndarray]:
+        """Like :attr:`timestamps` but from the numeric label ``label`` (its
+        num_unit converts: ``milliseconds``, ``seconds``...; none means nanoseconds)."""
+        return _timestamps.timestamps(self, label)
+
+    def window(self, start=None, end=None, *, label: Optional[str] = None) -> "Profile":
+        """The samples whose time is in ``[start, end)``; samples without a time
+        are dropped. Bounds are int nanoseconds since the epoch, ``datetime``
+        (naive means UTC), ``numpy.datetime64`` or ``pandas.Timestamp``; None is
+        open. ``label`` picks the time label as :meth:`timestamps_from` does.
+        Raises ValueError when the profile has no timestamps."""
+        return _timestamps.window(self, start, end, label)
 
     # ----------------------------------------------------------------- reports
     def top(

@@ -47,7 +47,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
         },
     ),
     # Helpers shared by several rooms; they import leaves and one another, never a room.
-    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments"}),
+    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments", "_timestamps"}),
     (
         "room",
         {
@@ -60,12 +60,13 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "testing",
             "_repair",
             "_go_repairs",
+            "_to_otlp",
             "symbolize",
             "web",
         },
     ),
     ("profile", {"_profile"}),
-    ("constructor", {"_io", "_merge", "_delta", "_from_folded"}),
+    ("constructor", {"_io", "_merge", "_delta", "_from_folded", "_from_otlp"}),
     ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 

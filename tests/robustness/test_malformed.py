@@ -325,9 +325,9 @@ def _cases():
         _case(gzip.compress(b""), "empty input: gzip stream decompresses to 0 bytes", "", None, id="empty-gzip"),
         _case(
             ld(1, ld(1, ld(1, text(1, "service.name")))) + ld(1, ld(2, b"")),
-            "OpenTelemetry OTLP ExportProfilesServiceRequest",
-            "Profile.sample_type",
-            2,
+            "input is an OpenTelemetry OTLP profiles message that holds no profile",
+            "ProfilesData",
+            None,
             id="otlp-protobuf",
         ),
         _case(

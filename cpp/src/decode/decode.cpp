@@ -14,6 +14,7 @@
 #include "decode_internal.hpp"
 #include "pprofcore/legacy.hpp"
 #include "pprofcore/memory.hpp"
+#include "pprofcore/otlp.hpp"
 #include "pprofcore/io.hpp"
 #include "pprofcore/sniff.hpp"
 #include "pprofcore/zstd.hpp"
@@ -581,6 +582,8 @@ void judge_decompressed_prefix(const char* format, const uint8_t* data, size_t n
 }
 
 Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n) {
+  // OpenTelemetry profiles fail as profile.proto at their first field.
+  if (otlp::looks_like_otlp(data, n)) return otlp::decode_single_raw(data, n);
   Profile legacy;
   if (decode_legacy(data, n, legacy)) return legacy;
   rethrow_explained(e, data, n);

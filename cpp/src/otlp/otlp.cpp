@@ -1,0 +1,86 @@
+// otlp: the public entry points of otlp.hpp: decompression, the choice between
+// the protobuf and the JSON reader, and the one-profile rule of load().
+#include "pprofcore/otlp.hpp"
+
+#include "message.hpp"
+#include "pprofcore/gzip.hpp"
+#include "pprofcore/wire.hpp"
+#include "pprofcore/zstd.hpp"
+
+namespace pprofcore::otlp {
+
+bool looks_like_otlp(const uint8_t* data, size_t n) {
+  if (detail::looks_like_json(data, n)) return true;
+  // Protobuf: every top-level field is 1 or 2 and length-delimited, and the
+  // first resource_profiles starts with a nested message (profile.proto's
+  // field 1, a ValueType, holds varints).
+  try {
+    wire::Reader r(data, data, data + n);
+    bool nested = false, any = false;
+    while (!r.done()) {
+      uint32_t tag = r.tag("");
+      uint32_t field = tag >> 3, wt = tag & 7;
+      if ((field != 1 && field != 2) || wt != wire::kLen) return false;
+      const uint8_t* e = r.length_delimited("");
+      if (field == 1 && !any && e > r.pos()) {
+        wire::Reader m(data, r.pos(), e);
+        uint32_t inner = m.tag("");
+        nested = (inner & 7) == wire::kLen && (inner >> 3) >= 1 && (inner >> 3) <= 3;
+      }
+      any |= field == 1;
+      r.seek(e);
+    }
+    return nested;
+  } catch (const DecodeError&) {
+    return false;
+  }
+}
+
+namespace {
+
+std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
+  const bool json = detail::looks_like_json(data, n);
+  try {
+    detail::Message m = json ? detail::read_json(data, n) : detail::read_wire(data, n);
+    return detail::to_pprof(m);
+  } catch (const GzipError&) {
+    throw;
+  } catch (const DecodeError& e) {
+    // Say what the input was taken for: the field names are OTLP's, not pprof's.
+    if (e.reason().rfind("input is an OpenTelemetry", 0) == 0) throw;
+    throw DecodeError(std::string("input is an OpenTelemetry OTLP profiles message (") + (json ? "JSON" : "protobuf") +
+                          ") that pprofcore cannot read: " + e.reason(),
+                      e.field(), e.offset());
+  }
+}
+
+}  // namespace
+
+std::vector<Decoded> decode(const uint8_t* data, size_t n, const DecodeOptions& options) {
+  if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
+  if (n > max_input_size(options.max_decompressed_size, gzip::is_gzip(data, n) || zstd::is_zstd(data, n)))
+    throw DecodeError("input is larger than the limit of " + std::to_string(options.max_decompressed_size) +
+                          " bytes (raise max_decompressed_size to allow it)",
+                      "", -1);
+  if (gzip::is_gzip(data, n)) {
+    gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
+    return decode_raw(raw.data(), raw.size());
+  }
+  if (zstd::is_zstd(data, n)) {
+    gzip::Buffer raw = zstd::decompress(data, n, options.max_decompressed_size);
+    return decode_raw(raw.data(), raw.size());
+  }
+  return decode_raw(data, n);
+}
+
+Profile decode_single_raw(const uint8_t* data, size_t n) {
+  std::vector<Decoded> all = decode_raw(data, n);
+  if (all.size() == 1) return std::move(all[0].profile);
+  if (all.empty())
+    throw DecodeError("input is an OpenTelemetry OTLP profiles message that holds no profile", "ProfilesData", -1);
+  throw DecodeError("input is an OpenTelemetry OTLP profiles message that holds " + std::to_string(all.size()) +
+                        " profiles (per resource, scope and sample type); read them all with pprofcore.load_otlp",
+                    "ProfilesData.resource_profiles", -1);
+}
+
+}  // namespace pprofcore::otlp

@@ -1,0 +1,615 @@
+// read_wire: OTLP profiles protobuf -> detail::Message. Walks ProfilesData /
+// ExportProfilesServiceRequest (same layout) with the bounds-checked
+// wire::Reader; repeated scalars are accepted packed or not, unknown fields are
+// skipped. Fields whose wire type betrays an older layout (opentelemetry-proto
+// v1.9.0 and before) are refused naming that version. Indices are not checked
+// here (to_pprof.cpp does it, knowing the table sizes).
+#include <cstring>
+#include <string>
+
+#include "message.hpp"
+#include "pprofcore/otlp_fields.hpp"
+#include "pprofcore/wire.hpp"
+
+namespace pprofcore::otlp::detail {
+namespace {
+
+using wire::kFixed64;
+using wire::kLen;
+using wire::kVarint;
+using wire::Reader;
+namespace f = fields;
+
+// Nesting of AnyValue (arrays and maps) deeper than this is refused: the
+// reader recurses, and hostile input must not exhaust the stack.
+constexpr int kMaxDepth = 64;
+
+constexpr const char* kSupported =
+    "; pprofcore reads OpenTelemetry OTLP profiles of opentelemetry-proto v1.10.0 and v1.11.0 (profiles "
+    "v1development): convert the file with a current OpenTelemetry Collector, or export pprof from the producer";
+
+[[noreturn]] void older_layout(const Reader& r, const uint8_t* tag_at, const char* field, const std::string& what) {
+  throw DecodeError("input is an OpenTelemetry OTLP profiles message of an older layout (" + what + ")" + kSupported,
+                    field, r.offset_of(tag_at));
+}
+
+void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field, const uint8_t* tag_at) {
+  if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
+}
+
+// A Reader over the payload of the length-delimited field at r (r moves past it).
+Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+  expect(r, wt, kLen, field, tag_at);
+  const uint8_t* e = r.length_delimited(field);
+  Reader m(r.base(), r.pos(), e);
+  r.seek(e);
+  return m;
+}
+
+std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+  Reader m = sub(r, wt, field, tag_at);
+  return std::string(reinterpret_cast<const char*>(m.pos()), static_cast<size_t>(m.end() - m.pos()));
+}
+
+int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+  expect(r, wt, kVarint, field, tag_at);
+  return static_cast<int64_t>(r.varint(field));
+}
+
+uint64_t fixed64(Reader& r, const char* field) {
+  const uint8_t* p = r.pos();
+  if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
+  r.seek(p + 8);
+  return v;
+}
+
+// A repeated varint field, packed (one LEN record) or not.
+void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<int64_t>& out) {
+  if (wt != kLen) {
+    out.push_back(scalar(r, wt, field, tag_at));
+    return;
+  }
+  Reader m = sub(r, wt, field, tag_at);
+  while (!m.done()) out.push_back(static_cast<int64_t>(m.varint(field)));
+}
+
+void fixed64s(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<uint64_t>& out) {
+  if (wt != kLen) {
+    expect(r, wt, kFixed64, field, tag_at);
+    out.push_back(fixed64(r, field));
+    return;
+  }
+  Reader m = sub(r, wt, field, tag_at);
+  if ((m.end() - m.pos()) % 8 != 0)
+    throw DecodeError("packed fixed64 field is not a multiple of 8 bytes long", field, r.offset_of(tag_at));
+  while (!m.done()) out.push_back(fixed64(m, field));
+}
+
+void any_value(Reader r, RawValue& v, int depth);
+
+void key_value(Reader r, RawValue::Pair& kv, int depth) {
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("KeyValue");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::key_value::kKey:
+        kv.key = bytes(r, wt, "KeyValue.key", at);
+        break;
+      case f::key_value::kValue:
+        any_value(sub(r, wt, "KeyValue.value", at), kv.value, depth + 1);
+        break;
+      case f::key_value::kKeyStrindex:
+        kv.key_strindex = scalar(r, wt, "KeyValue.key_strindex", at);
+        break;
+      default:
+        r.skip(wt, "KeyValue");
+    }
+  }
+}
+
+void any_value(Reader r, RawValue& v, int depth) {
+  if (depth > kMaxDepth)
+    throw DecodeError("attribute values nested more than " + std::to_string(kMaxDepth) + " deep", "AnyValue",
+                      r.offset());
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("AnyValue");
+    uint32_t wt = tag & 7;
+    // A oneof: the last member on the wire wins, as protobuf has it.
+    switch (tag >> 3) {
+      case f::any_value::kStringValue:
+        v = RawValue{};
+        v.value.kind = Value::kString;
+        v.value.str = bytes(r, wt, "AnyValue.string_value", at);
+        break;
+      case f::any_value::kBoolValue:
+        v = RawValue{};
+        v.value.kind = Value::kBool;
+        v.value.i = scalar(r, wt, "AnyValue.bool_value", at) != 0;
+        break;
+      case f::any_value::kIntValue:
+        v = RawValue{};
+        v.value.kind = Value::kInt;
+        v.value.i = scalar(r, wt, "AnyValue.int_value", at);
+        break;
+      case f::any_value::kDoubleValue: {
+        expect(r, wt, kFixed64, "AnyValue.double_value", at);
+        uint64_t bits = fixed64(r, "AnyValue.double_value");
+        v = RawValue{};
+        v.value.kind = Value::kDouble;
+        std::memcpy(&v.value.d, &bits, 8);
+        break;
+      }
+      case f::any_value::kArrayValue: {
+        Reader m = sub(r, wt, "AnyValue.array_value", at);
+        v = RawValue{};
+        v.value.kind = Value::kArray;
+        while (!m.done()) {
+          const uint8_t* a = m.pos();
+          uint32_t t = m.tag("ArrayValue");
+          if ((t >> 3) == f::array_value::kValues) {
+            v.array.emplace_back();
+            any_value(sub(m, t & 7, "ArrayValue.values", a), v.array.back(), depth + 1);
+          } else {
+            m.skip(t & 7, "ArrayValue");
+          }
+        }
+        break;
+      }
+      case f::any_value::kKvlistValue: {
+        Reader m = sub(r, wt, "AnyValue.kvlist_value", at);
+        v = RawValue{};
+        v.value.kind = Value::kMap;
+        while (!m.done()) {
+          const uint8_t* a = m.pos();
+          uint32_t t = m.tag("KeyValueList");
+          if ((t >> 3) == f::key_value_list::kValues) {
+            v.map.emplace_back();
+            key_value(sub(m, t & 7, "KeyValueList.values", a), v.map.back(), depth + 1);
+          } else {
+            m.skip(t & 7, "KeyValueList");
+          }
+        }
+        break;
+      }
+      case f::any_value::kBytesValue:
+        v = RawValue{};
+        v.value.kind = Value::kBytes;
+        v.value.str = bytes(r, wt, "AnyValue.bytes_value", at);
+        break;
+      case f::any_value::kStringValueStrindex:
+        v = RawValue{};
+        v.value.kind = Value::kString;
+        v.strindex = scalar(r, wt, "AnyValue.string_value_strindex", at);
+        if (v.strindex < 0) v.strindex = INT64_MAX;  // negative int32: out of range, reported later
+        break;
+      default:
+        r.skip(wt, "AnyValue");
+    }
+  }
+}
+
+void attributes(Reader r, RawAttributes& out, const char* field) {
+  // Resource and InstrumentationScope keep their KeyValues in field 1 / 3.
+  (void)field;
+  out.emplace_back();
+  key_value(r, out.back(), 0);
+}
+
+ValueType value_type(Reader r, const char* field) {
+  ValueType t;
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag(field);
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::value_type::kTypeStrindex:
+        t.type = scalar(r, wt, "ValueType.type_strindex", at);
+        break;
+      case f::value_type::kUnitStrindex:
+        t.unit = scalar(r, wt, "ValueType.unit_strindex", at);
+        break;
+      case 3:
+        older_layout(r, at, "ValueType", "ValueType has field 3, aggregation_temporality, of v1.7.0 and earlier");
+      default:
+        r.skip(wt, field);
+    }
+  }
+  return t;
+}
+
+void sample(Reader r, Samples& s) {
+  int64_t stack = 0, link = 0;
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("Sample");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::sample::kStackIndex:
+        stack = scalar(r, wt, "Sample.stack_index", at);
+        break;
+      case f::sample::kAttributeIndices:
+        varints(r, wt, "Sample.attribute_indices", at, s.attrs);
+        break;
+      case f::sample::kLinkIndex:
+        if (wt == kLen)
+          older_layout(r, at, "Sample.link_index",
+                       "Sample field 3 holds a list, the attribute_indices of v1.9.0 and earlier");
+        link = scalar(r, wt, "Sample.link_index", at);
+        break;
+      case f::sample::kValues:
+        varints(r, wt, "Sample.values", at, s.values);
+        break;
+      case f::sample::kTimestampsUnixNano:
+        fixed64s(r, wt, "Sample.timestamps_unix_nano", at, s.times);
+        break;
+      case 6:
+        older_layout(r, at, "Sample", "Sample has field 6, the timestamps_unix_nano of v1.7.0 and earlier");
+      default:
+        r.skip(wt, "Sample");
+    }
+  }
+  s.stack.push_back(stack);
+  s.link.push_back(link);
+  s.attr_offsets.push_back(static_cast<int64_t>(s.attrs.size()));
+  s.value_offsets.push_back(static_cast<int64_t>(s.values.size()));
+  s.time_offsets.push_back(static_cast<int64_t>(s.times.size()));
+}
+
+void profile(Reader r, ProfileMsg& p) {
+  p.offset = r.offset();
+  bool seen_sample_type = false;
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("Profile");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::profile::kSampleType:
+        if (seen_sample_type)
+          older_layout(r, at, "Profile.sample_type",
+                       "a profile with several sample_type entries, as in v1.7.0 and earlier");
+        seen_sample_type = true;
+        p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
+        break;
+      case f::profile::kSamples: {
+        Reader m = sub(r, wt, "Profile.samples", at);
+        p.samples.offset.push_back(r.offset_of(m.pos()));
+        sample(m, p.samples);
+        break;
+      }
+      case f::profile::kTimeUnixNano:
+        if (wt != kFixed64)
+          older_layout(r, at, "Profile.time_unix_nano",
+                       "Profile field 3 is not fixed64: it holds the location_indices of v1.7.0 and earlier");
+        p.time_unix_nano = fixed64(r, "Profile.time_unix_nano");
+        break;
+      case f::profile::kDurationNano:
+        p.duration_nano = static_cast<uint64_t>(scalar(r, wt, "Profile.duration_nano", at));
+        break;
+      case f::profile::kPeriodType:
+        if (wt == kVarint)
+          older_layout(r, at, "Profile.period_type",
+                       "Profile field 5 is a number: the duration_nanos of v1.7.0 and earlier");
+        p.has_period_type = true;
+        p.period_type = value_type(sub(r, wt, "Profile.period_type", at), "ValueType");
+        break;
+      case f::profile::kPeriod:
+        p.period = scalar(r, wt, "Profile.period", at);
+        break;
+      case f::profile::kProfileId:
+        if (wt == kVarint)
+          older_layout(r, at, "Profile.profile_id", "Profile field 7 is a number: the comment_strindices of v1.8.0");
+        p.profile_id = bytes(r, wt, "Profile.profile_id", at);
+        break;
+      case f::profile::kDroppedAttributesCount:
+        if (wt == kLen)
+          older_layout(r, at, "Profile.dropped_attributes_count",
+                       "Profile field 8 holds bytes: the profile_id of v1.8.0");
+        p.dropped_attributes_count = static_cast<uint32_t>(scalar(r, wt, "Profile.dropped_attributes_count", at));
+        break;
+      case f::profile::kOriginalPayloadFormat:
+        p.original_payload_format = bytes(r, wt, "Profile.original_payload_format", at);
+        break;
+      case f::profile::kOriginalPayload:
+        p.original_payload = bytes(r, wt, "Profile.original_payload", at);
+        break;
+      case f::profile::kAttributeIndices:
+        varints(r, wt, "Profile.attribute_indices", at, p.attributes);
+        break;
+      default:
+        r.skip(wt, "Profile");
+    }
+  }
+}
+
+void scope_profiles(Reader r, ScopeMsg& s) {
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("ScopeProfiles");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::scope_profiles::kScope: {
+        Reader m = sub(r, wt, "ScopeProfiles.scope", at);
+        while (!m.done()) {
+          const uint8_t* a = m.pos();
+          uint32_t t = m.tag("InstrumentationScope");
+          uint32_t w = t & 7;
+          switch (t >> 3) {
+            case f::scope::kName:
+              s.name = bytes(m, w, "InstrumentationScope.name", a);
+              break;
+            case f::scope::kVersion:
+              s.version = bytes(m, w, "InstrumentationScope.version", a);
+              break;
+            case f::scope::kAttributes:
+              attributes(sub(m, w, "InstrumentationScope.attributes", a), s.attributes, "");
+              break;
+            default:
+              m.skip(w, "InstrumentationScope");
+          }
+        }
+        break;
+      }
+      case f::scope_profiles::kProfiles:
+        s.profiles.emplace_back();
+        profile(sub(r, wt, "ScopeProfiles.profiles", at), s.profiles.back());
+        break;
+      case f::scope_profiles::kSchemaUrl:
+        s.schema_url = bytes(r, wt, "ScopeProfiles.schema_url", at);
+        break;
+      default:
+        r.skip(wt, "ScopeProfiles");
+    }
+  }
+}
+
+void resource_profiles(Reader r, ResourceMsg& res) {
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("ResourceProfiles");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::resource_profiles::kResource: {
+        Reader m = sub(r, wt, "ResourceProfiles.resource", at);
+        while (!m.done()) {
+          const uint8_t* a = m.pos();
+          uint32_t t = m.tag("Resource");
+          if ((t >> 3) == f::resource::kAttributes)
+            attributes(sub(m, t & 7, "Resource.attributes", a), res.attributes, "");
+          else
+            m.skip(t & 7, "Resource");
+        }
+        break;
+      }
+      case f::resource_profiles::kScopeProfiles:
+        res.scopes.emplace_back();
+        scope_profiles(sub(r, wt, "ResourceProfiles.scope_profiles", at), res.scopes.back());
+        break;
+      case f::resource_profiles::kSchemaUrl:
+        res.schema_url = bytes(r, wt, "ResourceProfiles.schema_url", at);
+        break;
+      default:
+        r.skip(wt, "ResourceProfiles");
+    }
+  }
+}
+
+void mapping(Reader r, Message& m) {
+  Mapping x;
+  x.offset = r.offset();
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("Mapping");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::mapping::kMemoryStart:
+        x.memory_start = static_cast<uint64_t>(scalar(r, wt, "Mapping.memory_start", at));
+        break;
+      case f::mapping::kMemoryLimit:
+        x.memory_limit = static_cast<uint64_t>(scalar(r, wt, "Mapping.memory_limit", at));
+        break;
+      case f::mapping::kFileOffset:
+        x.file_offset = static_cast<uint64_t>(scalar(r, wt, "Mapping.file_offset", at));
+        break;
+      case f::mapping::kFilenameStrindex:
+        x.filename = scalar(r, wt, "Mapping.filename_strindex", at);
+        break;
+      case f::mapping::kAttributeIndices:
+        varints(r, wt, "Mapping.attribute_indices", at, x.attributes);
+        break;
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+        older_layout(r, at, "Mapping", "Mapping has the has_* flags (fields 6-9) of v1.7.0 and earlier");
+      default:
+        r.skip(wt, "Mapping");
+    }
+  }
+  m.mappings.push_back(std::move(x));
+}
+
+void location(Reader r, Message& m) {
+  Location x;
+  x.offset = r.offset();
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("Location");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::location::kMappingIndex:
+        x.mapping = scalar(r, wt, "Location.mapping_index", at);
+        break;
+      case f::location::kAddress:
+        x.address = static_cast<uint64_t>(scalar(r, wt, "Location.address", at));
+        break;
+      case f::location::kLines: {
+        Reader l = sub(r, wt, "Location.lines", at);
+        Line line;
+        while (!l.done()) {
+          const uint8_t* a = l.pos();
+          uint32_t t = l.tag("Line");
+          uint32_t w = t & 7;
+          switch (t >> 3) {
+            case f::line::kFunctionIndex:
+              line.function = scalar(l, w, "Line.function_index", a);
+              break;
+            case f::line::kLine:
+              line.line = scalar(l, w, "Line.line", a);
+              break;
+            case f::line::kColumn:
+              line.column = scalar(l, w, "Line.column", a);
+              break;
+            default:
+              l.skip(w, "Line");
+          }
+        }
+        x.lines.push_back(line);
+        break;
+      }
+      case f::location::kAttributeIndices:
+        varints(r, wt, "Location.attribute_indices", at, x.attributes);
+        break;
+      default:
+        r.skip(wt, "Location");
+    }
+  }
+  m.locations.push_back(std::move(x));
+}
+
+void function(Reader r, Message& m) {
+  Function x;
+  x.offset = r.offset();
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("Function");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::function::kNameStrindex:
+        x.name = scalar(r, wt, "Function.name_strindex", at);
+        break;
+      case f::function::kSystemNameStrindex:
+        x.system_name = scalar(r, wt, "Function.system_name_strindex", at);
+        break;
+      case f::function::kFilenameStrindex:
+        x.filename = scalar(r, wt, "Function.filename_strindex", at);
+        break;
+      case f::function::kStartLine:
+        x.start_line = scalar(r, wt, "Function.start_line", at);
+        break;
+      default:
+        r.skip(wt, "Function");
+    }
+  }
+  m.functions.push_back(x);
+}
+
+void dictionary(Reader r, Message& m) {
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("ProfilesDictionary");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::dictionary::kMappingTable:
+        mapping(sub(r, wt, "ProfilesDictionary.mapping_table", at), m);
+        break;
+      case f::dictionary::kLocationTable:
+        location(sub(r, wt, "ProfilesDictionary.location_table", at), m);
+        break;
+      case f::dictionary::kFunctionTable:
+        function(sub(r, wt, "ProfilesDictionary.function_table", at), m);
+        break;
+      case f::dictionary::kLinkTable: {
+        Reader l = sub(r, wt, "ProfilesDictionary.link_table", at);
+        Link link;
+        while (!l.done()) {
+          const uint8_t* a = l.pos();
+          uint32_t t = l.tag("Link");
+          uint32_t w = t & 7;
+          if ((t >> 3) == f::link::kTraceId)
+            link.trace_id = bytes(l, w, "Link.trace_id", a);
+          else if ((t >> 3) == f::link::kSpanId)
+            link.span_id = bytes(l, w, "Link.span_id", a);
+          else
+            l.skip(w, "Link");
+        }
+        m.links.push_back(std::move(link));
+        break;
+      }
+      case f::dictionary::kStringTable:
+        m.strings.push_back(bytes(r, wt, "ProfilesDictionary.string_table", at));
+        break;
+      case f::dictionary::kAttributeTable: {
+        Reader a = sub(r, wt, "ProfilesDictionary.attribute_table", at);
+        Attribute x;
+        x.offset = r.offset_of(a.pos());
+        while (!a.done()) {
+          const uint8_t* p = a.pos();
+          uint32_t t = a.tag("KeyValueAndUnit");
+          uint32_t w = t & 7;
+          switch (t >> 3) {
+            case f::key_value_and_unit::kKeyStrindex:
+              x.key = scalar(a, w, "KeyValueAndUnit.key_strindex", p);
+              break;
+            case f::key_value_and_unit::kValue:
+              any_value(sub(a, w, "KeyValueAndUnit.value", p), x.value, 1);
+              break;
+            case f::key_value_and_unit::kUnitStrindex:
+              x.unit = scalar(a, w, "KeyValueAndUnit.unit_strindex", p);
+              break;
+            default:
+              a.skip(w, "KeyValueAndUnit");
+          }
+        }
+        m.attributes.push_back(std::move(x));
+        break;
+      }
+      case f::dictionary::kStackTable: {
+        Reader s = sub(r, wt, "ProfilesDictionary.stack_table", at);
+        m.stack_offset.push_back(r.offset_of(s.pos()));
+        while (!s.done()) {
+          const uint8_t* p = s.pos();
+          uint32_t t = s.tag("Stack");
+          if ((t >> 3) == f::stack::kLocationIndices)
+            varints(s, t & 7, "Stack.location_indices", p, m.stack_locations);
+          else
+            s.skip(t & 7, "Stack");
+        }
+        m.stack_offsets.push_back(static_cast<int64_t>(m.stack_locations.size()));
+        break;
+      }
+      default:
+        r.skip(wt, "ProfilesDictionary");
+    }
+  }
+}
+
+}  // namespace
+
+Message read_wire(const uint8_t* data, size_t n) {
+  Message m;
+  Reader r(data, data, data + n);
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    uint32_t tag = r.tag("ProfilesData");
+    uint32_t wt = tag & 7;
+    switch (tag >> 3) {
+      case f::data::kResourceProfiles:
+        m.resources.emplace_back();
+        resource_profiles(sub(r, wt, "ProfilesData.resource_profiles", at), m.resources.back());
+        break;
+      case f::data::kDictionary:
+        // Two dictionary fields merge, as protobuf merges a repeated message field.
+        dictionary(sub(r, wt, "ProfilesData.dictionary", at), m);
+        break;
+      default:
+        r.skip(wt, "ProfilesData");
+    }
+  }
+  return m;
+}
+
+}  // namespace pprofcore::otlp::detail

@@ -1,0 +1,485 @@
+// to_pprof: detail::Message -> pprof profiles. Checks every index against its
+// table (DecodeError with the field and the offset of the message holding it),
+// copies into each profile only the dictionary rows its samples reach (ids
+// 1..n in order of first use), turns sample attributes, links and timestamps
+// into labels and the pprof.* attributes into pprof's fields. OTLP profiles of
+// one scope with matching samples join as the sample types of one profile.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "conventions.hpp"
+#include "message.hpp"
+#include "pprofcore/strings.hpp"
+
+namespace pprofcore::otlp::detail {
+namespace {
+
+std::string hex(std::string_view b) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(b.size() * 2);
+  for (unsigned char c : b) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+size_t checked(const Message& m, int64_t index, size_t size, const char* field, const char* table, int64_t offset) {
+  if (index < 0 || static_cast<uint64_t>(index) >= size)
+    throw DecodeError(std::string(field) + " " + std::to_string(index) + " is out of range of " + table + " (" +
+                          std::to_string(size) + " entries)",
+                      field, offset);
+  return static_cast<size_t>(index);
+}
+
+std::string_view string_at(const Message& m, int64_t index, const char* field, int64_t offset) {
+  if (index == 0 && m.strings.empty()) return {};  // a missing string_table[0] is still ""
+  return m.strings[checked(m, index, m.strings.size(), field, "string_table", offset)];
+}
+
+void append_json(std::string& out, const Value& v);
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+std::string double_text(double d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+
+// Arrays and maps nested in a label value are spelled as JSON text.
+void append_json(std::string& out, const Value& v) {
+  switch (v.kind) {
+    case Value::kString:
+      append_json_string(out, v.str);
+      break;
+    case Value::kBytes:
+      append_json_string(out, hex(v.str));
+      break;
+    case Value::kBool:
+      out += v.i ? "true" : "false";
+      break;
+    case Value::kInt:
+      out += std::to_string(v.i);
+      break;
+    case Value::kDouble:
+      out += double_text(v.d);
+      break;
+    case Value::kArray:
+      out += '[';
+      for (size_t i = 0; i < v.array.size(); ++i) {
+        if (i) out += ',';
+        append_json(out, v.array[i]);
+      }
+      out += ']';
+      break;
+    case Value::kMap:
+      out += '{';
+      for (size_t i = 0; i < v.map.size(); ++i) {
+        if (i) out += ',';
+        append_json_string(out, v.map[i].key);
+        out += ':';
+        append_json(out, v.map[i].value);
+      }
+      out += '}';
+      break;
+    default:
+      out += "null";
+  }
+}
+
+Value resolve(const Message& m, const RawValue& raw, int64_t offset) {
+  Value v = raw.value;
+  if (raw.strindex >= 0) v.str = std::string(string_at(m, raw.strindex, "AnyValue.string_value_strindex", offset));
+  for (const RawValue& e : raw.array) v.array.push_back(resolve(m, e, offset));
+  for (const RawValue::Pair& p : raw.map) {
+    KeyValue kv;
+    kv.key = p.key_strindex >= 0 ? std::string(string_at(m, p.key_strindex, "KeyValue.key_strindex", offset)) : p.key;
+    kv.value = resolve(m, p.value, offset);
+    v.map.push_back(std::move(kv));
+  }
+  return v;
+}
+
+std::vector<KeyValue> resolve(const Message& m, const RawAttributes& raw) {
+  std::vector<KeyValue> out;
+  for (const RawValue::Pair& p : raw) {
+    KeyValue kv;
+    kv.key = p.key_strindex >= 0 ? std::string(string_at(m, p.key_strindex, "KeyValue.key_strindex", -1)) : p.key;
+    kv.value = resolve(m, p.value, -1);
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+
+bool truthy(const Value& v) { return (v.kind == Value::kBool || v.kind == Value::kInt) && v.i != 0; }
+
+struct LabelRow {
+  int32_t key, str;
+  int64_t num;
+  int32_t unit;
+};
+
+// One pprof profile under construction: dictionary rows are copied on first use.
+class Builder {
+ public:
+  explicit Builder(const Message& m)
+      : m_(m),
+        str_code_(m.strings.size(), -1),
+        loc_row_(m.locations.size(), -1),
+        fn_row_(m.functions.size(), -1),
+        map_row_(m.mappings.size(), -1) {}
+
+  Profile p;
+
+  int32_t intern(std::string_view s) { return strings_.intern(s); }
+
+  int32_t code(int64_t index, const char* field, int64_t offset) {
+    if (index == 0) return 0;
+    size_t i = checked(m_, index, m_.strings.size(), field, "string_table", offset);
+    if (str_code_[i] < 0) str_code_[i] = strings_.intern(m_.strings[i]);
+    return str_code_[i];
+  }
+
+  // The location rows of stack_table[index], leaf first.
+  void stack(int64_t index, int64_t offset, std::vector<int32_t>& out) {
+    out.clear();
+    if (index == 0 && m_.stack_offsets.size() == 1) return;  // no stack_table: stack 0 is the empty one
+    size_t s = checked(m_, index, m_.stack_offsets.size() - 1, "Sample.stack_index", "stack_table", offset);
+    for (int64_t k = m_.stack_offsets[s]; k < m_.stack_offsets[s + 1]; ++k)
+      out.push_back(location(m_.stack_locations[static_cast<size_t>(k)], m_.stack_offset[s]));
+  }
+
+  // The labels of attribute_table[index] (several for an array value).
+  void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
+    if (index == 0) return;  // attribute_table[0] is the zero value: "no attribute"
+    const Attribute& a =
+        m_.attributes[checked(m_, index, m_.attributes.size(), "attribute_indices", "attribute_table", offset)];
+    int32_t key = code(a.key, "KeyValueAndUnit.key_strindex", a.offset);
+    int32_t unit = code(a.unit, "KeyValueAndUnit.unit_strindex", a.offset);
+    value_labels(key, a.value, unit, a.offset, out);
+  }
+
+  void link_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
+    if (index == 0) return;
+    const Link& l = m_.links[checked(m_, index, m_.links.size(), "Sample.link_index", "link_table", offset)];
+    if (!l.trace_id.empty()) out.push_back({intern(names::kTraceIdLabel), intern(hex(l.trace_id)), 0, 0});
+    if (!l.span_id.empty()) out.push_back({intern(names::kSpanIdLabel), intern(hex(l.span_id)), 0, 0});
+  }
+
+  Profile finish() {
+    p.strings = strings_.take();
+    check_invariants(p);
+    return std::move(p);
+  }
+
+ private:
+  void value_labels(int32_t key, const RawValue& v, int32_t unit, int64_t offset, std::vector<LabelRow>& out) {
+    if (v.strindex >= 0) {
+      out.push_back({key, code(v.strindex, "AnyValue.string_value_strindex", offset), 0, 0});
+      return;
+    }
+    switch (v.value.kind) {
+      case Value::kInt:
+        out.push_back({key, -1, v.value.i, unit});
+        return;
+      case Value::kString:
+        out.push_back({key, intern(v.value.str), 0, 0});
+        return;
+      case Value::kBool:
+        out.push_back({key, intern(v.value.i ? "true" : "false"), 0, 0});
+        return;
+      case Value::kDouble:
+        out.push_back({key, intern(double_text(v.value.d)), 0, 0});
+        return;
+      case Value::kBytes:
+        out.push_back({key, intern(hex(v.value.str)), 0, 0});
+        return;
+      case Value::kArray:
+        // pprof allows a key several times on one sample; OTLP spells that as an array.
+        for (const RawValue& e : v.array) {
+          if (e.value.kind == Value::kArray || e.value.kind == Value::kMap) {
+            std::string text;
+            append_json(text, resolve(m_, e, offset));
+            out.push_back({key, intern(text), 0, 0});
+          } else {
+            value_labels(key, e, unit, offset, out);
+          }
+        }
+        return;
+      case Value::kMap: {
+        std::string text;
+        append_json(text, resolve(m_, v, offset));
+        out.push_back({key, intern(text), 0, 0});
+        return;
+      }
+      default:
+        out.push_back({key, 0, 0, 0});
+    }
+  }
+
+  int32_t location(int64_t index, int64_t offset) {
+    size_t i = checked(m_, index, m_.locations.size(), "Stack.location_indices", "location_table", offset);
+    if (loc_row_[i] >= 0) return loc_row_[i];
+    const Location& x = m_.locations[i];
+    auto& t = p.locations;
+    int32_t row = static_cast<int32_t>(t.size());
+    int32_t mapping = x.mapping == 0 ? -1 : this->mapping(x.mapping, x.offset);
+    bool folded = false;
+    for (int64_t a : x.attributes) {
+      if (a == 0) continue;
+      const Attribute& attr = m_.attributes[checked(m_, a, m_.attributes.size(), "Location.attribute_indices",
+                                                    "attribute_table", x.offset)];
+      if (string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset) == names::kIsFolded)
+        folded = truthy(attr.value.value);
+    }
+    for (const Line& l : x.lines) {
+      p.lines.function.push_back(function(l.function, x.offset));
+      p.lines.line.push_back(l.line);
+      p.lines.column.push_back(l.column);
+    }
+    t.id.push_back(static_cast<uint64_t>(row) + 1);
+    t.mapping.push_back(mapping);
+    t.address.push_back(x.address);
+    t.is_folded.push_back(folded);
+    t.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+    loc_row_[i] = row;
+    return row;
+  }
+
+  int32_t function(int64_t index, int64_t offset) {
+    if (index == 0 && m_.functions.empty()) index = -1;  // no function_table: refuse rather than invent one
+    size_t i = checked(m_, index, m_.functions.size(), "Line.function_index", "function_table", offset);
+    if (fn_row_[i] >= 0) return fn_row_[i];
+    const Function& x = m_.functions[i];
+    auto& t = p.functions;
+    int32_t row = static_cast<int32_t>(t.size());
+    t.id.push_back(static_cast<uint64_t>(row) + 1);
+    t.name.push_back(code(x.name, "Function.name_strindex", x.offset));
+    t.system_name.push_back(code(x.system_name, "Function.system_name_strindex", x.offset));
+    t.filename.push_back(code(x.filename, "Function.filename_strindex", x.offset));
+    t.start_line.push_back(x.start_line);
+    fn_row_[i] = row;
+    return row;
+  }
+
+  int32_t mapping(int64_t index, int64_t offset) {
+    size_t i = checked(m_, index, m_.mappings.size(), "Location.mapping_index", "mapping_table", offset);
+    if (map_row_[i] >= 0) return map_row_[i];
+    const Mapping& x = m_.mappings[i];
+    auto& t = p.mappings;
+    int32_t row = static_cast<int32_t>(t.size());
+    bool flags[4] = {false, false, false, false};
+    int32_t build_id = 0;
+    int build_rank = 99;
+    for (int64_t a : x.attributes) {
+      if (a == 0) continue;
+      const Attribute& attr =
+          m_.attributes[checked(m_, a, m_.attributes.size(), "Mapping.attribute_indices", "attribute_table", x.offset)];
+      std::string_view key = string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset);
+      const char* flag_names[4] = {names::kHasFunctions, names::kHasFilenames, names::kHasLineNumbers,
+                                   names::kHasInlineFrames};
+      for (int k = 0; k < 4; ++k)
+        if (key == flag_names[k]) flags[k] = truthy(attr.value.value);
+      for (int k = 0; k < 4; ++k) {
+        if (key != names::kBuildIds[k] || k >= build_rank) continue;
+        Value v = resolve(m_, attr.value, attr.offset);
+        if (v.kind != Value::kString && v.kind != Value::kBytes) continue;
+        build_id = intern(v.kind == Value::kBytes ? hex(v.str) : v.str);
+        build_rank = k;
+      }
+    }
+    t.id.push_back(static_cast<uint64_t>(row) + 1);
+    t.memory_start.push_back(x.memory_start);
+    t.memory_limit.push_back(x.memory_limit);
+    t.file_offset.push_back(x.file_offset);
+    t.filename.push_back(code(x.filename, "Mapping.filename_strindex", x.offset));
+    t.build_id.push_back(build_id);
+    t.has_functions.push_back(flags[0]);
+    t.has_filenames.push_back(flags[1]);
+    t.has_line_numbers.push_back(flags[2]);
+    t.has_inline_frames.push_back(flags[3]);
+    map_row_[i] = row;
+    return row;
+  }
+
+  const Message& m_;
+  StringInterner strings_;
+  std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
+};
+
+// Whether OTLP profile b holds the same samples as a (another sample type of
+// one pprof profile, as the writer splits it).
+bool joinable(const ProfileMsg& a, const ProfileMsg& b) {
+  const Samples &x = a.samples, &y = b.samples;
+  return a.time_unix_nano == b.time_unix_nano && a.duration_nano == b.duration_nano && a.period == b.period &&
+         a.has_period_type == b.has_period_type && a.period_type.type == b.period_type.type &&
+         a.period_type.unit == b.period_type.unit && a.profile_id == b.profile_id && a.attributes == b.attributes &&
+         x.stack == y.stack && x.link == y.link && x.attr_offsets == y.attr_offsets && x.attrs == y.attrs &&
+         x.value_offsets == y.value_offsets && x.time_offsets == y.time_offsets && x.times == y.times;
+}
+
+// The pprof.* profile attributes go to pprof's header; the others are returned.
+std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg, Builder& b) {
+  std::vector<KeyValue> rest;
+  for (int64_t a : msg.attributes) {
+    if (a == 0) continue;
+    const Attribute& attr =
+        m.attributes[checked(m, a, m.attributes.size(), "Profile.attribute_indices", "attribute_table", msg.offset)];
+    KeyValue kv;
+    kv.key = std::string(string_at(m, attr.key, "KeyValueAndUnit.key_strindex", attr.offset));
+    kv.value = resolve(m, attr.value, attr.offset);
+    kv.unit = std::string(string_at(m, attr.unit, "KeyValueAndUnit.unit_strindex", attr.offset));
+    const Value& v = kv.value;
+    if (kv.key == names::kComment && v.kind == Value::kArray) {
+      for (const Value& c : v.array) b.p.comments.push_back(b.intern(c.str));
+    } else if (kv.key == names::kComment && v.kind == Value::kString) {
+      b.p.comments.push_back(b.intern(v.str));
+    } else if (kv.key == names::kDropFrames && v.kind == Value::kString) {
+      b.p.drop_frames = b.intern(v.str);
+    } else if (kv.key == names::kKeepFrames && v.kind == Value::kString) {
+      b.p.keep_frames = b.intern(v.str);
+    } else if (kv.key == names::kDocUrl && v.kind == Value::kString) {
+      b.p.doc_url = b.intern(v.str);
+    } else if (kv.key == names::kDefaultSampleType && v.kind == Value::kString) {
+      b.p.default_sample_type = b.intern(v.str);
+    } else {
+      rest.push_back(std::move(kv));
+    }
+  }
+  return rest;
+}
+
+// One pprof profile from OTLP profiles group[0..] of one scope (same samples).
+Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, Origin& origin) {
+  Builder b(m);
+  Profile& p = b.p;
+  const ProfileMsg& first = *group[0];
+  origin.profile_attributes = header_attributes(m, first, b);
+  for (const ProfileMsg* g : group) {
+    p.sample_type_type.push_back(b.code(g->sample_type.type, "ValueType.type_strindex", g->offset));
+    p.sample_type_unit.push_back(b.code(g->sample_type.unit, "ValueType.unit_strindex", g->offset));
+  }
+  if (first.has_period_type) {
+    p.has_period_type = true;
+    p.period_type_type = b.code(first.period_type.type, "ValueType.type_strindex", first.offset);
+    p.period_type_unit = b.code(first.period_type.unit, "ValueType.unit_strindex", first.offset);
+  }
+  p.period = first.period;
+  p.time_nanos = static_cast<int64_t>(first.time_unix_nano);
+  p.duration_nanos = static_cast<int64_t>(first.duration_nano);
+
+  const Samples& s = first.samples;
+  const size_t nt = group.size();
+  const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
+  std::vector<int32_t> locs;
+  std::vector<LabelRow> labels;
+  // One pprof sample per observation: reserve for the common one-per-sample case.
+  p.values.reserve(s.size() * nt);
+  p.stack_offsets.reserve(s.size() + 1);
+  p.label_offsets.reserve(s.size() + 1);
+  for (size_t j = 0; j < s.size(); ++j) {
+    const int64_t at = s.offset[j];
+    b.stack(s.stack[j], at, locs);
+    labels.clear();
+    for (int64_t k = s.attr_offsets[j]; k < s.attr_offsets[j + 1]; ++k)
+      b.attribute_labels(s.attrs[static_cast<size_t>(k)], at, labels);
+    b.link_labels(s.link[j], at, labels);
+    const int64_t v0 = s.value_offsets[j], nv = s.value_offsets[j + 1] - v0;
+    const int64_t t0 = s.time_offsets[j], nts = s.time_offsets[j + 1] - t0;
+    if (nv == 0 && nts == 0)
+      throw DecodeError(
+          "sample has neither values nor timestamps_unix_nano (opentelemetry-proto v1.9.0 and earlier kept values "
+          "in Sample field 2, where v1.10.0 has attribute_indices)",
+          "Sample.values", at);
+    if (nv != 0 && nts != 0 && nv != nts)
+      throw DecodeError("sample has " + std::to_string(nv) + " values but " + std::to_string(nts) +
+                            " timestamps_unix_nano (they must pair up)",
+                        "Sample.timestamps_unix_nano", at);
+    // Each observation (a value, a timestamp or a pair) is one pprof sample.
+    const int64_t obs = nv > nts ? nv : nts;
+    for (int64_t o = 0; o < obs; ++o) {
+      for (size_t t = 0; t < nt; ++t)
+        p.values.push_back(nv ? group[t]->samples.values[static_cast<size_t>(v0 + o)] : 1);
+      p.stack_locations.insert(p.stack_locations.end(), locs.begin(), locs.end());
+      p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+      for (const LabelRow& l : labels) {
+        p.labels.key.push_back(l.key);
+        p.labels.str.push_back(l.str);
+        p.labels.num.push_back(l.num);
+        p.labels.num_unit.push_back(l.unit);
+      }
+      if (nts) {
+        p.labels.key.push_back(ts_key);
+        p.labels.str.push_back(-1);
+        p.labels.num.push_back(static_cast<int64_t>(s.times[static_cast<size_t>(t0 + o)]));
+        p.labels.num_unit.push_back(ns);
+      }
+      p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+std::vector<Decoded> to_pprof(Message& m) {
+  std::vector<Decoded> out;
+  for (size_t r = 0; r < m.resources.size(); ++r) {
+    const ResourceMsg& res = m.resources[r];
+    std::vector<KeyValue> resource_attributes = resolve(m, res.attributes);
+    for (size_t s = 0; s < res.scopes.size(); ++s) {
+      const ScopeMsg& scope = res.scopes[s];
+      std::vector<KeyValue> scope_attributes = resolve(m, scope.attributes);
+      for (size_t i = 0; i < scope.profiles.size();) {
+        std::vector<const ProfileMsg*> group{&scope.profiles[i]};
+        Origin o;
+        o.profile_indices.push_back(i);
+        size_t k = i + 1;
+        for (; k < scope.profiles.size() && joinable(scope.profiles[i], scope.profiles[k]); ++k) {
+          group.push_back(&scope.profiles[k]);
+          o.profile_indices.push_back(k);
+        }
+        i = k;
+        o.resource_index = r;
+        o.scope_index = s;
+        o.resource_attributes = resource_attributes;
+        o.resource_schema_url = res.schema_url;
+        o.scope_name = scope.name;
+        o.scope_version = scope.version;
+        o.scope_schema_url = scope.schema_url;
+        o.scope_attributes = scope_attributes;
+        const ProfileMsg& first = *group[0];
+        o.profile_id = first.profile_id;
+        o.original_payload_format = first.original_payload_format;
+        o.original_payload = first.original_payload;
+        o.dropped_attributes_count = first.dropped_attributes_count;
+        Decoded d;
+        d.profile = convert(m, group, o);
+        d.origin = std::move(o);
+        out.push_back(std::move(d));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pprofcore::otlp::detail

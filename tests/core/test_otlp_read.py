@@ -1,0 +1,348 @@
+"""Reading OpenTelemetry profiles: messages built with opentelemetry-proto (the
+independent oracle) in every shape the spec allows, as protobuf (raw, gzip,
+ExportProfilesServiceRequest) and as OTLP JSON, the corpus's eBPF profiler file
+checked value by value against the oracle's parse, older layouts refused by
+name, and malformed input raising DecodeError (never a crash)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from testenv import CORPUS
+
+import pprofcore
+from pprofcore import DecodeError
+
+pb = pytest.importorskip("opentelemetry.proto.profiles.v1development.profiles_pb2")
+svc = pytest.importorskip("opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2")
+json_format = pytest.importorskip("google.protobuf.json_format")
+
+EBPF = CORPUS / "odd/pyroscope__pkg_test_integration_testdata_otel-ebpf-profile.pb.bin"
+OLD_LAYOUT = CORPUS / "odd/pyroscope__pkg_test_integration_testdata_async-profiler-link-table.pb.bin~17ff5614"
+TRACE, SPAN = bytes(range(16)), bytes(range(8, 16))
+
+
+class Dict:
+    """Builds a ProfilesDictionary with the zero entries the spec requires."""
+
+    def __init__(self, d):
+        self.d = d
+        self.strings = {"": 0}
+        d.string_table.append("")
+        for table in (
+            d.mapping_table,
+            d.location_table,
+            d.function_table,
+            d.link_table,
+            d.attribute_table,
+            d.stack_table,
+        ):
+            table.add()
+
+    def s(self, text: str) -> int:
+        if text not in self.strings:
+            self.strings[text] = len(self.d.string_table)
+            self.d.string_table.append(text)
+        return self.strings[text]
+
+    def attr(self, key: str, unit: str = "", **value) -> int:
+        a = self.d.attribute_table.add(key_strindex=self.s(key), unit_strindex=self.s(unit) if unit else 0)
+        for k, v in value.items():
+            if k == "array":
+                a.value.array_value.values.extend(v)
+            else:
+                setattr(a.value, k, v)
+        return len(self.d.attribute_table) - 1
+
+    def frame(self, name: str, line: int = 0, mapping: int = 0, address: int = 0) -> int:
+        self.d.function_table.add(name_strindex=self.s(name), filename_strindex=self.s(name + ".go"))
+        loc = self.d.location_table.add(mapping_index=mapping, address=address)
+        loc.lines.add(function_index=len(self.d.function_table) - 1, line=line)
+        return len(self.d.location_table) - 1
+
+    def stack(self, *locations: int) -> int:
+        self.d.stack_table.add(location_indices=list(locations))
+        return len(self.d.stack_table) - 1
+
+
+def _message(cls=pb.ProfilesData):
+    """Two resources; the first has a scope with a cpu profile of every sample
+    shape (value only, timestamps only, value + timestamp pairs) and a second
+    sample type over the same samples; the second resource a wall profile."""
+    m = cls()
+    d = Dict(m.dictionary)
+    d.d.mapping_table.add(
+        memory_start=0x1000,
+        memory_limit=0x2000,
+        filename_strindex=d.s("/bin/app"),
+        attribute_indices=[d.attr("process.executable.build_id.gnu", string_value="beef")],
+    )
+    main, work = d.frame("main", 3, mapping=1, address=0x1100), d.frame("work", 7)
+    s1, s2 = d.stack(work, main), d.stack(main)
+    d.d.link_table.add(trace_id=TRACE, span_id=SPAN)
+    thread = d.attr("thread.name", string_value="w1")
+    size = d.attr("size", unit="bytes", int_value=4096)
+    flag = d.attr("hot", bool_value=True)
+    ratio = d.attr("ratio", double_value=0.5)
+    tags = d.attr("tag", string_value="t")
+    rp = m.resource_profiles.add()
+    rp.resource.attributes.add(key="service.name").value.string_value = "checkout"
+    rp.resource.attributes.add(key="host.cpus").value.int_value = 8
+    sp = rp.scope_profiles.add()
+    sp.scope.name, sp.scope.version = "ebpf-profiler", "1.2"
+    sp.scope.attributes.add(key="mode").value.string_value = "test"
+    header = [d.attr("pprof.profile.comment", array=[]), d.attr("deployment", string_value="blue")]
+    for type_name, unit, scale in (("samples", "count", 1), ("cpu", "nanoseconds", 1000)):
+        p = sp.profiles.add(time_unix_nano=1_000, duration_nano=10_000, period=10, profile_id=b"\x01" * 16)
+        p.sample_type.type_strindex, p.sample_type.unit_strindex = d.s(type_name), d.s(unit)
+        p.period_type.type_strindex, p.period_type.unit_strindex = d.s("cpu"), d.s("nanoseconds")
+        p.attribute_indices.extend(header)
+        p.samples.add(stack_index=s1, attribute_indices=[thread, size], values=[5 * scale])
+        p.samples.add(
+            stack_index=s2, attribute_indices=[flag, ratio, tags], link_index=1, timestamps_unix_nano=[2_000, 3_000]
+        )
+        p.samples.add(stack_index=s1, values=[1 * scale, 2 * scale], timestamps_unix_nano=[4_000, 5_000])
+    rp2 = m.resource_profiles.add()
+    sp2 = rp2.scope_profiles.add()
+    p = sp2.profiles.add()
+    p.sample_type.type_strindex, p.sample_type.unit_strindex = d.s("wall"), d.s("nanoseconds")
+    p.samples.add(stack_index=s2, values=[42])
+    return m
+
+
+def _labels(p: pprofcore.Profile, i: int) -> dict:
+    strs = list(p.strings)
+    lab = p.labels
+    out: dict = {}
+    for r in range(p.label_offsets[i], p.label_offsets[i + 1]):
+        k = strs[lab.key[r]]
+        v = strs[lab.str[r]] if lab.str[r] >= 0 else (int(lab.num[r]), strs[lab.num_unit[r]])
+        out.setdefault(k, []).append(v)
+    return out
+
+
+def test_every_sample_shape_and_attribute():
+    got = pprofcore.load_otlp(_message().SerializeToString())
+    assert len(got) == 2
+    cpu, wall = got
+    assert cpu.resource == {"service.name": "checkout", "host.cpus": 8}
+    assert (cpu.scope_name, cpu.scope_version, cpu.scope_attributes) == ("ebpf-profiler", "1.2", {"mode": "test"})
+    assert cpu.attributes == {"deployment": "blue"}  # pprof.profile.comment went to the header
+    assert cpu.profile_id == b"\x01" * 16 and cpu.profile_indices == (0, 1)
+    p = cpu.profile
+    assert p.sample_types == [("samples", "count"), ("cpu", "nanoseconds")]  # joined: same samples
+    assert p.period_type == ("cpu", "nanoseconds") and p.period == 10
+    assert (p.time_nanos, p.duration_nanos) == (1_000, 10_000)
+    # One pprof sample per observation: 1 value, 2 timestamps (value 1 each), 2 pairs.
+    assert p.values.tolist() == [[5, 5000], [1, 1], [1, 1], [1, 1000], [2, 2000]]
+    assert p.timestamps.tolist()[1:] == [2_000, 3_000, 4_000, 5_000]
+    assert p.timestamps[0] == np.iinfo(np.int64).min
+    assert _labels(p, 0) == {"thread.name": ["w1"], "size": [(4096, "bytes")]}
+    l1 = _labels(p, 1)
+    assert l1["hot"] == ["true"] and l1["ratio"] == ["0.5"]
+    assert l1["trace_id"] == [TRACE.hex()] and l1["span_id"] == [SPAN.hex()]
+    assert l1["timestamp_ns"] == [(2_000, "nanoseconds")]
+    frames = [p._s(p.functions.name[p.lines.function[p.locations.line_offsets[loc]]]) for loc in p.stack(0)]
+    assert frames == ["work", "main"]
+    assert list(p.strings)[p.mappings.build_id[0]] == "beef"
+    assert wall.resource == {} and wall.profile.sample_types == [("wall", "nanoseconds")]
+    assert wall.profile.values.tolist() == [[42]]
+
+
+def test_array_attribute_becomes_repeated_labels():
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    a = d.d.attribute_table.add(key_strindex=d.s("tag"))
+    a.value.array_value.values.add(string_value="a")
+    a.value.array_value.values.add(int_value=3)
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=d.stack(d.frame("f")), attribute_indices=[1], values=[1])
+    q = pprofcore.loads(m.SerializeToString())
+    assert _labels(q, 0) == {"tag": ["a", (3, "")]}
+
+
+@pytest.mark.parametrize("wrap", ["raw", "gzip", "request", "json", "json-gzip"])
+def test_encodings_read_the_same(wrap, tmp_path):
+    m = _message()
+    want = [(o.profile.values.tolist(), o.resource) for o in pprofcore.load_otlp(m.SerializeToString())]
+    if wrap == "request":
+        data = svc.ExportProfilesServiceRequest.FromString(m.SerializeToString()).SerializeToString()
+    elif wrap.startswith("json"):
+        doc = json_format.MessageToDict(m)
+        # OTLP JSON spells trace and span ids in hex, not base64 (and so does profile_id).
+        for link in doc["dictionary"]["linkTable"][1:]:
+            link["traceId"], link["spanId"] = TRACE.hex(), SPAN.hex()
+        for rp in doc["resourceProfiles"]:
+            for sp in rp["scopeProfiles"]:
+                for p in sp["profiles"]:
+                    if "profileId" in p:
+                        p["profileId"] = "01" * 16
+        data = json.dumps(doc).encode()
+    else:
+        data = m.SerializeToString()
+    if wrap.endswith("gzip"):
+        data = gzip.compress(data)
+    got = pprofcore.load_otlp(data)
+    assert [(o.profile.values.tolist(), o.resource) for o in got] == want
+    path = tmp_path / "profile.otlp"
+    path.write_bytes(data)
+    assert [o.profile for o in pprofcore.load_otlp(path)] == [o.profile for o in got]
+    with open(path, "rb") as f:
+        assert [o.profile for o in pprofcore.load_otlp(f)] == [o.profile for o in got]
+
+
+def test_load_reads_one_profile_and_names_load_otlp_for_more(tmp_path):
+    m = _message()
+    del m.resource_profiles[1]
+    assert pprofcore.loads(m.SerializeToString()) == pprofcore.load_otlp(m.SerializeToString())[0].profile
+    path = tmp_path / "many.pb"
+    path.write_bytes(_message().SerializeToString())
+    for call in (
+        lambda: pprofcore.load(path),
+        lambda: pprofcore.load_many([path]),
+        lambda: pprofcore.merge_files([path]),
+    ):
+        with pytest.raises(DecodeError, match="holds 2 profiles.*load_otlp"):
+            call()
+
+
+@pytest.mark.skipif(not EBPF.exists(), reason=f"{EBPF} not found")
+def test_ebpf_profiler_file_matches_the_oracle():
+    m = svc.ExportProfilesServiceRequest.FromString(EBPF.read_bytes())
+    got = pprofcore.load_otlp(EBPF)
+    want = [
+        (r, s, i, prof)
+        for r, rp in enumerate(m.resource_profiles)
+        for s, sp in enumerate(rp.scope_profiles)
+        for i, prof in enumerate(sp.profiles)
+    ]
+    assert sum(len(o.profile_indices) for o in got) == len(want)
+    for o in got:
+        prof = m.resource_profiles[o.resource_index].scope_profiles[o.scope_index].profiles[o.profile_indices[0]]
+        values = [v for smp in prof.samples for v in (smp.values or [1] * len(smp.timestamps_unix_nano))]
+        stamps = [t for smp in prof.samples for t in smp.timestamps_unix_nano]
+        assert o.profile.values[:, 0].tolist() == values
+        assert o.profile.timestamps.tolist() == stamps
+        res = m.resource_profiles[o.resource_index].resource.attributes
+        assert o.resource == {a.key: getattr(a.value, a.value.WhichOneof("value")) for a in res}
+        # Every frame of the first stack: the oracle's address and function names, leaf first.
+        d, p = m.dictionary, o.profile
+        want_frames = [
+            (
+                d.location_table[x].address,
+                [d.string_table[d.function_table[ln.function_index].name_strindex] for ln in d.location_table[x].lines],
+            )
+            for x in d.stack_table[prof.samples[0].stack_index].location_indices
+        ]
+        lo = p.locations.line_offsets
+        got_frames = [
+            (
+                int(p.locations.address[x]),
+                [p._s(p.functions.name[p.lines.function[k]]) for k in range(lo[x], lo[x + 1])],
+            )
+            for x in p.stack(0)
+        ]
+        assert got_frames == want_frames
+
+
+@pytest.mark.skipif(not OLD_LAYOUT.exists(), reason=f"{OLD_LAYOUT} not found")
+def test_older_layout_is_refused_by_name():
+    with pytest.raises(DecodeError, match=r"older layout .*v1\.7\.0 and earlier.*v1\.10\.0 and v1\.11\.0") as e:
+        pprofcore.load(OLD_LAYOUT)
+    assert e.value.field == "Profile.period_type" and e.value.offset == 28
+
+
+def _older(field_bytes: bytes) -> bytes:
+    # ProfilesData{resource_profiles{scope_profiles{profiles{<field_bytes>}}}}
+    def ld(n, b):
+        return bytes([n << 3 | 2, len(b)]) + b
+
+    return ld(1, ld(2, ld(2, field_bytes)))
+
+
+@pytest.mark.parametrize(
+    "profile_fields, says",
+    [
+        (bytes([3 << 3 | 2, 1, 1]), "location_indices of v1.7.0 and earlier"),
+        (bytes([2 << 3 | 2, 2, 3 << 3 | 2, 0]), "attribute_indices of v1.9.0 and earlier"),
+        (bytes([8 << 3 | 2, 0]), "profile_id of v1.8.0"),
+        (bytes([2 << 3 | 2, 2, 6 << 3, 1]), "timestamps_unix_nano of v1.7.0 and earlier"),
+    ],
+)
+def test_older_layouts_named(profile_fields, says):
+    with pytest.raises(DecodeError, match="older layout") as e:
+        pprofcore.load_otlp(_older(profile_fields))
+    assert says in str(e.value)
+
+
+def test_malformed_input_names_field_and_offset():
+    m = _message()
+    m.resource_profiles[0].scope_profiles[0].profiles[0].samples[0].stack_index = 99
+    with pytest.raises(DecodeError, match="stack_index 99 is out of range of stack_table") as e:
+        pprofcore.load_otlp(m.SerializeToString())
+    assert e.value.field == "Sample.stack_index" and e.value.offset > 0
+    m = _message()
+    m.dictionary.location_table[1].lines[0].function_index = -1
+    with pytest.raises(DecodeError, match="function_index -1 is out of range"):
+        pprofcore.load_otlp(m.SerializeToString())
+    with pytest.raises(DecodeError, match="neither values nor timestamps"):
+        m = _message()
+        m.resource_profiles[1].scope_profiles[0].profiles[0].samples[0].ClearField("values")
+        pprofcore.load_otlp(m.SerializeToString())
+    with pytest.raises(DecodeError, match="malformed JSON") as e:
+        pprofcore.load_otlp(b'{"resourceProfiles": [}')
+    assert e.value.offset == 22
+    with pytest.raises(DecodeError, match="nested more than"):
+        pprofcore.load_otlp(b'{"resourceProfiles": ' + b"[" * 5000 + b"]" * 5000 + b"}")
+
+
+def test_damaged_messages_never_crash():
+    rng = random.Random(31)
+    good = _message().SerializeToString()
+    for _ in range(400):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        data = bytes(data[: rng.randint(1, len(data))]) if rng.random() < 0.3 else bytes(data)
+        try:
+            pprofcore.load_otlp(data)
+        except DecodeError:
+            pass
+
+
+def test_deep_attribute_nesting_is_refused():
+    inner = b""
+    for _ in range(200):  # AnyValue{array_value{values{...}}}
+        arr = bytes([1 << 3 | 2]) + _varint(len(inner)) + inner
+        inner = bytes([5 << 3 | 2]) + _varint(len(arr)) + arr
+    kv = bytes([1 << 3 | 2, 1]) + b"k" + bytes([2 << 3 | 2]) + _varint(len(inner)) + inner
+    res = bytes([1 << 3 | 2]) + _varint(len(kv)) + kv
+    rp = bytes([1 << 3 | 2]) + _varint(len(res)) + res
+    with pytest.raises(DecodeError, match="nested more than 64 deep"):
+        pprofcore.load_otlp(bytes([1 << 3 | 2]) + _varint(len(rp)) + rp)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def test_corpus_and_paths_exist_or_skip():
+    assert isinstance(CORPUS, Path)
+
+
+def test_resource_labels_put_the_resource_on_every_sample():
+    (cpu, wall) = pprofcore.load_otlp(_message().SerializeToString(), resource_labels=True)
+    assert all(_labels(cpu.profile, i)["service.name"] == ["checkout"] for i in range(len(cpu.profile)))
+    assert _labels(cpu.profile, 0)["host.cpus"] == ["8"]
+    assert "service.name" not in _labels(wall.profile, 0)

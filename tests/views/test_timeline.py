@@ -1,0 +1,101 @@
+"""The timeline view (Profile.timeline): a flame chart over time, one lane per
+thread, drawn by its inlined script in a real browser (chromium via selenium;
+skipped without one), and refused for a profile without timestamps."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from pbprofile import profile_class
+
+import pprofcore
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+BASE = 1_700_000_000_000_000_000
+
+
+def _profile() -> pprofcore.Profile:
+    msg = profile_class(True)()
+    strings = [
+        b"",
+        b"cpu",
+        b"nanoseconds",
+        b"main",
+        b"work",
+        b"<idle & wait>",
+        b"timestamp_ns",
+        b"thread",
+        b"t1",
+        b"t2",
+    ]
+    msg.string_table.extend(strings)
+    msg.sample_type.add(type=1, unit=2)
+    for fid, name in ((1, 3), (2, 4), (3, 5)):
+        msg.function.add(id=fid, name=name)
+        msg.location.add(id=fid).line.add(function_id=fid)
+    for k, (stack, thread) in enumerate([([2, 1], 8), ([3, 1], 9), ([1], 8), ([2, 1], 9)]):
+        s = msg.sample.add(location_id=stack, value=[10])
+        s.label.add(key=6, num=BASE + k * 1_000_000, num_unit=2)
+        s.label.add(key=7, str=thread)
+    return pprofcore.loads(msg.SerializeToString())
+
+
+def test_timeline_page_is_self_contained(tmp_path):
+    t = _profile().timeline(title="a <b>")
+    assert t.lane == "thread"
+    page = t.html()
+    assert (
+        "a &lt;b&gt;" in page and "<script src" not in page and "http://" not in page.replace("http://www.w3.org", "")
+    )
+    assert [s[1] for s in t.data["samples"]] == ["t1", "t2", "t1", "t2"]
+    assert [[t.data["names"][f] for f in s[3]] for s in t.data["samples"]][0] == ["main", "work"]  # root first
+    t.save(tmp_path / "t.html")
+    with pytest.raises(ValueError, match="format"):
+        t.save(tmp_path / "t.svg")
+
+
+def test_timeline_needs_timestamps():
+    p = pprofcore.load(pprofcore.example_path())
+    with pytest.raises(ValueError, match="no timestamps"):
+        p.timeline()
+
+
+@pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="needs chromium and chromedriver")
+def test_timeline_draws_in_chromium(tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    opts = Options()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,800"):
+        opts.add_argument(a)
+    opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    except Exception as e:  # pragma: no cover - depends on the machine
+        pytest.skip(f"chromium did not start: {e}")
+    try:
+        path = tmp_path / "t.html"
+        _profile().timeline().save(path)
+        driver.get(path.as_uri())
+        svg = driver.find_element(By.ID, "timeline")
+        assert svg.get_attribute("data-lanes") == "2"
+        frames = driver.find_elements(By.CSS_SELECTOR, "rect.frame")
+        assert len(frames) == 2 + 2 + 1 + 2  # every frame of every sample
+        assert {f.get_attribute("data-name") for f in frames} == {"main", "work", "<idle & wait>"}
+        lanes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "text.lane")]
+        assert lanes == ["thread=t1", "thread=t2"]
+        # Later samples sit further right; hovering names the frame.
+        xs = [float(f.get_attribute("x")) for f in frames if f.get_attribute("data-name") == "main"]
+        assert xs == sorted(xs) or len(set(xs)) == len(xs)
+        ActionChains(driver).move_to_element(frames[0]).perform()
+        assert "main" in driver.find_element(By.ID, "timeline-tip").text
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        driver.quit()
