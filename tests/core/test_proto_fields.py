@@ -7,15 +7,15 @@ tests/proto/profile.proto."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Dict
 
 import pytest
 from pbprofile import profile_class
+from testenv import REPO
 
 from pprofcore import _proto_fields
 
-HEADER = Path(__file__).resolve().parents[1] / "cpp" / "include" / "pprofcore" / "proto_fields.hpp"
+HEADER = REPO / "cpp" / "include" / "pprofcore" / "proto_fields.hpp"
 
 Fields = Dict[str, int]  # snake_case field name -> number
 
