@@ -119,7 +119,6 @@ def otlp_protobuf(tmp: Path) -> bytes:
 REFUSED = [
     pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
     pytest.param(jfr, ["Java Flight Recorder (JFR)", "jfrconv --output pprof"], id="jfr"),
-    pytest.param(cpuprofile, ["V8/Chrome CPU profile (.cpuprofile JSON)", "pprof-nodejs"], id="cpuprofile"),
     pytest.param(speedscope, ["speedscope JSON file", "has no export to pprof"], id="speedscope"),
     pytest.param(folded, ["folded stacks", "pprofcore.from_folded"], id="folded"),
     pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
@@ -148,6 +147,31 @@ def test_refused_with_name_and_converter(make, says, tmp_path):
             call()
         for text in says:
             assert text in str(e.value), (entry, str(e.value))
+
+
+# Formats that load() now reads (docs/producers.md): load, loads and
+# load_many give a profile; merge_files, which takes pprof only, still names them.
+READ = [
+    pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
+]
+
+
+@pytest.mark.parametrize("make, name", READ)
+def test_read_by_load_and_named_by_merge_files(make, name, tmp_path):
+    data = make(tmp_path)
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    gz = tmp_path / "input.gz"
+    gz.write_bytes(pprofcore._core.gzip(data, 1))
+    totals = {
+        pprofcore.loads(data).total(),
+        pprofcore.load(path).total(),
+        pprofcore.load(gz).total(),
+        pprofcore.load_many([path, gz])[1].total(),
+    }
+    assert len(totals) == 1
+    with pytest.raises(DecodeError, match=name.replace("(", r"\(").replace(")", r"\)")):
+        pprofcore.merge_files([path, path])
 
 
 def test_folded_text_is_only_named_when_it_is_folded():

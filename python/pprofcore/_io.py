@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO, Iterable, List, Literal, Optional, Tuple, Union, overload
 
-from . import _core
+from . import _core, _foreign
 from ._profile import Profile
 from ._repair import RepairReport
 
@@ -50,6 +50,36 @@ def _fspaths(paths, function: str) -> list:
     return [_fspath(p) for p in paths]
 
 
+def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Optional[Profile]:
+    """The profile of another profiler's format (``_foreign``) in ``data`` or
+    the file ``path``, or ``None`` when it is none pprofcore reads. Errors of
+    a reader name the file as the core's do."""
+    try:
+        if path is not None:
+            with open(path, "rb") as f:
+                data = f.read(_core.max_input_size(max_decompressed_size, True) + 1)
+        return _foreign.read(data, max_decompressed_size)
+    except _core.DecodeError as e:
+        if path is not None:
+            e.path = os.fsdecode(path)
+            e.args = (f"{e.path}: {e.args[0]}",)
+        raise
+    except OSError:
+        return None
+
+
+def _foreign_or_raise(error: Exception, data, max_decompressed_size: int, repair: bool, path: Optional[bytes]):
+    """What :func:`load`/:func:`loads` return when the core refused the input:
+    a foreign format's profile (with an empty repair report under
+    ``repair=True``), or the core's error."""
+    if isinstance(error, _core.GzipError):
+        raise error
+    p = _read_foreign(data, max_decompressed_size, path)
+    if p is None:
+        raise error
+    return (p, RepairReport._from_core({})) if repair else p
+
+
 @overload
 def loads(
     data: Union[bytes, bytearray, memoryview],
@@ -91,8 +121,11 @@ def loads(
         profiles; see docs/formats.md), giving what ``go tool pprof -raw``
         shows for the same file. Go goroutine dumps (``debug=2``, panic and
         SIGQUIT tracebacks) become goroutine profiles with one sample per
-        goroutine and ``state``/``wait``/``goid``/``created_by`` labels. JFR,
-        perf.data, OTLP, speedscope, ``.cpuprofile`` and folded text are
+        goroutine and ``state``/``wait``/``goid``/``created_by`` labels.
+        Other profilers' formats are read too, detected by content (see
+        docs/producers.md): V8 ``.cpuprofile``, speedscope JSON, collapsed
+        stacks (folded, py-spy ``raw``, austin), cProfile/pstats dumps and
+        ``perf script`` text. Formats not read (perf.data, OTLP, ...) are
         refused with a message naming the converter.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
@@ -124,10 +157,13 @@ def loads(
     """
     if isinstance(data, str):
         raise TypeError("loads() takes bytes; to read a file use pprofcore.load(path)")
-    if repair:
-        core, report = _core.decode_repair(data, max_decompressed_size, inflater)
-        return Profile._wrap(core), RepairReport._from_core(report)
-    return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
+    try:
+        if repair:
+            core, report = _core.decode_repair(data, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
+        return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
+    except _core.DecodeError as e:
+        return _foreign_or_raise(e, data, max_decompressed_size, repair, None)
 
 
 @overload
@@ -198,10 +234,13 @@ def load(
             data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
     path = _fspath(source)
-    if repair:
-        core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
-        return Profile._wrap(core), RepairReport._from_core(report)
-    return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
+    try:
+        if repair:
+            core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
+        return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
+    except _core.DecodeError as e:
+        return _foreign_or_raise(e, None, max_decompressed_size, repair, path)
 
 
 def load_many(
@@ -243,10 +282,18 @@ def load_many(
     raw = _core.load_many(paths, threads or 0, max_decompressed_size, inflater)
     out: list = []
     first_error: Optional[Exception] = None
-    for item in raw:  # a Profile, or the exception load() raises for that file
+    for path, item in zip(paths, raw):  # a Profile, or the exception load() raises for that file
         if isinstance(item, _core.Profile):
             out.append(Profile._wrap(item))
             continue
+        if isinstance(item, _core.DecodeError) and not isinstance(item, _core.GzipError):
+            try:  # another profiler's format, read in Python as load() does
+                foreign = _read_foreign(None, max_decompressed_size, path)
+            except _core.DecodeError as e:
+                foreign, item = None, e
+            if foreign is not None:
+                out.append(foreign)
+                continue
         exc: Exception = item
         if first_error is None:
             first_error = exc
