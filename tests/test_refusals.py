@@ -119,8 +119,6 @@ def otlp_protobuf(tmp: Path) -> bytes:
 REFUSED = [
     pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
     pytest.param(jfr, ["Java Flight Recorder (JFR)", "jfrconv --output pprof"], id="jfr"),
-    pytest.param(speedscope, ["speedscope JSON file", "has no export to pprof"], id="speedscope"),
-    pytest.param(folded, ["folded stacks", "pprofcore.from_folded"], id="folded"),
     pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
     pytest.param(
         otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"], id="otlp-protobuf"
@@ -153,6 +151,8 @@ def test_refused_with_name_and_converter(make, says, tmp_path):
 # load_many give a profile; merge_files, which takes pprof only, still names them.
 READ = [
     pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
+    pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
+    pytest.param(folded, "folded stacks", id="folded"),
 ]
 
 

@@ -105,7 +105,8 @@ class ProfileBuilder:
         return mid
 
     def location(self, function_id: int, line: int = 0, column: int = 0, address: int = 0, mapping_id: int = 0) -> int:
-        """The id of the location of one frame (one per distinct content)."""
+        """The id of the location of one frame (one per distinct content);
+        ``function_id`` 0 makes an unsymbolized location (an address only)."""
         key = (function_id, line, column, address, mapping_id)
         lid = self._locations.get(key)
         if lid is None:
@@ -163,7 +164,8 @@ class ProfileBuilder:
             mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + _vf(7, 1)))
         locations = []
         for (fid, line, column, address, mid), lid in self._locations.items():
-            line_msg = _ld(4, _vf(1, fid) + _vf(2, line) + _vf(3, column))
+            # Function 0: an unsymbolized location, an address only.
+            line_msg = _ld(4, _vf(1, fid) + _vf(2, line) + _vf(3, column)) if fid else b""
             locations.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msg))
         functions = []
         for (name, system_name, filename, start_line), fid in self._functions.items():

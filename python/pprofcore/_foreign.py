@@ -8,11 +8,14 @@ input and raises a :class:`DecodeError` naming the format and the place."""
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Dict, Optional
 
 from . import _core
+from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
+from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
+from ._from_pstats import looks_like_pstats, read_pstats_bytes
+from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
 from ._profile import Profile
 
 _HEAD = 64 << 10
@@ -27,16 +30,30 @@ def _strip_bom(data: bytes) -> bytes:
 def detect(data: bytes) -> Optional[str]:
     """The name of the foreign format ``data`` holds (``"cpuprofile"``, ...),
     or ``None`` when it is none that pprofcore reads."""
-    head = _strip_bom(bytes(data[:_HEAD]))
+    head = bytes(data[:_HEAD])
+    if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
+        return "pstats"
+    head = _strip_bom(head)
     text = head.lstrip()
     if text[:1] in (b"{", b"["):
+        if looks_like_speedscope(text):
+            return "speedscope"
         if looks_like_cpuprofile(text):
             return "cpuprofile"
+        return None
+    if looks_like_perf_script(head):
+        return "perf script"
+    if looks_collapsed(head):
+        return "collapsed"
     return None
 
 
 READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
+    "speedscope": read_speedscope_bytes,
+    "pstats": read_pstats_bytes,
+    "perf script": read_perf_script_bytes,
+    "collapsed": read_collapsed_bytes,
 }
 
 
@@ -53,6 +70,3 @@ def read(data, max_size: int) -> Optional[Profile]:
     if kind is None:
         return None
     return READERS[kind](_strip_bom(data))
-
-
-_ = re  # used by the text detectors below
