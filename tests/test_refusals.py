@@ -118,7 +118,6 @@ def otlp_protobuf(tmp: Path) -> bytes:
 
 REFUSED = [
     pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
-    pytest.param(jfr, ["Java Flight Recorder (JFR)", "jfrconv --output pprof"], id="jfr"),
     pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
     pytest.param(
         otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"], id="otlp-protobuf"
@@ -153,12 +152,15 @@ READ = [
     pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
     pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
     pytest.param(folded, "folded stacks", id="folded"),
+    pytest.param(jfr, "Java Flight Recorder (JFR)", id="jfr"),
 ]
 
 
 @pytest.mark.parametrize("make, name", READ)
 def test_read_by_load_and_named_by_merge_files(make, name, tmp_path):
     data = make(tmp_path)
+    if make is jfr and not shutil.which("java"):
+        pytest.skip("java is not installed: only a bare JFR header, which holds no events, is at hand")
     path = tmp_path / "input"
     path.write_bytes(data)
     gz = tmp_path / "input.gz"
@@ -205,15 +207,8 @@ def test_unrecognised_text_is_named_by_what_it_is_not(text):
     ), message
 
 
-def test_shared_jfr_recording_is_named():
-    """A JFR file from another project's test data (grafana/pyroscope), gzip-compressed."""
-    import os
-
-    from conftest import CORPUS
-
-    conf = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
-    path = conf / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"
-    if not path.exists():
-        pytest.skip(f"shared conformance files not found at {conf} (set PPROFCORE_CONFORMANCE)")
-    with pytest.raises(DecodeError, match=r"Java Flight Recorder \(JFR\).*jfrconv --output pprof"):
-        pprofcore.load(path)
+def test_jfr_without_events_names_what_it_reads():
+    """A bare chunk header is a JFR recording, read as such: the error says
+    what is wrong with it, not that JFR is foreign."""
+    with pytest.raises(DecodeError, match=r"JFR at byte offset 0: metadata offset 0 is outside the chunk"):
+        pprofcore.loads(b"FLR\0" + struct.pack(">HH7qi", 2, 1, 68, 0, 0, 0, 0, 0, 10**9, 0))

@@ -15,7 +15,7 @@ from importlib import resources as _resources
 
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
-from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
+from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_all, load_many, loads
 from ._merge import Merger, merge, merge_files
 from ._profile import Profile
 from ._repair import RepairReport
@@ -46,6 +46,7 @@ __all__ = [
     "example_path",
     "from_folded",
     "load",
+    "load_all",
     "load_many",
     "loads",
     "open_store",

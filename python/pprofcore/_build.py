@@ -70,7 +70,7 @@ class ProfileBuilder:
         self._strings: Dict[str, int] = {"": 0}
         self.sample_types = list(sample_types)
         self._functions: Dict[Tuple[str, str, str, int], int] = {}
-        self._locations: Dict[Tuple[int, int, int, int, int], int] = {}
+        self._locations: Dict[Tuple[Tuple, int, int], int] = {}
         self._mappings: Dict[Tuple[str, str], int] = {}
         self._samples: List[bytes] = []
         self.period_type: Optional[Tuple[str, str]] = None
@@ -107,7 +107,17 @@ class ProfileBuilder:
     def location(self, function_id: int, line: int = 0, column: int = 0, address: int = 0, mapping_id: int = 0) -> int:
         """The id of the location of one frame (one per distinct content);
         ``function_id`` 0 makes an unsymbolized location (an address only)."""
-        key = (function_id, line, column, address, mapping_id)
+        lines = ((function_id, line, column),) if function_id else ()
+        return self._location(lines, address, mapping_id)
+
+    def location_lines(self, lines: Sequence[Tuple[int, int]]) -> int:
+        """The id of a location holding several ``(function_id, line)``
+        frames, innermost inlined first and the function they were inlined
+        into last, as ``profile.proto`` orders ``Location.line``."""
+        return self._location(tuple((f, max(ln, 0), 0) for f, ln in lines), 0, 0)
+
+    def _location(self, lines: Tuple, address: int, mapping_id: int) -> int:
+        key = (lines, address, mapping_id)
         lid = self._locations.get(key)
         if lid is None:
             lid = self._locations[key] = len(self._locations) + 1
@@ -163,10 +173,10 @@ class ProfileBuilder:
         for (filename, build_id), mid in self._mappings.items():
             mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + _vf(7, 1)))
         locations = []
-        for (fid, line, column, address, mid), lid in self._locations.items():
-            # Function 0: an unsymbolized location, an address only.
-            line_msg = _ld(4, _vf(1, fid) + _vf(2, line) + _vf(3, column)) if fid else b""
-            locations.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msg))
+        for (lines, address, mid), lid in self._locations.items():
+            # No lines: an unsymbolized location, an address only.
+            line_msgs = b"".join(_ld(4, _vf(1, f) + _vf(2, ln) + _vf(3, col)) for f, ln, col in lines)
+            locations.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msgs))
         functions = []
         for (name, system_name, filename, start_line), fid in self._functions.items():
             body = _vf(1, fid) + _vf(2, s(name)) + _vf(3, s(system_name)) + _vf(4, s(filename)) + _vf(5, start_line)

@@ -8,11 +8,12 @@ input and raises a :class:`DecodeError` naming the format and the place."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 from . import _core
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
+from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
 from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
@@ -31,6 +32,8 @@ def detect(data: bytes) -> Optional[str]:
     """The name of the foreign format ``data`` holds (``"cpuprofile"``, ...),
     or ``None`` when it is none that pprofcore reads."""
     head = bytes(data[:_HEAD])
+    if looks_like_jfr(head):
+        return "jfr"
     if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
         return "pstats"
     head = _strip_bom(head)
@@ -50,6 +53,7 @@ def detect(data: bytes) -> Optional[str]:
 
 READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
+    "jfr": read_jfr_bytes,
     "speedscope": read_speedscope_bytes,
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
@@ -57,9 +61,9 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
 }
 
 
-def read(data, max_size: int) -> Optional[Profile]:
-    """The profile in ``data`` when it is a foreign format pprofcore reads
-    (gzip-compressed or not), else ``None``. Reader errors propagate."""
+def _sniffed(data, max_size: int) -> Optional[Tuple[str, bytes]]:
+    """``(format, bytes)`` of ``data``, gunzipped when it is gzip, or ``None``
+    when it is no foreign format pprofcore reads."""
     data = bytes(data)
     if data[:2] == b"\x1f\x8b":
         try:
@@ -67,6 +71,22 @@ def read(data, max_size: int) -> Optional[Profile]:
         except _core.DecodeError:
             return None
     kind = detect(data)
-    if kind is None:
+    return None if kind is None else (kind, _strip_bom(data))
+
+
+def read(data, max_size: int) -> Optional[Profile]:
+    """The profile in ``data`` when it is a foreign format pprofcore reads
+    (gzip-compressed or not), else ``None``. Reader errors propagate."""
+    got = _sniffed(data, max_size)
+    return None if got is None else READERS[got[0]](got[1])
+
+
+def read_all(data, max_size: int) -> Optional[Dict[str, Profile]]:
+    """Every profile of ``data`` by name (a JFR recording: one per event
+    kind, see ``_from_jfr``; other formats: ``{"": profile}``), or ``None``
+    when ``data`` is no foreign format pprofcore reads."""
+    got = _sniffed(data, max_size)
+    if got is None:
         return None
-    return READERS[kind](_strip_bom(data))
+    p = READERS[got[0]](got[1])
+    return split_kinds(p) if got[0] == "jfr" else {"": p}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable, List, Literal, Optional, Tuple, Union, overload
+from typing import IO, Dict, Iterable, List, Literal, Optional, Tuple, Union, overload
 
 from . import _core, _foreign
 from ._profile import Profile
@@ -302,3 +302,44 @@ def load_many(
     if first_error is not None and errors == "raise":
         raise first_error
     return out
+
+
+def load_all(
+    source: Union[PathLike, IO[bytes], bytes],
+    *,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> Dict[str, Profile]:
+    """Every profile a file (path, file object or bytes) holds, by name.
+
+    A Java Flight Recorder recording gives one profile per kind of event,
+    each with its own samples and sample types: ``"cpu"`` (execution
+    samples), ``"wall"`` (native method samples), ``"alloc"`` (allocation
+    samples) and ``"lock"`` (monitor enter and park contention), as
+    async-profiler's converter splits them; :func:`load` returns them as one
+    profile with all the sample types side by side. Any other input gives
+    ``{"": load(source)}``.
+
+    Examples
+    --------
+    >>> profiles = pprofcore.load_all("recording.jfr")  # doctest: +SKIP
+    >>> profiles["alloc"].top(sample_type="alloc_space")  # doctest: +SKIP
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif hasattr(source, "read"):
+        data = source.read(_core.max_input_size(max_decompressed_size, True) + 1)
+    else:
+        with open(_fspath(source), "rb") as f:
+            data = f.read(_core.max_input_size(max_decompressed_size, True) + 1)
+    try:
+        got = _foreign.read_all(data, max_decompressed_size)
+    except _core.DecodeError as e:
+        if not isinstance(source, (bytes, bytearray, memoryview)) and not hasattr(source, "read"):
+            e.path = os.fsdecode(_fspath(source))
+            e.args = (f"{e.path}: {e.args[0]}",)
+        raise
+    if got is not None:
+        return got
+    if isinstance(source, (bytes, bytearray, memoryview)) or hasattr(source, "read"):
+        return {"": loads(data, max_decompressed_size=max_decompressed_size)}
+    return {"": load(source, max_decompressed_size=max_decompressed_size)}
