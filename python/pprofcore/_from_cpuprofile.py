@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Dict, List
 
+import numpy as np
+
 from ._build import TIMESTAMP, ProfileBuilder, input_error
 from ._profile import Profile
 
@@ -26,8 +28,12 @@ FORMAT = "V8 .cpuprofile"
 
 
 def looks_like_cpuprofile(head: bytes) -> bool:
-    """Whether the first bytes of a JSON document name a ``.cpuprofile``'s keys."""
-    return b'"nodes"' in head and (b'"timeDeltas"' in head or b'"samples"' in head) and b'"callFrame"' in head
+    """Whether the first bytes of a JSON document name a ``.cpuprofile``'s
+    keys. ``samples`` and ``timeDeltas`` follow the nodes, which may fill far
+    more than the first bytes, so only ``nodes`` and ``callFrame`` are asked
+    for (a Chrome trace, whose profile chunks also hold call frames, is not a
+    ``.cpuprofile``)."""
+    return b'"nodes"' in head and b'"callFrame"' in head and b'"traceEvents"' not in head
 
 
 def _int(doc: dict, key: str, where: str, default=None) -> int:
@@ -104,25 +110,39 @@ def read_cpuprofile(doc) -> Profile:
 
     start = _int(doc, "startTime", "the document", 0)
     end = _int(doc, "endTime", "the document", start)
-    times: List[int] = []
-    t = start
-    for i, d in enumerate(deltas):
-        if isinstance(d, bool) or not isinstance(d, (int, float)):
-            raise input_error(FORMAT, f"timeDeltas[{i}] is not a number")
-        t += int(d)
-        times.append(t)
-    if not times:
-        times = [start] * len(samples)
-    for i, nid in enumerate(samples):
+    ids = _numbers(samples, "samples")
+    if ids.dtype.kind == "f":
+        raise input_error(FORMAT, "'samples' must hold node ids (integers)")
+    times = start + np.cumsum(_numbers(deltas, "timeDeltas").astype(np.int64)) if len(deltas) else None
+    if times is None:
+        times = np.full(len(samples), start, np.int64)
+    uniq, which = np.unique(ids, return_inverse=True)
+    for nid in uniq.tolist():
         if nid not in frame:
+            i = int(np.argmax(ids == nid))
             raise input_error(FORMAT, f"samples[{i}] names node {nid!r}, which is not in 'nodes'")
-        nxt = times[i + 1] if i + 1 < len(times) else max(end, times[i])
-        label = b.label_bytes(num_labels=[(TIMESTAMP, times[i] * 1000, "nanoseconds")])
-        b.add_encoded(stack_of(nid), (1, max(nxt - times[i], 0) * 1000), label)
+    encoded = [stack_of(nid) for nid in uniq.tolist()]
+    if len(times):
+        wall = np.diff(times, append=max(end, int(times[-1])))
+        values = np.column_stack([np.ones(len(times), np.int64), np.maximum(wall, 0) * 1000])
+        b.add_many(encoded, which, values, [(TIMESTAMP, times * 1000, "nanoseconds")])
+        if len(times) > 1:
+            b.period = max(int(times[-1] - times[0]) * 1000 // (len(times) - 1), 0)
     b.duration_nanos = max(end - start, 0) * 1000
-    if samples and len(times) > 1:
-        b.period = max((times[-1] - times[0]) * 1000 // (len(times) - 1), 0)
     return b.build()
+
+
+def _numbers(values: list, name: str) -> np.ndarray:
+    """A JSON list of numbers as an array; anything else is a DecodeError."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        arr = np.asarray([], dtype=object)
+    if values and arr.dtype.kind not in "iuf":
+        raise input_error(FORMAT, f"'{name}' must be a list of numbers (within the int64 range)")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise input_error(FORMAT, f"'{name}' holds a number that is not finite")
+    return arr
 
 
 def read_cpuprofile_bytes(data: bytes) -> Profile:

@@ -126,7 +126,11 @@ class _Reader:
 
     def varint(self) -> int:
         """An unsigned LEB128 of up to 9 bytes (the 9th holds 8 bits)."""
-        d, p, end = self.d, self.pos, self.end
+        d, p = self.d, self.pos
+        if p < self.end and d[p] < 0x80:  # most values fit in one byte
+            self.pos = p + 1
+            return d[p]
+        end = self.end
         result = shift = 0
         for i in range(9):
             if p >= end:
@@ -145,18 +149,11 @@ class _Reader:
         return result
 
     def i64(self) -> int:
-        if self.compressed:
-            v = self.varint()
-        else:
-            v = self.fixed(8)
+        v = self.varint() if self.compressed else self.fixed(8)
         return v - (1 << 64) if v >= 1 << 63 else v
 
     def i32(self) -> int:
-        if self.compressed:
-            v = self.varint()
-        else:
-            v = self.fixed(4)
-        v &= 0xFFFFFFFF
+        v = (self.varint() if self.compressed else self.fixed(4)) & 0xFFFFFFFF
         return v - (1 << 32) if v >= 1 << 31 else v
 
     def i16(self) -> int:
@@ -194,7 +191,8 @@ class _Reader:
             return raw.decode("utf-8" if enc == 3 else "latin-1", "replace")
         if enc == 4:
             n = self.count("string char")
-            return "".join(chr(self.i16() & 0xFFFF) for _ in range(n))
+            read = self.varint if self.compressed else (lambda: self.fixed(2))
+            return "".join([chr(read() & 0xFFFF) for _ in range(n)])
         self.fail(f"unknown string encoding {enc}", at)
 
     string_pool = -1  # the type id of java.lang.String, from the metadata

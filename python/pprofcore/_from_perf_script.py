@@ -12,8 +12,8 @@ periods are nanoseconds, else ``<event>/count``; 0 in the other events'
 columns). A frame is a location at its address in a mapping named by its DSO
 (no address ranges: perf script does not print them), with a function named
 by the symbol (the ``+0x..`` offset dropped); ``[unknown]`` symbols are left
-unsymbolized (an address only). Labels: ``comm`` (string), ``pid``, ``tid``
-and ``cpu`` (numbers, when printed), and ``timestamp_ns``: perf's clock (by
+unsymbolized (an address only). Labels: ``comm`` (string), ``tid``, and
+``pid`` and ``cpu`` (numbers, when every event prints them), and ``timestamp_ns``: perf's clock (by
 default the monotonic time since boot, not wall time) in nanoseconds.
 Source lines (``perf script -F +srcline``) and other optional fields are not
 read: lines the reader does not know are an error naming the line.
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 from typing import Dict, List, Optional, Tuple
+
+import numpy as np
 
 from ._build import TIMESTAMP, ProfileBuilder, input_error
 from ._profile import Profile
@@ -50,36 +52,33 @@ def looks_like_perf_script(head: bytes) -> bool:
     return not nxt.strip() or bool(_FRAME.match(nxt)) or bool(_HEADER.match(nxt))
 
 
-class _Reader:
-    def __init__(self) -> None:
-        self.events: List[str] = []
-        self.rows: List[Tuple[int, Dict, List[Tuple[int, str, str]]]] = []
-
-    def header(self, m: "re.Match[str]") -> Dict:
-        event = m.group("event").split(":")[0]
-        if event not in self.events:
-            self.events.append(event)
-        return {
-            "comm": m.group("comm"),
-            "pid": m.group("pid"),
-            "tid": m.group("tid"),
-            "cpu": m.group("cpu"),
-            "time": int(m.group("sec")) * 1_000_000_000 + int((m.group("frac") + "000000000")[:9]),
-            "period": int(m.group("period") or 1),
-            "event": event,
-        }
-
-
-def _frame(m: "re.Match[str]") -> Tuple[int, str, str]:
-    return int(m.group("addr"), 16), _OFFSET.sub("", m.group("sym")), m.group("dso")
-
-
 def read_perf_script_bytes(data: bytes) -> Profile:
     """Build a Profile from ``perf script`` output (see the module docstring)."""
-    r = _Reader()
-    current: Optional[Tuple[int, Dict, List]] = None
+    b = ProfileBuilder([("samples", "count")])
+    events: Dict[str, int] = {}
+    locs: Dict[Tuple[int, str, str], int] = {}
+    frame_lines: Dict[str, int] = {}  # a frame line seen before: its location (frames repeat a lot)
+    stacks: Dict[Tuple[int, ...], int] = {}
+    rows: List[list] = []  # [event column, period, time, pid, tid, cpu, comm code, frames]
+
+    def location(m: "re.Match[str]") -> int:
+        key = (int(m.group("addr"), 16), _OFFSET.sub("", m.group("sym")), m.group("dso"))
+        lid = locs.get(key)
+        if lid is None:
+            addr, sym, dso = key
+            mid = b.mapping(dso) if dso and dso != "[unknown]" else 0
+            fid = b.function(sym) if sym and sym != "[unknown]" else 0
+            lid = locs[key] = b.location(fid, address=addr, mapping_id=mid)
+        return lid
+
+    current: Optional[list] = None
     for lineno, raw in enumerate(data.decode("utf-8", "surrogateescape").split("\n"), 1):
         line = raw.rstrip("\r")
+        if current is not None:
+            lid = frame_lines.get(line)
+            if lid is not None:
+                current[7].append(lid)
+                continue
         if not line.strip():
             current = None
             continue
@@ -94,40 +93,46 @@ def read_perf_script_bytes(data: bytes) -> Profile:
                 raise input_error(
                     FORMAT, f"expected {want}an event line 'comm tid time: event:', got {got!r}", lineno, "line"
                 )
-            current[2].append(_frame(fm))
+            lid = frame_lines[line] = location(fm)
+            current[7].append(lid)
             continue
-        current = (lineno, r.header(m), [])
+        event = m.group("event").split(":")[0]
+        column = events.setdefault(event, len(events) + 1)
+        time = int(m.group("sec")) * 1_000_000_000 + int((m.group("frac") + "000000000")[:9])
+        pid, cpu = m.group("pid"), m.group("cpu")
+        current = [
+            column,
+            int(m.group("period") or 1),
+            time,
+            -1 if pid is None else int(pid),
+            int(m.group("tid")),
+            -1 if cpu is None else int(cpu),
+            b.string(m.group("comm")),
+            [],
+        ]
         rest = m.group("rest")
-        if rest:
-            fm = _FRAME.match(rest)
-            if fm:  # no callchain: the sampled frame is on the header line
-                current[2].append(_frame(fm))
-        r.rows.append(current)
-    if not r.rows:
+        fm = _FRAME.match(rest) if rest else None
+        if fm:  # no callchain: the sampled frame is on the header line
+            current[7].append(location(fm))
+        rows.append(current)
+    if not rows:
         raise input_error(FORMAT, "no events")
-    types = [("samples", "count")] + [(e, "nanoseconds" if e in _TIMED else "count") for e in r.events]
-    b = ProfileBuilder(types)
-    column = {e: i + 1 for i, e in enumerate(r.events)}
-    locs: Dict[Tuple[int, str, str], int] = {}
-    for _lineno, h, frames in r.rows:
-        ids = []
-        for f in frames:
-            lid = locs.get(f)
-            if lid is None:
-                addr, sym, dso = f
-                mid = b.mapping(dso) if dso and dso != "[unknown]" else 0
-                fid = b.function(sym) if sym and sym != "[unknown]" else 0
-                lid = locs[f] = b.location(fid, address=addr, mapping_id=mid)
-            ids.append(lid)
-        values = [1] + [0] * len(r.events)
-        values[column[h["event"]]] = h["period"]
-        nums = [(TIMESTAMP, h["time"], "nanoseconds"), ("tid", int(h["tid"]), "")]
-        if h["pid"] is not None:
-            nums.append(("pid", int(h["pid"]), ""))
-        if h["cpu"] is not None:
-            nums.append(("cpu", int(h["cpu"]), ""))
-        b.add(ids, values, [("comm", h["comm"])], nums)
-    b.period_type = types[1]
-    times = [h["time"] for _, h, _ in r.rows]
-    b.duration_nanos = max(times) - min(times)
+    b.sample_types += [(e, "nanoseconds" if e in _TIMED else "count") for e in events]
+    b.period_type = b.sample_types[1]
+    index = np.empty(len(rows), np.int64)
+    for i, row in enumerate(rows):
+        key = tuple(row[7])
+        index[i] = stacks.setdefault(key, len(stacks))
+        row[7] = None
+    cols = np.array([r[:7] for r in rows], np.int64)
+    values = np.zeros((len(rows), 1 + len(events)), np.int64)
+    values[:, 0] = 1
+    values[np.arange(len(rows)), cols[:, 0]] = cols[:, 1]
+    nums = [(TIMESTAMP, cols[:, 2], "nanoseconds"), ("tid", cols[:, 4], "")]
+    if (cols[:, 3] >= 0).all():
+        nums.append(("pid", cols[:, 3], ""))
+    if (cols[:, 5] >= 0).all():
+        nums.append(("cpu", cols[:, 5], ""))
+    b.add_many([b.stack_bytes(k) for k in stacks], index, values, nums, [("comm", cols[:, 6])])
+    b.duration_nanos = int(cols[:, 2].max() - cols[:, 2].min())
     return b.build()
