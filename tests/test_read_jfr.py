@@ -216,3 +216,64 @@ def test_corrupt_sizes_are_decode_errors(recording):
     data[68] = 0x00  # the first event's size: zero
     with pytest.raises(DecodeError, match=r"JFR at byte offset 68: event size 0"):
         pprofcore.loads(bytes(data))
+
+
+# A hand-made recording (tests/jfrwriter.py): every field known, no JDK needed.
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["varint", "fixed"])
+def test_written_recording_exactly(compressed):
+    import jfrwriter
+
+    p = pprofcore.loads(jfrwriter.recording(compressed))
+    assert p.sample_types == [("cpu_samples", "count"), ("alloc_objects", "count"), ("alloc_space", "bytes")]
+    assert sorted(p.to_folded(sample_type="cpu_samples").splitlines()) == [
+        "[truncated];com.example.A.main 1",
+        "com.example.A.main;com.example.A.mid;com.example.A.leaf 2",
+    ]
+    df = p.to_pandas("samples")
+    step = 10**9 // jfrwriter.TICKS_PER_SECOND
+    assert list(df["timestamp_ns"]) == [jfrwriter.START_NANOS + k * 1000 * step for k in (1, 2, 3, 4)]
+    assert list(df["thread"]) == ["main", "main", "w-os", "main"]  # the OS name when the Java name is null
+    assert list(df["thread_id"]) == [1, 1, 7, 1]
+    assert df["class"][3] == "java.lang.String" and df["allocation"][3] == "sample"
+    assert p.total("alloc_space") == 1024
+    # A.leaf was inlined into A.mid: one location with two lines, innermost first.
+    lo = p.locations.line_offsets
+    sizes = [int(lo[i + 1] - lo[i]) for i in range(len(lo) - 1)]
+    assert sorted(sizes) == [1, 1, 1, 2]
+    two = sizes.index(2)
+    names = [p.strings[p.functions["name"][p.lines["function"][j]]] for j in range(lo[two], lo[two + 1])]
+    assert names == ["com.example.A.leaf", "com.example.A.mid"]
+    assert p.strings[p.functions["system_name"][p.lines["function"][lo[two]]]] == "com.example.A.leaf()V"
+
+
+def test_committed_fixture_and_load_all():
+    path = Path(__file__).parent / "data" / "producers" / "small.jfr"
+    parts = pprofcore.load_all(path)
+    assert list(parts) == ["cpu", "alloc"]
+    assert parts["cpu"].sample_types == [("cpu_samples", "count")] and parts["cpu"].total() == 3
+    assert parts["alloc"].total("alloc_objects") == 1 and parts["alloc"].values.shape[0] == 1
+    assert pprofcore.load_all(pprofcore.example_path()).keys() == {""}
+
+
+def test_damaged_written_recordings_raise_decode_errors():
+    """Truncations and byte flips of a small recording: a DecodeError or a
+    profile, never another exception."""
+    import random
+
+    import jfrwriter
+
+    data = jfrwriter.recording(True)
+    rng = random.Random(7)
+    for _ in range(150):
+        d = bytearray(data)
+        if rng.random() < 0.3:
+            d = d[: rng.randrange(len(d))]
+        else:
+            for _ in range(rng.randint(1, 6)):
+                d[rng.randrange(len(d))] = rng.randrange(256)
+        try:
+            pprofcore.loads(bytes(d))
+        except DecodeError:
+            pass

@@ -418,16 +418,19 @@ class _Out:
         b = self.b
         st = c.resolve(ref)
         frames = st.get("frames") if isinstance(st, dict) else None
+        if not isinstance(frames, list):
+            frames = []
         ids: List[int] = []
         pending: List[Tuple[int, int]] = []  # inlined frames waiting for the frame they are inlined into
-        for f in frames or []:
+        for f in frames:
             if not isinstance(f, dict):
                 continue
             name, system = _method_name(c, f.get("method"))
             line = f.get("lineNumber")
             line = line if isinstance(line, int) and line > 0 else 0
             pending.append((b.function(name, "", system), line))
-            if c.text(f.get("type")) == "Inlined":
+            ftype = c.resolve(f.get("type"))
+            if isinstance(ftype, dict) and c.text(ftype.get("description")) == "Inlined":
                 continue
             ids.append(b.location_lines(pending))
             pending = []
