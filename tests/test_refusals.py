@@ -3,9 +3,11 @@ same way from every entry point (`load`, `loads`, `load_many`, `merge_files`)
 and through gzip.
 
 Where the producer is installed the input is real: `perf record` (perf.data),
-`java -XX:StartFlightRecording` (JFR), `node --cpu-prof` (.cpuprofile) and
-pprofcore's own speedscope and folded writers. Without the tool the test uses the
-format's documented header, which is all the sniffing reads.
+`node --cpu-prof` (.cpuprofile) and pprofcore's own speedscope and folded
+writers; JFR is the small recording of tests/jfrwriter.py (tests/test_read_jfr.py
+records with the JDK). Without the tool the test uses the format's documented
+header, which is all the sniffing reads. Formats that `load` reads are checked
+to be read by `load`, `loads` and `load_many` and named by `merge_files`.
 """
 
 from __future__ import annotations
@@ -40,18 +42,6 @@ def perf_data(tmp: Path) -> bytes:
         return out.read_bytes()
     # perf_file_header: magic, header size, attr size, then three (offset, size) sections.
     return b"PERFILE2" + struct.pack("<QQ6Q", 104, 136, 104, 0, 104, 0, 0, 0) + bytes(32)
-
-
-def jfr(tmp: Path) -> bytes:
-    if shutil.which("java"):
-        (tmp / "Spin.java").write_text(
-            "public class Spin { public static void main(String[] a) { long s = 0;"
-            " for (int i = 0; i < 1000000; i++) s += i; System.out.println(s); } }\n"
-        )
-        if _run(["java", "-XX:StartFlightRecording=filename=rec.jfr", "Spin.java"], tmp) and (tmp / "rec.jfr").exists():
-            return (tmp / "rec.jfr").read_bytes()
-    # chunk header: magic, major 2, minor 1, then size, offsets and times (big-endian).
-    return b"FLR\0" + struct.pack(">HH7qi", 2, 1, 68, 0, 0, 0, 0, 0, 10**9, 0)
 
 
 def cpuprofile(tmp: Path) -> bytes:
@@ -117,7 +107,11 @@ def otlp_protobuf(tmp: Path) -> bytes:
 
 
 REFUSED = [
-    pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
+    pytest.param(
+        perf_data,
+        ["Linux perf recording (perf.data)", "perf script -i perf.data", "perf_to_profile -i perf.data"],
+        id="perf.data",
+    ),
     pytest.param(otlp_json, ["OpenTelemetry profile (OTLP JSON)", "pkg/translator/pprof"], id="otlp-json"),
     pytest.param(
         otlp_protobuf, ["OpenTelemetry OTLP ExportProfilesServiceRequest", "pkg/translator/pprof"], id="otlp-protobuf"
@@ -152,15 +146,17 @@ READ = [
     pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
     pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
     pytest.param(folded, "folded stacks", id="folded"),
-    pytest.param(jfr, "Java Flight Recorder (JFR)", id="jfr"),
+    pytest.param(
+        lambda tmp: (Path(__file__).parent / "data/producers/small.jfr").read_bytes(),
+        "Java Flight Recorder (JFR)",
+        id="jfr",
+    ),
 ]
 
 
 @pytest.mark.parametrize("make, name", READ)
 def test_read_by_load_and_named_by_merge_files(make, name, tmp_path):
     data = make(tmp_path)
-    if make is jfr and not shutil.which("java"):
-        pytest.skip("java is not installed: only a bare JFR header, which holds no events, is at hand")
     path = tmp_path / "input"
     path.write_bytes(data)
     gz = tmp_path / "input.gz"

@@ -8,6 +8,7 @@ input and raises a :class:`DecodeError` naming the format and the place."""
 
 from __future__ import annotations
 
+import zlib
 from typing import Callable, Dict, Optional, Tuple
 
 from . import _core
@@ -61,9 +62,23 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
 }
 
 
+def detect_head(head: bytes) -> Optional[str]:
+    """:func:`detect` on the first bytes of a file, gzip-compressed or not
+    (only the start is inflated), so that a large file that is no foreign
+    format is never read or inflated whole."""
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(31).decompress(head, _HEAD)
+        except zlib.error:
+            return None
+    return detect(head)
+
+
 def _sniffed(data, max_size: int) -> Optional[Tuple[str, bytes]]:
     """``(format, bytes)`` of ``data``, gunzipped when it is gzip, or ``None``
     when it is no foreign format pprofcore reads."""
+    if detect_head(bytes(data[:_HEAD])) is None:
+        return None
     data = bytes(data)
     if data[:2] == b"\x1f\x8b":
         try:

@@ -57,7 +57,10 @@ def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Op
     try:
         if path is not None:
             with open(path, "rb") as f:
-                data = f.read(_core.max_input_size(max_decompressed_size, True) + 1)
+                data = f.read(64 << 10)  # enough to tell; the rest only for a format read here
+                if _foreign.detect_head(data) is None:
+                    return None
+                data += f.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return _foreign.read(data, max_decompressed_size)
     except _core.DecodeError as e:
         if path is not None:
