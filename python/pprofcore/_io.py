@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from typing import IO, Dict, Iterable, List, Literal, Optional, Tuple, Union, overload
 
 from . import _core, _foreign
@@ -53,9 +54,13 @@ def _fspaths(paths, function: str) -> list:
 def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Optional[Profile]:
     """The profile of another profiler's format (``_foreign``) in ``data`` or
     the file ``path``, or ``None`` when it is none pprofcore reads. Errors of
-    a reader name the file as the core's do."""
+    a reader name the file as the core's do. Only regular files are read
+    again: the core has already consumed a pipe (pass its bytes to
+    :func:`loads`, or a file object to :func:`load`, for other formats)."""
     try:
         if path is not None:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None  # a pipe or device cannot be read a second time
             with open(path, "rb") as f:
                 data = f.read(64 << 10)  # enough to tell; the rest only for a format read here
                 if _foreign.detect_head(data) is None:
