@@ -68,12 +68,11 @@ std::string describe_container(const uint8_t* data, size_t n) {
     return std::string("input is a 7-Zip archive") + extract;
   // Other profilers' binary formats: named, with the converter to pprof.
   if (has_magic(data, n, std::string_view("FLR\0", 4)))
-    return "input is a Java Flight Recorder (JFR) recording, not a pprof profile; convert it with async-profiler's "
-           "converter: `jfrconv --output pprof recording.jfr profile.pb.gz` (or `java -jar jfr-converter.jar "
-           "--output pprof ...`)";
+    return "input is a Java Flight Recorder (JFR) recording, not a pprof profile; pprofcore.load reads it "
+           "(docs/producers.md), but this entry point takes pprof only: load it, then merge or save the profile";
   if (has_magic(data, n, "PERFILE2") || has_magic(data, n, "2ELIFREP"))
-    return "input is a Linux perf recording (perf.data), not a pprof profile; convert it with "
-           "google/perf_data_converter: "
+    return "input is a Linux perf recording (perf.data), not a pprof profile; convert it to text that pprofcore.load "
+           "reads with `perf script -i perf.data > perf.txt`, or to pprof with google/perf_data_converter: "
            "`perf_to_profile -i perf.data -o profile.pb.gz`";
   if (has_magic(data, n, "\x89PNG\r\n\x1a\n")) return "input is a PNG image, not a profile";
   if (has_magic(data, n, "\xff\xd8\xff")) return "input is a JPEG image, not a profile";
@@ -95,16 +94,15 @@ std::string describe_json(const uint8_t* data, size_t n) {
   std::string_view s(reinterpret_cast<const char*>(data), n < (size_t(64) << 10) ? n : size_t(64) << 10);
   auto has = [&](std::string_view key) { return s.find(key) != std::string_view::npos; };
   if (has("speedscope.app/file-format-schema"))
-    return "input is a speedscope JSON file, not a pprof profile; speedscope has no export to pprof: record the "
-           "program again with a pprof-writing profiler (pprofcore itself writes speedscope files, "
-           "FlameGraph.to_speedscope, but does not read them)";
+    return "input is a speedscope JSON file, not a pprof profile; pprofcore.load reads it (docs/producers.md), but "
+           "this entry point takes pprof only: load it, then merge or save the profile";
   if (has("\"resourceProfiles\"") || has("\"resource_profiles\""))
     return "input is an OpenTelemetry profile (OTLP JSON), not a pprof profile (pprofcore.load_otlp reads OTLP "
            "profiles of opentelemetry-proto v1.10.0 and v1.11.0)";
-  if (has("\"timeDeltas\"") && has("\"nodes\""))
-    return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; no converter to pprof is "
-           "bundled with Chrome or Node.js: profile Node.js with a pprof-writing profiler (@datadog/pprof, "
-           "google's pprof-nodejs) instead";
+  // The samples and timeDeltas follow the nodes, which may fill the first 64 KiB.
+  if (has("\"nodes\"") && (has("\"timeDeltas\"") || has("\"callFrame\"")) && !has("\"traceEvents\""))
+    return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; pprofcore.load reads it "
+           "(docs/producers.md), but this entry point takes pprof only: load it, then merge or save the profile";
   if (has("\"traceEvents\"")) return "input is a Chrome trace (Trace Event JSON), not a pprof profile";
   return "input looks like JSON, not a pprof profile";
 }
@@ -180,7 +178,8 @@ std::string describe_unmarked(const uint8_t* data, size_t n) {
     if (starts_with(s, "{") || starts_with(s, "[")) return describe_json(data, n);
     if (looks_folded(data, n))
       return "input looks like folded stacks (`frame;frame;frame <count>` per line, as stackcollapse and "
-             "FlameGraph write them), not a pprof profile; read it with pprofcore.from_folded(text)";
+             "FlameGraph write them), not a pprof profile; pprofcore.load (or pprofcore.from_folded(text)) reads it, "
+             "but this entry point takes pprof only: load it, then merge or save the profile";
     // Unrecognised text: say what it is not, and show it (it may be any file).
     std::string shown;
     for (size_t i = 0; i < n && i < 16; ++i) {

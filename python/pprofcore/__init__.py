@@ -18,7 +18,7 @@ from ._build_info import build_info
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
 from ._from_otlp import OtlpProfile, load_otlp
-from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_many, loads
+from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_all, load_many, loads
 from ._merge import Merger, merge, merge_files
 from ._profile import Profile
 from ._repair import RepairReport
@@ -49,6 +49,7 @@ __all__ = [
     "example_path",
     "from_folded",
     "load",
+    "load_all",
     "load_many",
     "load_otlp",
     "loads",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable, List, Literal, Optional, Tuple, Union, overload
+import stat
+from typing import IO, Dict, Iterable, List, Literal, Optional, Tuple, Union, overload
 
-from . import _core
+from . import _core, _foreign
 from ._profile import Profile
 from ._repair import RepairReport
 
@@ -48,6 +49,43 @@ def batch_path_bytes(paths, function: str) -> list:
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise TypeError(f"{function}() takes an iterable of paths, not a single path; use {function}([path])")
     return [path_bytes(p) for p in paths]
+
+
+def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Optional[Profile]:
+    """The profile of another profiler's format (``_foreign``) in ``data`` or
+    the file ``path``, or ``None`` when it is none pprofcore reads. Errors of
+    a reader name the file as the core's do. Only regular files are read
+    again: the core has already consumed a pipe (pass its bytes to
+    :func:`loads`, or a file object to :func:`load`, for other formats)."""
+    try:
+        if path is not None:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None  # a pipe or device cannot be read a second time
+            with open(path, "rb") as f:
+                data = f.read(64 << 10)  # enough to tell; the rest only for a format read here
+                if _foreign.detect_head(data) is None:
+                    return None
+                data += f.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
+        return _foreign.read(data, max_decompressed_size)
+    except _core.DecodeError as e:
+        if path is not None:
+            e.path = os.fsdecode(path)
+            e.args = (f"{e.path}: {e.args[0]}",)
+        raise
+    except OSError:
+        return None
+
+
+def _foreign_or_raise(error: Exception, data, max_decompressed_size: int, repair: bool, path: Optional[bytes]):
+    """What :func:`load`/:func:`loads` return when the core refused the input:
+    a foreign format's profile (with an empty repair report under
+    ``repair=True``), or the core's error."""
+    if isinstance(error, _core.GzipError):
+        raise error
+    p = _read_foreign(data, max_decompressed_size, path)
+    if p is None:
+        raise error
+    return (p, RepairReport._from_core({})) if repair else p
 
 
 @overload
@@ -94,8 +132,11 @@ def loads(
         goroutine and ``state``/``wait``/``goid``/``created_by`` labels.
         OpenTelemetry OTLP profiles (protobuf or JSON) holding one profile
         are read too (:func:`load_otlp` reads every profile of a message;
-        docs/otlp.md). JFR, perf.data, speedscope, ``.cpuprofile`` and folded
-        text are refused with a message naming the converter.
+        docs/otlp.md). Other profilers' formats are read too, detected by
+        content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``,
+        speedscope JSON, collapsed stacks (folded, py-spy ``raw``, austin),
+        cProfile/pstats dumps and ``perf script`` text. Formats not read
+        (perf.data, ...) are refused with a message naming the converter.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
         (default 4 GiB): gzip or zstd input stops decompressing there (all
@@ -126,10 +167,13 @@ def loads(
     """
     if isinstance(data, str):
         raise TypeError("loads() takes bytes; to read a file use pprofcore.load(path)")
-    if repair:
-        core, report = _core.decode_repair(data, max_decompressed_size, inflater)
-        return Profile._wrap(core), RepairReport._from_core(report)
-    return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
+    try:
+        if repair:
+            core, report = _core.decode_repair(data, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
+        return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
+    except _core.DecodeError as e:
+        return _foreign_or_raise(e, data, max_decompressed_size, repair, None)
 
 
 @overload
@@ -200,10 +244,13 @@ def load(
             data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
     path = path_bytes(source)
-    if repair:
-        core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
-        return Profile._wrap(core), RepairReport._from_core(report)
-    return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
+    try:
+        if repair:
+            core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
+        return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
+    except _core.DecodeError as e:
+        return _foreign_or_raise(e, None, max_decompressed_size, repair, path)
 
 
 def load_many(
@@ -245,10 +292,18 @@ def load_many(
     raw = _core.load_many(paths, threads or 0, max_decompressed_size, inflater)
     out: list = []
     first_error: Optional[Exception] = None
-    for item in raw:  # a Profile, or the exception load() raises for that file
+    for path, item in zip(paths, raw):  # a Profile, or the exception load() raises for that file
         if isinstance(item, _core.Profile):
             out.append(Profile._wrap(item))
             continue
+        if isinstance(item, _core.DecodeError) and not isinstance(item, _core.GzipError):
+            try:  # another profiler's format, read in Python as load() does
+                foreign = _read_foreign(None, max_decompressed_size, path)
+            except _core.DecodeError as e:
+                foreign, item = None, e
+            if foreign is not None:
+                out.append(foreign)
+                continue
         exc: Exception = item
         if first_error is None:
             first_error = exc
@@ -257,3 +312,44 @@ def load_many(
     if first_error is not None and errors == "raise":
         raise first_error
     return out
+
+
+def load_all(
+    source: Union[PathLike, IO[bytes], bytes],
+    *,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> Dict[str, Profile]:
+    """Every profile a file (path, file object or bytes) holds, by name.
+
+    A Java Flight Recorder recording gives one profile per kind of event,
+    each with its own samples and sample types: ``"cpu"`` (execution
+    samples), ``"wall"`` (native method samples), ``"alloc"`` (allocation
+    samples) and ``"lock"`` (monitor enter and park contention), as
+    async-profiler's converter splits them; :func:`load` returns them as one
+    profile with all the sample types side by side. Any other input gives
+    ``{"": load(source)}``.
+
+    Examples
+    --------
+    >>> profiles = pprofcore.load_all("recording.jfr")  # doctest: +SKIP
+    >>> profiles["alloc"].top(sample_type="alloc_space")  # doctest: +SKIP
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif hasattr(source, "read"):
+        data = source.read(_core.max_input_size(max_decompressed_size, True) + 1)
+    else:
+        with open(path_bytes(source), "rb") as f:
+            data = f.read(_core.max_input_size(max_decompressed_size, True) + 1)
+    try:
+        got = _foreign.read_all(data, max_decompressed_size)
+    except _core.DecodeError as e:
+        if not isinstance(source, (bytes, bytearray, memoryview)) and not hasattr(source, "read"):
+            e.path = os.fsdecode(path_bytes(source))
+            e.args = (f"{e.path}: {e.args[0]}",)
+        raise
+    if got is not None:
+        return got
+    if isinstance(source, (bytes, bytearray, memoryview)) or hasattr(source, "read"):
+        return {"": loads(data, max_decompressed_size=max_decompressed_size)}
+    return {"": load(source, max_decompressed_size=max_decompressed_size)}

@@ -66,7 +66,24 @@ GROUPS: List[Tuple[str, Set[str]]] = [
         },
     ),
     ("profile", {"_profile"}),
-    ("constructor", {"_io", "_merge", "_delta", "_from_folded", "_from_otlp"}),
+    (
+        "constructor",
+        {
+            "_io",
+            "_merge",
+            "_delta",
+            "_from_folded",
+            "_from_otlp",
+            "_build",
+            "_foreign",
+            "_from_cpuprofile",
+            "_from_speedscope",
+            "_from_collapsed",
+            "_from_pstats",
+            "_from_perf_script",
+            "_from_jfr",
+        },
+    ),
     ("entry", {"fleet", "dask", "cli", "_pytest", "__init__", "__main__"}),
 ]
 

@@ -3,9 +3,11 @@ same way from every entry point (`load`, `loads`, `load_many`, `merge_files`)
 and through gzip.
 
 Where the producer is installed the input is real: `perf record` (perf.data),
-`java -XX:StartFlightRecording` (JFR), `node --cpu-prof` (.cpuprofile) and
-pprofcore's own speedscope and folded writers. Without the tool the test uses the
-format's documented header, which is all the sniffing reads.
+`node --cpu-prof` (.cpuprofile) and pprofcore's own speedscope and folded
+writers; JFR is the small recording of tests/helpers/jfrwriter.py (tests/core/test_read_jfr.py
+records with the JDK). Without the tool the test uses the format's documented
+header, which is all the sniffing reads. Formats that `load` reads are checked
+to be read by `load`, `loads` and `load_many` and named by `merge_files`.
 """
 
 from __future__ import annotations
@@ -40,18 +42,6 @@ def perf_data(tmp: Path) -> bytes:
         return out.read_bytes()
     # perf_file_header: magic, header size, attr size, then three (offset, size) sections.
     return b"PERFILE2" + struct.pack("<QQ6Q", 104, 136, 104, 0, 104, 0, 0, 0) + bytes(32)
-
-
-def jfr(tmp: Path) -> bytes:
-    if shutil.which("java"):
-        (tmp / "Spin.java").write_text(
-            "public class Spin { public static void main(String[] a) { long s = 0;"
-            " for (int i = 0; i < 1000000; i++) s += i; System.out.println(s); } }\n"
-        )
-        if _run(["java", "-XX:StartFlightRecording=filename=rec.jfr", "Spin.java"], tmp) and (tmp / "rec.jfr").exists():
-            return (tmp / "rec.jfr").read_bytes()
-    # chunk header: magic, major 2, minor 1, then size, offsets and times (big-endian).
-    return b"FLR\0" + struct.pack(">HH7qi", 2, 1, 68, 0, 0, 0, 0, 0, 10**9, 0)
 
 
 def cpuprofile(tmp: Path) -> bytes:
@@ -117,11 +107,11 @@ def otlp_protobuf(tmp: Path) -> bytes:
 
 
 REFUSED = [
-    pytest.param(perf_data, ["Linux perf recording (perf.data)", "perf_to_profile -i perf.data"], id="perf.data"),
-    pytest.param(jfr, ["Java Flight Recorder (JFR)", "jfrconv --output pprof"], id="jfr"),
-    pytest.param(cpuprofile, ["V8/Chrome CPU profile (.cpuprofile JSON)", "pprof-nodejs"], id="cpuprofile"),
-    pytest.param(speedscope, ["speedscope JSON file", "has no export to pprof"], id="speedscope"),
-    pytest.param(folded, ["folded stacks", "pprofcore.from_folded"], id="folded"),
+    pytest.param(
+        perf_data,
+        ["Linux perf recording (perf.data)", "perf script -i perf.data", "perf_to_profile -i perf.data"],
+        id="perf.data",
+    ),
     # OTLP is read (tests/core/test_otlp_read.py); these two hold no readable profile.
     pytest.param(otlp_json, ["OpenTelemetry OTLP profiles message (JSON)", "string_table"], id="otlp-json"),
     pytest.param(otlp_protobuf, ["OpenTelemetry OTLP profiles message that holds no profile"], id="otlp-protobuf"),
@@ -147,6 +137,38 @@ def test_refused_with_name_and_converter(make, says, tmp_path):
             call()
         for text in says:
             assert text in str(e.value), (entry, str(e.value))
+
+
+# Formats that load() now reads (docs/producers.md): load, loads and
+# load_many give a profile; merge_files, which takes pprof only, still names them.
+READ = [
+    pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
+    pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
+    pytest.param(folded, "folded stacks", id="folded"),
+    pytest.param(
+        lambda tmp: (Path(__file__).parent / "data/producers/small.jfr").read_bytes(),
+        "Java Flight Recorder (JFR)",
+        id="jfr",
+    ),
+]
+
+
+@pytest.mark.parametrize("make, name", READ)
+def test_read_by_load_and_named_by_merge_files(make, name, tmp_path):
+    data = make(tmp_path)
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    gz = tmp_path / "input.gz"
+    gz.write_bytes(pprofcore._core.gzip(data, 1))
+    totals = {
+        pprofcore.loads(data).total(),
+        pprofcore.load(path).total(),
+        pprofcore.load(gz).total(),
+        pprofcore.load_many([path, gz])[1].total(),
+    }
+    assert len(totals) == 1
+    with pytest.raises(DecodeError, match=name.replace("(", r"\(").replace(")", r"\)")):
+        pprofcore.merge_files([path, path])
 
 
 def test_folded_text_is_only_named_when_it_is_folded():
@@ -180,15 +202,8 @@ def test_unrecognised_text_is_named_by_what_it_is_not(text):
     ), message
 
 
-def test_shared_jfr_recording_is_named():
-    """A JFR file from another project's test data (grafana/pyroscope), gzip-compressed."""
-    import os
-
-    from testenv import CORPUS
-
-    conf = Path(os.environ.get("PPROFCORE_CONFORMANCE", CORPUS.parent / "conformance"))
-    path = conf / "grafana__pyroscope/pkg/og/convert/jfr/testdata/dump1.jfr.gz"
-    if not path.exists():
-        pytest.skip(f"shared conformance files not found at {conf} (set PPROFCORE_CONFORMANCE)")
-    with pytest.raises(DecodeError, match=r"Java Flight Recorder \(JFR\).*jfrconv --output pprof"):
-        pprofcore.load(path)
+def test_jfr_without_events_names_what_it_reads():
+    """A bare chunk header is a JFR recording, read as such: the error says
+    what is wrong with it, not that JFR is foreign."""
+    with pytest.raises(DecodeError, match=r"JFR at byte offset 0: metadata offset 0 is outside the chunk"):
+        pprofcore.loads(b"FLR\0" + struct.pack(">HH7qi", 2, 1, 68, 0, 0, 0, 0, 0, 10**9, 0))

@@ -1,0 +1,107 @@
+"""Other profilers' formats, told apart by content (never by file name) and
+handed to their reader (``_from_<format>``). :func:`pprofcore.load` comes
+here only after the core found the input is neither ``profile.proto`` nor a
+legacy pprof format, so a pprof profile never pays for these checks.
+
+Each detector looks at the first bytes only; the reader then parses the whole
+input and raises a :class:`DecodeError` naming the format and the place."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Callable, Dict, Optional, Tuple
+
+from . import _core
+from ._from_collapsed import looks_collapsed, read_collapsed_bytes
+from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
+from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
+from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
+from ._from_pstats import looks_like_pstats, read_pstats_bytes
+from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
+from ._profile import Profile
+
+_HEAD = 64 << 10
+
+
+def _strip_bom(data: bytes) -> bytes:
+    while data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data
+
+
+def detect(data: bytes) -> Optional[str]:
+    """The name of the foreign format ``data`` holds (``"cpuprofile"``, ...),
+    or ``None`` when it is none that pprofcore reads."""
+    head = bytes(data[:_HEAD])
+    if looks_like_jfr(head):
+        return "jfr"
+    if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
+        return "pstats"
+    head = _strip_bom(head)
+    text = head.lstrip()
+    if text[:1] in (b"{", b"["):
+        if looks_like_speedscope(text):
+            return "speedscope"
+        if looks_like_cpuprofile(text):
+            return "cpuprofile"
+        return None
+    if looks_like_perf_script(head):
+        return "perf script"
+    if looks_collapsed(head):
+        return "collapsed"
+    return None
+
+
+READERS: Dict[str, Callable[[bytes], Profile]] = {
+    "cpuprofile": read_cpuprofile_bytes,
+    "jfr": read_jfr_bytes,
+    "speedscope": read_speedscope_bytes,
+    "pstats": read_pstats_bytes,
+    "perf script": read_perf_script_bytes,
+    "collapsed": read_collapsed_bytes,
+}
+
+
+def detect_head(head: bytes) -> Optional[str]:
+    """:func:`detect` on the first bytes of a file, gzip-compressed or not
+    (only the start is inflated), so that a large file that is no foreign
+    format is never read or inflated whole."""
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(31).decompress(head, _HEAD)
+        except zlib.error:
+            return None
+    return detect(head)
+
+
+def _sniffed(data, max_size: int) -> Optional[Tuple[str, bytes]]:
+    """``(format, bytes)`` of ``data``, gunzipped when it is gzip, or ``None``
+    when it is no foreign format pprofcore reads."""
+    if detect_head(bytes(data[:_HEAD])) is None:
+        return None
+    data = bytes(data)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = _core.gunzip(data, max_size)
+        except _core.DecodeError:
+            return None
+    kind = detect(data)
+    return None if kind is None else (kind, _strip_bom(data))
+
+
+def read(data, max_size: int) -> Optional[Profile]:
+    """The profile in ``data`` when it is a foreign format pprofcore reads
+    (gzip-compressed or not), else ``None``. Reader errors propagate."""
+    got = _sniffed(data, max_size)
+    return None if got is None else READERS[got[0]](got[1])
+
+
+def read_all(data, max_size: int) -> Optional[Dict[str, Profile]]:
+    """Every profile of ``data`` by name (a JFR recording: one per event
+    kind, see ``_from_jfr``; other formats: ``{"": profile}``), or ``None``
+    when ``data`` is no foreign format pprofcore reads."""
+    got = _sniffed(data, max_size)
+    if got is None:
+        return None
+    p = READERS[got[0]](got[1])
+    return split_kinds(p) if got[0] == "jfr" else {"": p}

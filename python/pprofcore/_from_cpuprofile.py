@@ -1,0 +1,157 @@
+"""V8/Chrome CPU profiles (``.cpuprofile``, as ``node --cpu-prof`` and the
+DevTools Performance panel write them) to a profile.
+
+The JSON holds a tree of ``nodes`` (each a call frame with its ``children``
+ids), then ``samples`` (a node id per tick) and ``timeDeltas`` (microseconds
+since the previous tick). Each tick becomes one sample whose stack is the path
+from the root to its node (the synthetic ``(root)`` frame left out), with
+``samples/count`` 1 and ``wall/nanoseconds`` the time until the next tick (as
+DevTools counts self time; the last tick runs to ``endTime``). V8's clock is
+monotonic, not wall time: the ``timestamp_ns`` label is V8's microsecond clock
+times 1000. Line and column numbers are 0-based in the file and 1-based here.
+``(program)``, ``(idle)`` and ``(garbage collector)`` stay frames of their own.
+Not supported: DevTools' trace-event form (``"traceEvents"`` with
+``ProfileChunk`` events), which is a Chrome trace, not a ``.cpuprofile``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, List
+
+import numpy as np
+
+from ._build import TIMESTAMP, ProfileBuilder, input_error
+from ._profile import Profile
+
+FORMAT = "V8 .cpuprofile"
+
+
+def looks_like_cpuprofile(head: bytes) -> bool:
+    """Whether the first bytes of a JSON document name a ``.cpuprofile``'s
+    keys. ``samples`` and ``timeDeltas`` follow the nodes, which may fill far
+    more than the first bytes, so only ``nodes`` and ``callFrame`` are asked
+    for (a Chrome trace, whose profile chunks also hold call frames, is not a
+    ``.cpuprofile``)."""
+    return b'"nodes"' in head and b'"callFrame"' in head and b'"traceEvents"' not in head
+
+
+def _int(doc: dict, key: str, where: str, default=None) -> int:
+    v = doc.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise input_error(FORMAT, f"{where}: {key!r} must be a number, not {type(v).__name__}")
+    return int(v)
+
+
+def read_cpuprofile(doc) -> Profile:
+    """Build a Profile from a parsed ``.cpuprofile`` document (a dict)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
+        raise input_error(FORMAT, "the document has no 'nodes' list")
+    nodes = doc["nodes"]
+    samples = doc.get("samples") or []
+    deltas = doc.get("timeDeltas") or []
+    if not isinstance(samples, list) or not isinstance(deltas, list):
+        raise input_error(FORMAT, "'samples' and 'timeDeltas' must be lists")
+    if deltas and len(deltas) != len(samples):
+        raise input_error(FORMAT, f"'samples' has {len(samples)} entries but 'timeDeltas' has {len(deltas)}")
+    b = ProfileBuilder([("samples", "count"), ("wall", "nanoseconds")])
+    b.period_type = ("wall", "nanoseconds")
+
+    parent: Dict[int, int] = {}
+    frame: Dict[int, int] = {}  # node id -> location id (0 for the root)
+    for i, node in enumerate(nodes):
+        where = f"nodes[{i}]"
+        if not isinstance(node, dict):
+            raise input_error(FORMAT, f"{where} is not an object")
+        nid = _int(node, "id", where)
+        if nid in frame:
+            raise input_error(FORMAT, f"{where}: node id {nid} appears twice")
+        cf = node.get("callFrame")
+        if not isinstance(cf, dict):
+            raise input_error(FORMAT, f"{where} has no 'callFrame' object")
+        name = str(cf.get("functionName") or "")
+        url = str(cf.get("url") or "")
+        if name == "(root)" and not url:
+            frame[nid] = 0
+        else:
+            line = _int(cf, "lineNumber", where, -1) + 1
+            column = _int(cf, "columnNumber", where, -1) + 1
+            frame[nid] = b.frame(name or "(anonymous)", url, line, column)
+        children = node.get("children") or []
+        if not isinstance(children, list):
+            raise input_error(FORMAT, f"{where}: 'children' must be a list")
+        for c in children:
+            if isinstance(c, bool) or not isinstance(c, int):
+                raise input_error(FORMAT, f"{where}: child id {c!r} is not an integer")
+            parent[c] = nid
+        if "parent" in node:  # the DevTools trace form names the parent instead
+            parent[nid] = _int(node, "parent", where)
+
+    stacks: Dict[int, bytes] = {}
+
+    def stack_of(nid: int) -> bytes:
+        got = stacks.get(nid)
+        if got is not None:
+            return got
+        ids: List[int] = []
+        seen = set()
+        n = nid
+        while n in frame:
+            if n in seen:
+                raise input_error(FORMAT, f"the node tree has a cycle through node {n}")
+            seen.add(n)
+            if frame[n]:
+                ids.append(frame[n])
+            if n not in parent:
+                break
+            n = parent[n]
+        stacks[nid] = got = b.stack_bytes(ids)
+        return got
+
+    start = _int(doc, "startTime", "the document", 0)
+    end = _int(doc, "endTime", "the document", start)
+    ids = _numbers(samples, "samples")
+    if ids.dtype.kind == "f":
+        raise input_error(FORMAT, "'samples' must hold node ids (integers)")
+    times = start + np.cumsum(_numbers(deltas, "timeDeltas").astype(np.int64)) if len(deltas) else None
+    if times is None:
+        times = np.full(len(samples), start, np.int64)
+    uniq, which = np.unique(ids, return_inverse=True)
+    for nid in uniq.tolist():
+        if nid not in frame:
+            i = int(np.argmax(ids == nid))
+            raise input_error(FORMAT, f"samples[{i}] names node {nid!r}, which is not in 'nodes'")
+    encoded = [stack_of(nid) for nid in uniq.tolist()]
+    if len(times):
+        wall = np.diff(times, append=max(end, int(times[-1])))
+        values = np.column_stack([np.ones(len(times), np.int64), np.maximum(wall, 0) * 1000])
+        b.add_many(encoded, which, values, [(TIMESTAMP, times * 1000, "nanoseconds")])
+        if len(times) > 1:
+            b.period = max(int(times[-1] - times[0]) * 1000 // (len(times) - 1), 0)
+    b.duration_nanos = max(end - start, 0) * 1000
+    return b.build()
+
+
+def _numbers(values: list, name: str) -> np.ndarray:
+    """A JSON list of numbers as an array; anything else is a DecodeError."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        arr = np.asarray([], dtype=object)
+    if values and arr.dtype.kind not in "iuf":
+        raise input_error(FORMAT, f"'{name}' must be a list of numbers (within the int64 range)")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise input_error(FORMAT, f"'{name}' holds a number that is not finite")
+    return arr
+
+
+def read_cpuprofile_bytes(data: bytes) -> Profile:
+    """Parse ``.cpuprofile`` JSON bytes; bad JSON raises a :class:`DecodeError`
+    naming the byte offset."""
+    try:
+        doc = json.loads(data)
+    except json.JSONDecodeError as e:
+        raise input_error(FORMAT, f"invalid JSON: {e.msg}", e.pos) from None
+    except UnicodeDecodeError as e:
+        raise input_error(FORMAT, "the JSON is not UTF-8", e.start) from None
+    return read_cpuprofile(doc)

@@ -1,0 +1,97 @@
+"""Collapsed stacks read by `load` (issue 32, item 4): plain folded text,
+py-spy's `--format raw` (frames `name (file:line)`) and austin's output with
+its `# key: value` header. py-spy and austin are not installed here: the
+fixtures under tests/data/producers/ follow their documented formats, and
+pprofcore's own folded writer is the producer of the round trip."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from testenv import DATA as DATA_ROOT
+
+import pprofcore
+from pprofcore import DecodeError
+
+DATA = DATA_ROOT / "producers"
+
+
+def test_pyspy_raw_splits_name_file_and_line():
+    p = pprofcore.load(DATA / "pyspy.raw.txt")
+    assert p.sample_types == [("samples", "count")]
+    assert p.total() == 11
+    assert sorted(p.to_folded().splitlines()) == ["<module>;main 1", "<module>;main;idle 3", "<module>;main;work 7"]
+    top = p.top(by="lines", nodefraction=0).to_pandas()
+    names = set(top["name"])
+    assert any("work app.py:2" in n for n in names), names
+    assert any("main app.py:6" in n for n in names), names
+
+
+def test_austin_header_mode_and_labels():
+    p = pprofcore.load(DATA / "austin.txt")
+    assert p.sample_types == [("wall", "nanoseconds")]
+    assert p.total() == 1_250_000
+    assert p.period == 100_000 and p.duration_nanos == 1_250_000
+    df = p.to_pandas("samples")
+    assert list(df["pid"]) == [4242] * 3
+    assert list(df["thread"]) == ["0:4243", "0:4243", "0:4250"]
+    want = ["<module>;main;idle 300000", "<module>;main;work 700000", "run 250000"]
+    assert sorted(p.to_folded().splitlines()) == want
+    assert "austin mode: wall" in p.comments
+
+
+def test_austin_full_mode_gives_three_types():
+    text = b"# austin: 3.6.0\n# mode: full\n# interval: 100\n\nP1;T0:1;a.py:f:1;a.py:g:2 10,512,-128\n"
+    p = pprofcore.loads(text)
+    assert p.sample_types == [("wall", "nanoseconds"), ("alloc", "bytes"), ("dealloc", "bytes")]
+    assert [p.total(i) for i in range(3)] == [10_000, 512, -128]
+
+
+def test_folded_round_trip_through_load(tmp_path):
+    src = pprofcore.load(pprofcore.example_path())
+    path = tmp_path / "stacks.txt"
+    path.write_text(src.to_folded())
+    back = pprofcore.load(path)
+    assert back.total() == src.total(src.sample_types.index(src.sample_types[-1]))
+    assert sorted(back.to_folded().splitlines()) == sorted(src.to_folded().splitlines())
+
+
+def test_cli_top_reads_collapsed(capsys):
+    from pprofcore.cli import main
+
+    assert main(["-top", str(DATA / "pyspy.raw.txt")]) == 0
+    assert "work" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy)")
+def test_real_pyspy_raw(tmp_path):
+    out = tmp_path / "raw.txt"
+    script = "import time\nt=time.time()\nwhile time.time()-t<0.5: sum(range(1000))\n"
+    r = subprocess.run(
+        ["py-spy", "record", "--format", "raw", "-o", str(out), "--", sys.executable, "-c", script],
+        capture_output=True,
+        timeout=60,
+    )
+    if r.returncode != 0:
+        pytest.skip(f"py-spy record failed (ptrace not permitted?): {r.stderr[-200:]!r}")
+    p = pprofcore.load(out)
+    assert p.total() == sum(int(line.rsplit(" ", 1)[1]) for line in out.read_text().splitlines() if line)
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (b"a;b 1\n" * 24 + b"not a sample line\n", "line 25: expected 'frame;frame;... count'"),
+        (b"a;b 1\na;c 2,3\n", "line 2: 2 values where earlier lines have 1"),
+        (b"a;b 1\na;c 99999999999999999999\n", "line 2: value outside the int64 range"),
+    ],
+    ids=["junk", "width", "overflow"],
+)
+def test_bad_lines_name_the_line(text, says):
+    """Detection reads the first 20 lines; a bad line after them is named."""
+    with pytest.raises(DecodeError, match="collapsed stacks") as e:
+        pprofcore.loads(text)
+    assert says in str(e.value)
