@@ -22,6 +22,7 @@ import pytest
 import wirebuild as wb
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import DATA
 
 import pprofcore
 from pprofcore import DecodeError
@@ -146,7 +147,7 @@ READ = [
     pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
     pytest.param(folded, "folded stacks", id="folded"),
     pytest.param(
-        lambda tmp: (Path(__file__).parent / "data/producers/small.jfr").read_bytes(),
+        lambda tmp: (DATA / "producers" / "small.jfr").read_bytes(),
         "Java Flight Recorder (JFR)",
         id="jfr",
     ),
