@@ -215,15 +215,15 @@ def go_available() -> bool:
 
 
 def go_helper(name: str) -> str:
-    """Builds tools/goref/<name>/main.go against Debian's google/pprof (GOPATH
-    mode, as tests/helpers/testenv.py does) and returns the binary's path."""
-    src = GOREF / name
-    out = GOREF / "bin" / name
-    newest = max(p.stat().st_mtime for p in src.glob("*.go"))
-    if not out.exists() or out.stat().st_mtime < newest:
-        env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
-        subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
-    return str(out)
+    """Builds tools/goref/<name>/main.go against Debian's google/pprof and
+    returns the binary's path: the tests' builder (tests/helpers/testenv.py),
+    so both use one binary."""
+    helpers = str(REPO / "tests" / "helpers")
+    if helpers not in sys.path:
+        sys.path.insert(0, helpers)
+    from testenv import go_helper as build
+
+    return build(name)
 
 
 def run_child(script: Path, args: list, timeout: float = 600) -> dict:

@@ -6,6 +6,7 @@ ends in the same checks as :func:`pprofcore.load`. It also makes the
 
 from __future__ import annotations
 
+import json
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -304,3 +305,14 @@ class ProfileBuilder:
         :func:`pprofcore.loads`)."""
         data = self.encode()
         return Profile._wrap(_core.decode(data, len(data) + 1))
+
+
+def json_document(fmt: str, data: bytes):
+    """The JSON document in ``data``; invalid JSON or non-UTF-8 bytes raise a
+    :class:`DecodeError` naming the format and the byte offset."""
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as e:
+        raise input_error(fmt, f"invalid JSON: {e.msg}", e.pos) from None
+    except UnicodeDecodeError as e:
+        raise input_error(fmt, "the JSON is not UTF-8", e.start) from None

@@ -16,12 +16,11 @@ Not supported: DevTools' trace-event form (``"traceEvents"`` with
 
 from __future__ import annotations
 
-import json
 from typing import Dict, List
 
 import numpy as np
 
-from ._build import TIMESTAMP, ProfileBuilder, input_error
+from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._profile import Profile
 
 FORMAT = "V8 .cpuprofile"
@@ -148,10 +147,4 @@ def _numbers(values: list, name: str) -> np.ndarray:
 def read_cpuprofile_bytes(data: bytes) -> Profile:
     """Parse ``.cpuprofile`` JSON bytes; bad JSON raises a :class:`DecodeError`
     naming the byte offset."""
-    try:
-        doc = json.loads(data)
-    except json.JSONDecodeError as e:
-        raise input_error(FORMAT, f"invalid JSON: {e.msg}", e.pos) from None
-    except UnicodeDecodeError as e:
-        raise input_error(FORMAT, "the JSON is not UTF-8", e.start) from None
-    return read_cpuprofile(doc)
+    return read_cpuprofile(json_document(FORMAT, data))

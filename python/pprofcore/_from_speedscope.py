@@ -21,11 +21,10 @@ time)."""
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Dict, List, Tuple
 
-from ._build import TIMESTAMP, ProfileBuilder, input_error
+from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._profile import Profile
 
 FORMAT = "speedscope"
@@ -166,10 +165,4 @@ def read_speedscope(doc) -> Profile:
 def read_speedscope_bytes(data: bytes) -> Profile:
     """Parse speedscope JSON bytes; bad JSON raises a :class:`DecodeError`
     naming the byte offset."""
-    try:
-        doc = json.loads(data)
-    except json.JSONDecodeError as e:
-        raise input_error(FORMAT, f"invalid JSON: {e.msg}", e.pos) from None
-    except UnicodeDecodeError as e:
-        raise input_error(FORMAT, "the JSON is not UTF-8", e.start) from None
-    return read_speedscope(doc)
+    return read_speedscope(json_document(FORMAT, data))

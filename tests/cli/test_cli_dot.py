@@ -216,70 +216,6 @@ GOLDENS = {
 NOT_YET: dict = {}
 
 
-def _fixture_bytes(d: dict) -> bytes:
-    """profile.proto of a driver-test fixture (JSON dumped from driver_test.go)."""
-    strings = {"": 0}
-
-    def s(x) -> int:
-        return strings.setdefault(x or "", len(strings))
-
-    samples = []
-    for smp in d.get("samples") or []:
-        labels = [wb.label(s(k), s(v)) for k, v in smp.get("labels") or []]
-        labels += [wb.label(s(k), 0, n, s(u) if u else 0) for k, n, u in smp.get("num_labels") or []]
-        samples.append(wb.sample(smp.get("locations") or [], smp.get("values") or [], labels))
-    mappings = [
-        wb.mapping(
-            m["id"],
-            m["start"],
-            m["limit"],
-            m["offset"],
-            s(m["file"]),
-            s(m["build_id"]),
-            m["has_functions"],
-            m["has_filenames"],
-            m["has_line_numbers"],
-            m["has_inline_frames"],
-        )
-        for m in d.get("mappings") or []
-    ]
-    locations = [
-        wb.location(
-            loc["id"],
-            loc["mapping_id"],
-            loc["address"],
-            [wb.line(ln["function_id"], ln["line"]) for ln in loc.get("lines") or []],
-            loc["is_folded"],
-        )
-        for loc in d.get("locations") or []
-    ]
-    functions = [
-        wb.function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
-        for f in d.get("functions") or []
-    ]
-    sample_types = [wb.value_type(s(t), s(u)) for t, u in d.get("sample_types") or []]
-    header = dict(
-        drop_frames=s(d.get("drop_frames")),
-        keep_frames=s(d.get("keep_frames")),
-        time_nanos=d.get("time_nanos") or 0,
-        duration_nanos=d.get("duration_nanos") or 0,
-        period=d.get("period") or 0,
-        comments=[s(c) for c in d.get("comments") or []],
-        default_sample_type=s(d.get("default_sample_type")),
-    )
-    if d.get("period_type"):
-        header["period_type"] = wb.value_type(s(d["period_type"][0]), s(d["period_type"][1]))
-    return wb.profile(
-        sample_types=sample_types,
-        samples=samples,
-        mappings=mappings,
-        locations=locations,
-        functions=functions,
-        strings=list(strings),
-        **header,
-    )
-
-
 @pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"pprof's driver goldens not found under {GOLDEN}")
 @pytest.mark.parametrize("golden", sorted(GOLDENS))
 def test_driver_goldens(tmp_path, golden):
@@ -287,7 +223,7 @@ def test_driver_goldens(tmp_path, golden):
         pytest.xfail(NOT_YET[golden])
     fixture, flags = GOLDENS[golden]
     path = tmp_path / f"{fixture}.pb"
-    path.write_bytes(_fixture_bytes(json.loads((FIXTURES / f"{fixture}.json").read_text())))
+    path.write_bytes(wb.profile_from_json(json.loads((FIXTURES / f"{fixture}.json").read_text())))
     want = (GOLDEN / golden).read_text()
     got = pprofcore_dot(*DRIVER_FLAGS, *flags, str(path))
     assert got == want, first_difference(want, got)

@@ -241,3 +241,70 @@ def offset_of(data: bytes, field: int, index: int = 0) -> int:
 def span_of(data: bytes, field: int, index: int = 0) -> tuple:
     """``(start, end)`` of the ``index``-th top-level ``field`` (tag included)."""
     return [(s, e) for f, s, e in top_level(data) if f == field][index]
+
+
+def profile_from_json(d: dict) -> bytes:
+    """profile.proto bytes of a profile described as JSON: the derived fixtures
+    of ../shared/conformance (google/pprof's driver and report test profiles)."""
+    strings = {"": 0}
+
+    def s(x):
+        x = x or ""
+        return strings.setdefault(x, len(strings))
+
+    sample_types = [value_type(s(t), s(u)) for t, u in d.get("sample_types") or []]
+    samples = []
+    for smp in d.get("samples") or []:
+        labels = [label(s(k), s(v)) for k, v in smp.get("labels") or []]
+        labels += [label(s(k), 0, n, s(u) if u else 0) for k, n, u in smp.get("num_labels") or []]
+        samples.append(sample(smp.get("locations") or [], smp.get("values") or [], labels))
+    mappings = [
+        mapping(
+            m["id"],
+            m["start"],
+            m["limit"],
+            m["offset"],
+            s(m["file"]),
+            s(m["build_id"]),
+            m["has_functions"],
+            m["has_filenames"],
+            m["has_line_numbers"],
+            m["has_inline_frames"],
+        )
+        for m in d.get("mappings") or []
+    ]
+    locations = [
+        location(
+            loc["id"],
+            loc["mapping_id"],
+            loc["address"],
+            [line(ln["function_id"], ln["line"], ln.get("column", 0)) for ln in loc.get("lines") or []],
+            loc["is_folded"],
+        )
+        for loc in d.get("locations") or []
+    ]
+    functions = [
+        function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
+        for f in d.get("functions") or []
+    ]
+    header = dict(
+        drop_frames=s(d.get("drop_frames")),
+        keep_frames=s(d.get("keep_frames")),
+        time_nanos=d.get("time_nanos") or 0,
+        duration_nanos=d.get("duration_nanos") or 0,
+        period=d.get("period") or 0,
+        comments=[s(c) for c in d.get("comments") or []],
+        default_sample_type=s(d.get("default_sample_type")),
+        doc_url=s(d.get("doc_url")),
+    )
+    if d.get("period_type"):
+        header["period_type"] = value_type(s(d["period_type"][0]), s(d["period_type"][1]))
+    return profile(
+        sample_types=sample_types,
+        samples=samples,
+        mappings=mappings,
+        locations=locations,
+        functions=functions,
+        strings=list(strings),
+        **header,
+    )

@@ -52,74 +52,8 @@ def _cases(loader, n_args=1):
 
 
 # ------------------------------------------------------------ building inputs
-def profile_bytes(d: dict) -> bytes:
-    """profile.proto bytes of a profile described as JSON (the derived fixtures)."""
-    strings = {"": 0}
-
-    def s(x):
-        x = x or ""
-        return strings.setdefault(x, len(strings))
-
-    sample_types = [wb.value_type(s(t), s(u)) for t, u in d.get("sample_types") or []]
-    samples = []
-    for smp in d.get("samples") or []:
-        labels = [wb.label(s(k), s(v)) for k, v in smp.get("labels") or []]
-        labels += [wb.label(s(k), 0, n, s(u) if u else 0) for k, n, u in smp.get("num_labels") or []]
-        samples.append(wb.sample(smp.get("locations") or [], smp.get("values") or [], labels))
-    mappings = [
-        wb.mapping(
-            m["id"],
-            m["start"],
-            m["limit"],
-            m["offset"],
-            s(m["file"]),
-            s(m["build_id"]),
-            m["has_functions"],
-            m["has_filenames"],
-            m["has_line_numbers"],
-            m["has_inline_frames"],
-        )
-        for m in d.get("mappings") or []
-    ]
-    locations = [
-        wb.location(
-            loc["id"],
-            loc["mapping_id"],
-            loc["address"],
-            [wb.line(ln["function_id"], ln["line"], ln.get("column", 0)) for ln in loc.get("lines") or []],
-            loc["is_folded"],
-        )
-        for loc in d.get("locations") or []
-    ]
-    functions = [
-        wb.function(f["id"], s(f["name"]), s(f["system_name"]), s(f["filename"]), f["start_line"])
-        for f in d.get("functions") or []
-    ]
-    header = dict(
-        drop_frames=s(d.get("drop_frames")),
-        keep_frames=s(d.get("keep_frames")),
-        time_nanos=d.get("time_nanos") or 0,
-        duration_nanos=d.get("duration_nanos") or 0,
-        period=d.get("period") or 0,
-        comments=[s(c) for c in d.get("comments") or []],
-        default_sample_type=s(d.get("default_sample_type")),
-        doc_url=s(d.get("doc_url")),
-    )
-    if d.get("period_type"):
-        header["period_type"] = wb.value_type(s(d["period_type"][0]), s(d["period_type"][1]))
-    return wb.profile(
-        sample_types=sample_types,
-        samples=samples,
-        mappings=mappings,
-        locations=locations,
-        functions=functions,
-        strings=list(strings),
-        **header,
-    )
-
-
 def json_profile(path: Path) -> pprofcore.Profile:
-    return pprofcore.loads(profile_bytes(_json(path)))
+    return pprofcore.loads(wb.profile_from_json(_json(path)))
 
 
 # ------------------------------------------------------------- reading results
@@ -271,7 +205,7 @@ def _topproto(source, opt, filters) -> str:
     d = _json(DERIVED / "driver" / f"{source}.json")
     for f in d["functions"]:
         f["name"], f["system_name"] = f["system_name"], ""
-    p = pprofcore.loads(profile_bytes(d)).remove_uninteresting().filter(warn=False, **filters)
+    p = pprofcore.loads(wb.profile_from_json(d)).remove_uninteresting().filter(warn=False, **filters)
     q = p.top_profile(by="addresses", sort=opt.get("sort", "flat"), nodefraction=0.05)
     assert q.sample_types[0][0] == "cum" and q.sample_types[1][0] == "flat"
     q = q.filter(warn=False, **filters)
@@ -350,7 +284,7 @@ def test_pprof_report_golden_of_missing_feature(golden, feature):
 # ======================================== google/pprof driver: tag filter tables
 def _one_sample(labels=(), num_labels=()):
     return pprofcore.loads(
-        profile_bytes(
+        wb.profile_from_json(
             {
                 "sample_types": [["samples", "count"]],
                 "period_type": ["samples", "count"],
@@ -529,7 +463,7 @@ def test_pprof_num_label_merge(case):
     ),
 )
 def test_pprof_compatibilize_sample_types(case):
-    ps = [pprofcore.loads(profile_bytes(x["inline"])) for x in case["ps"]]
+    ps = [pprofcore.loads(wb.profile_from_json(x["inline"])) for x in case["ps"]]
     if case["wantError"]:
         with pytest.raises(ValueError):
             pprofcore.merge(ps, compatible="intersect")
@@ -577,7 +511,7 @@ def test_pprof_is_folded_merge(both_folded, want):
     folded = json.loads(json.dumps(d))
     for loc in folded["locations"][:2]:
         loc["is_folded"] = True
-    p, q = pprofcore.loads(profile_bytes(d)), pprofcore.loads(profile_bytes(folded))
+    p, q = pprofcore.loads(wb.profile_from_json(d)), pprofcore.loads(wb.profile_from_json(folded))
     m = pprofcore.merge([q, q] if both_folded else [p, q])
     assert len(m.locations.address) == want
 
@@ -623,7 +557,7 @@ def _report_fixture(rows):
     d["samples"] = [
         {"locations": [i + 1 for i in locs], "values": vals, "labels": labels} for locs, vals, labels in rows
     ]
-    return pprofcore.loads(profile_bytes(d))
+    return pprofcore.loads(wb.profile_from_json(d))
 
 
 _BASE = [("pprof::base", "true")]
@@ -959,7 +893,7 @@ def _pprofutils_profile(text, header):
             )
             locs.append(i)
         d["samples"].append({"locations": locs, "values": vals})
-    return pprofcore.loads(profile_bytes(d))
+    return pprofcore.loads(wb.profile_from_json(d))
 
 
 @pytest.mark.parametrize("case", _cases(lambda: _pu_tests("delta_test.go")))
@@ -1039,7 +973,7 @@ def test_parca_top_table():
 def test_parca_aggregate_flat_by_address():
     locs = [{"id": i, "mapping_id": 0, "address": i, "is_folded": False, "lines": []} for i in (1, 2, 3, 4)]
     p = pprofcore.loads(
-        profile_bytes(
+        wb.profile_from_json(
             {
                 "sample_types": [["samples", "count"]],
                 "locations": locs,

@@ -7,6 +7,8 @@ and review the diff."""
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
 
 import pprofcore
@@ -42,9 +44,28 @@ CASES = {
 }
 
 
+def _without_assets(text: str) -> str:
+    """The page with each inlined asset (the flame graph's script and style)
+    replaced by its name: the golden holds what this page adds, and the assets
+    are checked where they live (tests/views/test_browser.py draws them)."""
+    assets = resources.files("pprofcore.display") / "assets"
+    for name in ("flamegraph.js", "flamegraph.css"):
+        code = (assets / name).read_text(encoding="utf-8")
+        assert text.count(code) <= 1, name
+        text = text.replace(code, f"/* inlined: pprofcore/display/assets/{name} */\n")
+    return text
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden(check_golden, name):
-    check_golden(name, CASES[name]())
+    check_golden(name, _without_assets(CASES[name]()))
+
+
+def test_flamegraph_page_inlines_its_assets():
+    page = CASES["flamegraph.html"]()
+    assets = resources.files("pprofcore.display") / "assets"
+    for name in ("flamegraph.js", "flamegraph.css"):
+        assert (assets / name).read_text(encoding="utf-8") in page, name
 
 
 def test_names_are_escaped_everywhere():

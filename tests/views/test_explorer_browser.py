@@ -8,7 +8,6 @@ run no script and break no view. One server and one browser for the module
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -19,18 +18,13 @@ pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starl
 pytest.importorskip("uvicorn", reason="needs pprofcore[web]: pip install starlette uvicorn")
 
 import explorer_data as ed  # noqa: E402
+from chromium import requires_browser  # noqa: E402
 
 from pprofcore.web import Session  # noqa: E402
 from pprofcore.web._serve import start_in_thread  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="needs a headless browser: apt-get install chromium chromium-driver (and pip install selenium)",
-)
+pytestmark = requires_browser  # the `browser` fixture: tests/helpers/chromium.py
 
 
 @pytest.fixture(scope="module")
@@ -52,25 +46,6 @@ def hostile_server():
     srv, url = start_in_thread(Session([("hostile", ed.hostile())]))
     yield url
     srv.should_exit = True
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium: pip install selenium")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900"):
-        opts.add_argument(a)
-    opts.binary_location = CHROMIUM
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    except Exception as e:  # pragma: no cover - depends on the machine
-        pytest.skip(f"chromium did not start: {e}")
-    yield driver
-    driver.quit()
 
 
 def _attr(browser, name):

@@ -4,15 +4,12 @@ skipped without one), and refused for a profile without timestamps."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from chromium import requires_browser
 from pbprofile import profile_class
 
 import pprofcore
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
 BASE = 1_700_000_000_000_000_000
 
 
@@ -62,40 +59,26 @@ def test_timeline_needs_timestamps():
         p.timeline()
 
 
-@pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="needs chromium and chromedriver")
-def test_timeline_draws_in_chromium(tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
+@requires_browser
+def test_timeline_draws_in_chromium(tmp_path, browser):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    opts = Options()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,800"):
-        opts.add_argument(a)
-    opts.binary_location = CHROMIUM
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    except Exception as e:  # pragma: no cover - depends on the machine
-        pytest.skip(f"chromium did not start: {e}")
-    try:
-        path = tmp_path / "t.html"
-        _profile().timeline().save(path)
-        driver.get(path.as_uri())
-        svg = driver.find_element(By.ID, "timeline")
-        assert svg.get_attribute("data-lanes") == "2"
-        frames = driver.find_elements(By.CSS_SELECTOR, "rect.frame")
-        assert len(frames) == 2 + 2 + 1 + 2  # every frame of every sample
-        assert {f.get_attribute("data-name") for f in frames} == {"main", "work", "<idle & wait>"}
-        lanes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "text.lane")]
-        assert lanes == ["thread=t1", "thread=t2"]
-        # Later samples sit further right; hovering names the frame.
-        xs = [float(f.get_attribute("x")) for f in frames if f.get_attribute("data-name") == "main"]
-        assert xs == sorted(xs) or len(set(xs)) == len(xs)
-        ActionChains(driver).move_to_element(frames[0]).perform()
-        assert "main" in driver.find_element(By.ID, "timeline-tip").text
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-    finally:
-        driver.quit()
+    driver = browser
+    path = tmp_path / "t.html"
+    _profile().timeline().save(path)
+    driver.get(path.as_uri())
+    svg = driver.find_element(By.ID, "timeline")
+    assert svg.get_attribute("data-lanes") == "2"
+    frames = driver.find_elements(By.CSS_SELECTOR, "rect.frame")
+    assert len(frames) == 2 + 2 + 1 + 2  # every frame of every sample
+    assert {f.get_attribute("data-name") for f in frames} == {"main", "work", "<idle & wait>"}
+    lanes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "text.lane")]
+    assert lanes == ["thread=t1", "thread=t2"]
+    # Later samples sit further right; hovering names the frame.
+    xs = [float(f.get_attribute("x")) for f in frames if f.get_attribute("data-name") == "main"]
+    assert xs == sorted(xs) or len(set(xs)) == len(xs)
+    ActionChains(driver).move_to_element(frames[0]).perform()
+    assert "main" in driver.find_element(By.ID, "timeline-tip").text
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

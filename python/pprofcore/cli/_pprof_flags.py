@@ -148,15 +148,23 @@ def _split(arg: str):
     return name, (value if eq else None)
 
 
+def go_bool(text: str) -> Optional[bool]:
+    """Go's strconv.ParseBool, which pprof's flags and shell use: the truth of
+    the spellings it accepts, else None."""
+    if text in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if text in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    return None
+
+
 def _truth(value: Optional[str], flag: str) -> bool:
     if value is None:
         return True
-    v = value.lower()
-    if v in ("1", "t", "true"):
-        return True
-    if v in ("0", "f", "false"):
-        return False
-    raise SystemExit(f"pprofcore: invalid boolean value {value!r} for -{flag}")
+    truth = go_bool(value)
+    if truth is None:
+        raise SystemExit(f"pprofcore: invalid boolean value {value!r} for -{flag}")
+    return truth
 
 
 def translate(argv: Sequence[str], subcommands: Sequence[str], strict: bool = False) -> List[str]:

@@ -12,17 +12,17 @@ to ``disasm`` (``objdump -M intel``).
 
 from __future__ import annotations
 
+from ._pprof_flags import go_bool
+
 # the subcommands that apply -divide_by and -drop_negative (cli/graph.py)
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
 
 
 def _go_bool(value: str) -> bool:
-    v = value.lower()
-    if v in ("1", "t", "true"):
-        return True
-    if v in ("0", "f", "false"):
-        return False
-    raise ValueError(f"invalid boolean value {value!r} for -trim")
+    truth = go_bool(value)
+    if truth is None:
+        raise ValueError(f"invalid boolean value {value!r} for -trim")
+    return truth
 
 
 def add_arguments(parser, *, output: bool = True) -> None:

@@ -119,15 +119,6 @@ _FETCH_FLAGS = ("base", "diff_base", "normalize", "seconds", "timeout", "add_com
 _TAIL_DIGITS = re.compile(r"[0-9]+$")
 
 
-def parse_bool(text: str) -> Optional[bool]:
-    """Go's strconv.ParseBool: the spellings pprof accepts, else None."""
-    if text in ("1", "t", "T", "TRUE", "true", "True"):
-        return True
-    if text in ("0", "f", "F", "FALSE", "false", "False"):
-        return False
-    return None
-
-
 def join_regex(a: str, b: str) -> str:
     return f"{a}|{b}" if a and b else a + b
 
@@ -171,14 +162,14 @@ class Shell:
     def assign(self, name: str, value: Optional[str]) -> Optional[str]:
         """Sets option ``name`` (``None``: given without ``=``); an error text or None."""
         if name in CHOICE_OF:  # granularity=lines is spelled lines=true (pprof)
-            if not parse_bool(value or ""):
+            if not _pprof_flags.go_bool(value or ""):
                 return f'unknown config field "{name}"'
             self.config[CHOICE_OF[name]] = name
             return None
         if name in BOOLEANS:
             if not value:
                 value = "true"
-            truth = parse_bool(value)
+            truth = _pprof_flags.go_bool(value)
             if truth is None:
                 return f'strconv.ParseBool: parsing "{value}": invalid syntax'
             value = "true" if truth else "false"
@@ -392,7 +383,7 @@ class Shell:
             if key in ("output", "sort", "granularity", "trim"):
                 continue
             if key in BOOLEANS:  # the command line's booleans are off by default
-                if parse_bool(value):
+                if _pprof_flags.go_bool(value):
                     flags.append(f"-{key}")
             elif value != DEFAULTS[key]:
                 flags.append(f"-{key}={value}")

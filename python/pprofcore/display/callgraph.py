@@ -123,16 +123,6 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         outs.setdefault(int(g["src"][e]), []).append(int(w[e]))
         ins.setdefault(int(g["dst"][e]), []).append(int(w[e]))
 
-    def edge_entropy(weights, self_):
-        total = self_ + sum(abs(x) for x in weights if x > 0)
-        score = 0.0
-        if total != 0:
-            for x in weights:
-                score += entropy_term(abs(x) / total)
-            if self_ > 0:
-                score += entropy_term(abs(self_) / total)
-        return score
-
     scores = {}
     for n in g["nodes"]:
         n = int(n)
@@ -141,6 +131,19 @@ def _entropy_order(g: dict, names: List[str]) -> List[int]:
         s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
         scores[n] = wrap64(go_int64(s * float(cum[n])) + int(flat[n]))
     return sorted(scores, key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
+
+
+def edge_entropy(weights, self_: int) -> float:
+    """pprof's entropy of a node's edge weights (and its own value): how evenly
+    its callers or callees share it, for the order nodes are kept in."""
+    total = self_ + sum(abs(x) for x in weights if x > 0)
+    score = 0.0
+    if total != 0:
+        for x in weights:
+            score += entropy_term(abs(x) / total)
+        if self_ > 0:
+            score += entropy_term(abs(self_) / total)
+    return score
 
 
 def entropy_term(frac: float) -> float:

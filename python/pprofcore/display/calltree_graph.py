@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
 import numpy as np
 
-from .callgraph import MAX_NODELETS, entropy_term, go_int64, wrap64
+from .callgraph import MAX_NODELETS, edge_entropy, go_int64, wrap64
 from .dot_tags import NodeTags, add_sample, sample_tags, trim_tags
 from .flamegraph import stack_nodes
 
@@ -218,18 +218,8 @@ class CallTreeGraph:
         self.nodes.sort(key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(self._flat[n]), n))
 
     def _score(self, n: int) -> int:
-        def entropy(weights: List[int], self_: int) -> float:
-            total = self_ + sum(abs(x) for x in weights if x > 0)
-            score = 0.0
-            if total != 0:
-                for x in weights:
-                    score += entropy_term(abs(x) / total)
-                if self_ > 0:
-                    score += entropy_term(abs(self_) / total)
-            return score
-
         e_in: Optional[int] = self._in.get(n)
         outs = self._out.get(n, {})
-        s = entropy([self._weight[e_in]], 0) if e_in is not None else 1.0
-        s += entropy([self._weight[e] for e in outs.values()], self._flat[n]) if outs else 1.0
+        s = edge_entropy([self._weight[e_in]], 0) if e_in is not None else 1.0
+        s += edge_entropy([self._weight[e] for e in outs.values()], self._flat[n]) if outs else 1.0
         return wrap64(go_int64(s * float(self._cum[n])) + self._flat[n])
