@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import pprofcore
+
 HELPERS = Path(__file__).resolve().parent / "helpers"
 if str(HELPERS) not in sys.path:
     sys.path.insert(0, str(HELPERS))
@@ -65,6 +67,38 @@ def check_golden(request):
 
     update = request.config.getoption("--update-goldens")
     return lambda name, text: check(name, text, update=update, test=request.node.nodeid)
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    """The bundled example CPU profile (python/pprofcore/data/example-cpu.pb.gz)."""
+    return pprofcore.load(pprofcore.example_path("cpu"))
+
+
+@pytest.fixture(scope="module")
+def heap():
+    """The bundled example heap profile."""
+    return pprofcore.load(pprofcore.example_path("heap"))
+
+
+@pytest.fixture(scope="module")
+def sp():
+    """wirebuild's small profile with every header field set (every value known)."""
+    from wirebuild import small
+
+    return pprofcore.loads(small(comments=[9, 5], drop_frames=5, keep_frames=7, default_sample_type=3, doc_url=8))
+
+
+@pytest.fixture(scope="module")
+def pprof_cmd(tmp_path_factory):
+    """google/pprof's standalone command built from Debian's sources (for
+    -symbolize=local and -disasm, which `go tool pprof` runs the same way)."""
+    import native_programs as native
+
+    exe = native.standalone_pprof(tmp_path_factory.mktemp("pprofbin"))
+    if exe is None:
+        pytest.skip("standalone pprof needs go and golang-github-google-pprof-dev")
+    return exe
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ import pytest
 from wirebuild import SMALL_STRINGS, profile, small, value_type
 
 import pprofcore
-from pprofcore import Profile
 
 CPU = pprofcore.example_path("cpu")
 
@@ -22,17 +21,6 @@ def test_dir_lists_exactly_the_public_names():
     assert dir(pprofcore) == sorted(pprofcore.__all__)
     assert all(hasattr(pprofcore, name) for name in pprofcore.__all__)
     assert pprofcore.testing.canonical and pprofcore.reports.top  # submodules stay reachable, only unlisted
-
-
-@pytest.fixture(scope="module")
-def cpu() -> Profile:
-    return pprofcore.load(CPU)
-
-
-@pytest.fixture(scope="module")
-def sp() -> Profile:
-    """The wirebuild small profile (every value known)."""
-    return pprofcore.loads(small(comments=[9, 5], drop_frames=5, keep_frames=7, default_sample_type=3, doc_url=8))
 
 
 # ------------------------------------------------------------ header

@@ -37,14 +37,6 @@ def programs(tmp_path_factory):
     return {v: native.build_and_profile(v, d / v) for v in native.VARIANTS if native.available(v)}
 
 
-@pytest.fixture(scope="module")
-def pprof_cmd(tmp_path_factory):
-    exe = native.standalone_pprof(tmp_path_factory.mktemp("pprofbin"))
-    if exe is None:
-        pytest.skip("standalone pprof needs go and golang-github-google-pprof-dev")
-    return exe
-
-
 def _tool_params():
     return [
         pytest.param("llvm-symbolizer", marks=pytest.mark.skipif(not HAVE_LLVM, reason="llvm-symbolizer missing")),

@@ -83,7 +83,8 @@ def parse_top(text: str) -> Tuple[List[str], List[Tuple[str, str, str, str, str,
 # Debian's pprof, compare keys, values, order and totals in base units.
 _TAG_KEY = re.compile(r"^\s*(\S.*?): Total (\S+)")
 _TAG_ROW = re.compile(r"^\s*(\S+)(?: \(\s*\S+\))?: (.*)$")
-_SCALE = {
+# Multipliers of the units pprof prints, to nanoseconds or bytes.
+UNIT_SCALE = {
     "": 1,
     "ns": 1,
     "us": 1e3,
@@ -104,7 +105,7 @@ _SCALE = {
 
 def _tag_number(text):
     m = re.match(r"^(-?[\d.]+(?:e[+-]?\d+)?)(\D*)$", text)
-    return float(m.group(1)) * _SCALE.get(m.group(2), 1) if m else text
+    return float(m.group(1)) * UNIT_SCALE.get(m.group(2), 1) if m else text
 
 
 def parse_tags(text):

@@ -32,14 +32,6 @@ def programs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def pprof_cmd(tmp_path_factory):
-    exe = native.standalone_pprof(tmp_path_factory.mktemp("pprofbin"))
-    if exe is None:
-        pytest.skip("standalone pprof needs go and golang-github-google-pprof-dev")
-    return exe
-
-
-@pytest.fixture(scope="module")
 def gnu_tools(tmp_path_factory):
     return native.only_tools(tmp_path_factory.mktemp("gnu"), "objdump", "nm", "addr2line")
 

@@ -20,16 +20,6 @@ from pprofcore.cli import main as cli_main
 GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"]
 
 
-@pytest.fixture(scope="module")
-def cpu():
-    return pprofcore.load(pprofcore.example_path("cpu"))
-
-
-@pytest.fixture(scope="module")
-def heap():
-    return pprofcore.load(pprofcore.example_path("heap"))
-
-
 # ----------------------------------------------------------------- folded
 def test_folded_round_trip(cpu):
     text = cpu.to_folded()

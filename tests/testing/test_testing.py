@@ -30,17 +30,6 @@ from pprofcore.testing import (
     table_differences,
 )
 
-
-@pytest.fixture(scope="module")
-def cpu():
-    return pprofcore.load(pprofcore.example_path("cpu"))
-
-
-@pytest.fixture(scope="module")
-def heap():
-    return pprofcore.load(pprofcore.example_path("heap"))
-
-
 # ------------------------------------------------------------- canonical form
 NAMES = ["main", "work", "leaf", "util"]
 

@@ -9,6 +9,7 @@ import shutil
 from xml.etree import ElementTree
 
 import pytest
+from pprof_oracle import UNIT_SCALE
 from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
 
 import pprofcore
@@ -16,22 +17,6 @@ import pprofcore
 CPU = pprofcore.example_path("cpu")
 HEAP = pprofcore.example_path("heap")
 
-_MULT = {
-    "": 1,
-    "ns": 1,
-    "us": 1e3,
-    "\u00b5s": 1e3,
-    "ms": 1e6,
-    "s": 1e9,
-    "mins": 60e9,
-    "hrs": 3600e9,
-    "B": 1,
-    "kB": 1024,
-    "MB": 1024**2,
-    "GB": 1024**3,
-    "TB": 1024**4,
-    "PB": 1024**5,
-}
 _NODE = re.compile(r'^N(\d+) \[label="(.*?)" id="node\d+".*? tooltip="(.*) \((.*?)\)" color=')
 _EDGE = re.compile(r'^N(\d+) -> N(\d+) \[label=" (.*?)(?:\\n \(inline\))?"(.*?) tooltip="(.*?)" labeltooltip')
 
@@ -42,7 +27,7 @@ def _value(text: str):
     assert m, f"unparsable value {text!r}"
     num, unit = m.groups()
     decimals = len(num.split(".")[1]) if "." in num and "e" not in num else 0
-    mult = _MULT[unit]
+    mult = UNIT_SCALE[unit]
     return float(num) * mult, 0.5 * 10**-decimals * mult + 1e-6
 
 

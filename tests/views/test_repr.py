@@ -3,24 +3,11 @@ names escaped in `_repr_html_`."""
 
 from __future__ import annotations
 
-import pytest
-from wirebuild import function, line, location, profile, sample, small, value_type
+from wirebuild import function, line, location, profile, sample, value_type
 
 import pprofcore
-from pprofcore import Profile
 
 CPU = pprofcore.example_path("cpu")
-
-
-@pytest.fixture(scope="module")
-def cpu() -> Profile:
-    return pprofcore.load(CPU)
-
-
-@pytest.fixture(scope="module")
-def sp() -> Profile:
-    """The wirebuild small profile (every value known)."""
-    return pprofcore.loads(small(comments=[9, 5], drop_frames=5, keep_frames=7, default_sample_type=3, doc_url=8))
 
 
 def test_len_and_repr(cpu, sp):
