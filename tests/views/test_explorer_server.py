@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starlette uvicorn httpx")
 pytest.importorskip("httpx", reason="the Starlette test client needs httpx")
 
-import explorer_data as ed  # noqa: E402
+import explorer_data as ed
+from testenv import pprofcore_env  # noqa: E402
 
 with warnings.catch_warnings():  # Starlette >= 0.47 would rather have httpx2; httpx still works
     warnings.simplefilter("ignore")
@@ -314,7 +315,7 @@ def test_pprofcore_http_serves_and_prints_the_url(tmp_path, plain):
         [sys.executable, "-m", "pprofcore", "-http=127.0.0.1:0", "-no_browser", "-focus=work", str(path)],
         stderr=subprocess.PIPE,
         text=True,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO / "python")},
+        env=pprofcore_env(),
     )
     try:
         line = ""
