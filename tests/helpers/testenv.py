@@ -129,3 +129,16 @@ def pprofcore_env() -> dict:
     # whose _core is the sanitized build; resolving would leave it behind.
     here = str(Path(pprofcore.__file__).absolute().parent.parent)
     return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def reportable_corpus_profile(row):
+    """``(path, profile)`` of a corpus row for a report compared with pprof's;
+    skips a profile that sets drop_frames (pprof prunes those frames before
+    reporting, a different concern than the report's)."""
+    import pprofcore
+
+    path = CORPUS / row["file"]
+    p = pprofcore.load(path)
+    if p.drop_frames:
+        pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting")
+    return path, p

@@ -9,7 +9,7 @@ import re
 import pytest
 from local_corpus import duplicate_locations_profile
 from pprof_oracle import assert_tags_match
-from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, reportable_corpus_profile, requires_go
 
 import pprofcore
 
@@ -50,10 +50,7 @@ def _body(lines, sep_prefix):
 
 @pytest.mark.parametrize("row", _subset(16))
 def test_traces_match_pprof(pprof, row):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames")
+    path, p = reportable_corpus_profile(row)
     text, err = pprof.run("-traces", "-functions", "-flat", str(path))
     if err:
         pytest.skip(f"pprof refused: {err}")
@@ -88,10 +85,7 @@ def test_tags_match_pprof(pprof, row):
 @pytest.mark.parametrize("variant", ["functions", "lines-mean"])
 @pytest.mark.parametrize("row", _subset(16))
 def test_peek_matches_pprof(pprof, row, variant):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames")
+    path, p = reportable_corpus_profile(row)
     by = variant.split("-")[0]
     mean = variant.endswith("mean")
     top = p.top(n=3, by=by)

@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 from pprof_oracle import compare_top
-from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from testenv import corpus_files, corpus_manifest, parses_with_pprof, reportable_corpus_profile, requires_go
 
 import pprofcore
 
@@ -49,10 +49,7 @@ def _params():
 
 @pytest.mark.parametrize("row,ti", _params())
 def test_top_matches_pprof(pprof, row, ti):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting (not a top concern)")
+    path, p = reportable_corpus_profile(row)
     compare_top(pprof, path, p, ti)
 
 
@@ -64,20 +61,14 @@ def _every(k):
 @pytest.mark.parametrize("by", ["filefunctions", "files", "lines", "addresses"])
 @pytest.mark.parametrize("row", _every(16))
 def test_top_granularity_matches_pprof(pprof, row, by):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames")
+    path, p = reportable_corpus_profile(row)
     compare_top(pprof, path, p, p.sample_type_index(), by=by)
 
 
 @pytest.mark.parametrize("variant", ["noinlines", "cum", "mean", "noinlines-lines"])
 @pytest.mark.parametrize("row", _every(22))
 def test_top_options_match_pprof(pprof, row, variant):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames")
+    path, p = reportable_corpus_profile(row)
     ti = p.sample_type_index()
     if variant == "noinlines":
         compare_top(pprof, path, p, ti, inline=False)

@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 
 import pytest
 from pprof_oracle import UNIT_SCALE
-from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from testenv import corpus_files, corpus_manifest, parses_with_pprof, reportable_corpus_profile, requires_go
 
 import pprofcore
 
@@ -129,10 +129,7 @@ def _corpus_rows():
 @pytest.mark.oracle
 @pytest.mark.parametrize("row", _corpus_rows())
 def test_corpus_matches_pprof_dot(pprof, row):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting")
+    path, p = reportable_corpus_profile(row)
     ti = p.sample_type_index()
     if p.sample_types[ti][1] not in ("nanoseconds", "bytes", "count"):
         pytest.skip(f"unit {p.sample_types[ti][1]} not parsed by this test")

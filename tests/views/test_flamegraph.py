@@ -15,7 +15,7 @@ from _pb import profile as pb_profile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pprof_oracle import parse_top
-from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, requires_go
+from testenv import CORPUS, corpus_files, corpus_manifest, parses_with_pprof, reportable_corpus_profile, requires_go
 
 import pprofcore
 
@@ -68,10 +68,7 @@ def _oracle_rows(k):
 @pytest.mark.oracle
 @pytest.mark.parametrize("row", _oracle_rows(40))
 def test_self_and_total_per_function_match_pprof_top(pprof, row):
-    path = CORPUS / row["file"]
-    p = pprofcore.load(path)
-    if p.drop_frames:
-        pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting")
+    path, p = reportable_corpus_profile(row)
     ti = p.sample_type_index()
     fg = p.flamegraph(ti, min_fraction=0)
     assert fg.total == p.total(ti)
