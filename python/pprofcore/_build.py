@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _core
 from ._profile import Profile
+from ._wire import varint
 
 _MASK64 = (1 << 64) - 1
 
@@ -23,14 +24,7 @@ TIMESTAMP = "timestamp_ns"
 
 def _varint(n: int) -> bytes:
     n &= _MASK64
-    if n < 0x80:
-        return _SMALL[n]
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    return _SMALL[n] if n < 0x80 else varint(n)  # most numbers here are one byte: no loop, no bytearray
 
 
 _SMALL = [bytes([i]) for i in range(0x80)]
