@@ -12,7 +12,6 @@ import sys
 import time
 import urllib.request
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,7 @@ pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starl
 pytest.importorskip("httpx", reason="the Starlette test client needs httpx")
 
 import explorer_data as ed
-from testenv import pprofcore_env  # noqa: E402
+from testenv import CORPUS, pprofcore_env  # noqa: E402
 
 with warnings.catch_warnings():  # Starlette >= 0.47 would rather have httpx2; httpx still works
     warnings.simplefilter("ignore")
@@ -31,8 +30,6 @@ from pprofcore.cli import _COMMANDS, _pprof_flags, build_parser  # noqa: E402
 from pprofcore.cli.serve import session_of  # noqa: E402
 from pprofcore.web import Session, State, create_app  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = Path("/work/shared/corpus")
 FLEET = CORPUS / "fleet" / "cpu"
 
 
