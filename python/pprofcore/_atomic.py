@@ -97,3 +97,18 @@ def write_bytes(path: PathLike, data: bytes) -> None:
 def write_text(path: PathLike, text: str) -> None:
     """Write ``text`` as UTF-8 to ``path`` atomically (see :func:`write_with`)."""
     write_bytes(path, text.encode("utf-8"))
+
+
+def claim_numbered(directory: str, prefix: str, suffix: str) -> str:
+    """A new empty file ``PREFIX001SUFFIX`` in ``directory`` (the first free
+    number, pprof's naming of saved profiles and reports), created with
+    ``O_EXCL`` so two processes never take the same one; its path."""
+    for index in range(1, 10000):
+        path = os.path.join(directory, f"{prefix}{index:03d}{suffix}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return path
+    raise OSError(f"could not create a file {prefix}NNN{suffix} in {directory or '.'}")

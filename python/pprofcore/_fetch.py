@@ -18,7 +18,7 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Callable, Optional, Tuple
+from typing import Callable, Optional
 
 CPU_PROFILE_PATH = "/debug/pprof/profile"  # Go's handler for a URL without a path
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]*):[0-9]+(/.*)?$")
@@ -100,18 +100,6 @@ def save_dir() -> str:
         except OSError:
             continue
     raise OSError("no directory to save the fetched profile in")
-
-
-def saved_name(directory: str, prefix: str) -> Tuple[str, int]:
-    """A new file ``PREFIX001.pb.gz`` (the first free number), created empty
-    so that two processes never pick the same one; (path, fd)."""
-    for index in range(1, 10000):
-        path = os.path.join(directory, f"{prefix}{index:03d}.pb.gz")
-        try:
-            return path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-    raise OSError(f"could not create a file {prefix}NNN.pb.gz in {directory}")
 
 
 def save_prefix(binary: str, sample_types: list) -> str:

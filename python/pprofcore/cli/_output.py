@@ -73,14 +73,4 @@ def new_report_file(fmt: str, directory: str = "") -> str:
     """A new ``profileNNN.<fmt>`` in ``directory`` (the current one by default),
     created empty so no other writer takes it: where pprof puts an image that
     would otherwise go to a terminal, or to the shell's screen."""
-    import os
-
-    for index in range(1, 10000):
-        path = os.path.join(directory, f"profile{index:03d}.{fmt}")
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        os.close(fd)
-        return path
-    raise OSError(f"could not create a new profileNNN.{fmt} file in {directory or '.'}")
+    return _atomic.claim_numbered(directory, "profile", f".{fmt}")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
 
 import numpy as np
 
-from .. import _fetch, _io, _merge
+from .. import _atomic, _fetch, _io, _merge
 from ..reports._nodes import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
 from . import _filter_args, _pprof_options
 
@@ -146,8 +145,8 @@ def save_fetched(p):
     (None when it could not be written)."""
     names = p.mappings["filename"].tolist() if len(p.mappings["filename"]) else []
     binary = p.strings[names[0]] if names else ""
-    path, fd = _fetch.saved_name(_fetch.save_dir(), _fetch.save_prefix(binary, [t for t, _ in p.sample_types]))
-    os.close(fd)
+    prefix = _fetch.save_prefix(binary, [t for t, _ in p.sample_types])
+    path = _atomic.claim_numbered(_fetch.save_dir(), prefix, ".pb.gz")
     try:
         p.save(path)
     except OSError as e:

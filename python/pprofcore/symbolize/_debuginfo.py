@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
+import shutil
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any, Dict, List, Optional, Sequence
+
+from .. import _atomic
 
 SYSTEM_DEBUG_DIRS = ("/usr/lib/debug",)
 _BUILD_ID = re.compile(r"^[0-9a-f]{2,}$")
@@ -93,20 +95,14 @@ def fetch(build_id: str) -> Optional[str]:
 
 
 def _store(response: Any, build_id: str, kind: str) -> str:
-    """Writes a download to the cache atomically (a temporary file, then a rename)."""
+    """Writes a download to the cache whole or not at all (_atomic)."""
     directory = os.path.join(cache_dir(), build_id)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{kind}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            while True:
-                chunk = response.read(1 << 20)
-                if not chunk:
-                    break
-                f.write(chunk)
-        final = os.path.join(directory, kind)
-        os.replace(tmp, final)
-        return final
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    final = os.path.join(directory, kind)
+
+    def fill(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            shutil.copyfileobj(response, f, 1 << 20)
+
+    _atomic.write_with(final, fill)
+    return final
