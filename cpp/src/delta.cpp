@@ -174,10 +174,7 @@ void DeltaComputer::emit_copy(const Profile& cur, Profile& out) {
     out.stack_offsets.push_back(static_cast<int64_t>(out.stack_locations.size()));
     for (int64_t j = cur.label_offsets[i]; j < cur.label_offsets[i + 1]; ++j) {
       size_t q = size_t(j);
-      out.labels.key.push_back(cur.labels.key[q]);
-      out.labels.str.push_back(cur.labels.str[q]);
-      out.labels.num.push_back(cur.labels.num[q]);
-      out.labels.num_unit.push_back(cur.labels.num_unit[q]);
+      out.labels.push_back(cur.labels.key[q], cur.labels.str[q], cur.labels.num[q], cur.labels.num_unit[q]);
     }
     out.label_offsets.push_back(static_cast<int64_t>(out.labels.size()));
   }

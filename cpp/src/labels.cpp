@@ -155,10 +155,7 @@ Profile set_label(const Profile& p, const std::string& key, const std::vector<st
     const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
     app.add(s, b, static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]), &keep);
     for (int32_t c : codes) {
-      out.labels.key.push_back(k);
-      out.labels.str.push_back(c);
-      out.labels.num.push_back(0);
-      out.labels.num_unit.push_back(0);
+      out.labels.push_back(k, c, 0, 0);
     }
     out.label_offsets.back() = static_cast<int64_t>(out.labels.size());
   }

@@ -373,10 +373,7 @@ int32_t Merger::add_sample(uint64_t hash) {
     o.stack_locations.insert(o.stack_locations.end(), probe_.begin() + 1, probe_.begin() + 1 + nloc);
     o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
     for (const LabelKey& k : key_labels_) {
-      o.labels.key.push_back(k.key);
-      o.labels.str.push_back(k.str);
-      o.labels.num.push_back(k.num);
-      o.labels.num_unit.push_back(k.unit);
+      o.labels.push_back(k.key, k.str, k.num, k.unit);
     }
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
     o.values.resize(o.values.size() + o.num_types(), 0);

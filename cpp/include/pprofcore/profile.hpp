@@ -32,6 +32,13 @@ struct Labels {  // one row per sample label, grouped by sample via Samples::lab
   std::vector<int64_t> num;
   std::vector<int32_t> num_unit;  // 0 = no unit
   size_t size() const { return key.size(); }
+  // Appends one label row (str -1 for a numeric label).
+  void push_back(int32_t k, int32_t s, int64_t n, int32_t unit) {
+    key.push_back(k);
+    str.push_back(s);
+    num.push_back(n);
+    num_unit.push_back(unit);
+  }
   template <class F, class... T>
   static void visit_columns(F&& f, T&... t) {
     f("key", t.key...);

@@ -339,10 +339,7 @@ class SampleDecoder {
   PPROFCORE_INLINE void push_label(int32_t key, int32_t str, int64_t num, int32_t unit) {
     if (labels_.key.size() == labels_.key.capacity() && label_room > labels_.key.capacity())
       labels_.for_each_column([&](const char*, auto& c) { c.reserve(label_room); });
-    labels_.key.push_back(key);
-    labels_.str.push_back(str);
-    labels_.num.push_back(num);
-    labels_.num_unit.push_back(unit);
+    labels_.push_back(key, str, num, unit);
   }
 
   // Makes the stack column at least `need` long, a block of ids ahead: ids

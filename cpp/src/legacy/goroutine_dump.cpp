@@ -314,12 +314,7 @@ class DumpBuilder {
   }
   void str_label(int32_t key, int32_t value) { label(key, value, 0, 0); }
   void num_label(int32_t key, int64_t value, int32_t unit) { label(key, -1, value, unit); }
-  void label(int32_t key, int32_t str, int64_t num, int32_t unit) {
-    p_.labels.key.push_back(key);
-    p_.labels.str.push_back(str);
-    p_.labels.num.push_back(num);
-    p_.labels.num_unit.push_back(unit);
-  }
+  void label(int32_t key, int32_t str, int64_t num, int32_t unit) { p_.labels.push_back(key, str, num, unit); }
 
   Profile p_;
   StringInterner strings_;

@@ -374,10 +374,7 @@ Profile Builder::finish() {
       // profile.proto cannot carry a numeric label of 0 without a unit (pprof's
       // decoder drops it), so a block size of 0 is left out, as after any round trip.
       if (bytes_label[s] != 0) {
-        p.labels.key.push_back(key);
-        p.labels.str.push_back(-1);
-        p.labels.num.push_back(bytes_label[s]);
-        p.labels.num_unit.push_back(0);
+        p.labels.push_back(key, -1, bytes_label[s], 0);
       }
       p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
     }

@@ -422,16 +422,10 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
       p.stack_locations.insert(p.stack_locations.end(), locs.begin(), locs.end());
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
       for (const LabelRow& l : labels) {
-        p.labels.key.push_back(l.key);
-        p.labels.str.push_back(l.str);
-        p.labels.num.push_back(l.num);
-        p.labels.num_unit.push_back(l.unit);
+        p.labels.push_back(l.key, l.str, l.num, l.unit);
       }
       if (nts) {
-        p.labels.key.push_back(ts_key);
-        p.labels.str.push_back(-1);
-        p.labels.num.push_back(static_cast<int64_t>(s.times[static_cast<size_t>(t0 + o)]));
-        p.labels.num_unit.push_back(ns);
+        p.labels.push_back(ts_key, -1, static_cast<int64_t>(s.times[static_cast<size_t>(t0 + o)]), ns);
       }
       p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
     }
