@@ -16,7 +16,6 @@ from . import (
     _frames,
     _go_repairs,
     _labels,
-    _repr,
     _timestamps,
     _to_otlp,
     _transform,
@@ -26,6 +25,7 @@ from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
+from .display import notebook as _notebook
 from .display import timeline as _timeline
 from .errors import unknown_sample_type
 from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
@@ -858,7 +858,7 @@ class Profile:
         min_fraction: Optional[float] = None,
         title: Optional[str] = None,
     ):
-        """The flame graph of one sample type: a :class:`pprofcore.display.FlameGraph`.
+        """The flame graph of one sample type: a :class:`pprofcore.display.flamegraph.FlameGraph`.
 
         One node per frame on each root-to-leaf path (inline frames are frames,
         recursion gives new nodes); ``by`` is pprof's granularity as in :meth:`top`;
@@ -962,10 +962,10 @@ class Profile:
         return (_unpickle, (_PICKLE_VERSION, self.to_bytes(compress=False)))
 
     def __repr__(self) -> str:
-        return _repr.profile_repr(self)
+        return _notebook.profile_repr(self)
 
     def _repr_html_(self) -> str:
-        return _repr.profile_html(self)
+        return _notebook.profile_html(self)
 
 
 def _unpickle(version: int, data: bytes) -> Profile:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Dict
 
-from ._repr import repair_report_html
+from .display.notebook import repair_report_html
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,6 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_filter",
             "_transform",
             "reports",
-            "_repr",
             "display",
             "testing",
             "_repair",

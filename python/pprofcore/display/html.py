@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._repr import report_table_html
 from .colors import hues
+from .notebook import report_table_html
 
 if TYPE_CHECKING:  # pragma: no cover
     from .callgraph import CallGraph

@@ -1,5 +1,5 @@
 """speedscope's file format (https://www.speedscope.app/file-format-schema.json)
-for a :class:`~pprofcore.display.FlameGraph`: one "sampled" profile whose frames
+for a :class:`~pprofcore.display.flamegraph.FlameGraph`: one "sampled" profile whose frames
 are the tree's frame names and whose samples are the root-to-node paths of the
 nodes with a non-zero self value. Memory and time are those of the output: a
 single stack 100,000 frames deep makes one sample, not a path per node."""

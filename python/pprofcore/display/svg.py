@@ -1,4 +1,4 @@
-"""Static SVG of a :class:`~pprofcore.display.FlameGraph`: no script, a
+"""Static SVG of a :class:`~pprofcore.display.flamegraph.FlameGraph`: no script, a
 ``<title>`` per node for viewers that show tooltips, names clipped to their box.
 Reads on GitHub, nbviewer and in papers."""
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _args, _units
 from .._report_base import report_total
-from .._repr import listing_html
+from ..display.notebook import listing_html
 from ._nodes import nodes
 from .table import ReportTable
 

@@ -9,8 +9,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 import numpy as np
 
 from .._optional import require_pandas
-from .._repr import report_table_html
 from .._tabular import to_arrow_columns, to_pandas_columns
+from ..display.notebook import report_table_html
 
 
 class ReportTable:

@@ -1,5 +1,9 @@
-"""Text and HTML representations of profiles, report tables and repair reports
-(kept apart from the data model). Flame and call graph pages are in display/."""
+"""What a notebook shows of a profile, a report table, a source listing and a
+repair report: their ``__repr__`` text and ``_repr_html_`` HTML.
+
+The data classes (``Profile``, ``ReportTable``, ``RepairReport``) call these
+functions, so this module imports only helpers and leaves: importing it never
+loads the flame or call graph modules (``display/__init__`` imports nothing)."""
 
 from __future__ import annotations
 
@@ -8,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._summary import format_duration, format_time, producer_hints, totals
-from ._units import percentage, scaled_label
+from .._summary import format_duration, format_time, producer_hints, totals
+from .._units import percentage, scaled_label
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._profile import Profile
-    from ._repair import RepairReport
-    from .reports.table import ReportTable
+    from .._profile import Profile
+    from .._repair import RepairReport
+    from ..reports.table import ReportTable
 
 
 def profile_repr(p: "Profile") -> str:
