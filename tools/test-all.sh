@@ -4,7 +4,14 @@
 # runs the Python tests (which cross-check against go tool pprof when present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q ".[test]"
+# PPROFCORE_WHEEL names a wheel built from this checkout (tools/build-wheels.sh,
+# as .ci/run does) to test instead of compiling the sources again.
+if [ -n "${PPROFCORE_WHEEL:-}" ]; then
+  python3 -m pip install -q --force-reinstall --no-deps "$PPROFCORE_WHEEL"
+  python3 -m pip install -q "$PPROFCORE_WHEEL[test]"
+else
+  python3 -m pip install -q ".[test]"
+fi
 # CMake and Ninja from the test extra (PyPI), whatever the PATH holds.
 PATH="$(python3 -c 'import cmake, ninja, os; print(cmake.CMAKE_BIN_DIR + os.pathsep + ninja.BIN_DIR)'):$PATH"
 export PATH

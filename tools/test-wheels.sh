@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs each wheel of dist/ (tools/build-wheels.sh) into a fresh virtual
+# environment of its own Python, with no compiler reachable, and checks it as a
+# user would: `pprofcore --version` names zstd and the fast inflaters,
+# `pprofcore demo` runs, and the test subset below passes from the installed
+# wheel (not from the checkout's sources).
+#
+#   bash tools/test-wheels.sh                 # every wheel in dist/
+#   bash tools/test-wheels.sh 3.9 3.13        # the wheels of these Pythons
+#
+# The subset (docs/development.md, "Every Python"): decode, reports, merge,
+# delta, filters, display, testing and fleet, without the go tool pprof oracle
+# comparisons and the slow corpus-wide tests, which run once on the main Python.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dist=${WHEEL_DIR:-dist}
+source tools/pythons.sh
+SUBSET=(tests/core tests/reports tests/testing tests/fleet tests/views)
+SUBSET_MARKS="not oracle and not slow"
+
+versions=("$@")
+if [ ${#versions[@]} -eq 0 ]; then
+  for wheel in "$dist"/pprofcore-*-cp3*-manylinux*.whl; do
+    tag=$(basename "$wheel" | sed -E 's/.*-cp3([0-9]+)-.*/\1/')
+    versions+=("3.$tag")
+  done
+fi
+[ ${#versions[@]} -gt 0 ] || { echo "test-wheels: no wheel in $dist (run tools/build-wheels.sh)" >&2; exit 1; }
+
+# A directory whose only commands are the venv's: pip cannot find a compiler.
+nocc=$(mktemp -d)
+trap 'rm -rf "$nocc"' EXIT
+for v in "${versions[@]}"; do
+  tag="cp${v/./}"
+  wheel=$(ls "$dist"/pprofcore-*-"$tag"-"$tag"-manylinux*.whl 2>/dev/null | tail -1 || true)
+  [ -n "$wheel" ] || { echo "test-wheels: no $tag wheel in $dist" >&2; exit 1; }
+  py=$(find_python "$v") || { echo "test-wheels: no python$v here" >&2; exit 1; }
+  venv="$nocc/venv-$v"
+  echo "test-wheels: $(basename "$wheel") in a fresh venv of $("$py" --version)"
+  "$py" -m venv "$venv"
+  # Binary wheels only, and no compiler on the PATH: nothing is compiled here.
+  PATH="$venv/bin" CC=/bin/false CXX=/bin/false "$venv/bin/python" -m pip install -q \
+    --disable-pip-version-check --only-binary=:all: "$wheel[test]"
+  (cd "$nocc" && PATH="$venv/bin" "$venv/bin/pprofcore" --version)
+  "$venv/bin/python" - <<'EOF'
+import pprofcore
+
+info = pprofcore.build_info()
+missing = [what for what, ok in (("zstd", info["zstd"]), ("libdeflate", "libdeflate" in info["inflaters"]),
+                                 ("isal", "isal" in info["inflaters"])) if not ok]
+assert not missing, f"the wheel lacks {missing}: {info}"
+assert "site-packages" in info["extension"], info["extension"]
+EOF
+  (cd "$nocc" && PATH="$venv/bin:/usr/bin:/bin" "$venv/bin/pprofcore" demo >/dev/null)
+  # The tests import the installed wheel (python/ is not on sys.path);
+  # -p no:cacheprovider leaves the checkout as it was.
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "$SUBSET_MARKS" "${SUBSET[@]}" \
+    -o addopts="" --no-header -W ignore::DeprecationWarning | tail -3
+  rm -rf "$venv"
+done
