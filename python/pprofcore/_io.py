@@ -253,6 +253,28 @@ def load(
         return _foreign_or_raise(e, None, max_decompressed_size, repair, path)
 
 
+@overload
+def load_many(
+    paths: Iterable[PathLike],
+    threads: Optional[int] = None,
+    *,
+    errors: Literal["raise", "skip"] = "raise",
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    inflater: str = "auto",
+) -> List[Profile]: ...
+
+
+@overload
+def load_many(
+    paths: Iterable[PathLike],
+    threads: Optional[int] = None,
+    *,
+    errors: str,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    inflater: str = "auto",
+) -> List[Union[Profile, Exception]]: ...
+
+
 def load_many(
     paths: Iterable[PathLike],
     threads: Optional[int] = None,
@@ -260,7 +282,7 @@ def load_many(
     errors: str = "raise",
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
     inflater: str = "auto",
-) -> List[Optional[Union[Profile, Exception]]]:
+) -> Union[List[Profile], List[Union[Profile, Exception]]]:
     """Decode many files in parallel, in C++ threads with the GIL released.
 
     Ctrl-C (any signal whose handler raises) cancels the batch between files:
