@@ -63,6 +63,18 @@ class Profile:
     ``len(profile)`` is the number of samples. Profiles compare equal when every
     column and the string table are identical. A profile pickles as its pprof
     bytes, so Dask, multiprocessing and Ray can move it.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> len(p), p.sample_types
+    (496, [('samples', 'count'), ('cpu', 'nanoseconds')])
+    >>> p.values.shape, p.values.flags.writeable
+    ((496, 2), False)
+    >>> p.total("cpu")
+    5030000000
+    >>> pprofcore.loads(p.to_bytes()) == p
+    True
     """
 
     __slots__ = ("_core", "_cols_cache", "_strings", "_derived", "_report_base", "_types_cache", "__weakref__")

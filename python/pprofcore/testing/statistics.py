@@ -65,6 +65,14 @@ def compare(
     with columns ``name, base, new, delta, ci_low, ci_high, pvalue, qvalue,
     significant``, most significant first. Everything after the C++
     aggregation is vectorised over keys in NumPy.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])
+    >>> result = pprofcore.compare([p, p, p], [slower, slower, slower])
+    >>> print(result)  # doctest: +ELLIPSIS
+    3 base vs 3 new profiles, flat cpu share per functions; ...
     """
     base, new = list(base), list(new)
     if len(base) < 2 or len(new) < 2:
