@@ -238,6 +238,15 @@ def series(
         non-zero value. With ``freq``: ``time, name, value`` per bucket.
         ``attrs["sample_type"]`` names the sample type used, ``attrs["total"]``
         is the summed total of all profiles (pprof's total: sum of ``|value|``).
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 3)
+    >>> df = pprofcore.fleet.series(s)
+    >>> df.columns.tolist()
+    ['profile', 'time', 'name', 'value']
+    >>> df.head(2)["value"].tolist()
+    [1130000000, 510000000]
     """
     require_pandas()
     check_options(by, value, normalize)
