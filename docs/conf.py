@@ -56,6 +56,7 @@ html_title = f"pprofcore {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 5,
     "icon_links": [],
 }
 html_last_updated_fmt = None
