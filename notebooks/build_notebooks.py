@@ -3,8 +3,9 @@ ipykernel): `python notebooks/build_notebooks.py`. The tests run the same code
 cells without Jupyter (tests/views/test_notebooks.py), so the notebooks cannot rot.
 
 `--fresh-clone` executes them as a fresh clone would and writes nothing: in an
-empty directory with no ../shared corpus and no build/ beside it (.ci/run does
-this, so a notebook that works only on this machine fails there)."""
+empty directory with no ../shared corpus beside it, where build/test-corpus is
+the one the tests built (if they ran), so a notebook that works only on this
+machine fails (.ci/run runs it after the tests)."""
 
 import os
 import sys
@@ -222,8 +223,13 @@ if __name__ == "__main__":
     if "--fresh-clone" in sys.argv[1:]:
         os.environ.pop("PPROFCORE_CORPUS", None)  # the kernels inherit it
         with tempfile.TemporaryDirectory() as tmp:
-            where = Path(tmp) / "clone" / "notebooks"  # ../shared and ../build are absent here
+            clone = Path(tmp) / "clone"  # ../shared is absent here
+            where = clone / "notebooks"
             where.mkdir(parents=True)
+            local_corpus = HERE.parent / "build" / "test-corpus"
+            if local_corpus.is_dir():  # what the clone's own test run wrote (tests/helpers/local_corpus.py)
+                (clone / "build").mkdir()
+                (clone / "build" / "test-corpus").symlink_to(local_corpus)
             for name, cells in NOTEBOOKS.items():
                 build(name, cells, where, write=False)
                 print(f"{name}: ran without ../shared")

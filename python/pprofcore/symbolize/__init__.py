@@ -67,8 +67,10 @@ class SymbolizeReport:
     --------
     >>> p = pprofcore.load(pprofcore.example_path())
     >>> q, report = p.symbolize()
-    >>> report.tool, len(report.mappings) >= 0
-    (..., True)
+    >>> [(m.status, m.reason) for m in report.mappings]  # its Go binary had names
+    [('skipped', 'already symbolized')]
+    >>> report.resolved
+    0
     """
 
     tool: str
