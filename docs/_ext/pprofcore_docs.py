@@ -125,10 +125,22 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def drop_stale_stubs(stubs: Path) -> None:
+    """Removes autosummary's page of a name no longer public (a stale page is
+    in no toctree, which -W turns into an error)."""
+    current = {
+        f"{home(module, name)}.{name}" for module in PUBLIC_MODULES for name in importlib.import_module(module).__all__
+    }
+    for stub in stubs.glob("*.rst"):
+        if stub.stem not in current:
+            stub.unlink()
+
+
 def generate(app, config) -> None:
     src = Path(app.srcdir)
     gen = src / GENERATED
     write_if_changed(gen / "api.rst", api_page())
+    drop_stale_stubs(gen / "api")
     with redirect_stdout(io.StringIO()):
         write_if_changed(gen / "cli.md", cli_page())
     for notebook in sorted((src.parent / "notebooks").glob("*.ipynb")):
