@@ -1,7 +1,15 @@
 """Builds and executes the notebooks in this folder (needs nbformat, nbclient,
 ipykernel): `python notebooks/build_notebooks.py`. The tests run the same code
-cells without Jupyter (tests/views/test_notebooks.py), so the notebooks cannot rot."""
+cells without Jupyter (tests/views/test_notebooks.py), so the notebooks cannot rot.
 
+`--fresh-clone` executes them as a fresh clone would and writes nothing: in an
+empty directory with no ../shared corpus beside it, where build/test-corpus is
+the one the tests built (if they ran), so a notebook that works only on this
+machine fails (.ci/run runs it after the tests)."""
+
+import os
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -199,16 +207,32 @@ FLEET = [
 ]
 
 
-def build(name: str, cells) -> None:
+def build(name: str, cells, where: Path = HERE, write: bool = True) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     for kind, src in cells:
         nb.cells.append(nbformat.v4.new_markdown_cell(src) if kind == "md" else nbformat.v4.new_code_cell(src))
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}).execute()
-    nbformat.write(nb, HERE / name)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(where)}}).execute()
+    if write:
+        nbformat.write(nb, HERE / name)
 
+
+NOTEBOOKS = {"tour.ipynb": TOUR, "flamegraphs.ipynb": FLAMEGRAPHS, "fleet.ipynb": FLEET}
 
 if __name__ == "__main__":
-    build("tour.ipynb", TOUR)
-    build("flamegraphs.ipynb", FLAMEGRAPHS)
-    build("fleet.ipynb", FLEET)
+    if "--fresh-clone" in sys.argv[1:]:
+        os.environ.pop("PPROFCORE_CORPUS", None)  # the kernels inherit it
+        with tempfile.TemporaryDirectory() as tmp:
+            clone = Path(tmp) / "clone"  # ../shared is absent here
+            where = clone / "notebooks"
+            where.mkdir(parents=True)
+            local_corpus = HERE.parent / "build" / "test-corpus"
+            if local_corpus.is_dir():  # what the clone's own test run wrote (tests/helpers/local_corpus.py)
+                (clone / "build").mkdir()
+                (clone / "build" / "test-corpus").symlink_to(local_corpus)
+            for name, cells in NOTEBOOKS.items():
+                build(name, cells, where, write=False)
+                print(f"{name}: ran without ../shared")
+    else:
+        for name, cells in NOTEBOOKS.items():
+            build(name, cells)

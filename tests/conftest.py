@@ -132,11 +132,23 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.oracle)
 
 
-def pytest_terminal_summary(terminalreporter):
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionfinish(session):
+    """The oracle line comes after everything pytest prints (its skip list and
+    the final counts), so it is the last line of the run."""
+    result = yield
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    line = oracle_summary(reporter.stats) if reporter is not None else None
+    if line:
+        reporter.write_line(line)
+    return result
+
+
+def oracle_summary(stats: dict):
     """One line: how many oracle comparisons ran, and which were skipped and why."""
     ran, failed, skipped = 0, 0, {}
     for outcome in ("passed", "failed", "error", "skipped"):
-        for rep in terminalreporter.stats.get(outcome, []):
+        for rep in stats.get(outcome, []):
             if "oracle" not in getattr(rep, "keywords", {}):
                 continue
             if outcome == "skipped":
@@ -147,7 +159,7 @@ def pytest_terminal_summary(terminalreporter):
                 ran += 1
                 failed += outcome != "passed"
     if not ran and not skipped:
-        return
+        return None
     why = "; ".join(f"{n} x {reason}" for reason, n in sorted(skipped.items(), key=lambda kv: -kv[1]))
     line = f"oracle comparisons: {ran} ran ({failed} failed), {sum(skipped.values())} skipped"
-    terminalreporter.write_line(line + (f": {why}" if why else ""))
+    return line + (f": {why}" if why else "")

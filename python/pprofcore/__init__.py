@@ -13,12 +13,13 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 
 from importlib import resources as _resources
 
+from . import _io
 from ._build_info import VERSION as __version__  # noqa: F401  (the package version)
 from ._build_info import build_info
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
 from ._from_otlp import OtlpProfile, load_otlp
-from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, load, load_all, load_many, loads
+from ._io import load, load_all, load_many, loads
 from ._merge import Merger, merge, merge_files
 from ._profile import Profile
 from ._repair import RepairReport
@@ -27,6 +28,16 @@ from .errors import DecodeError, FilterWarning, GzipError, ProfileError
 from .fleet import ProfileSet, open_store
 from .reports.table import ReportTable
 from .testing import compare
+
+#: The size limit of the decompressed input that ``load``, ``loads``,
+#: ``load_many`` and ``merge_files`` apply unless given ``max_decompressed_size=``
+#: (4 GiB): a guard against gzip bombs. Larger input raises ``GzipError``.
+#:
+#: Examples
+#: --------
+#: >>> pprofcore.DEFAULT_MAX_DECOMPRESSED_SIZE == 4 << 30
+#: True
+DEFAULT_MAX_DECOMPRESSED_SIZE: int = _io.DEFAULT_MAX_DECOMPRESSED_SIZE
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
@@ -68,6 +79,14 @@ def example_path(kind: str = "cpu") -> str:
     """Path of an example profile shipped with the package.
 
     ``kind`` is ``"cpu"`` (Go CPU profile with labels) or ``"heap"`` (Go heap profile).
+
+    Examples
+    --------
+    >>> path = pprofcore.example_path("heap")
+    >>> path.endswith("example-heap.pb.gz")
+    True
+    >>> pprofcore.load(path).sample_types[0]
+    ('alloc_objects', 'count')
     """
     if kind not in ("cpu", "heap"):
         raise ValueError("kind must be 'cpu' or 'heap'")

@@ -1,5 +1,6 @@
 # Type stubs of the private compiled module pprofcore._core, generated with
-# `pybind11-stubgen pprofcore._core` (plus DecodeError's attributes). Use pprofcore.*.
+# `pybind11-stubgen pprofcore._core` (plus DecodeError's attributes and the item types of
+# returned dicts and lists, for `mypy --strict` users). Use pprofcore.*.
 """
 pprofcore's compiled core. Use the pprofcore package, not this module.
 """
@@ -83,7 +84,7 @@ class Profile:
     Immutable columnar pprof profile (see pprofcore.Profile).
     """
     def check_invariants(self) -> None: ...
-    def columns(self) -> dict:
+    def columns(self) -> dict[str, typing.Any]:
         """
         All columns as read-only zero-copy NumPy views keyed by 'table.column'.
         """
@@ -91,7 +92,7 @@ class Profile:
     def equals(self, arg0: Profile) -> bool: ...
     def memory_bytes(self) -> int: ...
     def string(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str: ...
-    def string_list(self) -> list:
+    def string_list(self) -> list[str]:
         """
         The string table as a list of str.
         """
@@ -152,7 +153,7 @@ class NodeTable:
     pprof report nodes with flat/cum sums.
     """
     def __len__(self) -> int: ...
-    def columns(self) -> dict:
+    def columns(self) -> dict[str, typing.Any]:
         """
         Columns as read-only NumPy views.
         """
@@ -162,11 +163,11 @@ class NodeTable:
         node_mask: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
         label_type: typing.SupportsInt | typing.SupportsIndex = -1,
         label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
-    ) -> dict:
+    ) -> dict[str, typing.Any]:
         """
         Call edges touching the masked nodes: src, dst, weight (n x types), inline.
         """
-    def files(self) -> list: ...
+    def files(self) -> list[str]: ...
     def folded(
         self,
         profile: Profile,
@@ -183,7 +184,7 @@ class NodeTable:
         """
         Rows in pprof's report order for one sample type (zero rows left out).
         """
-    def printable_names(self) -> list: ...
+    def printable_names(self) -> list[str]: ...
     @property
     def n_types(self) -> int: ...
 
@@ -215,7 +216,7 @@ def call_tree(
     base_type: typing.SupportsInt | typing.SupportsIndex = 0,
     inverted: bool = False,
     min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
-) -> dict:
+) -> dict[str, typing.Any]:
     """
     Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
     """
@@ -226,7 +227,7 @@ def call_graph(
     type: typing.SupportsInt | typing.SupportsIndex,
     kept: typing.Any = None,
     tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0,
-) -> dict:
+) -> dict[str, typing.Any]:
     """
     pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.
     """
@@ -260,17 +261,17 @@ def decode_file(
 ) -> Profile: ...
 def decode_otlp(
     data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex
-) -> list[tuple[Profile, dict]]:
+) -> list[tuple[Profile, dict[str, typing.Any]]]:
     """
     Every profile of an OTLP message: a list of (Profile, origin dict).
     """
 
 def decode_otlp_file(
     path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex
-) -> list[tuple[Profile, dict]]: ...
+) -> list[tuple[Profile, dict[str, typing.Any]]]: ...
 def encode_otlp(
     profile: Profile,
-    resource: dict,
+    resource: dict[str, typing.Any],
     scope_name: str,
     scope_version: str,
     compress: bool = False,
@@ -282,10 +283,10 @@ def encode_otlp(
 
 def decode_file_repair(
     path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
-) -> tuple[Profile, dict]: ...
+) -> tuple[Profile, dict[str, typing.Any]]: ...
 def decode_repair(
     data: typing_extensions.Buffer, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
-) -> tuple[Profile, dict]:
+) -> tuple[Profile, dict[str, typing.Any]]:
     """
     Decodes in repair mode; returns (Profile, dict of repair counters).
     """
@@ -308,7 +309,7 @@ def filter_by_name(
     show: typing.Any,
     universe: typing.Any = None,
 ) -> tuple[Profile, bool, bool, bool, bool]: ...
-def frame_columns(profile: Profile) -> dict:
+def frame_columns(profile: Profile) -> dict[str, typing.Any]:
     """
     Columns of the frames table (one row per sample x frame, leaf first).
     """
@@ -331,7 +332,7 @@ def load_many(
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
     max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
     inflater: str = "auto",
-) -> list:
+) -> list[Profile | Exception]:
     """
     Decodes files in parallel; Ctrl-C cancels between files. Each item is a Profile or the exception load of that file raises.
     """
@@ -355,7 +356,7 @@ def series_files(
     sample_type: typing.Any = None,
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
     max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
-) -> dict:
+) -> dict[str, typing.Any]:
     """
     Per-profile non-zero flat (or cum) values per report node of each file, as arrays (fleet series).
     """

@@ -29,6 +29,13 @@ class OtlpProfile:
     ``attributes`` are the profile's own, less those pprof has a field for
     (``pprof.profile.comment`` and the like). ``profile_indices`` lists the
     OTLP profiles of the scope it joins (one per sample type).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> [item] = pprofcore.load_otlp(p.to_otlp(resource={"service.name": "api"}))
+    >>> item.resource["service.name"], len(item.profile) == len(p)
+    ('api', True)
     """
 
     profile: Profile
@@ -103,6 +110,13 @@ def load_otlp(
     on every sample as a string label (``process.pid=66``), so that profiles
     merged afterwards stay apart by resource. Raises :class:`DecodeError`
     (field and byte offset) for malformed input.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> message = p.to_otlp(scope_name="my-profiler")
+    >>> [item.scope_name for item in pprofcore.load_otlp(message)]
+    ['my-profiler']
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _wrap(_core.decode_otlp(source, max_decompressed_size), resource_labels)

@@ -164,6 +164,16 @@ def loads(
     DecodeError
         If the input is not a valid profile; the message names the problem, the
         field and the byte offset. :class:`GzipError` for gzip problems.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> pprofcore.loads(p.to_bytes()) == p
+    True
+    >>> pprofcore.loads(b"\\x08")
+    Traceback (most recent call last):
+        ...
+    pprofcore._core.DecodeError: wrong wire type for field number 1: ... (field Profile.sample_type) at byte offset 0
     """
     if isinstance(data, str):
         raise TypeError("loads() takes bytes; to read a file use pprofcore.load(path)")
@@ -253,6 +263,28 @@ def load(
         return _foreign_or_raise(e, None, max_decompressed_size, repair, path)
 
 
+@overload
+def load_many(
+    paths: Iterable[PathLike],
+    threads: Optional[int] = None,
+    *,
+    errors: Literal["raise", "skip"] = "raise",
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    inflater: str = "auto",
+) -> List[Profile]: ...
+
+
+@overload
+def load_many(
+    paths: Iterable[PathLike],
+    threads: Optional[int] = None,
+    *,
+    errors: str,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    inflater: str = "auto",
+) -> List[Union[Profile, Exception]]: ...
+
+
 def load_many(
     paths: Iterable[PathLike],
     threads: Optional[int] = None,
@@ -260,7 +292,7 @@ def load_many(
     errors: str = "raise",
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
     inflater: str = "auto",
-) -> List[Optional[Union[Profile, Exception]]]:
+) -> Union[List[Profile], List[Union[Profile, Exception]]]:
     """Decode many files in parallel, in C++ threads with the GIL released.
 
     Ctrl-C (any signal whose handler raises) cancels the batch between files:
@@ -285,6 +317,14 @@ def load_many(
     -------
     list
         Profiles in the order of ``paths``.
+
+    Examples
+    --------
+    >>> paths = [pprofcore.example_path("cpu"), pprofcore.example_path("heap")]
+    >>> [len(p) for p in pprofcore.load_many(paths)]
+    [496, 216]
+    >>> pprofcore.load_many(paths + ["missing.pb.gz"], errors="return")[2]
+    FileNotFoundError(2, 'No such file or directory')
     """
     if errors not in ("raise", "skip", "return"):
         raise ValueError("errors must be 'raise', 'skip' or 'return'")
@@ -331,6 +371,13 @@ def load_all(
 
     Examples
     --------
+    A pprof file holds one profile, under the name ``""``:
+
+    >>> pprofcore.load_all(pprofcore.example_path()).keys()
+    dict_keys([''])
+
+    A JFR recording holds one per kind of event:
+
     >>> profiles = pprofcore.load_all("recording.jfr")  # doctest: +SKIP
     >>> profiles["alloc"].top(sample_type="alloc_space")  # doctest: +SKIP
     """

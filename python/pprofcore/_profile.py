@@ -63,6 +63,18 @@ class Profile:
     ``len(profile)`` is the number of samples. Profiles compare equal when every
     column and the string table are identical. A profile pickles as its pprof
     bytes, so Dask, multiprocessing and Ray can move it.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> len(p), p.sample_types
+    (496, [('samples', 'count'), ('cpu', 'nanoseconds')])
+    >>> p.values.shape, p.values.flags.writeable
+    ((496, 2), False)
+    >>> p.total("cpu")
+    5030000000
+    >>> pprofcore.loads(p.to_bytes()) == p
+    True
     """
 
     __slots__ = ("_core", "_cols_cache", "_strings", "_derived", "_report_base", "_types_cache", "__weakref__")
@@ -233,7 +245,15 @@ class Profile:
 
     def stack(self, i: int) -> np.ndarray:
         """Location rows of sample ``i``'s stack, leaf first (``i`` may be negative;
-        ``TypeError`` for a non-int, ``ValueError`` out of range)."""
+        ``TypeError`` for a non-int, ``ValueError`` out of range).
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> rows = p.stack(0)  # location rows, leaf first
+        >>> p.strings[p.functions.name[p.lines.function[p.locations.line_offsets[rows[0]]]]]
+        'runtime.mapassign_faststr'
+        """
         i = _args.check_int("i", i)
         n = len(self)
         if not -n <= i < n:
@@ -284,7 +304,14 @@ class Profile:
         raise ValueError(f"no sample_type {self.default_sample_type!r}; have {', '.join(t for t, _ in types)}")
 
     def total(self, sample_type: Union[int, str, None] = None) -> int:
-        """Sum of one sample type's values (default: pprof's default type)."""
+        """Sum of one sample type's values (default: pprof's default type).
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> p.total("cpu"), p.total("samples")
+        (5030000000, 503)
+        """
         if len(self) == 0:
             return 0
         return int(self.values[:, self.sample_type_index(sample_type)].sum(dtype=np.int64))
@@ -341,6 +368,13 @@ class Profile:
         Returns
         -------
         Profile
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> q = p.filter(focus="sha256", hide="runtime")
+        >>> len(p), len(q)
+        (496, 115)
         """
         return _filter.apply_filters(
             self,
@@ -360,7 +394,14 @@ class Profile:
         )
 
     def focus(self, regex) -> "Profile":
-        """Keeps samples with a frame (function name, file or mapping) matching ``regex``."""
+        """Keeps samples with a frame (function name, file or mapping) matching ``regex``.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> p.focus("sha256").total("cpu")
+        1150000000
+        """
         return _filter.filter_by_name(self, focus=regex)
 
     def ignore(self, regex) -> "Profile":
@@ -510,7 +551,14 @@ class Profile:
 
     def scale(self, ratio: float) -> "Profile":
         """pprof's ``Scale``: every value becomes ``round(v * ratio)`` (half away
-        from zero); samples whose values all become zero are dropped."""
+        from zero); samples whose values all become zero are dropped.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> p.scale(2).total("cpu") == 2 * p.total("cpu")
+        True
+        """
         return _transform.scale(self, ratio)
 
     def scale_n(self, ratios) -> "Profile":
@@ -531,6 +579,13 @@ class Profile:
         ``mode="base"`` (``-base``): the base is subtracted; equal samples cancel
         and all-zero results are dropped. ``normalize=True`` first scales this
         profile to the base's totals (``-normalize``).
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> half = p.scale(0.5)
+        >>> p.diff(half).total("cpu") == p.total("cpu") - half.total("cpu")
+        True
         """
         return _transform.diff(self, base, mode, normalize)
 
@@ -557,6 +612,13 @@ class Profile:
         ``loads(p.to_bytes()) == p``. ``level`` is the gzip level (1..12, None =
         the default 6), or ``"fast"``: the fastest deflate of the build (ISA-L's
         level 1 when built with ISA-L; several times faster, a little larger).
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> data = p.to_bytes()
+        >>> data[:2] == b"\\x1f\\x8b", pprofcore.loads(data) == p
+        (True, True)
         """
         return self._core.encode(bool(compress), _args.check_level(level))
 
@@ -575,7 +637,15 @@ class Profile:
 
         The write is atomic: the bytes go to a temporary file beside ``path``
         that is then renamed over it, so a failed write (a full disk, a kill)
-        leaves an existing ``path`` as it was, even when it is the input."""
+        leaves an existing ``path`` as it was, even when it is the input.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> p.save("copy.pb.gz")
+        >>> pprofcore.load("copy.pb.gz") == p
+        True
+        """
         if format == "pprof":
             data = self.to_bytes(compress=True if compress is None else compress, level=level)
         elif format == "otlp":
@@ -692,6 +762,17 @@ class Profile:
         -------
         ReportTable
             Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> t = p.top(n=2)
+        >>> t["name"], t["flat"].tolist()
+        (['crypto/sha256.block', 'runtime.asyncPreempt'], [1130000000, 510000000])
+        >>> p.top(sort="cum", n=2)["name"]
+        ['main.cpuPhase.func1', 'main.cpuPhase.func1.1']
+        >>> p.top(by="files", n=1)["name"]
+        ['crypto/sha256/sha256block_amd64.s']
         """
         return reports.top(
             self,
@@ -810,6 +891,12 @@ class Profile:
         leading ``#`` as ``\\x23``, so one stack is one line and the totals read
         back whatever the names (docs/reports.md, "Names in text exports").
         Raises ProfileError when the type's values add up past int64.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> print(p.to_folded().splitlines()[0][:36])
+        main.cpuPhase.func1;runtime/pprof.Do
         """
         return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
@@ -937,6 +1024,13 @@ class Profile:
         ``depth`` (0 = leaf), ``location``, ``address``, ``function``, ``file``,
         ``line``, ``inline``), ``"locations"``, ``"functions"`` or ``"mappings"``.
         String columns are ``pd.Categorical`` built from the string table's codes.
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> df = p.to_pandas()
+        >>> df.shape, df.columns[:3].tolist()
+        ((496, 9), ['samples', 'cpu', 'leaf_function'])
         """
         return _frames.to_pandas(self, kind)
 

@@ -60,6 +60,14 @@ class RepairReport:
     placeholder_strings : int
         Placeholder strings added, one per distinct missing index N, reading
         ``"[missing string N]"``, so that distinct missing names stay distinct.
+
+    Examples
+    --------
+    >>> p, report = pprofcore.load(pprofcore.example_path(), repair=True)
+    >>> report
+    RepairReport(no repairs)
+    >>> bool(report)
+    False
     """
 
     dangling_location_refs: int = 0

@@ -23,7 +23,15 @@ def harmonize_units(profiles: Sequence["Profile"]) -> List["Profile"]:
     profile, as ``go tool pprof`` does before merging (``measurement.ScaleProfiles``):
     e.g. one profile in ``milliseconds`` and one in ``nanoseconds`` both end up in
     ``nanoseconds``. Types must have the same count and names (a trailing ``s``
-    is ignored, as pprof does)."""
+    is ignored, as pprof does).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> a, b = pprofcore.harmonize_units([p, p.scale(0.5)])
+    >>> a.sample_types == b.sample_types
+    True
+    """
     if len(profiles) <= 1:
         return list(profiles)
     types = [p.sample_types for p in profiles]  # built once: there may be thousands

@@ -44,3 +44,17 @@ def test_link_resolves(page, target):
     assert dest.exists(), f"{page.relative_to(ROOT)} links to missing {path}"
     if anchor and dest.suffix == ".md":
         assert anchor in anchors(dest), f"{page.relative_to(ROOT)}: no heading for #{anchor} in {dest.name}"
+
+
+def listed_pages(page: Path, row: str) -> list:
+    """The link targets of the list items (or table rows) that start with `row`."""
+    lines = FENCE.sub("", page.read_text(encoding="utf-8")).splitlines()
+    return [LINK.search(line).group(1) for line in lines if line.startswith(row) and LINK.search(line)]
+
+
+@pytest.mark.parametrize("page,row", [("README.md", "- ["), ("docs/index.md", "| [")])
+def test_no_page_listed_twice(page, row):
+    targets = listed_pages(ROOT / page, row)
+    assert targets, f"{page} lists no pages"
+    twice = sorted({t for t in targets if targets.count(t) > 1})
+    assert not twice, f"{page} lists these pages more than once: {twice}"

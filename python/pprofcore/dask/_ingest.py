@@ -192,6 +192,14 @@ def ingest(
         profile ids stay unused) and the call returns ``(store, skipped)``.
     client, chunk_size, split_every, retries
         As :func:`pprofcore.dask.merge`.
+
+    Examples
+    --------
+    >>> from pprofcore import dask as pdask
+    >>> store = pdask.ingest([pprofcore.example_path()] * 2, "store")
+    >>> store.sql("select count(*) as n from profiles")["n"].tolist()
+    [2]
+    >>> store.close()
     """
     dask = _client.require_dask()
     _read.check_errors(errors)

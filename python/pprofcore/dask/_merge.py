@@ -280,6 +280,15 @@ def merge(
         No files, or (with ``errors="skip"``) none could be read.
     ProfileError
         Incompatible sample types, naming the file.
+
+    Examples
+    --------
+    Without a client, Dask's local scheduler runs the tasks:
+
+    >>> from pprofcore import dask as pdask
+    >>> paths = [pprofcore.example_path()] * 4
+    >>> pdask.merge(paths) == pprofcore.merge_files(paths)
+    True
     """
     dask = _client.require_dask()
     _read.check_errors(errors)

@@ -31,6 +31,15 @@ class Skipped:
     raises for it (``DecodeError`` with ``reason``/``field``/``offset``/``path``,
     ``OSError`` subclasses such as ``FileNotFoundError``...). ``len()`` is the
     count; iterating gives ``(path, error)`` pairs.
+
+    Examples
+    --------
+    >>> from pprofcore import dask as pdask
+    >>> merged, skipped = pdask.merge([pprofcore.example_path(), "missing.pb.gz"], errors="skip")
+    >>> len(skipped), skipped.paths
+    (1, ['missing.pb.gz'])
+    >>> type(skipped.errors[0]).__name__
+    'FileNotFoundError'
     """
 
     __slots__ = ("paths", "errors")

@@ -208,6 +208,14 @@ def series(
         e.g. ``DecodeError``) and ``message``.
         Compute both together, ``df, bad = dask.compute(frame, skipped)``, so
         each file is read once.
+
+    Examples
+    --------
+    >>> from pprofcore import dask as pdask
+    >>> paths = [pprofcore.example_path()] * 2
+    >>> frame = pdask.series(paths)
+    >>> bool(frame.compute()["value"].sum() == pprofcore.ProfileSet(paths).series()["value"].sum())
+    True
     """
     dask = _client.require_dask()
     import dask.dataframe as dd

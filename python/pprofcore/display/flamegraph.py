@@ -111,6 +111,16 @@ class FlameGraph:
 
     Show it in a notebook (``_repr_html_``), or export with :meth:`to_html`,
     :meth:`save`, :meth:`to_svg`, :meth:`to_speedscope`, :meth:`save_speedscope`.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> fg = p.flamegraph()
+    >>> fg
+    <pprofcore.FlameGraph flame graph of cpu: 974 nodes, total 5.03s, by functions>
+    >>> fg.to_html().startswith("<!DOCTYPE html>")
+    True
+    >>> fg.save("cpu.svg")
     """
 
     def __init__(

@@ -94,7 +94,14 @@ def _axis_labels(times, x0: float, width: float, y: float, k: int = 5) -> List[s
 def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: int = 900) -> Figure:
     """Time x key heat map of a :func:`series` DataFrame: one row per key (the
     ``n`` largest, or ``names``), one column per profile or time bucket, darker
-    = larger. Each cell's tooltip gives the name, time and value."""
+    = larger. Each cell's tooltip gives the name, time and value.
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 3)
+    >>> pprofcore.fleet.heatmap(s.series(), n=3)
+    <pprofcore.fleet.Figure 'heat map of 3 keys'>
+    """
     times, names, m = _pivot(df, n, names)
     label_w, cell_h, top = 260, 16, 20
     plot_w = max(width - label_w - 10, 100)
@@ -129,7 +136,14 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
 
 def lines(df, names: Optional[Sequence[str]] = None, *, n: int = 5, width: int = 900, height: int = 320) -> Figure:
     """Line plot of chosen keys (default: the ``n`` largest) of a :func:`series`
-    DataFrame over time, with a legend; keys absent at a time count as 0."""
+    DataFrame over time, with a legend; keys absent at a time count as 0.
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 3)
+    >>> pprofcore.fleet.lines(s.series(normalize="share"), n=3)
+    <pprofcore.fleet.Figure 'lines of 3 keys'>
+    """
     times, names, m = _pivot(df, n, names)
     left, right, top, bottom = 70, 10, 10, 40
     legend_h = 16 * len(names)

@@ -21,7 +21,19 @@ def open_store(directory, *, external_access: bool = False):
 
     Its DuckDB queries read the store's own files only; ``external_access=True``
     lets :meth:`Store.sql` read and write other files, attach databases and
-    load extensions, as a plain DuckDB connection does."""
+    load extensions, as a plain DuckDB connection does.
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 2)
+    >>> s.to_parquet("store").close()
+    >>> store = pprofcore.open_store("store")
+    >>> store.sql("select count(*) as n from profiles")["n"].tolist()
+    [2]
+    >>> store.profile() == pprofcore.merge_files([pprofcore.example_path()] * 2)
+    True
+    >>> store.close()
+    """
     return Store(directory, external_access=external_access)
 
 

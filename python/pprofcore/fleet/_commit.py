@@ -40,7 +40,13 @@ FORMAT = 1
 class IncompleteStoreWarning(UserWarning):
     """A store holds files no commit names: parts of an ingest that was
     killed (or is still running), or files put there by something else.
-    They are not read; ``Store.incomplete`` lists them."""
+    They are not read; ``Store.incomplete`` lists them.
+
+    Examples
+    --------
+    >>> issubclass(pprofcore.fleet.IncompleteStoreWarning, UserWarning)
+    True
+    """
 
 
 def store_error(directory: Path, path, message: str) -> DecodeError:

@@ -58,6 +58,16 @@ def movers(
         fractions; ``change = after - before``) and ``value_before``,
         ``value_after`` (summed values), sorted by ``|change|`` descending.
         ``attrs`` holds the two windows' totals and profile counts.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])  # more time in sha256
+    >>> slower.save("slower.pb.gz")
+    >>> base, new = pprofcore.ProfileSet([pprofcore.example_path()]), pprofcore.ProfileSet(["slower.pb.gz"])
+    >>> m = pprofcore.fleet.movers(base, base, new, n=1)
+    >>> m["name"].tolist()
+    ['crypto/sha256.block']
     """
     pd = require_pandas()
     if after is None:

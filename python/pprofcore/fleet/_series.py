@@ -28,7 +28,7 @@ NORMALIZE = (None, "share", "rate")
 def profile_values(profile, sample_type, by: str, value: str):
     """``(names, values, total, type_name, time_nanos, duration_nanos)`` of one
     profile: the non-zero flat (or cum) value per node at granularity ``by``,
-    as ``pprof -top`` computes them, and the total (sum of |value|)."""
+    as ``pprof -top`` computes them, and the total (sum of ``|value|``)."""
     ti = profile.sample_type_index(sample_type)
     t = _nodes.nodes(profile, by, True, ti)
     col = t.columns()[value][:, ti]
@@ -237,7 +237,16 @@ def series(
         ``name`` (categorical), ``value``; one row per profile and key with a
         non-zero value. With ``freq``: ``time, name, value`` per bucket.
         ``attrs["sample_type"]`` names the sample type used, ``attrs["total"]``
-        is the summed total of all profiles (pprof's total: sum of |value|).
+        is the summed total of all profiles (pprof's total: sum of ``|value|``).
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet([pprofcore.example_path()] * 3)
+    >>> df = pprofcore.fleet.series(s)
+    >>> df.columns.tolist()
+    ['profile', 'time', 'name', 'value']
+    >>> df.head(2)["value"].tolist()
+    [1130000000, 510000000]
     """
     require_pandas()
     check_options(by, value, normalize)

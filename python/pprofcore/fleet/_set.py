@@ -158,7 +158,7 @@ class ProfileSet:
         todo = [i for i, p in enumerate(out) if p is None]
         if todo:
             for i, p in zip(todo, load_many([items[i] for i in todo], self._threads)):
-                out[i] = p  # type: ignore[assignment]  # errors='raise': only profiles
+                out[i] = p
         return out  # type: ignore[return-value]
 
     def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:

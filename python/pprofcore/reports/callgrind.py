@@ -84,7 +84,15 @@ def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> 
 def to_callgrind(
     profile: "Profile", sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
 ) -> str:
-    """The callgrind text of ``profile`` (see the module docstring)."""
+    """The callgrind text of ``profile`` (see the module docstring).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.to_callgrind(p)[:37])
+    positions: instr line
+    events: cpu(ms)
+    """
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "addresses", inline, ti)
     cols = t.columns()

@@ -53,7 +53,17 @@ def disassembly(
     :func:`pprofcore.symbolize.symbolize` finds them. Raises ``ValueError`` when
     no symbol matches and ``RuntimeError`` naming the Debian package when
     ``objdump`` or ``nm`` is missing. ``intel_syntax``: x86 instructions in
-    Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``."""
+    Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``.
+
+    Examples
+    --------
+    The example profile's binary is not on this machine, so the call is skipped:
+
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> p.strings[p.mappings.filename[0]]
+    '/srv/acme/bin/basic'
+    >>> print(pprofcore.reports.disassembly(p, "sha256.block", binaries="./basic"))  # doctest: +SKIP
+    """
     rx = _args.compile_regex("disasm regex", regex)
     binaries, search = check_options(binaries, search_path, "auto", "simplified", False)
     check_bool("relative_percentages", relative_percentages)

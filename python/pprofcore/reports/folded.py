@@ -23,6 +23,16 @@ def to_folded(
     labels: Optional[Sequence[str]] = None,
     inline: bool = True,
 ) -> str:
+    """Collapsed stacks, ``root;...;leaf VALUE`` per distinct stack:
+    :meth:`Profile.to_folded`, whose parameters it takes.
+
+    Examples
+    --------
+    >>> p = pprofcore.from_folded("main;work 3\\nmain;idle 1\\n", sample_type="cpu/nanoseconds")
+    >>> print(pprofcore.reports.to_folded(p))
+    main;idle 1
+    main;work 3
+    """
     ti = profile.sample_type_index(sample_type)
     nodes = _nodes.nodes(profile, "lines" if lines else "functions", inline)
     group: List[int] = []

@@ -13,4 +13,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def frames_table(profile: "Profile", kind: str = "samples") -> ReportTable:
+    """The profile as one table: a row per sample (``kind="samples"``) with its
+    values, leaf frame and label columns, or a row per sample and frame
+    (``kind="frames"``), as :meth:`Profile.to_pandas` returns it.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> t = pprofcore.reports.frames_table(p)
+    >>> t.columns[:3]
+    ['samples', 'cpu', 'leaf_function']
+    """
     return ReportTable(columns(profile, kind), [f"{kind} of {profile!r}"], meta={"kind": kind})

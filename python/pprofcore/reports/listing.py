@@ -61,7 +61,17 @@ def source_listing(
     default the current directory) and ``trim_path`` locate relative or moved
     files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
-    when no function matches."""
+    when no function matches.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.source_listing(p, "sha256.block"))  # doctest: +ELLIPSIS
+    Total: 5.03s
+    ROUTINE ======================== crypto/sha256.block in crypto/sha256/sha256block_amd64.s
+         1.13s      1.13s (flat, cum) 22.47% of Total
+     Error: could not find file crypto/sha256/sha256block_amd64.s on path ...
+    """
     rx = _args.compile_regex("list regex", regex)
     _args.check_str("source_path", source_path, optional=True)
     _args.check_str("trim_path", trim_path)

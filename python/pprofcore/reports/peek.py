@@ -33,7 +33,15 @@ def peek(
     relative_percentages: bool = False,
 ) -> ReportTable:
     """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
-    trimming, as pprof). Raises ValueError when ``regex`` matches no node."""
+    trimming, as pprof). Raises ValueError when ``regex`` matches no node.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.peek(p, "sort.partition"))  # doctest: +ELLIPSIS
+    File: basic
+    ...
+    """
     return call_tree(
         profile,
         _args.compile_regex("peek regex", regex),
@@ -63,7 +71,18 @@ def tree(
     edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
 ) -> ReportTable:
-    """pprof's -tree: every node of the trimmed graph with its callers and callees."""
+    """pprof's -tree: every node of the trimmed graph with its callers and callees.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.tree(p))  # doctest: +ELLIPSIS
+    File: basic
+    Type: cpu
+    ...
+    Showing top 80 nodes out of 125
+    ...
+    """
     return call_tree(
         profile,
         None,

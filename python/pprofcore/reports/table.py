@@ -20,6 +20,17 @@ class ReportTable:
     count, ``t["col"]`` a column, ``t.columns`` the names. Convert with
     :meth:`to_pandas`, :meth:`to_arrow`, or hand it to any library that speaks the
     Arrow PyCapsule interface (polars, duckdb, ``pyarrow.table(t)``).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> t = p.top(n=3)
+    >>> len(t), t.columns[:3]
+    (3, ['name', 'flat', 'flat%'])
+    >>> t["name"]
+    ['crypto/sha256.block', 'runtime.asyncPreempt', 'sort.Float64Slice.Less']
+    >>> t.to_pandas().shape  # needs pandas
+    (3, 7)
     """
 
     def __init__(

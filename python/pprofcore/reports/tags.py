@@ -20,7 +20,16 @@ def tags(
     profile: "Profile", sample_type=None, unit: Optional[str] = None, relative_percentages: bool = False
 ) -> ReportTable:
     """pprof's -tags (current upstream format): per label key and value, the
-    total of one sample type and its share of the report total."""
+    total of one sample type and its share of the report total.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.tags(p))  # doctest: +ELLIPSIS
+     endpoint: Total 4.05s of 5.03s (80.52%)
+               1.91s (37.97%): /api/ingest
+    ...
+    """
     ti = profile.sample_type_index(sample_type)
     report_tot = report_total(profile, ti, False, relative_percentages)
     lab = profile.labels
@@ -105,6 +114,17 @@ def _tags_text(t: ReportTable, n: Optional[int]) -> str:
 
 # -------------------------------------------------------------------- by_label
 def by_label(profile: "Profile", key: str) -> ReportTable:
+    """Sample count (``num_samples``) and the total of every sample type per
+    value of label ``key``, with a row (value ``None``) for the samples without
+    it: :meth:`Profile.by_label`.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> t = pprofcore.reports.by_label(p, "endpoint")
+    >>> t["endpoint"][:3], t["cpu"][:3].tolist()
+    ([None, '/api/ingest', '/api/hash'], [980000000, 1910000000, 1110000000])
+    """
 
     cols = label_columns(profile)
     c = cols.get(key)

@@ -38,6 +38,16 @@ def top(
     edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
 ) -> ReportTable:
+    """pprof's ``-top``: flat and cum per function (or file, line, address),
+    :meth:`Profile.top`, whose parameters it takes.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> t = pprofcore.reports.top(p, n=2)
+    >>> t["name"], t["flat"].tolist()
+    (['crypto/sha256.block', 'runtime.asyncPreempt'], [1130000000, 510000000])
+    """
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):

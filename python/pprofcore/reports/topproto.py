@@ -41,7 +41,15 @@ def top_profile(
     nodefraction: float = NODEFRACTION,
     relative_percentages: bool = False,
 ) -> "Profile":
-    """The ``-topproto`` profile of ``profile`` (see the module docstring)."""
+    """The ``-topproto`` profile of ``profile`` (see the module docstring).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> top = pprofcore.reports.top_profile(p)
+    >>> top.sample_types, len(top)
+    ([('cum', 's'), ('flat', 's')], 125)
+    """
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")
     ti = profile.sample_type_index(sample_type)

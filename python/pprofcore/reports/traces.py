@@ -21,7 +21,19 @@ def traces(
     profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None, by: str = "functions"
 ) -> ReportTable:
     """pprof's -traces: every distinct sample's stack, frames named at
-    granularity ``by`` (``"addresses"`` prefixes each frame with its address)."""
+    granularity ``by`` (``"addresses"`` prefixes each frame with its address).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> print(pprofcore.reports.traces(p))  # doctest: +ELLIPSIS
+    File: basic
+    Type: cpu
+    ...
+    -----------+-------------------------------------------------------
+        tenant:  initech
+    ...
+    """
     # pprof's driver merges every profile it loads (profile.Merge), which makes
     # locations of equal content one location: samples whose stacks differ only
     # in location ids become one trace.

@@ -36,7 +36,14 @@ _FLAGS = {"functions": 1, "filenames": 2, "line_numbers": 4, "inline_frames": 8}
 class MappingResult:
     """What happened to one mapping: ``status`` is "symbolized", "skipped"
     (already symbolized, unsymbolizable, no file name) or "missing" (no usable
-    binary: ``reason`` says why)."""
+    binary: ``reason`` says why).
+
+    Examples
+    --------
+    >>> from pprofcore.symbolize import MappingResult
+    >>> MappingResult(0, "a.out", "", "missing", "no binary found").status
+    'missing'
+    """
 
     mapping: int  # row in the profile's mappings table
     filename: str
@@ -54,7 +61,17 @@ class SymbolizeReport:
 
     ``resolved`` counts locations that received frames, ``unresolved`` the
     locations of symbolized mappings the tool knew nothing about, and
-    ``missing`` the mappings whose binary could not be used."""
+    ``missing`` the mappings whose binary could not be used.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> q, report = p.symbolize()
+    >>> [(m.status, m.reason) for m in report.mappings]  # its Go binary had names
+    [('skipped', 'already symbolized')]
+    >>> report.resolved
+    0
+    """
 
     tool: str
     mappings: List[MappingResult] = field(default_factory=list)
@@ -139,6 +156,15 @@ def symbolize(
     keep their lines. The mapping's ``has_*`` flags are set as pprof sets them.
     Raises :class:`ToolMissing` (naming the Debian package) when no symbolizer
     is installed and a mapping needs one.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> q, report = pprofcore.symbolize.symbolize(p)  # the example has names already
+    >>> report
+    <SymbolizeReport: 0 locations resolved, 0 unresolved, 0 mappings missing>
+    >>> q == p
+    True
     """
     binaries, search = check_options(binaries, search_path, tool, demangle, force)
     cols = profile._cols

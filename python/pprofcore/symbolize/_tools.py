@@ -18,11 +18,25 @@ from typing import List, Sequence
 
 
 class ToolMissing(RuntimeError):
-    """A needed external tool is not installed (the message names the Debian package)."""
+    """A needed external tool is not installed (the message names the Debian package).
+
+    Examples
+    --------
+    >>> from pprofcore.symbolize import ToolMissing
+    >>> issubclass(ToolMissing, RuntimeError)
+    True
+    """
 
 
 class ToolFailed(RuntimeError):
-    """An external tool exited with an error or wrote output it should not."""
+    """An external tool exited with an error or wrote output it should not.
+
+    Examples
+    --------
+    >>> from pprofcore.symbolize import ToolFailed
+    >>> issubclass(ToolFailed, RuntimeError)
+    True
+    """
 
 
 @dataclass

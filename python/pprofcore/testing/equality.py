@@ -154,6 +154,12 @@ def canonical(profile: "Profile", *, names_only: bool = False, sample_types: Opt
     their ids, table order, sample order or string table. Grouping is
     vectorised; only the distinct locations, labels and keys are visited in
     Python.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> pprofcore.testing.canonical(p) == pprofcore.testing.canonical(pprofcore.loads(p.to_bytes()))
+    True
     """
     keys = _SampleKeys(profile, names_only)
     values = _select_values(profile, sample_types)
@@ -217,7 +223,16 @@ def profile_differences(
 ) -> List[str]:
     """Every difference between the canonical contents of ``a`` and ``b``, in a
     fixed order: sample types, header fields, then samples (the largest value
-    differences first). Empty when they are equal. See :func:`assert_profile_equal`."""
+    differences first). Empty when they are equal. See :func:`assert_profile_equal`.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> pprofcore.testing.profile_differences(p, p)
+    []
+    >>> print(pprofcore.testing.profile_differences(p, p.scale(2))[1])
+    sample main.sortWork <- main.cpuPhase.func2: (samples=2, cpu=20000000) != (samples=4, cpu=40000000)
+    """
     out: List[str] = []
     if sample_types is None:
         if a.sample_types != b.sample_types:
@@ -330,6 +345,16 @@ def assert_profile_equal(
 
     Raises ``AssertionError`` listing the first differences (largest value
     differences first), then ``... and N more``.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> pprofcore.testing.assert_profile_equal(p, pprofcore.loads(p.to_bytes()))
+    >>> pprofcore.testing.assert_profile_equal(p, p.scale(2))
+    Traceback (most recent call last):
+        ...
+    AssertionError: Profiles are different (495 differences)
+    ...
     """
     __tracebackhide__ = True
     diffs = profile_differences(a, b, check_order=check_order, rtol=rtol, atol=atol, sample_types=sample_types)
@@ -342,7 +367,14 @@ def assert_profile_equal(
 
 def table_differences(a: ReportTable, b: ReportTable) -> List[str]:
     """Every difference between two :class:`ReportTable` objects, in a fixed
-    order: column names, row count, then cells row by row (first rows first)."""
+    order: column names, row count, then cells row by row (first rows first).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> pprofcore.testing.table_differences(p.top(n=3), p.top(n=4))
+    ['number of rows: 3 != 4']
+    """
     out: List[str] = []
     if a.columns != b.columns:
         out.append(f"columns: {a.columns} != {b.columns}")

@@ -59,7 +59,16 @@ def regression_table(
     and cum change, so a function that grew through its callees (its cum)
     comes before the leaves that grew a little each. ``cum`` picks the
     measure that fails :func:`assert_no_regression` (``meta["failures"]``
-    counts those keys); the other measure's keys are listed to explain."""
+    counts those keys); the other measure's keys are listed to explain.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])  # more time in sha256
+    >>> t = pprofcore.testing.regression_table(p, slower)
+    >>> t["name"][2], t["regressed"][2]
+    ('crypto/sha256.block', 'flat,cum')
+    """
     _keys.check_by(by)
     if rel is not None and rel < 0 or abs is not None and abs < 0:
         raise ValueError("rel and abs must be >= 0")
@@ -161,6 +170,17 @@ def assert_no_regression(
     broke the rule in the other measure (a function slowed down through its
     callees grows in cum, not in flat), ranked by the larger change; the
     first 20 rows when there are more than 40.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])  # more time in sha256
+    >>> pprofcore.testing.assert_no_regression(p, p)
+    >>> pprofcore.testing.assert_no_regression(p, slower)
+    Traceback (most recent call last):
+        ...
+    AssertionError: Profile regressed
+    1 of 233 functions regressed (flat cpu share; delta > 10% of base; holding >= 1.00%); ...
     """
     __tracebackhide__ = True
     t = regression_table(

@@ -51,6 +51,16 @@ def assert_share(
 
     Returns the share. The failure message gives the share, the bound and the
     top matching frames.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> round(pprofcore.testing.assert_share(p, "sha256", max=0.5), 3)
+    0.229
+    >>> pprofcore.testing.assert_share(p, "sha256", max=0.1)
+    Traceback (most recent call last):
+        ...
+    AssertionError: ...
     """
     __tracebackhide__ = True
     if max is None and min is None:

@@ -65,6 +65,14 @@ def compare(
     with columns ``name, base, new, delta, ci_low, ci_high, pvalue, qvalue,
     significant``, most significant first. Everything after the C++
     aggregation is vectorised over keys in NumPy.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])
+    >>> result = pprofcore.compare([p, p, p], [slower, slower, slower])
+    >>> print(result)  # doctest: +ELLIPSIS
+    3 base vs 3 new profiles, flat cpu share per functions; ...
     """
     base, new = list(base), list(new)
     if len(base) < 2 or len(new) < 2:
@@ -173,7 +181,18 @@ def assert_no_significant_regression(
     the ``base`` runs to the ``new`` runs (``significant`` and ``delta >
     min_delta``; ``min_delta`` is a share when ``normalize``; ``min_share``
     as in :func:`compare`). Returns the
-    comparison on success; the failure message is its table of offenders."""
+    comparison on success; the failure message is its table of offenders.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> slower = pprofcore.merge([p, p.focus("sha256").scale(0.5)])  # more time in sha256
+    >>> result = pprofcore.testing.assert_no_significant_regression([p, p, p], [p, p, p])
+    >>> pprofcore.testing.assert_no_significant_regression([p, p, p], [slower, slower, slower])
+    Traceback (most recent call last):
+        ...
+    AssertionError: ...
+    """
     __tracebackhide__ = True
     t = compare(
         base,
@@ -320,7 +339,8 @@ def t_sf(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     """P(T > t) for Student's t with ``df`` degrees of freedom (df >= 1, real)."""
     t = np.asarray(t, dtype=np.float64)
     df = np.asarray(df, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # A huge t (two samples without spread) overflows t * t: x is then 0, as it should be.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = df / (df + t * t)
     tail = 0.5 * _betainc(0.5 * df, np.full_like(x, 0.5), x)
     return np.where(t >= 0, tail, 1.0 - tail)

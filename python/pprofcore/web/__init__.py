@@ -21,17 +21,44 @@ __all__ = ["Session", "State", "create_app", "serve", "explore"]
 
 
 def create_app(session: Session, **kwargs):
-    """The ASGI app of ``session`` (see :func:`pprofcore.web._app.create_app`)."""
+    """The ASGI app of ``session`` (see :func:`pprofcore.web._app.create_app`).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> from pprofcore import web
+    >>> app = web.create_app(web.Session([("cpu.pb.gz", p)]))
+    >>> callable(app)
+    True
+    """
     return make_app(session, **kwargs)
 
 
 def serve(session: Session, address: str = "127.0.0.1:0", open_browser: bool = True) -> None:
-    """Serves ``session`` on ``address`` (pprof's ``[HOST]:PORT``) until interrupted."""
+    """Serves ``session`` on ``address`` (pprof's ``[HOST]:PORT``) until interrupted.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> from pprofcore import web
+    >>> session = web.Session([("cpu.pb.gz", p)])
+    >>> web.serve(session, "127.0.0.1:8080", open_browser=False)  # doctest: +SKIP
+    """
     serve_session(session, address, open_browser=open_browser)
 
 
 def explore(profile, view: str = "flamegraph", *, base=None, source_path=None, trim_path: str = "", **state):
-    """The explorer of ``profile`` as a Jupyter widget (see :meth:`pprofcore.Profile.explore`)."""
+    """The explorer of ``profile`` as a Jupyter widget (see :meth:`pprofcore.Profile.explore`).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> w = pprofcore.web.explore(p, "top", focus="sha256")
+    >>> w.state.focus
+    'sha256'
+    >>> w.profile.top(n=1)["name"]
+    ['crypto/sha256.block']
+    """
     session = Session(
         [("profile", profile)], base=base, source_path=source_path, trim_path=trim_path, initial=State(**state)
     )

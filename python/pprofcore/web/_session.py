@@ -60,6 +60,13 @@ class Session:
     (``base_mode`` ``"diff_base"`` or ``"base"``, pprof's ``-diff_base``/``-base``);
     ``source_path``/``trim_path``: pprof's flags for the Source view, fixed for
     the session's life; ``initial``: the state of ``/ui/`` without parameters.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> from pprofcore import web
+    >>> session = web.Session([("cpu.pb.gz", p)])
+    >>> app = web.create_app(session)  # an ASGI app, as pprofcore -http serves it
     """
 
     def __init__(

@@ -90,6 +90,15 @@ class State:
     ``si`` is a sample type name or index (``None``: the profile's default);
     ``search`` is the regex highlighted in every view; ``profile``/``compare``
     pick among several sources (``compare``: show the difference against that one).
+
+    Examples
+    --------
+    >>> from pprofcore.web import State
+    >>> state = State(focus="sha256", hide="runtime")
+    >>> state.to_query()
+    'f=sha256&h=runtime'
+    >>> state.replace(focus="").focus
+    ''
     """
 
     si: Optional[str] = None
