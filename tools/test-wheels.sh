@@ -8,14 +8,25 @@
 #   bash tools/test-wheels.sh                 # every wheel in dist/
 #   bash tools/test-wheels.sh 3.9 3.13        # the wheels of these Pythons
 #
-# The subset (docs/development.md, "Every Python"): decode, reports, merge,
-# delta, filters, display, testing and fleet, without the go tool pprof oracle
-# comparisons and the slow corpus-wide tests, which run once on the main Python.
+# The subset (docs/development.md, "Every Python"): decode (load, legacy, gzip,
+# zstd, repair, OTLP), merge and delta, filters, reports, display, testing and
+# fleet, without the go tool pprof oracle comparisons and the slow corpus-wide
+# tests, which run once on the main Python (about 470 tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${WHEEL_DIR:-dist}
 source tools/pythons.sh
-SUBSET=(tests/core tests/reports tests/testing tests/fleet tests/views)
+SUBSET=(
+  tests/core/test_load.py tests/core/test_profile.py tests/core/test_legacy.py tests/core/test_zstd.py
+  tests/core/test_gzip_fast.py tests/core/test_repair.py tests/core/test_otlp_roundtrip.py
+  tests/core/test_timestamps.py tests/core/test_build_info.py
+  tests/core/test_merge.py tests/core/test_filters.py
+  tests/reports/test_text_goldens.py tests/reports/test_reports_tables.py tests/reports/test_reports_more.py
+  tests/views/test_display_golden.py tests/views/test_flamegraph.py tests/views/test_repr.py
+  tests/views/test_callgraph.py
+  tests/testing/test_testing.py tests/testing/test_compare.py tests/testing/test_pytest_plugin.py
+  tests/fleet/test_fleet.py tests/fleet/test_fleet_series_files.py
+)
 SUBSET_MARKS="not oracle and not slow"
 
 versions=("$@")

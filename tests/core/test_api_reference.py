@@ -27,7 +27,9 @@ PUBLIC_NAMES = [
 def test_every_public_submodule_is_documented():
     # The CLI has its own reference page (generated from the parser), not an API section.
     public = {f"pprofcore.{m.name}" for m in pkgutil.iter_modules(pprofcore.__path__) if not m.name.startswith("_")}
-    assert public - {"pprofcore.cli"} == set(docs_ext.PUBLIC_MODULES) - {"pprofcore"}
+    # pprofcore.display imports nothing at load time: its flame graph module is the documented one.
+    packages = {".".join(m.split(".")[:2]) for m in docs_ext.PUBLIC_MODULES}
+    assert public - {"pprofcore.cli"} == packages - {"pprofcore"}
     for module in docs_ext.PUBLIC_MODULES:
         assert hasattr(importlib.import_module(module), "__all__"), f"{module} has no __all__"
 

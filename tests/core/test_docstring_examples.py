@@ -23,7 +23,7 @@ PUBLIC_MODULES = [
     "pprofcore.errors",
     "pprofcore.reports",
     "pprofcore.testing",
-    "pprofcore.display",
+    "pprofcore.display.flamegraph",
     "pprofcore.fleet",
     "pprofcore.dask",
     "pprofcore.symbolize",

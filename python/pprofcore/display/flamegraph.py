@@ -23,6 +23,8 @@ from .svg import check_width, flamegraph_svg
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
+__all__ = ["FlameGraph"]
+
 #: Nodes narrower than this share of the root are merged into one "..." node per
 #: parent by default: it keeps pages of multi-million-frame profiles near 1 MB
 #: while every node wide enough to read stays.
