@@ -4,7 +4,8 @@ A source is a URL (``http://host:6060/debug/pprof/heap``) or pprof's
 ``host:port[/path]`` shorthand; an existing local file always wins. With no
 path, Go's CPU profile endpoint ``/debug/pprof/profile`` is asked for.
 ``seconds`` becomes the ``seconds=`` query parameter; the HTTP timeout is
-``timeout`` (default: 1.5 times the duration, or 60 s) plus 5 s, as pprof's.
+``timeout`` (default: 1.5 times the duration, or 60 s) plus 5 s, as pprof's,
+for the whole request, body included. Also used by the fleet collector.
 A command line that fetched anything saves the profile it read where pprof
 saves it (``$PPROF_TMPDIR``, else ``$HOME/pprof``, else the temporary
 directory) under pprof's name, ``pprof.<binary>.<types>.NNN.pb.gz``.

@@ -27,10 +27,9 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
-import pprofcore
-
 from .. import _fetch
 from .._args import check_duration, check_int, type_name
+from .._io import loads
 from ._receive import Receiver
 from ._sink import Sink, check_labels
 
@@ -208,7 +207,8 @@ class Collector:
         spread = self.every if len(self.targets) > self.concurrency else 0.0
         with self._cond:
             for i in range(len(self.targets)):
-                self._push(now + self._rng.uniform(0, spread), i, now)
+                due = now + self._rng.uniform(0, spread)
+                self._push(due, i, due)
         for k in range(min(self.concurrency, len(self.targets))):
             t = threading.Thread(target=self._work, name=f"pprofcore-collect-{k}", daemon=True)
             t.start()
@@ -297,7 +297,7 @@ class Collector:
         t = self.targets[job.index]
         try:
             data = _fetch.fetch(t.url, t.timeout, grace=0.0)
-            profile = pprofcore.loads(data)
+            profile = loads(data)
         except Exception as e:  # OSError, DecodeError: the target's, reported and tried again
             # a refusal (404, 400) stays one until the next round; 408, 429 and 5xx may pass
             status = getattr(e, "status", 500)

@@ -24,9 +24,10 @@ import threading
 import urllib.parse
 from typing import Callable, Dict, List, Tuple
 
-import pprofcore
-
+from .._from_otlp import load_otlp
+from .._io import loads
 from .._wire import put_field_bytes, put_field_varint
+from ..errors import DecodeError
 from ._sink import STORE_COLUMNS, Sink, check_labels
 
 PPROF_PATH = "/pprof"
@@ -105,11 +106,11 @@ class Receiver:
             if kind == "otlp":
                 rows = [
                     (o.profile, {**_resource_columns(o.resource), **asked})
-                    for o in pprofcore.load_otlp(body, resource_labels=True)
+                    for o in load_otlp(body, resource_labels=True)
                 ]
             else:
-                rows = [(pprofcore.loads(body), asked)]
-        except (pprofcore.DecodeError, ValueError) as e:
+                rows = [(loads(body), asked)]
+        except (DecodeError, ValueError) as e:
             raise Refused(400, f"not a profile: {e}") from None
         handed = []
         path = OTLP_PATH if kind == "otlp" else PPROF_PATH
@@ -171,7 +172,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         try:
             body = self._body()
             taken = self.receiver.take(kind, body, urllib.parse.urlsplit(self.path).query, self.client_address[0])
-        except Refused as e:
+        except Exception as e:  # noqa: BLE001 - a bug of ours must still answer, and say what happened
+            if not isinstance(e, Refused):
+                self.receiver.say(f"collect: internal error on a push to {path}: {type(e).__name__}: {e}")
+                e = Refused(500, f"pprofcore internal error: {type(e).__name__}: {e}")
             self.receiver.counted(0, 1 if e.status == 400 else 0)
             if e.status == 400:
                 self.receiver.say(f"collect: refused a push to {path} from {self.client_address[0]}: {e}")

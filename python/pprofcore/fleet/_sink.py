@@ -47,8 +47,6 @@ STORE_COLUMNS = frozenset(
 )
 _LABEL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
-#: Profiles kept while the store cannot be written (a full disk); beyond, the oldest are dropped.
-MAX_PENDING = 4096
 #: Tries to commit a profile before it is given up (and reported).
 MAX_TRIES = 5
 #: Seconds between tries after a failed commit.
@@ -79,7 +77,7 @@ class Sink:
     def __init__(
         self, directory, *, commit_every: float, batch: int = 256, say: Callable[[str], None] = lambda _: None
     ) -> None:
-        self.dir = Path(os.fspath(directory))
+        self.dir = Path(os.fspath(getattr(directory, "directory", directory)))  # a folder or an open Store
         self.dir.mkdir(parents=True, exist_ok=True)
         self.commit_every = commit_every
         self.batch = batch
@@ -88,6 +86,8 @@ class Sink:
         self.commits = 0
         self.dropped = 0
         self._pending: List[Handed] = []
+        self._urgent = 0  # pending items someone waits on
+        self.max_pending = 2 * batch
         self._cond = threading.Condition()
         self._closing = False
         self._writer: Optional[Writer] = None
@@ -100,9 +100,14 @@ class Sink:
         not taken). ``urgent``: commit soon, for a caller waiting on ``done``."""
         item = Handed(profile, path, labels, time.time_ns(), urgent)
         with self._cond:
+            # a store slower than the targets: the fetchers wait here (rounds are
+            # skipped) rather than profiles piling up in memory
+            while len(self._pending) >= self.max_pending and not self._closing:
+                self._cond.wait()
             if self._closing:
                 return None
             self._pending.append(item)
+            self._urgent += urgent
             self._cond.notify_all()
         return item
 
@@ -120,7 +125,7 @@ class Sink:
         """Seconds until the pending profiles must be committed (0: now)."""
         if not self._pending:
             return None
-        if self._closing or len(self._pending) >= self.batch or any(i.urgent for i in self._pending):
+        if self._closing or self._urgent or len(self._pending) >= self.batch:
             return 0.0
         age = time.time_ns() - self._pending[0].collected_ns
         return max(0.0, self.commit_every - age / 1e9)
@@ -136,6 +141,8 @@ class Sink:
                         return
                     self._cond.wait(due)
                 items, self._pending = self._pending[: self.batch], self._pending[self.batch :]
+                self._urgent -= sum(i.urgent for i in items)
+                self._cond.notify_all()  # room for the fetchers
             try:
                 self._commit(items)
             except Exception as e:  # a full disk, a store another program broke: keep the profiles, try again
@@ -164,9 +171,10 @@ class Sink:
         again = [i for i in items if i.tries < MAX_TRIES]
         with self._cond:
             self._pending[:0] = again
-            over = max(0, len(self._pending) - MAX_PENDING)
+            over = max(0, len(self._pending) - self.max_pending)
             lost = [i for i in items if i.tries >= MAX_TRIES] + self._pending[:over]
             del self._pending[:over]
+            self._urgent = sum(i.urgent for i in self._pending)
         for item in lost:
             item.done.set()
         if lost:
