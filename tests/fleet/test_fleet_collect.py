@@ -97,6 +97,26 @@ def test_targets_labels_and_refusals():
             C("unused", **kwargs)
 
 
+def test_label_names_cannot_take_a_store_column():
+    from pprofcore.fleet import _sink, _store
+
+    p = pprofcore.load(pprofcore.example_path())
+    written = set(_store.header_row(p, "x", {})) | {f.name for f in _store._empty_table("profiles").schema}
+    assert written == set(_sink.STORE_COLUMNS)
+
+
+def test_command_line_refusals_are_one_line(tmp_path, capsys):
+    from pprofcore.cli import main
+
+    assert main(["fleet", "collect", str(tmp_path / "s"), "not-a-url"]) == 2
+    assert main(["fleet", "collect", str(tmp_path / "s"), "h:1", "--every", "soon"]) == 2
+    assert main(["fleet", "collect", str(tmp_path / "s"), "h:1", "--label", "time=1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and "'not-a-url' is not a target URL" in err[0]
+    assert "not a duration" in err[1] and "column the store fills" in err[2]
+    assert not (tmp_path / "s").exists()  # nothing made before the arguments are right
+
+
 def test_backoff_doubles_up_to_its_cap_with_jitter():
     rng = random.Random(1)
     for attempt in range(1, 12):
