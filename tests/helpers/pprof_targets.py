@@ -122,6 +122,8 @@ class FixedServer:
                         owner.fail[path] = (status, times - 1)
                 try:
                     time.sleep(owner.delay)
+                    with owner.lock:  # answered: the client may send its next request before this thread ends
+                        owner.active -= 1
                     if times:
                         self.send_error(status)
                         return
@@ -130,9 +132,8 @@ class FixedServer:
                     self.send_header("Content-Length", str(len(owner.body)))
                     self.end_headers()
                     self.wfile.write(owner.body)
-                finally:
-                    with owner.lock:
-                        owner.active -= 1
+                except OSError:
+                    pass
 
             def log_message(self, *args):
                 pass

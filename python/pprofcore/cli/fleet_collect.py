@@ -47,7 +47,8 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     def say(line: str) -> None:
-        if not (args.quiet and line.startswith(("collect: committed ", "collect: 0 target", "collect: 1 target"))):
+        progress = line.startswith("collect: committed ") or " target(s) every " in line
+        if not (args.quiet and progress):
             print(line, file=sys.stderr, flush=True)
 
     c = collect(

@@ -222,8 +222,8 @@ def check_labels(labels, what: str, taken=frozenset()) -> Dict[str, str]:
     for key, value in labels.items():
         if not isinstance(key, str) or not _LABEL_KEY.match(key):
             raise ValueError(
-                f"{what}: label name {key!r} must be letters, digits and _ (not first), at most 64, "
-                "so that SQL can name the column"
+                f"{what}: label name {key!r} must start with a letter or _, then letters, digits or _ "
+                "(at most 64), so that SQL can name the column"
             )
         if key in STORE_COLUMNS or key in taken:
             raise ValueError(f"{what}: label name {key!r} is a column the store fills itself")
