@@ -287,6 +287,44 @@ def test_push_endpoint_takes_pprof_and_otlp_and_refuses_garbage(tmp_path):
     assert all(canonical(p) == canonical(want.profile) for p in ps[2:])
 
 
+def test_push_bodies_chunked_missing_and_too_large(tmp_path):
+    """What a hand-written client may send: a chunked body is read, no length
+    is 411, a length over the limit 413 before any byte is read."""
+    import http.client
+
+    from pprofcore.fleet import _receive
+
+    raw = pprofcore.load(pprofcore.example_path()).to_bytes()
+    c = pprofcore.fleet.collect(tmp_path / "store", listen="127.0.0.1:0", block=False)
+    port = c.address[1]
+
+    def ask(headers, body_parts=()):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.putrequest("POST", "/pprof")
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        for part in body_parts:
+            conn.send(part)
+        r = conn.getresponse()
+        out = r.status, r.read()
+        conn.close()
+        return out
+
+    try:
+        half = len(raw) // 2
+        chunks = [b"%x\r\n%s\r\n" % (len(x), x) for x in (raw[:half], raw[half:])] + [b"0\r\n\r\n"]
+        assert ask({"Transfer-Encoding": "chunked"}, chunks) == (200, b"stored 1 profile(s)\n")
+        assert ask({})[0] == 411
+        status, text = ask({"Content-Length": str(_receive.MAX_BODY + 1)})
+        assert status == 413 and b"over the limit" in text
+    finally:
+        c.stop()
+    assert c.stats["pushed"] == 1
+    store, table = _rows(tmp_path / "store")
+    assert canonical(next(iter(store.profile_set()))) == canonical(pprofcore.loads(raw))
+
+
 # --------------------------------------------------------------- stop and kill
 def _cli(*args) -> subprocess.Popen:
     return subprocess.Popen(
