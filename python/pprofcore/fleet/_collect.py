@@ -37,7 +37,7 @@ from ._sink import Sink, check_labels
 TARGET_LABELS = frozenset({"url", "host", "profile_type"})
 #: Go's endpoint of the CPU profile, and the ``profile_type`` its rows get.
 CPU_ENDPOINT, CPU_TYPE = "profile", "cpu"
-#: Seconds Go's CPU and trace endpoints run without ``seconds=``.
+#: Seconds Go's CPU profile runs without ``seconds=``.
 GO_DEFAULT_SECONDS = 30.0
 
 
@@ -67,7 +67,7 @@ def target(source: str, seconds: Optional[float], labels: Dict[str, str], timeou
         # refuses it for goroutine, threadcreate and custom profiles)
         url = _fetch.source_url(url, seconds) or url
     duration = _fetch.duration_of(url)
-    if not duration and endpoint in (CPU_ENDPOINT, "trace"):
+    if not duration and endpoint == CPU_ENDPOINT:
         duration = GO_DEFAULT_SECONDS
     own = {
         "url": urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")),
