@@ -5,6 +5,9 @@ report the top functions of a selection.
                                            ingest at a time: a second one waits for the lock)
   pprofcore fleet sql DIR QUERY            run a DuckDB query over the store's tables
   pprofcore fleet top DIR [--where COND]   pprof -top of the merged selection
+  pprofcore fleet collect DIR URL... [--every 60s] [--listen HOST:PORT]
+                                           fetch /debug/pprof endpoints on an interval
+                                           (and take pushed profiles) into the store
 
 A progress bar is shown when stderr is a terminal."""
 
@@ -18,9 +21,10 @@ import pprofcore
 
 from ..reports._nodes import GRANULARITIES
 from . import _report_args as ra
+from . import fleet_collect
 from ._progress import Progress
 
-HELP = "Parquet store of many profiles: ingest, sql, top"
+HELP = "Parquet store of many profiles: ingest, sql, top, collect"
 
 
 def add_arguments(parser) -> None:
@@ -56,6 +60,9 @@ def add_arguments(parser) -> None:
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
     p.set_defaults(_fleet=_top)
+    p = sub.add_parser("collect", help=fleet_collect.HELP)
+    fleet_collect.add_arguments(p)
+    p.set_defaults(_fleet=fleet_collect.run)
 
 
 def run(args) -> int:

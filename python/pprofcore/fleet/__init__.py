@@ -4,11 +4,13 @@
 memory, and gives their timeline (:meth:`~ProfileSet.series`), what moved
 between two windows (:meth:`~ProfileSet.movers`) and their merge. A Parquet
 store (:meth:`ProfileSet.to_parquet`, :func:`open_store`) keeps a fleet on disk
-in an open layout that DuckDB queries with SQL. pandas is needed for the
+in an open layout that DuckDB queries with SQL; :func:`collect` fills one from
+running programs (their ``/debug/pprof`` endpoints, or profiles they push). pandas is needed for the
 tables, pyarrow for the store and duckdb for its queries (``pprofcore[fleet]``).
 """
 
 from ..display.fleet import heatmap, lines
+from ._collect import Collector, collect
 from ._commit import IncompleteStoreWarning
 from ._movers import movers
 from ._series import series
@@ -37,4 +39,15 @@ def open_store(directory, *, external_access: bool = False):
     return Store(directory, external_access=external_access)
 
 
-__all__ = ["IncompleteStoreWarning", "ProfileSet", "Store", "open_store", "series", "movers", "heatmap", "lines"]
+__all__ = [
+    "Collector",
+    "IncompleteStoreWarning",
+    "ProfileSet",
+    "Store",
+    "collect",
+    "open_store",
+    "series",
+    "movers",
+    "heatmap",
+    "lines",
+]
