@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pprofcore/arith.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "stacks_internal.hpp"
 
 namespace pprofcore::stacks {
@@ -47,18 +48,10 @@ struct Paths {
   int64_t total = 0, base_total = 0;  // the root's
 };
 
-// Adds one source's samples with a non-zero value and pprof's flat and cum per
-// frame: flat to the path's last frame, cum once per distinct frame of a
-// path, so recursion is counted once per sample.
-void add_paths(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, bool is_base, Paths& paths,
-               std::vector<uint32_t>& seen, CallTree& out) {
+// A source's frames per location (see SourceFrames).
+void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, SourceFrames& sf) {
   const Profile& p = *src.profile;
   const NodeTable& t = *src.nodes;
-  const size_t nt = p.num_types(), ns = p.num_samples();
-  std::vector<int64_t>& fself = is_base ? out.frame_base_self : out.frame_self;
-  std::vector<int64_t>& ftotal = is_base ? out.frame_base_total : out.frame_total;
-  int64_t& root = is_base ? paths.base_total : paths.total;
-  SourceFrames& sf = paths.src[is_base ? 1 : 0];
   sf.stack = p.stack_locations.data();
   sf.step = inverted ? 1 : -1;
   sf.frames.reserve(t.loc_nodes.size());
@@ -69,31 +62,77 @@ void add_paths(const StackSource& src, const std::vector<int32_t>& frame_of, boo
           frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
     sf.off.push_back(static_cast<int64_t>(sf.frames.size()));
   }
+}
+
+// What one range of samples adds: their walks, pprof's flat and cum per frame
+// (flat to the path's last frame, cum once per distinct frame of a path, so
+// recursion is counted once per sample) and the root's total.
+struct Part {
+  std::vector<PathRef> refs;
+  std::vector<int64_t> fself, ftotal;
+  int64_t root = 0;
+};
+
+void walk_samples(const StackSource& src, const SourceFrames& sf, bool inverted, bool is_base, size_t first,
+                  size_t last, size_t n_frames, Part& part) {
+  const Profile& p = *src.profile;
+  const size_t nt = p.num_types();
+  part.fself.assign(n_frames, 0);
+  part.ftotal.assign(n_frames, 0);
+  std::vector<uint32_t> seen(n_frames, 0);
   const int64_t* off = sf.off.data();
   const int32_t* frames = sf.frames.data();
-  for (size_t s = 0; s < ns; ++s) {
+  for (size_t s = first; s < last; ++s) {
     const int64_t v = p.values[s * nt + src.type];
     if (v == 0) continue;
-    root = wrapping_add(root, v);
-    const uint32_t stamp = static_cast<uint32_t>(paths.refs.size() + 1);
+    part.root = wrapping_add(part.root, v);
+    const uint32_t stamp = static_cast<uint32_t>(part.refs.size() + 1);
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
     int64_t len = 0;
-    int32_t last = 0;  // an empty stack ends at the root
+    int32_t leaf = 0;  // an empty stack ends at the root
     for (int64_t k = 0; k < se - sb; ++k) {
       const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
       for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
         const int32_t f = frames[j];
         if (seen[static_cast<size_t>(f)] != stamp) {
           seen[static_cast<size_t>(f)] = stamp;
-          ftotal[static_cast<size_t>(f)] = wrapping_add(ftotal[static_cast<size_t>(f)], v);
+          part.ftotal[static_cast<size_t>(f)] = wrapping_add(part.ftotal[static_cast<size_t>(f)], v);
         }
-        last = f;
+        leaf = f;
       }
       len += off[loc + 1] - off[loc];
     }
-    fself[static_cast<size_t>(last)] = wrapping_add(fself[static_cast<size_t>(last)], v);
+    part.fself[static_cast<size_t>(leaf)] = wrapping_add(part.fself[static_cast<size_t>(leaf)], v);
     // aggregate() gives every location at least one node, so every step of the walk has a frame.
-    paths.refs.push_back(PathRef{inverted ? sb : se - 1, 0, static_cast<int32_t>(len), v, is_base ? 1 : 0});
+    part.refs.push_back(PathRef{inverted ? sb : se - 1, 0, static_cast<int32_t>(len), v, is_base ? 1 : 0});
+  }
+}
+
+// Walks every sample of one source with a non-zero value, split across
+// threads for large profiles, and appends the walks in sample order (so the
+// result does not depend on the split).
+void add_source(const StackSource& src, const std::vector<int32_t>& frame_of, const CallTreeOptions& opt, bool is_base,
+                Paths& paths, CallTree& out) {
+  SourceFrames& sf = paths.src[is_base ? 1 : 0];
+  prepare(src, frame_of, opt.inverted, sf);
+  const size_t ns = src.profile->num_samples(), nf = out.frame_name.size();
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  std::vector<Part> done(parts);
+  fork_join(parts, [&](size_t k) {
+    walk_samples(src, sf, opt.inverted, is_base, ns * k / parts, ns * (k + 1) / parts, nf, done[k]);
+  });
+  std::vector<int64_t>& fself = is_base ? out.frame_base_self : out.frame_self;
+  std::vector<int64_t>& ftotal = is_base ? out.frame_base_total : out.frame_total;
+  int64_t& root = is_base ? paths.base_total : paths.total;
+  for (Part& part : done) {
+    for (size_t f = 0; f < nf; ++f) {
+      fself[f] = wrapping_add(fself[f], part.fself[f]);
+      ftotal[f] = wrapping_add(ftotal[f], part.ftotal[f]);
+    }
+    root = wrapping_add(root, part.root);
+    paths.refs.insert(paths.refs.end(), part.refs.begin(), part.refs.end());
+    part = Part{};
   }
 }
 
@@ -136,11 +175,8 @@ void build_pruned(const StackSource& cur, const StackSource* base, const CallTre
   for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total}) v->assign(nf, 0);
   Paths paths;
   paths.refs.reserve(n_samples);
-  {
-    std::vector<uint32_t> seen(nf, 0);
-    add_paths(cur, cur_frames, opt.inverted, false, paths, seen, out);
-    if (base) add_paths(*base, base_frames, opt.inverted, true, paths, seen, out);
-  }
+  add_source(cur, cur_frames, opt, false, paths, out);
+  if (base) add_source(*base, base_frames, opt, true, paths, out);
   out.frame_total[0] = paths.total;  // the root frame is on no path
   out.frame_base_total[0] = paths.base_total;
   const TrimRule rule(opt.min_fraction, paths.total, paths.base_total, base != nullptr);

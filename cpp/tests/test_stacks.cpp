@@ -242,6 +242,7 @@ TEST(pruned_build_equals_trie_build) {
           trie.inverted = pruned.inverted = inverted;
           trie.method = CallTreeOptions::Method::Trie;
           pruned.method = CallTreeOptions::Method::Pruned;
+          pruned.min_samples_per_thread = seed % 2 ? 1 : 50000;  // split across threads, or not
           const StackSource* b = with_base ? &bs : nullptr;
           CallTree a = build_call_tree(StackSource{&cur, &nc, 0}, b, trie);
           CallTree c = build_call_tree(StackSource{&cur, &nc, 0}, b, pruned);
