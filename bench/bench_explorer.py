@@ -191,21 +191,9 @@ def http_rounds(path: Path, rounds: int) -> dict:
     return res
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--file", default=str(DEFAULT))
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--views", default="flamegraph,top,graph", help="views timed for each state change")
-    ap.add_argument("--http-file", default=str(HTTP_DEFAULT))
-    ap.add_argument("--http-rounds", type=int, default=5)
-    ap.add_argument("--no-http", action="store_true", help="skip the -http ready-time comparison")
-    ap.add_argument("--json", help="write the results here")
-    args = ap.parse_args(argv)
-    views = [v for v in args.views.split(",") if v]
-    path = Path(args.file)
-    res: dict = {"file": path.name, "loadavg_before": loadavg(), "server_rounds": []}
-    print(f"{path.name}: server side, {args.rounds} rounds", flush=True)
-    for k in range(args.rounds):
+def server_rounds(path: Path, views, rounds: int, res: dict) -> None:
+    print(f"{path.name}: server side, {rounds} rounds", flush=True)
+    for k in range(rounds):
         r = server_round(path, views)
         r["loadavg"] = loadavg()
         res["server_rounds"].append(r)
@@ -220,6 +208,24 @@ def main(argv=None) -> int:
     if changes:
         worst = max(changes, key=lambda k: res["server_median_s"][k])
         print(f"  slowest state change: {worst} {res['server_median_s'][worst] * 1000:.1f} ms (target < 150 ms)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", default=str(DEFAULT))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--views", default="flamegraph,top,graph", help="views timed for each state change")
+    ap.add_argument("--http-file", default=str(HTTP_DEFAULT))
+    ap.add_argument("--http-rounds", type=int, default=5)
+    ap.add_argument("--no-http", action="store_true", help="skip the -http ready-time comparison")
+    ap.add_argument("--no-server", action="store_true", help="skip the server-side times")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    views = [v for v in args.views.split(",") if v]
+    path = Path(args.file)
+    res: dict = {"file": path.name, "loadavg_before": loadavg(), "server_rounds": []}
+    if not args.no_server:
+        server_rounds(path, views, args.rounds, res)
     if not args.no_http:
         hpath = Path(args.http_file)
         print(f"{hpath.name}: -http ready time, {args.http_rounds} interleaved rounds", flush=True)
