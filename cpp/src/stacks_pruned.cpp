@@ -6,7 +6,8 @@
 // min_fraction goes straight into its parent's "..." node and its samples are
 // never looked at again. The work is the samples times the depth they reach in
 // the kept tree, instead of every frame of every sample going through a trie.
-// The output equals stacks_trie.cpp's node for node (tests/core holds them to it).
+// The output equals stacks_trie.cpp's node for node (cpp/tests/test_stacks.cpp and
+// tests/views/test_flamegraph_pruned.py hold them to it).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -150,7 +151,7 @@ inline int32_t next_frame(const SourceFrames& sf, PathRef& r) {
   return f;
 }
 
-// How many samples ahead the split loop prefetches the frame it will read.
+// How many samples ahead the split loop prefetches the stack entry it will read.
 constexpr size_t kPrefetch = 16;
 
 // A node waiting to be emitted: its samples are refs[begin, end) (none for a
