@@ -12,6 +12,7 @@
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/hashing.hpp"
+#include "pprofcore/key_index.hpp"
 
 namespace pprofcore {
 
@@ -241,7 +242,18 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
   std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
   // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
-  std::unordered_map<uint64_t, uint8_t> inline_edges;
+  KeyIndex inline_index;
+  std::vector<uint8_t> inline_flag;
+  std::vector<int32_t> inline_callee;
+  // The edge's flag, added as 1 (inline so far) when new.
+  auto edge_flag = [&](int32_t caller, int32_t callee) -> uint8_t& {
+    const int32_t row =
+        inline_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(inline_flag.size()));
+    if (row >= 0) return inline_flag[static_cast<size_t>(row)];
+    inline_flag.push_back(1);
+    inline_callee.push_back(callee);
+    return inline_flag.back();
+  };
   std::vector<uint8_t> node_noinline_in(ns ? nn : 0, 0);
 
   for (size_t s = 0; s < ns; ++s) {
@@ -274,15 +286,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (!is_inline) {
             node_noinline_in[nr] = 1;
           } else if (any_inline && inline_capable[nr]) {
-            const uint64_t key =
-                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-            inline_edges.emplace(key, 1);
+            edge_flag(parent, n);
           }
-          if (!is_inline && any_inline && inline_capable[nr]) {
-            const uint64_t key =
-                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-            inline_edges[key] = 0;
-          }
+          if (!is_inline && any_inline && inline_capable[nr]) edge_flag(parent, n) = 0;
         }
         parent = n;
       }
@@ -297,9 +303,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   // inline, "(partial-inline)" when some are.
   t.inline_label.assign(nn, 0);
   std::vector<uint8_t> node_inline_in(ns ? nn : 0, 0);
-  for (const auto& [key, flag] : inline_edges) {
-    const size_t callee = static_cast<size_t>(key & 0xffffffffu);
-    if (flag)
+  for (size_t r = 0; r < inline_flag.size(); ++r) {
+    const size_t callee = static_cast<size_t>(inline_callee[r]);
+    if (inline_flag[r])
       node_inline_in[callee] = 1;
     else
       node_noinline_in[callee] = 1;
@@ -365,7 +371,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
     throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
-  std::unordered_map<uint64_t, int32_t> index;
+  KeyIndex index;
   std::vector<uint32_t> stamp;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
@@ -387,11 +393,10 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
         if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;  // trimmed away
         if (parent >= 0 && parent != n &&
             (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
-          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-          auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));
-          const size_t row = static_cast<size_t>(it.first->second);
+          const int32_t found = index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(e.src.size()));
+          const size_t row = found >= 0 ? static_cast<size_t>(found) : e.src.size();
           const bool is_inline = j != ne - 1;
-          if (it.second) {
+          if (found < 0) {
             e.src.push_back(parent);
             e.dst.push_back(n);
             e.weight.resize(e.weight.size() + nt, 0);

@@ -216,9 +216,10 @@ def call_tree(
     base_type: typing.SupportsInt | typing.SupportsIndex = 0,
     inverted: bool = False,
     min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+    method: str = "auto",
 ) -> dict[str, typing.Any]:
     """
-    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0.
     """
 
 def call_graph(

@@ -104,11 +104,17 @@ def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean
     dropped nodes, and edges lighter than ``edge_cut`` removed."""
     keep = np.zeros(len(t), dtype=np.uint8)
     keep[rows] = 1
-    e = t.edges(profile._core, keep, ti, 0 if mean else -1, keep)
     out = np.zeros(len(t), dtype=np.int64)
+    # An inline in-edge of the trimmed graph continues one of the untrimmed
+    # graph (same samples, fewer nodes), so only nodes labelled there can be
+    # labelled here: edges are summed for those alone.
+    candidates = keep & (t.columns()["inline_label"] != 0).astype(np.uint8)
+    if not candidates.any():
+        return out
+    e = t.edges(profile._core, candidates, ti, 0 if mean else -1, keep)
     if len(e["src"]) == 0:
         return out
-    live = np.abs(e["weight"][:, ti]) >= edge_cut
+    live = (np.abs(e["weight"][:, ti]) >= edge_cut) & candidates[e["dst"]].astype(bool)
     dst, inl = e["dst"][live], e["inline"][live].astype(bool)
     has_inline = np.zeros(len(t), dtype=bool)
     has_plain = np.zeros(len(t), dtype=bool)

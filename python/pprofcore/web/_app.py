@@ -71,6 +71,14 @@ def meta(session: Session) -> dict:
     }
 
 
+def view_json(session: Session, name: str, state: State) -> str:
+    """The JSON text of a view's data, cached as text: a state seen before
+    (back, forward, a search typed in a view that ignores it) is answered
+    without encoding the payload again."""
+    key = (name, _views.view_state(name, state))
+    return session.texts.get(key, lambda: to_json(_views.view(session, name, state)))
+
+
 def page(session: Session) -> str:
     """The one page every view path serves (its data comes from /ui/data/)."""
     return (
@@ -114,10 +122,10 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
             return JSONResponse({"error": f"no view named {name[:40]!r}"}, status_code=404)
         try:
             state = state_of(request)
-            payload = await run_in_threadpool(_views.view, session, name, state)
+            text = await run_in_threadpool(view_json, session, name, state)
         except ValueError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
-        return Response(to_json(payload), media_type="application/json")
+        return Response(text, media_type="application/json")
 
     async def assets(request: Request):
         name = request.path_params["name"]

@@ -93,6 +93,7 @@ class Session:
         self.configs: Dict[str, str] = {}  # saved configurations: name -> URL query
         self._profiles = _Cache(CACHE_SIZE)
         self.views = _Cache(CACHE_SIZE * 4)
+        self.texts = _Cache(CACHE_SIZE * 4)  # the views' data as JSON text (the server's responses)
 
     def check(self, state: State) -> None:
         """Refuses a state that names a profile this session does not have."""

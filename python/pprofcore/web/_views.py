@@ -35,8 +35,14 @@ def view(session: Session, name: str, state: State) -> Dict[str, Any]:
     if fn is None:
         raise ValueError(f"no view named {name!r}")
     session.check(state)
-    state = state.replace(**{f: getattr(State(), f) for f in _IGNORED.get(name, ())})
+    state = view_state(name, state)
     return session.views.get((name, state), lambda: _with_common(session, name, state, fn))
+
+
+def view_state(name: str, state: State) -> State:
+    """``state`` without the fields view ``name`` does not read: the key its
+    data is cached under."""
+    return state.replace(**{f: getattr(State(), f) for f in _IGNORED.get(name, ())})
 
 
 # State fields a view does not read: left out of its cache key, so typing a
