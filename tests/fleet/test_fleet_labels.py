@@ -161,6 +161,7 @@ def test_labels_table_lists_keys_values_and_shares(shop):
 
 @requires_store
 def test_store_and_dask_give_the_same_label_tables(shop, tmp_path):
+    shop = shop[:10]
     s = pprofcore.ProfileSet(shop)
     by = ["label:endpoint", "functions"]
     want = s.series(by=by)
@@ -174,37 +175,26 @@ def test_store_and_dask_give_the_same_label_tables(shop, tmp_path):
         from pprofcore import dask as pdask
 
         with dask.config.set(scheduler="sync"):
-            got = pdask.series(shop, by=by, chunk_size=7).compute()
+            got = pdask.series(shop, by=by, chunk_size=4).compute()
         pd.testing.assert_frame_equal(got, want, check_categorical=False)
 
 
 @requires_store
-def test_cli_series_and_movers_by_label(shop, tmp_path):
-    import subprocess
-    import sys
+def test_cli_series_and_movers_by_label(shop, tmp_path, capsys):
+    from pprofcore.cli import main
 
-    from testenv import pprofcore_env
-
-    pprofcore.ProfileSet(shop).to_parquet(tmp_path / "st")
-
-    def cli(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "pprofcore", "fleet", *args, "--format", "csv"],
-            capture_output=True,
-            text=True,
-            env=pprofcore_env(),
-            timeout=120,
-        )
-
-    r = cli("series", str(tmp_path / "st"), "--by", "label:payload", "--buckets", "payload=1000,10000")
-    assert r.returncode == 0, r.stderr
-    assert "[1000, 10000)" in r.stdout
-    split = str(pprofcore.ProfileSet(shop).profiles["time"].iloc[12])
-    r = cli("movers", str(tmp_path / "st"), "--split", split, "--by", "label:endpoint")
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[0].startswith("name,before,after,change") and "qvalue" in r.stdout
-    r = cli("series", str(tmp_path / "st"), "--buckets", "payload=x")
-    assert r.returncode == 2 and "buckets" in r.stderr
+    s = pprofcore.ProfileSet(shop[:8])
+    s.to_parquet(tmp_path / "st")
+    store = str(tmp_path / "st")
+    assert main(["fleet", "series", store, "--by", "label:payload", "--buckets", "payload=1000,10000"]) == 0
+    out = capsys.readouterr().out
+    assert "[1000, 10000)" in out and "payload" in out.splitlines()[0]
+    split = str(s.profiles["time"].iloc[4])
+    assert main(["fleet", "movers", store, "--split", split, "--by", "label:endpoint", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("name,before,after,change") and "qvalue" in out
+    assert main(["fleet", "series", store, "--buckets", "payload=x"]) == 2
+    assert "buckets" in capsys.readouterr().err
 
 
 def test_heatmap_has_a_colour_scale(shop):

@@ -139,13 +139,14 @@ def _selection(args):
 
 
 def _series(args) -> int:
+    buckets = _buckets(args.buckets)  # bad arguments fail before the store is read
     df = _selection(args).series(
         ra.sample_index(args.sample_index),
         by=args.by or "functions",
         value=args.value,
         freq=args.freq,
         normalize=args.normalize,
-        buckets=_buckets(args.buckets),
+        buckets=buckets,
         fill=args.fill,
     )
     _emit(df, args.format)
@@ -153,11 +154,12 @@ def _series(args) -> int:
 
 
 def _movers(args) -> int:
+    buckets = _buckets(args.buckets)
     df = _selection(args).movers(
         args.split,
         sample_type=ra.sample_index(args.sample_index),
         by=args.by or "functions",
-        buckets=_buckets(args.buckets),
+        buckets=buckets,
         n=args.nodecount,
     )
     _emit(df, args.format)

@@ -106,14 +106,15 @@ def _profile(i: int, n: int, rng, samples: int) -> bytes:
             stack_index[rows] = rng.choice([o[0] for o in options], size=len(rows), p=w / w.sum())
     endpoint_code = np.array([0] + [b.string(e) for e in names], np.int64)[which]
     version_code = np.where(new, b.string("v1.5"), b.string("v1.4"))
-    version_code[which == 0] = 0  # GC: no labels
-    payload = np.where(which == 0, 0, rng.lognormal(8, 1.5, count).astype(np.int64) + 1)
+    payload = rng.lognormal(8, 1.5, count).astype(np.int64) + 1
     values = np.stack([np.ones(count, np.int64), np.full(count, PERIOD_NANOS, np.int64)], axis=1)
+    req = which != 0  # requests carry labels; garbage collection none
+    b.add_many(stacks, stack_index[~req], values[~req])
     b.add_many(
         stacks,
-        stack_index,
-        values,
-        num_labels=[("payload", payload, "bytes")],
-        str_labels=[("endpoint", endpoint_code), ("version", version_code)],
+        stack_index[req],
+        values[req],
+        num_labels=[("payload", payload[req], "bytes")],
+        str_labels=[("endpoint", endpoint_code[req]), ("version", version_code[req])],
     )
     return b.encode()

@@ -55,6 +55,10 @@ def _type_name(ra: Rows, rb: Rows, what: str) -> Optional[str]:
     return next(iter(types)) if types else None
 
 
+def _by_text(by) -> str:
+    return by if isinstance(by, str) else " and ".join(by)
+
+
 def movers(
     s: "ProfileSet",
     before,
@@ -118,7 +122,7 @@ def movers(
             both.totals,
             na,
             sample_type=(type_name or "", ""),
-            by=str(by),
+            by=_by_text(by),
             alpha=alpha,
             min_share=min_share,
         )
@@ -187,7 +191,7 @@ def compare(
         both.totals,
         len(ra.totals),
         sample_type=(type_name or "", ""),
-        by=str(by),
+        by=_by_text(by),
         cum=value == "cum",
         normalize=normalize,
         test=test,

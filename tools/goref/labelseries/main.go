@@ -28,25 +28,36 @@ type row struct {
 	value   int64
 }
 
-// bucket names a number's power-of-two bucket as pprofcore does: [2^k,
-// 2^(k+1)), 0 alone, negatives mirrored.
-func bucket(v int64) string {
+// bucketOf is a number's power-of-two bucket as pprofcore numbers it:
+// 0 alone, k+1 for [2^k, 2^(k+1)), negatives mirrored.
+func bucketOf(v int64) int {
 	if v == 0 {
-		return "0"
+		return 0
 	}
 	m := uint64(v)
 	if v < 0 {
-		m = -m
+		return -(64 - bits.LeadingZeros64(-m))
 	}
-	k := 63 - bits.LeadingZeros64(m)
-	lo, hi := uint64(1)<<k, uint64(1)<<k*2
+	return 64 - bits.LeadingZeros64(m)
+}
+
+// bucketName names a bucket as pprofcore does: "[1024, 2048)", "(-2048, -1024]".
+func bucketName(b int) string {
+	if b == 0 {
+		return "0"
+	}
+	k := b - 1
+	if b < 0 {
+		k = -b - 1
+	}
+	lo, hi := uint64(1)<<k, fmt.Sprint(uint64(1)<<k*2)
 	if k == 63 {
-		return fmt.Sprintf("(-9223372036854775808, -%d]", lo)
+		hi = "9223372036854775808"
 	}
-	if v < 0 {
-		return fmt.Sprintf("(-%d, -%d]", hi, lo)
+	if b < 0 {
+		return fmt.Sprintf("(-%s, -%d]", hi, lo)
 	}
-	return fmt.Sprintf("[%d, %d)", lo, hi)
+	return fmt.Sprintf("[%d, %s)", lo, hi)
 }
 
 func main() {
@@ -88,14 +99,18 @@ func main() {
 		}
 		for _, key := range keys {
 			sums := map[string]int64{}
+			nums := map[int]int64{} // by bucket, named once per profile
 			for _, s := range p.Sample {
-				name := "(none)"
 				if v, ok := s.Label[key]; ok && len(v) > 0 {
-					name = v[0]
+					sums[v[0]] += s.Value[idx]
 				} else if n, ok := s.NumLabel[key]; ok && len(n) > 0 {
-					name = bucket(n[0])
+					nums[bucketOf(n[0])] += s.Value[idx]
+				} else {
+					sums["(none)"] += s.Value[idx]
 				}
-				sums[name] += s.Value[idx]
+			}
+			for b, v := range nums {
+				sums[bucketName(b)] += v
 			}
 			for name, v := range sums {
 				if v != 0 {
