@@ -112,10 +112,10 @@ FLEET_FILES = """import os, tempfile
 import pprofcore
 from pprofcore import fleet
 
-# A made-up web shop profiled once a minute for four hours, generated here so this runs anywhere
+# A made-up web shop profiled once a minute for three hours, generated here so this runs anywhere
 # (fleet.example_fleet; its docstring says what drifts). Your own: files = sorted(glob.glob('...')).
 os.chdir(tempfile.mkdtemp(prefix='fleet-'))   # a scratch directory: the files and the store go here
-files = fleet.example_fleet('shop', 240)
+files = fleet.example_fleet('shop', 180)
 s = pprofcore.ProfileSet(files)
 s"""
 
