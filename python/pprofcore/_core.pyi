@@ -357,9 +357,22 @@ def series_files(
     sample_type: typing.Any = None,
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
     max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    labels: list[tuple[typing.Any, ...]] = ...,
 ) -> dict[str, typing.Any]:
     """
-    Per-profile non-zero flat (or cum) values per report node of each file, as arrays (fleet series).
+    Per-profile non-zero flat (or cum) values per report node (and label values) of each file, as arrays (fleet series); by '' with labels: per label values only.
+    """
+
+def series_profiles(
+    profiles: collections.abc.Sequence[Profile],
+    by: str = "functions",
+    cum: bool = False,
+    sample_type: typing.Any = None,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    labels: list[tuple[typing.Any, ...]] = ...,
+) -> dict[str, typing.Any]:
+    """
+    series_files for decoded profiles (the profiles are immutable; they are read without the GIL).
     """
 
 def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...

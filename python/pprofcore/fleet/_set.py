@@ -19,7 +19,8 @@ from .._merge import Merger, merge_files
 from .._optional import require_pandas
 from .._profile import Profile
 from ..display.fleet import set_html
-from ._movers import movers
+from ._label_shares import label_shares
+from ._movers import compare, movers
 from ._series import series
 from ._store import REBUILD_BATCH, Store, write_store
 
@@ -287,23 +288,60 @@ class ProfileSet:
         self,
         sample_type=None,
         *,
-        by: str = "functions",
+        by: Union[str, Sequence[str]] = "functions",
         value: str = "flat",
         freq=None,
         normalize: Optional[str] = None,
+        buckets=None,
+        fill=None,
     ):
-        """Flat or cum value of every key in every profile, as a long DataFrame.
+        """Flat or cum value of every key (code granularity and/or label
+        values, ``by=["label:endpoint", "functions"]``) in every profile, as a
+        long DataFrame; sparse by default, dense with ``fill=0``.
 
         See :func:`pprofcore.fleet.series` for the parameters."""
-        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize)
+        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize, buckets=buckets, fill=fill)
 
     def movers(
-        self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat", n: Optional[int] = 20
+        self,
+        before,
+        after=None,
+        *,
+        sample_type=None,
+        by: Union[str, Sequence[str]] = "functions",
+        value: str = "flat",
+        n: Optional[int] = 20,
+        buckets=None,
+        alpha: float = 0.05,
+        min_share: float = 0.001,
     ):
-        """Keys whose share changed most between two windows.
+        """Keys (functions, label values...) whose share changed most between
+        two windows, with profile counts and the statistical compare's q-values.
 
         See :func:`pprofcore.fleet.movers`."""
-        return movers(self, before, after, sample_type=sample_type, by=by, value=value, n=n)
+        return movers(
+            self,
+            before,
+            after,
+            sample_type=sample_type,
+            by=by,
+            value=value,
+            n=n,
+            buckets=buckets,
+            alpha=alpha,
+            min_share=min_share,
+        )
+
+    def compare(self, window_a, window_b=None, **kwargs):
+        """:func:`pprofcore.testing.compare` of two windows (or sub-sets) of
+        this set, for any ``by`` including label keys. See
+        :func:`pprofcore.fleet.compare` for the parameters."""
+        return compare(self, window_a, window_b, **kwargs)
+
+    def labels(self, sample_type=None, *, keys: Optional[Sequence[str]] = None, freq=None, buckets=None):
+        """Label keys, values and their share of each profile (or ``freq``
+        bucket), as a tidy table. See :func:`pprofcore.fleet.label_shares`."""
+        return label_shares(self, sample_type, keys=keys, freq=freq, buckets=buckets)
 
     def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> Store:
         """Write (or append) these profiles to a Parquet store; returns the

@@ -21,6 +21,7 @@ one commit file last); a reader takes the files commits name, by name."""
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
@@ -408,7 +409,9 @@ class Store:
         duckdb = _require_duckdb()
         cur = self._con.cursor()  # one per call: safe from several threads
         try:
-            return cur.execute(query, params or []).df()
+            cur.execute(query, params or [])
+            huge = [d[0] for d in cur.description or [] if str(d[1]) == "HUGEINT"]
+            return _hugeint_as_int(_arrow(cur), huge) if huge else cur.df()
         except duckdb.Error as e:
             raise ValueError(f"fleet store {self.directory}: query failed: {e}") from None
         finally:
@@ -473,6 +476,31 @@ class Store:
 
     def close(self) -> None:
         self._con.close()
+
+
+def _arrow(cur):
+    """The pending result as a pyarrow Table (DuckDB 1.x's name, then 2.x's,
+    whose note about the copy does not matter for a query result)."""
+    fetch = getattr(cur, "fetch_arrow_table", None)
+    if fetch is not None:
+        return fetch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return cur.to_arrow_table()
+
+
+def _hugeint_as_int(table, columns):
+    """DuckDB's SUM of integers is a 128-bit HUGEINT, which pandas would get
+    as float: those ``columns`` as int64 where every value fits."""
+    import pyarrow as pa
+
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        try:
+            table = table.set_column(i, name, table.column(i).cast(pa.int64()))
+        except (pa.ArrowInvalid, ValueError):
+            pass  # beyond int64: left as DuckDB gives it
+    return table.to_pandas()
 
 
 # What each table's parts must hold: (column, kind, required). Kinds compare
