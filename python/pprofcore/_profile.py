@@ -397,9 +397,11 @@ class Profile:
         trim_path: str = "",
         sample_type=None,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``list``: per-source-line flat/cum of the functions matching
-        ``regex``, with the source text. See ``docs/symbolize.md``."""
+        ``regex``, with the source text (values shown divided by ``divide_by``,
+        pprof's ``-divide_by``). See ``docs/symbolize.md``."""
         return reports.source_listing(
             self,
             regex,
@@ -407,6 +409,7 @@ class Profile:
             trim_path=trim_path,
             sample_type=sample_type,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def disasm(
@@ -418,9 +421,11 @@ class Profile:
         sample_type=None,
         relative_percentages: bool = False,
         intel_syntax: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax). See
+        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax;
+        ``divide_by``: as :meth:`list`). See
         ``docs/symbolize.md``."""
         return reports.disassembly(
             self,
@@ -430,6 +435,7 @@ class Profile:
             sample_type=sample_type,
             relative_percentages=relative_percentages,
             intel_syntax=intel_syntax,
+            divide_by=divide_by,
         )
 
     def prune_from(self, regex) -> "Profile":
@@ -653,6 +659,7 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
@@ -687,6 +694,9 @@ class Profile:
             By default, as pprof, a profile made by :meth:`filter` and the other
             sample filters measures percentages against the total *before*
             filtering, and its header lists the "Active filters".
+        divide_by : float
+            pprof's ``-divide_by``: the text shows every value divided by this
+            (truncated as pprof does); percentages and table values are unchanged.
 
         Returns
         -------
@@ -705,6 +715,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def peek(
@@ -716,12 +727,15 @@ class Profile:
         unit: Optional[str] = None,
         inline: bool = True,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
+        sort: str = "flat",
     ):
         """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
         with edge weights, like ``pprof -peek``. Returns a table with columns
         ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
         Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
-        matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
+        matches no node, as pprof does. ``relative_percentages``, ``divide_by``,
+        ``sort``: see :meth:`top`.
         """
         return reports.peek(
             self,
@@ -732,6 +746,8 @@ class Profile:
             unit=unit,
             inline=inline,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
+            sort=sort,
         )
 
     def tree(
@@ -746,12 +762,13 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
         table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
         as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
         ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
-        ``relative_percentages``: see :meth:`top`."""
+        ``relative_percentages``, ``divide_by``: see :meth:`top`."""
         return reports.tree(
             self,
             sample_type=sample_type,
@@ -764,6 +781,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def traces(
@@ -772,11 +790,24 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         by: str = "functions",
+        divide_by: float = 1.0,
+        inline: bool = True,
+        relative_percentages: bool = False,
     ):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
-        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
-        return reports.traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
+        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``);
+        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`."""
+        return reports.traces(
+            self,
+            sample_type=sample_type,
+            mean=mean,
+            unit=unit,
+            by=by,
+            divide_by=divide_by,
+            inline=inline,
+            relative_percentages=relative_percentages,
+        )
 
     def tags(
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, relative_percentages: bool = False

@@ -150,9 +150,10 @@ def test_divide_by_scales_the_dot_values():
     assert "Total" not in plain or str(total) not in divided
 
 
-def test_divide_by_on_a_text_report_is_refused_not_ignored():
-    rc, out, err = run_cli("-top", "-divide_by=2", HEAP)
-    assert rc != 0 and out == b"" and "graph outputs only" in err
+@pytest.mark.parametrize("report", ["-proto", "-callgrind", "-topproto"])
+def test_divide_by_is_refused_where_pprof_means_more(report):
+    rc, out, err = run_cli(report, "-divide_by=2", HEAP)
+    assert rc != 0 and out == b"" and "-divide_by is not supported" in err
 
 
 @requires_go

@@ -4,9 +4,11 @@
 its trimming options.
 
 pprof takes each of them with every output format and ignores those a format
-has no use for; so do we, except ``-divide_by`` on the text reports, which is
-refused rather than ignored (only the graph outputs scale their values), and
-``-drop_negative``, which only the graph outputs apply. ``-intel_syntax`` goes
+has no use for; so do we. ``-divide_by`` divides every value the text reports
+and graphs show (pprof's report ``Ratio``); it is refused rather than half
+applied where pprof uses it in ways we do not follow (``-proto`` truncates each
+sample value, ``-callgrind`` and ``-topproto`` only pick their unit with it).
+``-drop_negative`` is applied by the graph outputs only, as pprof. ``-intel_syntax`` goes
 to ``disasm`` (``objdump -M intel``).
 """
 
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 from ._pprof_flags import go_bool
 
-# the subcommands that apply -divide_by and -drop_negative (cli/graph.py)
+# the subcommands that apply -drop_negative (cli/graph.py)
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
+# the subcommands where pprof's -divide_by means something we do not do
+DIVIDE_BY_REFUSED = ("proto", "callgrind", "topproto")
 
 
 def _go_bool(value: str) -> bool:
@@ -40,7 +44,7 @@ def add_arguments(parser, *, output: bool = True) -> None:
         dest="divide_by",
         type=float,
         default=1.0,
-        help="divide the values shown by N (graph outputs; pprof -divide_by)",
+        help="divide the values shown by N (pprof -divide_by; percentages unchanged)",
     )
     parser.add_argument(
         "--drop_negative",
@@ -87,7 +91,5 @@ def settle(args) -> None:
                 setattr(args, name, 0)
     if args.divide_by == 0:
         raise ValueError("zero divisor specified")
-    if args.divide_by != 1 and args.command not in GRAPH_COMMANDS:
-        raise ValueError(
-            f"-divide_by is supported by the graph outputs only ({', '.join(GRAPH_COMMANDS)}), not -{args.command}"
-        )
+    if args.divide_by != 1 and args.command in DIVIDE_BY_REFUSED:
+        raise ValueError(f"-divide_by is not supported with -{args.command} (see docs/conformance.md)")

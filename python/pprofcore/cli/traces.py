@@ -8,8 +8,18 @@ HELP = "print every sample's stack (like pprof -traces)"
 
 
 def add_arguments(parser) -> None:
-    ra.add_common(parser, nodecount=False)
+    # pprof takes the trimming and sort flags here and ignores them
+    ra.add_common(parser, trim=True)
 
 
 def run(args) -> int:
-    return ra.run_report(args, "traces", mean=args.mean, unit=args.unit, by=args.granularity)
+    return ra.run_report(
+        args,
+        "traces",
+        mean=args.mean,
+        unit=args.unit,
+        by=args.granularity,
+        divide_by=args.divide_by,
+        inline=not args.noinlines,
+        relative_percentages=args.relative_percentages,
+    )

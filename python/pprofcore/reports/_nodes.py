@@ -64,8 +64,9 @@ def type_label(profile: "Profile", ti: int, mean: bool) -> str:
     return ("mean_" + t) if mean else t
 
 
-def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -> List[str]:
-    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines."""
+def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, ratio: float = 1.0) -> List[str]:
+    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines
+    (the total :func:`~pprofcore._units.divided` by ``ratio``, pprof's ``1/-divide_by``)."""
     out = []
     m = profile.mappings
     if len(m):
@@ -84,8 +85,8 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -
     if profile.duration_nanos:
         dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
         ns, u = _units.scale(tot, sample_unit, "nanoseconds")
-        ratio = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
-        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(tot, sample_unit, unit)} {ratio}")
+        share = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
+        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)} {share}")
     return out
 
 
