@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
 from cli_run import CPU, HEAP, run_cli
 from testenv import requires_go
 

@@ -40,6 +40,7 @@ from . import (
     traces,
     tree,
 )
+from ._source_cache import SourceCache
 
 _COMMANDS = {
     "info": info,
@@ -123,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit code."""
+def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] = None) -> int:
+    """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit
+    code. ``source_cache``: the interactive shell's decoded sources, reused by
+    every command of its session."""
     parser = build_parser()
     if argv is None:
         argv = sys.argv[1:]
@@ -139,6 +142,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (ValueError, TypeError, OSError) as e:
             return _error("shell", str(e))
     args = parser.parse_args(translated)
+    args.source_cache = source_cache
     status = [1]
     try:
         _pprof_options.settle(args)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import re
@@ -23,6 +24,7 @@ import webbrowser
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from . import _output, _pprof_flags, _report_args
+from ._source_cache import SourceCache
 
 # The options of pprof's interactive mode with their defaults (compact_labels
 # is on in the shell, as in pprof's). Values are kept as the text typed.
@@ -511,7 +513,7 @@ def greeting(header: Sequence[str], total: int, n_types: int) -> str:
 def run(
     argv: Sequence[str],
     build_parser: Callable[[], argparse.ArgumentParser],
-    main: Callable[[List[str]], int],
+    main: Callable[..., int],
     stdin: TextIO = sys.stdin,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
@@ -523,6 +525,8 @@ def run(
         return 2
     parser = build_parser()
     args = parser.parse_args(_pprof_flags.translate(["-top", *flags, *sources], ["top"]))
+    # every command of the session reads its files from here: decoded once
+    args.source_cache = cache = SourceCache()
     profile = _report_args.load_all(args)
     table = profile.top(n=0, sample_type=_report_args.sample_index(args.sample_index))
     profile_lines = _report_args.profile_header(table.header)
@@ -532,7 +536,8 @@ def run(
         # Fetched once: every command reads the saved copy, base already applied.
         sources = [args.saved_profile]
         flags = [f for f in flags if f.lstrip("-").split("=")[0] not in _FETCH_FLAGS]
-    shell = Shell(sources, flags, main, options_by_subcommand(parser), types, out, err)
+    run_cli = functools.partial(main, source_cache=cache)
+    shell = Shell(sources, flags, run_cli, options_by_subcommand(parser), types, out, err)
     err.write(greeting(profile_lines, total, len(types)))
     err.flush()
     return shell.loop(stdin)

@@ -86,7 +86,8 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, r
         dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
         ns, u = _units.scale(tot, sample_unit, "nanoseconds")
         share = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
-        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)} {share}")
+        shown = _units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)
+        out.append(f"Duration: {dur}, Total samples = {shown} {share}")
     return out
 
 
