@@ -438,6 +438,12 @@ class Profile:
             divide_by=divide_by,
         )
 
+    def weblist(self, regex, **options):
+        """pprof's ``weblist``: :meth:`list` and :meth:`disasm` of the functions
+        matching ``regex``, each instruction under its line of the listed
+        function (``options`` as theirs); ``pprofcore -weblist`` draws it."""
+        return reports.weblist(self, regex, **options)
+
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
         function name matches ``regex``."""

@@ -157,9 +157,7 @@ def _go_g(x: float) -> str:
     return s.rjust(5)
 
 
-def select_unit(
-    values: List[int], total: int, sample_unit: str, unit: Optional[str], ratio: float = 1.0
-) -> str:
+def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[str], ratio: float = 1.0) -> str:
     """The output unit pprof would pick (``selectOutputUnit``): for ``"minimum"``
     (the default), a unit readable for the smallest non-zero value (both ends
     :func:`divided` by ``ratio`` first, as pprof's ``-divide_by``)."""

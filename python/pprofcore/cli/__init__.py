@@ -39,6 +39,7 @@ from . import (
     topproto,
     traces,
     tree,
+    weblist,
 )
 from ._source_cache import SourceCache
 
@@ -64,6 +65,7 @@ _COMMANDS = {
     "symbolize": symbolize,
     "list": listing,
     "disasm": disasm,
+    "weblist": weblist,
     "serve": serve,
     # pprof's graph formats (one module; the subcommand's name is the format)
     "dot": graph,
@@ -89,6 +91,7 @@ _TO_OUTPUT = {
     "topproto",
     "list",
     "disasm",
+    "weblist",
     "dot",
     "svg",
     "png",

@@ -29,6 +29,7 @@ REPORTS = {
     "topproto": "topproto",
     "list": "list",
     "disasm": "disasm",
+    "weblist": "weblist",
     # the call graph as DOT, or drawn by Graphviz (cli/graph.py), and the profile itself
     "dot": "dot",
     "svg": "svg",
@@ -41,7 +42,7 @@ REPORTS = {
 }
 # -http=[HOST]:PORT is the explorer (the `serve` subcommand), not a report.
 # The reports whose flag value is a regex (their first positional argument).
-REGEX_REPORTS = ("peek", "list", "disasm")
+REGEX_REPORTS = ("peek", "list", "disasm", "weblist")
 
 
 # pprof flag -> pprofcore option (None: the flag's own name with two dashes).
@@ -104,7 +105,6 @@ SAMPLE_TYPE_FLAGS = {
 # subcommand's parser (which names them), never "flag provided but not defined".
 PPROF_ONLY = {
     "web",
-    "weblist",
     "eog",
     "evince",
     "gv",

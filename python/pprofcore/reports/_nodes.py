@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, List, Sequence
 
 import numpy as np
@@ -54,6 +53,8 @@ def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
     releases the GIL, so the missing tables are built on a thread pool."""
     missing = [p for p in profiles if (by, True, -1, -1) not in p._derived.nodes]
     if len(missing) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # on use: slow to import, rarely needed
+
         with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
             list(pool.map(lambda p: nodes(p, by), missing))
     return [nodes(p, by) for p in profiles]
