@@ -70,6 +70,7 @@ FAILING = [
     ["-top", "-sample_index=no_such_type", HEAP],
     ["-list=no_such_function_anywhere", CPU],
     ["-tree", "-focus=(", CPU],
+    ["-top", "-no_browser", CPU],
 ]
 
 
@@ -96,6 +97,9 @@ def _lines(legacy_heap: str, legacy_contention: str):
     out.append(["-top", "-sample_index=alloc_space", f"-base={HEAP}", "-mean", HEAP])
     out.append(["-list=sort\\.insertionSort", "-divide_by=3", CPU])
     out.append(["-list=sort\\.insertionSort", CPU])
+    # flags every report takes, with nothing to do here
+    out.append(["-top", "-nodecount=3", "-tools=/usr/bin", "-source_path=/x", "-trim_path=/y", "-tls_ca=x", CPU])
+    out.append(["-tree", "-nodecount=3", "-tls_cert=a", "-tls_key=b", "-symbolize=none", CPU])
     return out + FAILING
 
 

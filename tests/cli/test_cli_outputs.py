@@ -137,6 +137,12 @@ def test_undefined_flag_fails_as_pprof_does():
     assert err.startswith("flag provided but not defined: -bogus_flag\nusage:\n")
 
 
+@pytest.mark.parametrize("flag", ["-web", "-eog", "-evince", "-gv", "-kcachegrind", "-buildid=abc"])
+def test_viewers_and_buildid_are_refused_with_a_way_round(flag):
+    with pytest.raises(SystemExit, match=r"pprofcore: -(web|eog|evince|gv|kcachegrind|buildid)"):
+        run_cli("-top", flag, CPU)
+
+
 def test_zero_divisor_is_refused():
     rc, _, err = run_cli("-dot", "-divide_by=0", HEAP)
     assert rc != 0 and "zero divisor specified" in err

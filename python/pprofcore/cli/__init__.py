@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module in _COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__)
         module.add_arguments(p)
+        if name in _TO_OUTPUT:  # pprof's reports: every pprof flag is accepted
+            _pprof_options.accept_ignored(p)
         p.set_defaults(_run=module.run)
     return parser
 

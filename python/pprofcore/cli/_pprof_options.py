@@ -68,6 +68,29 @@ def add_arguments(parser, *, output: bool = True) -> None:
         parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
 
 
+# pprof flags every report takes that change nothing in its output here:
+# source and binary look-up for reports that read neither, TLS for URLs
+# (certificates come from the system), the web UI's browser.
+IGNORED = {
+    "--source_path": "search path for source files (list, disasm, weblist)",
+    "--trim_path": "path prefix to trim before searching sources (list, weblist)",
+    "--tool": "search path for object tools (pprof -tools; disasm, symbolize)",
+    "--no-browser": "do not open a browser",
+    "--tls_cert": "TLS client certificate (accepted, not used: URLs use the system's trust store)",
+    "--tls_key": "TLS private key (accepted, not used)",
+    "--tls_ca": "TLS CA certificates (accepted, not used)",
+}
+
+
+def accept_ignored(parser) -> None:
+    """Declares on a report's ``parser`` each :data:`IGNORED` flag it does not
+    declare itself, so a pprof command line with them runs as pprof's does."""
+    for flag, text in IGNORED.items():
+        if flag not in parser._option_string_actions:
+            kwargs = {"action": "store_true"} if flag == "--no-browser" else {"default": None}
+            parser.add_argument(flag, help=text, dest="ignored_" + flag.lstrip("-").replace("-", "_"), **kwargs)
+
+
 def symbolized(p, args):
     """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``) on a
     report without its own symbolization options (list and disasm have them)."""
@@ -89,6 +112,8 @@ def settle(args) -> None:
         for name in ("nodecount", "nodefraction", "edgefraction"):
             if hasattr(args, name):
                 setattr(args, name, 0)
+    if getattr(args, "ignored_no_browser", False):  # weblist takes it (its own option), as serve
+        raise ValueError("-no_browser only makes sense with -http")
     if args.divide_by == 0:
         raise ValueError("zero divisor specified")
     if args.divide_by != 1 and args.command in DIVIDE_BY_REFUSED:
