@@ -160,6 +160,22 @@ def test_a_session_decodes_each_file_once(tmp_path, monkeypatch, capsys):
     assert reads == ["cpu.pb.gz", "cpu.pb.gz"]
 
 
+def test_weblist_writes_the_page(tmp_path, monkeypatch):
+    # >FILE gets the page (the command line's -output); without it, a temporary
+    # file whose path is printed (no browser: the output is not a terminal)
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    script = "weblist sortWork >page.html\nweblist sortWork\nquit\n"
+    assert shell_module.run([EXAMPLE], _parser, main, io.StringIO(script), out, err) == 0
+    assert (tmp_path / "page.html").read_text().startswith("<!DOCTYPE html>")
+    assert "Generating report in page.html" in err.getvalue()
+    printed = out.getvalue().split("(pprof) ")[2].strip()
+    try:
+        assert printed.endswith(".html") and "<h2>main.sortWork</h2>" in open(printed).read()
+    finally:
+        os.unlink(printed)
+
+
 def _parser():
     from pprofcore.cli import build_parser
 

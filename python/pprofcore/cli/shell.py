@@ -114,6 +114,9 @@ COMMANDS: Dict[str, Command] = {
     "dot": Command("dot", f"dot {_FILTER_USAGE}", "the call graph in Graphviz DOT"),
     "svg": Command("svg", f"svg {_FILTER_USAGE}", "the call graph as SVG (needs Graphviz)"),
     "web": Command("web", f"web {_FILTER_USAGE}", "the call graph as SVG, opened in a browser"),
+    "weblist": Command(
+        "weblist", "weblist func_regex [...] >f", "source and instructions of the matching functions as HTML", True
+    ),
 }
 _GRAPH_COMMANDS = ("dot", "svg", "web")
 # Flags that only matter while reading the sources.
@@ -346,6 +349,9 @@ class Shell:
         # dot and svg are pprof's own output (cli/graph.py), like every other report
         flag = f"-{COMMANDS[name].flag}" + (f"={param}" if param is not None else "")
         argv = [flag, *self.accepted_by(_pprof_flags.REPORTS[COMMANDS[name].flag], argv), *self.fixed, *self.sources]
+        if name == "weblist":  # a page: >FILE is its -output; else a temporary file, opened on a terminal
+            with contextlib.redirect_stdout(self.out):
+                return self.call(argv + ([f"-output={target}"] if target else []))
         if not target:
             with contextlib.redirect_stdout(self.out):
                 return self.call(argv)
