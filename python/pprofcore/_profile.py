@@ -799,11 +799,14 @@ class Profile:
         divide_by: float = 1.0,
         inline: bool = True,
         relative_percentages: bool = False,
+        merge: bool = True,
     ):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
         ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``);
-        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`."""
+        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`.
+        Samples of equal stack and labels are merged first, as pprof merges on
+        reading; ``merge=False`` prints each sample as it is."""
         return reports.traces(
             self,
             sample_type=sample_type,
@@ -813,6 +816,7 @@ class Profile:
             divide_by=divide_by,
             inline=inline,
             relative_percentages=relative_percentages,
+            merge=merge,
         )
 
     def tags(

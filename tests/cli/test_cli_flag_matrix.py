@@ -74,16 +74,10 @@ FAILING = [
 ]
 
 
-# Known difference, left out: -traces after -hide/-show merges the samples whose
-# stacks became equal; pprof merges on reading only (docs/conformance.md).
-KNOWN = {("-traces", "-hide=runtime")}
-
-
 def _lines(legacy_heap: str, legacy_contention: str):
     out = []
     for report, flags in itertools.product(REPORTS, FLAGS):
-        if not any((report, f) in KNOWN for f in flags):
-            out.append([report, *flags, CPU])
+        out.append([report, *flags, CPU])
     for report, flags in itertools.product(REPORTS[:3], HEAP_FLAGS):
         peek = "-peek=." if report.startswith("-peek") else report
         out.append([peek, *flags, HEAP])

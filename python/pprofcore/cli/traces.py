@@ -13,13 +13,18 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    return ra.run_report(
-        args,
-        "traces",
+    # merged on reading, as pprof's driver, then filtered: samples that -hide
+    # made equal stay apart, as in pprof's -traces
+    p = ra.load_all(args, before_filters=lambda p: p.compact())
+    table = p.traces(
+        sample_type=ra.sample_index(args.sample_index),
         mean=args.mean,
         unit=args.unit,
         by=args.granularity,
         divide_by=args.divide_by,
         inline=not args.noinlines,
         relative_percentages=args.relative_percentages,
+        merge=False,
     )
+    ra.emit(table, args.format, args=args)
+    return 0

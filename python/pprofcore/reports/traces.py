@@ -26,26 +26,30 @@ def traces(
     divide_by: float = 1.0,
     inline: bool = True,
     relative_percentages: bool = False,
+    merge: bool = True,
 ) -> ReportTable:
     """pprof's -traces: every distinct sample's stack, frames named at
     granularity ``by`` (``"addresses"`` prefixes each frame with its address);
     values shown divided by ``divide_by`` as pprof's ``-divide_by``;
     ``inline=False`` keeps only each location's outermost frame (``-noinlines``);
-    ``relative_percentages``: the header's total is the filtered profile's."""
+    ``relative_percentages``: the header's total is the filtered profile's;
+    ``merge=False`` prints every sample as it is, for a profile merged before
+    it was filtered (pprof's driver merges on reading, so samples that ``hide``
+    made equal stay apart)."""
     ratio = _units.display_ratio(divide_by)
     # pprof's driver merges every profile it loads (profile.Merge), which makes
     # locations of equal content one location: samples whose stacks differ only
     # in location ids become one trace.
     # The totals and header stay those of the profile as given (a filtered one
     # remembers its unfiltered total).
-    given, profile = profile, profile.compact()
+    given, profile = profile, (profile.compact() if merge else profile)
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, by, inline, ti)
     cols = t.columns()
     names = t.printable_names()
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
     # pprof merges identical samples (same stack and labels) before reporting
-    gid = _core.sample_group_ids(profile._core)
+    gid = _core.sample_group_ids(profile._core) if merge else np.arange(len(profile), dtype=np.int64)
     ng = int(gid.max()) + 1 if len(gid) else 0
     rep = np.zeros(ng, dtype=np.int64)
     rep[gid[::-1]] = np.arange(len(gid) - 1, -1, -1)  # first sample of each group
