@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import tempfile
-import webbrowser
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from . import _output, _pprof_flags, _report_args
@@ -370,6 +369,8 @@ class Shell:
         with open(out, "w", encoding="utf-8") as f, contextlib.redirect_stdout(f):
             error = self.call(["-svg", *argv, *self.sources])
         if error is None:
+            import webbrowser  # on use: it imports subprocess and shlex at start-up
+
             webbrowser.open("file://" + os.path.abspath(out))
         return error
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import webbrowser
 
 from ..display.weblist import weblist_html
 from ..reports.weblist import weblist
@@ -58,5 +57,7 @@ def run(args) -> int:
         f.write(text)
     print(f.name)
     if not args.no_browser and sys.stdout.isatty():
+        import webbrowser  # on use: it imports subprocess and shlex at start-up
+
         webbrowser.open("file://" + os.path.abspath(f.name))
     return 0
