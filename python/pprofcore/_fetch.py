@@ -19,7 +19,6 @@ import tempfile
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Callable, Optional
 
 CPU_PROFILE_PATH = "/debug/pprof/profile"  # Go's handler for a URL without a path
@@ -94,6 +93,11 @@ def fetch(
     say(f"Fetching profile over HTTP from {url}")
     if duration > 0:
         say(f"Please wait... ({go_duration(duration)})")
+    # imported here: urllib.request brings http.client, email and ssl, which
+    # a command line reading a file has no use for (start-up time)
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"User-Agent": "pprofcore"})
     try:
         with urllib.request.urlopen(request, timeout=limit) as response:

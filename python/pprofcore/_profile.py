@@ -438,9 +438,11 @@ class Profile:
         trim_path: str = "",
         sample_type=None,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``list``: per-source-line flat/cum of the functions matching
-        ``regex``, with the source text. See ``docs/symbolize.md``."""
+        ``regex``, with the source text (values shown divided by ``divide_by``,
+        pprof's ``-divide_by``). See ``docs/symbolize.md``."""
         return reports.source_listing(
             self,
             regex,
@@ -448,6 +450,7 @@ class Profile:
             trim_path=trim_path,
             sample_type=sample_type,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def disasm(
@@ -459,9 +462,11 @@ class Profile:
         sample_type=None,
         relative_percentages: bool = False,
         intel_syntax: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax). See
+        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax;
+        ``divide_by``: as :meth:`list`). See
         ``docs/symbolize.md``."""
         return reports.disassembly(
             self,
@@ -471,7 +476,14 @@ class Profile:
             sample_type=sample_type,
             relative_percentages=relative_percentages,
             intel_syntax=intel_syntax,
+            divide_by=divide_by,
         )
+
+    def weblist(self, regex, **options):
+        """pprof's ``weblist``: :meth:`list` and :meth:`disasm` of the functions
+        matching ``regex``, each instruction under its line of the listed
+        function (``options`` as theirs); ``pprofcore -weblist`` draws it."""
+        return reports.weblist(self, regex, **options)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
@@ -723,6 +735,7 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
@@ -757,6 +770,9 @@ class Profile:
             By default, as pprof, a profile made by :meth:`filter` and the other
             sample filters measures percentages against the total *before*
             filtering, and its header lists the "Active filters".
+        divide_by : float
+            pprof's ``-divide_by``: the text shows every value divided by this
+            (truncated as pprof does); percentages and table values are unchanged.
 
         Returns
         -------
@@ -786,6 +802,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def peek(
@@ -797,12 +814,15 @@ class Profile:
         unit: Optional[str] = None,
         inline: bool = True,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
+        sort: str = "flat",
     ):
         """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
         with edge weights, like ``pprof -peek``. Returns a table with columns
         ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
         Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
-        matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
+        matches no node, as pprof does. ``relative_percentages``, ``divide_by``,
+        ``sort``: see :meth:`top`.
         """
         return reports.peek(
             self,
@@ -813,6 +833,8 @@ class Profile:
             unit=unit,
             inline=inline,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
+            sort=sort,
         )
 
     def tree(
@@ -827,12 +849,13 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
         table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
         as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
         ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
-        ``relative_percentages``: see :meth:`top`."""
+        ``relative_percentages``, ``divide_by``: see :meth:`top`."""
         return reports.tree(
             self,
             sample_type=sample_type,
@@ -845,6 +868,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def traces(
@@ -853,11 +877,28 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         by: str = "functions",
+        divide_by: float = 1.0,
+        inline: bool = True,
+        relative_percentages: bool = False,
+        merge: bool = True,
     ):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
-        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
-        return reports.traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
+        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``);
+        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`.
+        Samples of equal stack and labels are merged first, as pprof merges on
+        reading; ``merge=False`` prints each sample as it is."""
+        return reports.traces(
+            self,
+            sample_type=sample_type,
+            mean=mean,
+            unit=unit,
+            by=by,
+            divide_by=divide_by,
+            inline=inline,
+            relative_percentages=relative_percentages,
+            merge=merge,
+        )
 
     def tags(
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, relative_percentages: bool = False

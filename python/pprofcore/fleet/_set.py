@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -173,6 +172,8 @@ class ProfileSet:
         if not starts:
             return
         positions = [np.arange(a, min(a + size, len(self._rows))) for a in starts]
+        from concurrent.futures import ThreadPoolExecutor  # on use: slow to import at start-up
+
         with ThreadPoolExecutor(1) as ahead:
             pending = ahead.submit(self._read, self._rows[positions[0]])
             for k, pos in enumerate(positions):
@@ -188,6 +189,8 @@ class ProfileSet:
         ``fn`` runs on a thread pool (``threads`` workers): it gains from
         threads when its work is pprofcore's C++ (which releases the GIL)."""
         workers = max(1, self._threads or os.cpu_count() or 1)
+        from concurrent.futures import ThreadPoolExecutor  # on use, as in chunks()
+
         with ThreadPoolExecutor(workers) as pool:
             for pos, profiles in self.chunks():
                 yield from zip(pos.tolist(), pool.map(fn, profiles))

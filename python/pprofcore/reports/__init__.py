@@ -1,5 +1,6 @@
 """pprof's text reports as tables: top, peek and the call tree, traces, tags,
-by_label, folded stacks, the -top profile (topproto) and callgrind output.
+by_label, folded stacks, the -top profile (topproto), callgrind output and
+the weblist's source and instructions.
 Each report is a function of a profile that returns a :class:`ReportTable`
 (or text); ``Profile`` methods delegate here."""
 
@@ -14,6 +15,7 @@ from .tags import by_label, tags
 from .top import top
 from .topproto import top_profile
 from .traces import traces
+from .weblist import Weblist, weblist
 
 __all__ = [
     "ReportTable",
@@ -29,4 +31,6 @@ __all__ = [
     "top_profile",
     "traces",
     "tree",
+    "Weblist",
+    "weblist",
 ]

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, List, Sequence
 
 import numpy as np
@@ -54,6 +53,8 @@ def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
     releases the GIL, so the missing tables are built on a thread pool."""
     missing = [p for p in profiles if (by, True, -1, -1) not in p._derived.nodes]
     if len(missing) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # on use: slow to import, rarely needed
+
         with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
             list(pool.map(lambda p: nodes(p, by), missing))
     return [nodes(p, by) for p in profiles]
@@ -64,8 +65,9 @@ def type_label(profile: "Profile", ti: int, mean: bool) -> str:
     return ("mean_" + t) if mean else t
 
 
-def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -> List[str]:
-    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines."""
+def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, ratio: float = 1.0) -> List[str]:
+    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines
+    (the total :func:`~pprofcore._units.divided` by ``ratio``, pprof's ``1/-divide_by``)."""
     out = []
     m = profile.mappings
     if len(m):
@@ -84,8 +86,9 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -
     if profile.duration_nanos:
         dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
         ns, u = _units.scale(tot, sample_unit, "nanoseconds")
-        ratio = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
-        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(tot, sample_unit, unit)} {ratio}")
+        share = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
+        shown = _units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)
+        out.append(f"Duration: {dur}, Total samples = {shown} {share}")
     return out
 
 
