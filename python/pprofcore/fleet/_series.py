@@ -219,8 +219,10 @@ def series(
     ----------
     sample_type : int or str, optional
         Sample type (default: each profile's default, pprof's rule).
-    by : {"functions", "filefunctions", "files", "lines", "addresses"}
-        pprof's granularity for the keys.
+    by : {"functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries"}
+        pprof's granularity for the keys, or ours: ``"packages"`` (Go import
+        path, Java package, C++/Rust namespace, Python module) and
+        ``"binaries"`` (the mapping's file).
     value : {"flat", "cum"}
         Flat (self) or cumulative value, exactly as ``pprof -top`` reports them.
     freq : str or pandas offset, optional
@@ -283,9 +285,10 @@ def _sorted_by(k, v, r) -> bool:
 
 
 def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
-    """The files of ``s`` when every profile is one (the C++ path), else None."""
+    """The files of ``s`` when every profile is one read as it is (the C++
+    path), else None (repairs and symbolization run on Profiles)."""
     src = s._source
-    if src.reader is not None:
+    if src.reader is not None or src.prepare is not None:
         return None
     items = [src.items[r] for r in s._rows.tolist()]
     if not all(isinstance(it, (str, os.PathLike)) for it in items):
