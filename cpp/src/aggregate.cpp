@@ -244,7 +244,7 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (by_function && k.name != 0) function_node[fr] = n;
         }
         t.loc_nodes.push_back(n);
-        if (i != e - 1 && !by_package) {  // a package's frames inlined into another are no inline call
+        if (i != e - 1) {
           if (inline_capable.size() <= static_cast<size_t>(n)) inline_capable.resize(keys.size(), 0);
           inline_capable[static_cast<size_t>(n)] = 1;
         }

@@ -21,6 +21,35 @@ bool starts_with(std::string_view s, std::string_view head) { return s.substr(0,
 
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// A class or type: capitalised after any leading underscores (_Iter_less_iter).
+bool is_type_name(std::string_view c) {
+  size_t i = 0;
+  while (i < c.size() && c[i] == '_') ++i;
+  return i < c.size() && is_upper(c[i]);
+}
+
+// The name without a compiler's clone suffix: GCC's "f.cold", "f.constprop.0",
+// "f.isra.0", "f.part.1", "f.lto_priv.0", LLVM's "f.llvm.123", and the
+// demangled "f(int) [clone .cold]".
+std::string_view drop_clone_suffix(std::string_view name) {
+  const size_t clone = name.find(" [clone ");
+  if (clone != std::string_view::npos) name = name.substr(0, clone);
+  // a suffix counts only where it ends the name or a number follows it, so
+  // that a package named "part" or "cold" stays
+  for (std::string_view suffix : {".cold", ".localalias", ".constprop.", ".isra.", ".part.", ".lto_priv.", ".llvm."}) {
+    for (size_t at = name.find(suffix); at != std::string_view::npos && at > 0; at = name.find(suffix, at + 1)) {
+      const size_t end = at + suffix.size();
+      const bool numbered = suffix.back() == '.' && end < name.size() && is_digit(name[end]);
+      const bool last = suffix.back() != '.' && (end == name.size() || name[end] == '.');
+      if (numbered || last) {
+        name = name.substr(0, at);
+        break;
+      }
+    }
+  }
+  return name;
+}
+
 bool is_ident(char c) {
   return (c >= 'a' && c <= 'z') || is_upper(c) || is_digit(c) || c == '_' || c == '-' || c == '$';
 }
@@ -97,7 +126,7 @@ std::string dotted_package(std::string_view name) {
   std::string out;
   for (size_t i = 0; i < keep; ++i) {
     const std::string_view c = parts[i];
-    if (c.empty() || is_upper(c[0]) || c[0] == '$') break;
+    if (c.empty() || is_type_name(c) || c[0] == '$') break;
     for (char ch : c)
       if (!is_ident(ch)) return "";
     if (!out.empty()) out.push_back('.');
@@ -216,7 +245,7 @@ std::string colon_package(std::string_view name) {
   std::string out;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     const std::string_view c = parts[i];
-    if (c.empty() || is_upper(c[0]) || noise(c)) break;
+    if (c.empty() || is_type_name(c) || noise(c)) break;
     bool plain = true;
     for (char ch : c) plain &= is_ident(ch);
     if (!plain) break;
@@ -226,10 +255,31 @@ std::string colon_package(std::string_view name) {
   return out;
 }
 
+// Native frames of JVM profilers: "libjvm.so.Unsafe_Park" and the bare
+// "./lib/x86_64-linux-gnu/libc-2.31.so" belong to the shared library.
+std::string shared_library(std::string_view name) {
+  for (size_t so = name.find(".so"); so != std::string_view::npos; so = name.find(".so", so + 1)) {
+    size_t end = so + 3;
+    while (end + 1 < name.size() && name[end] == '.' && is_digit(name[end + 1])) {  // .so.6.0
+      ++end;
+      while (end < name.size() && is_digit(name[end])) ++end;
+    }
+    if (end != name.size() && name[end] != '.') continue;
+    std::string_view lib = name.substr(0, end);
+    const size_t slash = lib.rfind('/');
+    if (slash != std::string_view::npos) lib = lib.substr(slash + 1);
+    for (char c : lib)
+      if (!is_ident(c) && c != '.' && c != '+') return "";
+    return std::string(lib);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string package_of(std::string_view name, std::string_view file) {
   const Lang lang = lang_of_file(file);
+  name = drop_clone_suffix(name);
   const size_t py = name.find(".py:");
   if (py != std::string_view::npos && lang != Lang::Go && lang != Lang::Java)
     return python_module(name.substr(0, py + 3));
@@ -245,6 +295,7 @@ std::string package_of(std::string_view name, std::string_view file) {
     case Lang::Unknown:
       break;
   }
+  if (std::string lib = shared_library(name); !lib.empty()) return lib;
   if (name.find("::") != std::string_view::npos) return colon_package(name);
   if (name.find('$') != std::string_view::npos) return java_package(name);
   if (name.find('/') != std::string_view::npos || name.find(".(") != std::string_view::npos ||

@@ -2,7 +2,9 @@
 report the top functions of a selection.
 
   pprofcore fleet ingest DIR FILES...      write (or append) FILES to the store DIR (one
-                                           ingest at a time: a second one waits for the lock)
+                                           ingest at a time: a second one waits for the lock);
+                                           --symbolize=local and --repair=truncated,typeparams
+                                           store symbolized, repaired profiles
   pprofcore fleet sql DIR QUERY            run a DuckDB query over the store's tables
   pprofcore fleet top DIR [--where COND]   pprof -top of the merged selection
 
@@ -17,7 +19,9 @@ import time
 import pprofcore
 
 from ..reports._nodes import GRANULARITIES
+from . import _pprof_options
 from . import _report_args as ra
+from . import _symbolize_args as sa
 from ._progress import Progress
 
 HELP = "Parquet store of many profiles: ingest, sql, top"
@@ -31,6 +35,7 @@ def add_arguments(parser) -> None:
     p.add_argument("directory", metavar="DIR")
     p.add_argument("files", nargs="+", metavar="FILE", help="profiles (gzip or raw profile.proto)")
     p.add_argument("-j", "--threads", type=int, default=None, help="decoder threads (default: all cores)")
+    _add_prepare_arguments(p)
     p.set_defaults(_fleet=_ingest)
     p = sub.add_parser("sql", help="run a DuckDB query over the store's tables")
     p.add_argument("directory", metavar="DIR")
@@ -55,7 +60,45 @@ def add_arguments(parser) -> None:
     p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    _add_prepare_arguments(p)
     p.set_defaults(_fleet=_top)
+
+
+def _add_prepare_arguments(p) -> None:
+    sa.add_arguments(p, default="none")
+    p.add_argument(
+        "--repair",
+        default=None,
+        type=_pprof_options.repair_names,
+        metavar="truncated,typeparams",
+        help="repair Go's truncated stacks and/or drop generic type parameters from function names",
+    )
+
+
+def _prepare_options(args) -> dict:
+    """``repairs=`` and ``symbolize=`` of ProfileSet from the options."""
+    symbolize = None
+    if args.symbolize != "none":
+        symbolize = {
+            "binaries": args.binary or None,
+            "search_path": args.search_path,
+            "tool": args.tool,
+            "demangle": args.demangle,
+            "force": args.symbolize == "force",
+        }
+    return {"repairs": args.repair or None, "symbolize": symbolize}
+
+
+def _say_prepared(s) -> None:
+    """What symbolize and the repairs did over the profiles read, on stderr."""
+    totals = s.report_totals()
+    if not totals:
+        return
+    parts = [f"{k}={v}" for k, v in totals.items()]
+    cache = s.symbol_cache
+    if cache is not None:
+        parts.append(f"symbolizer runs={cache.tool_runs} for {len(cache.entries)} distinct mappings")
+    print("prepared: " + ", ".join(parts), file=sys.stderr)
 
 
 def run(args) -> int:
@@ -64,9 +107,10 @@ def run(args) -> int:
 
 def _ingest(args) -> int:
     t0 = time.perf_counter()
-    s = pprofcore.ProfileSet(args.files, threads=args.threads)
+    s = pprofcore.ProfileSet(args.files, threads=args.threads, **_prepare_options(args))
     bar = Progress(len(s), "ingesting")
     s.to_parquet(args.directory, progress=bar if bar.enabled else None)
+    _say_prepared(s)
     print(f"ingested {len(s)} profiles into {args.directory} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     return 0
 
@@ -86,11 +130,12 @@ def _sql(args) -> int:
 
 
 def _top(args) -> int:
-    ps = pprofcore.open_store(args.directory).profile_set(args.where)
+    ps = pprofcore.open_store(args.directory).profile_set(args.where, **_prepare_options(args))
     if not len(ps):
         raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")
     bar = Progress(len(ps), "merging")
     merged = ps.merge(progress=bar if bar.enabled else None)
+    _say_prepared(ps)
     t = merged.top(
         sample_type=ra.sample_index(args.sample_index),
         by=args.granularity,

@@ -258,6 +258,16 @@ class ProfileSet:
         prep = self._source.prepare
         return prep.cache if prep is not None else None
 
+    def report_totals(self) -> dict:
+        """The columns of :meth:`reports` summed over the profiles read so
+        far (nothing is read); empty without ``repairs=``/``symbolize=``."""
+        prep = self._source.prepare
+        out: dict = {}
+        for r in (prep.reports.values() if prep is not None else ()):
+            for k, v in r.items():
+                out[k] = out.get(k, 0) + v
+        return dict(sorted(out.items()))
+
     def reports(self):
         """What ``repairs=`` and ``symbolize=`` did to each profile, as a
         DataFrame (one row per profile of this set; empty columns when the set
