@@ -213,7 +213,7 @@ std::string colon_package(std::string_view name) {
     size_t start = 0, i = 0;
     for (; i < name.size(); ++i) {
       const char c = name[i];
-      if (depth == 0 && c == '(') break;  // arguments
+      if (depth == 0 && c == '(') break;                                               // arguments
       if (depth == 0 && i == start && starts_with(name.substr(i), "operator")) break;  // operator<, operator()
       if (c == '<' || c == '[' || c == '{' || c == '(') ++depth;
       if ((c == '>' || c == ']' || c == '}' || c == ')') && depth > 0) --depth;

@@ -176,7 +176,5 @@ def describe(reports: Dict[str, Any]) -> str:
                 f"({r.ambiguous} ambiguous, {r.frames_added} frames added)"
             )
         else:
-            lines.append(
-                f"repair typeparams: {r.functions_renamed} functions renamed, {r.functions_merged} merged"
-            )
+            lines.append(f"repair typeparams: {r.functions_renamed} functions renamed, {r.functions_merged} merged")
     return "\n".join(lines)

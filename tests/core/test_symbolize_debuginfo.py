@@ -4,7 +4,6 @@ built here. The frames equal those from the binary at its own path."""
 
 import gzip
 import shutil
-import subprocess
 
 import native_programs as native
 import pytest

@@ -25,11 +25,13 @@ SIBLING = 28  # main.f28 allocates itself: 31 frames, not truncated, through the
 
 def _go_program() -> str:
     funcs = "\n".join(
-        f"//go:noinline\nfunc f{i}(stop int) {{ if stop == {i} {{ sink = append(sink, make([]byte, 64)); return }}; f{i + 1}(stop) }}"
+        f"//go:noinline\nfunc f{i}(stop int) {{\n"
+        f"if stop == {i} {{ sink = append(sink, make([]byte, 64)); return }}\nf{i + 1}(stop)\n}}"
         for i in range(CHAIN - 1)
     )
-    return textwrap.dedent(
-        """
+    return (
+        textwrap.dedent(
+            """
         package main
 
         import (
@@ -47,8 +49,10 @@ def _go_program() -> str:
         func alloc() { sink = append(sink, Make[int](512), Make[string](256)) }
 
         """
-    ) + funcs + textwrap.dedent(
-        f"""
+        )
+        + funcs
+        + textwrap.dedent(
+            f"""
         //go:noinline
         func f{CHAIN - 1}(stop int) {{ alloc() }}
 
@@ -64,6 +68,7 @@ def _go_program() -> str:
             f.Close()
         }}
         """
+        )
     )
 
 

@@ -50,8 +50,8 @@ struct NodeTable {
   std::vector<uint64_t> address;
   std::vector<int32_t> objfile;       // mapping filename code (0 = none)
   std::vector<uint8_t> inline_label;  // 0 none, 1 "(inline)", 2 "(partial-inline)"
-  StringTable file;                   // cleaned file name per node ("" = none); the package or binary name at those granularities
-  StringTable printable;              // pprof's printable name per node
+  StringTable file;       // cleaned file name per node ("" = none); the package or binary name at those granularities
+  StringTable printable;  // pprof's printable name per node
   // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.
   std::vector<int64_t> loc_node_offsets{0};
   std::vector<int32_t> loc_nodes;

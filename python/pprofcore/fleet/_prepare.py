@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional, Union
 
 from .. import _go_repairs
 from .._profile import Profile
-from ..symbolize import SymbolCache
+from ..symbolize import SymbolCache, symbolize
 
 #: ``symbolize()`` keywords a set passes on (``cache`` is the set's own).
 SYMBOLIZE_OPTIONS = ("binaries", "search_path", "tool", "demangle", "force")
@@ -40,18 +40,18 @@ class Prepare:
 
     def __init__(self, repairs=None, symbolize=None) -> None:
         self.repairs = _go_repairs.check_repairs(repairs)
-        self.symbolize = check_symbolize(symbolize)
-        self.cache: Optional[SymbolCache] = SymbolCache() if self.symbolize is not None else None
+        self.symbolize_options = check_symbolize(symbolize)
+        self.cache: Optional[SymbolCache] = SymbolCache() if self.symbolize_options is not None else None
         self.reports: Dict[int, Dict[str, int]] = {}
         self._lock = threading.Lock()
 
     def __bool__(self) -> bool:
-        return bool(self.repairs) or self.symbolize is not None
+        return bool(self.repairs) or self.symbolize_options is not None
 
     def __call__(self, row: int, p: Profile) -> Profile:
         cols: Dict[str, int] = {}
-        if self.symbolize is not None:
-            p, report = p.symbolize(cache=self.cache, **self.symbolize)
+        if self.symbolize_options is not None:
+            p, report = symbolize(p, cache=self.cache, **self.symbolize_options)
             cols["symbolize_resolved"] = report.resolved
             cols["symbolize_missing"] = len(report.missing)
         if self.repairs:

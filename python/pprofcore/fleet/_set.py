@@ -188,6 +188,7 @@ class ProfileSet:
     def _read(self, rows: np.ndarray) -> List[Profile]:
         src = self._source
         items = [src.items[int(r)] for r in rows]
+        out: List[Any]
         if src.reader is not None:
             out = src.reader(items)
         else:
@@ -198,7 +199,7 @@ class ProfileSet:
                     out[i] = p  # errors='raise': only profiles
         if src.prepare is not None:
             out = [src.prepare(int(r), p) for r, p in zip(rows, out)]
-        return out  # type: ignore[return-value]
+        return out
 
     def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:
         """Yield ``(positions, profiles)`` a chunk at a time (positions in this set).
@@ -263,7 +264,7 @@ class ProfileSet:
         far (nothing is read); empty without ``repairs=``/``symbolize=``."""
         prep = self._source.prepare
         out: dict = {}
-        for r in (prep.reports.values() if prep is not None else ()):
+        for r in prep.reports.values() if prep is not None else ():
             for k, v in r.items():
                 out[k] = out.get(k, 0) + v
         return dict(sorted(out.items()))
@@ -418,6 +419,7 @@ def _with_reports(s: ProfileSet, table):
     """``table`` with the set's per-profile report columns (every profile
     not read yet is read once, in chunks)."""
     prep = s._source.prepare
+    assert prep is not None  # only sets with repairs or symbolize have reports
     full = ProfileSet.__new__(ProfileSet)
     full._source, full._threads, full._metadata = s._source, s._threads, s._metadata
     full._rows = np.array([i for i in range(len(s._source.items)) if i not in prep.reports], dtype=np.int64)

@@ -44,8 +44,7 @@ class SymbolCache:
 
     def __repr__(self) -> str:
         return (
-            f"<SymbolCache {len(self.entries)} mappings, {self.tool_runs} symbolizer runs, "
-            f"{self.addresses} addresses>"
+            f"<SymbolCache {len(self.entries)} mappings, {self.tool_runs} symbolizer runs, {self.addresses} addresses>"
         )
 
     @staticmethod
