@@ -149,11 +149,20 @@ std::string java_package(std::string_view name) {
   return dotted_package(dotted);
 }
 
+// Where an argument list starts (Java's "(I)V", C's "(int)"), or the end: a
+// '(' right after '.' is Go's "(*T)" receiver, part of the name.
+size_t argument_list(std::string_view name) {
+  for (size_t i = name.find('('); i != std::string_view::npos; i = name.find('(', i + 1))
+    if (i == 0 || name[i - 1] != '.') return i;
+  return name.size();
+}
+
 // Go: the import path is everything before the first '.' after the last '/'
 // (type parameters in [...] come after it and may hold slashes of their own).
 std::string go_package(std::string_view name) {
   const size_t bracket = name.find('[');
   if (bracket != std::string_view::npos) name = name.substr(0, bracket);
+  name = name.substr(0, argument_list(name));
   const size_t slash = name.rfind('/');
   const size_t from = slash == std::string_view::npos ? 0 : slash + 1;
   const size_t dot = name.find('.', from);
@@ -298,8 +307,9 @@ std::string package_of(std::string_view name, std::string_view file) {
   if (std::string lib = shared_library(name); !lib.empty()) return lib;
   if (name.find("::") != std::string_view::npos) return colon_package(name);
   if (name.find('$') != std::string_view::npos) return java_package(name);
-  if (name.find('/') != std::string_view::npos || name.find(".(") != std::string_view::npos ||
-      name.find('[') != std::string_view::npos)
+  const std::string_view head = name.substr(0, argument_list(name));
+  if (head.find('/') != std::string_view::npos || head.find(".(") != std::string_view::npos ||
+      head.find('[') != std::string_view::npos)
     return go_package(name);
   return dotted_package(name);
 }
