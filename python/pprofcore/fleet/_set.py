@@ -261,12 +261,13 @@ class ProfileSet:
 
     def report_totals(self) -> dict:
         """The columns of :meth:`reports` summed over the profiles read so
-        far (nothing is read); empty without ``repairs=``/``symbolize=``."""
+        far (nothing is read; a depth is the largest, not a sum); empty
+        without ``repairs=``/``symbolize=``."""
         prep = self._source.prepare
         out: dict = {}
         for r in prep.reports.values() if prep is not None else ():
             for k, v in r.items():
-                out[k] = out.get(k, 0) + v
+                out[k] = max(out.get(k, 0), v) if k.endswith("_depth") else out.get(k, 0) + v
         return dict(sorted(out.items()))
 
     def reports(self):
