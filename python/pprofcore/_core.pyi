@@ -375,6 +375,11 @@ def series_profiles(
     series_files for decoded profiles (the profiles are immutable; they are read without the GIL).
     """
 
+def package_of(name: str, file: str = "") -> str:
+    """
+    The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, Python module; '' when the name has none.
+    """
+
 def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
 def prune_from(profile: Profile, function_match: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
 def rename_label(profile: Profile, from_key: str, to_key: str) -> Profile: ...

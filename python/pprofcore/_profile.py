@@ -422,12 +422,20 @@ class Profile:
         return _filter.show_from(self, regex)
 
     def symbolize(
-        self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified", force: bool = False
+        self,
+        *,
+        binaries=None,
+        search_path=None,
+        tool: str = "auto",
+        demangle: str = "simplified",
+        force: bool = False,
+        cache=None,
     ) -> Tuple["Profile", "object"]:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
-        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
+        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`
+        (``cache``: a :class:`pprofcore.symbolize.SymbolCache` shared by a fleet)."""
         return symbolize_profile(
-            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force
+            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force, cache=cache
         )
 
     def list(
@@ -745,8 +753,11 @@ class Profile:
             Sample type index or name; default follows pprof (``default_sample_type``,
             else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
             ``cum:<type>`` columns for each type, ordered by the first.
-        by : {"functions", "filefunctions", "files", "lines", "addresses"}
-            pprof's granularity.
+        by : {"functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries"}
+            pprof's granularity, or ours: ``"packages"`` groups functions by
+            package (Go import path, Java package, C++/Rust namespace, Python
+            module: :func:`pprofcore.reports.package_of`; functions without
+            one fall under their binary), ``"binaries"`` by the mapping's file.
         n : int, optional
             Keep only the first ``n`` rows (pprof's ``-nodecount``).
         sort : {"flat", "cum"}

@@ -78,6 +78,7 @@ OPTIONS = {
     "source_path": None,
     "trim_path": None,
     "symbolize": None,
+    "repair": None,  # ours: -repair=truncated,typeparams
     "tools": "--tool",
     "seconds": None,
     "timeout": None,

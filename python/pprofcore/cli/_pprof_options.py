@@ -1,7 +1,7 @@
 """pprof's options that every report accepts (``-trim``/``-notrim``,
 ``-divide_by``, ``-drop_negative``, ``-call_tree``, ``-intel_syntax``,
-``-output``), declared once and settled after parsing, before a report reads
-its trimming options.
+``-output``), and ours (``-repair``), declared once and settled after
+parsing, before a report reads its trimming options.
 
 pprof takes each of them with every output format and ignores those a format
 has no use for; so do we. ``-divide_by`` divides every value the text reports
@@ -14,6 +14,10 @@ to ``disasm`` (``objdump -M intel``).
 
 from __future__ import annotations
 
+import argparse
+import sys
+
+from .. import _go_repairs
 from ._pprof_flags import go_bool
 
 # the subcommands that apply -drop_negative (cli/graph.py)
@@ -27,6 +31,14 @@ def _go_bool(value: str) -> bool:
     if truth is None:
         raise ValueError(f"invalid boolean value {value!r} for -trim")
     return truth
+
+
+def repair_names(value: str) -> tuple:
+    """``-repair``'s value as repair names (argparse's error for an unknown one)."""
+    try:
+        return _go_repairs.check_repairs(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_arguments(parser, *, output: bool = True) -> None:
@@ -64,6 +76,14 @@ def add_arguments(parser, *, output: bool = True) -> None:
         default=None,
         help="none: leave addresses as they are; local, force ...: resolve address-only locations first",
     )
+    parser.add_argument(
+        "--repair",
+        default=None,
+        type=repair_names,
+        metavar="truncated,typeparams",
+        help="pprofcore's extension: repair Go's truncated stacks and/or drop generic type parameters "
+        "from function names before the report; what changed goes to stderr",
+    )
     if output:
         parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
 
@@ -98,6 +118,16 @@ def symbolized(p, args):
     if not mode or mode == "none" or hasattr(args, "binary"):
         return p
     q, _ = p.symbolize(force=mode.startswith("force"))
+    return q
+
+
+def repaired(p, args):
+    """``p`` with the ``-repair`` repairs applied (their report on stderr)."""
+    names = getattr(args, "repair", None)
+    if not names:
+        return p
+    q, reports = _go_repairs.apply_repairs(p, names)
+    print(_go_repairs.describe(reports), file=sys.stderr)
     return q
 
 

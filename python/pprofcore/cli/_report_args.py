@@ -180,6 +180,7 @@ def load_all(args, before_filters=None):
     if args.add_comment:
         p = p.add_comment(args.add_comment)
     p = _pprof_options.symbolized(p, args)
+    p = _pprof_options.repaired(p, args)
     if before_filters is not None:  # e.g. -raw: pprof's merge on reading comes before the filters
         p = before_filters(p)
     # The shell reads the saved copy afterwards instead of fetching again.

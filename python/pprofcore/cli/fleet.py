@@ -3,7 +3,9 @@ report the top functions of a selection, its series and top movers by code or
 label.
 
   pprofcore fleet ingest DIR FILES...      write (or append) FILES to the store DIR (one
-                                           ingest at a time: a second one waits for the lock)
+                                           ingest at a time: a second one waits for the lock);
+                                           --symbolize=local and --repair=truncated,typeparams
+                                           store symbolized, repaired profiles
   pprofcore fleet sql DIR QUERY            run a DuckDB query over the store's tables
   pprofcore fleet top DIR [--where COND]   pprof -top of the merged selection
   pprofcore fleet collect DIR URL... [--every 60s] [--listen HOST:PORT]
@@ -23,7 +25,9 @@ import time
 import pprofcore
 
 from ..reports._nodes import GRANULARITIES
+from . import _pprof_options
 from . import _report_args as ra
+from . import _symbolize_args as sa
 from . import fleet_collect
 from ._progress import Progress
 
@@ -38,6 +42,7 @@ def add_arguments(parser) -> None:
     p.add_argument("directory", metavar="DIR")
     p.add_argument("files", nargs="+", metavar="FILE", help="profiles (gzip or raw profile.proto)")
     p.add_argument("-j", "--threads", type=int, default=None, help="decoder threads (default: all cores)")
+    _add_prepare_arguments(p)
     p.set_defaults(_fleet=_ingest)
     p = sub.add_parser("sql", help="run a DuckDB query over the store's tables")
     p.add_argument("directory", metavar="DIR")
@@ -62,6 +67,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
     p.add_argument("--unit", default=None, help="display unit: minimum (default), auto, ms, MB, ...")
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
+    _add_prepare_arguments(p)
     p.set_defaults(_fleet=_top)
     p = sub.add_parser("collect", help=fleet_collect.HELP)
     fleet_collect.add_arguments(p)
@@ -101,15 +107,53 @@ def _add_key_arguments(p) -> None:
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output format")
 
 
+def _add_prepare_arguments(p) -> None:
+    sa.add_arguments(p, default="none")
+    p.add_argument(
+        "--repair",
+        default=None,
+        type=_pprof_options.repair_names,
+        metavar="truncated,typeparams",
+        help="repair Go's truncated stacks and/or drop generic type parameters from function names",
+    )
+
+
+def _prepare_options(args) -> dict:
+    """``repairs=`` and ``symbolize=`` of ProfileSet from the options."""
+    symbolize = None
+    if args.symbolize != "none":
+        symbolize = {
+            "binaries": args.binary or None,
+            "search_path": args.search_path,
+            "tool": args.tool,
+            "demangle": args.demangle,
+            "force": args.symbolize == "force",
+        }
+    return {"repairs": args.repair or None, "symbolize": symbolize}
+
+
+def _say_prepared(s) -> None:
+    """What symbolize and the repairs did over the profiles read, on stderr."""
+    totals = s.report_totals()
+    if not totals:
+        return
+    parts = [f"{k}={v}" for k, v in totals.items()]
+    cache = s.symbol_cache
+    if cache is not None:
+        parts.append(f"symbolizer runs={cache.tool_runs} for {len(cache.entries)} distinct mappings")
+    print("prepared: " + ", ".join(parts), file=sys.stderr)
+
+
 def run(args) -> int:
     return args._fleet(args)
 
 
 def _ingest(args) -> int:
     t0 = time.perf_counter()
-    s = pprofcore.ProfileSet(args.files, threads=args.threads)
+    s = pprofcore.ProfileSet(args.files, threads=args.threads, **_prepare_options(args))
     bar = Progress(len(s), "ingesting")
     s.to_parquet(args.directory, progress=bar if bar.enabled else None)
+    _say_prepared(s)
     print(f"ingested {len(s)} profiles into {args.directory} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     return 0
 
@@ -138,8 +182,9 @@ def _buckets(items):
     return out
 
 
-def _selection(args):
-    ps = pprofcore.open_store(args.directory).profile_set(args.where)
+def _selection(args, **prepare):
+    """The store's profiles matching ``--where`` (``prepare``: ProfileSet's repairs= and symbolize=)."""
+    ps = pprofcore.open_store(args.directory).profile_set(args.where, **prepare)
     if not len(ps):
         raise ValueError(f"no profiles match {args.where!r}" if args.where else "the store has no profiles")
     return ps
@@ -186,9 +231,10 @@ def _emit(df, fmt: str) -> None:
 
 
 def _top(args) -> int:
-    ps = _selection(args)
+    ps = _selection(args, **_prepare_options(args))
     bar = Progress(len(ps), "merging")
     merged = ps.merge(progress=bar if bar.enabled else None)
+    _say_prepared(ps)
     t = merged.top(
         sample_type=ra.sample_index(args.sample_index),
         by=args.granularity,

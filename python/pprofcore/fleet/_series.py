@@ -330,11 +330,13 @@ def series(
         Sample type (default: each profile's default, pprof's rule).
     by : str or list of str
         pprof's granularity for the keys (``"functions"``, ``"filefunctions"``,
-        ``"files"``, ``"lines"``, ``"addresses"``), a label key
-        (``"label:endpoint"``), or a list of label keys with at most one
-        granularity (``["label:endpoint", "functions"]``). A sample counts for
-        the first value of each key it carries; samples without the key count
-        for "no value". With labels only, flat and cum are the sample's value.
+        ``"files"``, ``"lines"``, ``"addresses"``) or ours (``"packages"``: Go
+        import path, Java package, C++/Rust namespace, Python module;
+        ``"binaries"``: the mapping's file), a label key (``"label:endpoint"``),
+        or a list of label keys with at most one granularity
+        (``["label:endpoint", "functions"]``). A sample counts for the first
+        value of each key it carries; samples without the key count for "no
+        value". With labels only, flat and cum are the sample's value.
     value : {"flat", "cum"}
         Flat (self) or cumulative value, exactly as ``pprof -top`` reports them.
     freq : str or pandas offset, optional
@@ -428,9 +430,10 @@ def _sorted_by(k, v, r) -> bool:
 
 
 def _file_paths(s: "ProfileSet") -> Optional[List[str]]:
-    """The files of ``s`` when every profile is one (the C++ path), else None."""
+    """The files of ``s`` when every profile is one read as it is (the C++
+    path), else None (repairs and symbolization run on Profiles)."""
     src = s._source
-    if src.reader is not None:
+    if src.reader is not None or src.prepare is not None:
         return None
     items = [src.items[r] for r in s._rows.tolist()]
     if not all(isinstance(it, (str, os.PathLike)) for it in items):

@@ -300,7 +300,10 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
 
     Holds the store's lock throughout (a second ingest waits); each batch of
     ``WRITE_BATCH`` profiles is committed as a whole, so a kill loses at most
-    the batch being written, never part of a profile."""
+    the batch being written, never part of a profile. A set made with
+    ``repairs=``/``symbolize=`` writes the repaired, symbolized profiles (the
+    store keeps their functions: no query symbolizes again) and each one's
+    report columns in its ``profiles`` row."""
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
     with _commit.Lock(d):
@@ -308,8 +311,11 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
         paths = s.paths
         done = 0
         for pos, profiles in s.chunks():
+            prep = s._source.prepare
             for i, p in zip(pos.tolist(), profiles):
                 extra = _metadata_of(s, i, paths[i])
+                if prep is not None:  # what symbolize and the repairs did, kept per profile
+                    extra.update(prep.reports.get(int(s._rows[i]), {}))
                 t = p.time_nanos
                 day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
                 w.add(p, {"day": day, "row": header_row(p, paths[i], extra)})
@@ -457,12 +463,14 @@ class Store:
                 facts[c] = table[c].to_numpy()
         return table["profile_id"].astype(np.int64).tolist(), self._rebuild, facts
 
-    def profile_set(self, where: Optional[str] = None) -> "ProfileSet":
+    def profile_set(self, where: Optional[str] = None, *, repairs=None, symbolize=None) -> "ProfileSet":
         """The profiles matching the SQL condition ``where`` (one expression
         over the ``profiles`` view; ``None`` for all), rebuilt from the
         tables a chunk at a time. A ``where`` that is not one expression
-        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
-        return self.set_class.from_store(self, where)
+        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError.
+        ``repairs`` and ``symbolize`` are applied as profiles are rebuilt (see
+        :class:`ProfileSet`); to keep their work, ingest with them instead."""
+        return self.set_class.from_store(self, where, repairs=repairs, symbolize=symbolize)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over

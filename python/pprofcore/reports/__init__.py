@@ -9,6 +9,7 @@ from .disasm import disassembly
 from .folded import to_folded
 from .frames import frames_table
 from .listing import source_listing
+from .packages import package_of
 from .peek import peek, tree
 from .table import ReportTable
 from .tags import by_label, tags
@@ -23,6 +24,7 @@ __all__ = [
     "disassembly",
     "frames_table",
     "source_listing",
+    "package_of",
     "peek",
     "tags",
     "to_callgrind",

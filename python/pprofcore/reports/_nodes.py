@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from .._profile import Profile
 
 #: pprof's granularities (``-functions``, ``-filefunctions``, ``-files``,
-#: ``-lines``, ``-addresses``): the ``by`` of every report, view and CLI.
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
+#: ``-lines``, ``-addresses``) and ours (``-packages``: Go import path, Java
+#: package, C++/Rust namespace, Python module; ``-binaries``: the mapping's
+#: file): the ``by`` of every report, view and CLI.
+GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries")
 #: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
 #: graph), ``-nodefraction`` and ``-edgefraction``.
 NODECOUNT = 80
