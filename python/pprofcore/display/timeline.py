@@ -3,8 +3,11 @@ thread (or goroutine, or any label), each sample drawn as its stack from the
 root down, lasting until the lane's next sample. Needs per-sample times
 (:attr:`Profile.timestamps`). One self-contained HTML page: the frames come
 from the core's frame columns (``_core.frame_columns``), the drawing is
-``assets/timeline.js`` inlined; nothing is loaded from the network. Not here:
-aggregated flame graphs (:mod:`.flamegraph`).
+``assets/timeline.js`` inlined; nothing is loaded from the network. Below the
+lanes, a flame graph and Top table (``assets/flamegraph.js``) of the time window
+dragged across the axis, summed in the page from the same samples (equal to
+:meth:`Profile.window` of that window). Not here: aggregated flame graphs of a
+whole profile (:mod:`.flamegraph`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from .. import _core, _timestamps
 from ._escape import xml_text
 from ._files import save_by_extension
+from .colors import hues
 from .html import asset, script_json
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,26 +62,41 @@ class Timeline:
         stacks: list = [[] for _ in range(len(p))]
         # frame_columns lists each sample's frames leaf first: reverse for root first.
         for s, code in zip(f["sample"].tolist(), f["name"].tolist()):
-            stacks[s].append(names.setdefault(strs[code] if code >= 0 else "?", len(names)))
+            name = strs[code] if code >= 0 else "?"
+            stacks[s].append(names.setdefault(name, len(names) + 1))  # 0 is the flame graph's root
         order = timed[np.argsort(ts[timed], kind="stable")]
         t0 = int(ts[order[0]]) if len(order) else 0
+        name_list = ["root"] + list(names)
         self.data = {
             "title": title or "timeline",
             "lane": self.lane or "",
+            "type": p.sample_types[ti][0] if p.sample_types else "",
             "unit": p.sample_types[ti][1] if p.sample_types else "",
-            "names": list(names),
+            "names": name_list,
+            "hues": hues(name_list),
             # [time since t0 (ns), lane, value, [frames root first]]
             "samples": [[int(ts[i]) - t0, lanes[i], int(p.values[i, ti]), stacks[i][::-1]] for i in order.tolist()],
             "t0": t0,
         }
 
+    @property
+    def t0(self) -> int:
+        """The first sample's time (ns since the epoch): the page's times count from it."""
+        return int(self.data["t0"])
+
     def html(self) -> str:
         title = xml_text(str(self.data["title"]))
         return (
-            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>'
-            f'<div class="pprofcore-timeline"><h3>{title}</h3><svg id="timeline" xmlns="http://www.w3.org/2000/svg">'
-            f'</svg><div id="timeline-tip"></div></div><script id="timeline-data" type="application/json">'
-            f"{script_json(self.data)}</script><script>{asset('timeline.js')}</script></body></html>"
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title>'
+            f"<style>{asset('flamegraph.css')}{asset('timeline.css')}</style></head><body>"
+            f'<div class="pprofcore-timeline"><h3>{title}</h3>'
+            '<svg class="tl-lanes" id="timeline" xmlns="http://www.w3.org/2000/svg"></svg>'
+            '<div class="tl-tip" id="timeline-tip"></div><div class="tl-span"></div>'
+            '<div class="pprofcore-flame"></div></div>'
+            f'<script id="timeline-data" type="application/json">{script_json(self.data)}</script>'
+            f"<script>{asset('flamegraph.js')}</script><script>{asset('timeline.js')}</script>"
+            "<script>window.pprofcoreTimeline.page(document.querySelector('.pprofcore-timeline'),"
+            "JSON.parse(document.getElementById('timeline-data').textContent));</script></body></html>"
         )
 
     def save(self, path) -> None:
