@@ -9,12 +9,12 @@ Regenerate the golden after an intended change with
 
 from __future__ import annotations
 
-import random
 from importlib import resources
 
 import pytest
 from chromium import requires_browser
 from pbprofile import profile_class
+from timedprofile import timed_profile, top_of
 
 import pprofcore
 
@@ -45,32 +45,6 @@ def _profile() -> pprofcore.Profile:
         s.label.add(key=6, num=BASE + k * 1_000_000, num_unit=2)
         s.label.add(key=7, str=thread)
     return pprofcore.loads(msg.SerializeToString())
-
-
-def _random_profile(n: int = 60, seed: int = 7) -> pprofcore.Profile:
-    """``n`` samples on three threads at random times, random stacks over six
-    functions (recursion included), random values."""
-    rng = random.Random(seed)
-    msg = profile_class(True)()
-    funcs = [b"main", b"a", b"b", b"c", b"d", b"e"]
-    msg.string_table.extend([b"", b"cpu", b"nanoseconds", b"timestamp_ns", b"thread", b"t0", b"t1", b"t2"] + funcs)
-    msg.sample_type.add(type=1, unit=2)
-    for k in range(len(funcs)):
-        msg.function.add(id=k + 1, name=8 + k)
-        msg.location.add(id=k + 1).line.add(function_id=k + 1)
-    times = sorted(rng.randrange(0, 2_000_000_000) for _ in range(n))
-    for t in times:
-        stack = [rng.randrange(2, 7) for _ in range(rng.randrange(0, 5))][::-1] + [1]  # leaf first, main at the root
-        s = msg.sample.add(location_id=stack, value=[rng.randrange(1, 100) * 1000])
-        s.label.add(key=3, num=BASE + t, num_unit=2)
-        s.label.add(key=4, str=5 + rng.randrange(3))
-    return pprofcore.loads(msg.SerializeToString())
-
-
-def _top_of(p: pprofcore.Profile) -> dict:
-    """name -> (flat, cum) of every function in Profile.top()."""
-    df = p.top(n=None, nodefraction=0).to_pandas()
-    return {r.name: (int(r.flat), int(r.cum)) for r in df.itertuples() if r.flat or r.cum}
 
 
 def _without_assets(text: str) -> str:
@@ -150,7 +124,7 @@ def test_timeline_window_refines_flame_graph_and_top(tmp_path, browser):
     from selenium.webdriver.common.by import By
 
     driver = browser
-    p = _random_profile()
+    p = timed_profile()
     t = p.timeline()
     path = tmp_path / "w.html"
     t.save(path)
@@ -163,7 +137,7 @@ def test_timeline_window_refines_flame_graph_and_top(tmp_path, browser):
         "thread=t2",
     ]
     total, top = _flame_of(driver)
-    assert total == p.total() and {k: tuple(v) for k, v in top.items()} == _top_of(p)
+    assert total == p.total() and {k: tuple(v) for k, v in top.items()} == top_of(p)
     root = driver.find_element(By.CSS_SELECTOR, ".pprofcore-timeline")
     axis = driver.find_element(By.CSS_SELECTOR, "rect.tl-axis")
     width = axis.size["width"]
@@ -176,7 +150,7 @@ def test_timeline_window_refines_flame_graph_and_top(tmp_path, browser):
         w = p.window(t.t0 + a, t.t0 + b)
         total, top = _flame_of(driver)
         assert 0 < len(w) < len(p)
-        assert total == w.total() and {k: tuple(v) for k, v in top.items()} == _top_of(w)
+        assert total == w.total() and {k: tuple(v) for k, v in top.items()} == top_of(w)
     ActionChains(driver).move_to_element(axis).click().perform()  # a click clears the window
     assert root.get_attribute("data-window") is None and _flame_of(driver)[0] == p.total()
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -12,11 +12,9 @@ whole profile (:mod:`.flamegraph`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Optional
 
-import numpy as np
-
-from .. import _core, _timestamps
+from .. import _timed_samples
 from ._escape import xml_text
 from ._files import save_by_extension
 from .colors import hues
@@ -25,58 +23,29 @@ from .html import asset, script_json
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
-#: Labels tried, in order, for the lanes when none is named.
-LANE_LABELS = ("thread.name", "thread_name", "thread", "thread.id", "thread_id", "goroutine", "goid", "tid")
-
-
-def _lane_values(p: "Profile", key: Optional[str]) -> Sequence[str]:
-    """Per sample, the text of label ``key`` ("" when the sample has none)."""
-    strs = p._core.string_list()
-    out = [""] * len(p)
-    if key is None:
-        return out
-    lab = p.labels
-    codes = {i for i, s in enumerate(strs) if s == key}
-    for r in np.flatnonzero(np.isin(lab.key, list(codes))).tolist() if codes and len(lab.key) else []:
-        i = int(np.searchsorted(p.label_offsets, r, side="right") - 1)
-        out[i] = strs[lab.str[r]] if lab.str[r] >= 0 else str(int(lab.num[r]))
-    return out
-
 
 class Timeline:
     """A flame chart over time of a profile with timestamps; :meth:`save`
     writes the page (``.html``), ``_repr_html_`` shows it in Jupyter."""
 
     def __init__(self, p: "Profile", lane: Optional[str] = None, sample_type=None, title: str = ""):
-        ts = _timestamps.timestamps(p)
-        if ts is None:
-            raise ValueError("the profile has no timestamps (Profile.timestamps is None): no timeline to draw")
-        keys = {s for s in p._core.string_list()}
-        self.lane = lane if lane is not None else next((k for k in LANE_LABELS if k in keys), None)
-        ti = p.sample_type_index(sample_type)
-        timed = np.flatnonzero(ts != _timestamps.NAT)
-        lanes = _lane_values(p, self.lane)
-        f = _core.frame_columns(p._core)
-        strs = p._core.string_list()
-        names: dict = {}
-        stacks: list = [[] for _ in range(len(p))]
-        # frame_columns lists each sample's frames leaf first: reverse for root first.
-        for s, code in zip(f["sample"].tolist(), f["name"].tolist()):
-            name = strs[code] if code >= 0 else "?"
-            stacks[s].append(names.setdefault(name, len(names) + 1))  # 0 is the flame graph's root
-        order = timed[np.argsort(ts[timed], kind="stable")]
-        t0 = int(ts[order[0]]) if len(order) else 0
-        name_list = ["root"] + list(names)
+        ts = _timed_samples.timed_samples(p, lane, sample_type, "timeline")
+        self.lane = ts.lane_label
+        names = ["root"] + ts.names  # index 0 is the flame graph's root, whatever the frames are called
         self.data = {
             "title": title or "timeline",
             "lane": self.lane or "",
-            "type": p.sample_types[ti][0] if p.sample_types else "",
-            "unit": p.sample_types[ti][1] if p.sample_types else "",
-            "names": name_list,
-            "hues": hues(name_list),
+            "lanes": _timed_samples.lane_order(ts.lanes),
+            "type": ts.sample_type,
+            "unit": ts.unit,
+            "names": names,
+            "hues": hues(names),
             # [time since t0 (ns), lane, value, [frames root first]]
-            "samples": [[int(ts[i]) - t0, lanes[i], int(p.values[i, ti]), stacks[i][::-1]] for i in order.tolist()],
-            "t0": t0,
+            "samples": [
+                [t, lane_, v, [f + 1 for f in stack]]
+                for t, lane_, v, stack in zip(ts.times, ts.lanes, ts.values, ts.stacks)
+            ],
+            "t0": ts.t0,
         }
 
     @property

@@ -76,13 +76,12 @@
     this.root = root; this.data = data; this.onWindow = onWindow || function () {};
     var svg = root.querySelector("svg.tl-lanes"), tip = root.querySelector(".tl-tip");
     this.svg = svg;
-    var lanes = [], depth = {}, byLane = {};
+    var lanes = data.lanes, depth = {}, byLane = {};  // lanes in Python's order: thread 2 before 10
+    lanes.forEach(function (l) { byLane[l] = []; depth[l] = 1; });
     data.samples.forEach(function (s) {
-      if (!(s[1] in byLane)) { byLane[s[1]] = []; lanes.push(s[1]); depth[s[1]] = 1; }
       byLane[s[1]].push(s);
       depth[s[1]] = Math.max(depth[s[1]], s[3].length);
     });
-    lanes.sort(function (x, y) { return x.localeCompare(y, undefined, { numeric: true }); });  // thread 2 before 10
     var last = data.samples.length ? data.samples[data.samples.length - 1][0] : 0;
     var tail = Math.max(last / 100, 1);  // how long the last sample of a lane lasts
     var span = last + tail;  // the axis ends after the last sample, so a window can hold it
