@@ -26,6 +26,6 @@ def run(args) -> int:
     if fmt == "pprof":
         data = p.to_bytes()
     else:
-        data = _profile_output.profile_bytes(p, fmt, os.fsdecode(out).lower().endswith(".gz"))
+        data = _profile_output.profile_bytes(p, fmt, os.fsdecode(out or "").lower().endswith(".gz"))
     _output.report_bytes(data, "proto")
     return 0

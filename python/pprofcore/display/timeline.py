@@ -12,7 +12,7 @@ whole profile (:mod:`.flamegraph`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from .. import _timed_samples
 from ._escape import xml_text
@@ -32,7 +32,7 @@ class Timeline:
         ts = _timed_samples.timed_samples(p, lane, sample_type, "timeline")
         self.lane = ts.lane_label
         names = ["root"] + ts.names  # index 0 is the flame graph's root, whatever the frames are called
-        self.data = {
+        self.data: Dict[str, Any] = {
             "title": title or "timeline",
             "lane": self.lane or "",
             "lanes": _timed_samples.lane_order(ts.lanes),
