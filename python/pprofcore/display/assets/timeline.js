@@ -107,7 +107,8 @@
         var x = LEFT + s[0] * scale, w = Math.max((next - s[0]) * scale, 1);
         s[3].forEach(function (f, d) {
           var name = data.names[f];
-          var r = svgEl("rect", { x: x, y: y + d * ROW, width: w, height: ROW - 1, fill: hue(name), "class": "frame", "data-name": name });
+          var fill = data.hues ? "hsl(" + data.hues[f] + ",65%,68%)" : hue(name);  // the flame graph's colours
+          var r = svgEl("rect", { x: x, y: y + d * ROW, width: w, height: ROW - 1, fill: fill, "class": "frame", "data-name": name });
           r.addEventListener("mousemove", function () {
             tip.textContent = name + " at +" + ms(s[0]) + " (" + s[2] + " " + data.unit + ")";
           });
