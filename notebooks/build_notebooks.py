@@ -107,6 +107,48 @@ FLAMEGRAPHS = [
     ("code", "w.profile.top(n=5)"),
 ]
 
+TIMELINE_PROFILE = """import json, random
+import numpy as np
+
+# A V8 .cpuprofile (what Node.js and Chrome write): a call tree, and per sample a node and a time.
+rng = random.Random(1)
+names = ['(root)', 'main', 'handleRequest', 'parseJSON', 'queryDB', 'render', 'gc']
+tree = {1: [2, 7], 2: [3, 5], 3: [4, 6], 4: [], 5: [], 6: [], 7: []}
+nodes = [{'id': i, 'callFrame': {'functionName': names[i - 1], 'url': 'app.js', 'lineNumber': i,
+                                 'columnNumber': 0, 'scriptId': '1'}, 'children': tree[i]} for i in tree]
+phases = [[4, 4, 6, 5], [7, 4, 4], [5, 5, 6, 6, 4]]   # what the program does, phase by phase
+samples = [n for ph in phases for n in ph for _ in range(40)]
+deltas = [rng.randint(800, 1200) for _ in samples]    # microseconds between samples
+doc = {'nodes': nodes, 'startTime': 1_700_000_000_000_000, 'endTime': 1_700_000_000_000_000 + sum(deltas),
+       'samples': samples, 'timeDeltas': deltas}
+p = pprofcore.loads(json.dumps(doc).encode())
+# Two workers taking turns: a thread label per sample (any label names the lanes).
+p = p.set_label('thread', ['worker-%d' % ((i // 25) % 2) for i in range(len(p))])
+print(len(p), 'samples from', p.timestamps.min().astype('datetime64[ns]'), 'to',
+      p.timestamps.max().astype('datetime64[ns]'))"""
+FLAMEGRAPHS += [
+    ("md", "## Time: the timeline view\n\nWhen samples carry times (OTLP profiles, JFR, `.cpuprofile`, "
+           "perf, Datadog's `end_timestamp_ns`), `Profile.timestamps` is a column and `Profile.timeline()` "
+           "draws them over time: one lane per thread, each sample's stack from the root down. Drag across the "
+           "time axis to pick a window: the flame graph and Top below show only that window, as "
+           "`p.window(start, end)` does (docs/timeline.md)."),
+    ("code", TIMELINE_PROFILE),
+    ("code", "t = p.timeline(title='request handler over time')\nt"),
+    ("md", "The same window in Python: the middle phase (samples 160 to 280) is `parseJSON` and `gc`."),
+    ("code", "ts = np.sort(p.timestamps)\nmiddle = p.window(ts[160], ts[280])\nmiddle.top(n=5)"),
+    ("md", "## Exports for timeline viewers\n\n`to_chrome_trace()` opens in Perfetto UI and chrome://tracing "
+           "(one thread per lane, a frame on consecutive samples merged into one slice); "
+           "`to_firefox_profiler()` in profiler.firefox.com (the processed format, version 58). "
+           "`save(path, format='chrome-trace' | 'firefox')` writes the JSON."),
+    ("code", "trace = p.to_chrome_trace()\n"
+             "slices = [e for e in trace['traceEvents'] if e['ph'] == 'X']\n"
+             "print(len(p), 'samples ->', len(slices), 'slices')\n"
+             "[(e['name'], e['tid'], round(e['ts'] / 1000, 1), round(e['dur'] / 1000, 1)) for e in slices[:6]]"),
+    ("code", "ff = p.to_firefox_profiler()\n"
+             "[(th['name'], th['samples']['length'], th['samples']['weightType']) for th in ff['threads']]"),
+]
+
+
 
 FLEET_SQL = """store.sql('''
     select f.name, sum(s.values[2]) / 1e9 as cpu_seconds

@@ -17,6 +17,8 @@ from . import (
     _go_repairs,
     _labels,
     _timestamps,
+    _to_chrome_trace,
+    _to_firefox,
     _to_otlp,
     _transform,
     reports,
@@ -652,8 +654,10 @@ class Profile:
         """Write the profile to ``path``.
 
         ``format`` is ``"pprof"`` (profile.proto, gzip-compressed unless
-        ``compress=False``) or ``"otlp"`` (OpenTelemetry ``ProfilesData``
-        protobuf, :meth:`to_otlp`; raw unless ``compress=True``).
+        ``compress=False``), ``"otlp"`` (OpenTelemetry ``ProfilesData``
+        protobuf, :meth:`to_otlp`; raw unless ``compress=True``),
+        ``"chrome-trace"`` (:meth:`to_chrome_trace`) or ``"firefox"``
+        (:meth:`to_firefox_profiler`), both JSON, raw unless ``compress=True``.
 
         The write is atomic: the bytes go to a temporary file beside ``path``
         that is then renamed over it, so a failed write (a full disk, a kill)
@@ -670,8 +674,15 @@ class Profile:
             data = self.to_bytes(compress=True if compress is None else compress, level=level)
         elif format == "otlp":
             data = self.to_otlp(compress=bool(compress), level=level)
+        elif format in ("chrome-trace", "firefox"):
+            write = (
+                _to_chrome_trace.chrome_trace_bytes if format == "chrome-trace" else _to_firefox.firefox_profiler_bytes
+            )
+            data = write(self)
+            if compress:
+                data = _core.gzip(data, _args.check_level(level))
         else:
-            raise ValueError(f"format must be 'pprof' or 'otlp', not {format!r}")
+            raise ValueError(f"format must be 'pprof', 'otlp', 'chrome-trace' or 'firefox', not {format!r}")
         _atomic.write_bytes(path, data)
 
     def to_otlp(
@@ -705,6 +716,34 @@ class Profile:
         drawn root first until the lane's next sample. ``.save("t.html")`` writes
         the self-contained page; Jupyter shows it inline."""
         return _timeline.timeline(self, lane, sample_type, title)
+
+    def to_chrome_trace(self, lane: Optional[str] = None, sample_type=None, title: str = "") -> dict:
+        """The samples in the Chrome trace event format, as a JSON-ready dict
+        (``json.dump`` it, or ``save(path, format="chrome-trace")``): Perfetto
+        UI and chrome://tracing draw it as a flame chart per lane. Needs
+        :attr:`timestamps` (ValueError without).
+
+        One thread per value of the label ``lane`` (default as :meth:`timeline`);
+        each sample's stack becomes nested complete (``"X"``) events lasting until
+        the lane's next sample, a frame still on the stack at the next sample
+        continuing as one event. ``args.value``/``args.self`` of an event are the
+        values (of ``sample_type``) of the samples under it and of those it is
+        the leaf of: summed per function they give :meth:`top`'s cum and flat.
+        Times are microseconds since the first sample, whose time is
+        ``otherData.start_time_ns``."""
+        return _to_chrome_trace.to_chrome_trace(self, lane, sample_type, title)
+
+    def to_firefox_profiler(self, lane: Optional[str] = None, sample_type=None, title: str = "") -> dict:
+        """The samples in the Firefox Profiler's processed profile format
+        (version 58), as a JSON-ready dict (``save(path, format="firefox")``
+        writes it); profiler.firefox.com opens the file. Needs
+        :attr:`timestamps` (ValueError without).
+
+        One thread per value of the label ``lane`` (default as :meth:`timeline`);
+        each sample keeps its time and its value (of ``sample_type``) as its
+        weight: milliseconds for a time unit (``tracing-ms``), ``bytes`` for
+        bytes, a count otherwise."""
+        return _to_firefox.to_firefox_profiler(self, lane, sample_type, title)
 
     @property
     def timestamps(self) -> Optional[np.ndarray]:

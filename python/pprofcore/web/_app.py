@@ -27,13 +27,15 @@ from ._state import VIEWS, State
 
 # Path under /ui/ -> view (pprof's names; the graph is /ui/ itself).
 PAGES = {"": "graph", "top": "top", "flamegraph": "flamegraph", "peek": "peek", "source": "source"}
-PAGES.update({"disasm": "disasm", "labels": "labels"})
+PAGES.update({"disasm": "disasm", "labels": "labels", "timeline": "timeline"})
 # The files under /ui/assets/: name -> (package, file, media type).
 ASSETS = {
     "explorer.js": ("pprofcore.web", "explorer.js", "text/javascript"),
     "explorer.css": ("pprofcore.web", "explorer.css", "text/css"),
     "flamegraph.js": ("pprofcore.display", "flamegraph.js", "text/javascript"),
     "flamegraph.css": ("pprofcore.display", "flamegraph.css", "text/css"),
+    "timeline.js": ("pprofcore.display", "timeline.js", "text/javascript"),
+    "timeline.css": ("pprofcore.display", "timeline.css", "text/css"),
 }
 
 
@@ -67,6 +69,8 @@ def meta(session: Session) -> dict:
         # Disassemble needs binaries: offered when a mapping names a file
         "disasm": any(bool(p._core.string(int(f))) for f in p.mappings["filename"]),
         "views": list(VIEWS),
+        # The Timeline tab is offered when samples carry times (Profile.timestamps)
+        "timestamps": p.timestamps is not None,
         "configs": dict(session.configs),
     }
 
@@ -86,10 +90,12 @@ def page(session: Session) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(session.title)} - pprofcore</title>"
         '<link rel="stylesheet" href="/ui/assets/flamegraph.css">'
+        '<link rel="stylesheet" href="/ui/assets/timeline.css">'
         '<link rel="stylesheet" href="/ui/assets/explorer.css"></head>\n'
         '<body class="px-page"><div id="px-root" class="px-root">Loading the explorer (needs JavaScript)...</div>\n'
         f'<script type="application/json" id="px-meta">{to_json(meta(session))}</script>\n'
         '<script src="/ui/assets/flamegraph.js"></script>\n'
+        '<script src="/ui/assets/timeline.js"></script>\n'
         '<script src="/ui/assets/explorer.js"></script>\n'
         "</body></html>\n"
     )
