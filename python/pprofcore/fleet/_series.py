@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from .. import _core
+from .._io import failed_on_foreign_file
 from .._optional import require_pandas
 from ..reports import _nodes
 
@@ -242,9 +243,14 @@ def series(
     require_pandas()
     check_options(by, value, normalize)
     paths = _file_paths(s)
+    rows = None
     if paths is not None:
-        rows = rows_from_files(paths, sample_type, by, value, s._threads or 0)
-    else:
+        try:
+            rows = rows_from_files(paths, sample_type, by, value, s._threads or 0)
+        except _core.DecodeError as e:
+            if not failed_on_foreign_file(e):  # JFR, .cpuprofile...: read by load_many below
+                raise
+    if rows is None:
         work = lambda p: profile_values(p, sample_type, by, value)  # noqa: E731  (C++ aggregation, GIL released)
         rows = collect(s.map(work), len(s))
     if freq is not None:
