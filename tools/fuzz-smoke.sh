@@ -2,7 +2,7 @@
 # Bounded fuzz smoke test (CI-ready): builds the libFuzzer targets in fuzz/ with
 # clang (-fsanitize=fuzzer,address,undefined), builds the seed corpora
 # (fuzz/make_seeds.sh: one per target that has its own, such as legacy,
-# goroutine_dump, zstd and sniff; the others use the decode seeds), replays the
+# goroutine_dump, zstd, sniff and jfr; the others use the decode seeds), replays the
 # committed crashers through every target, then fuzzes each target for an equal
 # share of FUZZ_SECONDS (default 60 s in total, however many targets there are).
 # Exits non-zero on any crash, sanitizer report, leak, timeout or out-of-memory;
