@@ -196,6 +196,7 @@ def _merge_loaded(paths: list, threads: Optional[int], max_decompressed_size: in
     batch = max(1, threads or os.cpu_count() or 1) * 8
     for start in range(0, len(paths), batch):
         for p in load_many(paths[start : start + batch], threads, max_decompressed_size=max_decompressed_size):
+            assert isinstance(p, Profile)  # errors="raise": profiles only
             m.add(p._core)
         done = min(start + batch, len(paths))
         if progress is not None and done > reported:
