@@ -3,10 +3,13 @@ truncations, byte flips, deletions and huge or bad numbers inserted into a
 valid file of each format. Whatever hypothesis makes, ``loads`` returns a
 profile or raises a DecodeError naming where (a byte offset, a line or a JSON
 path), never another exception, and never runs away (an alarm stops it).
-The JFR reader is C++: fuzz/jfr_fuzzer.cpp fuzzes it natively as well."""
+The JFR reader is C++: fuzz/jfr_fuzzer.cpp fuzzes it natively as well.
+tools/fuzz-smoke.sh runs this file longer and with fresh random examples
+(PPROFCORE_FUZZ_EXAMPLES examples per format; 100, the same each run, here)."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from contextlib import contextmanager
@@ -45,6 +48,8 @@ NASTY = [
     b"]",
     b"\0",
 ]
+
+EXAMPLES = int(os.environ.get("PPROFCORE_FUZZ_EXAMPLES", "0"))
 
 MUTATION = st.one_of(
     st.tuples(st.just("cut"), st.floats(0, 1)),
@@ -93,13 +98,19 @@ def names_a_place(e: DecodeError) -> bool:
     text = str(e)
     return (
         getattr(e, "offset", None) is not None
-        or re.search(r"\bline \d+|byte offset \d+|\[\d+\]|'\w+'", text) is not None
+        or re.search(r"\bline \d+|byte offset \d+|\[\d+\]|'\w+'|\bentry \d+", text) is not None
         or WHOLE_INPUT.search(text) is not None
     )
 
 
 @pytest.mark.parametrize("fmt", FIXTURES)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(
+    max_examples=EXAMPLES or 100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=not EXAMPLES,
+    database=None,
+)
 @given(mutations=st.lists(MUTATION, min_size=1, max_size=4))
 def test_damaged_input_is_a_decode_error(fmt, mutations):
     data = mutate((DATA / "producers" / FIXTURES[fmt]).read_bytes(), mutations)
