@@ -282,6 +282,11 @@ def encode_otlp(
     The profile as OTLP ProfilesData protobuf bytes.
     """
 
+def read_jfr(data: typing_extensions.Buffer) -> Profile:
+    """
+    The profile of a JFR recording (every event kind read, side by side).
+    """
+
 def decode_file_repair(
     path: str | bytes, max_size: typing.SupportsInt | typing.SupportsIndex, inflater: str = "auto"
 ) -> tuple[Profile, dict[str, typing.Any]]: ...

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .. import _core
+from .._io import failed_on_foreign_file
 from .._optional import require_pandas
 from ..reports import _nodes
 
@@ -391,7 +392,11 @@ def set_rows(s: "ProfileSet", sample_type, spec: By, value: str) -> Rows:
     C++ reader; other profiles a chunk at a time)."""
     paths = _file_paths(s)
     if paths is not None:
-        return rows_from_files(paths, sample_type, spec, value, s._threads or 0)
+        try:
+            return rows_from_files(paths, sample_type, spec, value, s._threads or 0)
+        except _core.DecodeError as e:
+            if not failed_on_foreign_file(e):  # JFR, .cpuprofile...: read by load_many below
+                raise
     if spec.labels:
         parts = [rows_from_profiles(ps, sample_type, spec, value, s._threads or 0) for _, ps in s.chunks()]
         return concat(parts) if parts else rows_from_profiles([], sample_type, spec, value)
