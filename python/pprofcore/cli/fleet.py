@@ -25,10 +25,9 @@ import time
 import pprofcore
 
 from ..reports._nodes import GRANULARITIES
-from . import _pprof_options
+from . import _pprof_options, fleet_collect
 from . import _report_args as ra
 from . import _symbolize_args as sa
-from . import fleet_collect
 from ._progress import Progress
 
 HELP = "Parquet store of many profiles: ingest, sql, top, series, movers, collect"
