@@ -103,7 +103,23 @@ class Collector:
     ``dropped`` (profiles the store would not take); ``errors`` holds the
     last error of each target URL. ``address`` is the ``(host, port)`` the
     push endpoint listens on. A Collector is a context manager that stops
-    on exit."""
+    on exit.
+
+    Examples
+    --------
+    A collector with no targets that takes pushed profiles (``POST /pprof``):
+
+    >>> import urllib.request
+    >>> c = pprofcore.fleet.Collector("pushed", listen="127.0.0.1:0").start()
+    >>> host, port = c.address
+    >>> push = urllib.request.Request(f"http://{host}:{port}/pprof", method="POST",
+    ...                               data=open(pprofcore.example_path(), "rb").read())
+    >>> urllib.request.urlopen(push).status
+    200
+    >>> c.stop()
+    >>> c.stats["committed"]
+    1
+    """
 
     def __init__(
         self,
@@ -416,10 +432,17 @@ def collect(
 
     Examples
     --------
+    Fetch a Go program's heap profile every minute (here, no program runs):
+
     >>> c = pprofcore.fleet.collect("store", ["localhost:6060/debug/pprof/heap"],
     ...                             every="60s", labels={"service": "api"},
     ...                             block=False)  # doctest: +SKIP
     >>> c.stop()  # doctest: +SKIP
+
+    Only take what programs push, for two seconds:
+
+    >>> pprofcore.fleet.collect("pushed", listen="127.0.0.1:0", duration="2s").stats["committed"]
+    0
     """
     limit = None if duration is None else check_duration("duration", duration)
     c = Collector(

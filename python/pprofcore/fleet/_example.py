@@ -63,7 +63,16 @@ def example_fleet(directory, n: int = 240, *, seed: int = 0, samples: int = 400)
     """Write ``n`` gzip-compressed CPU profiles (one a minute, ~``samples``
     samples of 10 ms each) to ``directory`` as ``shop-NNNN.pb.gz`` and return
     their paths in time order. Existing files of the same names are
-    overwritten. See the module docstring for what drifts."""
+    overwritten. See the module docstring for what drifts.
+
+    Examples
+    --------
+    >>> paths = pprofcore.fleet.example_fleet("shop", n=40)
+    >>> paths[0]
+    'shop/shop-0000.pb.gz'
+    >>> pprofcore.ProfileSet(paths).series(by="label:version").groupby("version")["value"].sum().index.tolist()
+    ['v1.4', 'v1.5']
+    """
     if n < 1 or samples < 1:
         raise ValueError(f"example_fleet needs n >= 1 and samples >= 1, got n={n}, samples={samples}")
     out = Path(directory)

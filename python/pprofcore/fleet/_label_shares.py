@@ -40,7 +40,17 @@ def label_shares(
     says, see :func:`pprofcore.fleet.series`; NaN for samples without the
     key), ``value`` (summed sample value) and ``share`` (of the profile's or
     bucket's total). ``keys``: the keys to list (default: all the set has,
-    found by reading every profile once more)."""
+    found by reading every profile once more).
+
+    Examples
+    --------
+    >>> s = pprofcore.ProfileSet(pprofcore.fleet.example_fleet("shop", n=40))
+    >>> shares = pprofcore.fleet.label_shares(s, keys=["version"])
+    >>> shares.columns.tolist()
+    ['profile', 'time', 'key', 'label', 'value', 'share']
+    >>> sorted(shares["label"].dropna().unique())
+    ['v1.4', 'v1.5']
+    """
     pd = require_pandas()
     keys = label_keys(s) if keys is None else list(keys)
     key_col = "profile" if freq is None else "time"

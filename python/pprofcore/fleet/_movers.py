@@ -189,7 +189,17 @@ def compare(
     mean share per window, its change with a confidence interval, p- and
     Benjamini-Hochberg q-values. Windows as for :func:`movers`; each needs at
     least two profiles. Returns the :class:`~pprofcore.reports.ReportTable`
-    ``compare`` returns."""
+    ``compare`` returns.
+
+    Examples
+    --------
+    Which endpoint's share of CPU moved between the first and the last 20 minutes:
+
+    >>> s = pprofcore.ProfileSet(pprofcore.fleet.example_fleet("shop", n=40))
+    >>> t = pprofcore.fleet.compare(s, "2024-05-01 12:20", by="label:endpoint")
+    >>> t.to_pandas()["name"].iloc[0]
+    '/api/checkout'
+    """
     spec = check_options(by, value, None, buckets)
     a, b = windows(s, window_a, window_b, "compare")
     ra, rb = set_rows(a, sample_type, spec, value), set_rows(b, sample_type, spec, value)

@@ -25,5 +25,16 @@ def package_of(name: str, file: str = "") -> str:
       ``pkg/mod.py``) -> ``pkg.mod``, ``pkg.mod.Class.meth`` -> ``pkg.mod``.
 
     Returns ``""`` when the name has no package part (a C function, a bare
-    name); the ``packages`` granularity shows those under their binary."""
+    name); the ``packages`` granularity shows those under their binary.
+
+    Examples
+    --------
+    >>> from pprofcore.reports import package_of
+    >>> package_of("github.com/acme/shop/cart.(*Cart).Add")
+    'github.com/acme/shop/cart'
+    >>> package_of("com.acme.shop.Cart.add", "Cart.java")
+    'com.acme.shop'
+    >>> package_of("acme::shop::Cart::add(int)")
+    'acme::shop'
+    """
     return _core.package_of(name, file)

@@ -26,7 +26,15 @@ class Weblist:
     """The two tables of a weblist page: ``listing`` (a :func:`source_listing`)
     and ``disasm`` (a :func:`disassembly`, or None without a binary), and
     ``listed``: per disasm row, the listed function it belongs to and its line
-    in that function (``("", 0)`` when none)."""
+    in that function (``("", 0)`` when none).
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> w = pprofcore.reports.weblist(p, "sha256.block")
+    >>> w.disasm is None  # the example's binary is not on this machine
+    True
+    """
 
     def __init__(self, listing: ListingTable, disasm: Optional[ListingTable], listed: List[Tuple[str, int]]) -> None:
         self.listing, self.disasm, self.listed = listing, disasm, listed
@@ -48,7 +56,17 @@ def weblist(
     """The weblist of the functions matching ``regex`` (arguments as
     :func:`source_listing` and :func:`disassembly`). Without objdump or the
     binary the disassembly is left out, as pprof's page then shows the source
-    alone. Raises ``ValueError`` when no function matches."""
+    alone. Raises ``ValueError`` when no function matches.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> w = pprofcore.reports.weblist(p, "sha256.block")
+    >>> print(w.listing)  # doctest: +ELLIPSIS
+    Total: 5.03s
+    ROUTINE ======================== crypto/sha256.block in crypto/sha256/sha256block_amd64.s
+    ...
+    """
     listing = source_listing(
         profile,
         regex,

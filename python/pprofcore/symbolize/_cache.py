@@ -33,7 +33,20 @@ class SymbolCache:
     ``tool_runs`` counts the symbolizer batches run and ``addresses`` the
     addresses they were given; ``locates`` counts binaries looked up (build-id
     directories, search path, debuginfod). A lock makes it safe to share
-    between threads."""
+    between threads.
+
+    Examples
+    --------
+    One cache for many profiles of the same binaries: each mapping is
+    looked up once, each address resolved once.
+
+    >>> cache = pprofcore.symbolize.SymbolCache()
+    >>> cache
+    <SymbolCache 0 mappings, 0 symbolizer runs, 0 addresses>
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> for q in (p, p):  # the example's binary is not here: nothing to resolve
+    ...     _ = pprofcore.symbolize.symbolize(q, cache=cache)
+    """
 
     def __init__(self) -> None:
         self.entries: Dict[tuple, MappingEntry] = {}
