@@ -22,6 +22,7 @@ import sys
 import tempfile
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ..reports._nodes import PPROF_GRANULARITIES
 from . import _output, _pprof_flags, _report_args
 from ._source_cache import SourceCache
 
@@ -215,7 +216,9 @@ class Shell:
             value = self.config[name]
             comment = ""
             if name in CHOICES:
-                comment = "[" + " | ".join(sorted(CHOICES[name])) + "]"
+                # pprof's own choices (our packages and binaries are accepted, not listed).
+                shown = PPROF_GRANULARITIES if name == "granularity" else CHOICES[name]
+                comment = "[" + " | ".join(sorted(shown)) + "]"
             elif name == "sample_index":
                 value = value or (self.sample_types[-1] if self.sample_types else "")
                 comment = "[" + " | ".join(self.sample_types) + "]"

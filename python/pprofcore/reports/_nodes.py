@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 #: package, C++/Rust namespace, Python module; ``-binaries``: the mapping's
 #: file): the ``by`` of every report, view and CLI.
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries")
+#: The ones pprof knows, as its interactive shell lists them.
+PPROF_GRANULARITIES = GRANULARITIES[:5]
 #: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
 #: graph), ``-nodefraction`` and ``-edgefraction``.
 NODECOUNT = 80
