@@ -1,10 +1,11 @@
 // bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
-// for all sample types), its pprof row order and folded stacks. Python formats the reports.
+// for all sample types), its pprof row order and folded stacks; _core.package_of. Python formats the reports.
 #include <optional>
 
 #include "pybind.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/folded.hpp"
+#include "pprofcore/packages.hpp"
 
 namespace pprofcore::bindings {
 
@@ -110,6 +111,9 @@ void bind_aggregate(py::module_& m) {
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
       py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("sums") = true,
       "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
+  m.def("package_of", &package_of, py::arg("name"), py::arg("file") = "",
+        "The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, "
+        "Python module; '' when the name has none.");
 }
 
 }  // namespace pprofcore::bindings

@@ -9,12 +9,18 @@ void bind_stacks(py::module_& m) {
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,
-         size_t base_type, bool inverted, double min_fraction) {
+         size_t base_type, bool inverted, double min_fraction, const std::string& method) {
         if ((base == nullptr) != (base_nodes == nullptr))
           throw py::value_error("call_tree: base and base_nodes must be given together");
+        CallTreeOptions opt;
+        if (method == "trie")
+          opt.method = CallTreeOptions::Method::Trie;
+        else if (method == "pruned")
+          opt.method = CallTreeOptions::Method::Pruned;
+        else if (method != "auto")
+          throw py::value_error("call_tree: method must be auto, trie or pruned, got " + method);
         StackSource cur{&p, &nodes, type};
         StackSource bsrc{base, base_nodes, base_type};
-        CallTreeOptions opt;
         opt.inverted = inverted;
         opt.min_fraction = min_fraction;
         CallTree t;
@@ -43,8 +49,10 @@ void bind_stacks(py::module_& m) {
         return d;
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr, py::arg("base_nodes") = nullptr,
-      py::arg("base_type") = 0, py::arg("inverted") = false, py::arg("min_fraction") = 0.0,
-      "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.");
+      py::arg("base_type") = 0, py::arg("inverted") = false, py::arg("min_fraction") = 0.0, py::arg("method") = "auto",
+      "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. "
+      "method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, "
+      "'auto' is 'pruned' when min_fraction > 0.");
 }
 
 }  // namespace pprofcore::bindings

@@ -17,4 +17,5 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_series(m);
   pprofcore::bindings::bind_go_repairs(m);
   pprofcore::bindings::bind_otlp(m);
+  pprofcore::bindings::bind_jfr(m);
 }

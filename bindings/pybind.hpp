@@ -119,5 +119,6 @@ void bind_symbolize(py::module_& m);
 void bind_series(py::module_& m);
 void bind_go_repairs(py::module_& m);
 void bind_otlp(py::module_& m);
+void bind_jfr(py::module_& m);
 
 }  // namespace pprofcore::bindings

@@ -12,13 +12,14 @@
 #                      present), hand-built raw/RLE frames, skippable frames, damage.
 #   fuzz/seeds/sniff:  the decode seeds plus other profilers' and archivers' formats.
 #   fuzz/seeds/otlp:   the corpus's OTLP files up to the size limit (OpenTelemetry profiles).
+#   fuzz/seeds/jfr:    JFR recordings: the committed fixture and tests/helpers/jfrwriter.py's.
 # Usage: fuzz/make_seeds.sh [corpus_dir]   (default $PPROFCORE_CORPUS, else ../shared/corpus beside the repo)
 set -euo pipefail
 cd "$(dirname "$0")"
 corpus=${1:-${PPROFCORE_CORPUS:-$(pwd)/../../shared/corpus}}
 max=${SEED_MAX_BYTES:-65536}
 out=seeds
-kinds="decode gzip legacy goroutine_dump zstd sniff otlp"
+kinds="decode gzip legacy goroutine_dump zstd sniff otlp jfr"
 for k in $kinds; do rm -rf "${out:?}/$k"; mkdir -p "$out/$k"; done
 if [ ! -f "$corpus/MANIFEST.tsv" ]; then
   echo "make_seeds: no corpus at $corpus; seeds are only the synthetic ones" >&2
@@ -210,6 +211,12 @@ put("gzip", gzip.compress(b"\0" * (64 << 10), mtime=0) * 24, "synthetic-24-membe
 put("gzip", b"".join(gzip.compress(bytes([i]) * 100, mtime=0) for i in range(16)), "synthetic-16-small-members")
 # A truncated member whose last four bytes claim a huge ISIZE.
 put("gzip", gzip.compress(bytes(range(256)) * 64, mtime=0)[:-40] + b"\xff\xff\xff\x7f", "synthetic-cut-big-isize")
+# jfr: a JDK recording and hand-written ones, integers as varints and big-endian.
+put("jfr", open(os.path.join("..", "tests", "data", "producers", "small.jfr"), "rb").read(), "small")
+sys.path.insert(0, os.path.join("..", "tests", "helpers"))
+import jfrwriter
+for compressed in (True, False):
+    put("jfr", jfrwriter.recording(compressed), "written-" + ("varint" if compressed else "fixed"))
 print(f"make_seeds: {n} corpus files (<= {limit} bytes raw) + synthetic inputs")
 PY
 for k in $kinds; do echo "$k $(ls "$out/$k" | wc -l)"; done

@@ -1,5 +1,5 @@
 """Builds and executes the notebooks in this folder (needs nbformat, nbclient,
-ipykernel): `python notebooks/build_notebooks.py`. The tests run the same code
+ipykernel): `python notebooks/build_notebooks.py [fleet.ipynb ...]`. The tests run the same code
 cells without Jupyter (tests/views/test_notebooks.py), so the notebooks cannot rot.
 
 `--fresh-clone` executes them as a fresh clone would and writes nothing: in an
@@ -107,6 +107,48 @@ FLAMEGRAPHS = [
     ("code", "w.profile.top(n=5)"),
 ]
 
+TIMELINE_PROFILE = """import json, random
+import numpy as np
+
+# A V8 .cpuprofile (what Node.js and Chrome write): a call tree, and per sample a node and a time.
+rng = random.Random(1)
+names = ['(root)', 'main', 'handleRequest', 'parseJSON', 'queryDB', 'render', 'gc']
+tree = {1: [2, 7], 2: [3, 5], 3: [4, 6], 4: [], 5: [], 6: [], 7: []}
+nodes = [{'id': i, 'callFrame': {'functionName': names[i - 1], 'url': 'app.js', 'lineNumber': i,
+                                 'columnNumber': 0, 'scriptId': '1'}, 'children': tree[i]} for i in tree]
+phases = [[4, 4, 6, 5], [7, 4, 4], [5, 5, 6, 6, 4]]   # what the program does, phase by phase
+samples = [n for ph in phases for n in ph for _ in range(40)]
+deltas = [rng.randint(800, 1200) for _ in samples]    # microseconds between samples
+doc = {'nodes': nodes, 'startTime': 1_700_000_000_000_000, 'endTime': 1_700_000_000_000_000 + sum(deltas),
+       'samples': samples, 'timeDeltas': deltas}
+p = pprofcore.loads(json.dumps(doc).encode())
+# Two workers taking turns: a thread label per sample (any label names the lanes).
+p = p.set_label('thread', ['worker-%d' % ((i // 25) % 2) for i in range(len(p))])
+print(len(p), 'samples from', p.timestamps.min().astype('datetime64[ns]'), 'to',
+      p.timestamps.max().astype('datetime64[ns]'))"""
+FLAMEGRAPHS += [
+    ("md", "## Time: the timeline view\n\nWhen samples carry times (OTLP profiles, JFR, `.cpuprofile`, "
+           "perf, Datadog's `end_timestamp_ns`), `Profile.timestamps` is a column and `Profile.timeline()` "
+           "draws them over time: one lane per thread, each sample's stack from the root down. Drag across the "
+           "time axis to pick a window: the flame graph and Top below show only that window, as "
+           "`p.window(start, end)` does (docs/timeline.md)."),
+    ("code", TIMELINE_PROFILE),
+    ("code", "t = p.timeline(title='request handler over time')\nt"),
+    ("md", "The same window in Python: the middle phase (samples 160 to 280) is `parseJSON` and `gc`."),
+    ("code", "ts = np.sort(p.timestamps)\nmiddle = p.window(ts[160], ts[280])\nmiddle.top(n=5)"),
+    ("md", "## Exports for timeline viewers\n\n`to_chrome_trace()` opens in Perfetto UI and chrome://tracing "
+           "(one thread per lane, a frame on consecutive samples merged into one slice); "
+           "`to_firefox_profiler()` in profiler.firefox.com (the processed format, version 58). "
+           "`save(path, format='chrome-trace' | 'firefox')` writes the JSON."),
+    ("code", "trace = p.to_chrome_trace()\n"
+             "slices = [e for e in trace['traceEvents'] if e['ph'] == 'X']\n"
+             "print(len(p), 'samples ->', len(slices), 'slices')\n"
+             "[(e['name'], e['tid'], round(e['ts'] / 1000, 1), round(e['dur'] / 1000, 1)) for e in slices[:6]]"),
+    ("code", "ff = p.to_firefox_profiler()\n"
+             "[(th['name'], th['samples']['length'], th['samples']['weightType']) for th in ff['threads']]"),
+]
+
+
 
 FLEET_SQL = """store.sql('''
     select f.name, sum(s.values[2]) / 1e9 as cpu_seconds
@@ -116,73 +158,81 @@ FLEET_SQL = """store.sql('''
     group by f.name order by cpu_seconds desc limit 8''')"""
 
 FLEET_FILES = """import os, tempfile
-from pathlib import Path
 import pprofcore
 from pprofcore import fleet
 
-def fleet_files():
-    \"\"\"The corpus fleet (../shared/corpus/fleet/cpu), else the tests' local corpus,
-    else copies of the example profile.\"\"\"
-    repo = Path.cwd().parent
-    roots = [Path(os.environ['PPROFCORE_CORPUS'])] if 'PPROFCORE_CORPUS' in os.environ else []
-    roots += [repo.parent / 'shared' / 'corpus', repo.parent.parent / 'shared' / 'corpus',
-              repo / 'build' / 'test-corpus' / 'files']
-    for root in roots:
-        files = sorted((root / 'fleet' / 'cpu').glob('*.pb.gz'))
-        if files:
-            return [os.path.relpath(f) for f in files]  # relative: outputs name no machine path
-    return [pprofcore.example_path('cpu')] * 8
-
-files = fleet_files()
-s = pprofcore.ProfileSet(files, metadata=lambda path: {'host': Path(path).name.rsplit('-', 1)[0]})
+# A made-up web shop profiled once a minute for three hours, generated here so this runs anywhere
+# (fleet.example_fleet; its docstring says what drifts). Your own: files = sorted(glob.glob('...')).
+os.chdir(tempfile.mkdtemp(prefix='fleet-'))   # a scratch directory: the files and the store go here
+files = fleet.example_fleet('shop', 180)
+s = pprofcore.ProfileSet(files)
 s"""
 
 DASK_CLUSTER = """import logging
 import pandas as pd
 from distributed import Client, LocalCluster
 from pprofcore import dask as pdask
+from pprofcore.testing import assert_profile_equal
 
-cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR)
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=':0', silence_logs=logging.ERROR)
 client = Client(cluster)
 shared = [os.path.abspath(f) for f in files]   # paths every worker can read
 merged = pdask.merge(shared, client=client)
-assert merged == pprofcore.merge_files(files)
+assert_profile_equal(merged, pprofcore.merge_files(files))   # the same samples, values and labels
 merged.top(n=5)"""
 
 FLEET = [
     ("md", "# Fleets: profiles over time\n\nA continuous profiler writes one profile per host per minute. "
            "`pprofcore.ProfileSet` reads such a directory in parallel and in bounded memory (a chunk of "
-           "profiles at a time) and answers *what grew, where, when*: per-function series, heat maps, top "
-           "movers between two windows, and a Parquet store queried with SQL (DuckDB)."),
+           "profiles at a time) and answers *what grew, where, when*: per-function and per-label series, heat "
+           "maps, top movers between two windows with their statistical significance, and a Parquet store "
+           "queried with SQL (DuckDB)."),
     ("code", FLEET_FILES),
-    ("md", "One row per profile: time (UTC), duration, totals per sample type, and the metadata columns "
-           "(here `host`, parsed from the file name)."),
+    ("md", "One row per profile: time (UTC), duration, totals per sample type (and any metadata columns "
+           "you give `ProfileSet(..., metadata=...)`)."),
     ("code", "s.profiles.head()"),
     ("md", "## Series\n\nFlat (or cum) value per function and profile, from the same C++ aggregation as "
            "`Profile.top` (and equal to `go tool pprof -top`). `freq` sums per time bucket; "
            "`normalize='share'` divides by the bucket's total."),
-    ("code", "share = s.series(freq='10s', normalize='share')\nshare.head()"),
+    ("code", "share = s.series(freq='10min', normalize='share')\nshare.head()"),
     ("code", "fleet.lines(share, n=5)"),
-    ("code", "fleet.heatmap(share, n=15)"),
-    ("md", "## Top movers\n\nWhich functions' share of CPU changed most between the first and the second half?"),
-    ("code", "split = s.profiles['time'].sort_values().iloc[len(s) // 2]\ns.movers(split, n=8)"),
+    ("code", "fleet.heatmap(share, n=12)"),
+    ("md", "The series is sparse by default: a function absent from a profile has no row. For per-profile "
+           "statistics ask for the dense form, `fill=0`, so that absent means zero:"),
+    ("code", "dense = s.series(normalize='share', fill=0)\n"
+             "dense.groupby('name', observed=True)['value'].mean().nlargest(5)   # mean share per profile"),
+    ("md", "## Top movers\n\nWhich functions' share of CPU changed most between the first and the second half? "
+           "`profiles_before/after` count the profiles holding the function; `qvalue` is the statistical "
+           "compare's (Mann-Whitney U over the per-profile shares, Benjamini-Hochberg over all functions)."),
+    ("code", "split = s.profiles['time'].iloc[len(s) // 2]\ns.movers(split, n=6)"),
+    ("md", "## By label: which endpoint, which version\n\n`by` also takes label keys, alone or with a code "
+           "granularity. `labels()` lists every key and value with its share over time:"),
+    ("code", "s.labels(freq='1h').head(8)"),
+    ("code", "by_endpoint = s.series(by='label:endpoint', freq='10min', normalize='share')\n"
+             "fleet.lines(by_endpoint, n=5)"),
+    ("md", "Endpoints ranked by how far their share moved, with the compare's confidence, and the functions "
+           "that grew on each endpoint:"),
+    ("code", "s.movers(split, by='label:endpoint')"),
+    ("code", "s.movers(split, by=['label:endpoint', 'functions'], n=5)"),
+    ("md", "Numeric labels are bucketed: powers of two by default, or the edges you give."),
+    ("code", "s.series(by='label:payload', buckets=[1_000, 10_000, 100_000], freq='1h', normalize='share').head(8)"),
+    ("md", "`compare` is `pprofcore.testing.compare` on two windows: mean share per window, the change with "
+           "its confidence interval, p- and q-values."),
+    ("code", "s.compare(s.window(None, split), s.window(split, None), by=['label:version', 'functions'])"),
     ("md", "## A window, merged\n\n`window(start, end)` is a sub-set; `merge()` is `merge_files` over it, "
            "`top()` its report."),
     ("code", "late = s.window(split, None)\nprint(len(late), 'profiles')\nlate.top(n=8)"),
-    ("md", "Folded stacks of the window (the input of any flame graph tool):"),
-    ("code", "print(late.merge().to_folded()[:600])"),
     ("md", "## The Parquet store\n\n`to_parquet` writes (and appends to) an open layout partitioned by day; "
            "stacks, locations, functions and mappings are stored once, keyed by content hashes. "
            "`open_store` gives DuckDB views over the tables."),
-    ("code", "store = s.to_parquet(tempfile.mkdtemp(prefix='fleet-store-'))\n"
+    ("code", "store = s.to_parquet('store')\n"
              "store.sql('select day, count(*) as profiles, sum(n_samples) as samples from profiles group by day')"),
     ("code", FLEET_SQL),
     ("md", "Profiles come back from the tables exactly: merging all of them equals `merge_files` over the "
-           "original files."),
+           "original files, and the store's series are the set's."),
     ("code", "assert store.profile() == pprofcore.merge_files(files)\n"
-             "host = s.profiles['host'][0]\n"
-             "store.profile(f\"host = '{host}'\").top(n=5)"),
-    ("code", "import shutil\nstore.close()\nshutil.rmtree(store.directory)  # the example store was temporary"),
+             "store.series(by='label:endpoint', where=\"time >= '2024-05-01 14:00'\", normalize='share').head()"),
+    ("code", "store.close()"),
     ("md", "## Beyond one machine: Dask\n\n`pprofcore.dask` runs the same merge, series and store ingest on a "
            "Dask cluster: each task decodes and aggregates a chunk of files in C++, partial results combine in a "
            "tree, and the results equal the local ones. Here a `LocalCluster` of two worker processes; on a real "
@@ -190,10 +240,10 @@ FLEET = [
            "`s3://...` URLs through fsspec). See docs/dask.md."),
     ("code", DASK_CLUSTER),
     ("md", "The series is a lazy Dask DataFrame, one partition per chunk of files (one with `freq`); computing "
-           "it gives the local frame."),
-    ("code", "frame = pdask.series(shared, client=client, freq='10s', normalize='share')\n"
+           "it gives the local frame, by function or by label."),
+    ("code", "frame = pdask.series(shared, client=client, by='label:endpoint', freq='10min', normalize='share')\n"
              "df = frame.compute()\n"
-             "pd.testing.assert_frame_equal(df, s.series(freq='10s', normalize='share'))\n"
+             "pd.testing.assert_frame_equal(df, s.series(by='label:endpoint', freq='10min', normalize='share'))\n"
              "df.head()"),
     ("md", "`errors='skip'` leaves unreadable files out and reports them; a worker that dies is replaced and its "
            "tasks rerun by Dask."),
@@ -202,7 +252,7 @@ FLEET = [
              "    f.write(b'not a profile')\n"
              "merged, skipped = pdask.merge(shared + [broken], client=client, errors='skip')\n"
              "print(skipped.count, 'skipped:', type(skipped.errors[0]).__name__)\n"
-             "assert merged == pprofcore.merge_files(shared)"),
+             "assert_profile_equal(merged, pprofcore.merge_files(shared))"),
     ("code", "client.close()\ncluster.close()"),
 ]
 
@@ -220,6 +270,7 @@ def build(name: str, cells, where: Path = HERE, write: bool = True) -> None:
 NOTEBOOKS = {"tour.ipynb": TOUR, "flamegraphs.ipynb": FLAMEGRAPHS, "fleet.ipynb": FLEET}
 
 if __name__ == "__main__":
+    names = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(NOTEBOOKS)
     if "--fresh-clone" in sys.argv[1:]:
         os.environ.pop("PPROFCORE_CORPUS", None)  # the kernels inherit it
         with tempfile.TemporaryDirectory() as tmp:
@@ -230,9 +281,9 @@ if __name__ == "__main__":
             if local_corpus.is_dir():  # what the clone's own test run wrote (tests/helpers/local_corpus.py)
                 (clone / "build").mkdir()
                 (clone / "build" / "test-corpus").symlink_to(local_corpus)
-            for name, cells in NOTEBOOKS.items():
-                build(name, cells, where, write=False)
+            for name in names:
+                build(name, NOTEBOOKS[name], where, write=False)
                 print(f"{name}: ran without ../shared")
     else:
-        for name, cells in NOTEBOOKS.items():
-            build(name, cells)
+        for name in names:  # python build_notebooks.py [NAME.ipynb...]
+            build(name, NOTEBOOKS[name])

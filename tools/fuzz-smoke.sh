@@ -2,14 +2,19 @@
 # Bounded fuzz smoke test (CI-ready): builds the libFuzzer targets in fuzz/ with
 # clang (-fsanitize=fuzzer,address,undefined), builds the seed corpora
 # (fuzz/make_seeds.sh: one per target that has its own, such as legacy,
-# goroutine_dump, zstd and sniff; the others use the decode seeds), replays the
+# goroutine_dump, zstd, sniff and jfr; the others use the decode seeds), replays the
 # committed crashers through every target, then fuzzes each target for an equal
 # share of FUZZ_SECONDS (default 60 s in total, however many targets there are).
 # Exits non-zero on any crash, sanitizer report, leak, timeout or out-of-memory;
 # the reproducer is left in build-fuzz/artifacts/ (minimize it with
 # -minimize_crash=1 and commit it to tests/data/crashers/).
+# Then the Python importers (cpuprofile, perf script, speedscope, collapsed,
+# pstats, and JFR through Python) get tests/robustness/test_importer_fuzz.py
+# with fresh random damage, FUZZ_PY_EXAMPLES per format (default 1000), when
+# pprofcore imports (installed, or PYTHONPATH=python after tools/dev-build.sh).
 # Env: FUZZ_SECONDS (total budget), FUZZ_TARGETS (default: all fuzz/*_fuzzer.cpp),
-#      FUZZ_MAX_LEN (default 4096), CXX (default clang++), PPROFCORE_CORPUS.
+#      FUZZ_MAX_LEN (default 4096), CXX (default clang++), PPROFCORE_CORPUS,
+#      FUZZ_PY_EXAMPLES (0 skips the Python importers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${FUZZ_SECONDS:-60}
@@ -51,4 +56,12 @@ for t in $targets; do
   grep -E "stat::number_of_executed_units|Done" build-fuzz/$t.log | tr '\n' ' '
   echo
 done
+py_examples=${FUZZ_PY_EXAMPLES:-1000}
+if [ "$py_examples" -gt 0 ] && python3 -c "import pprofcore" 2>/dev/null; then
+  echo "== python importers: $py_examples damaged inputs per format"
+  PPROFCORE_FUZZ_EXAMPLES=$py_examples nice python3 -m pytest -q -p no:cacheprovider \
+    tests/robustness/test_importer_fuzz.py || { echo "fuzz-smoke: a Python importer FAILED" >&2; exit 1; }
+elif [ "$py_examples" -gt 0 ]; then
+  echo "fuzz-smoke: pprofcore does not import; the Python importers were not fuzzed" >&2
+fi
 echo "fuzz-smoke: no crashes"

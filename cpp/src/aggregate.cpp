@@ -12,6 +12,8 @@
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/hashing.hpp"
+#include "pprofcore/key_index.hpp"
+#include "pprofcore/packages.hpp"
 
 namespace pprofcore {
 
@@ -21,8 +23,10 @@ Granularity parse_granularity(std::string_view s) {
   if (s == "files") return Granularity::Files;
   if (s == "lines") return Granularity::Lines;
   if (s == "addresses") return Granularity::Addresses;
+  if (s == "packages") return Granularity::Packages;
+  if (s == "binaries") return Granularity::Binaries;
   throw ProfileError("unknown granularity '" + std::string(s) +
-                     "' (expected functions, filefunctions, files, lines or addresses)");
+                     "' (expected functions, filefunctions, files, lines, addresses, packages or binaries)");
 }
 
 std::string clean_path(std::string_view path) {
@@ -114,7 +118,8 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const Granularity g = opt.granularity;
   // What pprof's driver keeps per granularity (profile.Aggregate flags).
   const bool addresses_raw = g == Granularity::Addresses && opt.inline_frames;  // no aggregation at all
-  const bool keep_function = addresses_raw || g != Granularity::Files;
+  const bool by_package = g == Granularity::Packages, by_binary = g == Granularity::Binaries;
+  const bool keep_function = addresses_raw || (g != Granularity::Files && !by_package && !by_binary);
   const bool keep_file = addresses_raw || g == Granularity::FileFunctions || g == Granularity::Files ||
                          g == Granularity::Lines || g == Granularity::Addresses;
   const bool keep_line = addresses_raw || g == Granularity::Lines || g == Granularity::Addresses;
@@ -150,16 +155,26 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   std::vector<int32_t> file_index(p.strings.size(), -1);
   std::vector<std::string> files{""};
   std::unordered_map<std::string, int32_t> file_ids{{"", 0}};
+  auto intern_file = [&](std::string c) -> int32_t {
+    auto it = file_ids.emplace(c, static_cast<int32_t>(files.size()));
+    if (it.second) files.push_back(std::move(c));
+    return it.first->second;
+  };
   auto file_of = [&](int32_t code) -> int32_t {
     if (code <= 0) return 0;
     int32_t& slot = file_index[static_cast<size_t>(code)];
     if (slot < 0) {
       std::string_view raw = trim_path(p.str(code));
-      std::string c = raw.empty() ? std::string() : clean_path(raw);
-      auto it = file_ids.emplace(c, static_cast<int32_t>(files.size()));
-      if (it.second) files.push_back(c);
-      slot = it.first->second;
+      slot = intern_file(raw.empty() ? std::string() : clean_path(raw));
     }
+    return slot;
+  };
+  // The packages and binaries granularities keep their node's name in the
+  // file table: a package per function row, read from its name once.
+  std::vector<int32_t> function_package(by_package ? p.functions.size() : 0, -1);
+  auto package_index = [&](size_t fr) -> int32_t {
+    int32_t& slot = function_package[fr];
+    if (slot < 0) slot = intern_file(package_of(p.str(p.functions.name[fr]), p.str(p.functions.filename[fr])));
     return slot;
   };
 
@@ -198,7 +213,12 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     const int32_t objfile = m >= 0 ? canon_of(p.mappings.filename[static_cast<size_t>(m)]) : 0;
     const uint64_t addr = keep_address || addresses_raw ? p.locations.address[l] : 0;
     int64_t b = p.locations.line_offsets[l], e = p.locations.line_offsets[l + 1];
-    if (b == e) {
+    if (by_binary) {  // one node per location: its frames all run in one binary
+      const std::string_view file = objfile != 0 ? p.str(objfile) : std::string_view();
+      const int32_t f = b < e ? p.lines.function[static_cast<size_t>(e - 1)] : -1;
+      t.loc_nodes.push_back(file.empty() ? node_for(Key{0, 0, 0, 0, 0, 0}, f)
+                                         : node_for(Key{0, intern_file(basename(file)), 0, 0, 0, objfile}, f));
+    } else if (b == e) {
       t.loc_nodes.push_back(node_for(Key{0, 0, 0, 0, addr, objfile}, -1));
     } else {
       if (!keep_inline && e - b > 1) b = e - 1;  // keep the outermost (caller) line
@@ -206,7 +226,11 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
         const int32_t f = p.lines.function[static_cast<size_t>(i)];
         const size_t fr = static_cast<size_t>(f);
         int32_t n = by_function ? function_node[fr] : -1;
-        if (n < 0) {
+        if (n < 0 && by_package) {
+          const int32_t pkg = package_index(fr);
+          n = node_for(pkg != 0 ? Key{0, pkg, 0, 0, 0, 0} : Key{0, 0, 0, 0, 0, objfile}, f);
+          if (pkg != 0) function_node[fr] = n;
+        } else if (n < 0) {
           Key k{keep_function ? canon_of(p.functions.name[fr]) : 0,
                 keep_file ? file_of(p.functions.filename[fr]) : 0,
                 0,
@@ -241,7 +265,18 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
   std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
   // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
-  std::unordered_map<uint64_t, uint8_t> inline_edges;
+  KeyIndex inline_index;
+  std::vector<uint8_t> inline_flag;
+  std::vector<int32_t> inline_callee;
+  // The edge's flag, added as 1 (inline so far) when new.
+  auto edge_flag = [&](int32_t caller, int32_t callee) -> uint8_t& {
+    const int32_t row =
+        inline_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(inline_flag.size()));
+    if (row >= 0) return inline_flag[static_cast<size_t>(row)];
+    inline_flag.push_back(1);
+    inline_callee.push_back(callee);
+    return inline_flag.back();
+  };
   std::vector<uint8_t> node_noinline_in(ns ? nn : 0, 0);
 
   for (size_t s = 0; s < ns; ++s) {
@@ -274,15 +309,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (!is_inline) {
             node_noinline_in[nr] = 1;
           } else if (any_inline && inline_capable[nr]) {
-            const uint64_t key =
-                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-            inline_edges.emplace(key, 1);
+            edge_flag(parent, n);
           }
-          if (!is_inline && any_inline && inline_capable[nr]) {
-            const uint64_t key =
-                (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-            inline_edges[key] = 0;
-          }
+          if (!is_inline && any_inline && inline_capable[nr]) edge_flag(parent, n) = 0;
         }
         parent = n;
       }
@@ -297,9 +326,9 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   // inline, "(partial-inline)" when some are.
   t.inline_label.assign(nn, 0);
   std::vector<uint8_t> node_inline_in(ns ? nn : 0, 0);
-  for (const auto& [key, flag] : inline_edges) {
-    const size_t callee = static_cast<size_t>(key & 0xffffffffu);
-    if (flag)
+  for (size_t r = 0; r < inline_flag.size(); ++r) {
+    const size_t callee = static_cast<size_t>(inline_callee[r]);
+    if (inline_flag[r])
       node_inline_in[callee] = 1;
     else
       node_noinline_in[callee] = 1;
@@ -365,7 +394,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
     throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
-  std::unordered_map<uint64_t, int32_t> index;
+  KeyIndex index;
   std::vector<uint32_t> stamp;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
@@ -387,11 +416,10 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
         if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;  // trimmed away
         if (parent >= 0 && parent != n &&
             (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
-          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-          auto it = index.emplace(key, static_cast<int32_t>(e.src.size()));
-          const size_t row = static_cast<size_t>(it.first->second);
+          const int32_t found = index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(e.src.size()));
+          const size_t row = found >= 0 ? static_cast<size_t>(found) : e.src.size();
           const bool is_inline = j != ne - 1;
-          if (it.second) {
+          if (found < 0) {
             e.src.push_back(parent);
             e.dst.push_back(n);
             e.weight.resize(e.weight.size() + nt, 0);

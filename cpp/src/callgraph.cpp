@@ -1,5 +1,6 @@
 // callgraph: one pass over the samples, root first, as graph.newGraph walks them.
 #include "pprofcore/callgraph.hpp"
+#include "pprofcore/key_index.hpp"
 
 #include <algorithm>
 #include <string>
@@ -60,7 +61,7 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   g.flat.assign(nn, 0);
   g.cum.assign(nn, 0);
   std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
-  std::unordered_map<uint64_t, int32_t> edge_index;
+  KeyIndex edge_index;
   std::vector<uint32_t> edge_seen;
   const std::vector<int32_t> label_set = label_set_ids(p);
   // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label
@@ -127,11 +128,11 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
           add_tags(n, set, w, false);
         }
         if (parent >= 0 && parent != n) {
-          const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(n);
-          auto it = edge_index.emplace(key, static_cast<int32_t>(g.src.size()));
-          const size_t e = static_cast<size_t>(it.first->second);
+          const int32_t found =
+              edge_index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(g.src.size()));
+          const size_t e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
           const bool is_inline = j != ne - 1;
-          if (it.second) {
+          if (found < 0) {
             g.src.push_back(parent);
             g.dst.push_back(n);
             g.weight.push_back(0);

@@ -29,15 +29,23 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw ProfileError("profile invariant violated: " + what);
 }
 
+// The message is built only on failure: these run once per row of big columns.
+void require(bool ok, const char* name, const char* what) {
+  if (!ok) throw ProfileError(std::string("profile invariant violated: ") + name + what);
+}
+
 void check_offsets(const std::vector<int64_t>& off, size_t rows, size_t target, const char* name) {
-  require(off.size() == rows + 1, std::string(name) + " has wrong length");
-  require(off[0] == 0 && static_cast<size_t>(off.back()) == target, std::string(name) + " does not span its table");
-  for (size_t i = 0; i + 1 < off.size(); ++i) require(off[i] <= off[i + 1], std::string(name) + " not monotone");
+  require(off.size() == rows + 1, name, " has wrong length");
+  require(off[0] == 0 && static_cast<size_t>(off.back()) == target, name, " does not span its table");
+  bool monotone = true;
+  for (size_t i = 0; i + 1 < off.size(); ++i) monotone &= off[i] <= off[i + 1];
+  require(monotone, name, " not monotone");
 }
 
 void check_rows(const std::vector<int32_t>& col, size_t rows, bool allow_none, const char* name) {
-  for (int32_t r : col)
-    require((allow_none && r == -1) || (r >= 0 && static_cast<size_t>(r) < rows), std::string(name) + " out of range");
+  bool ok = true;
+  for (int32_t r : col) ok &= (allow_none && r == -1) || (r >= 0 && static_cast<size_t>(r) < rows);
+  require(ok, name, " out of range");
 }
 
 // Every column of a table has one entry per row (line_offsets one more).

@@ -1,16 +1,19 @@
 // series: per-profile node sums for fleet series, on worker threads. Owns the
 // per-profile reduction (a file read by scan.hpp's lean pass where it can, else
 // decoded) and the in-order interning of node names; the node identities and
-// names are aggregate.cpp's.
+// names are aggregate.cpp's. With label keys, sums are per (label values, node)
+// and the label values (numbers bucketed) are interned beside the names.
 #include "pprofcore/series.hpp"
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/gzip.hpp"
 #include "pprofcore/pool.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/scan.hpp"
 #include "pprofcore/zstd.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <iterator>
@@ -111,7 +114,176 @@ struct Reduced {
   int64_t total = 0, time_nanos = 0, duration_nanos = 0;
   std::string type_name;
   std::exception_ptr error;
+  // With labels: each row's label combination, and per combination and key
+  // the value's name (present 0: the samples lack the key).
+  std::vector<int32_t> combo;
+  std::vector<std::string> combo_values;
+  std::vector<uint8_t> combo_present;
 };
+
+// One label of a sample: string codes of key and value (str -1: numeric).
+struct SampleLabel {
+  int64_t key, str, num;
+};
+
+// The bucket of a numeric label value, and its name.
+int64_t bucket_of(const SeriesLabel& l, int64_t v) {
+  switch (l.numbers) {
+    case SeriesLabel::Numbers::Exact:
+      return v;
+    case SeriesLabel::Numbers::Edges:
+      return std::upper_bound(l.edges.begin(), l.edges.end(), v) - l.edges.begin();
+    case SeriesLabel::Numbers::Pow2:
+      break;
+  }
+  if (v == 0) return 0;
+  const uint64_t mag = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int64_t k = 0;  // 1 + floor(log2 |v|)
+  for (uint64_t m = mag; m; m >>= 1) ++k;
+  return v < 0 ? -k : k;
+}
+
+std::string bucket_name(const SeriesLabel& l, int64_t b) {
+  switch (l.numbers) {
+    case SeriesLabel::Numbers::Exact:
+      return std::to_string(b);
+    case SeriesLabel::Numbers::Edges: {
+      const size_t i = static_cast<size_t>(b);
+      if (i == 0) return "< " + std::to_string(l.edges.front());
+      if (i == l.edges.size()) return ">= " + std::to_string(l.edges.back());
+      return "[" + std::to_string(l.edges[i - 1]) + ", " + std::to_string(l.edges[i]) + ")";
+    }
+    case SeriesLabel::Numbers::Pow2:
+      break;
+  }
+  if (b == 0) return "0";
+  const int k = static_cast<int>((b < 0 ? -b : b) - 1);
+  const std::string lo = std::to_string(uint64_t(1) << k);
+  const std::string hi = k == 63 ? "9223372036854775808" : std::to_string(uint64_t(1) << (k + 1));
+  return b > 0 ? "[" + lo + ", " + hi + ")" : "(-" + hi + ", -" + lo + "]";
+}
+
+// Gives each sample the number of its combination of the wanted keys' values
+// (in order of first appearance in the profile).
+class LabelSplit {
+ public:
+  LabelSplit(const Profile& p, const std::vector<SeriesLabel>& wanted)
+      : p_(p), wanted_(wanted), key_of_code_(p.strings.size(), -1), tokens_(2 * wanted.size()) {
+    for (size_t s = 0; s < p.strings.size(); ++s)
+      for (size_t k = 0; k < wanted.size(); ++k)
+        if (key_of_code_[s] < 0 && p.strings[s] == wanted[k].key) key_of_code_[s] = static_cast<int32_t>(k);
+  }
+
+  int32_t combo(const SampleLabel* labels, size_t n) {
+    std::fill(tokens_.begin(), tokens_.end(), kMissing);
+    for (size_t i = 0; i < n; ++i) {
+      const SampleLabel& l = labels[i];
+      if (l.key < 0 || static_cast<size_t>(l.key) >= key_of_code_.size()) continue;
+      const int32_t k = key_of_code_[static_cast<size_t>(l.key)];
+      if (k < 0 || tokens_[2 * k] != kMissing) continue;  // the first label of a key counts
+      tokens_[2 * k] = l.str >= 0 ? kString : kNumber;
+      tokens_[2 * k + 1] = l.str >= 0 ? l.str : bucket_of(wanted_[static_cast<size_t>(k)], l.num);
+    }
+    key_.assign(reinterpret_cast<const char*>(tokens_.data()), tokens_.size() * sizeof(int64_t));
+    auto [it, fresh] = index_.try_emplace(key_, static_cast<int32_t>(index_.size()));
+    if (fresh) combos_.insert(combos_.end(), tokens_.begin(), tokens_.end());
+    return it->second;
+  }
+
+  // Appends every combination's value names to r.
+  void name_combos(Reduced& r) const {
+    for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
+      for (size_t k = 0; k < wanted_.size(); ++k) {
+        const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
+        r.combo_present.push_back(kind != kMissing);
+        r.combo_values.push_back(kind == kString   ? std::string(p_.str(static_cast<int32_t>(v)))
+                                 : kind == kNumber ? bucket_name(wanted_[k], v)
+                                                   : std::string());
+      }
+    }
+  }
+
+ private:
+  static constexpr int64_t kMissing = 0, kString = 1, kNumber = 2;
+  const Profile& p_;
+  const std::vector<SeriesLabel>& wanted_;
+  std::vector<int32_t> key_of_code_;  // string code -> wanted key (-1: not wanted)
+  std::vector<int64_t> tokens_;       // (kind, value) per wanted key, of the sample at hand
+  std::vector<int64_t> combos_;       // tokens of each combination
+  std::string key_;
+  std::unordered_map<std::string, int32_t> index_;
+};
+
+// NodeSums split by label combination: sums per (combination, node); without
+// nodes each sample's whole value goes to its combination.
+class KeyedSums {
+ public:
+  KeyedSums(const NodeTable* t, size_t ti, bool cum) : t_(t), ti_(ti), cum_(cum) {
+    if (t && cum) seen_.assign(t->size(), 0);
+  }
+
+  void add(const int64_t* values, const int32_t* rows, size_t n_rows, int32_t combo) {
+    const int64_t v = values[ti_];
+    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    ++stamp_;
+    if (v == 0) return;
+    const uint64_t base = static_cast<uint64_t>(combo) << 32;
+    if (!t_) return bump(base, v);
+    if (n_rows == 0) return;
+    const int64_t* offsets = t_->loc_node_offsets.data();
+    const int32_t* nodes = t_->loc_nodes.data();
+    if (!cum_) return bump(base | static_cast<uint32_t>(nodes[offsets[rows[0]]]), v);
+    for (size_t i = 0; i < n_rows; ++i) {
+      for (int64_t j = offsets[rows[i]]; j < offsets[rows[i] + 1]; ++j) {
+        const size_t n = static_cast<size_t>(nodes[j]);
+        if (seen_[n] == stamp_) continue;
+        seen_[n] = stamp_;
+        bump(base | static_cast<uint32_t>(n), v);
+      }
+    }
+  }
+
+  std::unordered_map<uint64_t, int64_t> sums;  // (combination << 32 | node) -> sum
+  uint64_t total = 0;
+
+ private:
+  void bump(uint64_t key, int64_t v) {
+    int64_t& s = sums[key];
+    s = wrapping_add(s, v);
+  }
+  const NodeTable* t_;
+  size_t ti_;
+  bool cum_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+};
+
+// Reads one Label payload as decode() keeps it (a label with neither string,
+// number nor unit is dropped); the scan has checked it.
+void scanned_labels(const Scan& scan, std::vector<SampleLabel>& out) {
+  out.clear();
+  for (const Scan::Span& span : scan.labels) {
+    const uint8_t* p = span.begin;
+    uint64_t key = 0, str = 0, num = 0, unit = 0, tag = 0, v = 0;
+    while (p < span.end && scanning::varint(p, span.end, tag) && scanning::varint(p, span.end, v)) {
+      const auto field = static_cast<proto::LabelField>(tag >> 3);
+      (field == proto::LabelField::kKey   ? key
+       : field == proto::LabelField::kStr ? str
+       : field == proto::LabelField::kNum ? num
+                                          : unit) = v;
+    }
+    if (str != 0 || num != 0 || unit != 0)
+      out.push_back({static_cast<int64_t>(key), str == 0 ? -1 : static_cast<int64_t>(str), static_cast<int64_t>(num)});
+  }
+}
+
+void decoded_labels(const Profile& p, size_t s, std::vector<SampleLabel>& out) {
+  out.clear();
+  for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
+    const size_t j = static_cast<size_t>(i);
+    out.push_back({p.labels.key[j], p.labels.str[j], p.labels.num[j]});
+  }
+}
 
 // The node table of Profile.top without its sums and names: only the chosen
 // type is summed, and only non-zero nodes are named.
@@ -139,6 +311,65 @@ void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sum
   r.time_nanos = p.time_nanos;
   r.duration_nanos = p.duration_nanos;
   r.type_name = std::string(p.str(p.sample_type_type[ti]));
+}
+
+// Fills `r` from the label-split sums: rows by value descending, then node
+// name, then combination.
+void finish_keyed(const Profile& p, size_t ti, const NodeTable* t, const KeyedSums& sums, const LabelSplit& split,
+                  Reduced& r) {
+  std::vector<std::pair<uint64_t, int64_t>> rows;
+  for (const auto& kv : sums.sums)
+    if (kv.second != 0) rows.push_back(kv);
+  std::vector<std::string> node_names(rows.size());
+  for (size_t j = 0; j < rows.size(); ++j)
+    if (t) node_names[j] = printable_name(p, *t, static_cast<size_t>(rows[j].first & 0xffffffffu));
+  std::vector<uint32_t> order(rows.size());
+  for (uint32_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (rows[a].second != rows[b].second) return rows[a].second > rows[b].second;
+    if (node_names[a] != node_names[b]) return node_names[a] < node_names[b];
+    return rows[a].first < rows[b].first;
+  });
+  for (uint32_t j : order) {
+    r.names.push_back(node_names[j]);
+    r.values.push_back(rows[j].second);
+    r.combo.push_back(static_cast<int32_t>(rows[j].first >> 32));
+  }
+  r.order.resize(r.values.size());
+  for (uint32_t j = 0; j < r.order.size(); ++j) r.order[j] = j;
+  split.name_combos(r);
+  r.total = static_cast<int64_t>(sums.total);
+  r.time_nanos = p.time_nanos;
+  r.duration_nanos = p.duration_nanos;
+  r.type_name = std::string(p.str(p.sample_type_type[ti]));
+}
+
+// A decoded profile's rows.
+void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
+  const size_t ti = choose_sample_type(p, o.sample_type);
+  const size_t nt = p.num_types();
+  if (o.labels.empty()) {
+    const NodeTable t = lean_nodes(p, o);
+    NodeSums sums(t, ti, o.cum);
+    for (size_t s = 0; s < p.num_samples(); ++s) {
+      const int64_t b = p.stack_offsets[s];
+      sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b));
+    }
+    finish(p, ti, t, sums, r);
+    return;
+  }
+  NodeTable t;
+  if (o.nodes) t = lean_nodes(p, o);
+  KeyedSums sums(o.nodes ? &t : nullptr, ti, o.cum);
+  LabelSplit split(p, o.labels);
+  std::vector<SampleLabel> labels;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int64_t b = p.stack_offsets[s];
+    decoded_labels(p, s, labels);
+    sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b),
+             split.combo(labels.data(), labels.size()));
+  }
+  finish_keyed(p, ti, o.nodes ? &t : nullptr, sums, split, r);
 }
 
 // The fast way (scan.hpp): no Profile is built, only the tables a node table
@@ -170,11 +401,25 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
   } catch (const ProfileError&) {
     return false;  // decode() may refuse the samples first: let it decide
   }
-  const NodeTable t = lean_nodes(p, o);
-  NodeSums sums(t, ti, o.cum);
-  if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); }))
+  if (o.labels.empty()) {
+    const NodeTable t = lean_nodes(p, o);
+    NodeSums sums(t, ti, o.cum);
+    if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); }))
+      return false;
+    finish(p, ti, t, sums, r);
+    return true;
+  }
+  NodeTable t;
+  if (o.nodes) t = lean_nodes(p, o);
+  KeyedSums sums(o.nodes ? &t : nullptr, ti, o.cum);
+  LabelSplit split(p, o.labels);
+  std::vector<SampleLabel> labels;
+  if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) {
+        scanned_labels(scan, labels);
+        sums.add(v, rows, n, split.combo(labels.data(), labels.size()));
+      }))
     return false;
-  finish(p, ti, t, sums, r);
+  finish_keyed(p, ti, o.nodes ? &t : nullptr, sums, split, r);
   return true;
 }
 
@@ -200,76 +445,132 @@ Reduced reduce(const std::string& path, const SeriesOptions& o) {
   } catch (...) {
     rethrow_with_path(path);
   }
-  const size_t ti = choose_sample_type(p, o.sample_type);
-  const NodeTable t = lean_nodes(p, o);
-  NodeSums sums(t, ti, o.cum);
-  const size_t nt = p.num_types();
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int64_t b = p.stack_offsets[s];
-    sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b));
-  }
-  finish(p, ti, t, sums, r);
+  reduce_decoded(p, o, r);
   return r;
 }
 
-}  // namespace
+// Interns the profiles' rows in input order into one SeriesResult.
+class Collector {
+ public:
+  Collector(size_t n, size_t n_labels) : n_labels_(n_labels) {
+    out.total.assign(n, 0);
+    out.time_nanos.assign(n, 0);
+    out.duration_nanos.assign(n, 0);
+  }
 
-SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options, const Poll& poll) {
+  void add(size_t i, const Reduced& r) {
+    out.total[i] = r.total, out.time_nanos[i] = r.time_nanos, out.duration_nanos[i] = r.duration_nanos;
+    if (std::find(out.type_names.begin(), out.type_names.end(), r.type_name) == out.type_names.end())
+      out.type_names.push_back(r.type_name);
+    codes_.resize(r.values.size());
+    for (size_t j = 0; j < r.values.size(); ++j) codes_[j] = names_.intern(r.names[j]);
+    if (n_labels_) {
+      // Each combination's value codes, then each row's (node, values) key.
+      const size_t n_combos = r.combo_present.size() / n_labels_;
+      value_codes_.resize(r.combo_present.size());
+      for (size_t c = 0; c < n_combos * n_labels_; ++c)
+        value_codes_[c] = r.combo_present[c] ? values_.intern(r.combo_values[c]) : -1;
+      for (size_t j = 0; j < r.values.size(); ++j) {
+        const int32_t* vc = value_codes_.data() + static_cast<size_t>(r.combo[j]) * n_labels_;
+        key_bytes_.assign(reinterpret_cast<const char*>(&codes_[j]), sizeof(int32_t));
+        key_bytes_.append(reinterpret_cast<const char*>(vc), n_labels_ * sizeof(int32_t));
+        auto [it, fresh] = keys_.try_emplace(key_bytes_, static_cast<int32_t>(keys_.size()));
+        if (fresh) {
+          out.key_node.push_back(codes_[j]);
+          out.key_labels.insert(out.key_labels.end(), vc, vc + n_labels_);
+        }
+        codes_[j] = it->second;
+      }
+    }
+    for (uint32_t j : r.order) {
+      out.profile.push_back(static_cast<int64_t>(i));
+      out.name.push_back(codes_[j]);
+      out.value.push_back(r.values[j]);
+    }
+  }
+
+  SeriesResult finish(bool nodes) {
+    out.names = names_.take();
+    out.label_values = values_.take();
+    if (n_labels_ && !nodes) {
+      out.names.clear();
+      std::fill(out.key_node.begin(), out.key_node.end(), -1);
+    }
+    return std::move(out);
+  }
+
+ private:
+  // Strings numbered in order of first appearance (stable addresses for the index).
+  class Interner {
+   public:
+    int32_t intern(std::string_view s) {
+      auto it = index_.find(s);
+      if (it != index_.end()) return it->second;
+      const int32_t code = static_cast<int32_t>(stored_.size());
+      stored_.emplace_back(s);
+      index_.emplace(stored_.back(), code);
+      return code;
+    }
+    std::vector<std::string> take() {
+      return std::vector<std::string>(std::make_move_iterator(stored_.begin()), std::make_move_iterator(stored_.end()));
+    }
+
+   private:
+    std::deque<std::string> stored_;
+    std::unordered_map<std::string_view, int32_t> index_;
+  };
+
   SeriesResult out;
-  const size_t n = paths.size();
-  out.total.assign(n, 0);
-  out.time_nanos.assign(n, 0);
-  out.duration_nanos.assign(n, 0);
-  // Names live in a deque (stable addresses) so the index can key on views.
-  std::deque<std::string> stored;
-  std::unordered_map<std::string_view, int32_t> index;
+  size_t n_labels_;
+  Interner names_, values_;
+  std::unordered_map<std::string, int32_t> keys_;
+  std::vector<int32_t> codes_, value_codes_;
+  std::string key_bytes_;
+};
+
+// Reduces items [0, n) in batches on workers with `reduce_one(i)` and collects
+// them in order; the first failing item in input order is rethrown.
+template <class ReduceOne>
+SeriesResult reduce_all(size_t n, const SeriesOptions& options, const Poll& poll, ReduceOne&& reduce_one) {
+  Collector collector(n, options.labels.size());
   const size_t batch = std::max<size_t>(1, options.batch);
   std::vector<Reduced> slots;
-  std::vector<int32_t> codes;  // of one profile's names
   for (size_t begin = 0; begin < n; begin += batch) {
     const size_t end = std::min(n, begin + batch);
     slots.assign(end - begin, Reduced());
-    // Each worker writes only its own slot; errors are kept per slot so the
-    // first failing file in input order is the one reported.
+    // Each worker writes only its own slot; errors are kept per slot.
     parallel_for(
         end - begin, options.threads,
         [&](size_t k) {
           try {
-            slots[k] = reduce(paths[begin + k], options);
+            slots[k] = reduce_one(begin + k);
           } catch (...) {
             slots[k].error = std::current_exception();
           }
         },
         poll);
     for (size_t k = 0; k < slots.size(); ++k) {
-      Reduced& r = slots[k];
-      if (r.error) std::rethrow_exception(r.error);
-      const size_t i = begin + k;
-      out.total[i] = r.total, out.time_nanos[i] = r.time_nanos, out.duration_nanos[i] = r.duration_nanos;
-      if (std::find(out.type_names.begin(), out.type_names.end(), r.type_name) == out.type_names.end())
-        out.type_names.push_back(r.type_name);
-      codes.resize(r.values.size());
-      for (size_t j = 0; j < r.values.size(); ++j) {
-        std::string_view name = r.names[j];
-        auto it = index.find(name);
-        if (it == index.end()) {
-          codes[j] = static_cast<int32_t>(stored.size());
-          stored.emplace_back(name);
-          index.emplace(stored.back(), codes[j]);
-        } else {
-          codes[j] = it->second;
-        }
-      }
-      for (uint32_t j : r.order) {
-        out.profile.push_back(static_cast<int64_t>(i));
-        out.name.push_back(codes[j]);
-        out.value.push_back(r.values[j]);
-      }
-      r = Reduced();  // free as we go
+      if (slots[k].error) std::rethrow_exception(slots[k].error);
+      collector.add(begin + k, slots[k]);
+      slots[k] = Reduced();  // free as we go
     }
   }
-  out.names.assign(std::make_move_iterator(stored.begin()), std::make_move_iterator(stored.end()));
-  return out;
+  return collector.finish(options.nodes);
+}
+
+}  // namespace
+
+SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options, const Poll& poll) {
+  return reduce_all(paths.size(), options, poll, [&](size_t i) { return reduce(paths[i], options); });
+}
+
+SeriesResult series_profiles(const std::vector<const Profile*>& profiles, const SeriesOptions& options,
+                             const Poll& poll) {
+  return reduce_all(profiles.size(), options, poll, [&](size_t i) {
+    Reduced r;
+    reduce_decoded(*profiles[i], options, r);
+    return r;
+  });
 }
 
 }  // namespace pprofcore

@@ -1,114 +1,50 @@
-// stacks: builds the flame graph call tree as a trie over frame ids (one
-// open-addressing lookup per frame), then emits it in depth-first pre-order with
-// sorted children and small subtrees merged into "..." nodes.
+// stacks: the call tree's entry point and what its two builds share (the frame
+// table, the source checks, the trimming rule). The builds themselves are in
+// stacks_trie.cpp (the whole trie, then trimmed) and stacks_pruned.cpp (only
+// the nodes that survive trimming).
 #include "pprofcore/stacks.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <exception>
 #include <string>
-#include <thread>
 
-#include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
-#include "pprofcore/hashing.hpp"
+#include "stacks_internal.hpp"
 
 namespace pprofcore {
 
-namespace {
+namespace stacks {
 
-inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
+FrameTable::FrameTable(CallTree& out) : out_(out) { add("root", "", 0, hash_bytes("root")); }
 
-// (parent, frame) -> child, open addressing with the key inside the slot, so a
-// lookup touches one cache line (the trie sees one lookup per frame of every sample).
-class ChildIndex {
- public:
-  ChildIndex() {
-    slots_.assign(1 << 12, Slot{kEmpty, 0});
-    mask_ = slots_.size() - 1;
+int32_t FrameTable::intern(std::string_view name, std::string_view file, int64_t line) {
+  const uint64_t h = hash_bytes(name);
+  // Row 0 ("root") is never matched, so a function named "root" gets its own frame.
+  int32_t f = index_.find(h, [&](int32_t r) { return r != 0 && out_.frame_name[static_cast<size_t>(r)] == name; });
+  if (f >= 0) return f;
+  return add(name, file, line, h);
+}
+
+int32_t FrameTable::ellipsis() {
+  if (out_.ellipsis_frame < 0) {
+    // Not in the name index: a function named "..." keeps a frame of its own.
+    out_.ellipsis_frame = static_cast<int32_t>(out_.frame_name.size());
+    out_.frame_name.push_back("...");
+    out_.frame_file.push_back("");
+    out_.frame_line.push_back(0);
+    for (auto* v : {&out_.frame_self, &out_.frame_total, &out_.frame_base_self, &out_.frame_base_total})
+      v->push_back(0);
   }
-  // The child's row, or -1 after reserving the slot for `fresh` (the caller appends it).
-  int32_t find_or_insert(uint64_t key, int32_t fresh) {
-    if ((count_ + 1) * 2 > slots_.size()) grow();
-    for (size_t i = hash_mix(key, 0) & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.key == key) return s.row;
-      if (s.key == kEmpty) {
-        s = Slot{key, fresh};
-        ++count_;
-        return -1;
-      }
-    }
-  }
+  return out_.ellipsis_frame;
+}
 
- private:
-  static constexpr uint64_t kEmpty = ~uint64_t{0};  // no node has parent -1 and frame -1
-  struct Slot {
-    uint64_t key;
-    int32_t row;
-  };
-  void grow() {
-    std::vector<Slot> old(slots_.size() * 2, Slot{kEmpty, 0});
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.key == kEmpty) continue;
-      size_t i = hash_mix(s.key, 0) & mask_;
-      while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0, count_ = 0;
-};
+int32_t FrameTable::add(std::string_view name, std::string_view file, int64_t line, uint64_t h) {
+  const int32_t f = static_cast<int32_t>(out_.frame_name.size());
+  out_.frame_name.push_back(name);
+  out_.frame_file.push_back(file);
+  out_.frame_line.push_back(line);
+  index_.insert(h, f);
+  return f;
+}
 
-// The untrimmed trie in insertion order (a parent always precedes its children).
-struct RawTree {
-  std::vector<int32_t> parent{-1}, frame{0};
-  std::vector<int64_t> self{0}, total{0}, base_self{0}, base_total{0};
-  ChildIndex index;
-
-  int32_t child(int32_t p, int32_t f) {
-    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) | static_cast<uint32_t>(f);
-    const int32_t c = static_cast<int32_t>(parent.size());
-    const int32_t found = index.find_or_insert(key, c);
-    if (found >= 0) return found;
-    parent.push_back(p);
-    frame.push_back(f);
-    self.push_back(0);
-    total.push_back(0);
-    base_self.push_back(0);
-    base_total.push_back(0);
-    return c;
-  }
-};
-
-class FrameTable {
- public:
-  explicit FrameTable(CallTree& out) : out_(out) { add("root", "", 0); }
-
-  int32_t intern(std::string_view name, std::string_view file, int64_t line) {
-    const uint64_t h = hash_bytes(name);
-    // Row 0 ("root") is never matched, so a function named "root" gets its own frame.
-    int32_t f = index_.find(h, [&](int32_t r) { return r != 0 && out_.frame_name[static_cast<size_t>(r)] == name; });
-    if (f >= 0) return f;
-    return add(name, file, line, h);
-  }
-
- private:
-  int32_t add(std::string_view name, std::string_view file, int64_t line, uint64_t h = 0) {
-    const int32_t f = static_cast<int32_t>(out_.frame_name.size());
-    out_.frame_name.push_back(name);
-    out_.frame_file.push_back(file);
-    out_.frame_line.push_back(line);
-    index_.insert(h ? h : hash_bytes(name), f);
-    return f;
-  }
-  CallTree& out_;
-  IdTable index_;
-};
-
-// Frame id of every report node of one source.
 std::vector<int32_t> frames_of(const StackSource& src, FrameTable& frames) {
   const Profile& p = *src.profile;
   const NodeTable& t = *src.nodes;
@@ -133,267 +69,29 @@ void check_source(const StackSource& src, const char* what) {
                        std::to_string(src.profile->num_types()) + " types");
   if (src.nodes->loc_node_offsets.size() != src.profile->locations.size() + 1)
     throw ProfileError(std::string(what) + ": node table was built from another profile");
-  check_sums_fit(*src.profile, src.type);  // then no node's self or total below can wrap
+  check_sums_fit(*src.profile, src.type);  // then no node's self or total can wrap
 }
 
-void add_samples(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, bool is_base,
-                 size_t first, size_t last, RawTree& tree) {
-  const Profile& p = *src.profile;
-  const NodeTable& t = *src.nodes;
-  const size_t nt = p.num_types();
-  std::vector<int64_t>& self = is_base ? tree.base_self : tree.self;
-  std::vector<int64_t>& total = is_base ? tree.base_total : tree.total;
-  // Consecutive samples often share their root-most locations: the path of the
-  // previous sample (location and the tree node reached after it) lets those
-  // steps skip the hash lookups.
-  std::vector<int32_t> prev_loc, prev_node;
-  for (size_t s = first; s < last; ++s) {
-    const int64_t v = p.values[s * nt + src.type];
-    if (v == 0) continue;
-    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
-    const size_t depth = static_cast<size_t>(se - sb);
-    auto loc_at = [&](size_t k) {  // k-th location in walking order
-      return p.stack_locations[static_cast<size_t>(inverted ? sb + static_cast<int64_t>(k)
-                                                            : se - 1 - static_cast<int64_t>(k))];
-    };
-    size_t shared = 0;
-    while (shared < depth && shared < prev_loc.size() && prev_loc[shared] == loc_at(shared)) ++shared;
-    prev_loc.resize(depth);
-    prev_node.resize(depth);
-    total[0] = wrapping_add(total[0], v);
-    int32_t node = 0;
-    for (size_t k = 0; k < shared; ++k) {
-      // Every tree node the shared location steps through gets the value.
-      const size_t loc = static_cast<size_t>(prev_loc[k]);
-      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      if (ne - nb == 1) {
-        node = prev_node[k];
-        total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
-      } else {
-        for (int64_t j = 0; j < ne - nb; ++j) {
-          node = tree.child(
-              node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
-          total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
-        }
-      }
-    }
-    for (size_t k = shared; k < depth; ++k) {
-      const int32_t l = loc_at(k);
-      const size_t loc = static_cast<size_t>(l);
-      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      for (int64_t j = 0; j < ne - nb; ++j) {  // outermost inline frame first, or innermost when inverted
-        node = tree.child(
-            node, frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
-        total[static_cast<size_t>(node)] = wrapping_add(total[static_cast<size_t>(node)], v);
-      }
-      prev_loc[k] = l;
-      prev_node[k] = node;
-    }
-    self[static_cast<size_t>(node)] = wrapping_add(self[static_cast<size_t>(node)], v);
-  }
-}
+TrimRule::TrimRule(double min_fraction_, int64_t root_total, int64_t root_base_total, bool with_base_)
+    : min_fraction(min_fraction_),
+      thr(min_fraction_ * static_cast<double>(abs64(root_total))),
+      bthr(min_fraction_ * static_cast<double>(abs64(root_base_total))),
+      with_base(with_base_) {}
 
-// Adds `from` into `into`, node by node (parents come first in both).
-void merge_into(RawTree& into, const RawTree& from) {
-  std::vector<int32_t> map(from.parent.size(), 0);
-  for (size_t i = 0; i < from.parent.size(); ++i) {
-    if (i > 0) map[i] = into.child(map[static_cast<size_t>(from.parent[i])], from.frame[i]);
-    const size_t j = static_cast<size_t>(map[i]);
-    into.self[j] = wrapping_add(into.self[j], from.self[i]);
-    into.total[j] = wrapping_add(into.total[j], from.total[i]);
-    into.base_self[j] = wrapping_add(into.base_self[j], from.base_self[i]);
-    into.base_total[j] = wrapping_add(into.base_total[j], from.base_total[i]);
-  }
-}
-
-// Large profiles are split into sample ranges, one trie per thread, merged at the
-// end; the output does not depend on the split (children are sorted on output).
-void build_parallel(const StackSource& cur, const std::vector<int32_t>& cur_frames, const StackSource* base,
-                    const std::vector<int32_t>& base_frames, bool inverted, size_t min_per_thread, RawTree& raw) {
-  struct Job {
-    const StackSource* src;
-    const std::vector<int32_t>* frames;
-    bool is_base;
-    size_t first, last;
-  };
-  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Job> jobs;
-  for (int b = 0; b < (base ? 2 : 1); ++b) {
-    const StackSource* src = b ? base : &cur;
-    const size_t ns = src->profile->num_samples();
-    const size_t parts = std::max<size_t>(1, std::min(hw, ns / std::max<size_t>(1, min_per_thread)));
-    for (size_t k = 0; k < parts; ++k)
-      jobs.push_back(Job{src, b ? &base_frames : &cur_frames, b != 0, ns * k / parts, ns * (k + 1) / parts});
-  }
-  if (jobs.size() == 1 || hw == 1) {
-    for (const Job& j : jobs) add_samples(*j.src, *j.frames, inverted, j.is_base, j.first, j.last, raw);
-    return;
-  }
-  std::vector<RawTree> trees(jobs.size() - 1);
-  std::vector<std::exception_ptr> errors(jobs.size());
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < jobs.size(); ++k)
-    pool.emplace_back([&, k] {
-      try {
-        const Job& j = jobs[k];
-        add_samples(*j.src, *j.frames, inverted, j.is_base, j.first, j.last, trees[k - 1]);
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    });
-  try {
-    add_samples(*jobs[0].src, *jobs[0].frames, inverted, jobs[0].is_base, jobs[0].first, jobs[0].last, raw);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  for (const RawTree& t : trees) merge_into(raw, t);
-}
-
-// Children of every raw node as CSR (raw ids, insertion order).
-void child_lists(const RawTree& r, std::vector<int64_t>& off, std::vector<int32_t>& kids) {
-  const size_t n = r.parent.size();
-  off.assign(n + 1, 0);
-  for (size_t i = 1; i < n; ++i) ++off[static_cast<size_t>(r.parent[i]) + 1];
-  for (size_t i = 0; i < n; ++i) off[i + 1] += off[i];
-  kids.assign(n > 0 ? n - 1 : 0, 0);
-  std::vector<int64_t> fill(off.begin(), off.end() - 1);
-  for (size_t i = 1; i < n; ++i)
-    kids[static_cast<size_t>(fill[static_cast<size_t>(r.parent[i])]++)] = static_cast<int32_t>(i);
-}
-
-// pprof's flat and cum per frame: cum counts a node's total only when no ancestor
-// has the same frame, so recursion is counted once per sample.
-void frame_sums(const RawTree& r, const std::vector<int64_t>& off, const std::vector<int32_t>& kids, CallTree& out) {
-  const size_t nf = out.frame_name.size();
-  out.frame_self.assign(nf, 0);
-  out.frame_total.assign(nf, 0);
-  out.frame_base_self.assign(nf, 0);
-  out.frame_base_total.assign(nf, 0);
-  std::vector<int32_t> active(nf, 0);
-  // Iterative DFS: a positive entry enters a node, a negative one (~id) leaves it.
-  std::vector<int32_t> stack{0};
-  while (!stack.empty()) {
-    const int32_t e = stack.back();
-    stack.pop_back();
-    if (e < 0) {
-      --active[static_cast<size_t>(r.frame[static_cast<size_t>(~e)])];
-      continue;
-    }
-    const size_t n = static_cast<size_t>(e);
-    const size_t f = static_cast<size_t>(r.frame[n]);
-    out.frame_self[f] = wrapping_add(out.frame_self[f], r.self[n]);
-    out.frame_base_self[f] = wrapping_add(out.frame_base_self[f], r.base_self[n]);
-    if (active[f]++ == 0) {
-      out.frame_total[f] = wrapping_add(out.frame_total[f], r.total[n]);
-      out.frame_base_total[f] = wrapping_add(out.frame_base_total[f], r.base_total[n]);
-    }
-    stack.push_back(~e);
-    for (int64_t k = off[n]; k < off[n + 1]; ++k) stack.push_back(kids[static_cast<size_t>(k)]);
-  }
-}
-
-}  // namespace
+}  // namespace stacks
 
 CallTree build_call_tree(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt) {
-  check_source(cur, "profile");
-  if (base) check_source(*base, "base profile");
+  stacks::check_source(cur, "profile");
+  if (base) stacks::check_source(*base, "base profile");
   if (!(opt.min_fraction >= 0.0 && opt.min_fraction <= 1.0)) throw ProfileError("min_fraction must be between 0 and 1");
-
   CallTree out;
   out.with_base = base != nullptr;
-  FrameTable frames(out);
-  RawTree raw;
-  const std::vector<int32_t> cur_frames = frames_of(cur, frames);
-  const std::vector<int32_t> base_frames = base ? frames_of(*base, frames) : std::vector<int32_t>{};
-  build_parallel(cur, cur_frames, base, base_frames, opt.inverted, opt.min_samples_per_thread, raw);
-
-  std::vector<int64_t> off;
-  std::vector<int32_t> kids;
-  child_lists(raw, off, kids);
-  frame_sums(raw, off, kids, out);
-
-  const double thr = opt.min_fraction * static_cast<double>(abs64(raw.total[0]));
-  const double bthr = opt.min_fraction * static_cast<double>(abs64(raw.base_total[0]));
-  auto kept = [&](int32_t n) {
-    if (opt.min_fraction <= 0.0) return true;
-    const size_t i = static_cast<size_t>(n);
-    if (static_cast<double>(abs64(raw.total[i])) >= thr && (raw.total[i] != 0 || thr == 0.0)) return true;
-    return base && static_cast<double>(abs64(raw.base_total[i])) >= bthr && (raw.base_total[i] != 0 || bthr == 0.0);
-  };
-  auto before = [&](int32_t a, int32_t b) {
-    const size_t i = static_cast<size_t>(a), j = static_cast<size_t>(b);
-    const uint64_t ta = static_cast<uint64_t>(abs64(raw.total[i])), tb = static_cast<uint64_t>(abs64(raw.total[j]));
-    if (ta != tb) return ta > tb;
-    const uint64_t ba = static_cast<uint64_t>(abs64(raw.base_total[i])),
-                   bb = static_cast<uint64_t>(abs64(raw.base_total[j]));
-    if (ba != bb) return ba > bb;
-    return out.frame_name[static_cast<size_t>(raw.frame[i])] < out.frame_name[static_cast<size_t>(raw.frame[j])];
-  };
-
-  // Merged siblings waiting to be emitted as one "..." node (after their kept siblings).
-  struct Ellipsis {
-    int64_t self = 0, base_self = 0;
-  };
-  std::vector<Ellipsis> pending;
-  struct Entry {
-    int32_t raw;  // >= 0: a raw node; < 0: pending[~raw] is a "..." node
-    int32_t out_parent, depth;
-  };
-  out.parent.reserve(raw.parent.size());
-  std::vector<Entry> stack{{0, -1, 0}};
-  std::vector<int32_t> keep;
-  while (!stack.empty()) {
-    const Entry e = stack.back();
-    stack.pop_back();
-    const int32_t id = static_cast<int32_t>(out.parent.size());
-    out.parent.push_back(e.out_parent);
-    out.depth.push_back(e.depth);
-    if (e.raw < 0) {
-      const Ellipsis& m = pending[static_cast<size_t>(~e.raw)];
-      if (out.ellipsis_frame < 0) {
-        out.ellipsis_frame = static_cast<int32_t>(out.frame_name.size());
-        out.frame_name.push_back("...");
-        out.frame_file.push_back("");
-        out.frame_line.push_back(0);
-        for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total})
-          v->push_back(0);
-      }
-      out.frame.push_back(out.ellipsis_frame);
-      out.self.push_back(m.self);
-      out.total.push_back(m.self);
-      out.base_self.push_back(m.base_self);
-      out.base_total.push_back(m.base_self);
-      continue;
-    }
-    const size_t n = static_cast<size_t>(e.raw);
-    out.frame.push_back(raw.frame[n]);
-    out.self.push_back(raw.self[n]);
-    out.total.push_back(raw.total[n]);
-    out.base_self.push_back(raw.base_self[n]);
-    out.base_total.push_back(raw.base_total[n]);
-    keep.clear();
-    Ellipsis merged;
-    bool any_merged = false;
-    for (int64_t k = off[n]; k < off[n + 1]; ++k) {
-      const int32_t c = kids[static_cast<size_t>(k)];
-      if (kept(c)) {
-        keep.push_back(c);
-      } else {
-        any_merged = true;
-        merged.self = wrapping_add(merged.self, raw.total[static_cast<size_t>(c)]);
-        merged.base_self = wrapping_add(merged.base_self, raw.base_total[static_cast<size_t>(c)]);
-      }
-    }
-    std::sort(keep.begin(), keep.end(), before);
-    if (any_merged) {
-      pending.push_back(merged);
-      stack.push_back(Entry{~static_cast<int32_t>(pending.size() - 1), id, e.depth + 1});
-    }
-    for (auto it = keep.rbegin(); it != keep.rend(); ++it) stack.push_back(Entry{*it, id, e.depth + 1});
-  }
+  const bool pruned = opt.method == CallTreeOptions::Method::Pruned ||
+                      (opt.method == CallTreeOptions::Method::Auto && opt.min_fraction > 0.0);
+  if (pruned)
+    stacks::build_pruned(cur, base, opt, out);
+  else
+    stacks::build_trie(cur, base, opt, out);
   if (!base) {
     out.base_self.clear();
     out.base_total.clear();

@@ -3,6 +3,7 @@
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/folded.hpp"
+#include "pprofcore/packages.hpp"
 #include "pprofcore/tables.hpp"
 
 using namespace pprofcore;
@@ -95,7 +96,7 @@ TEST(nodes_without_names_or_sums_are_the_same_nodes) {
   // order, and printable_name() names each as the full table does.
   Profile p = recursive_profile();
   for (Granularity g : {Granularity::Functions, Granularity::FileFunctions, Granularity::Files, Granularity::Lines,
-                        Granularity::Addresses}) {
+                        Granularity::Addresses, Granularity::Packages, Granularity::Binaries}) {
     for (bool inline_frames : {true, false}) {
       AggregateOptions o;
       o.granularity = g, o.inline_frames = inline_frames;
@@ -108,6 +109,28 @@ TEST(nodes_without_names_or_sums_are_the_same_nodes) {
         EXPECT(printable_name(p, lean, n) == full.printable[n]);
     }
   }
+}
+
+TEST(packages_and_binaries) {
+  // Functions group by package (once per function row); a function without
+  // one (main, work, helper are plain C names) falls under its binary, or
+  // <unknown> without a mapping; binaries are mapping files.
+  Profile p = recursive_profile();
+  AggregateOptions o;
+  o.granularity = parse_granularity("packages");
+  NodeTable t = aggregate(p, o);
+  EXPECT(t.size() == 2 && find(t, "<unknown>") >= 0 && find(t, "[libc.so.6]") >= 0);
+  EXPECT(t.flat[static_cast<size_t>(find(t, "<unknown>"))] == 3);
+  EXPECT(t.cum[static_cast<size_t>(find(t, "<unknown>"))] == 5);  // once per sample despite recursion
+  o.granularity = parse_granularity("binaries");
+  t = aggregate(p, o);
+  EXPECT(t.size() == 2 && t.flat[static_cast<size_t>(find(t, "libc.so.6"))] == 2);
+  EXPECT(package_of("github.com/x/y/pkg.(*T[go.shape.int]).M.func1", "") == "github.com/x/y/pkg");
+  EXPECT(package_of("com.foo.Bar$Inner.run(I)V", "") == "com.foo");
+  EXPECT(package_of("void ns::sub::Class<int>::fn(int) [clone .cold]", "") == "ns::sub");
+  EXPECT(package_of("krate::module::f::{{closure}}::h0123456789abcdef", "") == "krate::module");
+  EXPECT(package_of("handle", "/venv/lib/python3.12/site-packages/pkg/mod.py") == "pkg.mod");
+  EXPECT(package_of("memcpy", "") == "");
 }
 
 TEST(edges_and_folded) {

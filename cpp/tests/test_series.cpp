@@ -1,7 +1,8 @@
 // C++ unit tests of series_files: rows equal a per-file aggregate in input
 // order whatever the thread count and batch size, the first failing file in
 // input order is the one reported, the lean scan gives what decoding gives
-// (or leaves the file to it), and sample-type choices follow pprof.
+// (or leaves the file to it), by node and by label, and sample-type choices
+// follow pprof.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -173,8 +174,20 @@ static std::string series_of(const std::string& path, const SeriesOptions& o) {
     SeriesResult r = series_files({path}, o);
     std::string out = std::to_string(r.total[0]) + "/" + std::to_string(r.time_nanos[0]) + "/" +
                       std::to_string(r.duration_nanos[0]) + "/" + r.type_names[0] + ":";
-    for (size_t i = 0; i < r.value.size(); ++i)
-      out += r.names[size_t(r.name[i])] + "=" + std::to_string(r.value[i]) + ";";
+    const size_t n_labels = o.labels.size();
+    for (size_t i = 0; i < r.value.size(); ++i) {
+      const size_t key = size_t(r.name[i]);
+      if (n_labels == 0) {
+        out += r.names[key];
+      } else {  // the key's node (or "-") and label values (or "(none)")
+        out += r.key_node[key] >= 0 ? r.names[size_t(r.key_node[key])] : "-";
+        for (size_t j = 0; j < n_labels; ++j) {
+          const int32_t c = r.key_labels[key * n_labels + j];
+          out += "|" + (c >= 0 ? r.label_values[size_t(c)] : std::string("(none)"));
+        }
+      }
+      out += "=" + std::to_string(r.value[i]) + ";";
+    }
     return out;
   } catch (const std::exception& e) {
     return std::string("error: ") + e.what();
@@ -212,6 +225,10 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
         o.threads = 1;
         o.granularity = static_cast<Granularity>(k % 5);
         o.cum = k % 2 == 1;
+        if (k % 3 == 2) {  // split by the labels too (string, and numeric in buckets); every other time labels only
+          o.labels = {SeriesLabel{"zone"}, SeriesLabel{"bytes", SeriesLabel::Numbers::Edges, {100, 5000}}};
+          o.nodes = k % 2 == 0;
+        }
         const std::string fast = series_of(path, o);
         o.scan = false;
         const std::string ordinary = series_of(path, o);
@@ -256,6 +273,37 @@ TEST(series_sample_type_choice) {
     threw = e.wanted == "wall" && e.have == std::vector<std::string>{"samples", "cpu"};
   }
   EXPECT(threw);
+}
+
+TEST(series_by_label_sums_each_label_value) {
+  // rich(1): zone=z1 on one sample, bytes=4096 on another, the rest unlabelled.
+  const std::string path = write("labels.pb", encode(rich(1), false));
+  SeriesOptions o;
+  o.threads = 1;
+  o.nodes = false;
+  o.labels = {SeriesLabel{"zone"}, SeriesLabel{"bytes"}};
+  SeriesResult r = series_files({path}, o);
+  int64_t sum = 0;
+  bool zone = false, bytes = false;
+  for (size_t i = 0; i < r.value.size(); ++i) {
+    const size_t key = size_t(r.name[i]);
+    EXPECT(r.key_node[key] == -1);
+    const int32_t z = r.key_labels[key * 2], b = r.key_labels[key * 2 + 1];
+    zone |= z >= 0 && r.label_values[size_t(z)] == "z1";
+    bytes |= b >= 0 && r.label_values[size_t(b)] == "[4096, 8192)";
+    sum += r.value[i];
+  }
+  EXPECT(zone && bytes);
+  // Labels only: every sample's value counts once, so the rows add up to the cpu values' sum.
+  Profile p = rich(1);
+  int64_t want = 0;
+  for (size_t s = 0; s < p.num_samples(); ++s) want += p.values[s * 2 + 1];
+  EXPECT(sum == want);
+  o.labels = {SeriesLabel{"bytes", SeriesLabel::Numbers::Exact, {}}};
+  r = series_files({path}, o);
+  bool exact = false;
+  for (const std::string& v : r.label_values) exact |= v == "4096";
+  EXPECT(exact);
 }
 
 TEST(fastest_level_round_trips) {

@@ -1,5 +1,8 @@
 // C++ unit tests of stacks: the flame graph call tree (paths, self/total, recursion,
-// inline frames, inversion, base profiles, "..." merging and pre-order).
+// inline frames, inversion, base profiles, "..." merging and pre-order), and the
+// pruned build held to the whole-trie build on random profiles.
+#include <random>
+
 #include "check.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/errors.hpp"
@@ -164,6 +167,104 @@ TEST(threads_give_the_same_tree) {
     CallTree b = build_call_tree(StackSource{&cur, &nc, 0}, &bs, threaded);
     EXPECT(a.parent == b.parent && a.frame == b.frame && a.self == b.self && a.total == b.total);
     EXPECT(a.base_self == b.base_self && a.base_total == b.base_total && a.frame_total == b.frame_total);
+  }
+}
+
+// A random profile: functions sharing names (so report nodes share frames),
+// locations of one to three lines (inline frames), stacks with recursion and
+// empty ones, values of both signs and zeros (as a diff has).
+static Profile random_profile(uint32_t seed, size_t n_samples) {
+  std::mt19937 rng(seed);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  Profile p;
+  StringInterner s;
+  check::counted_samples(p, s);
+  const size_t nfn = 12, nloc = 20;
+  for (size_t f = 0; f < nfn; ++f) {
+    p.functions.id.push_back(f + 1);
+    p.functions.name.push_back(s.intern("fn" + std::to_string(f % 9)));
+    p.functions.filename.push_back(s.intern("file" + std::to_string(f % 4) + ".go"));
+    p.functions.start_line.push_back(static_cast<int64_t>(f * 10));
+  }
+  p.functions.system_name = p.functions.name;
+  p.locations.line_offsets = {0};
+  for (size_t l = 0; l < nloc; ++l) {
+    p.locations.id.push_back(l + 1);
+    p.locations.mapping.push_back(-1);
+    p.locations.address.push_back(0);
+    p.locations.is_folded.push_back(0);
+    const size_t lines = 1 + (pick(4) == 0 ? 1 + pick(2) : 0);
+    for (size_t k = 0; k < lines; ++k) {
+      p.lines.function.push_back(static_cast<int32_t>(pick(nfn)));
+      p.lines.line.push_back(static_cast<int64_t>(1 + pick(5)));
+      p.lines.column.push_back(0);
+    }
+    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.function.size()));
+  }
+  p.stack_offsets = {0};
+  p.label_offsets = {0};
+  for (size_t i = 0; i < n_samples; ++i) {
+    const size_t depth = pick(9);  // 0: an empty stack
+    for (size_t k = 0; k < depth; ++k) p.stack_locations.push_back(static_cast<int32_t>(pick(k < 2 ? 3 : nloc)));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    p.label_offsets.push_back(0);
+    const int64_t v = pick(6) == 0 ? 0 : static_cast<int64_t>(pick(200)) - (pick(3) == 0 ? 120 : 0);
+    p.values.push_back(v);
+  }
+  p.strings = s.take();
+  return p;
+}
+
+static bool same_tree(const CallTree& a, const CallTree& b) {
+  bool frames = a.frame_name.size() == b.frame_name.size();
+  for (size_t i = 0; frames && i < a.frame_name.size(); ++i)
+    frames = a.frame_name[i] == b.frame_name[i] && a.frame_file[i] == b.frame_file[i];
+  return frames && a.frame_line == b.frame_line && a.frame_self == b.frame_self && a.frame_total == b.frame_total &&
+         a.frame_base_self == b.frame_base_self && a.frame_base_total == b.frame_base_total &&
+         a.ellipsis_frame == b.ellipsis_frame && a.parent == b.parent && a.frame == b.frame && a.depth == b.depth &&
+         a.self == b.self && a.total == b.total && a.base_self == b.base_self && a.base_total == b.base_total &&
+         a.with_base == b.with_base;
+}
+
+TEST(pruned_build_equals_trie_build) {
+  size_t checked = 0, trimmed = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    Profile cur = random_profile(seed, 30 + seed * 7), base = random_profile(seed + 1000, 25 + seed * 5);
+    AggregateOptions agg;
+    agg.granularity = seed % 3 == 0 ? Granularity::Lines : Granularity::Functions;
+    NodeTable nc = aggregate(cur, agg), nb = aggregate(base, agg);
+    StackSource bs{&base, &nb, 0};
+    for (double mf : {0.0, 0.002, 0.01, 0.05, 0.2, 1.0})
+      for (bool inverted : {false, true})
+        for (bool with_base : {false, true}) {
+          CallTreeOptions trie, pruned;
+          trie.min_fraction = pruned.min_fraction = mf;
+          trie.inverted = pruned.inverted = inverted;
+          trie.method = CallTreeOptions::Method::Trie;
+          pruned.method = CallTreeOptions::Method::Pruned;
+          pruned.min_samples_per_thread = seed % 2 ? 1 : 50000;  // split across threads, or not
+          const StackSource* b = with_base ? &bs : nullptr;
+          CallTree a = build_call_tree(StackSource{&cur, &nc, 0}, b, trie);
+          CallTree c = build_call_tree(StackSource{&cur, &nc, 0}, b, pruned);
+          EXPECT(same_tree(a, c));
+          ++checked;
+          trimmed += a.ellipsis_frame >= 0;
+        }
+  }
+  EXPECT(checked == 40 * 6 * 4 && trimmed > checked / 4);  // the trimming paths were taken
+}
+
+TEST(pruned_build_on_the_hand_built_tree) {
+  for (double mf : {0.0, 0.05}) {
+    Profile p = tree_profile({30, 20, 1, 4});
+    NodeTable nodes = aggregate(p, AggregateOptions{});
+    CallTreeOptions trie, pruned;
+    trie.min_fraction = pruned.min_fraction = mf;
+    trie.method = CallTreeOptions::Method::Trie;
+    pruned.method = CallTreeOptions::Method::Pruned;
+    CallTree a = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, trie);
+    CallTree b = build_call_tree(StackSource{&p, &nodes, 0}, nullptr, pruned);
+    EXPECT(same_tree(a, b) && a.total[0] == 55 && b.self[0] == 4);
   }
 }
 

@@ -14,8 +14,8 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
 from importlib import resources as _resources
 
 from . import _io
-from ._build_info import VERSION as __version__  # noqa: F401  (the package version)
 from ._build_info import build_info
+from ._build_info import version as _package_version
 from ._delta import DeltaComputer
 from ._from_folded import from_folded
 from ._from_otlp import OtlpProfile, load_otlp
@@ -66,6 +66,14 @@ __all__ = [
     "loads",
     "open_store",
 ]
+
+
+def __getattr__(name: str):
+    # ``__version__`` is looked up on first use (PEP 562): importlib.metadata
+    # costs start-up time that a command line reading one file does not need.
+    if name == "__version__":
+        return _package_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():

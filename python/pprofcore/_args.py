@@ -58,3 +58,31 @@ def compile_regex(name: str, value) -> "re.Pattern[str]":
         return re.compile(value)
     except re.error as e:
         raise ValueError(f"{name}: invalid regular expression {value!r}: {e}") from None
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_DURATION_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def check_duration(name: str, value, *, positive: bool = True) -> float:
+    """Seconds from a number or a Go-style duration (``"60s"``, ``"1m30s"``,
+    ``"0.2s"``, ``"500ms"``; a bare number is seconds). Must be > 0 when
+    ``positive``, else >= 0."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be seconds or a duration such as '60s', not {type_name(value)}")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            parts = _DURATION_PART.findall(text)
+            if not parts or "".join(n + u for n, u in parts) != text:
+                raise ValueError(f"{name}: {value!r} is not a duration (examples: 60s, 1m30s, 0.5s, 200ms)") from None
+            seconds = sum(float(n) * _DURATION_UNIT[u] for n, u in parts)
+    else:
+        raise TypeError(f"{name} must be seconds or a duration such as '60s', not {type_name(value)}")
+    if not np.isfinite(seconds) or seconds < 0 or (positive and seconds == 0):
+        raise ValueError(f"{name} must be {'more than' if positive else 'at least'} 0 seconds, not {value!r}")
+    return seconds

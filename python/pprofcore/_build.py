@@ -139,6 +139,7 @@ class ProfileBuilder:
         self._locations: Dict[Tuple[Tuple, int, int], int] = {}
         self._mappings: Dict[Tuple[str, str], int] = {}
         self._samples: List[bytes] = []
+        self._id_bytes: List[bytes] = []  # the varint of each id, made once (stacks repeat them)
         self.period_type: Optional[Tuple[str, str]] = None
         self.period = 0
         self.time_nanos = 0
@@ -198,8 +199,14 @@ class ProfileBuilder:
     def stack_bytes(self, location_ids: Iterable[int]) -> bytes:
         """A stack (leaf first) encoded once, for :meth:`add_encoded` of many
         samples over the same stack."""
-        body = b"".join(_varint(x) for x in location_ids)
-        return _ld(1, body) if body else b""
+        ids = location_ids if isinstance(location_ids, (list, tuple)) else list(location_ids)
+        if not ids:
+            return b""
+        enc = self._id_bytes
+        top = max(ids)
+        if top >= len(enc):
+            enc += [_varint(i) for i in range(len(enc), top + 1)]
+        return _ld(1, b"".join([enc[x] for x in ids]))
 
     def label_bytes(self, str_labels: Iterable[Tuple[str, str]] = (), num_labels: Iterable[Tuple] = ()) -> bytes:
         """Labels encoded once, for :meth:`add_encoded`."""

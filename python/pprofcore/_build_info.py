@@ -7,23 +7,23 @@ and the benchmarks ask it instead of probing ``_core`` each in their own way.
 
 from __future__ import annotations
 
-import platform
+import functools
 import sys
-from importlib import metadata
 
 from . import _core
 
 
-def _version() -> str:
+@functools.lru_cache(maxsize=None)
+def version() -> str:
     """The installed distribution's version: pyproject.toml's [project]
-    version is the one place it is written."""
+    version is the one place it is written. Looked up on first use:
+    importlib.metadata is slow to import, and most commands never ask."""
+    from importlib import metadata
+
     try:
         return metadata.version("pprofcore")
     except metadata.PackageNotFoundError:  # a source tree on sys.path, never installed
         return "0+unknown"
-
-
-VERSION = _version()
 
 
 def inflaters() -> list[str]:
@@ -57,8 +57,10 @@ def build_info() -> dict[str, object]:
     >>> "zlib" in info["inflaters"]
     True
     """
+    import platform  # imported on use, as importlib.metadata above
+
     return {
-        "version": VERSION,
+        "version": version(),
         "python": platform.python_version(),
         "platform": f"{sys.platform}-{platform.machine()}",
         "inflaters": inflaters(),

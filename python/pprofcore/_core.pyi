@@ -216,9 +216,10 @@ def call_tree(
     base_type: typing.SupportsInt | typing.SupportsIndex = 0,
     inverted: bool = False,
     min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+    method: str = "auto",
 ) -> dict[str, typing.Any]:
     """
-    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames.
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0.
     """
 
 def call_graph(
@@ -279,6 +280,11 @@ def encode_otlp(
 ) -> bytes:
     """
     The profile as OTLP ProfilesData protobuf bytes.
+    """
+
+def read_jfr(data: typing_extensions.Buffer) -> Profile:
+    """
+    The profile of a JFR recording (every event kind read, side by side).
     """
 
 def decode_file_repair(
@@ -356,9 +362,27 @@ def series_files(
     sample_type: typing.Any = None,
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
     max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    labels: list[tuple[typing.Any, ...]] = ...,
 ) -> dict[str, typing.Any]:
     """
-    Per-profile non-zero flat (or cum) values per report node of each file, as arrays (fleet series).
+    Per-profile non-zero flat (or cum) values per report node (and label values) of each file, as arrays (fleet series); by '' with labels: per label values only.
+    """
+
+def series_profiles(
+    profiles: collections.abc.Sequence[Profile],
+    by: str = "functions",
+    cum: bool = False,
+    sample_type: typing.Any = None,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    labels: list[tuple[typing.Any, ...]] = ...,
+) -> dict[str, typing.Any]:
+    """
+    series_files for decoded profiles (the profiles are immutable; they are read without the GIL).
+    """
+
+def package_of(name: str, file: str = "") -> str:
+    """
+    The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, Python module; '' when the name has none.
     """
 
 def prune(profile: Profile, drop: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...

@@ -4,7 +4,8 @@ A source is a URL (``http://host:6060/debug/pprof/heap``) or pprof's
 ``host:port[/path]`` shorthand; an existing local file always wins. With no
 path, Go's CPU profile endpoint ``/debug/pprof/profile`` is asked for.
 ``seconds`` becomes the ``seconds=`` query parameter; the HTTP timeout is
-``timeout`` (default: 1.5 times the duration, or 60 s) plus 5 s, as pprof's.
+``timeout`` (default: 1.5 times the duration, or 60 s) plus 5 s, as pprof's,
+for the whole request, body included. Also used by the fleet collector.
 A command line that fetched anything saves the profile it read where pprof
 saves it (``$PPROF_TMPDIR``, else ``$HOME/pprof``, else the temporary
 directory) under pprof's name, ``pprof.<binary>.<types>.NNN.pb.gz``.
@@ -15,14 +16,15 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Callable, Optional
 
 CPU_PROFILE_PATH = "/debug/pprof/profile"  # Go's handler for a URL without a path
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]*):[0-9]+(/.*)?$")
 _MAX_BODY = 1 << 32  # the decoder's own limit applies after this
+_CHUNK = 1 << 20
 
 
 def source_url(source: str, seconds: Optional[float] = None) -> Optional[str]:
@@ -62,27 +64,66 @@ def go_duration(seconds: float) -> str:
     return f"{minutes}m{secs}s" if minutes else f"{secs}s"
 
 
-def fetch(url: str, timeout: Optional[float] = None, say: Callable[[str], None] = lambda _: None) -> bytes:
+class ServerError(OSError):
+    """The server answered with an error status (``status``: 404, 503...)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def fetch(
+    url: str,
+    timeout: Optional[float] = None,
+    say: Callable[[str], None] = lambda _: None,
+    *,
+    grace: float = 5.0,
+) -> bytes:
     """The body of ``url``; raises OSError naming the URL and the server's
-    answer (pprof's ``server response: 404 Not Found``) or the timeout."""
+    answer (pprof's ``server response: 404 Not Found``) or the timeout.
+
+    The whole request, body included, must end within ``timeout + grace``
+    seconds (pprof's 5 s of grace by default), so a server that trickles
+    its answer cannot hold the caller longer than one request's time."""
     duration = duration_of(url)
     if not timeout or timeout <= 0:
         timeout = duration * 1.5 if duration > 0 else 60.0
+    limit = timeout + grace
+    deadline = time.monotonic() + limit
     say(f"Fetching profile over HTTP from {url}")
     if duration > 0:
         say(f"Please wait... ({go_duration(duration)})")
+    # imported here: urllib.request brings http.client, email and ssl, which
+    # a command line reading a file has no use for (start-up time)
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"User-Agent": "pprofcore"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout + 5) as response:
-            return response.read(_MAX_BODY)
+        with urllib.request.urlopen(request, timeout=limit) as response:
+            return _read_until(response, deadline)
     except urllib.error.HTTPError as e:
         detail = ""
         if e.headers.get("X-Go-Pprof") and "text/plain" in e.headers.get("Content-Type", ""):
             detail = " - " + e.read(4096).decode("utf-8", "replace").strip()
-        raise OSError(f"{url}: server response: {e.code} {e.reason}{detail}") from None
+        raise ServerError(f"{url}: server response: {e.code} {e.reason}{detail}", e.code) from None
     except (urllib.error.URLError, TimeoutError, OSError) as e:
         reason = getattr(e, "reason", e)
         raise OSError(f"{url}: http fetch: {reason}") from None
+
+
+def _read_until(response, deadline: float) -> bytes:
+    """The body, read in pieces; TimeoutError once ``deadline`` has passed."""
+    chunks, size = [], 0
+    while size < _MAX_BODY:
+        if time.monotonic() > deadline:
+            raise TimeoutError("timed out reading the body")
+        chunk = response.read(min(_CHUNK, _MAX_BODY - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def save_dir() -> str:

@@ -64,11 +64,14 @@ def _simplified_mask(p: "Profile", pred: Callable[[str], bool]) -> np.ndarray:
 
 
 # --------------------------------------------------------------- name filters
-def _used_locations(p: "Profile") -> np.ndarray:
+def used_locations(p: "Profile") -> np.ndarray:
     """Per location: is it in some sample's stack? (What counts as a match for
-    the warnings: pprof's loaded profiles hold only such locations.)"""
-    used = np.zeros(len(p.locations), dtype=np.uint8)
-    used[p.stack_locations] = 1
+    the warnings: pprof's loaded profiles hold only such locations.) Kept on
+    the profile: the explorer filters one profile many times."""
+    used = p._derived.used_locations
+    if used is None:
+        counts = np.bincount(p.stack_locations, minlength=len(p.locations))
+        used = p._derived.used_locations = (counts > 0).astype(np.uint8)
     return used
 
 
@@ -155,7 +158,7 @@ def apply_filters(
     p = add_label_frames(p, tagroot, tagleaf, warn=warn)
     # pprof judges "matched" against all locations of the profile it started
     # from; later steps keep the location table, so one mask serves them all.
-    universe = _used_locations(p)
+    universe = used_locations(p)
     p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe)
     p = show_from(p, show_from_, warn=warn, universe=universe)
     p = filter_by_tag(p, tf, ti, units=units, warn=warn)

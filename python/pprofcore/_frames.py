@@ -27,7 +27,7 @@ class Derived:
     is immutable, so nothing goes stale). Each field has one owner, the only
     code that fills it."""
 
-    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes")
+    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes", "used_locations")
 
     def __init__(self) -> None:
         #: Profile's column tables by name ("labels", "locations", ...): ``Profile._table``
@@ -40,6 +40,8 @@ class Derived:
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
+        #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
+        self.used_locations: Optional[np.ndarray] = None
 
 
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:

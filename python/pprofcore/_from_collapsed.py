@@ -6,7 +6,8 @@
   frame written ``name (file:line)`` (py-spy) is split into function name,
   file and line; other frames are names only. py-spy's ``--threads`` and
   ``--subprocesses`` frames (``thread (0x...)``, ``process 12:"cmd"``) stay
-  frames, as py-spy draws them.
+  frames, as py-spy draws them; a line without frames (py-spy's `` 12`` for
+  samples taken outside Python code) is a sample with an empty stack.
 - austin: lines ``P<pid>;T<iid>:<tid>;file:function:line;... <metric>`` under
   a header naming the ``mode`` (``cpu``, ``wall``, ``memory`` or ``full``)
   and ``interval`` (microseconds). ``P``/``T`` become the labels ``pid``
@@ -51,8 +52,10 @@ def looks_collapsed(head: bytes) -> bool:
         if not line.strip() or line.startswith(b"#"):
             continue
         m = _COUNT.match(line)
-        if not m or not m.group(1):
+        if not m:
             return False
+        if not m.group(1).strip():
+            continue  # a sample without frames (py-spy writes " 12" for those)
         semicolon |= b";" in m.group(1)
         n += 1
         if n == 20:

@@ -16,6 +16,7 @@ Not supported: DevTools' trace-event form (``"traceEvents"`` with
 
 from __future__ import annotations
 
+import math
 from typing import Dict, List
 
 import numpy as np
@@ -39,6 +40,8 @@ def _int(doc: dict, key: str, where: str, default=None) -> int:
     v = doc.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise input_error(FORMAT, f"{where}: {key!r} must be a number, not {type(v).__name__}")
+    if not (math.isfinite(v) and -(2**63) <= v < 2**63):
+        raise input_error(FORMAT, f"{where}: {key!r} = {v!r:.40} is outside the int64 range")
     return int(v)
 
 

@@ -38,6 +38,7 @@ _HEADER = re.compile(
 _FRAME = re.compile(r"^\s*(?P<addr>[0-9a-fA-F]+)\s+(?P<sym>.*?)\s+\((?P<dso>.*)\)$")
 _OFFSET = re.compile(r"\+0x[0-9a-fA-F]+$")
 _TIMED = {"cpu-clock", "task-clock"}
+_INT64 = (1 << 63) - 1
 
 
 def looks_like_perf_script(head: bytes) -> bool:
@@ -61,11 +62,13 @@ def read_perf_script_bytes(data: bytes) -> Profile:
     stacks: Dict[Tuple[int, ...], int] = {}
     rows: List[list] = []  # [event column, period, time, pid, tid, cpu, comm code, frames]
 
-    def location(m: "re.Match[str]") -> int:
+    def location(m: "re.Match[str]", lineno: int) -> int:
         key = (int(m.group("addr"), 16), _OFFSET.sub("", m.group("sym")), m.group("dso"))
         lid = locs.get(key)
         if lid is None:
             addr, sym, dso = key
+            if addr >> 64:
+                raise input_error(FORMAT, f"address {m.group('addr')} does not fit in 64 bits", lineno, "line")
             mid = b.mapping(dso) if dso and dso != "[unknown]" else 0
             fid = b.function(sym) if sym and sym != "[unknown]" else 0
             lid = locs[key] = b.location(fid, address=addr, mapping_id=mid)
@@ -93,7 +96,7 @@ def read_perf_script_bytes(data: bytes) -> Profile:
                 raise input_error(
                     FORMAT, f"expected {want}an event line 'comm tid time: event:', got {got!r}", lineno, "line"
                 )
-            lid = frame_lines[line] = location(fm)
+            lid = frame_lines[line] = location(fm, lineno)
             current[7].append(lid)
             continue
         event = m.group("event").split(":")[0]
@@ -110,10 +113,12 @@ def read_perf_script_bytes(data: bytes) -> Profile:
             b.string(m.group("comm")),
             [],
         ]
+        if not -_INT64 <= min(current[1:6]) <= max(current[1:6]) <= _INT64:
+            raise input_error(FORMAT, "a number of the event line does not fit in 64 bits", lineno, "line")
         rest = m.group("rest")
         fm = _FRAME.match(rest) if rest else None
         if fm:  # no callchain: the sampled frame is on the header line
-            current[7].append(location(fm))
+            current[7].append(location(fm, lineno))
         rows.append(current)
     if not rows:
         raise input_error(FORMAT, "no events")

@@ -48,11 +48,17 @@ def _numbers(v, where: str) -> Tuple[int, int, float, float]:
     return v[0], v[1], v[2], v[3]
 
 
-def _ns(seconds: float) -> int:
+def _ns(seconds: float, where: str) -> int:
     x = seconds * 1e9
     if not (math.isfinite(x) and -(2**63) <= round(x) < 2**63):
-        raise input_error(FORMAT, f"time {seconds!r} s is outside the int64 range of nanoseconds")
+        raise input_error(FORMAT, f"{where}: time {seconds!r} s is outside the int64 range of nanoseconds")
     return round(x)
+
+
+def _calls(n: float, where: str) -> int:
+    if not (math.isfinite(n) and -(2**63) <= int(n) < 2**63):
+        raise input_error(FORMAT, f"{where}: call count {n!r} is outside the int64 range")
+    return int(n)
 
 
 def read_pstats_bytes(data: bytes) -> Profile:
@@ -83,15 +89,16 @@ def read_pstats_bytes(data: bytes) -> Profile:
         _cc, nc, tt, ct = _numbers(v, where)
         callers = v[4]
         if not callers:
-            b.add([loc(k)], [int(nc), _ns(tt), _ns(ct)])
+            b.add([loc(k)], [_calls(nc, where), _ns(tt, where), _ns(ct, where)])
             continue
         for caller, edge in callers.items():
             caller = _key(caller, f"{where} caller")
             if isinstance(edge, (int, float)) and not isinstance(edge, bool):
                 edge = (edge, edge, 0.0, 0.0)  # the old profile module keeps a call count only
             # An edge is (calls, primitive calls, ...): the entry's first two, swapped.
-            enc, _ecc, ett, ect = _numbers(edge, f"{where} caller {caller[2]}")
+            at = f"{where} caller {caller[2]}"
+            enc, _ecc, ett, ect = _numbers(edge, at)
             if caller == k:
                 ect = 0  # recursion: the outer call's cumulative time already holds it
-            b.add([loc(k), loc(caller)], [int(enc), _ns(ett), _ns(ect)])
+            b.add([loc(k), loc(caller)], [_calls(enc, at), _ns(ett, at), _ns(ect, at)])
     return b.build()

@@ -37,14 +37,14 @@ def looks_like_speedscope(head: bytes) -> bool:
     return b"speedscope.app/file-format-schema" in head
 
 
-def _type_of(unit: str) -> Tuple[Tuple[str, str], int]:
+def _type_of(unit: str, where: str) -> Tuple[Tuple[str, str], int]:
     if unit in _TIME:
         return ("wall", "nanoseconds"), _TIME[unit]
     if unit == "bytes":
         return ("space", "bytes"), 1
     if unit in ("none", ""):
         return ("samples", "count"), 1
-    raise input_error(FORMAT, f"unknown unit {unit!r} (expected none, bytes or a time unit)")
+    raise input_error(FORMAT, f"{where}: unknown unit {unit!r} (expected none, bytes or a time unit)")
 
 
 def _num(v, where: str) -> float:
@@ -76,7 +76,7 @@ def read_speedscope(doc) -> Profile:
     for i, prof in enumerate(profiles):
         if not isinstance(prof, dict):
             raise input_error(FORMAT, f"profiles[{i}] is not an object")
-        st, scale = _type_of(str(prof.get("unit", "none")))
+        st, scale = _type_of(str(prof.get("unit", "none")), f"profiles[{i}]")
         if st not in types:
             types.append(st)
         plan.append((prof, types.index(st), scale))

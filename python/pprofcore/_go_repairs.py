@@ -12,13 +12,15 @@
   removes the bracketed lists so one function is one row.
 
 The work is done in C++ (``cpp/src/go_repairs.cpp``); nothing else in the
-profile changes.
+profile changes. :func:`apply_repairs` runs them by name (``"truncated"``,
+``"typeparams"``), as ``ProfileSet(repairs=...)``, the store's ingest and the
+command line's ``-repair`` do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Tuple
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 from . import _core
 
@@ -121,3 +123,58 @@ def drop_type_params(p: "Profile") -> Tuple["Profile", TypeParamsReport]:
 def clean_name(name: str) -> str:
     """``name`` without Go type-parameter lists."""
     return _core.drop_go_type_params(name)
+
+
+#: The repairs by name, in the order :func:`apply_repairs` runs them.
+REPAIRS = ("truncated", "typeparams")
+
+
+def check_repairs(repairs: Union[None, str, Any]) -> Tuple[str, ...]:
+    """check_repairs returns ``repairs`` as a tuple of names from
+    :data:`REPAIRS`: None (no repair), a comma-separated string
+    (``"truncated,typeparams"``, the ``-repair`` flag's spelling) or a sequence
+    of names. ValueError names an unknown repair; TypeError any other value."""
+    if repairs is None:
+        return ()
+    if isinstance(repairs, str):
+        repairs = [r.strip() for r in repairs.split(",") if r.strip()]
+    elif not isinstance(repairs, (list, tuple, set, frozenset)) or not all(isinstance(r, str) for r in repairs):
+        raise TypeError(f"repairs must be a list of names or a comma-separated str, not {type(repairs).__name__}")
+    unknown = sorted(set(repairs) - set(REPAIRS))
+    if unknown:
+        raise ValueError(f"unknown repair {unknown[0]!r}; expected some of {', '.join(REPAIRS)}")
+    return tuple(r for r in REPAIRS if r in repairs)
+
+
+def apply_repairs(p: "Profile", repairs) -> Tuple["Profile", Dict[str, Any]]:
+    """apply_repairs returns ``(profile, reports)``: the repairs named by
+    ``repairs`` (see :func:`check_repairs`) applied in :data:`REPAIRS` order
+    (stacks are completed before names change), and each one's report by name."""
+    reports: Dict[str, Any] = {}
+    for name in check_repairs(repairs):
+        if name == "truncated":
+            p, reports[name] = repair_truncated_stacks(p)
+        else:
+            p, reports[name] = drop_type_params(p)
+    return p, reports
+
+
+def report_columns(reports: Dict[str, Any]) -> Dict[str, int]:
+    """The reports of :func:`apply_repairs` as flat columns
+    (``repair_truncated_repaired``, ``repair_typeparams_functions_renamed``...):
+    what a set's ``profiles`` table and a store's ``profiles`` rows keep."""
+    return {f"repair_{name}_{k}": int(v) for name, r in reports.items() for k, v in asdict(r).items()}
+
+
+def describe(reports: Dict[str, Any]) -> str:
+    """One line per repair, for the command line's stderr."""
+    lines = []
+    for name, r in reports.items():
+        if name == "truncated":
+            lines.append(
+                f"repair truncated: {r.repaired} of {r.truncated} stacks at depth {r.depth} completed "
+                f"({r.ambiguous} ambiguous, {r.frames_added} frames added)"
+            )
+        else:
+            lines.append(f"repair typeparams: {r.functions_renamed} functions renamed, {r.functions_merged} merged")
+    return "\n".join(lines)

@@ -51,7 +51,7 @@ def batch_path_bytes(paths, function: str) -> list:
     return [path_bytes(p) for p in paths]
 
 
-def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Optional[Profile]:
+def read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Optional[Profile]:
     """The profile of another profiler's format (``_foreign``) in ``data`` or
     the file ``path``, or ``None`` when it is none pprofcore reads. Errors of
     a reader name the file as the core's do. Only regular files are read
@@ -76,13 +76,24 @@ def _read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Op
         return None
 
 
+def failed_on_foreign_file(error: Exception, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> bool:
+    """Whether ``error``, raised by a C++ batch over files (merge, series),
+    is the core's refusal of a file in another profiler's format, which only
+    :func:`load` (and :func:`load_many`) read: the caller then does its work
+    again through those."""
+    if not isinstance(error, _core.DecodeError) or isinstance(error, _core.GzipError):
+        return False
+    path = getattr(error, "path", None)
+    return path is not None and read_foreign(None, max_decompressed_size, os.fsencode(path)) is not None
+
+
 def _foreign_or_raise(error: Exception, data, max_decompressed_size: int, repair: bool, path: Optional[bytes]):
     """What :func:`load`/:func:`loads` return when the core refused the input:
     a foreign format's profile (with an empty repair report under
     ``repair=True``), or the core's error."""
     if isinstance(error, _core.GzipError):
         raise error
-    p = _read_foreign(data, max_decompressed_size, path)
+    p = read_foreign(data, max_decompressed_size, path)
     if p is None:
         raise error
     return (p, RepairReport._from_core({})) if repair else p
@@ -338,7 +349,7 @@ def load_many(
             continue
         if isinstance(item, _core.DecodeError) and not isinstance(item, _core.GzipError):
             try:  # another profiler's format, read in Python as load() does
-                foreign = _read_foreign(None, max_decompressed_size, path)
+                foreign = read_foreign(None, max_decompressed_size, path)
             except _core.DecodeError as e:
                 foreign, item = None, e
             if foreign is not None:

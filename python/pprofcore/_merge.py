@@ -4,10 +4,18 @@ All per-sample work runs in C++ with the GIL released."""
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Iterable, Optional
 
 from . import _core, _transform
-from ._io import DEFAULT_MAX_DECOMPRESSED_SIZE, batch_path_bytes, path_bytes
+from ._io import (
+    DEFAULT_MAX_DECOMPRESSED_SIZE,
+    batch_path_bytes,
+    failed_on_foreign_file,
+    load_many,
+    path_bytes,
+    read_foreign,
+)
 from ._profile import Profile
 from .errors import ProfileError
 
@@ -91,8 +99,17 @@ class Merger:
 
     def add_file(self, path, *, max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE) -> None:
         """Decode ``path`` and merge it in, without creating a Python Profile.
-        Errors and limits as :func:`pprofcore.load`."""
-        self._m.add_file(path_bytes(path), max_decompressed_size)
+        Errors and limits as :func:`pprofcore.load`; another profiler's format
+        (JFR, ``.cpuprofile``, ...) is read by content as :func:`pprofcore.load`
+        reads it."""
+        path = path_bytes(path)
+        try:
+            self._m.add_file(path, max_decompressed_size)
+        except _core.DecodeError as e:
+            foreign = None if isinstance(e, _core.GzipError) else read_foreign(None, max_decompressed_size, path)
+            if foreign is None:
+                raise
+            self._m.add(foreign._core)
 
     def result(self) -> Profile:
         """The merged profile so far; the Merger stays usable."""
@@ -155,4 +172,33 @@ def merge_files(
     paths = batch_path_bytes(paths, "merge_files")
     if not paths:
         raise ProfileError("no profiles to merge")
-    return Profile._wrap(_core.merge_files(paths, threads or 0, max_decompressed_size, progress))
+    reported = [0]
+
+    def report(done: int, total: int) -> None:
+        reported[0] = done
+        if progress is not None:
+            progress(done, total)
+
+    try:
+        return Profile._wrap(_core.merge_files(paths, threads or 0, max_decompressed_size, report))
+    except _core.DecodeError as e:
+        # Another profiler's format (read in Python): merge again through
+        # load_many, which reads those, in the same order.
+        if not failed_on_foreign_file(e, max_decompressed_size):
+            raise
+    return _merge_loaded(paths, threads, max_decompressed_size, progress, reported[0])
+
+
+def _merge_loaded(paths: list, threads: Optional[int], max_decompressed_size: int, progress, reported: int) -> Profile:
+    """``merge(load_many(paths))`` a batch at a time (memory bounded by the
+    batch); ``progress`` hears only of files past those already reported."""
+    m = _core.Merger()
+    batch = max(1, threads or os.cpu_count() or 1) * 8
+    for start in range(0, len(paths), batch):
+        for p in load_many(paths[start : start + batch], threads, max_decompressed_size=max_decompressed_size):
+            assert isinstance(p, Profile)  # errors="raise": profiles only
+            m.add(p._core)
+        done = min(start + batch, len(paths))
+        if progress is not None and done > reported:
+            progress(done, len(paths))
+    return Profile._wrap(m.result())

@@ -17,6 +17,8 @@ from . import (
     _go_repairs,
     _labels,
     _timestamps,
+    _to_chrome_trace,
+    _to_firefox,
     _to_otlp,
     _transform,
     reports,
@@ -422,12 +424,20 @@ class Profile:
         return _filter.show_from(self, regex)
 
     def symbolize(
-        self, *, binaries=None, search_path=None, tool: str = "auto", demangle: str = "simplified", force: bool = False
+        self,
+        *,
+        binaries=None,
+        search_path=None,
+        tool: str = "auto",
+        demangle: str = "simplified",
+        force: bool = False,
+        cache=None,
     ) -> Tuple["Profile", "object"]:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
-        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`."""
+        addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`
+        (``cache``: a :class:`pprofcore.symbolize.SymbolCache` shared by a fleet)."""
         return symbolize_profile(
-            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force
+            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force, cache=cache
         )
 
     def list(
@@ -438,9 +448,11 @@ class Profile:
         trim_path: str = "",
         sample_type=None,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``list``: per-source-line flat/cum of the functions matching
-        ``regex``, with the source text. See ``docs/symbolize.md``."""
+        ``regex``, with the source text (values shown divided by ``divide_by``,
+        pprof's ``-divide_by``). See ``docs/symbolize.md``."""
         return reports.source_listing(
             self,
             regex,
@@ -448,6 +460,7 @@ class Profile:
             trim_path=trim_path,
             sample_type=sample_type,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def disasm(
@@ -459,9 +472,11 @@ class Profile:
         sample_type=None,
         relative_percentages: bool = False,
         intel_syntax: bool = False,
+        divide_by: float = 1.0,
     ):
         """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax). See
+        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax;
+        ``divide_by``: as :meth:`list`). See
         ``docs/symbolize.md``."""
         return reports.disassembly(
             self,
@@ -471,7 +486,14 @@ class Profile:
             sample_type=sample_type,
             relative_percentages=relative_percentages,
             intel_syntax=intel_syntax,
+            divide_by=divide_by,
         )
+
+    def weblist(self, regex, **options):
+        """pprof's ``weblist``: :meth:`list` and :meth:`disasm` of the functions
+        matching ``regex``, each instruction under its line of the listed
+        function (``options`` as theirs); ``pprofcore -weblist`` draws it."""
+        return reports.weblist(self, regex, **options)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
@@ -632,8 +654,10 @@ class Profile:
         """Write the profile to ``path``.
 
         ``format`` is ``"pprof"`` (profile.proto, gzip-compressed unless
-        ``compress=False``) or ``"otlp"`` (OpenTelemetry ``ProfilesData``
-        protobuf, :meth:`to_otlp`; raw unless ``compress=True``).
+        ``compress=False``), ``"otlp"`` (OpenTelemetry ``ProfilesData``
+        protobuf, :meth:`to_otlp`; raw unless ``compress=True``),
+        ``"chrome-trace"`` (:meth:`to_chrome_trace`) or ``"firefox"``
+        (:meth:`to_firefox_profiler`), both JSON, raw unless ``compress=True``.
 
         The write is atomic: the bytes go to a temporary file beside ``path``
         that is then renamed over it, so a failed write (a full disk, a kill)
@@ -650,8 +674,15 @@ class Profile:
             data = self.to_bytes(compress=True if compress is None else compress, level=level)
         elif format == "otlp":
             data = self.to_otlp(compress=bool(compress), level=level)
+        elif format in ("chrome-trace", "firefox"):
+            write = (
+                _to_chrome_trace.chrome_trace_bytes if format == "chrome-trace" else _to_firefox.firefox_profiler_bytes
+            )
+            data = write(self)
+            if compress:
+                data = _core.gzip(data, _args.check_level(level))
         else:
-            raise ValueError(f"format must be 'pprof' or 'otlp', not {format!r}")
+            raise ValueError(f"format must be 'pprof', 'otlp', 'chrome-trace' or 'firefox', not {format!r}")
         _atomic.write_bytes(path, data)
 
     def to_otlp(
@@ -685,6 +716,34 @@ class Profile:
         drawn root first until the lane's next sample. ``.save("t.html")`` writes
         the self-contained page; Jupyter shows it inline."""
         return _timeline.timeline(self, lane, sample_type, title)
+
+    def to_chrome_trace(self, lane: Optional[str] = None, sample_type=None, title: str = "") -> dict:
+        """The samples in the Chrome trace event format, as a JSON-ready dict
+        (``json.dump`` it, or ``save(path, format="chrome-trace")``): Perfetto
+        UI and chrome://tracing draw it as a flame chart per lane. Needs
+        :attr:`timestamps` (ValueError without).
+
+        One thread per value of the label ``lane`` (default as :meth:`timeline`);
+        each sample's stack becomes nested complete (``"X"``) events lasting until
+        the lane's next sample, a frame still on the stack at the next sample
+        continuing as one event. ``args.value``/``args.self`` of an event are the
+        values (of ``sample_type``) of the samples under it and of those it is
+        the leaf of: summed per function they give :meth:`top`'s cum and flat.
+        Times are microseconds since the first sample, whose time is
+        ``otherData.start_time_ns``."""
+        return _to_chrome_trace.to_chrome_trace(self, lane, sample_type, title)
+
+    def to_firefox_profiler(self, lane: Optional[str] = None, sample_type=None, title: str = "") -> dict:
+        """The samples in the Firefox Profiler's processed profile format
+        (version 58), as a JSON-ready dict (``save(path, format="firefox")``
+        writes it); profiler.firefox.com opens the file. Needs
+        :attr:`timestamps` (ValueError without).
+
+        One thread per value of the label ``lane`` (default as :meth:`timeline`);
+        each sample keeps its time and its value (of ``sample_type``) as its
+        weight: milliseconds for a time unit (``tracing-ms``), ``bytes`` for
+        bytes, a count otherwise."""
+        return _to_firefox.to_firefox_profiler(self, lane, sample_type, title)
 
     @property
     def timestamps(self) -> Optional[np.ndarray]:
@@ -723,6 +782,7 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Flat and cum per function (or file, line, address), like ``pprof -top``.
 
@@ -732,8 +792,11 @@ class Profile:
             Sample type index or name; default follows pprof (``default_sample_type``,
             else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
             ``cum:<type>`` columns for each type, ordered by the first.
-        by : {"functions", "filefunctions", "files", "lines", "addresses"}
-            pprof's granularity.
+        by : {"functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries"}
+            pprof's granularity, or ours: ``"packages"`` groups functions by
+            package (Go import path, Java package, C++/Rust namespace, Python
+            module: :func:`pprofcore.reports.package_of`; functions without
+            one fall under their binary), ``"binaries"`` by the mapping's file.
         n : int, optional
             Keep only the first ``n`` rows (pprof's ``-nodecount``).
         sort : {"flat", "cum"}
@@ -757,6 +820,9 @@ class Profile:
             By default, as pprof, a profile made by :meth:`filter` and the other
             sample filters measures percentages against the total *before*
             filtering, and its header lists the "Active filters".
+        divide_by : float
+            pprof's ``-divide_by``: the text shows every value divided by this
+            (truncated as pprof does); percentages and table values are unchanged.
 
         Returns
         -------
@@ -786,6 +852,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def peek(
@@ -797,12 +864,15 @@ class Profile:
         unit: Optional[str] = None,
         inline: bool = True,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
+        sort: str = "flat",
     ):
         """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
         with edge weights, like ``pprof -peek``. Returns a table with columns
         ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
         Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
-        matches no node, as pprof does. ``relative_percentages``: see :meth:`top`.
+        matches no node, as pprof does. ``relative_percentages``, ``divide_by``,
+        ``sort``: see :meth:`top`.
         """
         return reports.peek(
             self,
@@ -813,6 +883,8 @@ class Profile:
             unit=unit,
             inline=inline,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
+            sort=sort,
         )
 
     def tree(
@@ -827,12 +899,13 @@ class Profile:
         nodefraction: float = NODEFRACTION,
         edgefraction: float = EDGEFRACTION,
         relative_percentages: bool = False,
+        divide_by: float = 1.0,
     ):
         """Every node with its callers and callees, like ``pprof -tree``: the same
         table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
         as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
         ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
-        ``relative_percentages``: see :meth:`top`."""
+        ``relative_percentages``, ``divide_by``: see :meth:`top`."""
         return reports.tree(
             self,
             sample_type=sample_type,
@@ -845,6 +918,7 @@ class Profile:
             nodefraction=nodefraction,
             edgefraction=edgefraction,
             relative_percentages=relative_percentages,
+            divide_by=divide_by,
         )
 
     def traces(
@@ -853,11 +927,28 @@ class Profile:
         mean: bool = False,
         unit: Optional[str] = None,
         by: str = "functions",
+        divide_by: float = 1.0,
+        inline: bool = True,
+        relative_percentages: bool = False,
+        merge: bool = True,
     ):
         """Every sample's stack, like ``pprof -traces``: one row per sample x frame
         (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
-        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``)."""
-        return reports.traces(self, sample_type=sample_type, mean=mean, unit=unit, by=by)
+        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``);
+        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`.
+        Samples of equal stack and labels are merged first, as pprof merges on
+        reading; ``merge=False`` prints each sample as it is."""
+        return reports.traces(
+            self,
+            sample_type=sample_type,
+            mean=mean,
+            unit=unit,
+            by=by,
+            divide_by=divide_by,
+            inline=inline,
+            relative_percentages=relative_percentages,
+            merge=merge,
+        )
 
     def tags(
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, relative_percentages: bool = False

@@ -95,6 +95,22 @@ def scaled_label(value: float, from_unit: str, to_unit: str = "minimum") -> str:
     return sv + u
 
 
+def display_ratio(divide_by: float) -> float:
+    """pprof's ``Ratio`` of a ``-divide_by`` value; zero is refused as pprof refuses it."""
+    if divide_by == 0:
+        raise ValueError("zero divisor specified")
+    return 1.0 / float(divide_by)
+
+
+def divided(value: float, ratio: float = 1.0) -> int:
+    """A value as pprof shows it under ``-divide_by`` (``ratio`` is ``1/divide_by``):
+    multiplied and truncated toward zero as Go's ``int64(float64(v) * r)``; pprof
+    leaves values alone for a ratio that is not positive."""
+    if ratio > 0 and ratio != 1:
+        return int(float(value) * ratio)
+    return int(value)
+
+
 def scale_factor(from_unit: str, to_unit: str) -> Tuple[float, float, str]:
     """(multiplier, divisor, unit) with scale(v, from, to) == (v*mul/div, unit) for v >= 0."""
     for units, dname, dfactor in _TYPES:
@@ -141,9 +157,10 @@ def _go_g(x: float) -> str:
     return s.rjust(5)
 
 
-def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[str]) -> str:
+def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[str], ratio: float = 1.0) -> str:
     """The output unit pprof would pick (``selectOutputUnit``): for ``"minimum"``
-    (the default), a unit readable for the smallest non-zero value."""
+    (the default), a unit readable for the smallest non-zero value (both ends
+    :func:`divided` by ``ratio`` first, as pprof's ``-divide_by``)."""
     if unit is None:
         unit = "minimum"
     if not isinstance(unit, str):
@@ -158,6 +175,7 @@ def select_unit(values: List[int], total: int, sample_unit: str, unit: Optional[
     max_value = total
     if min_value == 0:
         min_value = max_value
+    min_value, max_value = divided(min_value, ratio), divided(max_value, ratio)
     _, min_unit = scale(min_value, sample_unit, "minimum")
     _, max_unit = scale(max_value, sample_unit, "minimum")
     chosen = min_unit

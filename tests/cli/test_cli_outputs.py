@@ -137,6 +137,12 @@ def test_undefined_flag_fails_as_pprof_does():
     assert err.startswith("flag provided but not defined: -bogus_flag\nusage:\n")
 
 
+@pytest.mark.parametrize("flag", ["-web", "-eog", "-evince", "-gv", "-kcachegrind", "-buildid=abc"])
+def test_viewers_and_buildid_are_refused_with_a_way_round(flag):
+    with pytest.raises(SystemExit, match=r"pprofcore: -(web|eog|evince|gv|kcachegrind|buildid)"):
+        run_cli("-top", flag, CPU)
+
+
 def test_zero_divisor_is_refused():
     rc, _, err = run_cli("-dot", "-divide_by=0", HEAP)
     assert rc != 0 and "zero divisor specified" in err
@@ -150,9 +156,10 @@ def test_divide_by_scales_the_dot_values():
     assert "Total" not in plain or str(total) not in divided
 
 
-def test_divide_by_on_a_text_report_is_refused_not_ignored():
-    rc, out, err = run_cli("-top", "-divide_by=2", HEAP)
-    assert rc != 0 and out == b"" and "graph outputs only" in err
+@pytest.mark.parametrize("report", ["-proto", "-callgrind", "-topproto"])
+def test_divide_by_is_refused_where_pprof_means_more(report):
+    rc, out, err = run_cli(report, "-divide_by=2", HEAP)
+    assert rc != 0 and out == b"" and "-divide_by is not supported" in err
 
 
 @requires_go

@@ -115,6 +115,67 @@ def test_reports_equal_the_one_shot_command_line(capsys):
         assert out.getvalue() == "(pprof) " + expected + "(pprof) ", line
 
 
+class _Lines(io.StringIO):
+    """A session's stdin that runs ``between`` before handing out line ``at``."""
+
+    def __init__(self, text, at, between):
+        super().__init__(text)
+        self.calls, self.at, self.between = 0, at, between
+
+    def readline(self, *args):
+        self.calls += 1
+        if self.calls == self.at:
+            self.between()
+        return super().readline(*args)
+
+
+def test_a_session_decodes_each_file_once(tmp_path, monkeypatch, capsys):
+    # The shell runs every command through the command line; its files are
+    # decoded once per session (until one changes), and the reports are the
+    # one-shot command line's.
+    from pprofcore import _io
+
+    src, base = tmp_path / "cpu.pb.gz", tmp_path / "base.pb.gz"
+    src.write_bytes(open(EXAMPLE, "rb").read())
+    base.write_bytes(open(EXAMPLE, "rb").read())
+    reads = []
+    real_load = _io.load
+    monkeypatch.setattr(_io, "load", lambda path, *a, **k: reads.append(os.path.basename(path)) or real_load(path))
+    commands = [("top3", ["-top", "-nodecount=3"]), ("tree 2", ["-tree", "-nodecount=2"]), ("traces", ["-traces"])]
+    script = "".join(line + "\n" for line, _ in commands * 2) + "quit\n"
+    out = io.StringIO()
+    assert (
+        shell_module.run([f"-diff_base={base}", str(src)], _parser, main, io.StringIO(script), out, io.StringIO()) == 0
+    )
+    assert sorted(reads) == ["base.pb.gz", "cpu.pb.gz"]
+    texts = out.getvalue().split("(pprof) ")[1:-1]
+    for k, (_, flags) in enumerate(commands):
+        capsys.readouterr()
+        assert main([*flags, "-compact_labels", f"-diff_base={base}", str(src)]) == 0
+        assert texts[k] == texts[k + len(commands)] == capsys.readouterr().out
+    # a file rewritten during the session is read again, once
+    reads.clear()
+    stdin = _Lines("top3\ntop3\ntop3\nquit\n", 2, lambda: os.utime(src, ns=(10**9, 10**9)))
+    shell_module.run([str(src)], _parser, main, stdin, io.StringIO(), io.StringIO())
+    assert reads == ["cpu.pb.gz", "cpu.pb.gz"]
+
+
+def test_weblist_writes_the_page(tmp_path, monkeypatch):
+    # >FILE gets the page (the command line's -output); without it, a temporary
+    # file whose path is printed (no browser: the output is not a terminal)
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    script = "weblist sortWork >page.html\nweblist sortWork\nquit\n"
+    assert shell_module.run([EXAMPLE], _parser, main, io.StringIO(script), out, err) == 0
+    assert (tmp_path / "page.html").read_text().startswith("<!DOCTYPE html>")
+    assert "Generating report in page.html" in err.getvalue()
+    printed = out.getvalue().split("(pprof) ")[2].strip()
+    try:
+        assert printed.endswith(".html") and "<h2>main.sortWork</h2>" in open(printed).read()
+    finally:
+        os.unlink(printed)
+
+
 def _parser():
     from pprofcore.cli import build_parser
 

@@ -10,25 +10,18 @@ import doctest
 import importlib
 import inspect
 import re
+import sys
 
 import numpy as np
 import pytest
+from testenv import REPO
 
 import pprofcore
 
-# The public modules, as docs/_ext/pprofcore_docs.py lists them (the API test
-# checks that list against the package; this test must run without Sphinx).
-PUBLIC_MODULES = [
-    "pprofcore",
-    "pprofcore.errors",
-    "pprofcore.reports",
-    "pprofcore.testing",
-    "pprofcore.display.flamegraph",
-    "pprofcore.fleet",
-    "pprofcore.dask",
-    "pprofcore.symbolize",
-    "pprofcore.web",
-]
+# The public modules, as the site's API reference lists them (its extension
+# imports no Sphinx, so this test runs without it).
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+PUBLIC_MODULES = importlib.import_module("pprofcore_docs").PUBLIC_MODULES
 # Packages an example may need beyond NumPy; without one the example skips.
 OPTIONAL = ("pandas", "pyarrow", "duckdb", "dask", "distributed", "starlette", "uvicorn", "anywidget", "IPython")
 EXAMPLES = re.compile(r"^Examples\n-{8}\n", re.M)

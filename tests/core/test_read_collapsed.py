@@ -1,11 +1,13 @@
 """Collapsed stacks read by `load` (issue 32, item 4): plain folded text,
 py-spy's `--format raw` (frames `name (file:line)`) and austin's output with
-its `# key: value` header. py-spy and austin are not installed here: the
-fixtures under tests/data/producers/ follow their documented formats, and
+its `# key: value` header. py-spy (the test extra) records a small program
+where it can ptrace; austin-dist's binary needs glibc 2.38, so austin's output
+is a fixture under tests/data/producers/ written to its documented format, and
 pprofcore's own folded writer is the producer of the round trip."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -66,19 +68,38 @@ def test_cli_top_reads_collapsed(capsys):
     assert "work" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy)")
+PYSPY_SCRIPT = """
+import time
+def leaf(n):
+    return sum(i * i % 7 for i in range(n))
+def work():
+    return leaf(20000)
+end = time.time() + 0.6
+while time.time() < end:
+    work()
+"""
+
+
+@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy; Linux, ptrace)")
 def test_real_pyspy_raw(tmp_path):
+    """py-spy itself is the oracle: the total is the sample count it reports,
+    and the sum of its lines (those without Python frames included)."""
     out = tmp_path / "raw.txt"
-    script = "import time\nt=time.time()\nwhile time.time()-t<0.5: sum(range(1000))\n"
+    (tmp_path / "work.py").write_text(PYSPY_SCRIPT)
     r = subprocess.run(
-        ["py-spy", "record", "--format", "raw", "-o", str(out), "--", sys.executable, "-c", script],
+        ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(out), "--", sys.executable, "work.py"],
         capture_output=True,
+        text=True,
         timeout=60,
+        cwd=tmp_path,
     )
     if r.returncode != 0:
         pytest.skip(f"py-spy record failed (ptrace not permitted?): {r.stderr[-200:]!r}")
     p = pprofcore.load(out)
+    reported = re.search(r"Samples: (\d+)", r.stdout + r.stderr)
     assert p.total() == sum(int(line.rsplit(" ", 1)[1]) for line in out.read_text().splitlines() if line)
+    assert reported and p.total() == int(reported.group(1))
+    assert "leaf" in p.top(n=5).to_pandas()["name"].tolist()
 
 
 @pytest.mark.parametrize(

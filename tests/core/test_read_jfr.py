@@ -215,7 +215,7 @@ def test_corrupt_sizes_are_decode_errors(recording):
     path, _ = recording
     data = bytearray(path.read_bytes())
     data[68] = 0x00  # the first event's size: zero
-    with pytest.raises(DecodeError, match=r"JFR at byte offset 68: event size 0"):
+    with pytest.raises(DecodeError, match=r"JFR: event size 0 is outside the chunk at byte offset 68"):
         pprofcore.loads(bytes(data))
 
 

@@ -1,10 +1,15 @@
 """speedscope JSON input (issue 32, item 4): sampled and evented profiles, read
 by `load` from their content. pprofcore's own speedscope writer is the
-producer of the round trip; a hand-written file pins the mapping exactly."""
+producer of the round trip; a hand-written file pins the mapping exactly;
+py-spy's `--format speedscope` is the real producer where it can ptrace."""
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 from testenv import DATA as DATA_ROOT
@@ -96,3 +101,38 @@ def test_truncated_json_names_the_offset():
     data = (DATA / "small.speedscope.json").read_bytes()[:300]
     with pytest.raises(DecodeError, match=r"speedscope at byte offset \d+: invalid JSON"):
         pprofcore.loads(data)
+
+
+SCRIPT = """
+import time
+def leaf(n):
+    return sum(i * i % 7 for i in range(n))
+end = time.time() + 0.6
+while time.time() < end:
+    leaf(20000)
+"""
+
+
+@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy; Linux, ptrace)")
+def test_real_pyspy_speedscope(tmp_path):
+    """py-spy's file against its own JSON and its own sample count: one
+    sample per entry, the weights (seconds) as nanoseconds."""
+    out = tmp_path / "ss.json"
+    (tmp_path / "work.py").write_text(SCRIPT)
+    r = subprocess.run(
+        ["py-spy", "record", "--format", "speedscope", "-r", "200", "-o", str(out), "--", sys.executable, "work.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    if r.returncode != 0:
+        pytest.skip(f"py-spy record failed (ptrace not permitted?): {r.stderr[-200:]!r}")
+    doc = json.loads(out.read_text())
+    p = pprofcore.load(out)
+    reported = re.search(r"Samples: (\d+)", r.stdout + r.stderr)
+    assert reported and p.values.shape[0] == int(reported.group(1)) == sum(len(q["samples"]) for q in doc["profiles"])
+    seconds = sum(sum(q["weights"]) for q in doc["profiles"])
+    assert p.sample_types == [("wall", "nanoseconds")]
+    assert abs(p.total() - seconds * 1e9) <= len(doc["profiles"]) * 1000
+    assert "leaf" in p.top(n=5).to_pandas()["name"].tolist()

@@ -4,10 +4,6 @@ built here. The frames equal those from the binary at its own path."""
 
 import gzip
 import shutil
-import socket
-import subprocess
-import time
-import urllib.request
 
 import native_programs as native
 import pytest
@@ -59,42 +55,13 @@ def test_build_id_directory_layout(program, tmp_path):
     assert report.mappings[0].binary == str(target.with_suffix(""))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def debuginfod_server(program, tmp_path):
     if not shutil.which("debuginfod"):
         pytest.skip("needs Debian's debuginfod (apt-get install debuginfod)")
     exe, build_id, _, _ = program
-    served = tmp_path / "served"
-    served.mkdir()
-    shutil.copy(exe, served / "prog")
-    port = _free_port()
-    proc = subprocess.Popen(
-        ["debuginfod", "-p", str(port), "-d", str(tmp_path / "db.sqlite"), "-F", str(served)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:  # ready once the scan has indexed the binary
-        try:
-            with urllib.request.urlopen(f"{url}/buildid/{build_id}/debuginfo", timeout=5) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            pytest.fail("debuginfod did not index the binary within 60 s")
-        time.sleep(0.3)
-    yield url, proc
-    proc.kill()
-    proc.wait()
+    with native.debuginfod(exe, build_id, tmp_path / "debuginfod") as server:
+        yield server
 
 
 def test_debuginfod_fetch_and_cache(program, debuginfod_server, tmp_path, monkeypatch):

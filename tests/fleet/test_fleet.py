@@ -177,7 +177,19 @@ def test_movers_between_windows():
     s = pprofcore.ProfileSet(CPU)
     split = s.profiles["time"].sort_values().iloc[len(s) // 2]
     m = s.movers(split, n=None)
-    assert list(m.columns) == ["name", "before", "after", "change", "value_before", "value_after"]
+    assert list(m.columns) == [
+        "name",
+        "before",
+        "after",
+        "change",
+        "value_before",
+        "value_after",
+        "profiles_before",
+        "profiles_after",
+        "pvalue",
+        "qvalue",
+        "significant",
+    ]
     np.testing.assert_allclose(m["change"], m["after"] - m["before"])
     assert (np.diff(np.abs(m["change"].to_numpy())) <= 1e-12).all()
     for side, sub in (("before", s.window(None, split)), ("after", s.window(split, None))):

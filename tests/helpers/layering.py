@@ -47,7 +47,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
         },
     ),
     # Helpers shared by several rooms; they import leaves and one another, never a room.
-    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments", "_timestamps"}),
+    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments", "_timestamps", "_timed_samples"}),
     (
         "room",
         {
@@ -60,6 +60,8 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_repair",
             "_go_repairs",
             "_to_otlp",
+            "_to_chrome_trace",
+            "_to_firefox",
             "symbolize",
             "web",
         },

@@ -8,12 +8,16 @@ Every builder returns None when a tool is missing, so tests can skip saying why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 TESTS = Path(__file__).resolve().parent.parent
 SOURCES = TESTS / "producers" / "native"
@@ -150,3 +154,37 @@ def our_locations(p) -> Dict[int, List[Tuple[str, str, str, int]]]:
             frames.append((s(fn["name"][f]), s(fn["system_name"][f]), s(fn["filename"][f]), int(lines["line"][j])))
         out[int(a)] = frames
     return out
+
+
+@contextlib.contextmanager
+def debuginfod(binary: Path, build_id: str, work: Path) -> Iterator[Tuple[str, subprocess.Popen]]:
+    """Debian's ``debuginfod`` serving ``binary`` on 127.0.0.1: ``(url, process)``
+    once it has indexed the binary (fails after 60 s); killed on exit."""
+    served = work / "served"
+    served.mkdir(parents=True)
+    shutil.copy(binary, served / "prog")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        ["debuginfod", "-p", str(port), "-d", str(work / "db.sqlite"), "-F", str(served)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # ready once the scan has indexed the binary
+            try:
+                with urllib.request.urlopen(f"{url}/buildid/{build_id}/debuginfo", timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("debuginfod did not index the binary within 60 s")
+            time.sleep(0.3)
+        yield url, proc
+    finally:
+        proc.kill()
+        proc.wait()

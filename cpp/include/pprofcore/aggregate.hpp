@@ -1,5 +1,6 @@
 // aggregate: flat/cum per report node at pprof's granularities (functions,
-// filefunctions, files, lines, addresses), with or without inline frames, for all
+// filefunctions, files, lines, addresses) and ours (packages, binaries), with or
+// without inline frames, for all
 // sample types at once, and pprof's node order. Nodes are identified and named the
 // way google/pprof's internal/graph does (NodeInfo, PrintableName). Does not trim
 // nodes by fraction, filter samples, or format values (Python does units).
@@ -12,9 +13,13 @@
 
 namespace pprofcore {
 
-enum class Granularity { Functions, FileFunctions, Files, Lines, Addresses };
+// Packages and Binaries are ours, not pprof's: a node per package of the
+// function (packages.hpp; functions without one fall back to their binary)
+// or per mapping file (basename).
+enum class Granularity { Functions, FileFunctions, Files, Lines, Addresses, Packages, Binaries };
 
-// Parses "functions" | "filefunctions" | "files" | "lines" | "addresses"; throws ProfileError.
+// Parses "functions" | "filefunctions" | "files" | "lines" | "addresses" |
+// "packages" | "binaries"; throws ProfileError.
 Granularity parse_granularity(std::string_view s);
 
 struct AggregateOptions {
@@ -45,8 +50,8 @@ struct NodeTable {
   std::vector<uint64_t> address;
   std::vector<int32_t> objfile;       // mapping filename code (0 = none)
   std::vector<uint8_t> inline_label;  // 0 none, 1 "(inline)", 2 "(partial-inline)"
-  StringTable file;                   // cleaned file name per node ("" = none)
-  StringTable printable;              // pprof's printable name per node
+  StringTable file;       // cleaned file name per node ("" = none); the package or binary name at those granularities
+  StringTable printable;  // pprof's printable name per node
   // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.
   std::vector<int64_t> loc_node_offsets{0};
   std::vector<int32_t> loc_nodes;

@@ -53,6 +53,7 @@ struct Scan {
   ScanIds mapping_rows, function_rows, locations;   // locations: the sample walk's
   mutable std::vector<int64_t> values;              // of the sample being walked
   mutable std::vector<int32_t> rows;
+  mutable std::vector<Span> labels;  // the walked sample's Label payloads
 };
 
 // Reads uncompressed profile.proto `data` into `out` (whose buffers are reused).
@@ -98,7 +99,8 @@ inline bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
 
 // Calls fn(values, rows, n_rows) for each sample of a successful scan, in order:
 // exactly tables.num_types() values, location rows leaf first (ids checked
-// against the table). Labels are checked as decode() checks them and skipped.
+// against the table). Labels are checked as decode() checks them; their
+// payloads are in s.labels during the call.
 // Returns false where decode() would refuse the samples (fn may have been
 // called for the samples before), true otherwise.
 template <class Fn>
@@ -117,6 +119,7 @@ bool for_each_sample(const Scan& s, Fn&& fn) {
     int32_t* const rows = s.rows.data();
     int64_t* const values = s.values.data();
     size_t n_rows = 0, n_values = 0;
+    s.labels.clear();
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag)) return false;
@@ -148,6 +151,8 @@ bool for_each_sample(const Scan& s, Fn&& fn) {
         }
       } else if (field != 3 || !scanning::label(p, pe, n_strings)) {
         return false;
+      } else {
+        s.labels.push_back({p, pe});
       }
       p = pe;
     }

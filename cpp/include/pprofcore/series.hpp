@@ -24,9 +24,20 @@ struct SampleTypeChoice {
   std::string name;
 };
 
+// A label key a series splits by. String values are kept as they are; numeric
+// values go to buckets: powers of two ([2^k, 2^(k+1)), 0 alone, negatives
+// mirrored), the given ascending edges, or each number alone.
+struct SeriesLabel {
+  std::string key;
+  enum class Numbers { Pow2, Edges, Exact } numbers = Numbers::Pow2;
+  std::vector<int64_t> edges;
+};
+
 struct SeriesOptions {
   Granularity granularity = Granularity::Functions;
-  bool cum = false;  // false: flat (self) values
+  bool nodes = true;                // false: labels only (each sample counted once)
+  std::vector<SeriesLabel> labels;  // split by these keys (the first label of a key in a sample)
+  bool cum = false;                 // false: flat (self) values
   SampleTypeChoice sample_type;
   DecodeOptions decode;
   unsigned threads = 0;  // 0 = hardware concurrency
@@ -50,6 +61,12 @@ struct SeriesResult {
   // wrapping like NumPy's int64), time_nanos, duration_nanos.
   std::vector<int64_t> total, time_nanos, duration_nanos;
   std::vector<std::string> type_names;  // distinct chosen sample type names, first seen first
+  // With labels, `name` indexes keys: key k is node key_node[k] (into names;
+  // -1 without nodes) and, per label, key_labels[k * n_labels + j] (into
+  // label_values; -1 where the sample has no such label). Rows are then by
+  // value descending within a profile (ties in no set order).
+  std::vector<int32_t> key_node, key_labels;
+  std::vector<std::string> label_values;
 };
 
 // A sample type name `p` does not have. The bytes are kept apart from the
@@ -68,5 +85,9 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice);
 // Decodes and reduces `paths` (see above). The first failing file in input
 // order is rethrown (decode errors with "path: " in front); `poll` as in io.hpp.
 SeriesResult series_files(const std::vector<std::string>& paths, const SeriesOptions& options, const Poll& poll = {});
+
+// The same rows for profiles already decoded (options.decode and scan unused).
+SeriesResult series_profiles(const std::vector<const Profile*>& profiles, const SeriesOptions& options,
+                             const Poll& poll = {});
 
 }  // namespace pprofcore

@@ -3,7 +3,8 @@
 // frames are frames, recursion gives new nodes. Frames are aggregate's report nodes
 // (so `by` granularity works as in top) keyed across profiles by printable name,
 // which lets a base profile share the tree for diff flame graphs. Small subtrees
-// are merged into one "..." node per parent. Does not lay out, colour or format.
+// are merged into one "..." node per parent, without building them first when
+// min_fraction > 0 (stacks_pruned.cpp). Does not lay out, colour or format.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -26,8 +27,15 @@ struct CallTreeOptions {
   // Children whose |total| (and |base_total|) is below min_fraction of the root's
   // are merged into one "..." child per parent; 0 keeps every node.
   double min_fraction = 0.0;
-  // Profiles with at least twice this many samples are split across threads.
+  // Profiles with at least twice this many samples are split across threads
+  // (the whole-trie build).
   size_t min_samples_per_thread = 50000;
+  // Trie: every node of the untrimmed tree is built, then trimmed (the
+  // reference). Pruned: nodes below min_fraction are never built; the same
+  // tree, much sooner on deep profiles with many distinct stacks. Auto: Pruned
+  // when min_fraction > 0.
+  enum class Method { Auto, Trie, Pruned };
+  Method method = Method::Auto;
 };
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.

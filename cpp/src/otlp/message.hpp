@@ -11,6 +11,7 @@
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/otlp.hpp"
+#include "pprofcore/strings.hpp"
 
 namespace pprofcore::otlp::detail {
 
@@ -110,7 +111,7 @@ struct Message {
   std::vector<Location> locations;
   std::vector<Function> functions;
   std::vector<Link> links;
-  std::vector<std::string> strings;
+  StringTable strings;  // one buffer: no allocation per string
   std::vector<Attribute> attributes;
   std::vector<int64_t> stack_offsets{0}, stack_locations;
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry

@@ -4,6 +4,7 @@
 // skipped. Fields whose wire type betrays an older layout (opentelemetry-proto
 // v1.9.0 and before) are refused naming that version. Indices are not checked
 // here (to_pprof.cpp does it, knowing the table sizes).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -72,6 +73,9 @@ void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, s
     return;
   }
   Reader m = sub(r, wt, field, tag_at);
+  // At most one varint per byte: one growth (geometric) instead of many.
+  const size_t most = static_cast<size_t>(m.end() - m.pos());
+  if (out.capacity() - out.size() < most) out.reserve(std::max(out.capacity() * 2, out.size() + most));
   while (!m.done()) out.push_back(static_cast<int64_t>(m.varint(field)));
 }
 
@@ -259,8 +263,26 @@ void sample(Reader r, Samples& s) {
   s.time_offsets.push_back(static_cast<int64_t>(s.times.size()));
 }
 
+// Sizes the sample columns before they are read: one pass over the profile's
+// tags counts its samples. A malformed profile stops the count; the reading
+// pass then reports it.
+void reserve_samples(Reader r, Samples& s) {
+  size_t n = 0;
+  try {
+    while (!r.done()) {
+      const uint32_t tag = r.tag("Profile");
+      if ((tag >> 3) == f::profile::kSamples && (tag & 7) == kLen) ++n;
+      r.skip(tag & 7, "Profile");
+    }
+  } catch (const DecodeError&) {
+  }
+  for (std::vector<int64_t>* v : {&s.stack, &s.link, &s.offset, &s.values}) v->reserve(v->size() + n);
+  for (std::vector<int64_t>* v : {&s.attr_offsets, &s.value_offsets, &s.time_offsets}) v->reserve(v->size() + n + 1);
+}
+
 void profile(Reader r, ProfileMsg& p) {
   p.offset = r.offset();
+  reserve_samples(r, p.samples);
   bool seen_sample_type = false;
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -507,7 +529,43 @@ void function(Reader r, Message& m) {
   m.functions.push_back(x);
 }
 
+// Sizes the tables before they are read: one pass over the dictionary's tags
+// counts each table's entries (and the bytes of the stacks and strings), so no
+// table grows by copying. A malformed dictionary stops the count; the reading
+// pass then reports it.
+void reserve_tables(Reader r, Message& m) {
+  size_t count[8] = {}, stack_bytes = 0, string_bytes = 0;
+  try {
+    while (!r.done()) {
+      const uint32_t tag = r.tag("ProfilesDictionary");
+      if ((tag & 7) != kLen) {
+        r.skip(tag & 7, "ProfilesDictionary");
+        continue;
+      }
+      const uint8_t* e = r.length_delimited("ProfilesDictionary");
+      const size_t field = tag >> 3, len = static_cast<size_t>(e - r.pos());
+      if (field < 8) ++count[field];
+      if (field == f::dictionary::kStackTable) stack_bytes += len;
+      if (field == f::dictionary::kStringTable) string_bytes += len;
+      r.seek(e);
+    }
+  } catch (const DecodeError&) {
+  }
+  m.mappings.reserve(m.mappings.size() + count[f::dictionary::kMappingTable]);
+  m.locations.reserve(m.locations.size() + count[f::dictionary::kLocationTable]);
+  m.functions.reserve(m.functions.size() + count[f::dictionary::kFunctionTable]);
+  m.links.reserve(m.links.size() + count[f::dictionary::kLinkTable]);
+  m.attributes.reserve(m.attributes.size() + count[f::dictionary::kAttributeTable]);
+  m.strings.offsets.reserve(m.strings.offsets.size() + count[f::dictionary::kStringTable]);
+  m.strings.data.reserve(m.strings.data.size() + string_bytes);
+  const size_t stacks = count[f::dictionary::kStackTable];
+  m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
+  m.stack_offset.reserve(m.stack_offset.size() + stacks);
+  m.stack_locations.reserve(m.stack_locations.size() + stack_bytes);  // at most a varint per byte
+}
+
 void dictionary(Reader r, Message& m) {
+  reserve_tables(r, m);
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("ProfilesDictionary");
@@ -539,9 +597,12 @@ void dictionary(Reader r, Message& m) {
         m.links.push_back(std::move(link));
         break;
       }
-      case f::dictionary::kStringTable:
-        m.strings.push_back(bytes(r, wt, "ProfilesDictionary.string_table", at));
+      case f::dictionary::kStringTable: {
+        Reader b = sub(r, wt, "ProfilesDictionary.string_table", at);
+        m.strings.push_back(
+            std::string_view(reinterpret_cast<const char*>(b.pos()), static_cast<size_t>(b.end() - b.pos())));
         break;
+      }
       case f::dictionary::kAttributeTable: {
         Reader a = sub(r, wt, "ProfilesDictionary.attribute_table", at);
         Attribute x;

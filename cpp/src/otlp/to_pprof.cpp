@@ -6,6 +6,8 @@
 // one scope with matching samples join as the sample types of one profile.
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -27,16 +29,22 @@ std::string hex(std::string_view b) {
   return out;
 }
 
-size_t checked(const Message& m, int64_t index, size_t size, const char* field, const char* table, int64_t offset) {
-  if (index < 0 || static_cast<uint64_t>(index) >= size)
-    throw DecodeError(std::string(field) + " " + std::to_string(index) + " is out of range of " + table + " (" +
-                          std::to_string(size) + " entries)",
-                      field, offset);
+[[noreturn]] __attribute__((noinline, cold)) void out_of_range(int64_t index, size_t size, const char* field,
+                                                               const char* table, int64_t offset) {
+  throw DecodeError(std::string(field) + " " + std::to_string(index) + " is out of range of " + table + " (" +
+                        std::to_string(size) + " entries)",
+                    field, offset);
+}
+
+// The check runs once per frame of every stack: inline, the message built only on failure.
+inline size_t checked(const Message&, int64_t index, size_t size, const char* field, const char* table,
+                      int64_t offset) {
+  if (index < 0 || static_cast<uint64_t>(index) >= size) out_of_range(index, size, field, table, offset);
   return static_cast<size_t>(index);
 }
 
 std::string_view string_at(const Message& m, int64_t index, const char* field, int64_t offset) {
-  if (index == 0 && m.strings.empty()) return {};  // a missing string_table[0] is still ""
+  if (index == 0 && m.strings.size() == 0) return {};  // a missing string_table[0] is still ""
   return m.strings[checked(m, index, m.strings.size(), field, "string_table", offset)];
 }
 
@@ -130,6 +138,55 @@ std::vector<KeyValue> resolve(const Message& m, const RawAttributes& raw) {
   return out;
 }
 
+// The output string table with deduplication, code 0 "". Unlike StringInterner
+// (whose map key is a std::string, so every lookup allocates), the index is an
+// open-addressing table of codes: a hash tag and the code in one word, the text
+// only in the table. Interning is on every string a sample reaches.
+class Strings {
+ public:
+  Strings() { intern(std::string_view()); }
+
+  int32_t intern(std::string_view s) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();  // at most half full: short probes
+    const uint64_t h = std::hash<std::string_view>{}(s);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const uint64_t e = slots_[i];
+      if (e == 0) {
+        const int32_t code = static_cast<int32_t>(table_.size());
+        table_.push_back(s);
+        slots_[i] = slot(h, code);
+        ++used_;
+        return code;
+      }
+      if (e >> 32 == h >> 32 && table_[code_of(e)] == s) return static_cast<int32_t>(code_of(e));
+    }
+  }
+
+  StringTable take() { return std::move(table_); }
+
+ private:
+  static uint64_t slot(uint64_t hash, int32_t code) { return (hash >> 32) << 32 | static_cast<uint32_t>(code + 1); }
+  static size_t code_of(uint64_t slot) { return static_cast<uint32_t>(slot) - 1u; }
+
+  void grow() {
+    std::vector<uint64_t> old(slots_.empty() ? 64 : slots_.size() * 2, 0);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (uint64_t e : old) {
+      if (e == 0) continue;
+      const uint64_t h = std::hash<std::string_view>{}(table_[code_of(e)]);
+      size_t i = h & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = slot(h, static_cast<int32_t>(code_of(e)));
+    }
+  }
+
+  StringTable table_{{}, {0}};
+  std::vector<uint64_t> slots_;  // 0: empty; else (hash >> 32) << 32 | (code + 1)
+  size_t used_ = 0;
+};
+
 bool truthy(const Value& v) { return (v.kind == Value::kBool || v.kind == Value::kInt) && v.i != 0; }
 
 struct LabelRow {
@@ -159,14 +216,21 @@ class Builder {
     return str_code_[i];
   }
 
-  // The location rows of stack_table[index], leaf first.
-  void stack(int64_t index, int64_t offset, std::vector<int32_t>& out) {
-    out.clear();
-    if (index == 0 && m_.stack_offsets.size() == 1) return;  // no stack_table: stack 0 is the empty one
+  // The location rows of stack_table[index], leaf first, converted once per
+  // stack however many samples share it: (first row, count).
+  std::pair<size_t, size_t> stack(int64_t index, int64_t offset) {
+    if (index == 0 && m_.stack_offsets.size() == 1) return {0, 0};  // no stack_table: stack 0 is the empty one
     size_t s = checked(m_, index, m_.stack_offsets.size() - 1, "Sample.stack_index", "stack_table", offset);
-    for (int64_t k = m_.stack_offsets[s]; k < m_.stack_offsets[s + 1]; ++k)
-      out.push_back(location(m_.stack_locations[static_cast<size_t>(k)], m_.stack_offset[s]));
+    const int64_t b = m_.stack_offsets[s], e = m_.stack_offsets[s + 1];
+    if (stack_at_.empty()) stack_at_.assign(m_.stack_offsets.size() - 1, -1);
+    if (stack_at_[s] < 0) {
+      stack_at_[s] = static_cast<int64_t>(stack_rows_.size());
+      for (int64_t k = b; k < e; ++k)
+        stack_rows_.push_back(location(m_.stack_locations[static_cast<size_t>(k)], m_.stack_offset[s]));
+    }
+    return {static_cast<size_t>(stack_at_[s]), static_cast<size_t>(e - b)};
   }
+  const int32_t* stack_rows(size_t first) const { return stack_rows_.data() + first; }
 
   // The labels of attribute_table[index] (several for an array value).
   void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
@@ -322,8 +386,10 @@ class Builder {
   }
 
   const Message& m_;
-  StringInterner strings_;
+  Strings strings_;
   std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
+  std::vector<int64_t> stack_at_;    // per stack_table entry: its first row in stack_rows_, -1 until used
+  std::vector<int32_t> stack_rows_;  // converted stacks back to back
 };
 
 // Whether OTLP profile b holds the same samples as a (another sample type of
@@ -390,15 +456,34 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
   const Samples& s = first.samples;
   const size_t nt = group.size();
   const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
-  std::vector<int32_t> locs;
   std::vector<LabelRow> labels;
-  // One pprof sample per observation: reserve for the common one-per-sample case.
-  p.values.reserve(s.size() * nt);
-  p.stack_offsets.reserve(s.size() + 1);
-  p.label_offsets.reserve(s.size() + 1);
+  // The output's sizes, so no column grows by copying: one pprof sample per
+  // observation (a value, a timestamp or a pair). Bad indices count as empty
+  // stacks here; the loop below reports them.
+  size_t observations = 0, frames = 0, label_rows = 0;
+  for (size_t j = 0; j < s.size(); ++j) {
+    const int64_t nv = s.value_offsets[j + 1] - s.value_offsets[j], nts = s.time_offsets[j + 1] - s.time_offsets[j];
+    const size_t obs = static_cast<size_t>(nv > nts ? nv : nts);
+    const int64_t st = s.stack[j];
+    const size_t depth = st >= 0 && static_cast<size_t>(st) + 1 < m.stack_offsets.size()
+                             ? static_cast<size_t>(m.stack_offsets[st + 1] - m.stack_offsets[st])
+                             : 0;
+    observations += obs;
+    frames += obs * depth;
+    label_rows +=
+        obs * static_cast<size_t>(s.attr_offsets[j + 1] - s.attr_offsets[j] + 2 * (s.link[j] != 0) + (nts != 0));
+  }
+  p.values.reserve(observations * nt);
+  p.stack_offsets.reserve(observations + 1);
+  p.label_offsets.reserve(observations + 1);
+  p.stack_locations.reserve(frames);
+  p.labels.key.reserve(label_rows);
+  p.labels.str.reserve(label_rows);
+  p.labels.num.reserve(label_rows);
+  p.labels.num_unit.reserve(label_rows);
   for (size_t j = 0; j < s.size(); ++j) {
     const int64_t at = s.offset[j];
-    b.stack(s.stack[j], at, locs);
+    const std::pair<size_t, size_t> stack = b.stack(s.stack[j], at);
     labels.clear();
     for (int64_t k = s.attr_offsets[j]; k < s.attr_offsets[j + 1]; ++k)
       b.attribute_labels(s.attrs[static_cast<size_t>(k)], at, labels);
@@ -419,7 +504,8 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
     for (int64_t o = 0; o < obs; ++o) {
       for (size_t t = 0; t < nt; ++t)
         p.values.push_back(nv ? group[t]->samples.values[static_cast<size_t>(v0 + o)] : 1);
-      p.stack_locations.insert(p.stack_locations.end(), locs.begin(), locs.end());
+      const int32_t* rows = b.stack_rows(stack.first);
+      p.stack_locations.insert(p.stack_locations.end(), rows, rows + stack.second);
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
       for (const LabelRow& l : labels) {
         p.labels.push_back(l.key, l.str, l.num, l.unit);

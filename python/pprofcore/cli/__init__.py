@@ -39,7 +39,9 @@ from . import (
     topproto,
     traces,
     tree,
+    weblist,
 )
+from ._source_cache import SourceCache
 
 _COMMANDS = {
     "info": info,
@@ -63,6 +65,7 @@ _COMMANDS = {
     "symbolize": symbolize,
     "list": listing,
     "disasm": disasm,
+    "weblist": weblist,
     "serve": serve,
     # pprof's graph formats (one module; the subcommand's name is the format)
     "dot": graph,
@@ -88,6 +91,7 @@ _TO_OUTPUT = {
     "topproto",
     "list",
     "disasm",
+    "weblist",
     "dot",
     "svg",
     "png",
@@ -119,12 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module in _COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__)
         module.add_arguments(p)
+        if name in _TO_OUTPUT:  # pprof's reports: every pprof flag is accepted
+            _pprof_options.accept_ignored(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit code."""
+def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] = None) -> int:
+    """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit
+    code. ``source_cache``: the interactive shell's decoded sources, reused by
+    every command of its session."""
     parser = build_parser()
     if argv is None:
         argv = sys.argv[1:]
@@ -139,6 +147,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (ValueError, TypeError, OSError) as e:
             return _error("shell", str(e))
     args = parser.parse_args(translated)
+    args.source_cache = source_cache
     status = [1]
     try:
         _pprof_options.settle(args)

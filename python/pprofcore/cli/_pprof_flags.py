@@ -29,6 +29,7 @@ REPORTS = {
     "topproto": "topproto",
     "list": "list",
     "disasm": "disasm",
+    "weblist": "weblist",
     # the call graph as DOT, or drawn by Graphviz (cli/graph.py), and the profile itself
     "dot": "dot",
     "svg": "svg",
@@ -41,7 +42,7 @@ REPORTS = {
 }
 # -http=[HOST]:PORT is the explorer (the `serve` subcommand), not a report.
 # The reports whose flag value is a regex (their first positional argument).
-REGEX_REPORTS = ("peek", "list", "disasm")
+REGEX_REPORTS = ("peek", "list", "disasm", "weblist")
 
 
 # pprof flag -> pprofcore option (None: the flag's own name with two dashes).
@@ -77,6 +78,7 @@ OPTIONS = {
     "source_path": None,
     "trim_path": None,
     "symbolize": None,
+    "repair": None,  # ours: -repair=truncated,typeparams
     "tools": "--tool",
     "seconds": None,
     "timeout": None,
@@ -87,6 +89,9 @@ OPTIONS = {
     "notrim": None,
     "intel_syntax": None,
     "no_browser": "--no-browser",
+    "tls_cert": None,
+    "tls_key": None,
+    "tls_ca": None,
 }
 
 # pprof's legacy convenience flags: a sample type by name (-mean_delay adds -mean).
@@ -100,22 +105,19 @@ SAMPLE_TYPE_FLAGS = {
     "mean_delay": "delay",
 }
 
-# Flags pprof defines that pprofcore does not act on: they pass through to the
-# subcommand's parser (which names them), never "flag provided but not defined".
-PPROF_ONLY = {
-    "web",
-    "weblist",
-    "eog",
-    "evince",
-    "gv",
-    "kcachegrind",
-    "http",
-    "no_browser",
-    "tls_cert",
-    "tls_key",
-    "tls_ca",
-    "buildid",
+# pprof's report flags that start a viewer program: refused with a way round,
+# never "flag provided but not defined".
+VIEWERS = {
+    "web": "-svg -output=FILE and open FILE (the shell's `web` opens a browser)",
+    "eog": "-png -output=FILE and open it",
+    "evince": "-pdf -output=FILE and open it",
+    "gv": "-ps -output=FILE and open it",
+    "kcachegrind": "-callgrind -output=FILE and open it in KCachegrind",
 }
+# pprof flags refused with the reason (not ignored: they would change the output).
+REFUSED = {"buildid": "-buildid (overriding the main binary's build id) is not supported"}
+# Flags pprof defines that pass through to the subcommand's parser unchanged.
+PPROF_ONLY = {"http", "no_browser"}
 
 # Boolean flags: Go accepts -flag, -flag=true and -flag=false.
 BOOLEANS = {
@@ -186,6 +188,10 @@ def translate(argv: Sequence[str], subcommands: Sequence[str], strict: bool = Fa
         if name == "http":
             command = ["serve"]
             out.append(f"--http={value if value is not None else ''}")
+        elif name in REFUSED:
+            raise SystemExit(f"pprofcore: {REFUSED[name]}")
+        elif name in VIEWERS:
+            raise SystemExit(f"pprofcore: -{name} starts a viewer, which pprofcore does not do: use {VIEWERS[name]}")
         elif name in REPORTS:
             if name in REGEX_REPORTS:
                 if value is None:

@@ -1,21 +1,29 @@
 """pprof's options that every report accepts (``-trim``/``-notrim``,
 ``-divide_by``, ``-drop_negative``, ``-call_tree``, ``-intel_syntax``,
-``-output``), declared once and settled after parsing, before a report reads
-its trimming options.
+``-output``), and ours (``-repair``), declared once and settled after
+parsing, before a report reads its trimming options.
 
 pprof takes each of them with every output format and ignores those a format
-has no use for; so do we, except ``-divide_by`` on the text reports, which is
-refused rather than ignored (only the graph outputs scale their values), and
-``-drop_negative``, which only the graph outputs apply. ``-intel_syntax`` goes
+has no use for; so do we. ``-divide_by`` divides every value the text reports
+and graphs show (pprof's report ``Ratio``); it is refused rather than half
+applied where pprof uses it in ways we do not follow (``-proto`` truncates each
+sample value, ``-callgrind`` and ``-topproto`` only pick their unit with it).
+``-drop_negative`` is applied by the graph outputs only, as pprof. ``-intel_syntax`` goes
 to ``disasm`` (``objdump -M intel``).
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
+
+from .. import _go_repairs
 from ._pprof_flags import go_bool
 
-# the subcommands that apply -divide_by and -drop_negative (cli/graph.py)
+# the subcommands that apply -drop_negative (cli/graph.py)
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
+# the subcommands where pprof's -divide_by means something we do not do
+DIVIDE_BY_REFUSED = ("proto", "callgrind", "topproto")
 
 
 def _go_bool(value: str) -> bool:
@@ -23,6 +31,14 @@ def _go_bool(value: str) -> bool:
     if truth is None:
         raise ValueError(f"invalid boolean value {value!r} for -trim")
     return truth
+
+
+def repair_names(value: str) -> tuple:
+    """``-repair``'s value as repair names (argparse's error for an unknown one)."""
+    try:
+        return _go_repairs.check_repairs(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_arguments(parser, *, output: bool = True) -> None:
@@ -40,7 +56,7 @@ def add_arguments(parser, *, output: bool = True) -> None:
         dest="divide_by",
         type=float,
         default=1.0,
-        help="divide the values shown by N (graph outputs; pprof -divide_by)",
+        help="divide the values shown by N (pprof -divide_by; percentages unchanged)",
     )
     parser.add_argument(
         "--drop_negative",
@@ -60,8 +76,39 @@ def add_arguments(parser, *, output: bool = True) -> None:
         default=None,
         help="none: leave addresses as they are; local, force ...: resolve address-only locations first",
     )
+    parser.add_argument(
+        "--repair",
+        default=None,
+        type=repair_names,
+        metavar="truncated,typeparams",
+        help="pprofcore's extension: repair Go's truncated stacks and/or drop generic type parameters "
+        "from function names before the report; what changed goes to stderr",
+    )
     if output:
         parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
+
+
+# pprof flags every report takes that change nothing in its output here:
+# source and binary look-up for reports that read neither, TLS for URLs
+# (certificates come from the system), the web UI's browser.
+IGNORED = {
+    "--source_path": "search path for source files (list, disasm, weblist)",
+    "--trim_path": "path prefix to trim before searching sources (list, weblist)",
+    "--tool": "search path for object tools (pprof -tools; disasm, symbolize)",
+    "--no-browser": "do not open a browser",
+    "--tls_cert": "TLS client certificate (accepted, not used: URLs use the system's trust store)",
+    "--tls_key": "TLS private key (accepted, not used)",
+    "--tls_ca": "TLS CA certificates (accepted, not used)",
+}
+
+
+def accept_ignored(parser) -> None:
+    """Declares on a report's ``parser`` each :data:`IGNORED` flag it does not
+    declare itself, so a pprof command line with them runs as pprof's does."""
+    for flag, text in IGNORED.items():
+        if flag not in parser._option_string_actions:
+            kwargs = {"action": "store_true"} if flag == "--no-browser" else {"default": None}
+            parser.add_argument(flag, help=text, dest="ignored_" + flag.lstrip("-").replace("-", "_"), **kwargs)
 
 
 def symbolized(p, args):
@@ -71,6 +118,16 @@ def symbolized(p, args):
     if not mode or mode == "none" or hasattr(args, "binary"):
         return p
     q, _ = p.symbolize(force=mode.startswith("force"))
+    return q
+
+
+def repaired(p, args):
+    """``p`` with the ``-repair`` repairs applied (their report on stderr)."""
+    names = getattr(args, "repair", None)
+    if not names:
+        return p
+    q, reports = _go_repairs.apply_repairs(p, names)
+    print(_go_repairs.describe(reports), file=sys.stderr)
     return q
 
 
@@ -85,9 +142,9 @@ def settle(args) -> None:
         for name in ("nodecount", "nodefraction", "edgefraction"):
             if hasattr(args, name):
                 setattr(args, name, 0)
+    if getattr(args, "ignored_no_browser", False):  # weblist takes it (its own option), as serve
+        raise ValueError("-no_browser only makes sense with -http")
     if args.divide_by == 0:
         raise ValueError("zero divisor specified")
-    if args.divide_by != 1 and args.command not in GRAPH_COMMANDS:
-        raise ValueError(
-            f"-divide_by is supported by the graph outputs only ({', '.join(GRAPH_COMMANDS)}), not -{args.command}"
-        )
+    if args.divide_by != 1 and args.command in DIVIDE_BY_REFUSED:
+        raise ValueError(f"-divide_by is not supported with -{args.command} (see docs/conformance.md)")

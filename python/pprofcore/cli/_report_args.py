@@ -130,11 +130,13 @@ def load(path, args):
 
 
 def read_source(source: str, args, fetched: list):
-    """A profile from a file, or fetched when ``source`` is a URL or pprof's
-    ``host:port`` shorthand (``-seconds``, ``-timeout``); URLs go to ``fetched``."""
+    """A profile from a file (from ``args.source_cache`` when the shell gave
+    one), or fetched when ``source`` is a URL or pprof's ``host:port``
+    shorthand (``-seconds``, ``-timeout``); URLs go to ``fetched``."""
     url = _fetch.source_url(source, getattr(args, "seconds", None))
     if url is None:
-        return _io.load(source)
+        cache = getattr(args, "source_cache", None)  # the shell's (cli/_source_cache.py)
+        return _io.load(source) if cache is None else cache.load(source, _io.load)
     data = _fetch.fetch(url, getattr(args, "timeout", None), say=lambda line: print(line, file=sys.stderr))
     fetched.append(url)
     return _io.loads(data)
@@ -178,6 +180,7 @@ def load_all(args, before_filters=None):
     if args.add_comment:
         p = p.add_comment(args.add_comment)
     p = _pprof_options.symbolized(p, args)
+    p = _pprof_options.repaired(p, args)
     if before_filters is not None:  # e.g. -raw: pprof's merge on reading comes before the filters
         p = before_filters(p)
     # The shell reads the saved copy afterwards instead of fetching again.

@@ -25,6 +25,7 @@ def run(args) -> int:
         sample_type=ra.sample_index(args.sample_index),
         relative_percentages=args.relative_percentages,
         intel_syntax=args.intel_syntax,
+        divide_by=args.divide_by,
     )
     ra.emit(t, args.format, args=args)
     return 0

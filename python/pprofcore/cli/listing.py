@@ -37,6 +37,7 @@ def run(args) -> int:
         trim_path=args.trim_path,
         sample_type=ra.sample_index(args.sample_index),
         relative_percentages=args.relative_percentages,
+        divide_by=args.divide_by,
     )
     ra.emit(t, args.format, args=args)
     return 0

@@ -9,7 +9,8 @@ HELP = "callers and callees of functions matching a regex (like pprof -peek)"
 
 def add_arguments(parser) -> None:
     parser.add_argument("regex", help="regular expression searched in node names")
-    ra.add_common(parser, nodecount=False)
+    # pprof takes -nodecount and the fractions here and ignores them (-peek is untrimmed)
+    ra.add_common(parser, trim=True)
 
 
 def run(args) -> int:
@@ -22,4 +23,6 @@ def run(args) -> int:
         unit=args.unit,
         inline=not args.noinlines,
         relative_percentages=args.relative_percentages,
+        divide_by=args.divide_by,
+        sort="cum" if args.cum else "flat",
     )

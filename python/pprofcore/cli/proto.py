@@ -1,7 +1,8 @@
 """The profile itself, as ``go tool pprof -proto`` writes it: the sources merged,
 ``-base``/``-diff_base`` applied, the filter flags applied, then gzipped
-profile.proto on stdout or ``-output`` (an output named ``.otlp`` or
-``.otlp.gz`` gets OpenTelemetry's OTLP instead)."""
+profile.proto on stdout or ``-output`` (an output named ``.otlp``,
+``.trace.json`` or ``.firefox.json``, optionally ``.gz``, gets OpenTelemetry's
+OTLP, a Chrome trace or a Firefox Profiler profile instead)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ def run(args) -> int:
     # merged on reading, as pprof's, then filtered
     p = ra.load_all(args, before_filters=lambda p: p.compact())
     out = getattr(args, "output", None)
-    if out and _profile_output.output_format(out, None) == "otlp":
-        data = p.to_otlp(compress=os.fsdecode(out).lower().endswith(".gz"))
-    else:
+    fmt = _profile_output.output_format(out, None) if out else "pprof"
+    if fmt == "pprof":
         data = p.to_bytes()
+    else:
+        data = _profile_output.profile_bytes(p, fmt, os.fsdecode(out or "").lower().endswith(".gz"))
     _output.report_bytes(data, "proto")
     return 0

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import re
 import sys
 import tempfile
-import webbrowser
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ..reports._nodes import PPROF_GRANULARITIES
 from . import _output, _pprof_flags, _report_args
+from ._source_cache import SourceCache
 
 # The options of pprof's interactive mode with their defaults (compact_labels
 # is on in the shell, as in pprof's). Values are kept as the text typed.
@@ -112,6 +114,9 @@ COMMANDS: Dict[str, Command] = {
     "dot": Command("dot", f"dot {_FILTER_USAGE}", "the call graph in Graphviz DOT"),
     "svg": Command("svg", f"svg {_FILTER_USAGE}", "the call graph as SVG (needs Graphviz)"),
     "web": Command("web", f"web {_FILTER_USAGE}", "the call graph as SVG, opened in a browser"),
+    "weblist": Command(
+        "weblist", "weblist func_regex [...] >f", "source and instructions of the matching functions as HTML", True
+    ),
 }
 _GRAPH_COMMANDS = ("dot", "svg", "web")
 # Flags that only matter while reading the sources.
@@ -211,7 +216,9 @@ class Shell:
             value = self.config[name]
             comment = ""
             if name in CHOICES:
-                comment = "[" + " | ".join(sorted(CHOICES[name])) + "]"
+                # pprof's own choices (our packages and binaries are accepted, not listed).
+                shown = PPROF_GRANULARITIES if name == "granularity" else CHOICES[name]
+                comment = "[" + " | ".join(sorted(shown)) + "]"
             elif name == "sample_index":
                 value = value or (self.sample_types[-1] if self.sample_types else "")
                 comment = "[" + " | ".join(self.sample_types) + "]"
@@ -344,6 +351,9 @@ class Shell:
         # dot and svg are pprof's own output (cli/graph.py), like every other report
         flag = f"-{COMMANDS[name].flag}" + (f"={param}" if param is not None else "")
         argv = [flag, *self.accepted_by(_pprof_flags.REPORTS[COMMANDS[name].flag], argv), *self.fixed, *self.sources]
+        if name == "weblist":  # a page: >FILE is its -output; else a temporary file, opened on a terminal
+            with contextlib.redirect_stdout(self.out):
+                return self.call(argv + ([f"-output={target}"] if target else []))
         if not target:
             with contextlib.redirect_stdout(self.out):
                 return self.call(argv)
@@ -362,6 +372,8 @@ class Shell:
         with open(out, "w", encoding="utf-8") as f, contextlib.redirect_stdout(f):
             error = self.call(["-svg", *argv, *self.sources])
         if error is None:
+            import webbrowser  # on use: it imports subprocess and shlex at start-up
+
             webbrowser.open("file://" + os.path.abspath(out))
         return error
 
@@ -511,7 +523,7 @@ def greeting(header: Sequence[str], total: int, n_types: int) -> str:
 def run(
     argv: Sequence[str],
     build_parser: Callable[[], argparse.ArgumentParser],
-    main: Callable[[List[str]], int],
+    main: Callable[..., int],
     stdin: TextIO = sys.stdin,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
@@ -523,6 +535,8 @@ def run(
         return 2
     parser = build_parser()
     args = parser.parse_args(_pprof_flags.translate(["-top", *flags, *sources], ["top"]))
+    # every command of the session reads its files from here: decoded once
+    args.source_cache = cache = SourceCache()
     profile = _report_args.load_all(args)
     table = profile.top(n=0, sample_type=_report_args.sample_index(args.sample_index))
     profile_lines = _report_args.profile_header(table.header)
@@ -532,7 +546,8 @@ def run(
         # Fetched once: every command reads the saved copy, base already applied.
         sources = [args.saved_profile]
         flags = [f for f in flags if f.lstrip("-").split("=")[0] not in _FETCH_FLAGS]
-    shell = Shell(sources, flags, main, options_by_subcommand(parser), types, out, err)
+    run_cli = functools.partial(main, source_cache=cache)
+    shell = Shell(sources, flags, run_cli, options_by_subcommand(parser), types, out, err)
     err.write(greeting(profile_lines, total, len(types)))
     err.flush()
     return shell.loop(stdin)

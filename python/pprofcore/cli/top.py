@@ -24,4 +24,5 @@ def run(args) -> int:
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
         relative_percentages=args.relative_percentages,
+        divide_by=args.divide_by,
     )

@@ -52,27 +52,29 @@ def series_chunk(
     normalize: Optional[str],
     errors: str = "raise",
     max_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    buckets=None,
 ) -> SeriesPart:
     """Leaf task: the series rows of the files of ``chunk``."""
     skipped = Skipped()
+    spec = local.parse_by(by, buckets)
     if errors == "raise" and not any(_read.is_remote(p) for _, p in chunk):
         # Local files: the C++ reader reduces each file straight to its rows
         # (the local series' way), raising for the first bad file as decode would.
         positions = [pos for pos, _ in chunk]
         paths = [_read.local_path(p) for _, p in chunk]
-        rows = local.rows_from_files(paths, sample_type, by, value, threads=1, max_size=max_size)
+        rows = local.rows_from_files(paths, sample_type, spec, value, threads=1, max_size=max_size)
     else:
         positions = []
-        results = []
+        profiles = []
         for pos, _, p in _read.decode(chunk, errors, skipped, max_size):
-            results.append((len(positions), local.profile_values(p, sample_type, by, value)))
+            profiles.append(p)
             positions.append(pos)
-        rows = local.collect(results, len(positions))
+        rows = local.rows_from_profiles(profiles, sample_type, spec, value, threads=1)
     part = SeriesPart(type_names=rows.type_names, total=int(rows.totals.sum()), skipped=skipped)
     if freq is not None:
         part.rows = _Picklable(local.bucket(rows, freq))
         return part
-    df = local.finish(rows, by=by, value=value, normalize=normalize, bucketed=False)
+    df = local.finish(rows, by=by, value=value, normalize=normalize, bucketed=False, buckets=buckets)
     df["profile"] = np.asarray(positions, dtype=np.int64)[df["profile"].to_numpy()]
     part.frame = df
     return part
@@ -104,8 +106,8 @@ def combine_buckets(parts: List[SeriesPart], freq) -> SeriesPart:
     )
 
 
-def finish_buckets(part: SeriesPart, by: str, value: str, normalize: Optional[str]):
-    return local.finish(part.rows.rows, by=by, value=value, normalize=normalize, bucketed=True)
+def finish_buckets(part: SeriesPart, by, value: str, normalize: Optional[str], buckets=None):
+    return local.finish(part.rows.rows, by=by, value=value, normalize=normalize, bucketed=True, buckets=buckets)
 
 
 class Summary:
@@ -141,7 +143,7 @@ def summarize(infos: list) -> Summary:
     )
 
 
-def finish_part(part: SeriesPart, summary: Summary, k: int, by: str, value: str, normalize: Optional[str]):
+def finish_part(part: SeriesPart, summary: Summary, k: int, by, value: str, normalize: Optional[str]):
     """Partition ``k``: its rows numbered as in the whole set, with the set's attrs."""
     import pandas as pd
 
@@ -153,11 +155,12 @@ def finish_part(part: SeriesPart, summary: Summary, k: int, by: str, value: str,
         "value": value,
         "by": by,
         "normalize": normalize,
+        "fill": None,
     }
     return df
 
 
-def _meta(bucketed: bool, normalize: Optional[str]):
+def _meta(bucketed: bool, normalize: Optional[str], spec: local.By):
     import pandas as pd
     from dask.dataframe.utils import clear_known_categories
 
@@ -165,6 +168,8 @@ def _meta(bucketed: bool, normalize: Optional[str]):
     cols["time"] = pd.Series(pd.to_datetime(np.zeros(0, dtype=np.int64), unit="ns", utc=True))
     cols["name"] = pd.Series(pd.Categorical([]))
     cols["value"] = pd.Series([], dtype="float64" if normalize is not None else "int64")
+    for column in spec.columns():
+        cols[column] = pd.Series(pd.Categorical([]))
     return clear_known_categories(pd.DataFrame(cols))
 
 
@@ -172,10 +177,11 @@ def series(
     paths,
     sample_type=None,
     *,
-    by: str = "functions",
+    by="functions",
     value: str = "flat",
     freq=None,
     normalize: Optional[str] = None,
+    buckets=None,
     client=None,
     chunk_size: Optional[int] = None,
     split_every: int = 8,
@@ -185,7 +191,8 @@ def series(
     """The fleet series of many files as a lazy ``dask.dataframe.DataFrame``.
 
     Same parameters and columns as :meth:`pprofcore.ProfileSet.series`
-    (``profile, time, name, value``; ``time, name, value`` with ``freq``), and
+    (``profile, time, name, value``; ``time, name, value`` with ``freq``; a
+    column per label key with ``by="label:KEY"``; no ``fill``), and
     computing it gives exactly ``ProfileSet(paths).series(...)``: rows, order,
     index, dtypes and ``attrs``. ``profile`` is the position in ``paths``.
     Without ``freq`` there is one partition per chunk of files, in input
@@ -221,25 +228,36 @@ def series(
     import dask.dataframe as dd
 
     local.require_pandas()
-    local.check_options(by, value, normalize)
+    spec = local.check_options(by, value, normalize, buckets)
     _read.check_errors(errors)
     items = _read.expand(paths)
     if not items:
         raise ValueError("series(): no files")
     size = _client.chunk_size(len(items), _client.resolve(client), chunk_size)
-    token = dask.base.tokenize(items, sample_type, by, value, freq, normalize, errors, max_decompressed_size, size)
+    token = dask.base.tokenize(
+        items, sample_type, by, value, freq, normalize, buckets, errors, max_decompressed_size, size
+    )
     name = f"pprofcore-series-{token}"
     delayed = dask.delayed
     parts = [
         delayed(series_chunk, pure=True)(
-            c, sample_type, by, value, freq, normalize, errors, max_decompressed_size, dask_key_name=f"{name}-chunk-{k}"
+            c,
+            sample_type,
+            by,
+            value,
+            freq,
+            normalize,
+            errors,
+            max_decompressed_size,
+            buckets,
+            dask_key_name=f"{name}-chunk-{k}",
         )
         for k, c in enumerate(_read.chunks(items, size))
     ]
     if freq is not None:
         root = _client.tree(parts, _Bucketer(freq), split_every, name)
-        frame = delayed(finish_buckets, pure=True)(root, by, value, normalize, dask_key_name=f"{name}-finish")
-        ddf = dd.from_delayed([frame], meta=_meta(True, normalize), verify_meta=False)
+        frame = delayed(finish_buckets, pure=True)(root, by, value, normalize, buckets, dask_key_name=f"{name}-finish")
+        ddf = dd.from_delayed([frame], meta=_meta(True, normalize, spec), verify_meta=False)
         skipped = delayed(_skipped_frame, pure=True)(root, dask_key_name=f"{name}-skipped")
     else:
         infos = [delayed(part_info, pure=True)(p, dask_key_name=f"{name}-info-{k}") for k, p in enumerate(parts)]
@@ -248,7 +266,7 @@ def series(
             delayed(finish_part, pure=True)(p, summary, k, by, value, normalize, dask_key_name=f"{name}-part-{k}")
             for k, p in enumerate(parts)
         ]
-        ddf = dd.from_delayed(frames, meta=_meta(False, normalize), verify_meta=False)
+        ddf = dd.from_delayed(frames, meta=_meta(False, normalize, spec), verify_meta=False)
         skipped = delayed(_skipped_frame, pure=True)(summary, dask_key_name=f"{name}-skipped")
     if errors == "raise":
         return ddf

@@ -8,12 +8,17 @@ stays well-formed. Escaping of markup (``<``, ``&``, quotes) is done here too.""
 from __future__ import annotations
 
 import re
-from xml.sax.saxutils import escape as _markup
 
 from .._escapes import escape_chars
 
 # Everything outside XML 1.0's Char production (tab, LF and CR are allowed).
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def markup(s: str) -> str:
+    """``s`` with ``&``, ``<`` and ``>`` escaped (xml.sax.saxutils' ``escape``,
+    which would import urllib.request, http.client and ssl at start-up)."""
+    return s.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
 
 
 def printable(s: str) -> str:
@@ -23,7 +28,7 @@ def printable(s: str) -> str:
 
 def xml_text(s: str) -> str:
     """``s`` for XML character data or a quoted attribute value."""
-    return _markup(printable(s), {'"': "&quot;", "'": "&apos;"})
+    return markup(printable(s)).replace('"', "&quot;").replace("'", "&apos;")
 
 
 def dot_string(s: str) -> str:

@@ -94,7 +94,9 @@ def _axis_labels(times, x0: float, width: float, y: float, k: int = 5) -> List[s
 def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: int = 900) -> Figure:
     """Time x key heat map of a :func:`series` DataFrame: one row per key (the
     ``n`` largest, or ``names``), one column per profile or time bucket, darker
-    = larger. Each cell's tooltip gives the name, time and value.
+    = larger (red for positive values, blue for negative ones). Each cell's
+    tooltip gives the name, time and value; a colour scale under the time
+    axis says which value the darkest cell stands for.
 
     Examples
     --------
@@ -108,7 +110,7 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
     cw = plot_w / max(m.shape[1], 1)
     hi = float(np.abs(m).max()) if m.size else 0.0
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{top + cell_h * len(names) + 30}' "
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{top + cell_h * len(names) + 58}' "
         f"font-family='sans-serif'>"
     ]
     for i, name in enumerate(names):
@@ -130,8 +132,25 @@ def heatmap(df, *, n: int = 20, names: Optional[Sequence[str]] = None, width: in
                 f"{html.escape(_fmt_time(times[j]))}: {v:g}</title></rect>"
             )
     parts += _axis_labels(times, label_w, plot_w, top + cell_h * len(names) + 14)
+    parts.append(_colour_scale(label_w, top + cell_h * len(names) + 26, hi, bool((m < 0).any())))
     parts.append("</svg>")
     return Figure("".join(parts), f"heat map of {len(names)} keys")
+
+
+def _colour_scale(x: float, y: float, hi: float, negative: bool, steps: int = 10, w: float = 16) -> str:
+    """The heat map's legend: opacity steps from 0 to ``hi`` (mirrored in blue
+    down to ``-hi`` when some values are negative), the ends labelled."""
+    tones = [("#2166ac", k) for k in range(steps, 0, -1)] if negative else []
+    tones += [("#b2182b", k) for k in range(1, steps + 1)]
+    out = [f"<g class='colour-scale'><title>colour scale: darkest = {hi:.4g}</title>"]
+    for i, (color, k) in enumerate(tones):
+        a = 0.08 + 0.92 * k / steps
+        out.append(f"<rect x='{x + i * w:.1f}' y='{y}' width='{w}' height='10' fill='{color}' fill-opacity='{a:.3f}'/>")
+    low = f"{-hi:.4g}" if negative else "0"
+    out.append(f"<text x='{x - 4}' y='{y + 9}' font-size='10' text-anchor='end'>{low}</text>")
+    out.append(f"<text x='{x + len(tones) * w + 4:.1f}' y='{y + 9}' font-size='10'>{hi:.4g}</text>")
+    out.append("</g>")
+    return "".join(out)
 
 
 def lines(df, names: Optional[Sequence[str]] = None, *, n: int = 5, width: int = 900, height: int = 320) -> Figure:

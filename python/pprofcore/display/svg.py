@@ -7,12 +7,11 @@ from __future__ import annotations
 import math
 import numbers
 from typing import TYPE_CHECKING, Union
-from xml.sax.saxutils import escape
 
 import numpy as np
 
 from .. import _units
-from ._escape import printable, xml_text
+from ._escape import markup, printable, xml_text
 from .colors import diff_fill, flame_fill, hues
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,13 +82,13 @@ def flamegraph_svg(fg: "FlameGraph", width: Union[int, float] = 1200) -> str:
         else:
             tip = f"{name}\ntotal {fmt(total[i])} ({100 * abs(int(total[i])) / root_total:.2f}%), self {fmt(t['self'][i])}"  # noqa: E501
         out.append(
-            f'<g><title>{escape(tip)}</title><rect x="{px:.2f}" y="{y}" width="{max(pw - 0.5, 0.5):.2f}" '
+            f'<g><title>{markup(tip)}</title><rect x="{px:.2f}" y="{y}" width="{max(pw - 0.5, 0.5):.2f}" '
             f'height="{ROW - 1}" fill="{fill}" rx="1"/>'
         )
         chars = int((pw - 6) / CHAR)
         if chars >= 3:
             label = name if len(name) <= chars else name[: chars - 2] + ".."
-            out.append(f'<text x="{px + 3:.2f}" y="{y + ROW - 5}">{escape(label)}</text>')
+            out.append(f'<text x="{px + 3:.2f}" y="{y + ROW - 5}">{markup(label)}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"

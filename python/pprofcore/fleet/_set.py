@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -19,7 +18,9 @@ from .._merge import Merger, merge_files
 from .._optional import require_pandas
 from .._profile import Profile
 from ..display.fleet import set_html
-from ._movers import movers
+from ._label_shares import label_shares
+from ._movers import compare, movers
+from ._prepare import Prepare
 from ._series import series
 from ._store import REBUILD_BATCH, Store, write_store
 
@@ -29,16 +30,22 @@ CHUNK_PER_THREAD = 8
 
 class _Source:
     """Where profile ``i`` comes from: a path, a Profile, or a reader callable
-    (``read(keys) -> list of Profile``) for profiles rebuilt from a store."""
+    (``read(keys) -> list of Profile``) for profiles rebuilt from a store; and
+    what is done to each as it is read (``prepare``: symbolize, repairs)."""
 
-    __slots__ = ("items", "reader", "chunk")
+    __slots__ = ("items", "reader", "chunk", "prepare")
 
     def __init__(
-        self, items: list, reader: Optional[Callable[[list], List[Profile]]] = None, chunk: Optional[int] = None
+        self,
+        items: list,
+        reader: Optional[Callable[[list], List[Profile]]] = None,
+        chunk: Optional[int] = None,
+        prepare: Optional[Prepare] = None,
     ) -> None:
         self.items = items
         self.reader = reader
         self.chunk = chunk  # profiles per read, when the reader prefers its own batch size
+        self.prepare = prepare if prepare else None  # None when it does nothing
 
 
 def _label(item: Any) -> Optional[str]:
@@ -61,6 +68,19 @@ class ProfileSet:
         from the file name.
     threads : int, optional
         Decoder threads (default: all cores).
+    repairs : str or list of str, optional
+        Go repairs applied to each profile as it is read: ``"truncated"``
+        (:meth:`Profile.repair_truncated_stacks`) and/or ``"typeparams"``
+        (:meth:`Profile.drop_type_params`); each profile's report becomes
+        columns ``repair_<name>_<field>`` of :attr:`profiles`.
+    symbolize : bool or dict, optional
+        Symbolize each profile as it is read (True, or a dict of
+        :func:`pprofcore.symbolize.symbolize` keywords: ``binaries``,
+        ``search_path``, ``tool``, ``demangle``, ``force``), before the repairs.
+        One :attr:`symbol_cache` serves the whole set: each distinct mapping
+        (build id, else file and size) is located once and each address
+        resolved once. :attr:`profiles` gets ``symbolize_resolved`` and
+        ``symbolize_missing`` columns.
 
     Examples
     --------
@@ -73,7 +93,13 @@ class ProfileSet:
     """
 
     def __init__(
-        self, paths_or_profiles: Union[Sequence[Any], Any] = (), *, metadata=None, threads: Optional[int] = None
+        self,
+        paths_or_profiles: Union[Sequence[Any], Any] = (),
+        *,
+        metadata=None,
+        threads: Optional[int] = None,
+        repairs=None,
+        symbolize=None,
     ) -> None:
         if isinstance(paths_or_profiles, (str, bytes, os.PathLike, Profile)):
             paths_or_profiles = [paths_or_profiles]
@@ -81,7 +107,7 @@ class ProfileSet:
         for i, it in enumerate(items):
             if not isinstance(it, (Profile, str, os.PathLike)):
                 raise TypeError(f"ProfileSet item {i}: expected a path or pprofcore.Profile, got {type(it).__name__}")
-        self._source = _Source(items)
+        self._source = _Source(items, prepare=Prepare(repairs, symbolize))
         self._rows = np.arange(len(items), dtype=np.int64)
         self._threads = threads
         self._metadata = metadata
@@ -94,30 +120,40 @@ class ProfileSet:
                 raise ValueError(f"metadata has {len(metadata)} rows for {len(items)} profiles")
 
     @classmethod
-    def from_glob(cls, pattern: str, *, metadata=None, threads: Optional[int] = None) -> "ProfileSet":
-        """The files matching ``pattern`` (``**`` recurses), in sorted order.
+    def from_glob(
+        cls, pattern: str, *, metadata=None, threads: Optional[int] = None, repairs=None, symbolize=None
+    ) -> "ProfileSet":
+        """The files matching ``pattern`` (``**`` recurses), in sorted order
+        (the other arguments as for :class:`ProfileSet`).
 
         Raises ``FileNotFoundError`` when nothing matches."""
         paths = sorted(_glob.glob(os.fspath(pattern), recursive=True))
         paths = [p for p in paths if os.path.isfile(p)]
         if not paths:
             raise FileNotFoundError(f"no files match {pattern!r}")
-        return cls(paths, metadata=metadata, threads=threads)
+        return cls(paths, metadata=metadata, threads=threads, repairs=repairs, symbolize=symbolize)
 
     @classmethod
-    def from_store(cls, store: Store, where: Optional[str] = None) -> "ProfileSet":
+    def from_store(cls, store: Store, where: Optional[str] = None, *, repairs=None, symbolize=None) -> "ProfileSet":
         """The profiles of the Parquet ``store`` matching the SQL condition
         ``where`` (see :meth:`Store.profile_set`), rebuilt from its tables
-        ``REBUILD_BATCH`` profiles at a time."""
+        ``REBUILD_BATCH`` profiles at a time (``repairs``, ``symbolize``: as
+        for :class:`ProfileSet`, applied as they are rebuilt)."""
         keys, reader, facts = store.selection(where)
-        return cls._from_reader(keys, reader, facts, chunk=REBUILD_BATCH)
+        return cls._from_reader(keys, reader, facts, chunk=REBUILD_BATCH, prepare=Prepare(repairs, symbolize))
 
     @classmethod
     def _from_reader(
-        cls, keys: list, reader: Callable[[list], List[Profile]], table, threads=None, chunk: Optional[int] = None
+        cls,
+        keys: list,
+        reader: Callable[[list], List[Profile]],
+        table,
+        threads=None,
+        chunk: Optional[int] = None,
+        prepare: Optional[Prepare] = None,
     ) -> "ProfileSet":
         s = cls([], threads=threads)
-        s._source = _Source(list(keys), reader, chunk)
+        s._source = _Source(list(keys), reader, chunk, prepare)
         s._rows = np.arange(len(keys), dtype=np.int64)
         s._table = table
         return s
@@ -152,14 +188,18 @@ class ProfileSet:
     def _read(self, rows: np.ndarray) -> List[Profile]:
         src = self._source
         items = [src.items[int(r)] for r in rows]
+        out: List[Any]
         if src.reader is not None:
-            return src.reader(items)
-        out: List[Optional[Profile]] = [it if isinstance(it, Profile) else None for it in items]
-        todo = [i for i, p in enumerate(out) if p is None]
-        if todo:
-            for i, p in zip(todo, load_many([items[i] for i in todo], self._threads)):
-                out[i] = p
-        return out  # type: ignore[return-value]
+            out = src.reader(items)
+        else:
+            out = [it if isinstance(it, Profile) else None for it in items]
+            todo = [i for i, p in enumerate(out) if p is None]
+            if todo:
+                for i, p in zip(todo, load_many([items[i] for i in todo], self._threads)):
+                    out[i] = p  # errors='raise': only profiles
+        if src.prepare is not None:
+            out = [src.prepare(int(r), p) for r, p in zip(rows, out)]
+        return out
 
     def chunks(self, size: Optional[int] = None) -> Iterator[Tuple[np.ndarray, List[Profile]]]:
         """Yield ``(positions, profiles)`` a chunk at a time (positions in this set).
@@ -172,6 +212,8 @@ class ProfileSet:
         if not starts:
             return
         positions = [np.arange(a, min(a + size, len(self._rows))) for a in starts]
+        from concurrent.futures import ThreadPoolExecutor  # on use: slow to import at start-up
+
         with ThreadPoolExecutor(1) as ahead:
             pending = ahead.submit(self._read, self._rows[positions[0]])
             for k, pos in enumerate(positions):
@@ -187,6 +229,8 @@ class ProfileSet:
         ``fn`` runs on a thread pool (``threads`` workers): it gains from
         threads when its work is pprofcore's C++ (which releases the GIL)."""
         workers = max(1, self._threads or os.cpu_count() or 1)
+        from concurrent.futures import ThreadPoolExecutor  # on use, as in chunks()
+
         with ThreadPoolExecutor(workers) as pool:
             for pos, profiles in self.chunks():
                 yield from zip(pos.tolist(), pool.map(fn, profiles))
@@ -207,7 +251,35 @@ class ProfileSet:
     def _full_table(self):
         if self._table is None:
             self._table = _facts(self)
+        if self._source.prepare is not None and not self._table.attrs.get("reports"):
+            self._table = _with_reports(self, self._table)
         return self._table
+
+    @property
+    def symbol_cache(self):
+        """The :class:`~pprofcore.symbolize.SymbolCache` of a set made with
+        ``symbolize=`` (None otherwise): what was found for each distinct
+        mapping, and how many symbolizer runs it took."""
+        prep = self._source.prepare
+        return prep.cache if prep is not None else None
+
+    def report_totals(self) -> dict:
+        """The columns of :meth:`reports` summed over the profiles read so
+        far (nothing is read; a depth is the largest, not a sum); empty
+        without ``repairs=``/``symbolize=``."""
+        prep = self._source.prepare
+        out: dict = {}
+        for r in prep.reports.values() if prep is not None else ():
+            for k, v in r.items():
+                out[k] = max(out.get(k, 0), v) if k.endswith("_depth") else out.get(k, 0) + v
+        return dict(sorted(out.items()))
+
+    def reports(self):
+        """What ``repairs=`` and ``symbolize=`` did to each profile, as a
+        DataFrame (one row per profile of this set; empty columns when the set
+        has neither). Reads every profile not read yet."""
+        cols = [c for c in self._full_table().columns if c.startswith(("repair_", "symbolize_"))]
+        return self.profiles[cols]
 
     @property
     def profiles(self):
@@ -267,7 +339,8 @@ class ProfileSet:
         if not len(self):
             raise ValueError("no profiles to merge")
         src = self._source
-        if src.reader is None and all(not isinstance(src.items[int(r)], Profile) for r in self._rows):
+        plain_files = src.reader is None and src.prepare is None
+        if plain_files and all(not isinstance(src.items[int(r)], Profile) for r in self._rows):
             return merge_files([src.items[int(r)] for r in self._rows], self._threads, progress)
         m = Merger()
         done = 0
@@ -287,28 +360,88 @@ class ProfileSet:
         self,
         sample_type=None,
         *,
-        by: str = "functions",
+        by: Union[str, Sequence[str]] = "functions",
         value: str = "flat",
         freq=None,
         normalize: Optional[str] = None,
+        buckets=None,
+        fill=None,
     ):
-        """Flat or cum value of every key in every profile, as a long DataFrame.
+        """Flat or cum value of every key (code granularity and/or label
+        values, ``by=["label:endpoint", "functions"]``) in every profile, as a
+        long DataFrame; sparse by default, dense with ``fill=0``.
 
         See :func:`pprofcore.fleet.series` for the parameters."""
-        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize)
+        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize, buckets=buckets, fill=fill)
 
     def movers(
-        self, before, after=None, *, sample_type=None, by: str = "functions", value: str = "flat", n: Optional[int] = 20
+        self,
+        before,
+        after=None,
+        *,
+        sample_type=None,
+        by: Union[str, Sequence[str]] = "functions",
+        value: str = "flat",
+        n: Optional[int] = 20,
+        buckets=None,
+        alpha: float = 0.05,
+        min_share: float = 0.001,
     ):
-        """Keys whose share changed most between two windows.
+        """Keys (functions, label values...) whose share changed most between
+        two windows, with profile counts and the statistical compare's q-values.
 
         See :func:`pprofcore.fleet.movers`."""
-        return movers(self, before, after, sample_type=sample_type, by=by, value=value, n=n)
+        return movers(
+            self,
+            before,
+            after,
+            sample_type=sample_type,
+            by=by,
+            value=value,
+            n=n,
+            buckets=buckets,
+            alpha=alpha,
+            min_share=min_share,
+        )
 
-    def to_parquet(self, directory, *, progress: Optional[Callable[[int, int], None]] = None) -> Store:
+    def compare(self, window_a, window_b=None, **kwargs):
+        """:func:`pprofcore.testing.compare` of two windows (or sub-sets) of
+        this set, for any ``by`` including label keys. See
+        :func:`pprofcore.fleet.compare` for the parameters."""
+        return compare(self, window_a, window_b, **kwargs)
+
+    def labels(self, sample_type=None, *, keys: Optional[Sequence[str]] = None, freq=None, buckets=None):
+        """Label keys, values and their share of each profile (or ``freq``
+        bucket), as a tidy table. See :func:`pprofcore.fleet.label_shares`."""
+        return label_shares(self, sample_type, keys=keys, freq=freq, buckets=buckets)
+
+    def to_parquet(
+        self, directory, *, progress: Optional[Callable[[int, int], None]] = None, repairs=None, symbolize=None
+    ) -> Store:
         """Write (or append) these profiles to a Parquet store; returns the
-        :class:`~pprofcore.fleet.Store`. See docs/fleet.md for the layout."""
-        return write_store(self, directory, progress=progress)
+        :class:`~pprofcore.fleet.Store`. See docs/fleet.md for the layout.
+
+        ``repairs`` and ``symbolize`` (as for :class:`ProfileSet`) apply at
+        ingest, on top of the set's own: the store keeps the repaired,
+        symbolized profiles and each one's report columns in ``profiles``."""
+        s = self
+        if repairs is not None or symbolize is not None:
+            s = self.prepared(repairs=repairs, symbolize=symbolize)
+        return write_store(s, directory, progress=progress)
+
+    def prepared(self, *, repairs=None, symbolize=None) -> "ProfileSet":
+        """This set with ``repairs`` and ``symbolize`` (as for
+        :class:`ProfileSet`) applied as profiles are read; the set's own,
+        if any, are replaced."""
+        src = self._source
+        s = object.__new__(ProfileSet)
+        s._source = _Source(src.items, src.reader, src.chunk, Prepare(repairs, symbolize))
+        s._threads, s._metadata, s._rows = self._threads, self._metadata, self._rows
+        s._table = None
+        if src.reader is not None and self._table is not None:  # a store's facts: kept, reports redone
+            s._table = self._table.copy()
+            s._table.attrs.pop("reports", None)
+        return s
 
 
 # The store's profile_set builds this class (fleet._store cannot import it: this module imports the store).
@@ -322,6 +455,24 @@ def _utc(pd, t):
 
 def _type_names(p: Profile) -> List[str]:
     return [t for t, _ in p.sample_types]
+
+
+def _with_reports(s: ProfileSet, table):
+    """``table`` with the set's per-profile report columns (every profile
+    not read yet is read once, in chunks)."""
+    prep = s._source.prepare
+    assert prep is not None  # only sets with repairs or symbolize have reports
+    full = ProfileSet.__new__(ProfileSet)
+    full._source, full._threads, full._metadata = s._source, s._threads, s._metadata
+    full._rows = np.array([i for i in range(len(s._source.items)) if i not in prep.reports], dtype=np.int64)
+    for _ in full.chunks():
+        pass
+    table = table.copy()
+    names = sorted({k for r in prep.reports.values() for k in r})
+    for name in names:
+        table[name] = np.array([prep.reports[i].get(name, 0) for i in range(len(table))], dtype=np.int64)
+    table.attrs["reports"] = True
+    return table
 
 
 def _facts(s: ProfileSet):

@@ -21,6 +21,7 @@ one commit file last); a reader takes the files commits name, by name."""
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
@@ -299,7 +300,10 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
 
     Holds the store's lock throughout (a second ingest waits); each batch of
     ``WRITE_BATCH`` profiles is committed as a whole, so a kill loses at most
-    the batch being written, never part of a profile."""
+    the batch being written, never part of a profile. A set made with
+    ``repairs=``/``symbolize=`` writes the repaired, symbolized profiles (the
+    store keeps their functions: no query symbolizes again) and each one's
+    report columns in its ``profiles`` row."""
     d = Path(os.fspath(directory))
     d.mkdir(parents=True, exist_ok=True)
     with _commit.Lock(d):
@@ -307,8 +311,11 @@ def write_store(s: "ProfileSet", directory, *, progress: Optional[Callable[[int,
         paths = s.paths
         done = 0
         for pos, profiles in s.chunks():
+            prep = s._source.prepare
             for i, p in zip(pos.tolist(), profiles):
                 extra = _metadata_of(s, i, paths[i])
+                if prep is not None:  # what symbolize and the repairs did, kept per profile
+                    extra.update(prep.reports.get(int(s._rows[i]), {}))
                 t = p.time_nanos
                 day = np.datetime64(t, "ns").astype("datetime64[D]").astype(str) if t else "none"
                 w.add(p, {"day": day, "row": header_row(p, paths[i], extra)})
@@ -408,7 +415,9 @@ class Store:
         duckdb = _require_duckdb()
         cur = self._con.cursor()  # one per call: safe from several threads
         try:
-            return cur.execute(query, params or []).df()
+            cur.execute(query, params or [])
+            huge = [d[0] for d in cur.description or [] if str(d[1]) == "HUGEINT"]
+            return _hugeint_as_int(_arrow(cur), huge) if huge else cur.df()
         except duckdb.Error as e:
             raise ValueError(f"fleet store {self.directory}: query failed: {e}") from None
         finally:
@@ -454,12 +463,14 @@ class Store:
                 facts[c] = table[c].to_numpy()
         return table["profile_id"].astype(np.int64).tolist(), self._rebuild, facts
 
-    def profile_set(self, where: Optional[str] = None) -> "ProfileSet":
+    def profile_set(self, where: Optional[str] = None, *, repairs=None, symbolize=None) -> "ProfileSet":
         """The profiles matching the SQL condition ``where`` (one expression
         over the ``profiles`` view; ``None`` for all), rebuilt from the
         tables a chunk at a time. A ``where`` that is not one expression
-        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError."""
-        return self.set_class.from_store(self, where)
+        (``;``, comments, unbalanced parentheses, subqueries) raises ValueError.
+        ``repairs`` and ``symbolize`` are applied as profiles are rebuilt (see
+        :class:`ProfileSet`); to keep their work, ingest with them instead."""
+        return self.set_class.from_store(self, where, repairs=repairs, symbolize=symbolize)
 
     def profile(self, where: Optional[str] = None):
         """The merge of the profiles matching ``where`` (a SQL condition over
@@ -473,6 +484,31 @@ class Store:
 
     def close(self) -> None:
         self._con.close()
+
+
+def _arrow(cur):
+    """The pending result as a pyarrow Table (DuckDB 1.x's name, then 2.x's,
+    whose note about the copy does not matter for a query result)."""
+    fetch = getattr(cur, "fetch_arrow_table", None)
+    if fetch is not None:
+        return fetch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return cur.to_arrow_table()
+
+
+def _hugeint_as_int(table, columns):
+    """DuckDB's SUM of integers is a 128-bit HUGEINT, which pandas would get
+    as float: those ``columns`` as int64 where every value fits."""
+    import pyarrow as pa
+
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        try:
+            table = table.set_column(i, name, table.column(i).cast(pa.int64()))
+        except (pa.ArrowInvalid, ValueError):
+            pass  # beyond int64: left as DuckDB gives it
+    return table.to_pandas()
 
 
 # What each table's parts must hold: (column, kind, required). Kinds compare

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, List, Sequence
 
 import numpy as np
@@ -17,8 +16,12 @@ if TYPE_CHECKING:
     from .._profile import Profile
 
 #: pprof's granularities (``-functions``, ``-filefunctions``, ``-files``,
-#: ``-lines``, ``-addresses``): the ``by`` of every report, view and CLI.
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
+#: ``-lines``, ``-addresses``) and ours (``-packages``: Go import path, Java
+#: package, C++/Rust namespace, Python module; ``-binaries``: the mapping's
+#: file): the ``by`` of every report, view and CLI.
+GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries")
+#: The ones pprof knows, as its interactive shell lists them.
+PPROF_GRANULARITIES = GRANULARITIES[:5]
 #: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
 #: graph), ``-nodefraction`` and ``-edgefraction``.
 NODECOUNT = 80
@@ -54,6 +57,8 @@ def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
     releases the GIL, so the missing tables are built on a thread pool."""
     missing = [p for p in profiles if (by, True, -1, -1) not in p._derived.nodes]
     if len(missing) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # on use: slow to import, rarely needed
+
         with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
             list(pool.map(lambda p: nodes(p, by), missing))
     return [nodes(p, by) for p in profiles]
@@ -64,8 +69,9 @@ def type_label(profile: "Profile", ti: int, mean: bool) -> str:
     return ("mean_" + t) if mean else t
 
 
-def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -> List[str]:
-    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines."""
+def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, ratio: float = 1.0) -> List[str]:
+    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines
+    (the total :func:`~pprofcore._units.divided` by ``ratio``, pprof's ``1/-divide_by``)."""
     out = []
     m = profile.mappings
     if len(m):
@@ -84,8 +90,9 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str) -
     if profile.duration_nanos:
         dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
         ns, u = _units.scale(tot, sample_unit, "nanoseconds")
-        ratio = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
-        out.append(f"Duration: {dur}, Total samples = {_units.scaled_label(tot, sample_unit, unit)} {ratio}")
+        share = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
+        shown = _units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)
+        out.append(f"Duration: {dur}, Total samples = {shown} {share}")
     return out
 
 
@@ -104,11 +111,17 @@ def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean
     dropped nodes, and edges lighter than ``edge_cut`` removed."""
     keep = np.zeros(len(t), dtype=np.uint8)
     keep[rows] = 1
-    e = t.edges(profile._core, keep, ti, 0 if mean else -1, keep)
     out = np.zeros(len(t), dtype=np.int64)
+    # An inline in-edge of the trimmed graph continues one of the untrimmed
+    # graph (same samples, fewer nodes), so only nodes labelled there can be
+    # labelled here: edges are summed for those alone.
+    candidates = keep & (t.columns()["inline_label"] != 0).astype(np.uint8)
+    if not candidates.any():
+        return out
+    e = t.edges(profile._core, candidates, ti, 0 if mean else -1, keep)
     if len(e["src"]) == 0:
         return out
-    live = np.abs(e["weight"][:, ti]) >= edge_cut
+    live = (np.abs(e["weight"][:, ti]) >= edge_cut) & candidates[e["dst"]].astype(bool)
     dst, inl = e["dst"][live], e["inline"][live].astype(bool)
     has_inline = np.zeros(len(t), dtype=bool)
     has_plain = np.zeros(len(t), dtype=bool)

@@ -44,6 +44,7 @@ def disassembly(
     sample_type=None,
     relative_percentages: bool = False,
     intel_syntax: bool = False,
+    divide_by: float = 1.0,
 ) -> ListingTable:
     """pprof's ``-disasm=regex``: the instructions of every symbol (from ``nm
     -n`` of the mappings' binaries) whose name, mangled or demangled, matches
@@ -53,7 +54,8 @@ def disassembly(
     :func:`pprofcore.symbolize.symbolize` finds them. Raises ``ValueError`` when
     no symbol matches and ``RuntimeError`` naming the Debian package when
     ``objdump`` or ``nm`` is missing. ``intel_syntax``: x86 instructions in
-    Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``.
+    Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``; values
+    shown divided by ``divide_by``, as pprof's ``-divide_by``.
 
     Examples
     --------
@@ -65,6 +67,7 @@ def disassembly(
     >>> print(pprofcore.reports.disassembly(p, "sha256.block", binaries="./basic"))  # doctest: +SKIP
     """
     rx = _args.compile_regex("disasm regex", regex)
+    ratio = _units.display_ratio(divide_by)
     binaries, search = check_options(binaries, search_path, "auto", "simplified", False)
     check_bool("relative_percentages", relative_percentages)
     objdump, nm = shutil.which("objdump"), shutil.which("nm")
@@ -177,8 +180,9 @@ def disassembly(
         "sample_unit": su,
         "routines": routines,
         "sample_type": profile.sample_types[ti][0],
+        "ratio": ratio,
     }
-    return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _disasm_text, meta)
+    return ListingTable(columns, [f"Total: {_units.scaled_label(_units.divided(tot, ratio), su)}"], _disasm_text, meta)
 
 
 def _as_address(pattern: str) -> Optional[int]:
@@ -288,7 +292,8 @@ def _objdump(
 
 def _disasm_text(t: ListingTable, n: Optional[int] = None) -> str:
     m = t.meta
-    su, tot = m["sample_unit"], m["total"]
+    su, tot, ratio = m["sample_unit"], m["total"], m.get("ratio", 1.0)
+    value_label = lambda v: _units.scaled_label(_units.divided(v, ratio), su)  # noqa: E731
     out = list(t.header)
     rows: Dict[str, List[int]] = {}
     for i in range(len(t)):
@@ -297,7 +302,7 @@ def _disasm_text(t: ListingTable, n: Optional[int] = None) -> str:
         out.append(f"ROUTINE ======================== {r['name']}")
         out.extend(f"    AKA ======================== {a}" for a in r.get("aliases", []))
         out.append(
-            f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
+            f"{value_label(r['flat']):>10} {value_label(r['cum']):>10} "
             f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total"
         )
         last = ("", "", 0)
@@ -309,7 +314,7 @@ def _disasm_text(t: ListingTable, n: Optional[int] = None) -> str:
                 loc = (where[0] + " ") if where[0] else ""
                 if where[1]:
                     loc += where[1] + (f":{where[2]}" if where[2] else "")
-            f, c = value_or_dot(int(t["flat"][i]), su), value_or_dot(int(t["cum"][i]), su)
+            f, c = value_or_dot(int(t["flat"][i]), su, ratio), value_or_dot(int(t["cum"][i]), su, ratio)
             a, text = int(t["address"][i]), t["text"][i]
             if not loc:
                 out.append(f"{f:>10} {c:>10} {a:10x}: {text}")

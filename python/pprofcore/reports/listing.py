@@ -53,6 +53,7 @@ def source_listing(
     trim_path: str = "",
     sample_type=None,
     relative_percentages: bool = False,
+    divide_by: float = 1.0,
 ) -> ListingTable:
     """pprof's ``-list=regex``: for every function whose name matches ``regex``
     and every source file it has samples in, the source lines around the
@@ -61,7 +62,8 @@ def source_listing(
     default the current directory) and ``trim_path`` locate relative or moved
     files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
-    when no function matches.
+    when no function matches. Values are shown divided by ``divide_by``
+    (pprof's ``-divide_by``).
 
     Examples
     --------
@@ -73,6 +75,7 @@ def source_listing(
      Error: could not find file crypto/sha256/sha256block_amd64.s on path ...
     """
     rx = _args.compile_regex("list regex", regex)
+    ratio = _units.display_ratio(divide_by)
     _args.check_str("source_path", source_path, optional=True)
     _args.check_str("trim_path", trim_path)
     check_bool("relative_percentages", relative_percentages)
@@ -151,8 +154,9 @@ def source_listing(
         "sample_unit": su,
         "routines": routines,
         "sample_type": profile.sample_types[ti][0],
+        "ratio": ratio,
     }
-    return ListingTable(columns, [f"Total: {_units.scaled_label(tot, su)}"], _list_text, meta)
+    return ListingTable(columns, [f"Total: {_units.scaled_label(_units.divided(tot, ratio), su)}"], _list_text, meta)
 
 
 def _clean(path: str) -> str:
@@ -243,14 +247,16 @@ def trim_source_path(path: str, trim: str, search: str) -> str:
     return path
 
 
-def value_or_dot(v: int, su: str) -> str:
-    """A cell of either listing's text: pprof prints "." for zero."""
-    return "." if v == 0 else _units.scaled_label(v, su)
+def value_or_dot(v: int, su: str, ratio: float = 1.0) -> str:
+    """A cell of either listing's text: pprof prints "." for zero (before
+    ``-divide_by``'s ``ratio``, so a small value may show as "0")."""
+    return "." if v == 0 else _units.scaled_label(_units.divided(v, ratio), su)
 
 
 def _list_text(t: ListingTable, n: Optional[int] = None) -> str:
     m = t.meta
-    su, tot = m["sample_unit"], m["total"]
+    su, tot, ratio = m["sample_unit"], m["total"], m.get("ratio", 1.0)
+    label = lambda v: _units.scaled_label(_units.divided(v, ratio), su)  # noqa: E731
     out = list(t.header)
     rows_by_routine: Dict[Tuple[str, str], List[int]] = {}
     for i in range(len(t)):
@@ -261,15 +267,14 @@ def _list_text(t: ListingTable, n: Optional[int] = None) -> str:
             continue
         out.append(f"ROUTINE ======================== {r['name']} in {r['file']}")
         out.append(
-            f"{_units.scaled_label(r['flat'], su):>10} {_units.scaled_label(r['cum'], su):>10} "
-            f"(flat, cum) {_units.percentage(r['cum'], tot)} of Total"
+            f"{label(r['flat']):>10} {label(r['cum']):>10} (flat, cum) {_units.percentage(r['cum'], tot)} of Total"
         )
         if r["error"]:
             out.append(f" Error: {r['error']}")
             continue
         for i in rows_by_routine.get((r["name"], r["file"]), []):
             out.append(
-                f"{value_or_dot(int(t['flat'][i]), su):>10} {value_or_dot(int(t['cum'][i]), su):>10} "
+                f"{value_or_dot(int(t['flat'][i]), su, ratio):>10} {value_or_dot(int(t['cum'][i]), su, ratio):>10} "
                 f"{int(t['line'][i]):6d}:{t['text'][i]}"
             )
     return "\n".join(out) + "\n"

@@ -31,9 +31,12 @@ def peek(
     unit: Optional[str] = None,
     inline: bool = True,
     relative_percentages: bool = False,
+    divide_by: float = 1.0,
+    sort: str = "flat",
 ) -> ReportTable:
     """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
-    trimming, as pprof). Raises ValueError when ``regex`` matches no node.
+    trimming, as pprof), in ``sort`` order. Raises ValueError when ``regex``
+    matches no node.
 
     Examples
     --------
@@ -47,7 +50,7 @@ def peek(
         _args.compile_regex("peek regex", regex),
         sample_type,
         by,
-        "flat",
+        sort,
         mean,
         unit,
         inline,
@@ -55,6 +58,7 @@ def peek(
         0.0,
         0.0,
         relative_percentages,
+        divide_by,
     )
 
 
@@ -70,6 +74,7 @@ def tree(
     nodefraction: float = NODEFRACTION,
     edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
+    divide_by: float = 1.0,
 ) -> ReportTable:
     """pprof's -tree: every node of the trimmed graph with its callers and callees.
 
@@ -96,6 +101,7 @@ def tree(
         nodefraction,
         edgefraction,
         relative_percentages,
+        divide_by,
     )
 
 
@@ -112,6 +118,7 @@ def call_tree(
     nodefraction: float,
     edgefraction: float,
     relative_percentages: bool,
+    divide_by: float = 1.0,
 ) -> ReportTable:
     """pprof's printTree: nodes in report order (trimmed as newTrimmedGraph does:
     |cum| below ``nodefraction``, then the first ``nodecount``; edges below
@@ -154,7 +161,8 @@ def call_tree(
     tot = report_total(profile, ti, mean, relative_percentages)
     su = profile.sample_types[ti][1]
     basis = np.where(flat_all != 0, flat_all, cum_all)
-    ou = _units.select_unit(basis.tolist(), tot, su, unit)
+    ratio = _units.display_ratio(divide_by)
+    ou = _units.select_unit(basis.tolist(), tot, su, unit, ratio)
     pos = {int(r): i for i, r in enumerate(order)}
     out: Dict[str, list] = {k: [] for k in ("focus", "kind", "name", "flat", "cum", "weight", "inline")}
 
@@ -170,8 +178,8 @@ def call_tree(
         _peek_row(out, names[r], "node", names[r], int(flat_all[i]), int(cum_all[i]), 0, False)
         for k in outs:
             _peek_row(out, names[r], "callee", names[dst[k]], 0, 0, int(w[k]), bool(einl[k]))
-    fmt = lambda v: _units.scaled_label(int(v), su, ou)  # noqa: E731
-    header = header_lines(profile, ti, mean, tot, ou)
+    fmt = lambda v: _units.scaled_label(_units.divided(v, ratio), su, ou)  # noqa: E731
+    header = header_lines(profile, ti, mean, tot, ou, ratio)
     header += summary_lines(profile, fmt, int(flat_all.sum()), tot, dropped, nodefraction, len(order), orig)
     meta = {
         "sample_unit": su,
@@ -180,6 +188,7 @@ def call_tree(
         "sample_type": profile.sample_types[ti][0],
         "dropped_nodes": dropped,
         "nodes": orig,
+        "ratio": ratio,
     }
     cols_out = {
         k: (
@@ -207,8 +216,8 @@ def _peek_row(out, focus, kind, name, flat, cum, weight, inl):
 def _peek_text(t: ReportTable, n: Optional[int]) -> str:
     sep = "----------------------------------------------------------+-------------"
     m = t.meta
-    su, ou, tot = m["sample_unit"], m["unit"], m["total"]
-    fmt = lambda v: _units.scaled_label(int(v), su, ou)  # noqa: E731
+    su, ou, tot, ratio = m["sample_unit"], m["unit"], m["total"], m.get("ratio", 1.0)
+    fmt = lambda v: _units.scaled_label(_units.divided(v, ratio), su, ou)  # noqa: E731
     lines = list(t.header)
     lines.append(sep)
     lines.append("      flat  flat%   sum%        cum   cum%   calls calls% + context \t \t ")

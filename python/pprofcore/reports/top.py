@@ -37,6 +37,7 @@ def top(
     nodefraction: float = NODEFRACTION,
     edgefraction: float = EDGEFRACTION,
     relative_percentages: bool = False,
+    divide_by: float = 1.0,
 ) -> ReportTable:
     """pprof's ``-top``: flat and cum per function (or file, line, address),
     :meth:`Profile.top`, whose parameters it takes.
@@ -87,7 +88,8 @@ def top(
         unit_basis = np.where(flat != 0, flat, cum)
     else:
         unit_basis = np.where(flat_sum != 0, flat_sum, cum_sum)
-    out_unit = _units.select_unit(unit_basis.tolist(), tot, sample_unit, unit)
+    ratio = _units.display_ratio(divide_by)
+    out_unit = _units.select_unit(unit_basis.tolist(), tot, sample_unit, unit, ratio)
     columns = {
         "name": names,
         "flat": flat,
@@ -107,9 +109,10 @@ def top(
         "mean": mean,
         "nodes": len(all_rows),
         "dropped_nodes": dropped,
+        "ratio": ratio,
     }
-    fmt = lambda v: _units.scaled_label(int(v), sample_unit, out_unit)  # noqa: E731
-    header = header_lines(profile, ti, mean, tot, out_unit)
+    fmt = lambda v: _units.scaled_label(_units.divided(v, ratio), sample_unit, out_unit)  # noqa: E731
+    header = header_lines(profile, ti, mean, tot, out_unit, ratio)
     header += summary_lines(profile, fmt, int(flat.sum()), tot, dropped, nodefraction, len(rows), len(all_rows))
     pct = lambda v: _units.percentage(float(v), 100.0).strip()  # noqa: E731
     meta["html_format"] = {"flat": fmt, "cum": fmt, "flat%": pct, "sum%": pct, "cum%": pct}
@@ -118,7 +121,8 @@ def top(
 
 def _top_text(t: ReportTable, n: Optional[int]) -> str:
     m = t.meta
-    su, ou, tot = m["sample_unit"], m["unit"], m["total"]
+    su, ou, tot, ratio = m["sample_unit"], m["unit"], m["total"], m.get("ratio", 1.0)
+    fmt = lambda v: _units.scaled_label(_units.divided(v, ratio), su, ou)  # noqa: E731
     lines = list(t.header)
     lines.append(f"{'flat':>10} {'flat':>5}% {'sum':>5}% {'cum':>10} {'cum':>5}%")
     flat, cum = t["flat"], t["cum"]
@@ -128,8 +132,8 @@ def _top_text(t: ReportTable, n: Optional[int]) -> str:
         running += int(flat[i])
         inl = t["inline"][i]
         lines.append(
-            f"{_units.scaled_label(int(flat[i]), su, ou):>10} {_units.percentage(int(flat[i]), tot)} "
-            f"{_units.percentage(running, tot)} {_units.scaled_label(int(cum[i]), su, ou):>10} "
+            f"{fmt(flat[i]):>10} {_units.percentage(int(flat[i]), tot)} "
+            f"{_units.percentage(running, tot)} {fmt(cum[i]):>10} "
             f"{_units.percentage(int(cum[i]), tot)}  {t['name'][i]}{(' ' + inl) if inl else ''}"
         )
     if rows < len(t):

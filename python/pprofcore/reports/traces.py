@@ -18,10 +18,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # ---------------------------------------------------------------------- traces
 def traces(
-    profile: "Profile", sample_type=None, mean: bool = False, unit: Optional[str] = None, by: str = "functions"
+    profile: "Profile",
+    sample_type=None,
+    mean: bool = False,
+    unit: Optional[str] = None,
+    by: str = "functions",
+    divide_by: float = 1.0,
+    inline: bool = True,
+    relative_percentages: bool = False,
+    merge: bool = True,
 ) -> ReportTable:
     """pprof's -traces: every distinct sample's stack, frames named at
-    granularity ``by`` (``"addresses"`` prefixes each frame with its address).
+    granularity ``by`` (``"addresses"`` prefixes each frame with its address);
+    values shown divided by ``divide_by`` as pprof's ``-divide_by``;
+    ``inline=False`` keeps only each location's outermost frame (``-noinlines``);
+    ``relative_percentages``: the header's total is the filtered profile's;
+    ``merge=False`` prints every sample as it is, for a profile merged before
+    it was filtered (pprof's driver merges on reading, so samples that ``hide``
+    made equal stay apart).
 
     Examples
     --------
@@ -34,19 +48,20 @@ def traces(
         tenant:  initech
     ...
     """
+    ratio = _units.display_ratio(divide_by)
     # pprof's driver merges every profile it loads (profile.Merge), which makes
     # locations of equal content one location: samples whose stacks differ only
     # in location ids become one trace.
     # The totals and header stay those of the profile as given (a filtered one
     # remembers its unfiltered total).
-    given, profile = profile, profile.compact()
+    given, profile = profile, (profile.compact() if merge else profile)
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, by, True, ti)
+    t = nodes(profile, by, inline, ti)
     cols = t.columns()
     names = t.printable_names()
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
     # pprof merges identical samples (same stack and labels) before reporting
-    gid = _core.sample_group_ids(profile._core)
+    gid = _core.sample_group_ids(profile._core) if merge else np.arange(len(profile), dtype=np.int64)
     ng = int(gid.max()) + 1 if len(gid) else 0
     rep = np.zeros(ng, dtype=np.int64)
     rep[gid[::-1]] = np.arange(len(gid) - 1, -1, -1)  # first sample of each group
@@ -74,7 +89,7 @@ def traces(
     v = merged[:, ti]
     if mean:
         v = go_div(v, merged[:, 0])
-    tot = report_total(given, ti, mean, False)
+    tot = report_total(given, ti, mean, relative_percentages)
     su = profile.sample_types[ti][1]
     ou = unit or "minimum"  # pprof scales each trace's value on its own
     counts = np.bincount(sample_pos, minlength=len(rep)) if len(sample_pos) else np.zeros(len(rep), np.int64)
@@ -88,8 +103,8 @@ def traces(
         "name": [names[i] for i in node.tolist()],
         "inline": is_inline,
     }
-    header = header_lines(given, ti, mean, tot, ou)
-    meta = {"sample_unit": su, "unit": ou, "profile": profile, "total": tot}
+    header = header_lines(given, ti, mean, tot, ou, ratio)
+    meta = {"sample_unit": su, "unit": ou, "profile": profile, "total": tot, "ratio": ratio}
     return ReportTable(frames, header, _traces_text, meta)
 
 
@@ -134,7 +149,7 @@ def _traces_text(t: ReportTable, n: Optional[int]) -> str:
             shown += 1
             lines.append(sep)
             lines.extend(labels[int(sample[i])])
-            vs = _units.scaled_label(int(value[i]), su, ou)
+            vs = _units.scaled_label(_units.divided(value[i], m.get("ratio", 1.0)), su, ou)
         else:
             vs = ""
         lines.append(f"{vs:>10}   {names[i]}{' (inline)' if inl[i] else ''}")

@@ -9,24 +9,27 @@ binary (explicit ``binaries``, the search path by build id and base name, then
 the mapping's own path), checks the build id, turns runtime addresses into the
 binary's addresses with the ELF program headers (:mod:`._elf`), runs one batch
 symbolizer process per binary (:mod:`._tools`), demangles (:mod:`._demangle`)
-and builds the new profile in C++ (``_core.apply_symbols``)."""
+and builds the new profile in C++ (``_core.apply_symbols``). A fleet passes a
+:class:`SymbolCache` (:mod:`._cache`) so that each distinct mapping is located
+and each address resolved once for all its profiles."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .. import _args, _core
 from . import _debuginfo, _demangle, _elf, _tools
+from ._cache import MappingEntry, SymbolCache
 from ._tools import ToolFailed, ToolMissing
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
-__all__ = ["symbolize", "SymbolizeReport", "MappingResult", "ToolMissing", "ToolFailed"]
+__all__ = ["symbolize", "SymbolizeReport", "MappingResult", "SymbolCache", "ToolMissing", "ToolFailed"]
 
 _UNSYMBOLIZABLE_PREFIXES = ("[", "linux-vdso")
 _FLAGS = {"functions": 1, "filenames": 2, "line_numbers": 4, "inline_frames": 8}
@@ -53,6 +56,7 @@ class MappingResult:
     binary: str = ""
     locations: int = 0  # locations of this mapping that were asked about
     resolved: int = 0  # ... that got at least one frame
+    cached: bool = False  # the binary and frames came from a SymbolCache (no new lookup)
 
 
 @dataclass
@@ -132,6 +136,7 @@ def symbolize(
     tool: str = "auto",
     demangle: str = "simplified",
     force: bool = False,
+    cache: Optional[SymbolCache] = None,
 ):
     """Resolves the addresses of ``profile``'s locations to functions, files and
     lines; returns ``(new_profile, report)``.
@@ -150,6 +155,9 @@ def symbolize(
       arguments), "templates", "full" or "none" (pprof's
       ``-symbolize=demangle=`` values).
     - ``force``: also re-symbolize mappings that already have symbols.
+    - ``cache``: a :class:`SymbolCache` shared by the profiles of a fleet:
+      mappings with the same build id (else file name and size) are located
+      once, and only addresses the cache has not seen go to the symbolizer.
 
     All locations of a symbolized mapping take the frames the tool returns
     (innermost inline frame first, as pprof); locations it knows nothing about
@@ -193,12 +201,16 @@ def symbolize(
         res.reason = _skip_reason(cols, m, name, build_id, force)
         if res.reason:
             continue
-        path, why = locate_binary(name, build_id, m == 0, binaries, search)
+        entry, res.cached = _entry(cache, name, build_id, m == 0, binaries, search, int(mstart[m]), int(mlimit[m]))
+        path = entry.path
         if path is None:
-            res.status, res.reason = "missing", why
+            res.status, res.reason = "missing", entry.reason
             continue
+        span = (int(mstart[m]), int(mlimit[m]), int(moffset[m]))
         try:
-            reloc = _base(path, build_id, int(addresses[rows[0]]), int(mstart[m]), int(mlimit[m]), int(moffset[m]))
+            reloc = entry.bases.get(span)
+            if reloc is None:
+                reloc = entry.bases[span] = _base(path, build_id, int(addresses[rows[0]]), *span)
         except (OSError, _elf.NotELF, _elf.BaseError) as e:
             res.status, res.reason = "missing", f"{path}: {e}"
             continue
@@ -206,7 +218,11 @@ def symbolize(
             kind_path = _tools.find_symbolizer(tool)
             report.tool = kind_path[1]
         objaddr = (addresses[rows] - np.uint64(reloc)).tolist()  # uint64 arithmetic wraps as pprof's
-        got = _tools.resolve(kind_path[0], kind_path[1], path, objaddr)
+        if cache is not None:
+            with cache.lock:
+                got = cache.frames_of(entry, kind_path[0], kind_path[1], objaddr)
+        else:
+            got = _tools.resolve(kind_path[0], kind_path[1], path, objaddr)
         res.status, res.binary = "symbolized", path
         hit = np.asarray(got.counts, dtype=np.int64) > 0
         res.resolved = int(hit.sum())
@@ -226,6 +242,23 @@ def symbolize(
     if not loc_rows:
         return profile, report
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
+
+
+def _entry(cache, name, build_id, is_main, binaries, search, start: int, limit: int) -> Tuple[MappingEntry, bool]:
+    """The binary of a mapping (and the frames found so far), located once per
+    mapping identity when there is a ``cache``; and whether the cache had it."""
+    if cache is None:
+        path, why = locate_binary(name, build_id, is_main, binaries, search)
+        return MappingEntry(path, why or ""), False
+    key = SymbolCache.key(name, build_id, start, limit)
+    with cache.lock:
+        entry = cache.entries.get(key)
+        if entry is not None:
+            return entry, True
+        path, why = locate_binary(name, build_id, is_main, binaries, search)
+        cache.locates += 1
+        entry = cache.entries[key] = MappingEntry(path, why or "")
+        return entry, False
 
 
 def check_options(binaries, search_path, tool, demangle, force):

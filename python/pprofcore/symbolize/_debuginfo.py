@@ -20,9 +20,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import urllib.error
-import urllib.parse
-import urllib.request
 from typing import Any, Dict, List, Optional, Sequence
 
 from .. import _atomic
@@ -76,6 +73,11 @@ def fetch(build_id: str) -> Optional[str]:
             return cached
     if bid in _missing:
         return None
+    # imported here, as in _fetch: http.client, email and ssl cost start-up time
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     errors = []
     for kind in ("debuginfo", "executable"):
         for server in servers():

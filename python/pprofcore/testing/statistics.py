@@ -86,6 +86,46 @@ def compare(
     _keys.check_by(by)
     name, unit, idx = _keys.resolve_type(base + new, sample_type)
     keys, m, totals = _keys.key_matrix(base + new, idx, by, cum)
+    return compare_matrix(
+        keys,
+        m,
+        totals,
+        len(base),
+        sample_type=(name, unit),
+        by=by,
+        cum=cum,
+        normalize=normalize,
+        test=test,
+        alpha=alpha,
+        min_share=min_share,
+    )
+
+
+def compare_matrix(
+    keys: Sequence[str],
+    m: np.ndarray,
+    totals: np.ndarray,
+    n_base: int,
+    *,
+    sample_type: Tuple[str, str],
+    by: str,
+    cum: bool = False,
+    normalize: bool = True,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+    min_share: float = 0.001,
+) -> ReportTable:
+    """:func:`compare` of a value matrix already built: ``m`` has one row per
+    profile (the ``n_base`` base profiles first) and one column per key of
+    ``keys``, ``totals`` each profile's total; ``sample_type`` is the
+    ``(type, unit)`` pair and ``by`` what the keys are (for the header). The
+    fleet's label compare builds its matrix from a series."""
+    if n_base < 2 or len(m) - n_base < 2:
+        raise ValueError(f"compare needs at least two profiles per group (got {n_base} and {len(m) - n_base})")
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; expected one of {', '.join(TESTS)}")
+    name, unit = sample_type
+    base, new = range(n_base), range(n_base, len(m))
     keep = np.flatnonzero(m.any(axis=0))
     m = m[:, keep]
     vals = _keys.as_shares(m, totals) if normalize else m

@@ -27,13 +27,15 @@ from ._state import VIEWS, State
 
 # Path under /ui/ -> view (pprof's names; the graph is /ui/ itself).
 PAGES = {"": "graph", "top": "top", "flamegraph": "flamegraph", "peek": "peek", "source": "source"}
-PAGES.update({"disasm": "disasm", "labels": "labels"})
+PAGES.update({"disasm": "disasm", "labels": "labels", "timeline": "timeline"})
 # The files under /ui/assets/: name -> (package, file, media type).
 ASSETS = {
     "explorer.js": ("pprofcore.web", "explorer.js", "text/javascript"),
     "explorer.css": ("pprofcore.web", "explorer.css", "text/css"),
     "flamegraph.js": ("pprofcore.display", "flamegraph.js", "text/javascript"),
     "flamegraph.css": ("pprofcore.display", "flamegraph.css", "text/css"),
+    "timeline.js": ("pprofcore.display", "timeline.js", "text/javascript"),
+    "timeline.css": ("pprofcore.display", "timeline.css", "text/css"),
 }
 
 
@@ -67,8 +69,18 @@ def meta(session: Session) -> dict:
         # Disassemble needs binaries: offered when a mapping names a file
         "disasm": any(bool(p._core.string(int(f))) for f in p.mappings["filename"]),
         "views": list(VIEWS),
+        # The Timeline tab is offered when samples carry times (Profile.timestamps)
+        "timestamps": p.timestamps is not None,
         "configs": dict(session.configs),
     }
+
+
+def view_json(session: Session, name: str, state: State) -> str:
+    """The JSON text of a view's data, cached as text: a state seen before
+    (back, forward, a search typed in a view that ignores it) is answered
+    without encoding the payload again."""
+    key = (name, _views.view_state(name, state))
+    return session.texts.get(key, lambda: to_json(_views.view(session, name, state)))
 
 
 def page(session: Session) -> str:
@@ -78,10 +90,12 @@ def page(session: Session) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(session.title)} - pprofcore</title>"
         '<link rel="stylesheet" href="/ui/assets/flamegraph.css">'
+        '<link rel="stylesheet" href="/ui/assets/timeline.css">'
         '<link rel="stylesheet" href="/ui/assets/explorer.css"></head>\n'
         '<body class="px-page"><div id="px-root" class="px-root">Loading the explorer (needs JavaScript)...</div>\n'
         f'<script type="application/json" id="px-meta">{to_json(meta(session))}</script>\n'
         '<script src="/ui/assets/flamegraph.js"></script>\n'
+        '<script src="/ui/assets/timeline.js"></script>\n'
         '<script src="/ui/assets/explorer.js"></script>\n'
         "</body></html>\n"
     )
@@ -114,10 +128,10 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
             return JSONResponse({"error": f"no view named {name[:40]!r}"}, status_code=404)
         try:
             state = state_of(request)
-            payload = await run_in_threadpool(_views.view, session, name, state)
+            text = await run_in_threadpool(view_json, session, name, state)
         except ValueError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
-        return Response(to_json(payload), media_type="application/json")
+        return Response(text, media_type="application/json")
 
     async def assets(request: Request):
         name = request.path_params["name"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import sys
-import webbrowser
 from typing import Tuple
 
 from ._app import create_app
@@ -51,6 +50,8 @@ def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool 
     app = create_app(session, bind_host=host)
     print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
     if open_browser:
+        import webbrowser  # on use: it imports subprocess and shlex at start-up
+
         webbrowser.open(url)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)

@@ -93,6 +93,7 @@ class Session:
         self.configs: Dict[str, str] = {}  # saved configurations: name -> URL query
         self._profiles = _Cache(CACHE_SIZE)
         self.views = _Cache(CACHE_SIZE * 4)
+        self.texts = _Cache(CACHE_SIZE * 4)  # the views' data as JSON text (the server's responses)
 
     def check(self, state: State) -> None:
         """Refuses a state that names a profile this session does not have."""
@@ -128,7 +129,7 @@ class Session:
     def refined(self, state: State) -> Tuple[Any, List[str]]:
         """The state's profile after its Refine filters, and the filter warnings
         ("focus expression matched no samples", ...) to show."""
-        key = ("refined", state.profile, state.compare, tuple(sorted(state.filters().items())))
+        key = ("refined", state.profile, state.compare, tuple(sorted(state.filters().items())), state.timewindow)
         return self._profiles.get(key, lambda: _filtered(self.combined(state), state))
 
     def refined_parts(self, state: State) -> Tuple[Any, Optional[Any]]:
@@ -136,12 +137,15 @@ class Session:
         new, base = self.parts(state)
         if base is None:
             return self.refined(state)[0], None
-        key = ("parts", state.profile, state.compare, tuple(sorted(state.filters().items())))
+        key = ("parts", state.profile, state.compare, tuple(sorted(state.filters().items())), state.timewindow)
         return self._profiles.get(key, lambda: (_filtered(new, state)[0], _filtered(base, state)[0]))
 
 
 def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
     kwargs = state.filters()
+    window = state.window()
+    if window is not None:  # the time window first: a smaller profile to filter
+        profile = profile.window(*window)
     if not kwargs:
         return profile, []
     with warnings.catch_warnings(record=True) as caught:

@@ -12,11 +12,12 @@ the state: no URL can change where source files are read from.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Mapping, Optional
+import re
+from typing import Any, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlencode
 
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
-VIEWS = ("graph", "top", "flamegraph", "peek", "source", "disasm", "labels")
+VIEWS = ("graph", "top", "flamegraph", "peek", "source", "disasm", "labels", "timeline")
 
 # State field -> pprof's URL parameter (internal/driver/config.go); q, p and cmp are ours.
 # Booleans are written "t" as pprof shortens them; numbers as Python prints them.
@@ -44,6 +45,7 @@ URL_PARAMS = {
     "search": "q",
     "profile": "p",
     "compare": "cmp",
+    "timewindow": "tw",
 }
 FILTERS = (
     "focus",
@@ -57,6 +59,8 @@ FILTERS = (
     "taghide",
     "prune_from",
 )
+# tw=START-END: ns since the epoch, either side may be empty (open).
+_WINDOW = re.compile(r"(-?\d{1,19})?-(-?\d{1,19})?")
 # Longest value accepted from a URL: a regex longer than this is a mistake or an attack.
 MAX_PARAM = 4096
 
@@ -89,7 +93,9 @@ class State:
 
     ``si`` is a sample type name or index (``None``: the profile's default);
     ``search`` is the regex highlighted in every view; ``profile``/``compare``
-    pick among several sources (``compare``: show the difference against that one).
+    pick among several sources (``compare``: show the difference against that one);
+    ``timewindow`` (``tw=START-END``, ns since the epoch, a side may be empty)
+    keeps the samples of that time range in every view (:meth:`Profile.window`).
 
     Examples
     --------
@@ -124,6 +130,7 @@ class State:
     search: str = ""
     profile: int = 0
     compare: Optional[int] = None
+    timewindow: str = ""
 
     def __post_init__(self) -> None:
         if self.granularity not in GRANULARITIES:
@@ -134,6 +141,8 @@ class State:
             v = getattr(self, f.name)
             if isinstance(v, str) and len(v) > MAX_PARAM:
                 raise ValueError(f"{f.name} is longer than {MAX_PARAM} characters")
+        if self.timewindow and not _WINDOW.fullmatch(self.timewindow):
+            raise ValueError(f"tw= must be START-END in nanoseconds since the epoch, got {self.timewindow[:40]!r}")
         if self.nodecount is not None and self.nodecount < 0:
             raise ValueError("nodecount must be >= 0")
         for name in ("nodefraction", "edgefraction"):
@@ -200,6 +209,14 @@ class State:
     def filters(self) -> Dict[str, str]:
         """The :meth:`pprofcore.Profile.filter` keywords this state sets."""
         return {f: getattr(self, f) for f in FILTERS if getattr(self, f)}
+
+    def window(self) -> Optional[Tuple[Optional[int], Optional[int]]]:
+        """``timewindow`` as :meth:`Profile.window`'s (start, end), None without one."""
+        if not self.timewindow:
+            return None
+        m = _WINDOW.fullmatch(self.timewindow)
+        assert m is not None  # checked in __post_init__
+        return tuple(int(g) if g else None for g in m.groups())  # type: ignore[return-value]
 
     def sample_type(self):
         """``si`` as :meth:`Profile.sample_type_index` takes it (an index when numeric)."""

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _units
 from .._frames import num_label_units
 from ..display.html import flamegraph_data
+from ..display.timeline import Timeline
 from ._session import Session
 from ._source import SourceGuard
 from ._state import State
@@ -35,8 +36,14 @@ def view(session: Session, name: str, state: State) -> Dict[str, Any]:
     if fn is None:
         raise ValueError(f"no view named {name!r}")
     session.check(state)
-    state = state.replace(**{f: getattr(State(), f) for f in _IGNORED.get(name, ())})
+    state = view_state(name, state)
     return session.views.get((name, state), lambda: _with_common(session, name, state, fn))
+
+
+def view_state(name: str, state: State) -> State:
+    """``state`` without the fields view ``name`` does not read: the key its
+    data is cached under."""
+    return state.replace(**{f: getattr(State(), f) for f in _IGNORED.get(name, ())})
 
 
 # State fields a view does not read: left out of its cache key, so typing a
@@ -51,6 +58,7 @@ _IGNORED = {
     "peek": ("sort",) + _TRIM,
     "source": ("sort", "granularity") + _TRIM + _REPORT,
     "disasm": ("sort", "granularity") + _TRIM + _REPORT,
+    "timeline": ("search", "sort", "granularity") + _TRIM + _REPORT,
 }
 
 
@@ -307,6 +315,22 @@ def _histograms(prof, ti: int) -> Dict[str, Dict[str, Any]]:
     return out
 
 
+def timeline(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
+    """The timeline's data (display/timeline.py's, drawn by display/assets/timeline.js)
+    of the refined profile before its time window, so the lanes show where the
+    window (``tw``) lies; the window in ns since the first sample. ``t0`` is text:
+    JavaScript numbers cannot hold nanoseconds since the epoch exactly."""
+    whole, _ = session.refined(state.replace(timewindow=""))
+    t = Timeline(whole, sample_type=ti)
+    out: Dict[str, Any] = {"timeline": t.data, "t0": str(t.t0), "window": None}
+    window = state.window()
+    if window is not None:
+        lo, hi = window
+        last = t.data["samples"][-1][0] if t.data["samples"] else 0
+        out["window"] = [0 if lo is None else lo - t.t0, last + 1 if hi is None else hi - t.t0]
+    return out
+
+
 _VIEWS = {
     "top": top,
     "flamegraph": flamegraph,
@@ -315,6 +339,7 @@ _VIEWS = {
     "source": source,
     "disasm": disasm,
     "labels": labels,
+    "timeline": timeline,
 }
 
 

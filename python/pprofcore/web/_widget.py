@@ -28,10 +28,12 @@ def _asset(package: str, name: str) -> str:
 
 
 def _esm() -> str:
-    """The widget's module: the flame graph viewer and the explorer (both set
-    globals once), then anywidget's render with a model-backed transport."""
+    """The widget's module: the flame graph and timeline viewers and the explorer
+    (each sets a global once), then anywidget's render with a model-backed transport."""
     return (
         _asset("pprofcore.display", "flamegraph.js")
+        + "\n"
+        + _asset("pprofcore.display", "timeline.js")
         + "\n"
         + _asset("pprofcore.web", "explorer.js")
         + "\n"
@@ -40,7 +42,13 @@ def _esm() -> str:
 
 
 def _css() -> str:
-    return _asset("pprofcore.display", "flamegraph.css") + "\n" + _asset("pprofcore.web", "explorer.css")
+    return "\n".join(
+        [
+            _asset("pprofcore.display", "flamegraph.css"),
+            _asset("pprofcore.display", "timeline.css"),
+            _asset("pprofcore.web", "explorer.css"),
+        ]
+    )
 
 
 def explorer_widget(session: Session, view: str = "flamegraph", state: Optional[State] = None):

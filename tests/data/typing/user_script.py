@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 import pprofcore
-from pprofcore.display import FlameGraph
+from pprofcore.display.flamegraph import FlameGraph
 from pprofcore.testing import assert_no_regression, assert_profile_equal, assert_share
 
 

@@ -9,11 +9,12 @@
   if (window.pprofcoreExplorer) return;
 
   var VIEWS = [["graph", "Graph"], ["top", "Top"], ["flamegraph", "Flame graph"], ["peek", "Peek"],
-               ["source", "Source"], ["disasm", "Disassemble"], ["labels", "Labels"]];
-  var PATHS = { graph: "", top: "top", flamegraph: "flamegraph", peek: "peek", source: "source", disasm: "disasm", labels: "labels" };
+               ["source", "Source"], ["disasm", "Disassemble"], ["labels", "Labels"], ["timeline", "Timeline"]];
+  var PATHS = { graph: "", top: "top", flamegraph: "flamegraph", peek: "peek", source: "source", disasm: "disasm", labels: "labels",
+                timeline: "timeline" };
   var REFINE = [["f", "Focus"], ["i", "Ignore"], ["h", "Hide"], ["s", "Show"], ["sf", "Show from"]];
   var FILTER_NAMES = { f: "focus", i: "ignore", h: "hide", s: "show", sf: "show_from", tf: "tagfocus",
-                       ti: "tagignore", ts: "tagshow", th: "taghide" };
+                       ti: "tagignore", ts: "tagshow", th: "taghide", tw: "time window" };
   var GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"];
 
   function el(tag, cls, text) {
@@ -67,6 +68,7 @@
       var a = el("a", "px-tab", v[1]); a.setAttribute("data-view", v[0]); a.href = "#";
       a.addEventListener("click", function (ev) { ev.preventDefault(); self.openView(v[0]); });
       if (v[0] === "disasm" && m.disasm === false) a.style.display = "none";  // no binaries known
+      if (v[0] === "timeline" && !m.timestamps) a.style.display = "none";  // no per-sample times
       self.tabs.appendChild(a);
     });
     var bar = el("div", "px-bar"); root.appendChild(bar);
@@ -359,6 +361,24 @@
       self.root.setAttribute("data-selection", String(self.selection.length));
     };
     if (q.get("q")) { app.search.value = q.get("q"); app.runSearch(); } else view.draw();
+  };
+
+  // ---------------------------------------------------------------- Timeline
+  // The lanes of the refined profile before its time window; dragging across
+  // the axis sets tw= (ns since the epoch, added exactly with BigInt) for every view.
+  Explorer.prototype.draw_timeline = function (d) {
+    var self = this, host = el("div", "pprofcore-timeline");
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("class", "tl-lanes");
+    host.appendChild(svg);
+    host.appendChild(el("div", "tl-tip"));
+    host.appendChild(el("div", "tl-span", "drag across the time axis to keep a time window in every view; click it to clear"));
+    this.body.appendChild(host);
+    var t0 = BigInt(d.t0);
+    var tl = window.pprofcoreTimeline(host, d.timeline, function (a, b) {
+      self.set({ tw: a === null ? "" : (t0 + BigInt(a)) + "-" + (t0 + BigInt(b)) });
+    });
+    if (d.window) tl.show(d.window[0], d.window[1]);
   };
 
   // ---------------------------------------------------------------- Peek

@@ -1,0 +1,412 @@
+// to_profile: the events of each chunk (chunk.hpp) as samples of one profile.
+// What maps to what is in docs/formats.md ("JFR"): the event types read, their
+// sample types and labels, frames as package.Class.method with the JVM
+// descriptor as system name, inlined frames as inline lines of one location.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "chunk.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/jfr.hpp"
+
+namespace pprofcore::jfr {
+
+namespace {
+
+enum Kind : uint8_t { kCpu, kWall, kAlloc, kLock, kNumKinds };
+
+struct EventType {
+  const char* name;
+  Kind kind;
+  const char* detail;  // the allocation or event label
+};
+
+constexpr std::array<EventType, 7> kEventTypes = {{
+    {"jdk.ExecutionSample", kCpu, ""},
+    {"jdk.NativeMethodSample", kWall, ""},
+    {"jdk.ObjectAllocationInNewTLAB", kAlloc, "in_new_tlab"},
+    {"jdk.ObjectAllocationOutsideTLAB", kAlloc, "outside_tlab"},
+    {"jdk.ObjectAllocationSample", kAlloc, "sample"},
+    {"jdk.JavaMonitorEnter", kLock, "jdk.JavaMonitorEnter"},
+    {"jdk.ThreadPark", kLock, "jdk.ThreadPark"},
+}};
+
+constexpr std::array<const char*, kNumKinds> kKindNames = {"cpu", "wall", "alloc", "lock"};
+constexpr std::array<std::array<std::pair<const char*, const char*>, 2>, kNumKinds> kSampleTypes = {{
+    {{{"cpu_samples", "count"}, {nullptr, nullptr}}},
+    {{{"wall_samples", "count"}, {nullptr, nullptr}}},
+    {{{"alloc_objects", "count"}, {"alloc_space", "bytes"}}},
+    {{{"contentions", "count"}, {"delay", "nanoseconds"}}},
+}};
+
+int event_type_index(std::string_view name) {
+  for (size_t i = 0; i < kEventTypes.size(); ++i)
+    if (name == kEventTypes[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+// The fields of one event type that a sample needs (-1: absent).
+struct Plan {
+  const EventType* type = nullptr;
+  int start = -1, thread = -1, stack = -1, weight = -1, klass = -1;
+  int32_t detail = 0;  // the string code of type->detail
+};
+
+Plan plan_for(const Class& cls) {
+  Plan p;
+  p.type = &kEventTypes[static_cast<size_t>(event_type_index(cls.name))];
+  p.start = cls.find("startTime");
+  p.thread = cls.find("sampledThread");
+  if (p.thread < 0) p.thread = cls.find("eventThread");
+  p.stack = cls.find("stackTrace");
+  const std::string_view detail = p.type->detail;
+  if (p.type->kind == kAlloc) {
+    p.weight = cls.find(detail == "in_new_tlab" ? "tlabSize" : detail == "sample" ? "weight" : "allocationSize");
+    p.klass = cls.find("objectClass");
+  } else if (p.type->kind == kLock) {
+    p.weight = cls.find("duration");
+    p.klass = cls.find("monitorClass");
+    if (p.klass < 0) p.klass = cls.find("parkedClass");
+  }
+  return p;
+}
+
+std::string dotted(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out)
+    if (ch == '/') ch = '.';
+  return out;
+}
+
+// The profile being built: interned strings, functions and locations, and
+// the samples (their kind and up to two values until the columns are known).
+class Builder {
+ public:
+  Builder() {
+    for (const char* key : {"thread", "class", "allocation", "event", "timestamp_ns", "thread_id", "nanoseconds"})
+      codes_.push_back(strings_.intern(key));
+  }
+
+  int32_t string(std::string_view s) { return strings_.intern(s); }
+
+  int32_t function(int32_t name, int32_t system_name) {
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(name)) << 32) | static_cast<uint32_t>(system_name);
+    auto [it, added] = functions_.try_emplace(key, static_cast<int32_t>(p_.functions.size()));
+    if (added) {
+      p_.functions.id.push_back(p_.functions.size() + 1);
+      p_.functions.name.push_back(name);
+      p_.functions.system_name.push_back(system_name);
+      p_.functions.filename.push_back(0);
+      p_.functions.start_line.push_back(0);
+    }
+    return it->second;
+  }
+
+  // The location of `lines` ((function row, line), innermost first).
+  int32_t location(const std::vector<std::pair<int32_t, int64_t>>& lines) {
+    const auto row = static_cast<int32_t>(p_.locations.size());
+    bool added;
+    int32_t found;
+    if (lines.size() == 1 && lines[0].second >= 0 && lines[0].second < (int64_t{1} << 32)) {
+      // Most locations are one frame: a number for a key, not bytes.
+      const uint64_t key = (static_cast<uint64_t>(lines[0].first) << 32) | static_cast<uint64_t>(lines[0].second);
+      auto it = single_locations_.try_emplace(key, row);
+      added = it.second, found = it.first->second;
+    } else {
+      key_.assign(reinterpret_cast<const char*>(lines.data()), lines.size() * sizeof(lines[0]));
+      auto it = locations_.try_emplace(key_, row);
+      added = it.second, found = it.first->second;
+    }
+    if (added) {
+      Locations& l = p_.locations;
+      l.id.push_back(l.size() + 1);
+      l.mapping.push_back(-1);
+      l.address.push_back(0);
+      l.is_folded.push_back(0);
+      for (const auto& [fn, line] : lines) {
+        p_.lines.function.push_back(fn);
+        p_.lines.line.push_back(line);
+        p_.lines.column.push_back(0);
+      }
+      l.line_offsets.push_back(static_cast<int64_t>(p_.lines.size()));
+    }
+    return found;
+  }
+
+  // Room for about `samples` more samples, so that the columns do not grow
+  // by doubling (each doubling copies them and faults in fresh pages).
+  void expect(size_t samples) {
+    const size_t n = kinds_.size() + samples;
+    if (n <= kinds_.capacity()) return;
+    const size_t done = std::max<size_t>(kinds_.size(), 1);
+    const size_t depth = p_.stack_locations.size() / done + 1, labels = p_.labels.size() / done + 1;
+    kinds_.reserve(n), weights_.reserve(n), p_.stack_offsets.reserve(n + 1), p_.label_offsets.reserve(n + 1);
+    p_.stack_locations.reserve(n * depth);
+    p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(n * labels); });
+  }
+
+  void add(Kind kind, int64_t weight, const int32_t* stack, size_t depth, int64_t time, int32_t thread,
+           int64_t thread_id, int32_t klass, int32_t detail) {
+    kinds_.push_back(kind);
+    weights_.push_back(weight);
+    p_.stack_locations.insert(p_.stack_locations.end(), stack, stack + depth);
+    p_.stack_offsets.push_back(static_cast<int64_t>(p_.stack_locations.size()));
+    Labels& l = p_.labels;
+    if (thread != 0) l.push_back(code(kThread), thread, 0, 0);
+    if (kind == kAlloc || kind == kLock) {
+      if (klass != 0) l.push_back(code(kClass), klass, 0, 0);
+      l.push_back(code(kind == kAlloc ? kAllocation : kEvent), detail, 0, 0);
+    }
+    l.push_back(code(kTimestamp), -1, time, code(kNanoseconds));
+    if (thread_id != 0) l.push_back(code(kThreadId), -1, thread_id, 0);
+    p_.label_offsets.push_back(static_cast<int64_t>(l.size()));
+    min_time_ = kinds_.size() == 1 ? time : std::min(min_time_, time);
+    max_time_ = kinds_.size() == 1 ? time : std::max(max_time_, time);
+  }
+
+  Profile finish() {
+    std::array<bool, kNumKinds> present{};
+    for (uint8_t k : kinds_) present[k] = true;
+    std::array<int, kNumKinds> column{};
+    std::string names;
+    for (int k = 0; k < kNumKinds; ++k) {
+      if (!present[static_cast<size_t>(k)]) continue;
+      column[static_cast<size_t>(k)] = static_cast<int>(p_.num_types());
+      for (const auto& [type, unit] : kSampleTypes[static_cast<size_t>(k)]) {
+        if (type == nullptr) continue;
+        p_.sample_type_type.push_back(string(type));
+        p_.sample_type_unit.push_back(string(unit));
+      }
+      if (names.empty()) p_.default_sample_type = p_.sample_type_type.back();
+      names += (names.empty() ? "" : ", ") + std::string(kKindNames[static_cast<size_t>(k)]);
+    }
+    if (names.empty()) {
+      std::string list;
+      for (const EventType& e : kEventTypes) list += (list.empty() ? "" : ", ") + std::string(e.name);
+      throw DecodeError("JFR: the recording has none of the events pprofcore reads (" + list +
+                            "); record with settings=profile, or with async-profiler",
+                        "", -1);
+    }
+    const size_t width = p_.num_types();
+    p_.values.assign(kinds_.size() * width, 0);
+    for (size_t i = 0; i < kinds_.size(); ++i) {
+      int64_t* row = &p_.values[i * width + static_cast<size_t>(column[kinds_[i]])];
+      row[0] = 1;
+      if (kinds_[i] == kAlloc || kinds_[i] == kLock) row[1] = weights_[i];
+    }
+    p_.comments.push_back(string("JFR events: " + names));
+    p_.time_nanos = min_time_;
+    p_.duration_nanos = static_cast<int64_t>(static_cast<uint64_t>(max_time_) - static_cast<uint64_t>(min_time_));
+    p_.strings = strings_.take();
+    return std::move(p_);
+  }
+
+ private:
+  enum Code { kThread, kClass, kAllocation, kEvent, kTimestamp, kThreadId, kNanoseconds };
+  int32_t code(Code c) const { return codes_[c]; }
+
+  Profile p_;
+  StringInterner strings_;
+  std::vector<int32_t> codes_;
+  std::unordered_map<uint64_t, int32_t> functions_;
+  std::unordered_map<uint64_t, int32_t> single_locations_;
+  std::unordered_map<std::string, int32_t> locations_;
+  std::string key_;
+  std::vector<uint8_t> kinds_;
+  std::vector<int64_t> weights_;
+  int64_t min_time_ = 0, max_time_ = 0;
+};
+
+// The samples of one chunk; the caches hold pool keys of this chunk only.
+class ChunkSamples {
+ public:
+  ChunkSamples(const Chunk& c, Builder& b) : c_(c), b_(b) {}
+
+  void add_all(const uint8_t* data) {
+    std::unordered_map<int64_t, Plan> plans;
+    Values scratch;
+    for (const Chunk::Event& e : c_.events) {
+      auto it = plans.find(e.type);
+      if (it == plans.end()) {
+        Plan plan = plan_for(c_.classes.at(e.type));
+        plan.detail = b_.string(plan.type->detail);
+        it = plans.emplace(e.type, plan).first;
+      }
+      const Plan& plan = it->second;
+      scratch.clear();
+      scratch.max_slots = 16 * (e.end - e.pos) + (1 << 16);
+      Reader r(data, e.pos, e.end, c_.compressed);
+      const Handle ev = c_.value(scratch, e.type, c_.parse(r, e.type, scratch, 0));
+      add(plan, ev);
+    }
+  }
+
+ private:
+  struct Thread {
+    int32_t name;
+    int64_t id;
+  };
+  struct Span {
+    size_t offset, size;
+  };
+
+  void add(const Plan& plan, const Handle& ev) {
+    const Kind kind = plan.type->kind;
+    const Handle start = c_.field(ev, plan.start);
+    const int64_t time = start.kind == Handle::kNumber ? c_.ticks_to_nanos(start.v) : 0;
+    const Thread t = thread(c_.field(ev, plan.thread));
+    const Span s = stack(c_.field(ev, plan.stack));
+    int64_t weight = 0;
+    int32_t klass = 0, detail = 0;
+    if (kind == kAlloc || kind == kLock) {
+      const Handle w = c_.field(ev, plan.weight);
+      if (w.kind == Handle::kNumber) weight = kind == kLock ? c_.duration_nanos(w.v) : w.v;
+      klass = class_name(c_.field(ev, plan.klass));
+      detail = plan.detail;
+    }
+    b_.add(kind, weight, stack_rows_.data() + s.offset, s.size, time, t.name, t.id, klass, detail);
+  }
+
+  Thread thread(const Handle& ref) {
+    if (ref.kind == Handle::kRef) {
+      auto it = threads_.find(ref.v);
+      if (it != threads_.end()) return it->second;
+      return threads_[ref.v] = read_thread(c_.resolve(ref));
+    }
+    return read_thread(ref);
+  }
+
+  Thread read_thread(const Handle& t) {
+    if (t.kind != Handle::kRecord) return {0, 0};
+    std::string_view name = c_.text(c_.field(t, "javaName"));
+    if (name.empty()) name = c_.text(c_.field(t, "osName"));
+    const Handle id = c_.field(t, "javaThreadId");
+    return {b_.string(name), id.kind == Handle::kNumber ? id.v : 0};
+  }
+
+  int32_t class_name(const Handle& ref) {
+    if (ref.kind == Handle::kRef) {
+      auto it = classes_.find(ref.v);
+      if (it != classes_.end()) return it->second;
+      return classes_[ref.v] = read_class_name(c_.resolve(ref));
+    }
+    return read_class_name(ref);
+  }
+
+  int32_t read_class_name(const Handle& cls) {
+    if (cls.kind != Handle::kRecord) return 0;
+    return b_.string(dotted(c_.text(c_.field(cls, "name"))));
+  }
+
+  Span stack(const Handle& ref) {
+    if (ref.kind == Handle::kRef) {
+      auto it = stacks_.find(ref.v);
+      if (it != stacks_.end()) return it->second;
+      return stacks_[ref.v] = read_stack(c_.resolve(ref));
+    }
+    return read_stack(ref);
+  }
+
+  Span read_stack(const Handle& st) {
+    const size_t offset = stack_rows_.size();
+    const Handle frames = c_.field(st, "frames");
+    pending_.clear();
+    for (size_t i = 0, n = c_.length(frames); i < n; ++i) {
+      const Handle f = c_.element(frames, i);
+      if (f.kind != Handle::kRecord) continue;
+      if (!frame_known_ || f.type != frame_type_) {  // a frame's fields, looked up once per frame type
+        const Class& cls = *f.cls;
+        frame_known_ = true;
+        frame_type_ = f.type;
+        frame_method_ = cls.find("method"), frame_line_ = cls.find("lineNumber"), frame_kind_ = cls.find("type");
+      }
+      const Handle line = c_.field(f, frame_line_);
+      pending_.emplace_back(method(c_.field(f, frame_method_)),
+                            line.kind == Handle::kNumber && line.v > 0 ? line.v : 0);
+      if (inlined(c_.field(f, frame_kind_))) continue;
+      stack_rows_.push_back(b_.location(pending_));
+      pending_.clear();
+    }
+    if (!pending_.empty()) stack_rows_.push_back(b_.location(pending_));
+    const Handle truncated = c_.field(st, "truncated");
+    if (truncated.kind == Handle::kNumber && truncated.v != 0) {
+      const int32_t name = b_.string("[truncated]");
+      pending_.assign(1, {b_.function(name, name), 0});
+      stack_rows_.push_back(b_.location(pending_));
+    }
+    return {offset, stack_rows_.size() - offset};
+  }
+
+  int32_t method(const Handle& ref) {
+    if (ref.kind == Handle::kRef) {
+      auto it = methods_.find(ref.v);
+      if (it != methods_.end()) return it->second;
+      return methods_[ref.v] = read_method(c_.resolve(ref));
+    }
+    return read_method(ref);
+  }
+
+  int32_t read_method(const Handle& m) {
+    if (m.kind != Handle::kRecord) return b_.function(b_.string("<unknown method>"), 0);
+    const Handle cls = c_.resolve(c_.field(m, "type"));
+    std::string full = cls.kind == Handle::kRecord ? dotted(c_.text(c_.field(cls, "name"))) : std::string();
+    const std::string_view name = c_.text(c_.field(m, "name"));
+    if (!full.empty()) full += '.';
+    full += name;
+    const int32_t code = b_.string(full);
+    full += c_.text(c_.field(m, "descriptor"));
+    return b_.function(code, b_.string(full));
+  }
+
+  bool inlined(const Handle& ref) {
+    if (ref.kind == Handle::kRef) {
+      auto it = inlined_.find(ref.v);
+      if (it != inlined_.end()) return it->second;
+      return inlined_[ref.v] = is_inlined(c_.resolve(ref));
+    }
+    return is_inlined(ref);
+  }
+
+  bool is_inlined(const Handle& type) const {
+    return type.kind == Handle::kRecord && c_.text(c_.field(type, "description")) == "Inlined";
+  }
+
+  const Chunk& c_;
+  Builder& b_;
+  std::unordered_map<int64_t, Thread> threads_;
+  std::unordered_map<int64_t, int32_t> classes_, methods_;
+  std::unordered_map<int64_t, bool> inlined_;
+  std::unordered_map<int64_t, Span> stacks_;
+  std::vector<int32_t> stack_rows_;
+  std::vector<std::pair<int32_t, int64_t>> pending_;
+  bool frame_known_ = false;  // frame_type_ and the field rows below are set
+  int64_t frame_type_ = 0;
+  int frame_method_ = -1, frame_line_ = -1, frame_kind_ = -1;
+};
+
+}  // namespace
+
+bool looks_like_jfr(const uint8_t* data, size_t n) { return n >= 4 && std::memcmp(data, "FLR\0", 4) == 0; }
+
+Profile read(const uint8_t* data, size_t n) {
+  Builder b;
+  const auto wanted = [](std::string_view name) { return event_type_index(name) >= 0; };
+  Chunk c;
+  for (size_t pos = 0; pos < n;) {
+    c.read(data, n, pos, wanted);
+    // Chunks of a recording are alike: expect as many samples per byte in the rest.
+    b.expect(static_cast<size_t>(static_cast<double>(c.events.size()) * static_cast<double>(n - pos) /
+                                 static_cast<double>(c.end - c.start) * 1.1));
+    ChunkSamples(c, b).add_all(data);
+    pos = c.end;
+  }
+  return b.finish();
+}
+
+}  // namespace pprofcore::jfr

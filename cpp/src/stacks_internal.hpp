@@ -1,0 +1,67 @@
+// stacks_internal (private): what the two builds of the call tree share. The
+// frame table (one frame per printable name), the checks of a source, the
+// trimming rule (which children stay, in which order, and the "..." frame).
+// stacks_trie.cpp builds the whole trie and trims it; stacks_pruned.cpp never
+// builds what would be trimmed. Not installed; only stacks*.cpp include it.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "pprofcore/arith.hpp"
+#include "pprofcore/hashing.hpp"
+#include "pprofcore/stacks.hpp"
+
+namespace pprofcore::stacks {
+
+inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
+
+// Frames keyed by printable name; frame 0 is "root" and never matched by name.
+class FrameTable {
+ public:
+  explicit FrameTable(CallTree& out);
+  int32_t intern(std::string_view name, std::string_view file, int64_t line);
+  // The "..." frame, added (with zero sums) the first time it is asked for.
+  int32_t ellipsis();
+
+ private:
+  int32_t add(std::string_view name, std::string_view file, int64_t line, uint64_t h);
+  CallTree& out_;
+  IdTable index_;
+};
+
+// Frame id of every report node of one source.
+std::vector<int32_t> frames_of(const StackSource& src, FrameTable& frames);
+
+// Throws when a source cannot be read (type out of range, foreign node table,
+// sums that would pass int64).
+void check_source(const StackSource& src, const char* what);
+
+// Which children survive trimming: |total| (or, with a base, |base_total|) at
+// least min_fraction of the root's; every child when min_fraction is 0.
+struct TrimRule {
+  double min_fraction = 0.0, thr = 0.0, bthr = 0.0;
+  bool with_base = false;
+  TrimRule(double min_fraction, int64_t root_total, int64_t root_base_total, bool with_base);
+  bool kept(int64_t total, int64_t base_total) const {
+    if (min_fraction <= 0.0) return true;
+    if (static_cast<double>(abs64(total)) >= thr && (total != 0 || thr == 0.0)) return true;
+    return with_base && static_cast<double>(abs64(base_total)) >= bthr && (base_total != 0 || bthr == 0.0);
+  }
+};
+
+// Sibling order: |total| descending, then |base_total| descending, then name.
+inline bool wider(int64_t ta, int64_t ba, std::string_view na, int64_t tb, int64_t bb, std::string_view nb) {
+  const uint64_t ua = static_cast<uint64_t>(abs64(ta)), ub = static_cast<uint64_t>(abs64(tb));
+  if (ua != ub) return ua > ub;
+  const uint64_t va = static_cast<uint64_t>(abs64(ba)), vb = static_cast<uint64_t>(abs64(bb));
+  if (va != vb) return va > vb;
+  return na < nb;
+}
+
+// The two builds; build_call_tree checks the sources and picks one. Both fill
+// every column of `out` (base columns included; the caller clears them).
+void build_trie(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt, CallTree& out);
+void build_pruned(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt, CallTree& out);
+
+}  // namespace pprofcore::stacks

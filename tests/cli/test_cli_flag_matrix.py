@@ -1,0 +1,130 @@
+"""The flag matrix: many pprof command lines (reports x flags x inputs) run by
+pprofcore and by google/pprof's driver, compared byte for byte on stdout and
+on the exit status (0, or 2 for pprof's errors).
+
+Inputs: the bundled proto profiles, a legacy heap profile and a legacy
+contention profile written here (text, address-only stacks), and diff inputs
+(``-base``, ``-diff_base``). One long-lived pprof driver answers every line
+(``pprof`` fixture), so the matrix costs little."""
+
+from __future__ import annotations
+
+import itertools
+
+from cli_run import CPU, HEAP, run_cli
+from testenv import requires_go
+
+# Address-only stacks: pprof prints the addresses, so no symbolizer is involved.
+LEGACY_HEAP = """heap profile: 6: 6144 [14: 14336] @ heap/1048576
+2: 2048 [4: 4096] @ 0x401000 0x402000 0x403000
+1: 1024 [2: 2048] @ 0x401100 0x402000 0x403000
+2: 2048 [6: 6144] @ 0x404000 0x403000
+1: 1024 [2: 2048] @ 0x405000 0x404000 0x403000
+"""
+LEGACY_CONTENTION = """--- contention:
+cycles/second=1000000000
+sampling period=1
+2500000 10 @ 0x401000 0x402000 0x403000
+1200000 3 @ 0x404000 0x403000
+700001 7 @ 0x405000 0x402000 0x403000
+"""
+
+REPORTS = ["-top", "-tree", "-peek=sort", "-traces"]
+FLAGS = [
+    [],
+    ["-nodecount=5"],
+    ["-cum"],
+    ["-lines"],
+    ["-files"],
+    ["-addresses", "-noinlines"],
+    ["-divide_by=3"],
+    ["-divide_by=1000", "-cum"],
+    ["-divide_by=0.25", "-nodecount=4"],
+    ["-mean"],
+    ["-mean", "-divide_by=7"],
+    ["-unit=ms"],
+    ["-focus=sort", "-relative_percentages"],
+    ["-hide=runtime", "-nodefraction=0.05"],
+    ["-trim=false", "-nodecount=3"],
+    ["-compact_labels"],
+    ["-tagfocus=endpoint=/api/hash"],
+    ["-ignore=sha256", "-edgefraction=0.1"],
+    ["-show_from=main", "-divide_by=3"],
+    ["-tagignore=tenant=acme", "-filefunctions"],
+    ["-tagfocus=tenant=acme,globex", "-divide_by=3", "-lines"],
+    ["-nodecount=10", "-cum", "-lines", "-divide_by=1e6"],
+]
+HEAP_FLAGS = [
+    ["-sample_index=alloc_space"],
+    ["-sample_index=inuse_objects", "-mean"],
+    ["-alloc_objects", "-divide_by=2"],
+    ["-sample_index=alloc_space", "-divide_by=1024", "-cum"],
+    ["-unit=MB"],
+    ["-mean", "-lines"],
+]
+LEGACY_FLAGS = [[], ["-divide_by=3"], ["-mean"], ["-cum", "-nodecount=2"], ["-sample_index=0"], ["-unit=s"]]
+# exit status 2 with no report
+FAILING = [
+    ["-top", "-divide_by=0", CPU],
+    ["-peek=no_such_function_anywhere", CPU],
+    ["-top", "-sample_index=no_such_type", HEAP],
+    ["-list=no_such_function_anywhere", CPU],
+    ["-tree", "-focus=(", CPU],
+    ["-top", "-no_browser", CPU],
+]
+
+
+def _lines(legacy_heap: str, legacy_contention: str):
+    out = []
+    for report, flags in itertools.product(REPORTS, FLAGS):
+        out.append([report, *flags, CPU])
+    for report, flags in itertools.product(REPORTS[:3], HEAP_FLAGS):
+        peek = "-peek=." if report.startswith("-peek") else report
+        out.append([peek, *flags, HEAP])
+    for report, flags in itertools.product(["-top", "-tree", "-traces"], LEGACY_FLAGS):
+        out.append([report, *flags, legacy_heap])
+        out.append([report, *flags, legacy_contention])
+    for report in ["-top", "-tree", "-traces"]:
+        out.append([report, f"-base={HEAP}", HEAP])
+        out.append([report, f"-diff_base={CPU}", CPU])
+        out.append([report, "-divide_by=3", f"-diff_base={HEAP}", "-sample_index=alloc_space", HEAP])
+    out.append(["-top", "-sample_index=alloc_space", f"-base={HEAP}", "-mean", HEAP])
+    out.append(["-list=sort\\.insertionSort", "-divide_by=3", CPU])
+    out.append(["-list=sort\\.insertionSort", CPU])
+    # flags every report takes, with nothing to do here
+    out.append(["-top", "-nodecount=3", "-tools=/usr/bin", "-source_path=/x", "-trim_path=/y", "-tls_ca=x", CPU])
+    out.append(["-tree", "-nodecount=3", "-tls_cert=a", "-tls_key=b", "-symbolize=none", CPU])
+    return out + FAILING
+
+
+def _explicit(argv):
+    """The driver keeps the previous request's sort and granularity: spell them out."""
+    flags = list(argv[:-1])
+    if "-cum" not in flags:
+        flags.append("-flat")
+    if not any(f in flags for f in ("-functions", "-filefunctions", "-files", "-lines", "-addresses")):
+        flags.append("-functions")
+    return flags + [argv[-1]]
+
+
+@requires_go
+def test_flag_matrix_matches_pprof(pprof, tmp_path):
+    heap = tmp_path / "legacy.heap"
+    heap.write_text(LEGACY_HEAP)
+    contention = tmp_path / "legacy.contention"
+    contention.write_text(LEGACY_CONTENTION)
+    lines = _lines(str(heap), str(contention))
+    assert len(lines) >= 150
+    bad = []
+    for argv in lines:
+        want, err = pprof.run(*_explicit(argv))
+        try:
+            rc, out, stderr = run_cli(*argv)
+        except SystemExit as e:  # argparse refused the line
+            rc, out, stderr = e.code, b"", "argparse"
+        want_rc = 0 if err is None else 2
+        if err is not None:
+            want = ""  # the driver's partial output on error is not printed by go tool pprof
+        if (rc, out.decode()) != (want_rc, want):
+            bad.append((" ".join(argv), want_rc, rc, err, stderr.strip()[:200]))
+    assert not bad, f"{len(bad)} of {len(lines)} command lines differ:\n" + "\n".join(map(str, bad[:20]))

@@ -1,0 +1,129 @@
+"""Every importer of another profiler's format (issue 32) under damaged input:
+truncations, byte flips, deletions and huge or bad numbers inserted into a
+valid file of each format. Whatever hypothesis makes, ``loads`` returns a
+profile or raises a DecodeError naming where (a byte offset, a line or a JSON
+path), never another exception, and never runs away (an alarm stops it).
+The JFR reader is C++: fuzz/jfr_fuzzer.cpp fuzzes it natively as well.
+tools/fuzz-smoke.sh runs this file longer and with fresh random examples
+(PPROFCORE_FUZZ_EXAMPLES examples per format; 100, the same each run, here)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from testenv import DATA
+
+import pprofcore
+from pprofcore import DecodeError
+
+FIXTURES = {
+    "jfr": "small.jfr",
+    "cpuprofile": "small.cpuprofile",
+    "perf script": "small.perf.txt",
+    "speedscope": "small.speedscope.json",
+    "collapsed (austin)": "austin.txt",
+    "collapsed (py-spy raw)": "pyspy.raw.txt",
+    "pstats": "small.prof",
+}
+
+# Numbers too large for any field, negative counts, bad varints, JSON and
+# text punctuation that breaks a structure.
+NASTY = [
+    b"99999999999999999999999",
+    b"-1",
+    b"1e999",
+    b"NaN",
+    b"\xff" * 10,
+    b"\x7f\xff\xff\xff",
+    b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01",
+    b"\n",
+    b";",
+    b"{",
+    b"]",
+    b"\0",
+]
+
+EXAMPLES = int(os.environ.get("PPROFCORE_FUZZ_EXAMPLES", "0"))
+
+MUTATION = st.one_of(
+    st.tuples(st.just("cut"), st.floats(0, 1)),
+    st.tuples(st.just("flip"), st.floats(0, 1), st.integers(0, 255)),
+    st.tuples(st.just("insert"), st.floats(0, 1), st.sampled_from(NASTY)),
+    st.tuples(st.just("delete"), st.floats(0, 1), st.integers(1, 64)),
+)
+
+
+def mutate(data: bytes, mutations) -> bytes:
+    d = bytearray(data)
+    for op, where, *arg in mutations:
+        at = int(where * max(len(d) - 1, 0))
+        if op == "cut":
+            del d[at:]
+        elif op == "flip" and d:
+            d[at] = arg[0]
+        elif op == "insert":
+            d[at:at] = arg[0]
+        elif op == "delete":
+            del d[at : at + arg[0]]
+    return bytes(d)
+
+
+@contextmanager
+def alarm(seconds: int):
+    """Fails the example that runs longer than ``seconds`` (a hang)."""
+
+    def ring(*_):
+        raise TimeoutError(f"no answer after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# Reader messages that are about the whole input, not one place in it.
+WHOLE_INPUT = re.compile(r"none of the events|not a valid marshal dump|no events|empty input|no samples")
+
+
+def names_a_place(e: DecodeError) -> bool:
+    text = str(e)
+    return (
+        getattr(e, "offset", None) is not None
+        or re.search(r"\bline \d+|byte offset \d+|\[\d+\]|'\w+'|\bentry \d+", text) is not None
+        or WHOLE_INPUT.search(text) is not None
+    )
+
+
+@pytest.mark.parametrize("fmt", FIXTURES)
+@settings(
+    max_examples=EXAMPLES or 100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=not EXAMPLES,
+    database=None,
+)
+@given(mutations=st.lists(MUTATION, min_size=1, max_size=4))
+def test_damaged_input_is_a_decode_error(fmt, mutations):
+    data = mutate((DATA / "producers" / FIXTURES[fmt]).read_bytes(), mutations)
+    with alarm(20):
+        try:
+            p = pprofcore.loads(data)
+        except DecodeError as e:
+            assert names_a_place(e), str(e)
+            return
+    assert p.values.shape[1] == len(p.sample_types)
+
+
+def test_every_fixture_reads_undamaged():
+    """The seeds are valid: the damage, not the seed, makes the errors."""
+    for name in FIXTURES.values():
+        assert pprofcore.loads((DATA / "producers" / name).read_bytes()).values.shape[0] > 0
