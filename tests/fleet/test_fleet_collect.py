@@ -339,22 +339,9 @@ def _cli(*args) -> subprocess.Popen:
 
 
 KILLABLE_COLLECT = """
-import os, signal, sys
-when = int(sys.argv[1])
-import pyarrow.parquet as pq
-count = [0]
-def step(f):
-    def wrapped(*a, **k):
-        count[0] += 1
-        if count[0] == when:
-            os.kill(os.getpid(), signal.SIGKILL)
-        r = f(*a, **k)
-        count[0] += 1
-        if count[0] == when:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return r
-    return wrapped
-os.replace, os.fsync, pq.write_table = step(os.replace), step(os.fsync), step(pq.write_table)
+import sys
+from kill_at_step import kill_at
+kill_at(int(sys.argv[1]))
 from pprofcore.cli import main
 sys.exit(main(["fleet", "collect", *sys.argv[2:]]))
 """
@@ -378,7 +365,7 @@ def test_killed_mid_write_then_restarted_then_sigterm(tmp_path):
             args = [store_dir, url, "--every", "0.1s", "--commit-every", "0s", "--duration", "5s"]
             k = subprocess.Popen(
                 [sys.executable, "-c", textwrap.dedent(KILLABLE_COLLECT), str(when), *map(str, args)],
-                env=pprofcore_env(),
+                env=pprofcore_env(helpers=True),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

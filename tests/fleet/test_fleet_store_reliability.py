@@ -53,7 +53,7 @@ def files(tmp_path_factory):
 def _env():
     from testenv import pprofcore_env
 
-    return dict(pprofcore_env(), PYTHONDONTWRITEBYTECODE="1")
+    return dict(pprofcore_env(helpers=True), PYTHONDONTWRITEBYTECODE="1")
 
 
 def _child(script: str, *args) -> subprocess.Popen:
@@ -140,20 +140,8 @@ _store.WRITE_BATCH = 2  # many commits per ingest: kills land between and inside
 when = int(when)
 if when >= 0:
     # die at the when-th write, flush or rename: every step of the commit path
-    import pyarrow.parquet as pq
-    count = [0]
-    def step(f):
-        def wrapped(*a, **k):
-            count[0] += 1
-            if count[0] == when:
-                os.kill(os.getpid(), signal.SIGKILL)
-            r = f(*a, **k)
-            count[0] += 1
-            if count[0] == when:
-                os.kill(os.getpid(), signal.SIGKILL)
-            return r
-        return wrapped
-    os.replace, os.fsync, pq.write_table = step(os.replace), step(os.fsync), step(pq.write_table)
+    from kill_at_step import kill_at
+    count = kill_at(when)
 import time
 print("ready", flush=True)
 t0 = time.perf_counter()

@@ -120,14 +120,17 @@ def go_pprof(*args: str, timeout: float = 300) -> str:
     return r.stdout
 
 
-def pprofcore_env() -> dict:
+def pprofcore_env(helpers: bool = False) -> dict:
     """Environment for a subprocess that must import the same pprofcore as the
-    tests (an installed wheel in CI, the in-tree dev build while developing)."""
+    tests (an installed wheel in CI, the in-tree dev build while developing);
+    ``helpers``: it may also import the modules of tests/helpers."""
     import pprofcore
 
     # absolute(), not resolve(): the sanitizer runs import a package of symlinks
     # whose _core is the sanitized build; resolving would leave it behind.
     here = str(Path(pprofcore.__file__).absolute().parent.parent)
+    if helpers:
+        here += os.pathsep + str(Path(__file__).absolute().parent)
     return dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from explorer_page import page_attr, wait_drawn
 
 pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starlette uvicorn")
 pytest.importorskip("uvicorn", reason="needs pprofcore[web]: pip install starlette uvicorn")
@@ -48,27 +49,9 @@ def hostile_server():
     srv.should_exit = True
 
 
-def _attr(browser, name):
-    return browser.execute_script("return document.getElementById('px-root').getAttribute(arguments[0])", name)
-
-
-def _wait(browser, before=None, timeout=30):
-    """Waits until the page has drawn a state newer than ``before``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            loaded = _attr(browser, "data-loaded")
-            if loaded and loaded != before and not _attr(browser, "data-busy"):
-                return loaded
-        except Exception:  # noqa: BLE001 - the page is being replaced
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"the explorer did not finish drawing ({browser.current_url})")
-
-
 def _open(browser, url):
     browser.get(url)
-    _wait(browser)
+    wait_drawn(browser)
 
 
 def _params(browser):
@@ -84,7 +67,7 @@ def _console_errors(browser):
 
 
 def _total(browser):
-    return int(_attr(browser, "data-total"))
+    return int(page_attr(browser, "data-total"))
 
 
 @pytest.mark.parametrize(
@@ -126,9 +109,9 @@ def test_switch_sample_type_in_every_view(browser, server, plain):
     for path in ("top", "flamegraph", ""):
         _open(browser, server + path)
         assert _total(browser) == plain.total("cpu")
-        before = _attr(browser, "data-loaded")
+        before = page_attr(browser, "data-loaded")
         Select(browser.find_element("css selector", ".px-si")).select_by_value("samples")
-        _wait(browser, before)
+        wait_drawn(browser, before)
         assert _params(browser)["si"] == "samples"
         assert _total(browser) == plain.total("samples")
 
@@ -138,20 +121,20 @@ def test_refine_by_clicking_top_rows_then_back_forward_and_reload(browser, serve
     first_url = browser.current_url
     for name in ("hash", "io"):
         browser.find_element("css selector", f'.px-top td.px-name[title="{name}"]').click()
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", ".px-refine-f").click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["f"] == "^hash$|^io$"
     want = plain.filter(focus="^hash$|^io$").total()
     assert _total(browser) == want
     refined_url = browser.current_url
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.back()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert browser.current_url == first_url and _total(browser) == plain.total()
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.forward()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert browser.current_url == refined_url and _total(browser) == want
     _open(browser, refined_url)  # a copied link reproduces the view
     assert _total(browser) == want
@@ -165,9 +148,9 @@ def test_refine_by_clicking_a_graph_node(browser, server, plain):
         "document.querySelector('.px-graph g.node[data-name=\"compress\"]')"
         ".dispatchEvent(new MouseEvent('click', {bubbles: true}))"
     )
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", ".px-refine-i").click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["i"] == "^compress$"
     assert _total(browser) == plain.filter(ignore="^compress$").total("samples")
     assert not browser.find_elements("css selector", '.px-graph g.node[data-name="compress"]')
@@ -186,10 +169,10 @@ def test_refine_by_clicking_the_flame_graph(browser, server, plain):
     )
     canvas = browser.find_element("css selector", ".pprofcore-flame canvas")
     ActionChains(browser).move_to_element_with_offset(canvas, int(xy[0]), int(xy[1])).click().perform()
-    assert _attr(browser, "data-selection") == "1"
-    before = _attr(browser, "data-loaded")
+    assert page_attr(browser, "data-selection") == "1"
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", ".px-refine-h").click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["h"] == "^work$"
     names = browser.execute_script("return document.querySelector('.pprofcore-flame').pprofcore.data.names")
     assert "work" not in names
@@ -200,9 +183,9 @@ def test_label_filter(browser, server, plain):
     _open(browser, server + "labels")
     rows = browser.find_elements("css selector", '.px-label-key[data-key="endpoint"] tr')
     row = next(r for r in rows if r.find_element("css selector", ".px-name").text == "/api/zip")
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     row.find_element("css selector", ".px-tag-tf").click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     tf = _params(browser)["tf"]
     assert _total(browser) == plain.filter(tagfocus=tf).total() == 600
     # the picker in the bar offers the values present under the current filters
@@ -214,9 +197,9 @@ def test_label_filter(browser, server, plain):
     while len(Select(browser.find_element("css selector", ".px-lkey")).options) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     Select(browser.find_element("css selector", ".px-lkey")).select_by_value("endpoint")
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     Select(browser.find_element("css selector", ".px-lval")).select_by_visible_text("/api/io (20.66%)")
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _total(browser) == plain.filter(tagfocus=_params(browser)["tf"]).total() == 250
 
 
@@ -224,19 +207,19 @@ def test_search_highlights_and_compare(browser, server, plain):
     from selenium.webdriver.support.ui import Select
 
     _open(browser, server + "top")
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", ".px-search").send_keys("^(hash|io)$\n")
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["q"] == "^(hash|io)$"
     assert len(browser.find_elements("css selector", ".px-top tr.px-match")) == 2
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     Select(browser.find_element("css selector", ".px-compare")).select_by_value("1")
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["cmp"] == "1"
     assert _total(browser) == plain.diff(plain.scale(0.5)).total()
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", '.px-tabs a[data-view="flamegraph"]').click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert _params(browser)["cmp"] == "1"  # the comparison follows to every view
     data = browser.execute_script("return document.querySelector('.pprofcore-flame').pprofcore.data")
     assert data["diff"] and data["total"][0] == plain.total()
@@ -299,15 +282,15 @@ def test_widget_script_with_a_model(browser, server, plain):
 def test_a_selection_opens_peek_and_source(browser, server):
     _open(browser, server + "top")
     browser.find_element("css selector", '.px-top td.px-name[title="work"]').click()
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", '.px-tabs a[data-view="peek"]').click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert urlparse(browser.current_url).path == "/ui/peek" and _params(browser)["f"] == "^work$"
     node = browser.find_element("css selector", ".px-peek tr.px-peek-node .px-name")
     assert node.text == "work"
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", '.px-tabs a[data-view="source"]').click()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     assert browser.find_elements("css selector", ".px-listing tr.px-hot")
     assert not browser.find_element("css selector", '.px-tabs a[data-view="disasm"]').is_displayed()
 

@@ -6,11 +6,11 @@ axis sets the window that the other views then show."""
 
 from __future__ import annotations
 
-import time
 import warnings
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from explorer_page import page_attr, wait_drawn
 
 pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starlette uvicorn httpx")
 pytest.importorskip("httpx", reason="the Starlette test client needs httpx")
@@ -94,48 +94,31 @@ def server(timed):
     srv.should_exit = True
 
 
-def _attr(browser, name):
-    return browser.execute_script("return document.getElementById('px-root').getAttribute(arguments[0])", name)
-
-
-def _wait(browser, before=None, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            loaded = _attr(browser, "data-loaded")
-            if loaded and loaded != before and not _attr(browser, "data-busy"):
-                return loaded
-        except Exception:  # noqa: BLE001 - the page is being replaced
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"the explorer did not finish drawing ({browser.current_url})")
-
-
 @requires_browser
 def test_drag_on_the_timeline_windows_every_view(browser, server, timed):
     from selenium.webdriver.common.action_chains import ActionChains
 
     browser.get(server + "timeline")
-    _wait(browser)
+    wait_drawn(browser)
     svg = browser.find_element("css selector", ".pprofcore-timeline svg.tl-lanes")
     assert svg.get_attribute("data-lanes") == "3"
     axis = browser.find_element("css selector", "rect.tl-axis")
     width = axis.size["width"]
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     ActionChains(browser).move_to_element_with_offset(axis, int(-0.3 * width), 0).click_and_hold().move_by_offset(
         int(0.4 * width), 0
     ).release().perform()
-    _wait(browser, before)
+    wait_drawn(browser, before)
     tw = parse_qs(urlparse(browser.current_url).query)["tw"][0]
     lo, hi = (int(x) for x in tw.split("-"))
     w = timed.window(lo, hi)
     assert 0 < len(w) < len(timed)
-    assert int(_attr(browser, "data-total")) == w.total()
+    assert int(page_attr(browser, "data-total")) == w.total()
     assert browser.find_element("css selector", "rect.tl-window").is_displayed()  # the window stays drawn
-    before = _attr(browser, "data-loaded")
+    before = page_attr(browser, "data-loaded")
     browser.find_element("css selector", '.px-tab[data-view="top"]').click()
-    _wait(browser, before)
-    assert "tw=" in browser.current_url and int(_attr(browser, "data-total")) == w.total()
+    wait_drawn(browser, before)
+    assert "tw=" in browser.current_url and int(page_attr(browser, "data-total")) == w.total()
     rows = browser.find_elements("css selector", ".px-top tbody tr")
     assert [int(r.get_attribute("data-cum")) for r in rows] == w.top()["cum"].tolist()
     chips = [c.text for c in browser.find_elements("css selector", ".px-chip-value")]
