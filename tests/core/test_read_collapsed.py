@@ -8,11 +8,9 @@ pprofcore's own folded writer is the producer of the round trip."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
+from pyspy import needs_pyspy, record
 from testenv import DATA as DATA_ROOT
 
 import pprofcore
@@ -80,21 +78,12 @@ while time.time() < end:
 """
 
 
-@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy; Linux, ptrace)")
+@needs_pyspy
 def test_real_pyspy_raw(tmp_path):
     """py-spy itself is the oracle: the total is the sample count it reports,
     and the sum of its lines (those without Python frames included)."""
     out = tmp_path / "raw.txt"
-    (tmp_path / "work.py").write_text(PYSPY_SCRIPT)
-    r = subprocess.run(
-        ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(out), "--", sys.executable, "work.py"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
-    if r.returncode != 0:
-        pytest.skip(f"py-spy record failed (ptrace not permitted?): {r.stderr[-200:]!r}")
+    r = record(tmp_path, PYSPY_SCRIPT, "raw", out)
     p = pprofcore.load(out)
     reported = re.search(r"Samples: (\d+)", r.stdout + r.stderr)
     assert p.total() == sum(int(line.rsplit(" ", 1)[1]) for line in out.read_text().splitlines() if line)

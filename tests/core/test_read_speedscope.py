@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
+from pyspy import needs_pyspy, record
 from testenv import DATA as DATA_ROOT
 
 import pprofcore
@@ -113,21 +111,12 @@ while time.time() < end:
 """
 
 
-@pytest.mark.skipif(not shutil.which("py-spy"), reason="py-spy is not installed (pip install py-spy; Linux, ptrace)")
+@needs_pyspy
 def test_real_pyspy_speedscope(tmp_path):
     """py-spy's file against its own JSON and its own sample count: one
     sample per entry, the weights (seconds) as nanoseconds."""
     out = tmp_path / "ss.json"
-    (tmp_path / "work.py").write_text(SCRIPT)
-    r = subprocess.run(
-        ["py-spy", "record", "--format", "speedscope", "-r", "200", "-o", str(out), "--", sys.executable, "work.py"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
-    if r.returncode != 0:
-        pytest.skip(f"py-spy record failed (ptrace not permitted?): {r.stderr[-200:]!r}")
+    r = record(tmp_path, SCRIPT, "speedscope", out)
     doc = json.loads(out.read_text())
     p = pprofcore.load(out)
     reported = re.search(r"Samples: (\d+)", r.stdout + r.stderr)
