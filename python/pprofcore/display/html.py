@@ -9,7 +9,6 @@ import hashlib
 import html
 import json
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,9 +25,16 @@ TOP_ROWS = 300
 
 
 @lru_cache(maxsize=None)
+def package_asset(package: str, name: str) -> str:
+    """Text of ``assets/<name>`` in ``package`` (package data, inlined into pages)."""
+    from importlib import resources  # on use: it costs ~60 ms of `import pprofcore`
+
+    return (resources.files(package) / "assets" / name).read_text(encoding="utf-8")
+
+
 def asset(name: str) -> str:
-    """Text of a file in ``display/assets`` (package data)."""
-    return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
+    """Text of a file in ``display/assets``."""
+    return package_asset(__package__, name)
 
 
 def script_json(obj) -> str:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import html
 import json
-from importlib import resources
 from typing import Iterable, Optional
 from urllib.parse import parse_qsl
 
 import numpy as np
 
+from ..display.html import package_asset
 from . import _views
 from ._security import Guard, allowed_hosts
 from ._session import Session
@@ -53,7 +53,7 @@ def _plain(v):
 
 def asset(name: str) -> str:
     package, file, _ = ASSETS[name]
-    return (resources.files(package) / "assets" / file).read_text(encoding="utf-8")
+    return package_asset(package, file)
 
 
 def meta(session: Session) -> dict:

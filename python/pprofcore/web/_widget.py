@@ -14,9 +14,9 @@ the state the widget had.
 from __future__ import annotations
 
 import html
-from importlib import resources
 from typing import Any, Dict, Optional
 
+from ..display.html import package_asset
 from ._app import meta, to_json
 from ._session import Session
 from ._state import VIEWS, State
@@ -24,7 +24,7 @@ from ._views import view as view_data
 
 
 def _asset(package: str, name: str) -> str:
-    return (resources.files(package) / "assets" / name).read_text(encoding="utf-8")
+    return package_asset(package, name)
 
 
 def _esm() -> str:
