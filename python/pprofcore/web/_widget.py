@@ -23,30 +23,26 @@ from ._state import VIEWS, State
 from ._views import view as view_data
 
 
-def _asset(package: str, name: str) -> str:
-    return package_asset(package, name)
-
-
 def _esm() -> str:
     """The widget's module: the flame graph and timeline viewers and the explorer
     (each sets a global once), then anywidget's render with a model-backed transport."""
     return (
-        _asset("pprofcore.display", "flamegraph.js")
+        package_asset("pprofcore.display", "flamegraph.js")
         + "\n"
-        + _asset("pprofcore.display", "timeline.js")
+        + package_asset("pprofcore.display", "timeline.js")
         + "\n"
-        + _asset("pprofcore.web", "explorer.js")
+        + package_asset("pprofcore.web", "explorer.js")
         + "\n"
-        + _asset("pprofcore.web", "widget.js")
+        + package_asset("pprofcore.web", "widget.js")
     )
 
 
 def _css() -> str:
     return "\n".join(
         [
-            _asset("pprofcore.display", "flamegraph.css"),
-            _asset("pprofcore.display", "timeline.css"),
-            _asset("pprofcore.web", "explorer.css"),
+            package_asset("pprofcore.display", "flamegraph.css"),
+            package_asset("pprofcore.display", "timeline.css"),
+            package_asset("pprofcore.web", "explorer.css"),
         ]
     )
 
