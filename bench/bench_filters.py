@@ -21,15 +21,15 @@ import time
 import warnings
 from pathlib import Path
 
+from _common import go_helper  # one builder of tools/goref, the tests' (sets up sys.path for pprofcore)
+
 import pprofcore
 
-REPO = Path(__file__).resolve().parent.parent
 # $PPROFCORE_CORPUS, else ../shared/corpus beside the repository.
 DEFAULT = (
     Path(os.environ.get("PPROFCORE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
     / "go/generated/gen-bigheap-500k.pb.gz"
 )
-GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
 
 # (name, Profile method call, equivalent pprof flags or None)
 CASES = [
@@ -50,14 +50,6 @@ CASES = [
         ["-focus=main", "-ignore=gc", "-tagfocus=bytes=1kb:"],
     ),
 ]
-
-
-def go_build(name: str) -> str:
-    out = REPO / "tools" / "goref" / "bin" / name
-    src = REPO / "tools" / "goref" / name
-    env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
-    subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
-    return str(out)
 
 
 def best(fn, repeat: int):
@@ -88,7 +80,7 @@ def main(argv=None) -> int:
     p = pprofcore.load(args.file)
     res = json.loads(
         subprocess.run(
-            [go_build("parsetime"), "-n", str(args.repeat), args.file], capture_output=True, text=True, check=True
+            [go_helper("parsetime"), "-n", str(args.repeat), args.file], capture_output=True, text=True, check=True
         ).stdout
     )
     go_parse = res["parse_seconds"]

@@ -12,26 +12,15 @@ Usage: python bench/bench_legacy.py [FILE ...]
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from _common import go_helper  # one builder of tools/goref, the tests' (sets up sys.path for pprofcore)
+
 import pprofcore
-
-REPO = Path(__file__).resolve().parent.parent
-GOPATH = os.environ.get("PPROFCORE_GOPATH", "/usr/share/gocode")
-
-
-def _parsebench() -> str:
-    src = REPO / "tools/goref/parsebench"
-    out = REPO / "tools/goref/bin/parsebench"
-    if not out.exists():
-        env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
-        subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
-    return str(out)
 
 
 def _best(fn, min_time=0.5, reps=5):
@@ -73,7 +62,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as d:
         files = [Path(a) for a in argv] or _synthetic(Path(d))
         go = subprocess.run(
-            [_parsebench(), "-min-time", "1", *map(str, files)], capture_output=True, text=True, check=True
+            [go_helper("parsebench"), "-min-time", "1", *map(str, files)], capture_output=True, text=True, check=True
         ).stdout.splitlines()
         print(f"{'file':44} {'bytes':>11} {'pprofcore ms':>13} {'pprof ms':>10} {'speedup':>8}")
         for path, line in zip(files, go):

@@ -30,7 +30,6 @@ from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
 from .display import timeline as _timeline
 from .errors import unknown_sample_type
-from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -440,61 +439,6 @@ class Profile:
             self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force, cache=cache
         )
 
-    def list(
-        self,
-        regex,
-        *,
-        source_path: Optional[str] = None,
-        trim_path: str = "",
-        sample_type=None,
-        relative_percentages: bool = False,
-        divide_by: float = 1.0,
-    ):
-        """pprof's ``list``: per-source-line flat/cum of the functions matching
-        ``regex``, with the source text (values shown divided by ``divide_by``,
-        pprof's ``-divide_by``). See ``docs/symbolize.md``."""
-        return reports.source_listing(
-            self,
-            regex,
-            source_path=source_path,
-            trim_path=trim_path,
-            sample_type=sample_type,
-            relative_percentages=relative_percentages,
-            divide_by=divide_by,
-        )
-
-    def disasm(
-        self,
-        regex,
-        *,
-        binaries=None,
-        search_path=None,
-        sample_type=None,
-        relative_percentages: bool = False,
-        intel_syntax: bool = False,
-        divide_by: float = 1.0,
-    ):
-        """pprof's ``disasm``: per-instruction flat/cum of the symbols matching
-        ``regex``, from ``objdump`` (``intel_syntax``: x86 Intel syntax;
-        ``divide_by``: as :meth:`list`). See
-        ``docs/symbolize.md``."""
-        return reports.disassembly(
-            self,
-            regex,
-            binaries=binaries,
-            search_path=search_path,
-            sample_type=sample_type,
-            relative_percentages=relative_percentages,
-            intel_syntax=intel_syntax,
-            divide_by=divide_by,
-        )
-
-    def weblist(self, regex, **options):
-        """pprof's ``weblist``: :meth:`list` and :meth:`disasm` of the functions
-        matching ``regex``, each instruction under its line of the listed
-        function (``options`` as theirs); ``pprofcore -weblist`` draws it."""
-        return reports.weblist(self, regex, **options)
-
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
         function name matches ``regex``."""
@@ -770,185 +714,17 @@ class Profile:
         return _timestamps.window(self, start, end, label)
 
     # ----------------------------------------------------------------- reports
-    def top(
-        self,
-        sample_type: Union[int, str, None] = None,
-        by: str = "functions",
-        n: Optional[int] = None,
-        sort: str = "flat",
-        mean: bool = False,
-        unit: Optional[str] = None,
-        inline: bool = True,
-        nodefraction: float = NODEFRACTION,
-        edgefraction: float = EDGEFRACTION,
-        relative_percentages: bool = False,
-        divide_by: float = 1.0,
-    ):
-        """Flat and cum per function (or file, line, address), like ``pprof -top``.
-
-        Parameters
-        ----------
-        sample_type : int, str, list or "all", optional
-            Sample type index or name; default follows pprof (``default_sample_type``,
-            else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
-            ``cum:<type>`` columns for each type, ordered by the first.
-        by : {"functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries"}
-            pprof's granularity, or ours: ``"packages"`` groups functions by
-            package (Go import path, Java package, C++/Rust namespace, Python
-            module: :func:`pprofcore.reports.package_of`; functions without
-            one fall under their binary), ``"binaries"`` by the mapping's file.
-        n : int, optional
-            Keep only the first ``n`` rows (pprof's ``-nodecount``).
-        sort : {"flat", "cum"}
-            Order by flat (pprof's default) or cum (``-cum``).
-        mean : bool
-            Divide by the first (count) sample type, like ``-mean``.
-        unit : str, optional
-            Display unit (``"minimum"`` default, ``"auto"``, ``"ms"``, ``"MB"`` ...);
-            table values stay in the sample type's own unit.
-        inline : bool
-            Show inlined functions as their own rows (``False`` = ``-noinlines``).
-        nodefraction : float
-            pprof's ``-nodefraction`` (default 0.005, as pprof): nodes whose cum is
-            below this fraction of the total are dropped ("Dropped N nodes" in the
-            header). ``0`` keeps every node.
-        edgefraction : float
-            pprof's ``-edgefraction`` (default 0.001): call edges lighter than this
-            fraction are dropped before the ``(inline)`` labels are decided, as pprof does.
-        relative_percentages : bool
-            Percentages of what is left after filtering (``-relative_percentages``).
-            By default, as pprof, a profile made by :meth:`filter` and the other
-            sample filters measures percentages against the total *before*
-            filtering, and its header lists the "Active filters".
-        divide_by : float
-            pprof's ``-divide_by``: the text shows every value divided by this
-            (truncated as pprof does); percentages and table values are unchanged.
-
-        Returns
-        -------
-        ReportTable
-            Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
-
-        Examples
-        --------
-        >>> p = pprofcore.load(pprofcore.example_path())
-        >>> t = p.top(n=2)
-        >>> t["name"], t["flat"].tolist()
-        (['crypto/sha256.block', 'runtime.asyncPreempt'], [1130000000, 510000000])
-        >>> p.top(sort="cum", n=2)["name"]
-        ['main.cpuPhase.func1', 'main.cpuPhase.func1.1']
-        >>> p.top(by="files", n=1)["name"]
-        ['crypto/sha256/sha256block_amd64.s']
-        """
-        return reports.top(
-            self,
-            sample_type=sample_type,
-            by=by,
-            n=n,
-            sort=sort,
-            mean=mean,
-            unit=unit,
-            inline=inline,
-            nodefraction=nodefraction,
-            edgefraction=edgefraction,
-            relative_percentages=relative_percentages,
-            divide_by=divide_by,
-        )
-
-    def peek(
-        self,
-        regex: str,
-        sample_type: Union[int, str, None] = None,
-        by: str = "functions",
-        mean: bool = False,
-        unit: Optional[str] = None,
-        inline: bool = True,
-        relative_percentages: bool = False,
-        divide_by: float = 1.0,
-        sort: str = "flat",
-    ):
-        """Callers and callees of the nodes whose name matches ``regex`` (``re.search``),
-        with edge weights, like ``pprof -peek``. Returns a table with columns
-        ``focus, kind ("caller"/"node"/"callee"), name, flat, cum, weight, inline``.
-        Raises ``ValueError`` ("no matches found for regexp: ...") when ``regex``
-        matches no node, as pprof does. ``relative_percentages``, ``divide_by``,
-        ``sort``: see :meth:`top`.
-        """
-        return reports.peek(
-            self,
-            regex,
-            sample_type=sample_type,
-            by=by,
-            mean=mean,
-            unit=unit,
-            inline=inline,
-            relative_percentages=relative_percentages,
-            divide_by=divide_by,
-            sort=sort,
-        )
-
-    def tree(
-        self,
-        sample_type: Union[int, str, None] = None,
-        by: str = "functions",
-        sort: str = "flat",
-        mean: bool = False,
-        unit: Optional[str] = None,
-        inline: bool = True,
-        nodecount: int = NODECOUNT,
-        nodefraction: float = NODEFRACTION,
-        edgefraction: float = EDGEFRACTION,
-        relative_percentages: bool = False,
-        divide_by: float = 1.0,
-    ):
-        """Every node with its callers and callees, like ``pprof -tree``: the same
-        table as :meth:`peek`, for the nodes pprof keeps after trimming (defaults
-        as pprof's: ``nodecount=80``, ``nodefraction=0.005``, ``edgefraction=0.001``;
-        ``0`` turns a limit off). ``sort="cum"`` orders nodes as ``-cum``.
-        ``relative_percentages``, ``divide_by``: see :meth:`top`."""
-        return reports.tree(
-            self,
-            sample_type=sample_type,
-            by=by,
-            sort=sort,
-            mean=mean,
-            unit=unit,
-            inline=inline,
-            nodecount=nodecount,
-            nodefraction=nodefraction,
-            edgefraction=edgefraction,
-            relative_percentages=relative_percentages,
-            divide_by=divide_by,
-        )
-
-    def traces(
-        self,
-        sample_type: Union[int, str, None] = None,
-        mean: bool = False,
-        unit: Optional[str] = None,
-        by: str = "functions",
-        divide_by: float = 1.0,
-        inline: bool = True,
-        relative_percentages: bool = False,
-        merge: bool = True,
-    ):
-        """Every sample's stack, like ``pprof -traces``: one row per sample x frame
-        (``sample, depth, value, name, inline``); ``repr`` is pprof's text.
-        ``by`` is pprof's granularity (``"addresses"`` = ``-traces -addresses``);
-        ``divide_by``, ``inline``, ``relative_percentages``: see :meth:`top`.
-        Samples of equal stack and labels are merged first, as pprof merges on
-        reading; ``merge=False`` prints each sample as it is."""
-        return reports.traces(
-            self,
-            sample_type=sample_type,
-            mean=mean,
-            unit=unit,
-            by=by,
-            divide_by=divide_by,
-            inline=inline,
-            relative_percentages=relative_percentages,
-            merge=merge,
-        )
+    # The reports that need nothing of the class are methods as they are:
+    # p.top(...) is reports.top(p, ...), one signature and one docstring.
+    top = reports.top
+    peek = reports.peek
+    tree = reports.tree
+    traces = reports.traces
+    top_profile = reports.top_profile
+    list = reports.source_listing
+    disasm = reports.disassembly
+    weblist = reports.weblist
+    callgraph = _callgraph.callgraph
 
     def tags(
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, relative_percentages: bool = False
@@ -991,32 +767,6 @@ class Profile:
         """
         return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
-    def top_profile(
-        self,
-        sample_type: Union[int, str, None] = None,
-        by: str = "functions",
-        sort: str = "flat",
-        mean: bool = False,
-        unit: Optional[str] = None,
-        inline: bool = True,
-        nodefraction: float = NODEFRACTION,
-        relative_percentages: bool = False,
-    ) -> "Profile":
-        """pprof's ``-topproto``: the :meth:`top` report as a profile, one sample
-        per node with values ``cum`` and ``flat`` in the report's output unit
-        (truncated to integers, as pprof does)."""
-        return reports.top_profile(
-            self,
-            sample_type=sample_type,
-            by=by,
-            sort=sort,
-            mean=mean,
-            unit=unit,
-            inline=inline,
-            nodefraction=nodefraction,
-            relative_percentages=relative_percentages,
-        )
-
     def to_callgrind(
         self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
     ) -> str:
@@ -1057,42 +807,6 @@ class Profile:
             normalize=normalize,
             min_fraction=_flamegraph.DEFAULT_MIN_FRACTION if min_fraction is None else min_fraction,
             title=title,
-        )
-
-    def callgraph(
-        self,
-        sample_type: Union[int, str, None] = None,
-        *,
-        by: str = "functions",
-        nodecount: int = NODECOUNT,
-        nodefraction: float = NODEFRACTION,
-        edgefraction: float = EDGEFRACTION,
-        title: Optional[str] = None,
-        inline: bool = True,
-        drop_negative: bool = False,
-    ):
-        """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
-
-        Nodes are report nodes at granularity ``by`` with flat and cum; nodes whose
-        cum is below ``nodefraction`` of the total are dropped, then the top
-        ``nodecount`` in pprof's entropy order are kept (0 = no limit), edges
-        lighter than ``edgefraction`` are dropped, and calls through dropped
-        nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
-        and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
-        -dot`` prints. ``inline=False`` folds inlined frames into their callers
-        (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
-        negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
-        """
-        return _callgraph.callgraph(
-            self,
-            sample_type,
-            by=by,
-            nodecount=nodecount,
-            nodefraction=nodefraction,
-            edgefraction=edgefraction,
-            title=title,
-            inline=inline,
-            drop_negative=drop_negative,
         )
 
     def explore(self, view: str = "flamegraph", *, base: Optional["Profile"] = None, source_path=None, **state):

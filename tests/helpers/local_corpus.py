@@ -181,7 +181,8 @@ def _go_build(src: Path, out: Path) -> None:
 
 def _stamp() -> str:
     h = hashlib.sha256()
-    for path in sorted([Path(__file__), HERE / "_pb.py", *PRODUCER.glob("*.go"), *DESCRIBER.glob("*.go")]):
+    describer = [*DESCRIBER.glob("*.go"), *(DESCRIBER.parent / "common").glob("*.go")]
+    for path in sorted([Path(__file__), HERE / "_pb.py", *PRODUCER.glob("*.go"), *describer]):
         h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()
 

@@ -100,11 +100,12 @@ requires_go = pytest.mark.skipif(
 
 @functools.lru_cache(maxsize=None)
 def go_helper(name: str) -> str:
-    """Builds tools/goref/<name>/main.go against google/pprof (GOPATH mode) and
-    returns the binary's path. Cached per session and on disk."""
+    """Builds tools/goref/<name>/main.go against google/pprof (GOPATH mode, so
+    it may import ``../common``) and returns the binary's path. Cached per
+    session and on disk."""
     src = GOREF / name
     out = GOREF / "bin" / name
-    newest = max(p.stat().st_mtime for p in src.glob("*.go"))
+    newest = max(p.stat().st_mtime for p in [*src.glob("*.go"), *(GOREF / "common").glob("*.go")])
     if not out.exists() or out.stat().st_mtime < newest:
         env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
         subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)

@@ -45,7 +45,19 @@ def callgraph(
     inline: bool = True,
     drop_negative: bool = False,
 ) -> "CallGraph":
-    """Builds the call graph (see :meth:`pprofcore.Profile.callgraph`)."""
+    """pprof's call graph (``go tool pprof -dot``): a :class:`CallGraph`;
+    ``p.callgraph(...)`` is ``callgraph(p, ...)``.
+
+    Nodes are report nodes at granularity ``by`` with flat and cum; nodes whose
+    cum is below ``nodefraction`` of the total are dropped, then the top
+    ``nodecount`` in pprof's entropy order are kept (0 = no limit), edges
+    lighter than ``edgefraction`` are dropped, and calls through dropped
+    nodes become residual edges. ``to_dot()``, ``to_svg()`` (needs Graphviz),
+    and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
+    -dot`` prints. ``inline=False`` folds inlined frames into their callers
+    (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
+    negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
+    """
     check_granularity(by)
     check_str("title", title, optional=True)
     if nodecount < 0:

@@ -21,7 +21,7 @@ from .. import _args, _units
 from .._report_base import report_total
 from ..symbolize import _demangle, _elf, check_options, locate_binary
 from ._nodes import nodes
-from .listing import ListingTable, check_bool, value_or_dot
+from .listing import ListingTable, check_bool, listing_table, value_or_dot
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -56,6 +56,7 @@ def disassembly(
     ``objdump`` or ``nm`` is missing. ``intel_syntax``: x86 instructions in
     Intel syntax (``objdump -M intel``), as pprof's ``-intel_syntax``; values
     shown divided by ``divide_by``, as pprof's ``-divide_by``.
+    ``p.disasm(...)`` is ``disassembly(p, ...)``; see ``docs/symbolize.md``.
 
     Examples
     --------
@@ -174,15 +175,7 @@ def disassembly(
     columns["function"] = info["function"]
     columns["source_file"] = info["source_file"]
     columns["source_line"] = np.asarray(info["source_line"], dtype=np.int64)
-    meta = {
-        "kind": "disasm",
-        "total": tot,
-        "sample_unit": su,
-        "routines": routines,
-        "sample_type": profile.sample_types[ti][0],
-        "ratio": ratio,
-    }
-    return ListingTable(columns, [f"Total: {_units.scaled_label(_units.divided(tot, ratio), su)}"], _disasm_text, meta)
+    return listing_table("disasm", columns, routines, profile.sample_types[ti][0], tot, su, ratio, _disasm_text)
 
 
 def _as_address(pattern: str) -> Optional[int]:

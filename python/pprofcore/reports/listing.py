@@ -63,7 +63,8 @@ def source_listing(
     files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
     when no function matches. Values are shown divided by ``divide_by``
-    (pprof's ``-divide_by``).
+    (pprof's ``-divide_by``). ``p.list(...)`` is ``source_listing(p, ...)``;
+    see ``docs/symbolize.md``.
 
     Examples
     --------
@@ -148,15 +149,24 @@ def source_listing(
                 ):
                     out[k].append(v)
     columns = {k: (np.asarray(v, dtype=np.int64) if k in ("line", "flat", "cum") else v) for k, v in out.items()}
+    return listing_table("list", columns, routines, profile.sample_types[ti][0], tot, su, ratio, _list_text)
+
+
+def listing_table(
+    kind: str, columns: dict, routines: list, sample_type: str, total: int, sample_unit: str, ratio: float, text
+) -> ListingTable:
+    """A ``list`` or ``disasm`` listing (``kind``) under pprof's "Total:" line,
+    with the ``meta`` that its text (``text``) and the HTML views read."""
     meta = {
-        "kind": "list",
-        "total": tot,
-        "sample_unit": su,
+        "kind": kind,
+        "total": total,
+        "sample_unit": sample_unit,
         "routines": routines,
-        "sample_type": profile.sample_types[ti][0],
+        "sample_type": sample_type,
         "ratio": ratio,
     }
-    return ListingTable(columns, [f"Total: {_units.scaled_label(_units.divided(tot, ratio), su)}"], _list_text, meta)
+    header = f"Total: {_units.scaled_label(_units.divided(total, ratio), sample_unit)}"
+    return ListingTable(columns, [header], text, meta)
 
 
 def _clean(path: str) -> str:

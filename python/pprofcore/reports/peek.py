@@ -34,9 +34,13 @@ def peek(
     divide_by: float = 1.0,
     sort: str = "flat",
 ) -> ReportTable:
-    """pprof's -peek: callers and callees of the nodes matching ``regex`` (no
-    trimming, as pprof), in ``sort`` order. Raises ValueError when ``regex``
-    matches no node.
+    """pprof's ``-peek``: callers and callees of the nodes whose name matches
+    ``regex`` (``re.search``), with edge weights, in ``sort`` order and without
+    trimming, as pprof; ``p.peek(...)`` is ``peek(p, ...)``. Returns a table
+    with columns ``focus, kind ("caller"/"node"/"callee"), name, flat, cum,
+    weight, inline``. Raises ``ValueError`` ("no matches found for regexp:
+    ...") when ``regex`` matches no node, as pprof does.
+    ``relative_percentages``, ``divide_by``: see :func:`top`.
 
     Examples
     --------
@@ -76,7 +80,12 @@ def tree(
     relative_percentages: bool = False,
     divide_by: float = 1.0,
 ) -> ReportTable:
-    """pprof's -tree: every node of the trimmed graph with its callers and callees.
+    """pprof's ``-tree``: every node with its callers and callees, the same
+    table as :func:`peek`, for the nodes pprof keeps after trimming (defaults
+    as pprof's: ``nodecount=80``, ``nodefraction=0.005``,
+    ``edgefraction=0.001``; ``0`` turns a limit off); ``p.tree(...)`` is
+    ``tree(p, ...)``. ``sort="cum"`` orders nodes as ``-cum``.
+    ``relative_percentages``, ``divide_by``: see :func:`top`.
 
     Examples
     --------

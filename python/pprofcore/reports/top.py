@@ -39,15 +39,62 @@ def top(
     relative_percentages: bool = False,
     divide_by: float = 1.0,
 ) -> ReportTable:
-    """pprof's ``-top``: flat and cum per function (or file, line, address),
-    :meth:`Profile.top`, whose parameters it takes.
+    """pprof's ``-top``: flat and cum per function (or file, line, address);
+    ``p.top(...)`` is ``top(p, ...)``.
+
+    Parameters
+    ----------
+    sample_type : int, str, list or "all", optional
+        Sample type index or name; default follows pprof (``default_sample_type``,
+        else the last type). A list (or ``"all"``) gives ``flat:<type>`` and
+        ``cum:<type>`` columns for each type, ordered by the first.
+    by : {"functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries"}
+        pprof's granularity, or ours: ``"packages"`` groups functions by
+        package (Go import path, Java package, C++/Rust namespace, Python
+        module: :func:`pprofcore.reports.package_of`; functions without
+        one fall under their binary), ``"binaries"`` by the mapping's file.
+    n : int, optional
+        Keep only the first ``n`` rows (pprof's ``-nodecount``).
+    sort : {"flat", "cum"}
+        Order by flat (pprof's default) or cum (``-cum``).
+    mean : bool
+        Divide by the first (count) sample type, like ``-mean``.
+    unit : str, optional
+        Display unit (``"minimum"`` default, ``"auto"``, ``"ms"``, ``"MB"`` ...);
+        table values stay in the sample type's own unit.
+    inline : bool
+        Show inlined functions as their own rows (``False`` = ``-noinlines``).
+    nodefraction : float
+        pprof's ``-nodefraction`` (default 0.005, as pprof): nodes whose cum is
+        below this fraction of the total are dropped ("Dropped N nodes" in the
+        header). ``0`` keeps every node.
+    edgefraction : float
+        pprof's ``-edgefraction`` (default 0.001): call edges lighter than this
+        fraction are dropped before the ``(inline)`` labels are decided, as pprof does.
+    relative_percentages : bool
+        Percentages of what is left after filtering (``-relative_percentages``).
+        By default, as pprof, a profile made by :meth:`Profile.filter` and the other
+        sample filters measures percentages against the total *before*
+        filtering, and its header lists the "Active filters".
+    divide_by : float
+        pprof's ``-divide_by``: the text shows every value divided by this
+        (truncated as pprof does); percentages and table values are unchanged.
+
+    Returns
+    -------
+    ReportTable
+        Columns ``name, flat, flat%, sum%, cum, cum%, inline``; ``repr`` is pprof's text.
 
     Examples
     --------
     >>> p = pprofcore.load(pprofcore.example_path())
-    >>> t = pprofcore.reports.top(p, n=2)
+    >>> t = pprofcore.reports.top(p, n=2)  # or p.top(n=2)
     >>> t["name"], t["flat"].tolist()
     (['crypto/sha256.block', 'runtime.asyncPreempt'], [1130000000, 510000000])
+    >>> p.top(sort="cum", n=2)["name"]
+    ['main.cpuPhase.func1', 'main.cpuPhase.func1.1']
+    >>> p.top(by="files", n=1)["name"]
+    ['crypto/sha256/sha256block_amd64.s']
     """
     if sort not in ("flat", "cum"):
         raise ValueError("sort must be 'flat' or 'cum'")

@@ -41,7 +41,10 @@ def top_profile(
     nodefraction: float = NODEFRACTION,
     relative_percentages: bool = False,
 ) -> "Profile":
-    """The ``-topproto`` profile of ``profile`` (see the module docstring).
+    """pprof's ``-topproto``: the :func:`top` report as a profile, one sample
+    per node with values ``cum`` and ``flat`` in the report's output unit
+    (truncated to integers, as pprof does; see the module docstring);
+    ``p.top_profile(...)`` is ``top_profile(p, ...)``.
 
     Examples
     --------

@@ -28,7 +28,9 @@ def traces(
     relative_percentages: bool = False,
     merge: bool = True,
 ) -> ReportTable:
-    """pprof's -traces: every distinct sample's stack, frames named at
+    """pprof's ``-traces``: every distinct sample's stack, one row per sample x
+    frame (``sample, depth, value, name, inline``); ``repr`` is pprof's text;
+    ``p.traces(...)`` is ``traces(p, ...)``. Frames are named at
     granularity ``by`` (``"addresses"`` prefixes each frame with its address);
     values shown divided by ``divide_by`` as pprof's ``-divide_by``;
     ``inline=False`` keeps only each location's outermost frame (``-noinlines``);

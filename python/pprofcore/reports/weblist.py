@@ -56,7 +56,8 @@ def weblist(
     """The weblist of the functions matching ``regex`` (arguments as
     :func:`source_listing` and :func:`disassembly`). Without objdump or the
     binary the disassembly is left out, as pprof's page then shows the source
-    alone. Raises ``ValueError`` when no function matches.
+    alone. Raises ``ValueError`` when no function matches. ``p.weblist(...)``
+    is ``weblist(p, ...)``; ``pprofcore -weblist`` draws it.
 
     Examples
     --------

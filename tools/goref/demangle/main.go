@@ -12,18 +12,18 @@ import (
 	"os"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"../common"
 )
 
 func main() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
-	for in.Scan() {
-		name := in.Text()
+	common.EachLine(func(line []byte) {
+		name := string(line)
 		fmt.Fprintf(out, "%s\t%s\t%s\n",
 			demangle.Filter(name, demangle.NoParams, demangle.NoTemplateParams),
 			demangle.Filter(name, demangle.NoParams),
 			demangle.Filter(name, demangle.NoClones))
-	}
+	})
 }

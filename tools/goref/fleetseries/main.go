@@ -10,11 +10,10 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"time"
 
-	"github.com/google/pprof/profile"
+	"../common"
 )
 
 type row struct {
@@ -32,25 +31,8 @@ func main() {
 	start := time.Now()
 	var rows []row
 	for i, path := range args {
-		f, err := os.Open(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		p, err := profile.Parse(f)
-		f.Close()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, path, err)
-			os.Exit(1)
-		}
-		idx := len(p.SampleType) - 1
-		if p.DefaultSampleType != "" {
-			for j, st := range p.SampleType {
-				if st.Type == p.DefaultSampleType {
-					idx = j
-				}
-			}
-		}
+		p := common.MustParseFile(path)
+		idx := common.DefaultSampleIndex(p)
 		sums := map[string]int64{}
 		for _, s := range p.Sample {
 			if len(s.Location) == 0 || len(s.Location[0].Line) == 0 {
@@ -64,10 +46,5 @@ func main() {
 			}
 		}
 	}
-	if timing {
-		fmt.Fprintln(os.Stderr, len(rows))
-		fmt.Printf("%.6f\n", time.Since(start).Seconds())
-		return
-	}
-	fmt.Println(len(rows))
+	common.PrintCount(timing, start, len(rows))
 }

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
+	"../common"
 )
 
 type row struct {
@@ -78,25 +78,8 @@ func main() {
 	start := time.Now()
 	var rows []row
 	for i, path := range args {
-		f, err := os.Open(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		p, err := profile.Parse(f)
-		f.Close()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, path, err)
-			os.Exit(1)
-		}
-		idx := len(p.SampleType) - 1
-		if p.DefaultSampleType != "" {
-			for j, st := range p.SampleType {
-				if st.Type == p.DefaultSampleType {
-					idx = j
-				}
-			}
-		}
+		p := common.MustParseFile(path)
+		idx := common.DefaultSampleIndex(p)
 		for _, key := range keys {
 			sums := map[string]int64{}
 			nums := map[int]int64{} // by bucket, named once per profile
@@ -119,10 +102,5 @@ func main() {
 			}
 		}
 	}
-	if timing {
-		fmt.Fprintln(os.Stderr, len(rows))
-		fmt.Printf("%.6f\n", time.Since(start).Seconds())
-		return
-	}
-	fmt.Println(len(rows))
+	common.PrintCount(timing, start, len(rows))
 }

@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	"../common"
 )
 
 type row struct {
@@ -29,13 +29,7 @@ type row struct {
 
 func describe(path string) row {
 	r := row{File: path}
-	f, err := os.Open(path)
-	if err != nil {
-		r.Parses = "no: " + err.Error()
-		return r
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := common.ParseFile(path)
 	if err != nil {
 		r.Parses = "no: " + err.Error()
 		return r

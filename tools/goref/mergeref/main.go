@@ -24,15 +24,14 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"../common"
 )
 
 var dryRun bool
 
 func parse(path string) *profile.Profile {
-	f, err := os.Open(path)
-	check(err)
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := common.ParseFile(path)
 	check(err)
 	return p
 }

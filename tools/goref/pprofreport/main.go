@@ -10,20 +10,17 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/google/pprof/driver"
+
+	"../common"
 )
 
-type flagSet struct {
-	*flag.FlagSet
-	args []string
-}
+type flagSet struct{ *common.Flags }
 
 // The driver seeds each flag's default from its global "current config", which
 // the previous request changed; defaults seen on the first request are pristine.
@@ -55,15 +52,6 @@ func (f *flagSet) StringList(name, def, usage string) *[]*string {
 	f.Func(name, usage, func(v string) error { s = append(s, &v); return nil })
 	return &s
 }
-func (f *flagSet) ExtraUsage() string      { return "" }
-func (f *flagSet) AddExtraUsage(eu string) {}
-func (f *flagSet) Parse(usage func()) []string {
-	f.FlagSet.Usage = usage
-	if err := f.FlagSet.Parse(f.args); err != nil {
-		return nil
-	}
-	return f.FlagSet.Args()
-}
 
 type buf struct{ bytes.Buffer }
 
@@ -73,37 +61,24 @@ type writer struct{ out *buf }
 
 func (w *writer) Open(name string) (io.WriteCloser, error) { return w.out, nil }
 
-type ui struct{ errs []string }
-
-func (u *ui) ReadLine(string) (string, error)    { return "", io.EOF }
-func (u *ui) Print(...interface{})                {}
-func (u *ui) PrintErr(a ...interface{})           { u.errs = append(u.errs, fmt.Sprint(a...)) }
-func (u *ui) IsTerminal() bool                    { return false }
-func (u *ui) WantBrowser() bool                   { return false }
-func (u *ui) SetAutoComplete(func(string) string) {}
-
 func main() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
-	for in.Scan() {
-		var args []string
-		if err := json.Unmarshal(in.Bytes(), &args); err != nil {
+	common.EachRequest(func(args []string, err error) {
+		if err != nil {
 			fmt.Fprintf(out, "\x00END bad request: %v\n", err)
-			continue
+			return
 		}
 		b := &buf{}
-		u := &ui{}
-		fs := &flagSet{flag.NewFlagSet("pprof", flag.ContinueOnError), append([]string{"-output=report"}, args...)}
-		fs.SetOutput(io.Discard)
-		err := driver.PProf(&driver.Options{Flagset: fs, Writer: &writer{b}, UI: u})
+		u := &common.UI{}
+		fs := &flagSet{common.NewFlags(append([]string{"-output=report"}, args...))}
+		err = driver.PProf(&driver.Options{Flagset: fs, Writer: &writer{b}, UI: u})
 		out.Write(b.Bytes())
 		status := "ok"
 		if err != nil {
-			status = strings.ReplaceAll(err.Error()+" "+strings.Join(u.errs, "; "), "\n", " ")
+			status = strings.ReplaceAll(err.Error()+" "+strings.Join(u.Errors, "; "), "\n", " ")
 		}
 		fmt.Fprintf(out, "\x00END %s\n", status)
 		out.Flush()
-	}
+	})
 }

@@ -10,16 +10,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	"../common"
 )
 
 func dump(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := common.ParseFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/google/pprof/profile"
+	"../common"
 )
 
 func main() {
@@ -24,13 +24,11 @@ func main() {
 		if *sep {
 			fmt.Printf("=== rawdump: %s\n", path)
 		}
-		f, err := os.Open(path)
-		if err != nil {
+		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		p, err := profile.Parse(f)
-		f.Close()
+		p, err := common.ParseFile(path)
 		if err != nil {
 			fmt.Printf("ERROR %s\n", err)
 			continue
