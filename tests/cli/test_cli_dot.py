@@ -7,15 +7,15 @@ Three sources of cases, each compared byte for byte:
   -diff_base that makes negative values (green colours));
 - a profile built here with C++, Java and versioned Go names (label splitting)
   and string and ``bytes`` labels (tag sub-nodes, numeric ranges);
-- google/pprof's own driver goldens (``../shared/conformance``, skipped when
-  absent) and a few corpus files (``../shared/corpus``, skipped when absent).
+- a few corpus files (``../shared/corpus``, skipped when absent).
+
+google/pprof's own DOT driver goldens run in ``tests/oracles/test_conformance.py``.
 
 Go's pprof runs as an oracle; without Go those cases skip with the reason.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -24,20 +24,10 @@ from xml.etree import ElementTree
 import pytest
 import wirebuild as wb
 from cli_run import CPU, HEAP, pprofcore_dot
+from goldens import first_difference
 from testenv import CORPUS, go_pprof, requires_go
 
 import pprofcore
-
-CONF = CORPUS.parent / "conformance" / "google__pprof"
-GOLDEN = CONF / "internal" / "driver" / "testdata"
-FIXTURES = CONF / "derived" / "driver"
-
-
-def first_difference(want: str, got: str) -> str:
-    for i, (a, b) in enumerate(zip(want.splitlines(), got.splitlines())):
-        if a != b:
-            return f"line {i + 1}:\n  pprof:     {a}\n  pprofcore: {b}"
-    return f"lengths differ: pprof {len(want.splitlines())} lines, pprofcore {len(got.splitlines())} lines"
 
 
 def assert_same_dot(flags, path, ours=None):
@@ -188,45 +178,6 @@ def test_call_tree_matches_go(kind, flags):
     got = pprofcore_dot("-call_tree", *flags, path)
     assert got.splitlines()[:3] == want.splitlines()[:3]  # the legend, byte for byte
     assert _without_ids(got) == _without_ids(want)
-
-
-# ------------------------------------------------------------ pprof's goldens
-# golden -> (fixture, flags): the driver test's base flags plus what the name encodes
-DRIVER_FLAGS = ["-nodecount=20", "-nodefraction=0.05", "-edgefraction=0.01", "-compact_labels", "-unit=minimum"]
-GOLDENS = {
-    "pprof.cpu.flat.functions.dot": ("cpu", ["-flat", "-functions"]),
-    "pprof.cpu.flat.functions.call_tree.dot": ("cpu", ["-flat", "-functions", "-call_tree"]),
-    "pprof.heap.flat.lines.dot.focus": ("heap", ["-flat", "-lines", "-focus=[12]00"]),
-    "pprof.heap_sizetags.dot": ("heap_sizetags", []),
-    "pprof.contention.flat.addresses.dot.focus.ignore": (
-        "contention",
-        ["-flat", "-addresses", "-ignore=[X3]002", "-focus=[X1]000"],
-    ),
-    "pprof.contention.cum.files.dot": ("contention", ["-cum", "-files"]),
-    "pprof.heap_alloc.flat.alloc_space.dot.focus": ("heap_alloc", ["-flat", "-alloc_space", "-focus=[234]00"]),
-    "pprof.heap_alloc.flat.alloc_space.dot": ("heap_alloc", ["-flat", "-alloc_space", "-tagshow=[2]00"]),
-    "pprof.heap_alloc.flat.alloc_space.dot.hide": ("heap_alloc", ["-flat", "-alloc_space", "-hide=line.*1?23?"]),
-    "pprof.heap.flat.inuse_space.dot.focus": ("heap", ["-flat", "-inuse_space", "-tagfocus=1mb:2gb"]),
-    "pprof.heap.flat.inuse_space.dot.focus.ignore": (
-        "heap",
-        ["-flat", "-inuse_space", "-tagfocus=30kb:", "-tagignore=1mb:2mb"],
-    ),
-    "pprof.long_name_funcs.dot": ("long_name_funcs", []),
-}
-NOT_YET: dict = {}
-
-
-@pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"pprof's driver goldens not found under {GOLDEN}")
-@pytest.mark.parametrize("golden", sorted(GOLDENS))
-def test_driver_goldens(tmp_path, golden):
-    if golden in NOT_YET:
-        pytest.xfail(NOT_YET[golden])
-    fixture, flags = GOLDENS[golden]
-    path = tmp_path / f"{fixture}.pb"
-    path.write_bytes(wb.profile_from_json(json.loads((FIXTURES / f"{fixture}.json").read_text())))
-    want = (GOLDEN / golden).read_text()
-    got = pprofcore_dot(*DRIVER_FLAGS, *flags, str(path))
-    assert got == want, first_difference(want, got)
 
 
 def _corpus_sample(n: int = 6):

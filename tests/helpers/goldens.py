@@ -35,3 +35,11 @@ def check(name: str, text: str, *, update: bool, test: str) -> None:
         f"{name} differs from its golden file; if the change is intended, run {rerun} and review the diff\n{shown}",
         pytrace=False,
     )
+
+
+def first_difference(want: str, got: str) -> str:
+    """Where pprof's text (``want``) and pprofcore's (``got``) first part, for a failure message."""
+    for i, (a, b) in enumerate(zip(want.splitlines(), got.splitlines())):
+        if a != b:
+            return f"line {i + 1}:\n  pprof:     {a}\n  pprofcore: {b}"
+    return f"lengths differ: pprof {len(want.splitlines())} lines, pprofcore {len(got.splitlines())} lines"
