@@ -4,29 +4,26 @@
 
 namespace pprofcore::bindings {
 
+namespace {
+
+// A per-sample id column computed without the GIL (p is immutable; the ids are local).
+template <std::vector<int32_t> (*ids_of)(const Profile&, size_t*)>
+py::array per_sample_ids(const Profile& p) {
+  std::vector<int32_t> ids;
+  {
+    py::gil_scoped_release nogil;
+    ids = ids_of(p, nullptr);
+  }
+  return move_to_numpy(std::move(ids));
+}
+
+}  // namespace
+
 void bind_tables(py::module_& m) {
-  m.def(
-      "stack_ids",
-      [](const Profile& p) {
-        std::vector<int32_t> ids;
-        {
-          py::gil_scoped_release nogil;  // p is immutable; ids is local
-          ids = stack_ids(p);
-        }
-        return move_to_numpy(std::move(ids));
-      },
-      py::arg("profile"), "Per sample, a dense id of its stack (0.. in order of first appearance).");
-  m.def(
-      "sample_group_ids",
-      [](const Profile& p) {
-        std::vector<int32_t> ids;
-        {
-          py::gil_scoped_release nogil;  // p is immutable; ids is local
-          ids = sample_group_ids(p);
-        }
-        return move_to_numpy(std::move(ids));
-      },
-      py::arg("profile"), "Per sample, a dense id of its (stack, labels) pair: pprof's merge key.");
+  m.def("stack_ids", &per_sample_ids<stack_ids>, py::arg("profile"),
+        "Per sample, a dense id of its stack (0.. in order of first appearance).");
+  m.def("sample_group_ids", &per_sample_ids<sample_group_ids>, py::arg("profile"),
+        "Per sample, a dense id of its (stack, labels) pair: pprof's merge key.");
   m.def(
       "frame_columns",
       [](const Profile& p) {

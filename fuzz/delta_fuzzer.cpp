@@ -6,19 +6,15 @@
 // differently gives an empty delta.
 #include "fuzz_checks.hpp"
 #include "pprofcore/delta.hpp"
-#include "pprofcore/merge.hpp"
 
 using namespace pprofcore;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto p = fuzz_checks::decode_input(data, size);
   if (!p) return 0;
-  Profile doubled;
-  try {
-    doubled = merge({&*p, &*p});
-  } catch (const ProfileError&) {
-    return 0;
-  }
+  auto merged = fuzz_checks::merged_with_itself(*p);
+  if (!merged) return 0;
+  const Profile& doubled = *merged;
   DeltaComputer dc({});  // subtract every sample type
   Profile first = dc.delta(*p), second = dc.delta(*p), third = dc.delta(doubled);
   for (const Profile* d : {&first, &second, &third}) fuzz_checks::require_valid(*d, "delta_fuzzer");
@@ -37,8 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz_checks::fail("delta_fuzzer", "delta of 2p after p does not sum to p");
   // Label-heavy samples: a delta against the same samples with their labels
   // interleaved differently is empty (the keys must match).
-  Profile heavy = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, false);
-  Profile reordered = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, true);
+  auto [heavy, reordered] = fuzz_checks::label_heavy_twins(*p, data, size);
   DeltaComputer labelled({});
   Profile h1 = labelled.delta(heavy), h2 = labelled.delta(reordered);
   fuzz_checks::require_valid(h1, "delta_fuzzer");

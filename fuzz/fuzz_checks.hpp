@@ -7,11 +7,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pprofcore/decode.hpp"
 #include "pprofcore/encode.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/merge.hpp"
 #include "pprofcore/profile.hpp"
 
 namespace fuzz_checks {
@@ -145,6 +147,23 @@ inline pprofcore::Profile with_extra_labels(const pprofcore::Profile& p, const u
     out.label_offsets.push_back(static_cast<int64_t>(l.size()));
   }
   return out;
+}
+
+// merge(p, p), or nothing when merge refuses p by pprof's rules.
+inline std::optional<pprofcore::Profile> merged_with_itself(const pprofcore::Profile& p) {
+  try {
+    return pprofcore::merge({&p, &p});
+  } catch (const pprofcore::ProfileError&) {
+    return std::nullopt;
+  }
+}
+
+// The two label-heavy variants of p (with_extra_labels in both orders), whose
+// samples must pair one for one in a merge or a delta.
+inline std::pair<pprofcore::Profile, pprofcore::Profile> label_heavy_twins(const pprofcore::Profile& p,
+                                                                           const uint8_t* seed, size_t seed_size) {
+  const size_t extra = 40 + seed_size % 64;
+  return {with_extra_labels(p, seed, seed_size, extra, false), with_extra_labels(p, seed, seed_size, extra, true)};
 }
 
 }  // namespace fuzz_checks

@@ -34,6 +34,18 @@ bool try_inflate(const uint8_t* data, size_t size, gzip::Backend b, std::string*
   }
 }
 
+// Backend b (named `name`) must give zlib's answer (ok_zlib, zlib): the same
+// bytes, or an error in both.
+void require_same_as_zlib(const uint8_t* data, size_t size, gzip::Backend b, const char* name, bool ok_zlib,
+                          const std::string& zlib) {
+  std::string out;
+  bool ok = try_inflate(data, size, b, &out);
+  if (ok != ok_zlib || (ok && out != zlib)) {
+    std::fprintf(stderr, "gzip_fuzzer: zlib %s, %s %s\n", ok_zlib ? "ok" : "error", name, ok ? "ok" : "error");
+    std::abort();
+  }
+}
+
 std::vector<gzip::Backend> backends() {
   std::vector<gzip::Backend> out{gzip::Backend::Zlib, gzip::Backend::Auto};
   if (gzip::have_libdeflate()) out.push_back(gzip::Backend::Libdeflate);
@@ -86,22 +98,10 @@ void check_limit_over_members(const uint8_t* data, size_t size, const std::strin
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string a;
   bool ok_a = try_inflate(data, size, gzip::Backend::Zlib, &a);
-  if (gzip::have_libdeflate()) {
-    std::string b;
-    bool ok_b = try_inflate(data, size, gzip::Backend::Libdeflate, &b);
-    if (ok_a != ok_b || (ok_a && a != b)) {
-      std::fprintf(stderr, "gzip_fuzzer: zlib %s, libdeflate %s\n", ok_a ? "ok" : "error", ok_b ? "ok" : "error");
-      std::abort();
-    }
-  }
+  if (gzip::have_libdeflate()) require_same_as_zlib(data, size, gzip::Backend::Libdeflate, "libdeflate", ok_a, a);
 #ifdef PPROFCORE_HAVE_ISAL
   if (gzip::have_isal()) {
-    std::string c;
-    bool ok_c = try_inflate(data, size, gzip::Backend::Isal, &c);
-    if (ok_a != ok_c || (ok_a && a != c)) {
-      std::fprintf(stderr, "gzip_fuzzer: zlib %s, isal %s\n", ok_a ? "ok" : "error", ok_c ? "ok" : "error");
-      std::abort();
-    }
+    require_same_as_zlib(data, size, gzip::Backend::Isal, "isal", ok_a, a);
     uint32_t isize = gzip::is_gzip(data, size) ? gzip::trailer_size(data, size) : 0;
     // Only plausible sizes (deflate expands at most ~1032:1), or every input with
     // a random trailer would zero-fill megabytes and the fuzzer would crawl.

@@ -11,12 +11,9 @@ using namespace pprofcore;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto p = fuzz_checks::decode_input(data, size);
   if (!p) return 0;
-  Profile m;
-  try {
-    m = merge({&*p, &*p});
-  } catch (const ProfileError&) {
-    return 0;  // e.g. a profile merge refuses by pprof's rules
-  }
+  auto merged = fuzz_checks::merged_with_itself(*p);
+  if (!merged) return 0;
+  const Profile& m = *merged;
   fuzz_checks::require_valid(m, "merge_fuzzer");
   auto one = fuzz_checks::totals(*p), two = fuzz_checks::totals(m);
   for (size_t k = 0; k < one.size(); ++k)
@@ -31,8 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the two variants pairs every sample with its twin. (The output's string
   // table and label order follow first appearance, so the variants' compacted
   // forms are equal as label sets, not byte for byte.)
-  Profile heavy = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, false);
-  Profile reordered = fuzz_checks::with_extra_labels(*p, data, size, 40 + size % 64, true);
+  auto [heavy, reordered] = fuzz_checks::label_heavy_twins(*p, data, size);
   Profile a, both;
   try {
     a = compact(heavy);

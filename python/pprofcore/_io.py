@@ -99,6 +99,22 @@ def _foreign_or_raise(error: Exception, data, max_decompressed_size: int, repair
     return (p, RepairReport._from_core({})) if repair else p
 
 
+def _decode(data, path: Optional[bytes], max_decompressed_size: int, inflater: str, repair: bool):
+    """What :func:`loads` (``data``) and :func:`load` (``path``) return: the
+    core's profile (and repair report), else a foreign format's."""
+    source = data if path is None else path
+    plain, repairing = (
+        (_core.decode, _core.decode_repair) if path is None else (_core.decode_file, _core.decode_file_repair)
+    )
+    try:
+        if repair:
+            core, report = repairing(source, max_decompressed_size, inflater)
+            return Profile._wrap(core), RepairReport._from_core(report)
+        return Profile._wrap(plain(source, max_decompressed_size, inflater))
+    except _core.DecodeError as e:
+        return _foreign_or_raise(e, data, max_decompressed_size, repair, path)
+
+
 @overload
 def loads(
     data: Union[bytes, bytearray, memoryview],
@@ -188,13 +204,7 @@ def loads(
     """
     if isinstance(data, str):
         raise TypeError("loads() takes bytes; to read a file use pprofcore.load(path)")
-    try:
-        if repair:
-            core, report = _core.decode_repair(data, max_decompressed_size, inflater)
-            return Profile._wrap(core), RepairReport._from_core(report)
-        return Profile._wrap(_core.decode(data, max_decompressed_size, inflater))
-    except _core.DecodeError as e:
-        return _foreign_or_raise(e, data, max_decompressed_size, repair, None)
+    return _decode(data, None, max_decompressed_size, inflater, repair)
 
 
 @overload
@@ -264,14 +274,7 @@ def load(
         if len(data) > max_decompressed_size and data[:2] == b"\x1f\x8b":
             data += source.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
         return loads(data, max_decompressed_size=max_decompressed_size, inflater=inflater, repair=repair)
-    path = path_bytes(source)
-    try:
-        if repair:
-            core, report = _core.decode_file_repair(path, max_decompressed_size, inflater)
-            return Profile._wrap(core), RepairReport._from_core(report)
-        return Profile._wrap(_core.decode_file(path, max_decompressed_size, inflater))
-    except _core.DecodeError as e:
-        return _foreign_or_raise(e, None, max_decompressed_size, repair, path)
+    return _decode(None, path_bytes(source), max_decompressed_size, inflater, repair)
 
 
 @overload

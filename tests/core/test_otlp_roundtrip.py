@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from pbprofile import profile_class, valid_profiles
+from pbprofile import field_names, profile_class, valid_profiles
 from testenv import corpus_files, corpus_path, parses_with_pprof
 
 import pprofcore
@@ -129,17 +129,7 @@ def _same(p: pprofcore.Profile, q: pprofcore.Profile) -> None:
             for r in zip(*(getattr(t, c).tolist() for c in cols))
         )
 
-    mcols = [
-        "memory_start",
-        "memory_limit",
-        "file_offset",
-        "filename",
-        "build_id",
-        "has_functions",
-        "has_filenames",
-        "has_line_numbers",
-        "has_inline_frames",
-    ]
+    mcols = field_names("Mapping")[1:]  # all but the id
     fcols = ["name", "system_name", "filename", "start_line"]
     sp, sq = list(p.strings), list(q.strings)
     used_maps = np.unique(p.locations.mapping[p.stack_locations]) if len(p.stack_locations) else []

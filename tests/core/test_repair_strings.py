@@ -28,14 +28,19 @@ def names(p):
     return [p.strings[c] for c in p.functions.name]
 
 
-def test_nonempty_first_string_becomes_empty():
-    data = profile(
+def junk_first_string(name: int) -> bytes:
+    """One sample in function ``main`` named by string ``name``, with "junk" as string 0."""
+    return profile(
         strings=("junk",) + STRINGS[1:],
         sample_types=[(1, 2)],
         samples=[([1], [5])],
         locations=[(1, 0, [1])],
-        functions=[(1, 3)],
+        functions=[(1, name)],
     )
+
+
+def test_nonempty_first_string_becomes_empty():
+    data = junk_first_string(name=3)
     with pytest.raises(DecodeError, match=r"string_table\[0\] must be"):
         pprofcore.loads(data)
     p, report = repaired(data)
@@ -113,13 +118,7 @@ def test_one_placeholder_per_missing_index():
 def test_pprof_refuses_the_original_and_accepts_the_repair(tmp_path):
     from pprof_oracle import rawdumps
 
-    data = profile(
-        strings=("junk",) + STRINGS[1:],
-        sample_types=[(1, 2)],
-        samples=[([1], [5])],
-        locations=[(1, 0, [1])],
-        functions=[(1, 99)],
-    )
+    data = junk_first_string(name=99)
     before, after = tmp_path / "before.pb", tmp_path / "after.pb"
     before.write_bytes(data)
     p, _ = repaired(data)

@@ -33,6 +33,12 @@ def parse_proto(text: str) -> tuple:
     return package, messages
 
 
+def field_names(message: str) -> list:
+    """The field names of ``message`` in tests/proto/profile.proto, in order
+    (pprofcore's column names of that table)."""
+    return [name for _, _, name, _ in parse_proto(PROTO.read_text())[1][message]]
+
+
 @lru_cache(maxsize=None)
 def profile_class(packed: bool = True):
     """The Profile message class built from tests/proto/profile.proto.

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("google.protobuf", reason="the differential test needs `pip install protobuf`")
 
-from pbprofile import PROTO, parse_proto, profile_class, valid_profiles  # noqa: E402
+from pbprofile import PROTO, field_names, parse_proto, profile_class, valid_profiles  # noqa: E402
 from testenv import corpus_files, parses_with_pprof  # noqa: E402
 from wirebuild import top_level  # noqa: E402
 
@@ -113,20 +113,9 @@ def expected_columns(msg) -> dict:
     e["lines.function"] = _rows([f.id for f in msg.function], [ln.function_id for ln in lines], False)
     e["lines.line"] = [ln.line for ln in lines]
     e["lines.column"] = [ln.column for ln in lines]
-    for col in ("id", "name", "system_name", "filename", "start_line"):
+    for col in field_names("Function"):
         e[f"functions.{col}"] = [getattr(f, col) for f in msg.function]
-    for col in (
-        "id",
-        "memory_start",
-        "memory_limit",
-        "file_offset",
-        "filename",
-        "build_id",
-        "has_functions",
-        "has_filenames",
-        "has_line_numbers",
-        "has_inline_frames",
-    ):
+    for col in field_names("Mapping"):
         e[f"mappings.{col}"] = [int(getattr(m, col)) for m in msg.mapping]
     e["comments"] = list(msg.comment)
     return e

@@ -120,21 +120,26 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("make, says", REFUSED)
-def test_refused_with_name_and_converter(make, says, tmp_path):
-    data = make(tmp_path)
+def entry_points(data: bytes, tmp_path) -> dict:
+    """Every reader of the input ``data``, as calls giving one profile: the bytes,
+    the file, its gzip copy, ``load_many`` (the gzip copy after the file) and
+    ``merge_files`` of the file and the gzip copy (twice the input)."""
     path = tmp_path / "input"
     path.write_bytes(data)
     gz = tmp_path / "input.gz"
     gz.write_bytes(pprofcore._core.gzip(data, 1))
-    entries = {
+    return {
         "loads": lambda: pprofcore.loads(data),
         "load": lambda: pprofcore.load(path),
         "load gzip": lambda: pprofcore.load(gz),
-        "load_many": lambda: pprofcore.load_many([path]),
-        "merge_files": lambda: pprofcore.merge_files([path, path]),
+        "load_many": lambda: pprofcore.load_many([path, gz])[1],
+        "merge_files": lambda: pprofcore.merge_files([path, gz]),
     }
-    for entry, call in entries.items():
+
+
+@pytest.mark.parametrize("make, says", REFUSED)
+def test_refused_with_name_and_converter(make, says, tmp_path):
+    for entry, call in entry_points(make(tmp_path), tmp_path).items():
         with pytest.raises(DecodeError) as e:
             call()
         for text in says:
@@ -157,19 +162,11 @@ READ = [
 
 @pytest.mark.parametrize("make, name", READ)
 def test_read_alike_by_every_entry_point(make, name, tmp_path):
-    data = make(tmp_path)
-    path = tmp_path / "input"
-    path.write_bytes(data)
-    gz = tmp_path / "input.gz"
-    gz.write_bytes(pprofcore._core.gzip(data, 1))
-    totals = {
-        pprofcore.loads(data).total(),
-        pprofcore.load(path).total(),
-        pprofcore.load(gz).total(),
-        pprofcore.load_many([path, gz])[1].total(),
-    }
+    calls = entry_points(make(tmp_path), tmp_path)
+    twice = calls.pop("merge_files")().total()
+    totals = {call().total() for call in calls.values()}
     assert len(totals) == 1
-    assert pprofcore.merge_files([path, gz]).total() == 2 * totals.pop()
+    assert twice == 2 * totals.pop()
 
 
 def test_folded_text_is_only_named_when_it_is_folded():

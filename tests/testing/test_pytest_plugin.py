@@ -90,13 +90,10 @@ TEST_MODULE = """
 """
 
 
-def test_baseline_lifecycle(pytester, cpu, monkeypatch):
-    good = pytester.path / "good.pb.gz"
-    cpu.save(good)
+def test_baseline_lifecycle(pytester, cpu, cpu_under_test, monkeypatch):
     slow = pytester.path / "slow.pb.gz"
     pprofcore.merge([cpu, cpu.focus("^main\\.hashWork$")]).save(slow)  # hashing counted twice
     pytester.makepyfile(test_bench=TEST_MODULE)
-    monkeypatch.setenv("PPROF_UNDER_TEST", str(good))
     base_dir = pytester.path / "__pprof_baselines__" / "test_bench"
 
     # 1. No baseline yet: fail and say how to create it.
@@ -219,10 +216,17 @@ def test_colliding_ids_get_their_own_baselines(pytester, cpu, monkeypatch):
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
 
 
-def test_baselines_under_old_names_are_found_when_unambiguous(pytester, cpu, monkeypatch):
+@pytest.fixture
+def cpu_under_test(pytester, cpu, monkeypatch):
+    """``cpu`` saved in pytester's folder, its path in ``$PPROF_UNDER_TEST``,
+    where the inner test modules load it from."""
     good = pytester.path / "good.pb.gz"
     cpu.save(good)
     monkeypatch.setenv("PPROF_UNDER_TEST", str(good))
+    return good
+
+
+def test_baselines_under_old_names_are_found_when_unambiguous(pytester, cpu, cpu_under_test):
     pytester.makepyfile(
         test_old="""
         import os
@@ -259,10 +263,7 @@ def test_baselines_under_old_names_are_found_when_unambiguous(pytester, cpu, mon
     assert sorted(f.name for f in d.iterdir()) == ["test_p_a_b.pb.gz", "test_q_b.pb.gz"]
 
 
-def test_update_refuses_an_unknown_sample_type_at_once(pytester, cpu, monkeypatch):
-    good = pytester.path / "good.pb.gz"
-    cpu.save(good)
-    monkeypatch.setenv("PPROF_UNDER_TEST", str(good))
+def test_update_refuses_an_unknown_sample_type_at_once(pytester, cpu_under_test):
     pytester.makepyfile(
         test_typo="""
         import os

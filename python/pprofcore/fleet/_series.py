@@ -323,7 +323,10 @@ def series(
     buckets=None,
     fill=None,
 ):
-    """The value of every key in every profile of ``s``, as a long DataFrame.
+    """Flat or cum value of every key (code granularity and/or label values,
+    ``by=["label:endpoint", "functions"]``) in every profile of ``s``, as a
+    long DataFrame; sparse by default, dense with ``fill=0``.
+    ``s.series(...)`` is ``series(s, ...)``.
 
     Parameters
     ----------

@@ -21,7 +21,7 @@ from ..display.fleet import set_html
 from ._label_shares import label_shares
 from ._movers import compare, movers
 from ._prepare import Prepare
-from ._series import series
+from ._series import series as series_of_set
 from ._store import REBUILD_BATCH, Store, write_store
 
 #: Profiles decoded per chunk when streaming (per worker thread).
@@ -356,23 +356,8 @@ class ProfileSet:
         """``pprof -top`` of the merged set (see :meth:`Profile.top`)."""
         return self.merge().top(sample_type, by=by, n=n, **kwargs)
 
-    def series(
-        self,
-        sample_type=None,
-        *,
-        by: Union[str, Sequence[str]] = "functions",
-        value: str = "flat",
-        freq=None,
-        normalize: Optional[str] = None,
-        buckets=None,
-        fill=None,
-    ):
-        """Flat or cum value of every key (code granularity and/or label
-        values, ``by=["label:endpoint", "functions"]``) in every profile, as a
-        long DataFrame; sparse by default, dense with ``fill=0``.
-
-        See :func:`pprofcore.fleet.series` for the parameters."""
-        return series(self, sample_type, by=by, value=value, freq=freq, normalize=normalize, buckets=buckets, fill=fill)
+    # s.series(...) is pprofcore.fleet.series(s, ...): one signature, one docstring.
+    series = series_of_set
 
     def movers(
         self,
