@@ -149,10 +149,15 @@ inline pprofcore::Profile with_extra_labels(const pprofcore::Profile& p, const u
   return out;
 }
 
-// merge(p, p), or nothing when merge refuses p by pprof's rules.
-inline std::optional<pprofcore::Profile> merged_with_itself(const pprofcore::Profile& p) {
+// The input decoded (p) and merged with itself (merge(p, p)), or nothing when
+// the decoder refuses it or merge refuses p by pprof's rules.
+inline std::optional<std::pair<pprofcore::Profile, pprofcore::Profile>> decoded_and_doubled(const uint8_t* data,
+                                                                                            size_t size) {
+  auto p = decode_input(data, size);
+  if (!p) return std::nullopt;
   try {
-    return pprofcore::merge({&p, &p});
+    pprofcore::Profile doubled = pprofcore::merge({&*p, &*p});
+    return std::make_pair(std::move(*p), std::move(doubled));
   } catch (const pprofcore::ProfileError&) {
     return std::nullopt;
   }

@@ -9,18 +9,16 @@
 using namespace pprofcore;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto p = fuzz_checks::decode_input(data, size);
-  if (!p) return 0;
-  auto merged = fuzz_checks::merged_with_itself(*p);
-  if (!merged) return 0;
-  const Profile& m = *merged;
+  auto input = fuzz_checks::decoded_and_doubled(data, size);
+  if (!input) return 0;
+  const auto& [p, m] = *input;
   fuzz_checks::require_valid(m, "merge_fuzzer");
-  auto one = fuzz_checks::totals(*p), two = fuzz_checks::totals(m);
+  auto one = fuzz_checks::totals(p), two = fuzz_checks::totals(m);
   for (size_t k = 0; k < one.size(); ++k)
     if (two[k] != one[k] * 2) fuzz_checks::fail("merge_fuzzer", "merge(p, p) does not double the totals");
   Merger incremental;
-  incremental.add(*p);
-  incremental.add(*p);
+  incremental.add(p);
+  incremental.add(p);
   if (fuzz_checks::totals(incremental.result()) != two)
     fuzz_checks::fail("merge_fuzzer", "incremental Merger differs from merge()");
   // Label-heavy samples (past the sort's small-n path): the order in which
@@ -28,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the two variants pairs every sample with its twin. (The output's string
   // table and label order follow first appearance, so the variants' compacted
   // forms are equal as label sets, not byte for byte.)
-  auto [heavy, reordered] = fuzz_checks::label_heavy_twins(*p, data, size);
+  auto [heavy, reordered] = fuzz_checks::label_heavy_twins(p, data, size);
   Profile a, both;
   try {
     a = compact(heavy);

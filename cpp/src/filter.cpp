@@ -158,19 +158,13 @@ Profile show_from(const Profile& p, const NameMatch& match, bool* matched, const
   }
   const std::vector<uint8_t> used = referenced_locations(p, universe);
   for (size_t l = 0; l < nloc; ++l) *matched = *matched || (shown[l] && used[l]);
-  Profile out = copy_without_samples(p);
-  if (lines_changed) keep_lines(out, p, line_keep);
-  SampleAppender app(p, out);
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
-    for (int64_t j = p.stack_offsets[s + 1] - p.stack_offsets[s] - 1; j >= 0; --j) {
-      if (shown[static_cast<size_t>(b[j])]) {
-        app.add(s, b, static_cast<size_t>(j + 1));
-        break;
-      }
-    }
-  }
-  return out;
+  // Each stack up to its root-most shown frame; a stack without one goes.
+  return with_cut_stacks(p, lines_changed ? &line_keep : nullptr,
+                         [&](const int32_t* b, size_t n) -> std::optional<std::pair<size_t, size_t>> {
+                           for (size_t j = n; j-- > 0;)
+                             if (shown[static_cast<size_t>(b[j])]) return std::make_pair(size_t{0}, j + 1);
+                           return std::nullopt;
+                         });
 }
 
 Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match) {
@@ -190,18 +184,12 @@ Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match)
       }
     }
   }
-  Profile out = copy_without_samples(p);
-  if (lines_changed) keep_lines(out, p, line_keep);
-  SampleAppender app(p, out);
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
-    const size_t n = static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]);
+  // Each stack from its leaf-most matching frame up; without one, unchanged.
+  return with_cut_stacks(p, lines_changed ? &line_keep : nullptr, [&](const int32_t* b, size_t n) {
     size_t j = 0;
     while (j < n && !beneath[static_cast<size_t>(b[j])]) ++j;
-    if (j == n) j = 0;  // no match: stack unchanged
-    app.add(s, b + j, n - j);
-  }
-  return out;
+    return std::optional(std::make_pair(j == n ? 0 : j, n));
+  });
 }
 
 Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {

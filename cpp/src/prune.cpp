@@ -27,15 +27,11 @@ Profile prune(const Profile& p, const std::vector<uint8_t>& drop) {
       break;
     }
   }
-  Profile out = copy_without_samples(p);
-  if (lines_changed) keep_lines(out, p, line_keep);
-  SampleAppender app(p, out);
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
-    const int64_t n = p.stack_offsets[s + 1] - p.stack_offsets[s];
+  return with_cut_stacks(p, lines_changed ? &line_keep : nullptr, [&](const int32_t* b, size_t n) {
+    const auto len = static_cast<int64_t>(n);
     int64_t start = 0;  // first kept frame (leaf side)
     bool found_user = false;
-    for (int64_t j = n - 1; j >= 0; --j) {
+    for (int64_t j = len - 1; j >= 0; --j) {
       const uint8_t m = mode[static_cast<size_t>(b[j])];
       if (m == 0) {
         found_user = true;
@@ -45,9 +41,8 @@ Profile prune(const Profile& p, const std::vector<uint8_t>& drop) {
       start = m == 1 ? j + 1 : j;
       break;
     }
-    app.add(s, b + start, static_cast<size_t>(n - start));
-  }
-  return out;
+    return std::optional(std::make_pair(static_cast<size_t>(start), n));
+  });
 }
 
 }  // namespace pprofcore

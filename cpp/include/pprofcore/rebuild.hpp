@@ -3,7 +3,9 @@
 // or the lines of locations (filter, prune, labels). Does no matching itself.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
@@ -44,5 +46,22 @@ class SampleAppender {
   const Profile& src_;
   Profile& dst_;
 };
+
+// The samples of `p` with their stacks cut to the frames [begin, end) that
+// `cut(stack, n)` returns for each leaf-first stack (nullopt drops the sample);
+// with `line_keep`, locations keep only the lines it marks (see keep_lines).
+template <class Cut>
+Profile with_cut_stacks(const Profile& p, const std::vector<uint8_t>* line_keep, Cut cut) {
+  Profile out = copy_without_samples(p);
+  if (line_keep) keep_lines(out, p, *line_keep);
+  SampleAppender app(p, out);
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    const auto n = static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]);
+    if (std::optional<std::pair<size_t, size_t>> kept = cut(b, n))
+      app.add(s, b + kept->first, kept->second - kept->first);
+  }
+  return out;
+}
 
 }  // namespace pprofcore

@@ -60,6 +60,13 @@ std::string_view memory_map_text(LineReader& r) {
   return {};
 }
 
+// Ends a Go text profile: the memory map after the samples, then the profile.
+bool finish_with_memory_map(Builder& b, LineReader& r, Profile& out) {
+  b.parse_memory_map(memory_map_text(r));
+  out = b.finish();
+  return true;
+}
+
 // Appends "0x..." addresses minus one (return addresses -> the call).
 void add_call_addresses(Builder& b, const std::vector<uint64_t>& addrs) {
   for (uint64_t a : addrs) b.addresses.push_back(a - 1);
@@ -220,9 +227,7 @@ bool parse_heap_text(const char* data, size_t n, Profile& out) {
     b.bytes_label.push_back(blocksize);
     add_call_addresses(b, addrs);
   }
-  b.parse_memory_map(memory_map_text(r));
-  out = b.finish();
-  return true;
+  return finish_with_memory_map(b, r, out);
 }
 
 // ---------------------------------------------------------------- count profiles
@@ -277,9 +282,7 @@ bool parse_go_count(const char* data, size_t n, Profile& out) {
     b.values.push_back(v);
     add_call_addresses(b, addrs);
   }
-  b.parse_memory_map(memory_map_text(r));
-  out = b.finish();
-  return true;
+  return finish_with_memory_map(b, r, out);
 }
 
 // ---------------------------------------------------------------- contention
@@ -363,9 +366,7 @@ bool parse_contention(const char* data, size_t n, Profile& out) {
     }
     have = r.next();
   }
-  b.parse_memory_map(memory_map_text(r));
-  out = b.finish();
-  return true;
+  return finish_with_memory_map(b, r, out);
 }
 
 }  // namespace pprofcore::legacy
