@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
@@ -58,6 +59,28 @@ inline void one_mapping(pprofcore::Profile& p, uint64_t start, uint64_t limit, i
   p.mappings.has_filenames = {0};
   p.mappings.has_line_numbers = {0};
   p.mappings.has_inline_frames = {0};
+}
+
+// Appends location `id` (mapping row `mapping`, -1 for none, at `address`)
+// holding one line: function row `function` at `line`.
+inline void add_location(pprofcore::Profile& p, uint64_t id, int32_t mapping, uint64_t address, int32_t function,
+                         int64_t line) {
+  p.locations.id.push_back(id);
+  p.locations.mapping.push_back(mapping);
+  p.locations.address.push_back(address);
+  p.locations.is_folded.push_back(0);
+  p.lines.function.push_back(function);
+  p.lines.line.push_back(line);
+  p.lines.column.push_back(0);
+  p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+}
+
+// The row of the report node named `name` (its printable name) in a node table, or -1.
+template <class NodeTable>
+inline int node_row(const NodeTable& t, std::string_view name) {
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t.printable[i] == name) return static_cast<int>(i);
+  return -1;
 }
 
 // A scratch directory of this test binary's own (under the system's temporary

@@ -39,12 +39,6 @@ static Profile recursive_profile() {
   return p;
 }
 
-static int find(const NodeTable& t, std::string_view name) {
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t.printable[i] == name) return static_cast<int>(i);
-  return -1;
-}
-
 TEST(clean_path_like_go) {
   EXPECT(clean_path("") == ".");
   EXPECT(clean_path("a/../b") == "b");
@@ -58,7 +52,8 @@ TEST(functions_flat_cum_recursion) {
   Profile p = recursive_profile();
   check_invariants(p);
   NodeTable t = aggregate(p, AggregateOptions{});
-  const int main_ = find(t, "main"), work = find(t, "work"), helper = find(t, "helper"), libc = find(t, "[libc.so.6]");
+  const int main_ = check::node_row(t, "main"), work = check::node_row(t, "work"),
+            helper = check::node_row(t, "helper"), libc = check::node_row(t, "[libc.so.6]");
   EXPECT(main_ >= 0 && work >= 0 && helper >= 0 && libc >= 0);
   EXPECT(t.cum[static_cast<size_t>(main_)] == 5);
   EXPECT(t.cum[static_cast<size_t>(work)] == 3);  // once per sample despite recursion
@@ -75,19 +70,19 @@ TEST(granularities_name_nodes_like_pprof) {
   AggregateOptions o;
   o.granularity = Granularity::Lines;
   NodeTable t = aggregate(p, o);
-  EXPECT(find(t, "main src/main.go:5") >= 0);   // /proc/self/cwd/./ trimmed
-  EXPECT(find(t, "work src/work.go:12") >= 0);  // path cleaned
+  EXPECT(check::node_row(t, "main src/main.go:5") >= 0);   // /proc/self/cwd/./ trimmed
+  EXPECT(check::node_row(t, "work src/work.go:12") >= 0);  // path cleaned
   o.granularity = Granularity::Addresses;
   t = aggregate(p, o);
-  EXPECT(find(t, "0000000000001234 [libc.so.6]") >= 0);
+  EXPECT(check::node_row(t, "0000000000001234 [libc.so.6]") >= 0);
   o.granularity = Granularity::Files;
   t = aggregate(p, o);
-  EXPECT(find(t, "src/work.go") >= 0);
+  EXPECT(check::node_row(t, "src/work.go") >= 0);
   o.granularity = Granularity::Functions;
   o.inline_frames = false;
   t = aggregate(p, o);
-  EXPECT(find(t, "helper") < 0);
-  EXPECT(t.flat[static_cast<size_t>(find(t, "work"))] == 3);
+  EXPECT(check::node_row(t, "helper") < 0);
+  EXPECT(t.flat[static_cast<size_t>(check::node_row(t, "work"))] == 3);
   EXPECT_THROWS(parse_granularity("bogus"), ProfileError, "granularity");
 }
 
@@ -119,12 +114,12 @@ TEST(packages_and_binaries) {
   AggregateOptions o;
   o.granularity = parse_granularity("packages");
   NodeTable t = aggregate(p, o);
-  EXPECT(t.size() == 2 && find(t, "<unknown>") >= 0 && find(t, "[libc.so.6]") >= 0);
-  EXPECT(t.flat[static_cast<size_t>(find(t, "<unknown>"))] == 3);
-  EXPECT(t.cum[static_cast<size_t>(find(t, "<unknown>"))] == 5);  // once per sample despite recursion
+  EXPECT(t.size() == 2 && check::node_row(t, "<unknown>") >= 0 && check::node_row(t, "[libc.so.6]") >= 0);
+  EXPECT(t.flat[static_cast<size_t>(check::node_row(t, "<unknown>"))] == 3);
+  EXPECT(t.cum[static_cast<size_t>(check::node_row(t, "<unknown>"))] == 5);  // once per sample despite recursion
   o.granularity = parse_granularity("binaries");
   t = aggregate(p, o);
-  EXPECT(t.size() == 2 && t.flat[static_cast<size_t>(find(t, "libc.so.6"))] == 2);
+  EXPECT(t.size() == 2 && t.flat[static_cast<size_t>(check::node_row(t, "libc.so.6"))] == 2);
   EXPECT(package_of("github.com/x/y/pkg.(*T[go.shape.int]).M.func1", "") == "github.com/x/y/pkg");
   EXPECT(package_of("com.foo.Bar$Inner.run(I)V", "") == "com.foo");
   EXPECT(package_of("void ns::sub::Class<int>::fn(int) [clone .cold]", "") == "ns::sub");

@@ -37,12 +37,6 @@ static Profile graph_profile() {
   return p;
 }
 
-static int node(const NodeTable& t, std::string_view name) {
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t.printable[i] == name) return static_cast<int>(i);
-  return -1;
-}
-
 static int edge(const CallGraph& g, int a, int b) {
   for (size_t e = 0; e < g.src.size(); ++e)
     if (g.src[e] == a && g.dst[e] == b) return static_cast<int>(e);
@@ -53,7 +47,7 @@ TEST(full_graph) {
   Profile p = graph_profile();
   NodeTable t = aggregate(p, AggregateOptions{});
   CallGraph g = build_call_graph(p, t, 0, {}, 0);
-  const int main_ = node(t, "main"), mid = node(t, "mid"), leaf = node(t, "leaf");
+  const int main_ = check::node_row(t, "main"), mid = check::node_row(t, "mid"), leaf = check::node_row(t, "leaf");
   EXPECT(g.cum[static_cast<size_t>(main_)] == 8 && g.flat[static_cast<size_t>(main_)] == 0);
   EXPECT(g.cum[static_cast<size_t>(mid)] == 6);  // once per sample despite recursion
   EXPECT(g.flat[static_cast<size_t>(leaf)] == 7 && g.flat[static_cast<size_t>(mid)] == 1);
@@ -69,7 +63,7 @@ TEST(full_graph) {
 TEST(dropped_nodes_make_residual_edges) {
   Profile p = graph_profile();
   NodeTable t = aggregate(p, AggregateOptions{});
-  const int main_ = node(t, "main"), mid = node(t, "mid"), leaf = node(t, "leaf");
+  const int main_ = check::node_row(t, "main"), mid = check::node_row(t, "mid"), leaf = check::node_row(t, "leaf");
   std::vector<uint8_t> kept(t.size(), 1);
   kept[static_cast<size_t>(mid)] = 0;
   CallGraph g = build_call_graph(p, t, 0, kept, 0);

@@ -20,14 +20,7 @@ static Profile make(const std::vector<int32_t>& stack) {
     p.functions.system_name.push_back(0);
     p.functions.filename.push_back(0);
     p.functions.start_line.push_back(0);
-    p.locations.id.push_back(static_cast<uint64_t>(i + 1));
-    p.locations.mapping.push_back(-1);
-    p.locations.address.push_back(0);
-    p.locations.is_folded.push_back(0);
-    p.lines.function.push_back(i);
-    p.lines.line.push_back(1);
-    p.lines.column.push_back(0);
-    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+    check::add_location(p, static_cast<uint64_t>(i + 1), -1, 0, i, 1);
   }
   p.values = {1};
   p.stack_locations = stack;

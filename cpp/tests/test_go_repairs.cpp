@@ -20,14 +20,7 @@ static Profile chain_profile(int n, const std::vector<std::vector<int32_t>>& roo
     p.functions.system_name.push_back(p.functions.name.back());
     p.functions.filename.push_back(s.intern("main.go"));
     p.functions.start_line.push_back(names.empty() ? i : 7);
-    p.locations.id.push_back(static_cast<uint64_t>(i + 1));
-    p.locations.mapping.push_back(-1);
-    p.locations.address.push_back(0);
-    p.locations.is_folded.push_back(0);
-    p.locations.line_offsets.push_back(i + 1);
-    p.lines.function.push_back(i);
-    p.lines.line.push_back(i);
-    p.lines.column.push_back(0);
+    check::add_location(p, static_cast<uint64_t>(i + 1), -1, 0, i, i);
   }
   for (const auto& stack : root_first) {
     for (auto it = stack.rbegin(); it != stack.rend(); ++it) p.stack_locations.push_back(*it);

@@ -88,7 +88,7 @@ def filter_by_name(
     return filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
 
 
-def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
+def apply_show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
     rx = compile_filter("show_from", expr)
     if rx is None:
         return p
@@ -98,7 +98,7 @@ def show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) 
     return filtered(p, core, ("show_from", rx))
 
 
-def prune_from(p: "Profile", expr: Pattern) -> "Profile":
+def apply_prune_from(p: "Profile", expr: Pattern) -> "Profile":
     rx = compile_filter("prune_from", expr)
     if rx is None:
         return p
@@ -128,28 +128,61 @@ def apply_filters(
     ignore=None,
     hide=None,
     show=None,
-    show_from_=None,
+    show_from=None,
     tagfocus=None,
     tagignore=None,
     tagshow=None,
     taghide=None,
-    prune_from_=None,
+    prune_from=None,
     tagroot=None,
     tagleaf=None,
     warn: bool = True,
 ) -> "Profile":
-    """All of pprof's filters in pprof's order (internal/driver: tagroot/tagleaf,
-    then applyFocus)."""
+    """Applies pprof's filters in pprof's order, like ``go tool pprof`` flags
+    (internal/driver: tagroot/tagleaf, then applyFocus); ``p.filter(...)`` is
+    ``apply_filters(p, ...)``.
+
+    Order: ``tagroot``/``tagleaf``, then focus/ignore/hide/show, show_from,
+    tagfocus/tagignore, tagshow/taghide, prune_from. As in pprof, samples
+    with an empty stack are always dropped (the name filter runs even when
+    no name expression is given).
+
+    Parameters
+    ----------
+    focus, ignore, hide, show, show_from, prune_from : str or re.Pattern, optional
+        Unanchored regexes on function names, file names and mapping files
+        (prune_from: on simplified function names).
+    tagfocus, tagignore : str, optional
+        pprof tag filters: ``key=rx1,rx2``, ``rx1,rx2`` or numeric ranges
+        such as ``1kb:64kb``, ``:100ms``, ``key=4096:``.
+    tagshow, taghide : str or re.Pattern, optional
+        Regexes on label keys to keep / remove.
+    tagroot, tagleaf : str or list of str, optional
+        Label keys turned into pseudo-frames at the root / leaf.
+    warn : bool
+        Emit :class:`pprofcore.FilterWarning` for expressions that matched nothing.
+
+    Returns
+    -------
+    Profile
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())
+    >>> q = p.filter(focus="sha256", hide="runtime")
+    >>> len(p), len(q)
+    (496, 115)
+    """
     # Compile everything first so a bad expression fails before any work.
     for name, e in (
         ("focus", focus),
         ("ignore", ignore),
         ("hide", hide),
         ("show", show),
-        ("show_from", show_from_),
+        ("show_from", show_from),
         ("tagshow", tagshow),
         ("taghide", taghide),
-        ("prune_from", prune_from_),
+        ("prune_from", prune_from),
     ):
         compile_filter(name, e)
     tf = parse_tag_filter("tagfocus", tagfocus) if isinstance(tagfocus, str) else tagfocus
@@ -160,8 +193,8 @@ def apply_filters(
     # from; later steps keep the location table, so one mask serves them all.
     universe = used_locations(p)
     p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe)
-    p = show_from(p, show_from_, warn=warn, universe=universe)
+    p = apply_show_from(p, show_from, warn=warn, universe=universe)
     p = filter_by_tag(p, tf, ti, units=units, warn=warn)
     p = filter_tags_by_name(p, tagshow, taghide, warn=warn)
-    p = prune_from(p, prune_from_)
+    p = apply_prune_from(p, prune_from)
     return p

@@ -11,7 +11,7 @@ where it came from. Not here: writing (``_to_otlp``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import IO, Any, Dict, List, Tuple, Union
 
 from . import _core
@@ -55,6 +55,12 @@ class OtlpProfile:
     profile_indices: Tuple[int, ...] = ()
 
 
+# OtlpProfile's fields past the profile, filled from the core's dict under the
+# same names but for those CORE_KEYS renames.
+CONTEXT_FIELDS = [f.name for f in fields(OtlpProfile) if f.name != "profile"]
+CORE_KEYS = {"resource": "resource_attributes", "attributes": "profile_attributes"}
+
+
 def _wrap(results, resource_labels: bool) -> List[OtlpProfile]:
     out = []
     for core, o in results:
@@ -70,25 +76,9 @@ def _wrap(results, resource_labels: bool) -> List[OtlpProfile]:
                     else str(value)
                 )
                 profile = profile.set_label(key, text)
-        out.append(
-            OtlpProfile(
-                profile=profile,
-                resource=o["resource_attributes"],
-                scope_name=o["scope_name"],
-                scope_version=o["scope_version"],
-                scope_attributes=o["scope_attributes"],
-                attributes=o["profile_attributes"],
-                profile_id=o["profile_id"],
-                resource_schema_url=o["resource_schema_url"],
-                scope_schema_url=o["scope_schema_url"],
-                original_payload_format=o["original_payload_format"],
-                original_payload=o["original_payload"],
-                dropped_attributes_count=o["dropped_attributes_count"],
-                resource_index=o["resource_index"],
-                scope_index=o["scope_index"],
-                profile_indices=tuple(o["profile_indices"]),
-            )
-        )
+        context = {name: o[CORE_KEYS.get(name, name)] for name in CONTEXT_FIELDS}
+        context["profile_indices"] = tuple(context["profile_indices"])
+        out.append(OtlpProfile(profile=profile, **context))
     return out
 
 

@@ -328,71 +328,7 @@ class Profile:
     # ----------------------------------------------------------------- filters
     # Logic lives in _filter.py and _labels.py; see docs/filters.md. Every method returns a new
     # Profile and warns (pprofcore.FilterWarning) when its expression matched nothing.
-    def filter(
-        self,
-        focus=None,
-        ignore=None,
-        hide=None,
-        show=None,
-        show_from=None,
-        tagfocus=None,
-        tagignore=None,
-        tagshow=None,
-        taghide=None,
-        prune_from=None,
-        tagroot=None,
-        tagleaf=None,
-        warn: bool = True,
-    ) -> "Profile":
-        """Applies pprof's filters in pprof's order, like ``go tool pprof`` flags.
-
-        Order: ``tagroot``/``tagleaf``, then focus/ignore/hide/show, show_from,
-        tagfocus/tagignore, tagshow/taghide, prune_from. As in pprof, samples
-        with an empty stack are always dropped (the name filter runs even when
-        no name expression is given).
-
-        Parameters
-        ----------
-        focus, ignore, hide, show, show_from, prune_from : str or re.Pattern, optional
-            Unanchored regexes on function names, file names and mapping files
-            (prune_from: on simplified function names).
-        tagfocus, tagignore : str, optional
-            pprof tag filters: ``key=rx1,rx2``, ``rx1,rx2`` or numeric ranges
-            such as ``1kb:64kb``, ``:100ms``, ``key=4096:``.
-        tagshow, taghide : str or re.Pattern, optional
-            Regexes on label keys to keep / remove.
-        tagroot, tagleaf : str or list of str, optional
-            Label keys turned into pseudo-frames at the root / leaf.
-        warn : bool
-            Emit :class:`pprofcore.FilterWarning` for expressions that matched nothing.
-
-        Returns
-        -------
-        Profile
-
-        Examples
-        --------
-        >>> p = pprofcore.load(pprofcore.example_path())
-        >>> q = p.filter(focus="sha256", hide="runtime")
-        >>> len(p), len(q)
-        (496, 115)
-        """
-        return _filter.apply_filters(
-            self,
-            focus,
-            ignore,
-            hide,
-            show,
-            show_from,
-            tagfocus,
-            tagignore,
-            tagshow,
-            taghide,
-            prune_from,
-            tagroot,
-            tagleaf,
-            warn=warn,
-        )
+    filter = _filter.apply_filters  # p.filter(...) is apply_filters(p, ...)
 
     def focus(self, regex) -> "Profile":
         """Keeps samples with a frame (function name, file or mapping) matching ``regex``.
@@ -420,7 +356,7 @@ class Profile:
     def show_from(self, regex) -> "Profile":
         """Drops frames above (callers of) the root-most frame matching ``regex``;
         samples without a match are dropped."""
-        return _filter.show_from(self, regex)
+        return _filter.apply_show_from(self, regex)
 
     def symbolize(
         self,
@@ -442,7 +378,7 @@ class Profile:
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified
         function name matches ``regex``."""
-        return _filter.prune_from(self, regex)
+        return _filter.apply_prune_from(self, regex)
 
     def prune(self, drop, keep=None) -> "Profile":
         """pprof's drop_frames/keep_frames: removes the root-most frame whose

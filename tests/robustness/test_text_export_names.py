@@ -13,18 +13,24 @@ from hypothesis import HealthCheck, given, settings
 import pprofcore
 
 
+def ended_lines(text: str) -> list:
+    """The lines of an export, each (the last included) ended by one newline."""
+    lines = text.split("\n")
+    assert lines[-1] == "", "the text does not end with a newline"
+    return lines[:-1]
+
+
 # ------------------------------------------------------------------ folded
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(STACKS)
 def test_folded_round_trip_keeps_totals_and_one_line_per_stack(stacks):
     p = named_profile(stacks)
     text = p.to_folded()
-    lines = text.split("\n")
-    assert lines[-1] == ""
+    lines = ended_lines(text)
     distinct = {tuple(names) for names, _ in stacks}
-    assert len(lines) - 1 == len(distinct)
+    assert len(lines) == len(distinct)
     assert len(text.splitlines()) == len(distinct)  # no other line breaks either
-    for line in lines[:-1]:
+    for line in lines:
         assert re.fullmatch(r"[^\n]* [0-9]+", line)
         # one frame per name: the stack's ;-count is its depth minus one
         assert line.rsplit(" ", 1)[0].count(";") + 1 in {len(k) for k in distinct}
@@ -69,11 +75,10 @@ _CALLGRIND_LINE = re.compile(
 def test_callgrind_has_one_name_per_line(stacks):
     p = named_profile(stacks)
     text = p.to_callgrind()
-    lines = text.split("\n")
-    assert lines[-1] == ""
-    for line in lines[:-1]:
+    lines = ended_lines(text)
+    for line in lines:
         assert _CALLGRIND_LINE.fullmatch(line), line
-    assert len(text.splitlines()) == len(lines) - 1
+    assert len(text.splitlines()) == len(lines)
     defined = re.findall(r"^c?fn=\((\d+)\) ", text, re.M)
     named = {n for names, _ in stacks for n in names if n}
     assert len(set(defined)) == len(defined) == len(named)

@@ -60,6 +60,20 @@ std::string_view memory_map_text(LineReader& r) {
   return {};
 }
 
+// The addresses from `from` on (the run of hex digits, 'x' and spaces that
+// pprof's regex takes) into `addrs`; one past 64 bits fails the line.
+void read_addresses(std::string_view line, size_t from, std::vector<uint64_t>& addrs, const std::string& format,
+                    const LineReader& r) {
+  size_t e = from;
+  while (e < line.size() &&
+         (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f')))
+    ++e;
+  addrs.clear();
+  std::string_view bad;
+  if (!parse_hex_addresses(line.substr(from, e - from), addrs, bad))
+    fail_line(format, r, "address " + std::string(bad) + " does not fit in 64 bits");
+}
+
 // Ends a Go text profile: the memory map after the samples, then the profile.
 bool finish_with_memory_map(Builder& b, LineReader& r, Profile& out) {
   b.parse_memory_map(memory_map_text(r));
@@ -216,14 +230,7 @@ bool parse_heap_text(const char* data, size_t n, Profile& out) {
     };
     if (has_alloc) add(f[2], f[3], "allocation");
     add(f[0], f[1], "in-use");
-    size_t e = c.i;
-    while (e < line.size() &&
-           (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f')))
-      ++e;
-    addrs.clear();
-    std::string_view bad;
-    if (!parse_hex_addresses(line.substr(c.i, e - c.i), addrs, bad))
-      fail_line(kHeap, r, "address " + std::string(bad) + " does not fit in 64 bits");
+    read_addresses(line, c.i, addrs, kHeap, r);
     b.bytes_label.push_back(blocksize);
     add_call_addresses(b, addrs);
   }
@@ -352,14 +359,7 @@ bool parse_contention(const char* data, size_t n, Profile& out) {
         if (cpu_hz > 0) v1 = go_float_to_int(double(v1) * double(b.period) / (double(cpu_hz) / 1e9));
         v2 = wrap_mul(v2, b.period);
       }
-      size_t e = c.i;
-      while (e < line.size() &&
-             (line[e] == ' ' || line[e] == 'x' || is_digit(line[e]) || (line[e] >= 'a' && line[e] <= 'f')))
-        ++e;
-      addrs.clear();
-      std::string_view bad;
-      if (!parse_hex_addresses(line.substr(c.i, e - c.i), addrs, bad))
-        fail_line(format, r, "address " + std::string(bad) + " does not fit in 64 bits");
+      read_addresses(line, c.i, addrs, format, r);
       b.values.push_back(v2);
       b.values.push_back(v1);
       add_call_addresses(b, addrs);
