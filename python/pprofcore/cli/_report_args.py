@@ -24,6 +24,22 @@ def add_sample_index(parser) -> None:
     )
 
 
+def add_fractions(parser) -> None:
+    """pprof's -nodefraction and -edgefraction, with pprof's defaults."""
+    parser.add_argument(
+        "--nodefraction",
+        type=float,
+        default=NODEFRACTION,
+        help=f"drop nodes whose cum is below this fraction of the total (pprof's default {NODEFRACTION})",
+    )
+    parser.add_argument(
+        "--edgefraction",
+        type=float,
+        default=EDGEFRACTION,
+        help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
+    )
+
+
 def add_common(
     parser, *, granularity: bool = True, nodecount: bool = True, fmt: bool = True, trim: bool = False
 ) -> None:
@@ -95,18 +111,7 @@ def add_common(
             help=f"show at most N nodes (pprof's default: all for top, {NODECOUNT} for tree)",
         )
     if trim:
-        parser.add_argument(
-            "--nodefraction",
-            type=float,
-            default=NODEFRACTION,
-            help=f"drop nodes whose cum is below this fraction of the total (pprof's default {NODEFRACTION})",
-        )
-        parser.add_argument(
-            "--edgefraction",
-            type=float,
-            default=EDGEFRACTION,
-            help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
-        )
+        add_fractions(parser)
         parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
@@ -188,13 +193,47 @@ def load_all(args, before_filters=None):
     return _filter_args.apply_filter_args(p, args)
 
 
-def run_report(args, method: str, *positional, **options) -> int:
-    """The body of a report subcommand: the profile of :func:`load_all`, the
+def node_options(args) -> dict:
+    """The options every node report (top, tree, peek, topproto) reads from
+    the same flags: granularity, -cum, -mean, -unit, -noinlines and
+    -relative_percentages."""
+    return dict(
+        by=args.granularity,
+        sort="cum" if args.cum else "flat",
+        mean=args.mean,
+        unit=args.unit,
+        inline=not args.noinlines,
+        relative_percentages=args.relative_percentages,
+    )
+
+
+def listing_options(args, *, source: bool = False, objects: bool = False) -> dict:
+    """The options of the listings (list, disasm, weblist) from their flags:
+    the sample type, -relative_percentages and -divide_by, with ``source``
+    -source_path and -trim_path, with ``objects`` the binaries, their search
+    path and -intel_syntax."""
+    out = dict(
+        sample_type=sample_index(args.sample_index),
+        relative_percentages=args.relative_percentages,
+        divide_by=args.divide_by,
+    )
+    if source:
+        out.update(source_path=args.source_path, trim_path=args.trim_path)
+    if objects:
+        out.update(binaries=args.binary or None, search_path=args.search_path, intel_syntax=args.intel_syntax)
+    return out
+
+
+def run_report(args, method: str, *positional, prepare=None, **options) -> int:
+    """The body of a report subcommand: the profile of :func:`load_all` (made
+    ready by ``prepare(profile, args)`` when given, e.g. symbolized), the
     ``Profile`` report ``method`` for the ``--sample-index`` type, printed in
     ``--format``."""
     p = load_all(args)
-    table = getattr(p, method)(*positional, sample_type=sample_index(args.sample_index), **options)
-    emit(table, args.format, args=args)
+    if prepare is not None:
+        p = prepare(p, args)
+    options.setdefault("sample_type", sample_index(args.sample_index))
+    emit(getattr(p, method)(*positional, **options), args.format, args=args)
     return 0
 
 

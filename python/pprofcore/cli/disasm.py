@@ -17,15 +17,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = sa.symbolize(ra.load_all(args), args)
-    t = p.disasm(
-        args.regex,
-        binaries=args.binary or None,
-        search_path=args.search_path,
-        sample_type=ra.sample_index(args.sample_index),
-        relative_percentages=args.relative_percentages,
-        intel_syntax=args.intel_syntax,
-        divide_by=args.divide_by,
-    )
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "disasm", args.regex, prepare=sa.symbolize, **ra.listing_options(args, objects=True))

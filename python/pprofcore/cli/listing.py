@@ -30,14 +30,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    p = sa.symbolize(ra.load_all(args), args)
-    t = p.list(
-        args.regex,
-        source_path=args.source_path,
-        trim_path=args.trim_path,
-        sample_type=ra.sample_index(args.sample_index),
-        relative_percentages=args.relative_percentages,
-        divide_by=args.divide_by,
-    )
-    ra.emit(t, args.format, args=args)
-    return 0
+    return ra.run_report(args, "list", args.regex, prepare=sa.symbolize, **ra.listing_options(args, source=True))

@@ -14,15 +14,4 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    return ra.run_report(
-        args,
-        "peek",
-        args.regex,
-        by=args.granularity,
-        mean=args.mean,
-        unit=args.unit,
-        inline=not args.noinlines,
-        relative_percentages=args.relative_percentages,
-        divide_by=args.divide_by,
-        sort="cum" if args.cum else "flat",
-    )
+    return ra.run_report(args, "peek", args.regex, divide_by=args.divide_by, **ra.node_options(args))

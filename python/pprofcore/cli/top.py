@@ -15,14 +15,9 @@ def run(args) -> int:
     return ra.run_report(
         args,
         "top",
-        by=args.granularity,
         n=args.nodecount,
-        sort="cum" if args.cum else "flat",
-        mean=args.mean,
-        unit=args.unit,
-        inline=not args.noinlines,
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
-        relative_percentages=args.relative_percentages,
         divide_by=args.divide_by,
+        **ra.node_options(args),
     )

@@ -15,14 +15,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     p = ra.load_all(args)
     q = p.top_profile(
-        sample_type=ra.sample_index(args.sample_index),
-        by=args.granularity,
-        sort="cum" if args.cum else "flat",
-        mean=args.mean,
-        unit=args.unit,
-        inline=not args.noinlines,
-        nodefraction=args.nodefraction,
-        relative_percentages=args.relative_percentages,
+        sample_type=ra.sample_index(args.sample_index), nodefraction=args.nodefraction, **ra.node_options(args)
     )
     _output.report_bytes(q.to_bytes(), "topproto")  # to stdout, or the -output file
     return 0

@@ -16,14 +16,9 @@ def run(args) -> int:
     return ra.run_report(
         args,
         "tree",
-        by=args.granularity,
-        sort="cum" if args.cum else "flat",
-        mean=args.mean,
-        unit=args.unit,
-        inline=not args.noinlines,
         nodecount=NODECOUNT if args.nodecount is None else args.nodecount,
         nodefraction=args.nodefraction,
         edgefraction=args.edgefraction,
-        relative_percentages=args.relative_percentages,
         divide_by=args.divide_by,
+        **ra.node_options(args),
     )

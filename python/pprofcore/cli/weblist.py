@@ -32,18 +32,7 @@ def add_arguments(parser) -> None:
 def page(args) -> str:
     """The HTML of the page the flags describe."""
     p = sa.symbolize(ra.load_all(args), args)
-    w = weblist(
-        p,
-        args.regex,
-        source_path=args.source_path,
-        trim_path=args.trim_path,
-        binaries=args.binary or None,
-        search_path=args.search_path,
-        sample_type=ra.sample_index(args.sample_index),
-        relative_percentages=args.relative_percentages,
-        intel_syntax=args.intel_syntax,
-        divide_by=args.divide_by,
-    )
+    w = weblist(p, args.regex, **ra.listing_options(args, source=True, objects=True))
     names = p.mappings["filename"].tolist() if len(p.mappings["filename"]) else []
     return weblist_html(w, os.path.basename(p.strings[names[0]]) if names else "")
 
