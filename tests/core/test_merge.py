@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from testenv import CORPUS, corpus_glob, corpus_manifest, go_helper, go_pprof, have_go, requires_go
 
 import pprofcore
+from pprofcore._summary import HEADER_FIELDS
 from pprofcore.testing import canonical
 
 # The shared corpus's fleets, or the local corpus's (real Go profiles made by the tests).
@@ -36,19 +37,12 @@ needs_corpus = pytest.mark.skipif(not FLEET_CPU, reason=f"corpus not found at {C
 
 # ------------------------------------------------------------- canonical form
 def header(p: pprofcore.Profile) -> dict:
-    # An empty period type and none at all are the same to pprof.
-    pt = p.period_type if p.period_type != ("", "") else None
-    return dict(
-        sample_types=p.sample_types,
-        period_type=pt,
-        period=p.period,
-        time_nanos=p.time_nanos,
-        duration_nanos=p.duration_nanos,
-        comments=p.comments,
-        drop_frames=p.drop_frames,
-        keep_frames=p.keep_frames,
-        default_sample_type=p.default_sample_type,
-    )
+    """The sample types and the header fields Debian's pprof knows (not doc_url)."""
+    out = {f: getattr(p, f) for f in HEADER_FIELDS if f != "doc_url"}
+    out["sample_types"] = p.sample_types
+    if out["period_type"] == ("", ""):  # an empty period type and none at all are the same to pprof
+        out["period_type"] = None
+    return out
 
 
 def sizes(p: pprofcore.Profile) -> tuple:
