@@ -9,8 +9,10 @@ package main
 
 import (
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"../common"
@@ -24,11 +26,12 @@ func main() {
 		if *sep {
 			fmt.Printf("=== rawdump: %s\n", path)
 		}
-		if _, err := os.Stat(path); err != nil {
+		p, err := common.ParseFile(path)
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) && pathErr.Op == "open" {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		p, err := common.ParseFile(path)
 		if err != nil {
 			fmt.Printf("ERROR %s\n", err)
 			continue
