@@ -23,16 +23,9 @@ static Profile small_profile() {
   p.time_nanos = 1700000000000000000;
   p.duration_nanos = 1000000000;
   p.comments = {s.intern("a comment")};
-  p.mappings.id = {1};
-  p.mappings.memory_start = {0x400000};
-  p.mappings.memory_limit = {0x800000};
-  p.mappings.file_offset = {0};
-  p.mappings.filename = {s.intern("/bin/app")};
+  check::one_mapping(p, 0x400000, 0x800000, s.intern("/bin/app"), 1);
   p.mappings.build_id = {s.intern("abc123")};
-  p.mappings.has_functions = {1};
-  p.mappings.has_filenames = {1};
-  p.mappings.has_line_numbers = {1};
-  p.mappings.has_inline_frames = {0};
+  p.mappings.has_filenames = p.mappings.has_line_numbers = {1};
   p.functions.id = {1, 2};
   p.functions.name = {s.intern("main"), s.intern("work")};
   p.functions.system_name = {s.intern("main"), s.intern("work")};
