@@ -1070,6 +1070,7 @@ class Profile:
         title: Optional[str] = None,
         inline: bool = True,
         drop_negative: bool = False,
+        mean: bool = False,
     ):
         """pprof's call graph (``go tool pprof -dot``): a :class:`pprofcore.display.callgraph.CallGraph`.
 
@@ -1081,7 +1082,10 @@ class Profile:
         and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
         -dot`` prints. ``inline=False`` folds inlined frames into their callers
         (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
-        negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
+        negative flat (or cum, at flat 0); ``mean`` shows each node's, edge's and
+        tag's value divided by the sum of the first sample type over the same
+        samples (pprof's ``-mean``; trimming still uses the sums). See
+        ``docs/flamegraphs.md``.
         """
         return _callgraph.callgraph(
             self,
@@ -1093,6 +1097,7 @@ class Profile:
             title=title,
             inline=inline,
             drop_negative=drop_negative,
+            mean=mean,
         )
 
     def explore(self, view: str = "flamegraph", *, base: Optional["Profile"] = None, source_path=None, **state):
