@@ -25,12 +25,12 @@ from . import (
 )
 from . import web as _web
 from ._columns import StringTable, Table
+from ._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
 from .display import timeline as _timeline
 from .errors import unknown_sample_type
-from .reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -6,7 +6,20 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from layering import problems
+from layering import import_graph, problems
+
+# The package's __init__ with the one mechanism that imports on use.
+LAZY_INIT = """
+import importlib
+
+LAZY_IMPORTS = {"load": "._io:load", "reports": ".reports"}
+
+
+def lazy_import(table, name, package):
+    module, _, attribute = table[name].partition(":")
+    loaded = importlib.import_module(module, package)
+    return getattr(loaded, attribute) if attribute else loaded
+"""
 
 CLEAN = {
     "__init__.py": "from ._io import load\n",
@@ -86,12 +99,52 @@ def test_a_clean_tree_passes(tmp_path):
         ),
         pytest.param("_extra.py", "x = 1\n", "pprofcore._extra is in no group", id="no-group"),
         pytest.param("errors.py", "from . import _units\n", "import cycle: _units -> errors -> _units", id="cycle"),
+        pytest.param(
+            "_frames.py",
+            'LAZY_IMPORTS = {"f": "._units:f"}\n',
+            "pprofcore._frames has a LAZY_IMPORTS table: only __init__, cli may",
+            id="lazy-table-outside-init-and-cli",
+        ),
+        pytest.param(
+            "__init__.py",
+            LAZY_INIT.replace("._io:load", "._nope:load"),
+            "LAZY_IMPORTS of pprofcore.__init__ names pprofcore._nope, which does not exist",
+            id="lazy-entry-names-no-module",
+        ),
+        pytest.param(
+            "_frames.py",
+            "import importlib\n\n\ndef f():\n    return importlib.import_module('pprofcore._units')\n",
+            "pprofcore._frames calls import_module: import at the top, or on use through a LAZY_IMPORTS table",
+            id="import-module-outside-the-table",
+        ),
+        pytest.param(
+            "cli/__init__.py",
+            "def f():\n    return __import__('pprofcore.errors')\n",
+            "pprofcore.cli calls __import__",
+            id="dunder-import",
+        ),
+        pytest.param(
+            "__init__.py",
+            LAZY_INIT.replace('"reports": ".reports"', '"main": ".cli:main"'),
+            "import cycle: __init__ -> cli -> __init__",
+            id="cycle-through-a-lazy-entry",
+        ),
     ],
 )
 def test_a_broken_rule_is_found(tmp_path, module, text, expected):
     root = write_tree(tmp_path, {**CLEAN, module: text})
     found = problems(root)
     assert any(expected in p for p in found), found
+
+
+def test_a_lazy_table_is_allowed_and_read_as_imports(tmp_path):
+    cli = 'from .. import lazy_import\n\nLAZY_IMPORTS = {"top": ".top"}\n'
+    files = {**CLEAN, "__init__.py": LAZY_INIT, "cli/__init__.py": cli, "cli/top.py": "from .. import _io\n"}
+    root = write_tree(tmp_path, files)
+    assert problems(root) == []
+    graph = import_graph(root)
+    assert {"_io", "reports"} <= graph["__init__"][0] and "cli.top" in graph["cli"][0]
+    assert not graph["__init__"][1]  # on use, yet not a function-level import statement
 
 
 def test_private_modules_may_be_imported(tmp_path):

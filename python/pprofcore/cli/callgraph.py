@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .. import _io
-from ..reports._nodes import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
+from .._report_defaults import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
-from ..reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, check_granularity
+from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
+from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
 from ._files import save_by_extension
