@@ -31,6 +31,11 @@ py::dict columns(const py::object& self) {
   return d;
 }
 
+std::vector<int32_t> order_rows(const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
+  py::gil_scoped_release nogil;  // both objects are immutable
+  return node_order(p, t, type, by_cum);
+}
+
 }  // namespace
 
 void bind_aggregate(py::module_& m) {
@@ -43,27 +48,12 @@ void bind_aggregate(py::module_& m) {
       .def(
           "order",
           [](const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
-            std::vector<int32_t> rows;
-            {
-              py::gil_scoped_release nogil;  // both objects are immutable
-              rows = node_order(p, t, type, by_cum);
-            }
-            return move_to_numpy(std::move(rows));
+            return move_to_numpy(order_rows(t, p, type, by_cum));
           },
           py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
           "Rows in pprof's report order for one sample type (zero rows left out).")
-      .def(
-          "order_list",
-          [](const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
-            std::vector<int32_t> rows;
-            {
-              py::gil_scoped_release nogil;  // both objects are immutable
-              rows = node_order(p, t, type, by_cum);
-            }
-            return rows;
-          },
-          py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
-          "order() as a list: the command line's quick reports import no NumPy.")
+      .def("order_list", &order_rows, py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
+           "order() as a list: the command line's quick reports import no NumPy.")
       .def(
           "type_sums",
           [](const NodeTable& t, size_t type) {

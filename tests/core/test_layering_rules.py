@@ -99,42 +99,37 @@ def test_a_clean_tree_passes(tmp_path):
         ),
         pytest.param("_extra.py", "x = 1\n", "pprofcore._extra is in no group", id="no-group"),
         pytest.param("errors.py", "from . import _units\n", "import cycle: _units -> errors -> _units", id="cycle"),
-        pytest.param(
-            "_frames.py",
-            'LAZY_IMPORTS = {"f": "._units:f"}\n',
-            "pprofcore._frames has a LAZY_IMPORTS table: only __init__, cli may",
-            id="lazy-table-outside-init-and-cli",
-        ),
-        pytest.param(
-            "__init__.py",
-            LAZY_INIT.replace("._io:load", "._nope:load"),
-            "LAZY_IMPORTS of pprofcore.__init__ names pprofcore._nope, which does not exist",
-            id="lazy-entry-names-no-module",
-        ),
-        pytest.param(
-            "_frames.py",
-            "import importlib\n\n\ndef f():\n    return importlib.import_module('pprofcore._units')\n",
-            "pprofcore._frames calls import_module: import at the top, or on use through a LAZY_IMPORTS table",
-            id="import-module-outside-the-table",
-        ),
-        pytest.param(
-            "cli/__init__.py",
-            "def f():\n    return __import__('pprofcore.errors')\n",
-            "pprofcore.cli calls __import__",
-            id="dunder-import",
-        ),
-        pytest.param(
-            "__init__.py",
-            LAZY_INIT.replace('"reports": ".reports"', '"main": ".cli:main"'),
-            "import cycle: __init__ -> cli -> __init__",
-            id="cycle-through-a-lazy-entry",
-        ),
     ],
 )
 def test_a_broken_rule_is_found(tmp_path, module, text, expected):
+    assert_found(tmp_path, module, text, expected)
+
+
+def assert_found(tmp_path, module, text, expected):
+    """The checker names ``expected`` for the clean tree with ``module`` replaced by ``text``."""
     root = write_tree(tmp_path, {**CLEAN, module: text})
     found = problems(root)
     assert any(expected in p for p in found), found
+
+
+IMPORT_MODULE = "import importlib\n\n\ndef f():\n    return importlib.import_module('pprofcore._units')\n"
+# Imports on use outside the one mechanism: (file, its text, the problem named).
+LAZY_BREAKS = {
+    "table-outside-init-and-cli": ("_frames.py", 'LAZY_IMPORTS = {"f": "._units:f"}\n', "only __init__, cli may"),
+    "entry-names-no-module": ("__init__.py", LAZY_INIT.replace("._io:", "._nope:"), "pprofcore._nope, which does not"),
+    "import-module-call": ("_frames.py", IMPORT_MODULE, "pprofcore._frames calls import_module: import at the top"),
+    "dunder-import": ("cli/__init__.py", "def f():\n    return __import__('pprofcore.errors')\n", "calls __import__"),
+    "cycle-through-an-entry": (
+        "__init__.py",
+        LAZY_INIT.replace('"reports": ".reports"', '"main": ".cli:main"'),
+        "import cycle: __init__ -> cli -> __init__",
+    ),
+}
+
+
+@pytest.mark.parametrize("module, text, expected", list(LAZY_BREAKS.values()), ids=list(LAZY_BREAKS))
+def test_imports_on_use_outside_the_table_are_found(tmp_path, module, text, expected):
+    assert_found(tmp_path, module, text, expected)
 
 
 def test_a_lazy_table_is_allowed_and_read_as_imports(tmp_path):

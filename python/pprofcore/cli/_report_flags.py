@@ -90,18 +90,7 @@ def add_common(
             help=f"show at most N nodes (pprof's default: all for top, {NODECOUNT} for tree)",
         )
     if trim:
-        parser.add_argument(
-            "--nodefraction",
-            type=float,
-            default=NODEFRACTION,
-            help=f"drop nodes whose cum is below this fraction of the total (pprof's default {NODEFRACTION})",
-        )
-        parser.add_argument(
-            "--edgefraction",
-            type=float,
-            default=EDGEFRACTION,
-            help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
-        )
+        add_fractions(parser)
         parser.add_argument("--cum", action="store_true", help="sort by cum instead of flat")
         parser.add_argument("--flat", action="store_true", help="sort by flat (the default)")
     if fmt:
@@ -117,3 +106,19 @@ def sample_index(value):
         return int(value)
     except ValueError:
         return value
+
+
+def add_fractions(parser) -> None:
+    """``--nodefraction`` and ``--edgefraction`` with pprof's defaults."""
+    parser.add_argument(
+        "--nodefraction",
+        type=float,
+        default=NODEFRACTION,
+        help=f"drop nodes whose cum is below this fraction of the total (pprof's default {NODEFRACTION})",
+    )
+    parser.add_argument(
+        "--edgefraction",
+        type=float,
+        default=EDGEFRACTION,
+        help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
+    )

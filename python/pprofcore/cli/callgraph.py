@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 
 from .. import _io
-from .._report_defaults import EDGEFRACTION, GRANULARITIES, NODECOUNT, NODEFRACTION
+from .._report_defaults import GRANULARITIES, NODECOUNT
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index
+from ._report_flags import add_fractions
 
 HELP = "write pprof's call graph (DOT, or SVG via Graphviz)"
 
@@ -27,18 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--nodecount", type=int, default=NODECOUNT, help=f"keep at most N nodes (0 = all; default {NODECOUNT})"
     )
-    parser.add_argument(
-        "--nodefraction",
-        type=float,
-        default=NODEFRACTION,
-        help=f"drop nodes whose cum is below this share of the total (default {NODEFRACTION})",
-    )
-    parser.add_argument(
-        "--edgefraction",
-        type=float,
-        default=EDGEFRACTION,
-        help=f"drop edges below this share of the total (default {EDGEFRACTION})",
-    )
+    add_fractions(parser)
     parser.add_argument("--title", default=None, help="title in the legend")
     _filter_args.add_filter_arguments(parser)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import List, Optional
+from typing import List, NoReturn, Optional, Set
 
 from .. import _core, _fetch, _units
 from .._report_text import INLINE_TEXT, profile_lines, summary_lines, top_lines
@@ -32,7 +32,7 @@ class _Refused(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:  # raises instead of printing usage and exiting
         raise _Refused(message)
 
 
@@ -159,7 +159,8 @@ def trimmed_inline_labels(core, table, labels: List[int], shown: List[int], ti: 
     if not any(candidates):
         return out
     src, dst, weight, inline = table.edge_list(core, bytes(candidates), ti, -1, bytes(keep), ti)
-    has_inline, has_plain = set(), set()
+    has_inline: Set[int] = set()
+    has_plain: Set[int] = set()
     for d, w, inl in zip(dst, weight, inline):
         if abs(w) >= edge_cut and candidates[d]:
             (has_inline if inl else has_plain).add(d)
