@@ -35,11 +35,13 @@ FLAGS = [
     ["--edgefraction", "0.1", "--nodecount", "3"],
     ["--unit", "ms"],
     ["--trim=false"],
+    ["--sample-index", "0"],
+    ["--sample-index", "-1", "--cum"],
 ]
 # Lines the quick path leaves to the full one.
 NOT_QUICK = [
     ["--mean"],
-    ["--sample-index", "0"],
+    ["--sample-index", "no_such_type"],
     ["--focus", "main"],
     ["--tagfocus", "endpoint=/api/hash"],
     ["--divide_by", "3"],
@@ -78,6 +80,12 @@ def test_quick_top_is_the_full_top(path, flags):
     assert quick == full_text([*flags, path])
 
 
+@pytest.mark.parametrize("flags", [["--sample-index", "inuse_space"], ["--sample-index", "alloc_objects", "--cum"]])
+def test_sample_types_by_name(flags):
+    quick = quick_text([*flags, HEAP])
+    assert quick is not None and quick == full_text([*flags, HEAP])
+
+
 @pytest.mark.parametrize("flags", NOT_QUICK, ids=lambda f: " ".join(f))
 def test_other_command_lines_take_the_full_path(flags):
     with contextlib.redirect_stdout(io.StringIO()) as out:
@@ -90,10 +98,11 @@ def test_other_command_lines_take_the_full_path(flags):
 def test_quick_top_matches_on_random_profiles(tmp_path_factory, msg):
     path = tmp_path_factory.mktemp("quick") / "p.pb"
     path.write_bytes(msg.SerializeToString())
-    argv = ["--nodecount", "3", str(path)]
-    quick = quick_text(argv)
-    if quick is not None:  # else the full path answers (and words any error)
-        assert quick == full_text(argv)
+    for flags in (["--nodecount", "3"], ["--sample-index", "0", "--cum"]):
+        argv = [*flags, str(path)]
+        quick = quick_text(argv)
+        if quick is not None:  # else the full path answers (and words any error)
+            assert quick == full_text(argv)
 
 
 def test_quick_top_matches_on_corpus_files():

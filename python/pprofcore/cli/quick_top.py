@@ -3,8 +3,8 @@ most common report, computed from the C++ profile and node table through
 their list accessors, so that it imports no NumPy, no views, no explorer and
 no fleet (the start-up targets of docs/performance.md).
 
-It takes the common case only: one local file that the C++ core decodes, the
-profile's default sample type, no filter, base, symbolization, repair,
+It takes the common case only: one local file that the C++ core decodes, no
+filter, base, symbolization, repair,
 ``-mean``, ``-divide_by``, ``-compact_labels``, ``-output`` or ``--format``,
 and a profile without ``drop_frames``/``keep_frames`` or a ``-diff_base``
 label. Anything else, or any error, returns None and ``pprofcore.cli.main``
@@ -66,7 +66,6 @@ def _parse(argv: List[str]) -> Optional[argparse.Namespace]:
         len(args.files) == 1
         and _fetch.source_url(args.files[0], args.seconds) is None
         and not (args.base or args.diff_base or args.add_comment or args.compact_labels or args.mean)
-        and args.sample_index is None
         and args.divide_by == 1
         and args.format == "text"
         and not args.output
@@ -83,7 +82,7 @@ def top_text(args: argparse.Namespace) -> Optional[str]:
     core = _core.decode_file(args.files[0], _core.DEFAULT_MAX_DECOMPRESSED_SIZE, "auto")
     facts = core.header_codes()
     types = [(core.string(t), core.string(u)) for t, u in facts["sample_types"]]
-    ti = default_type(core, types)
+    ti = chosen_type(core, types, _report_flags.sample_index(args.sample_index))
     if ti is None or core.drop_frames_code or core.keep_frames_code:
         return None
     if DIFF_BASE_LABEL in core.string_list():
@@ -132,18 +131,24 @@ def top_text(args: argparse.Namespace) -> Optional[str]:
     return "\n".join(top_lines(header, [names[r] for r in shown], flat_shown, cum_shown, inline, tot, fmt))
 
 
-def default_type(core, types) -> Optional[int]:
-    """pprof's default sample type: the one ``default_sample_type`` names, else
-    the last; None when the quick path cannot tell (no types, a name that is
-    not valid UTF-8 or names no type)."""
+def chosen_type(core, types, wanted) -> Optional[int]:
+    """The index of sample type ``wanted`` (an index, a name, or None for
+    pprof's default: the type ``default_sample_type`` names, else the last), as
+    ``Profile.sample_type_index`` finds it; None when the quick path cannot
+    tell (no such type, which the full path words, or a default that is not
+    valid UTF-8)."""
     if not types:
         return None
-    code = core.default_sample_type_code
-    if not code:
-        return len(types) - 1
-    name = core.string(code)
-    matches = [i for i, (t, _) in enumerate(types) if t == name]
-    return matches[0] if matches and "\ufffd" not in name else None
+    if isinstance(wanted, int):
+        return wanted % len(types) if -len(types) <= wanted < len(types) else None
+    if wanted is None:
+        name = core.string(core.default_sample_type_code)
+        if not name:
+            return len(types) - 1
+        if "\ufffd" in name:
+            return None
+        wanted = name
+    return next((i for i, (t, _) in enumerate(types) if t == wanted), None)
 
 
 def trimmed_inline_labels(core, table, labels: List[int], shown: List[int], ti: int, edge_cut: int) -> List[int]:
