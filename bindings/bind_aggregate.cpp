@@ -31,6 +31,11 @@ py::dict columns(const py::object& self) {
   return d;
 }
 
+std::vector<int32_t> order_rows(const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
+  py::gil_scoped_release nogil;  // both objects are immutable
+  return node_order(p, t, type, by_cum);
+}
+
 }  // namespace
 
 void bind_aggregate(py::module_& m) {
@@ -43,15 +48,43 @@ void bind_aggregate(py::module_& m) {
       .def(
           "order",
           [](const NodeTable& t, const Profile& p, size_t type, bool by_cum) {
-            std::vector<int32_t> rows;
-            {
-              py::gil_scoped_release nogil;  // both objects are immutable
-              rows = node_order(p, t, type, by_cum);
-            }
-            return move_to_numpy(std::move(rows));
+            return move_to_numpy(order_rows(t, p, type, by_cum));
           },
           py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
           "Rows in pprof's report order for one sample type (zero rows left out).")
+      .def("order_list", &order_rows, py::arg("profile"), py::arg("type"), py::arg("by_cum") = false,
+           "order() as a list: the command line's quick reports import no NumPy.")
+      .def(
+          "type_sums",
+          [](const NodeTable& t, size_t type) {
+            if (type >= t.n_types) throw py::index_error("sample type index out of range");
+            std::vector<int64_t> flat(t.size()), cum(t.size());
+            for (size_t i = 0; i < t.size(); ++i) {
+              flat[i] = t.flat[i * t.n_types + type];
+              cum[i] = t.cum[i * t.n_types + type];
+            }
+            return py::make_tuple(flat, cum);
+          },
+          py::arg("type"), "(flat, cum) of every row for one sample type, as lists.")
+      .def("inline_label_list", [](const NodeTable& t) { return t.inline_label; })
+      .def(
+          "edge_list",
+          [](const NodeTable& t, const Profile& p, const std::string& mask, int label_type, int label_div_type,
+             const std::string& keep, size_t type) {
+            if (type >= t.n_types) throw py::index_error("sample type index out of range");
+            std::vector<uint8_t> m(mask.begin(), mask.end()), k(keep.begin(), keep.end());
+            EdgeTable e;
+            {
+              py::gil_scoped_release nogil;  // inputs immutable or copied
+              e = aggregate_edges(p, t, m, label_type, label_div_type, k);
+            }
+            std::vector<int64_t> weight(e.size());
+            for (size_t i = 0; i < e.size(); ++i) weight[i] = e.weight[i * e.n_types + type];
+            return py::make_tuple(e.src, e.dst, weight, e.is_inline);
+          },
+          py::arg("profile"), py::arg("node_mask"), py::arg("label_type"), py::arg("label_div_type"),
+          py::arg("node_keep"), py::arg("type"),
+          "edges() with bytes masks, as lists (src, dst, weight of `type`, inline).")
       .def(
           "folded",
           [](const NodeTable& t, const Profile& p, size_t type, std::vector<int32_t> group,

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "pybind.hpp"
+#include "pprofcore/aggregate.hpp"
 #include "pprofcore/encode.hpp"
 
 namespace pprofcore::bindings {
@@ -59,6 +60,36 @@ void bind_profile(py::module_& m) {
                  PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
            })
       .def("memory_bytes", &Profile::memory_bytes)
+      .def(
+          "header_codes",
+          [](const Profile& p) {
+            py::list types;
+            for (size_t i = 0; i < p.num_types(); ++i)
+              types.append(py::make_tuple(p.sample_type_type[i], p.sample_type_unit[i]));
+            py::dict d;
+            d["sample_types"] = types;
+            d["comments"] = p.comments;
+            d["mapping"] = p.mappings.size()
+                               ? py::object(py::make_tuple(p.mappings.filename[0], p.mappings.build_id[0]))
+                               : py::object(py::none());
+            return d;
+          },
+          "String codes of a report's header as lists: sample_types ((type, unit) pairs), comments, mapping "
+          "((filename, build_id) of the first mapping, or None). Plain Python objects: no NumPy is imported.")
+      .def(
+          "abs_total",
+          [](const Profile& p, size_t type) -> py::object {
+            if (type >= p.num_types()) throw py::index_error("sample type index out of range");
+            if (!sums_fit(p, type)) return py::none();
+            int64_t total = 0;
+            const size_t nt = p.num_types();
+            for (size_t s = 0; s < p.num_samples(); ++s) {
+              const int64_t v = p.values[s * nt + type];
+              total += v < 0 ? -v : v;
+            }
+            return py::int_(total);
+          },
+          "Sum of |value| of one sample type over every sample (None when it leaves int64).")
       .def("equals",
            [](const Profile& a, const Profile& b) {
              // Both are immutable, so comparing without the GIL is safe.

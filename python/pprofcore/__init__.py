@@ -8,24 +8,73 @@ Read a profile (gzip or raw ``profile.proto``) into columnar NumPy arrays::
     p.values                # int64 (n_samples, n_types), zero-copy, read-only
     p.to_bytes()            # deterministic re-encoding
 
-``import pprofcore`` imports only NumPy; pandas and pyarrow are optional.
+``import pprofcore`` imports only the C++ core; the public names are loaded
+on first use (``LAZY_IMPORTS``). pandas and pyarrow are optional.
 """
 
-from . import _io
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, List
+
+from . import _core
 from ._build_info import build_info
 from ._build_info import version as _package_version
-from ._delta import DeltaComputer
-from ._from_folded import from_folded
-from ._from_otlp import OtlpProfile, load_otlp
-from ._io import load, load_all, load_many, loads
-from ._merge import Merger, merge, merge_files
-from ._profile import Profile
-from ._repair import RepairReport
-from ._transform import harmonize_units
 from .errors import DecodeError, FilterWarning, GzipError, ProfileError
-from .fleet import ProfileSet, open_store
-from .reports.table import ReportTable
-from .testing import compare
+
+if TYPE_CHECKING:  # what LAZY_IMPORTS gives, for type checkers and editors
+    from . import display as display
+    from . import fleet as fleet
+    from . import reports as reports
+    from . import symbolize as symbolize
+    from . import testing as testing
+    from . import web as web
+    from ._delta import DeltaComputer
+    from ._from_folded import from_folded
+    from ._from_otlp import OtlpProfile, load_otlp
+    from ._io import load, load_all, load_many, loads
+    from ._merge import Merger, merge, merge_files
+    from ._profile import Profile
+    from ._repair import RepairReport
+    from ._transform import harmonize_units
+    from .fleet import ProfileSet, open_store
+    from .reports.table import ReportTable
+    from .testing import compare
+
+#: Where each public name (``module:name``) and public subpackage (``module``)
+#: lives. They are imported on first use (PEP 562 ``__getattr__``), so that
+#: ``import pprofcore`` costs ``_core`` alone and a command line loads only
+#: what it runs (``pprofcore -top FILE`` never imports NumPy's users it does
+#: not need, pandas, the views or the fleet). This table is the one place a
+#: module of pprofcore is imported on use; ``tests/core/test_layering.py``
+#: reads it as imports of this file, and ``tests/core/test_lazy_imports.py``
+#: holds it to ``__all__`` and to the ``TYPE_CHECKING`` block above.
+LAZY_IMPORTS = {
+    "DeltaComputer": "._delta:DeltaComputer",
+    "from_folded": "._from_folded:from_folded",
+    "OtlpProfile": "._from_otlp:OtlpProfile",
+    "load_otlp": "._from_otlp:load_otlp",
+    "load": "._io:load",
+    "load_all": "._io:load_all",
+    "load_many": "._io:load_many",
+    "loads": "._io:loads",
+    "Merger": "._merge:Merger",
+    "merge": "._merge:merge",
+    "merge_files": "._merge:merge_files",
+    "Profile": "._profile:Profile",
+    "RepairReport": "._repair:RepairReport",
+    "harmonize_units": "._transform:harmonize_units",
+    "ProfileSet": ".fleet:ProfileSet",
+    "open_store": ".fleet:open_store",
+    "ReportTable": ".reports.table:ReportTable",
+    "compare": ".testing:compare",
+    "display": ".display",
+    "fleet": ".fleet",
+    "reports": ".reports",
+    "symbolize": ".symbolize",
+    "testing": ".testing",
+    "web": ".web",
+}
 
 #: The size limit of the decompressed input that ``load``, ``loads``,
 #: ``load_many`` and ``merge_files`` apply unless given ``max_decompressed_size=``
@@ -35,7 +84,7 @@ from .testing import compare
 #: --------
 #: >>> pprofcore.DEFAULT_MAX_DECOMPRESSED_SIZE == 4 << 30
 #: True
-DEFAULT_MAX_DECOMPRESSED_SIZE: int = _io.DEFAULT_MAX_DECOMPRESSED_SIZE
+DEFAULT_MAX_DECOMPRESSED_SIZE: int = _core.DEFAULT_MAX_DECOMPRESSED_SIZE
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_SIZE",
@@ -66,18 +115,29 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # ``__version__`` is looked up on first use (PEP 562): importlib.metadata
-    # costs start-up time that a command line reading one file does not need.
+def lazy_import(table: dict, name: str, package: str) -> Any:
+    """``table[name]`` imported: a ``module:attribute`` entry gives the
+    attribute, a ``module`` entry the module (relative to ``package``)."""
+    module, _, attribute = table[name].partition(":")
+    loaded = importlib.import_module(module, package)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: called only for names not set yet. ``__version__`` is looked
+    # up on use too: importlib.metadata costs start-up time.
     if name == "__version__":
         return _package_version()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in LAZY_IMPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = lazy_import(LAZY_IMPORTS, name, __name__)
+    return value
 
 
-def __dir__():
+def __dir__() -> List[str]:
     # dir() and tab completion list the public names only, not the submodules
-    # (reports, testing, fleet ...) that importing the package binds as
-    # attributes; they stay importable by name (boost-histogram does the same).
+    # (reports, testing, fleet ...); they stay importable by name
+    # (boost-histogram does the same).
     return list(__all__)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import uuid
 from typing import Callable, Union
 
 #: Suffix of temporary files (``NAME.tmp-<hex>``); readers of a folder skip them.
@@ -23,7 +22,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def temp_name(path: str) -> str:
     """A fresh temporary name in the folder of ``path``."""
-    return f"{path}{TMP_MARK}{uuid.uuid4().hex}"
+    # 16 random bytes, as uuid4 takes, without importing uuid (and platform) at start-up
+    return f"{path}{TMP_MARK}{os.urandom(16).hex()}"
 
 
 def fsync_dir(directory: str) -> None:

@@ -89,7 +89,15 @@ class Profile:
         All columns as read-only zero-copy NumPy views keyed by 'table.column'.
         """
     def encode(self, compress: bool = True, level: typing.SupportsInt | typing.SupportsIndex = -1) -> bytes: ...
+    def abs_total(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+        """
+        Sum of |value| of one sample type over every sample (None when it leaves int64).
+        """
     def equals(self, arg0: Profile) -> bool: ...
+    def header_codes(self) -> dict:
+        """
+        String codes of a report's header as lists: sample_types ((type, unit) pairs), comments, mapping ((filename, build_id) of the first mapping, or None). Plain Python objects: no NumPy is imported.
+        """
     def memory_bytes(self) -> int: ...
     def string(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     def string_list(self) -> list[str]:
@@ -167,6 +175,18 @@ class NodeTable:
         """
         Call edges touching the masked nodes: src, dst, weight (n x types), inline.
         """
+    def edge_list(
+        self,
+        profile: Profile,
+        node_mask: str | bytes,
+        label_type: typing.SupportsInt | typing.SupportsIndex,
+        label_div_type: typing.SupportsInt | typing.SupportsIndex,
+        node_keep: str | bytes,
+        type: typing.SupportsInt | typing.SupportsIndex,
+    ) -> tuple:
+        """
+        edges() with bytes masks, as lists (src, dst, weight of `type`, inline).
+        """
     def files(self) -> list[str]: ...
     def folded(
         self,
@@ -178,13 +198,24 @@ class NodeTable:
         """
         Collapsed stacks text, one line per distinct stack.
         """
+    def inline_label_list(self) -> list[int]: ...
     def order(
         self, profile: Profile, type: typing.SupportsInt | typing.SupportsIndex, by_cum: bool = False
     ) -> numpy.ndarray:
         """
         Rows in pprof's report order for one sample type (zero rows left out).
         """
+    def order_list(
+        self, profile: Profile, type: typing.SupportsInt | typing.SupportsIndex, by_cum: bool = False
+    ) -> list[int]:
+        """
+        order() as a list: the command line's quick reports import no NumPy.
+        """
     def printable_names(self) -> list[str]: ...
+    def type_sums(self, type: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+        """
+        (flat, cum) of every row for one sample type, as lists.
+        """
     @property
     def n_types(self) -> int: ...
 

@@ -17,7 +17,6 @@ import os
 import re
 import tempfile
 import time
-import urllib.error
 import urllib.parse
 from typing import Callable, Optional
 

@@ -4,7 +4,7 @@ on the exit status (0, or 2 for pprof's errors).
 
 Inputs: the bundled proto profiles, a legacy heap profile and a legacy
 contention profile written here (text, address-only stacks), and diff inputs
-(``-base``, ``-diff_base``). One long-lived pprof driver answers every line
+(``-base``, ``-diff_base``), with text reports and ``-mean`` DOT graphs. One long-lived pprof driver answers every line
 (``pprof`` fixture), so the matrix costs little."""
 
 from __future__ import annotations
@@ -63,6 +63,23 @@ HEAP_FLAGS = [
     ["-mean", "-lines"],
 ]
 LEGACY_FLAGS = [[], ["-divide_by=3"], ["-mean"], ["-cum", "-nodecount=2"], ["-sample_index=0"], ["-unit=s"]]
+# -mean call graphs: trimmed by the sums, shown as sums over count sums; the
+# heap's inuse types leave nodes and edges whose sum is 0 but whose count is not
+DOT_MEAN_FLAGS = [
+    ["-mean", CPU],
+    ["-mean", "-lines", CPU],
+    ["-mean", "-nodecount=10", "-divide_by=3", CPU],
+    ["-mean", "-tagfocus=endpoint=/api/hash", CPU],
+    ["-mean", "-hide=runtime", "-nodefraction=0.05", CPU],
+    ["-mean", "-unit=ms", "-cum", CPU],
+    ["-mean", HEAP],
+    ["-mean", "-sample_index=inuse_space", HEAP],
+    ["-mean", "-sample_index=inuse_space", "-nodecount=0", "-nodefraction=0", "-edgefraction=0", HEAP],
+    ["-mean", "-sample_index=inuse_objects", "-nodefraction=0", HEAP],
+    ["-mean", "-sample_index=alloc_space", "-lines", HEAP],
+    ["-mean", "-sample_index=alloc_space", f"-diff_base={HEAP}", HEAP],
+    ["-mean", "-drop_negative", f"-diff_base={HEAP}", HEAP],
+]
 # exit status 2 with no report
 FAILING = [
     ["-top", "-divide_by=0", CPU],
@@ -89,6 +106,8 @@ def _lines(legacy_heap: str, legacy_contention: str):
         out.append([report, f"-diff_base={CPU}", CPU])
         out.append([report, "-divide_by=3", f"-diff_base={HEAP}", "-sample_index=alloc_space", HEAP])
     out.append(["-top", "-sample_index=alloc_space", f"-base={HEAP}", "-mean", HEAP])
+    out += [["-dot", *flags] for flags in DOT_MEAN_FLAGS]
+    out += [["-dot", "-mean", path] for path in (legacy_heap, legacy_contention)]
     out.append(["-list=sort\\.insertionSort", "-divide_by=3", CPU])
     out.append(["-list=sort\\.insertionSort", CPU])
     # flags every report takes, with nothing to do here

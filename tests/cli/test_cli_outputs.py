@@ -83,9 +83,10 @@ def _no_scripts(svg: str) -> str:
 
 @requires_go
 @needs_graphviz
-def test_svg_is_pprofs_drawing():
-    want = go_pprof("-svg", "-nodecount=15", CPU)
-    got = ours("-svg", "-nodecount=15", CPU).decode()
+@pytest.mark.parametrize("flags", [["-nodecount=15"], ["-mean", "-nodecount=15"]], ids=["sums", "mean"])
+def test_svg_is_pprofs_drawing(flags):
+    want = go_pprof("-svg", *flags, CPU)
+    got = ours("-svg", *flags, CPU).decode()
     # pprof's pan/zoom script is its own; everything else is the same bytes
     assert _no_scripts(got) == _no_scripts(want)
     assert '<g id="viewport" transform="scale(0.5,0.5) translate(0,0)">' in got

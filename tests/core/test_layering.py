@@ -54,4 +54,6 @@ def test_the_checker_sees_imports():
     assert "reports.table" in GRAPH["reports"][0]
     assert {"testing._keys", "_units"} <= GRAPH["testing.regressions"][0]  # `from . import` and `from .. import`
     assert "__init__" in GRAPH["cli.delta"][0]  # `import pprofcore`
+    assert {"_io", "fleet"} <= GRAPH["__init__"][0]  # the LAZY_IMPORTS table of pprofcore/__init__.py
+    assert "cli.top" in GRAPH["cli"][0]  # and of the CLI's
     assert not problems(PACKAGE)

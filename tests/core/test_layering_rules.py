@@ -6,7 +6,20 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from layering import problems
+from layering import import_graph, problems
+
+# The package's __init__ with the one mechanism that imports on use.
+LAZY_INIT = """
+import importlib
+
+LAZY_IMPORTS = {"load": "._io:load", "reports": ".reports"}
+
+
+def lazy_import(table, name, package):
+    module, _, attribute = table[name].partition(":")
+    loaded = importlib.import_module(module, package)
+    return getattr(loaded, attribute) if attribute else loaded
+"""
 
 CLEAN = {
     "__init__.py": "from ._io import load\n",
@@ -89,9 +102,44 @@ def test_a_clean_tree_passes(tmp_path):
     ],
 )
 def test_a_broken_rule_is_found(tmp_path, module, text, expected):
+    assert_found(tmp_path, module, text, expected)
+
+
+def assert_found(tmp_path, module, text, expected):
+    """The checker names ``expected`` for the clean tree with ``module`` replaced by ``text``."""
     root = write_tree(tmp_path, {**CLEAN, module: text})
     found = problems(root)
     assert any(expected in p for p in found), found
+
+
+IMPORT_MODULE = "import importlib\n\n\ndef f():\n    return importlib.import_module('pprofcore._units')\n"
+# Imports on use outside the one mechanism: (file, its text, the problem named).
+LAZY_BREAKS = {
+    "table-outside-init-and-cli": ("_frames.py", 'LAZY_IMPORTS = {"f": "._units:f"}\n', "only __init__, cli may"),
+    "entry-names-no-module": ("__init__.py", LAZY_INIT.replace("._io:", "._nope:"), "pprofcore._nope, which does not"),
+    "import-module-call": ("_frames.py", IMPORT_MODULE, "pprofcore._frames calls import_module: import at the top"),
+    "dunder-import": ("cli/__init__.py", "def f():\n    return __import__('pprofcore.errors')\n", "calls __import__"),
+    "cycle-through-an-entry": (
+        "__init__.py",
+        LAZY_INIT.replace('"reports": ".reports"', '"main": ".cli:main"'),
+        "import cycle: __init__ -> cli -> __init__",
+    ),
+}
+
+
+@pytest.mark.parametrize("module, text, expected", list(LAZY_BREAKS.values()), ids=list(LAZY_BREAKS))
+def test_imports_on_use_outside_the_table_are_found(tmp_path, module, text, expected):
+    assert_found(tmp_path, module, text, expected)
+
+
+def test_a_lazy_table_is_allowed_and_read_as_imports(tmp_path):
+    cli = 'from .. import lazy_import\n\nLAZY_IMPORTS = {"top": ".top"}\n'
+    files = {**CLEAN, "__init__.py": LAZY_INIT, "cli/__init__.py": cli, "cli/top.py": "from .. import _io\n"}
+    root = write_tree(tmp_path, files)
+    assert problems(root) == []
+    graph = import_graph(root)
+    assert {"_io", "reports"} <= graph["__init__"][0] and "cli.top" in graph["cli"][0]
+    assert not graph["__init__"][1]  # on use, yet not a function-level import statement
 
 
 def test_private_modules_may_be_imported(tmp_path):

@@ -11,6 +11,15 @@ what it needs; optional dependencies such as pandas stay inside functions); no
 ``_name`` is imported from another module (a shared helper has a plain name);
 and the whole graph has no cycle.
 
+One mechanism imports on use: a module-level ``LAZY_IMPORTS`` table (name ->
+``".module"`` or ``".module:attribute"``) read by ``pprofcore.lazy_import``,
+in the package's ``__init__`` (PEP 562 ``__getattr__``) and the CLI's
+``__init__`` (one module per subcommand), so that a command line loads only
+what it runs. Only those modules (``LAZY_TABLE_MODULES``) may hold a table;
+its entries count as run-time imports of the module (direction and cycles are
+checked as for the others) and must exist; nothing else calls
+``importlib.import_module`` or ``__import__``.
+
 ``problems(root)`` checks a package tree and returns what breaks those rules;
 ``tests/core/test_layering.py`` runs it on pprofcore, and
 ``tests/core/test_layering_rules.py`` on small trees that break each rule on purpose.
@@ -44,10 +53,14 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_build_info",
             "_fetch",
             "_proto_fields",
+            "_report_defaults",
         },
     ),
     # Helpers shared by several rooms; they import leaves and one another, never a room.
-    ("helper", {"_report_base", "_match", "_frames", "_summary", "_comments", "_timestamps", "_timed_samples"}),
+    (
+        "helper",
+        {"_report_base", "_report_text", "_match", "_frames", "_summary", "_comments", "_timestamps", "_timed_samples"},
+    ),
     (
         "room",
         {
@@ -90,6 +103,11 @@ GROUPS: List[Tuple[str, Set[str]]] = [
 
 # Entry points that may use the public names of the package (``import pprofcore``).
 USE_PUBLIC_NAMES = ("cli", "fleet", "__main__", "_pytest")
+
+# The modules that may import on use, through their LAZY_IMPORTS table; the
+# package's __init__ holds the one function that calls importlib for them.
+LAZY_TABLE_MODULES = ("__init__", "cli")
+LAZY_TABLE = "LAZY_IMPORTS"
 
 # (run-time imports, of which function-level) of each module.
 Graph = Dict[str, Tuple[Set[str], Set[str]]]
@@ -145,9 +163,37 @@ def _resolve(module: str, node: ast.AST, modules: Dict[str, Path]) -> List[str]:
     return [t for t in out if t != module and t not in own]
 
 
+def lazy_table(tree: ast.Module) -> Dict[str, str]:
+    """The module-level ``LAZY_IMPORTS`` dict of a parsed module ({} when none)."""
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == LAZY_TABLE for t in targets) and node.value is not None:
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def lazy_targets(module: str, modules: Dict[str, Path], table: Dict[str, str]) -> List[str]:
+    """The pprofcore modules a ``LAZY_IMPORTS`` table names, as ``_resolve`` names them."""
+    package = module if modules[module].name == "__init__.py" and module != "__init__" else module.rpartition(".")[0]
+    out = []
+    for entry in table.values():
+        relative = entry.partition(":")[0]
+        dots = len(relative) - len(relative.lstrip("."))
+        base = package.split(".") if package else []
+        base = base[: len(base) - (dots - 1)] if dots > 1 else base
+        out.append(".".join(base + [relative.lstrip(".")]))
+    return out
+
+
 def _imports(module: str, modules: Dict[str, Path]) -> Tuple[Set[str], Set[str]]:
     tree = ast.parse(modules[module].read_text())
-    runtime: Set[str] = set()
+    # a table's entries (and their parent packages, not the module's own) are run-time imports
+    own = {".".join(module.split(".")[: i + 1]) for i in range(module.count(".") + 1)}
+    runtime = {
+        ".".join(t.split(".")[: i + 1])
+        for t in lazy_targets(module, modules, lazy_table(tree))
+        for i in range(t.count(".") + 1)
+    } - own
     nested: Set[str] = set()
 
     def visit(node: ast.AST, depth: int) -> None:
@@ -220,6 +266,31 @@ def private_name_problems(root: Path) -> List[str]:
     return out
 
 
+def lazy_import_problems(root: Path) -> List[str]:
+    """Imports on use outside the one mechanism: a ``LAZY_IMPORTS`` table in a
+    module not in ``LAZY_TABLE_MODULES``, a table entry naming no module, or a
+    call of ``importlib.import_module``/``__import__`` outside ``__init__``."""
+    modules = package_modules(root)
+    out = []
+    for module, path in sorted(modules.items()):
+        tree = ast.parse(path.read_text())
+        table = lazy_table(tree)
+        if table and module not in LAZY_TABLE_MODULES:
+            out.append(f"pprofcore.{module} has a {LAZY_TABLE} table: only {', '.join(LAZY_TABLE_MODULES)} may")
+        for target in lazy_targets(module, modules, table):
+            if target not in modules:
+                out.append(f"{LAZY_TABLE} of pprofcore.{module} names pprofcore.{target}, which does not exist")
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or module == "__init__":
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("import_module", "__import__"):
+                out.append(
+                    f"pprofcore.{module} calls {name}: import at the top, or on use through a {LAZY_TABLE} table"
+                )
+    return out
+
+
 def cycle_problems(graph: Graph) -> List[str]:
     state: Dict[str, int] = {}
     path: List[str] = []
@@ -248,4 +319,5 @@ def problems(root: Path, groups=GROUPS) -> List[str]:
     """Every rule of this file that the package under ``root`` breaks."""
     graph = import_graph(root)
     out = [p for m in sorted(graph) for p in group_problems(graph, m, groups)]
-    return out + function_level_problems(graph) + private_name_problems(root) + cycle_problems(graph)
+    out += function_level_problems(graph) + private_name_problems(root) + lazy_import_problems(root)
+    return out + cycle_problems(graph)

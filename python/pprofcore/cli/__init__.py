@@ -8,75 +8,59 @@ import argparse
 import sys
 from typing import List, Optional
 
+from .. import lazy_import
 from .._build_info import describe as describe_build
-from . import (
-    _output,
-    _pprof_flags,
-    _pprof_options,
-    callgraph,
-    callgrind,
-    comments,
-    delta,
-    demo,
-    diff,
-    disasm,
-    filter,
-    flamegraph,
-    fleet,
-    folded,
-    graph,
-    info,
-    listing,
-    merge,
-    peek,
-    proto,
-    raw,
-    serve,
-    shell,
-    symbolize,
-    tags,
-    top,
-    topproto,
-    traces,
-    tree,
-    weblist,
-)
+from . import _output, _pprof_flags, _pprof_options
 from ._source_cache import SourceCache
 
-_COMMANDS = {
-    "info": info,
-    "demo": demo,
-    "filter": filter,
-    "merge": merge,
-    "delta": delta,
-    "diff": diff,
-    "top": top,
-    "tree": tree,
-    "peek": peek,
-    "traces": traces,
-    "tags": tags,
-    "comments": comments,
-    "callgrind": callgrind,
-    "topproto": topproto,
-    "folded": folded,
-    "flamegraph": flamegraph,
-    "callgraph": callgraph,
-    "fleet": fleet,
-    "symbolize": symbolize,
-    "list": listing,
-    "disasm": disasm,
-    "weblist": weblist,
-    "serve": serve,
+#: Each subcommand's module, imported when the command runs (the mechanism of
+#: ``pprofcore.LAZY_IMPORTS``): ``pprofcore -top FILE`` loads the modules of
+#: ``top`` alone, not the views, the explorer or the fleet. Two are not
+#: subcommands: ``shell`` is pprof's interactive mode (``pprofcore FILE``) and
+#: ``quick_top`` answers the common ``-top`` without loading a ``Profile``.
+LAZY_IMPORTS = {
+    "info": ".info",
+    "demo": ".demo",
+    "filter": ".filter",
+    "merge": ".merge",
+    "delta": ".delta",
+    "diff": ".diff",
+    "top": ".top",
+    "tree": ".tree",
+    "peek": ".peek",
+    "traces": ".traces",
+    "tags": ".tags",
+    "comments": ".comments",
+    "callgrind": ".callgrind",
+    "topproto": ".topproto",
+    "folded": ".folded",
+    "flamegraph": ".flamegraph",
+    "callgraph": ".callgraph",
+    "fleet": ".fleet",
+    "symbolize": ".symbolize",
+    "list": ".listing",
+    "disasm": ".disasm",
+    "weblist": ".weblist",
+    "serve": ".serve",
     # pprof's graph formats (one module; the subcommand's name is the format)
-    "dot": graph,
-    "svg": graph,
-    "png": graph,
-    "pdf": graph,
-    "ps": graph,
-    "gif": graph,
-    "raw": raw,
-    "proto": proto,
+    "dot": ".graph",
+    "svg": ".graph",
+    "png": ".graph",
+    "pdf": ".graph",
+    "ps": ".graph",
+    "gif": ".graph",
+    "raw": ".raw",
+    "proto": ".proto",
+    "shell": ".shell",
+    "quick_top": ".quick_top",
 }
+_SHELL, _QUICK_TOP = "shell", "quick_top"
+_COMMANDS = tuple(name for name in LAZY_IMPORTS if name not in (_SHELL, _QUICK_TOP))
+
+
+def command_module(name: str):
+    """The module of subcommand ``name`` (or of the shell), imported on first use."""
+    return lazy_import(LAZY_IMPORTS, name, __name__)
 
 
 # Reports whose -output is the text (or bytes) they print, as pprof's -output.
@@ -115,12 +99,15 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of subcommand ``only`` alone (what a
+    command line that names it needs: the other modules stay unimported)."""
     parser = argparse.ArgumentParser(prog="pprofcore", description="Analyse pprof profiles.")
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name, module in _COMMANDS.items():
+    for name in _COMMANDS if only is None else (only,):
+        module = command_module(name)
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__)
         module.add_arguments(p)
         if name in _TO_OUTPUT:  # pprof's reports: every pprof flag is accepted
@@ -133,7 +120,6 @@ def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] =
     """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit
     code. ``source_cache``: the interactive shell's decoded sources, reused by
     every command of its session."""
-    parser = build_parser()
     if argv is None:
         argv = sys.argv[1:]
     # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
@@ -143,9 +129,18 @@ def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] =
         return _pprof_flags.refuse(str(e))
     if opens_shell(translated):
         try:
-            return shell.run(argv, build_parser, main)
+            return command_module(_SHELL).run(argv, build_parser, main)
         except (ValueError, TypeError, OSError) as e:
             return _error("shell", str(e))
+    command = translated[0] if translated and translated[0] in _COMMANDS else None
+    if command == "top" and source_cache is None:
+        try:  # None: not the common case, which the full path below answers
+            quick = command_module(_QUICK_TOP).run(translated[1:])
+        except BrokenPipeError:
+            return 0
+        if quick is not None:
+            return quick
+    parser = build_parser(command)
     args = parser.parse_args(translated)
     args.source_cache = source_cache
     status = [1]

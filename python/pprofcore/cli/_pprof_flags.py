@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import List, Optional, Sequence
 
-from ..reports._nodes import GRANULARITIES
+from .._report_defaults import GRANULARITIES
 from ._pprof_usage import USAGE
 
 # Report flags of pprof that name a subcommand here (-peek takes the regex).

@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 
 from .. import _io
-from ..reports._nodes import GRANULARITIES, NODECOUNT
+from .._report_defaults import GRANULARITIES, NODECOUNT
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index
+from ._report_flags import add_fractions
 
 HELP = "write pprof's call graph (DOT, or SVG via Graphviz)"
 
@@ -27,7 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--nodecount", type=int, default=NODECOUNT, help=f"keep at most N nodes (0 = all; default {NODECOUNT})"
     )
-    ra.add_fractions(parser)
+    add_fractions(parser)
     parser.add_argument("--title", default=None, help="title in the legend")
     _filter_args.add_filter_arguments(parser)
 

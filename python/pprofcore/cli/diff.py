@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pprofcore
 
-from ..reports._nodes import GRANULARITIES
+from .._report_defaults import GRANULARITIES
 from . import _report_args as ra
 
 HELP = "show what changed between two profiles"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from .. import _io
-from ..reports._nodes import GRANULARITIES
+from .._report_defaults import GRANULARITIES
 from . import _filter_args
 from . import _report_args as ra
 from ._report_args import sample_index

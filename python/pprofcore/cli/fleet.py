@@ -24,7 +24,7 @@ import time
 
 import pprofcore
 
-from ..reports._nodes import GRANULARITIES
+from .._report_defaults import GRANULARITIES
 from . import _pprof_options, fleet_collect
 from . import _report_args as ra
 from . import _symbolize_args as sa

@@ -28,8 +28,8 @@ def add_arguments(parser) -> None:
 
 def dot_text(args) -> str:
     """The DOT text of the profile the flags describe."""
-    if args.mean:
-        raise ValueError("-mean graphs are not supported yet")
+    if args.mean and args.call_tree:
+        raise ValueError("-mean with -call_tree is not supported yet")
     p = ra.load_all(args)
     nodecount = DEFAULT_NODECOUNT if args.nodecount is None else args.nodecount
     options = dict(
@@ -42,7 +42,9 @@ def dot_text(args) -> str:
     )
     st = ra.sample_index(args.sample_index)
     g: Union[CallGraph, CallTreeGraph] = (
-        CallTreeGraph(p, st, unit=args.unit, **options) if args.call_tree else p.callgraph(st, **options)
+        CallTreeGraph(p, st, unit=args.unit, **options)
+        if args.call_tree
+        else p.callgraph(st, mean=args.mean, **options)
     )
     return pprof_dot(
         g,

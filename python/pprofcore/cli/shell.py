@@ -22,7 +22,7 @@ import sys
 import tempfile
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from ..reports._nodes import PPROF_GRANULARITIES
+from .._report_defaults import PPROF_GRANULARITIES
 from . import _output, _pprof_flags, _report_args
 from ._source_cache import SourceCache
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from . import _report_args as ra
+from . import quick_top
 
 HELP = "top functions by flat or cum value (like pprof -top)"
 
 
 def add_arguments(parser) -> None:
-    ra.add_common(parser, trim=True)
+    quick_top.add_arguments(parser)  # the quick path parses the same flags
 
 
 def run(args) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..reports._nodes import NODECOUNT
+from .._report_defaults import NODECOUNT
 from . import _report_args as ra
 
 HELP = "call tree: each node with callers and callees (like pprof -tree)"

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
-from .. import _core, _units
+from .. import _core, _report_base, _units
 from .._args import check_str
-from ..reports._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, check_granularity
+from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
+from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._escape import dot_string
 from ._files import save_by_extension
@@ -44,6 +45,7 @@ def callgraph(
     title: Optional[str] = None,
     inline: bool = True,
     drop_negative: bool = False,
+    mean: bool = False,
 ) -> "CallGraph":
     """pprof's call graph (``go tool pprof -dot``): a :class:`CallGraph`;
     ``p.callgraph(...)`` is ``callgraph(p, ...)``.
@@ -56,7 +58,10 @@ def callgraph(
     and an SVG in notebooks; ``to_pprof_dot()`` is the text ``go tool pprof
     -dot`` prints. ``inline=False`` folds inlined frames into their callers
     (pprof's ``-noinlines``); ``drop_negative`` leaves out nodes with a
-    negative flat (or cum, at flat 0). See ``docs/flamegraphs.md``.
+    negative flat (or cum, at flat 0); ``mean`` shows each node's, edge's and
+    tag's value divided by the sum of the first sample type over the same
+    samples (pprof's ``-mean``; trimming still uses the sums). See
+    ``docs/flamegraphs.md``.
     """
     check_granularity(by)
     check_str("title", title, optional=True)
@@ -70,7 +75,10 @@ def callgraph(
     names = table.printable_names()
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
-        g = _core.call_graph(profile._core, table, ti, None if kept is None else kept.astype(np.uint8), tag_cutoff)
+        mask = None if kept is None else kept.astype(np.uint8)
+        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff)
+        if mean:  # the same graph over the counts: the divisors
+            add_divisors(g, _core.call_graph(profile._core, table, 0, mask, tag_cutoff))
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
@@ -87,7 +95,9 @@ def callgraph(
         kept = np.zeros(len(names), dtype=bool)
         kept[g["nodes"][np.abs(g["cum"][g["nodes"]]) >= node_cutoff]] = True
         dropped_nodes = len(g["nodes"]) - int(kept.sum())
-        g = build(kept, node_cutoff)
+        # pprof rebuilds only when nodes were dropped: otherwise the edges into
+        # nodes outside the graph (-mean's zero sums, -drop_negative) stay
+        g = build(kept if dropped_nodes else None, node_cutoff)
     else:
         g = build(None, node_cutoff)
     orig_count = len(g["nodes"])
@@ -109,7 +119,7 @@ def callgraph(
         names,
         g,
         order,
-        total=total,
+        total=_report_base.total(profile, ti, True) if mean else total,
         node_cutoff=node_cutoff,
         edge_cutoff=edge_cutoff,
         dropped_nodes=dropped_nodes,
@@ -118,7 +128,43 @@ def callgraph(
         by=by,
         title=title,
         fractions=(nodefraction, edgefraction),
+        mean=mean,
     )
+
+
+def add_divisors(g: dict, counts: dict) -> None:
+    """Adds to ``g`` the divisors of a ``-mean`` graph from ``counts``, the same
+    graph over the first sample type: ``flat_div``, ``cum_div`` per node and
+    ``weight_div`` per edge. pprof's graph takes every sample whose value or
+    count is non-zero, so an edge only the counts have joins ``g`` with weight 0,
+    and an edge's residual and inline flags combine both graphs' samples."""
+    g["flat_div"], g["cum_div"] = counts["flat"], counts["cum"]
+    width = np.int64(len(counts["flat"]) + 1)
+    keys = g["src"].astype(np.int64) * width + g["dst"]
+    count_keys = counts["src"].astype(np.int64) * width + counts["dst"]
+    order = np.argsort(keys, kind="stable")
+    at = np.searchsorted(keys[order], count_keys)
+    found = at < len(keys)
+    found[found] = keys[order][at[found]] == count_keys[found]
+    mine = order[at[found]]
+    weight_div = np.zeros(len(keys), dtype=np.int64)
+    weight_div[mine] = counts["weight"][found]
+    g["residual"] = g["residual"].copy()
+    g["residual"][mine] |= counts["residual"][found]
+    g["inline"] = g["inline"].copy()
+    g["inline"][mine] &= counts["inline"][found]
+    extra = ~found
+    for column in ("src", "dst", "residual", "inline"):
+        g[column] = np.concatenate([g[column], counts[column][extra]])
+    g["weight"] = np.concatenate([g["weight"], np.zeros(int(extra.sum()), dtype=g["weight"].dtype)])
+    g["weight_div"] = np.concatenate([weight_div, counts["weight"][extra]])
+
+
+def _shown(g: dict, column: str) -> np.ndarray:
+    """A column of values as the graph shows them: divided by the counts in a
+    ``-mean`` graph."""
+    div = g.get(column + "_div")
+    return g[column] if div is None else _report_base.go_div(g[column], div)
 
 
 def _edges_of(g: dict):
@@ -204,7 +250,11 @@ def _select_top(order: List[int], tag_count: np.ndarray, nodecount: int) -> List
 
 
 def _trim_edges(g: dict, cutoff: int) -> int:
-    low = g["keep_edge"] & (np.abs(g["weight"]) < cutoff)
+    """pprof's TrimLowFrequencyEdges: drops the edges into graph nodes lighter
+    than ``cutoff`` (pprof never visits an edge into a node outside the graph)."""
+    in_graph = np.zeros(len(g["flat"]), dtype=bool)
+    in_graph[g["nodes"]] = True
+    low = g["keep_edge"] & (np.abs(g["weight"]) < cutoff) & in_graph[g["dst"]]
     g["keep_edge"] &= ~low
     return int(low.sum())
 
@@ -273,6 +323,7 @@ class CallGraph:
         by,
         title,
         fractions=(0.005, 0.001),
+        mean=False,
     ):
         self.sample_type, self.unit = profile.sample_types[ti]
         self.by = by
@@ -280,19 +331,21 @@ class CallGraph:
         # report nodes, the sample type, the kept nodes in order and the graph.
         self._profile, self._ti, self._table, self._g, self._order = profile, ti, table, g, list(order)
         self._fractions = fractions
+        #: pprof's -mean: nodes, edges and tags show sums divided by count sums
+        self.mean = mean
         self.total = total
         self.node_cutoff, self.edge_cutoff = node_cutoff, edge_cutoff
         self.dropped_nodes, self.dropped_edges, self.orig_count = dropped_nodes, dropped_edges, orig_count
         self.title = title if title is not None else f"{self.sample_type} ({self.unit})"
         self._names = [names[n] for n in order]
-        self._flat = g["flat"][order]
-        self._cum = g["cum"][order]
+        self._flat = _shown(g, "flat")[order]
+        self._cum = _shown(g, "cum")[order]
         pos = {n: i for i, n in enumerate(order)}
         live = [int(e) for e in np.flatnonzero(g["keep_edge"]) if int(g["src"][e]) in pos and int(g["dst"][e]) in pos]
         live.sort(key=lambda e: (-abs(int(g["weight"][e])), names[int(g["src"][e])], names[int(g["dst"][e])]))
         self._src = np.array([pos[int(g["src"][e])] for e in live], dtype=np.int32)
         self._dst = np.array([pos[int(g["dst"][e])] for e in live], dtype=np.int32)
-        self._weight = g["weight"][live] if live else np.zeros(0, dtype=np.int64)
+        self._weight = _shown(g, "weight")[live] if live else np.zeros(0, dtype=np.int64)
         self._inline = g["inline"][live].astype(bool) if live else np.zeros(0, dtype=bool)
         self._residual = g["residual"][live].astype(bool) if live else np.zeros(0, dtype=bool)
 

@@ -6,7 +6,9 @@ The graph itself (nodes, edges, trimming) is :mod:`.callgraph`'s; this module
 only writes it. Every string from the profile goes through
 :func:`._escape.pprof_dot_string` (pprof leaves the legend's first line and
 tag names unescaped; for names without quotes or backslashes that is the same
-text). ``-call_tree`` and ``-mean`` graphs are not written here.
+text). ``-call_tree`` graphs are written from :mod:`.calltree_graph`'s
+tree. A ``-mean`` graph is trimmed and ordered by its sums, as pprof's is, and
+shows each node's, edge's and tag's sum divided by its count sum.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .. import _units
 from .._report_base import active_filters, report_total
 from ..reports._nodes import header_lines
 from ._escape import pprof_dot_string as esc
-from .dot_tags import NodeTags, Tag, node_tags, sort_tags
+from .dot_tags import NodeTags, Tag, go_quo, node_tags, sort_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -78,6 +80,8 @@ def dot_color(score: float, background: bool) -> str:
     negative, greyer when small."""
     shift = 0.7
     saturation, value = (0.1, 0.93) if background else (1.0, 0.7)
+    if math.isnan(score):  # a share of a zero total (0/0): Go's NaN green byte is 0
+        return "#%02x00%02x" % (int(value * 255.0) & 0xFF, int(value * (1 - saturation) * 255.0) & 0xFF)
     score = max(-1.0, min(1.0, score))
     if abs(score) < 0.2:
         saturation *= abs(score) / 0.2
@@ -95,14 +99,13 @@ def dot_color(score: float, background: bool) -> str:
     return "#%02x%02x%02x" % (int(r * 255.0) & 0xFF, int(g * 255.0) & 0xFF, int(b * 255.0) & 0xFF)
 
 
+def go_share_of_zero(v: int) -> float:
+    """Go's ``float64(v) / 0``: a -mean graph's total can be 0 while its nodes are not."""
+    return math.copysign(math.inf, v) if v else math.nan
+
+
 def _pct(v: int, total: int) -> str:
     return _units.percentage(v, total).strip()
-
-
-def _go_quo(a: int, b: int) -> int:
-    """Go's integer division (truncates toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
 
 
 class _Writer:
@@ -117,7 +120,7 @@ class _Writer:
         out: List[str] = []
         ts = sort_tags(tags.labels.values(), flat_tags)[:MAX_NODELETS]
         for i, t in enumerate(ts):
-            w = t.flat if flat_tags else t.cum
+            w = t.flat_value() if flat_tags else t.cum_value()
             if w == 0:
                 continue
             weight = self.fmt(w)
@@ -138,9 +141,9 @@ class _Writer:
     def numeric(self, ts: List[Tag], flat_tags: bool, source: str) -> List[str]:
         out = []
         for j, t in enumerate(_collapsed(ts, MAX_NODELETS, flat_tags)):
-            w, attr = t.cum, ' style="dotted"'
-            if flat_tags or t.flat == t.cum:
-                w, attr = t.flat, ""
+            w, attr = t.cum_value(), ' style="dotted"'
+            if flat_tags or t.flat_value() == t.cum_value():
+                w, attr = t.flat_value(), ""
             if w == 0:
                 continue
             weight = self.fmt(w)
@@ -166,6 +169,7 @@ def _collapsed(ts: List[Tag], count: int, flat_tags: bool) -> List[Tag]:
     if len(ts) <= count:
         return ts
     groups = [[t] for t in ts[:count]]
+    # a range's tag holds shown values (divided for -mean), as pprof's does
     for t in ts[count:]:
         best, d = 0, _distance(t, groups[0][0])
         for i in range(1, count):
@@ -178,21 +182,20 @@ def _collapsed(ts: List[Tag], count: int, flat_tags: bool) -> List[Tag]:
         if len(g) == 1:
             t = g[0]
             nt = Tag(_units.scaled_label(t.value, t.unit, "auto"))
-            nt.flat, nt.cum = t.flat, t.cum
+            nt.flat, nt.cum = t.flat_value(), t.cum_value()
         else:
             lo = hi = g[0]
-            flat, cum = g[0].flat, g[0].cum
             for t in g[1:]:
                 if int(_units.scale(t.value, t.unit, lo.unit)[0]) < lo.value:
                     lo = t
                 if int(_units.scale(t.value, t.unit, hi.unit)[0]) > hi.value:
                     hi = t
-                flat += t.flat
-                cum += t.cum
             nt = Tag(
                 _units.scaled_label(lo.value, lo.unit, "auto") + ".." + _units.scaled_label(hi.value, hi.unit, "auto")
             )
-            nt.flat, nt.cum = flat, cum
+            nt.flat, nt.flat_div = sum(t.flat for t in g), sum(t.flat_div for t in g)
+            nt.cum, nt.cum_div = sum(t.cum for t in g), sum(t.cum_div for t in g)
+            nt.flat, nt.cum, nt.flat_div, nt.cum_div = nt.flat_value(), nt.cum_value(), 0, 0
         out.append(nt)
     return sort_tags(out, flat_tags)
 
@@ -211,7 +214,7 @@ def legend_lines(
 ) -> List[str]:
     """pprof's legend of a graph: the profile's lines, active filters, what is
     shown and dropped, and the help line."""
-    out = header_lines(profile, ti, False, tot, out_unit)
+    out = header_lines(profile, ti, getattr(graph, "mean", False), tot, out_unit)
     # header_lines formats the total unscaled; -divide_by shows it divided, as every value
     unscaled = "Total samples = " + _units.scaled_label(tot, profile.sample_types[ti][1], out_unit) + " "
     out = [ln.replace(unscaled, f"Total samples = {fmt(tot)} ", 1) if ln.startswith("Duration:") else ln for ln in out]
@@ -243,14 +246,16 @@ def pprof_dot(
     """The text ``go tool pprof -dot`` prints for ``graph`` (built by
     :func:`.callgraph.callgraph` with the same trimming fractions). ``ratio``
     multiplies displayed values (pprof's ``1/-divide_by``); ``drop_negative``
-    leaves out nodes whose flat (or, at flat 0, cum) is negative, and their edges."""
+    leaves out nodes whose flat (or, at flat 0, cum) is negative, and their edges.
+    A ``-mean`` graph (``graph.mean``) shows means against the mean total."""
     p, ti, g, order, cols = graph._profile, graph._ti, graph._g, graph._order, graph._table.columns()
     if drop_negative:
         order = [n for n in order if not (g["flat"][n] < 0 or (g["flat"][n] == 0 and g["cum"][n] < 0))]
     sample_unit = p.sample_types[ti][1]
-    tot = report_total(p, ti, False, relative_percentages)
-    flat = [int(g["flat"][n]) for n in order]
-    cum = [int(g["cum"][n]) for n in order]
+    mean = getattr(graph, "mean", False)
+    tot = report_total(p, ti, mean, relative_percentages)
+    flat = [shown_value(g, "flat", n) for n in order]
+    cum = [shown_value(g, "cum", n) for n in order]
     basis = [f if f != 0 else c for f, c in zip(flat, cum)]
     scaled = (lambda v: int(float(v) * ratio)) if ratio > 0 and ratio != 1 else (lambda v: v)  # noqa: E731
     out_unit = unit or "minimum"
@@ -277,6 +282,15 @@ def pprof_dot(
     return "\n".join(w.lines) + "\n"
 
 
+def shown_value(g: dict, column: str, i: int) -> int:
+    """``g[column][i]``, divided by its count sum ``g[column + "_div"][i]`` when
+    the graph has one (a ``-mean`` graph) and it is not 0, as pprof shows it."""
+    v = int(g[column][i])
+    div = g.get(column + "_div")
+    d = 0 if div is None else int(div[i])
+    return go_quo(v, d) if d else v
+
+
 def _nodes_and_edges(
     w: _Writer,
     graph: "AnyGraph",
@@ -293,14 +307,15 @@ def _nodes_and_edges(
     node_id = {n: i + 1 for i, n in enumerate(order)}
     names = graph._table.printable_names()
     files = graph._table.files()
-    live = [int(e) for e in range(len(g["src"])) if g["keep_edge"][e]]
-    live = [e for e in live if int(g["src"][e]) in node_id and int(g["dst"][e]) in node_id]
+    # pprof writes the out-edges of the graph's nodes; one into a node outside
+    # the graph (a -mean graph's zero sum, -drop_negative) points at N0
+    live = [int(e) for e in range(len(g["src"])) if g["keep_edge"][e] and int(g["src"][e]) in node_id]
     has_out = {int(g["src"][e]) for e in live}
     cutoff = graph.node_cutoff
     if rows is not None:
         tags: Dict[int, NodeTags] = getattr(graph, "_tags")
     else:
-        tags = node_tags(p, graph._ti, cols, order, cutoff, tag_unit)
+        tags = node_tags(p, graph._ti, cols, order, cutoff, tag_unit, getattr(graph, "mean", False))
     max_flat = float(abs(flat[0]))
     for f in flat:
         max_flat = max(max_flat, float(abs(f)))
@@ -326,7 +341,7 @@ def _nodes_and_edges(
         size = 8
         if max_flat != 0 and f != 0 and float(abs(f)) <= max_flat:
             size += int(math.ceil(16.0 * math.sqrt(float(abs(f)) / max_flat)))
-        share = float(c) / float(abs(tot)) if tot else 0.0
+        share = float(c) / float(abs(tot)) if tot else go_share_of_zero(c)
         w.lines.append(
             f'N{nid} [label="{label}" id="node{nid}" fontsize={size} shape=box '
             f'tooltip="{esc(names[r])} ({cum_text})" color="{dot_color(share, False)}" '
@@ -340,14 +355,14 @@ def _nodes_and_edges(
 
     live.sort(key=lambda e: (-abs(int(weight[e])), name(int(g["src"][e])), name(int(g["dst"][e]))))
     for e in live:
-        s, d, wt = int(g["src"][e]), int(g["dst"][e]), int(weight[e])
+        s, d, wt = int(g["src"][e]), int(g["dst"][e]), shown_value(g, "weight", e)
         text = w.fmt(wt)
         attr = f'label=" {text}{chr(92) + "n (inline)" if g["inline"][e] else ""}"'
         if tot != 0:
-            k = 1 + min(abs(_go_quo(wt * 100, tot)), 100)
+            k = 1 + min(abs(go_quo(wt * 100, tot)), 100)
             if k > 1:
                 attr += f" weight={k}"
-            k = 1 + min(abs(_go_quo(wt * 5, tot)), 5)
+            k = 1 + min(abs(go_quo(wt * 5, tot)), 5)
             if k > 1:
                 attr += f" penwidth={k}"
             attr += f' color="{dot_color(float(wt) / float(abs(tot)), False)}"'
@@ -358,4 +373,4 @@ def _nodes_and_edges(
             attr += ' style="dotted"'
         if has_nodelets[s]:
             attr += " minlen=2"
-        w.lines.append(f"N{node_id[s]} -> N{node_id[d]} [{attr}]")
+        w.lines.append(f"N{node_id[s]} -> N{node_id.get(d, 0)} [{attr}]")

@@ -5,7 +5,9 @@ sums of the samples by their joined string labels, and by the value of their
 pprof adds a sample's cum to every kept node of its stack once and its flat to
 the leaf only when the leaf frame itself was kept; tags follow the same rule.
 Numeric labels other than ``bytes`` and the ``pprof::base`` label are left out,
-as pprof's graph report does. Mean values (``-mean``) are not supported here.
+as pprof's graph report does. For ``-mean`` a tag also sums the samples'
+counts (``flat_div``, ``cum_div``): pprof trims and sorts tags by their sums
+and shows the sums divided by the counts.
 """
 
 from __future__ import annotations
@@ -25,14 +27,24 @@ BASE_LABEL = "pprof::base"
 
 class Tag:
     """One tag of a node: ``name`` (the label text or formatted value),
-    ``value``/``unit`` (numeric tags), ``flat`` and ``cum``."""
+    ``value``/``unit`` (numeric tags), ``flat`` and ``cum``, and for ``-mean``
+    the count sums ``flat_div`` and ``cum_div`` they are divided by."""
 
-    __slots__ = ("name", "value", "unit", "flat", "cum")
+    __slots__ = ("name", "value", "unit", "flat", "cum", "flat_div", "cum_div")
 
     def __init__(self, name: str, value: int = 0, unit: str = "") -> None:
         self.name, self.value, self.unit = name, value, unit
         self.flat = 0
         self.cum = 0
+        self.flat_div = 0
+        self.cum_div = 0
+
+    def flat_value(self) -> int:
+        """What the graph shows: ``flat``, divided by ``flat_div`` when there is one."""
+        return go_quo(self.flat, self.flat_div) if self.flat_div else self.flat
+
+    def cum_value(self) -> int:
+        return go_quo(self.cum, self.cum_div) if self.cum_div else self.cum
 
 
 class NodeTags:
@@ -44,6 +56,12 @@ class NodeTags:
     def __init__(self) -> None:
         self.labels: Dict[str, Tag] = {}
         self.numeric: Dict[str, Dict[str, Tag]] = {}
+
+
+def go_quo(a: int, b: int) -> int:
+    """Go's integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 def sort_tags(tags: Iterable[Tag], flat: bool) -> List[Tag]:
@@ -83,11 +101,12 @@ def sample_tags(p: "Profile") -> Tuple[List[str], List[List[Tuple[int, str]]]]:
 
 
 def node_tags(
-    p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: int, unit: str = "minimum"
+    p: "Profile", ti: int, cols: dict, kept: Iterable[int], cutoff: int, unit: str = "minimum", mean: bool = False
 ) -> Dict[int, NodeTags]:
     """Tags of the ``kept`` report nodes (``cols``: the node table's columns),
     those below ``cutoff`` in both flat and cum dropped as pprof does. Numeric
-    values that print the same in ``unit`` (pprof's ``-unit``) are one tag."""
+    values that print the same in ``unit`` (pprof's ``-unit``) are one tag.
+    ``mean``: the tags also sum the first sample type (pprof's ``-mean``)."""
     out = {int(n): NodeTags() for n in kept}
     if len(p.labels.key) == 0:
         return out
@@ -96,10 +115,11 @@ def node_tags(
     keep[list(out)] = True
     loc_off, loc_nodes = cols["loc_node_offsets"], cols["loc_nodes"]
     values = p.values[:, ti]
+    counts = p.values[:, 0] if mean else np.zeros(len(p), dtype=np.int64)
     st_off, st_loc = p.stack_offsets, p.stack_locations
     for i in range(len(p)):
-        w = int(values[i])
-        if w == 0 or (not joined[i] and not numeric[i]):
+        w, dw = int(values[i]), int(counts[i])
+        if (w == 0 and dw == 0) or (not joined[i] and not numeric[i]):
             continue
         seen = set()
         leaf = -1
@@ -113,11 +133,11 @@ def node_tags(
                     continue
                 if n not in seen:
                     seen.add(n)
-                    add_sample(out[n], joined[i], numeric[i], w, False, unit)
+                    add_sample(out[n], joined[i], numeric[i], w, False, unit, dw)
                 leaf = n
                 residual = False
         if leaf >= 0 and not residual:
-            add_sample(out[leaf], joined[i], numeric[i], w, True, unit)
+            add_sample(out[leaf], joined[i], numeric[i], w, True, unit, dw)
     for t in out.values():
         t.labels = trim_tags(t.labels, cutoff)
         t.numeric = {k: trim_tags(v, cutoff) for k, v in t.numeric.items()}
@@ -125,24 +145,28 @@ def node_tags(
 
 
 def add_sample(
-    nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool, unit: str = "minimum"
+    nt: NodeTags, labels: str, nums: List[Tuple[int, str]], w: int, flat: bool, unit: str = "minimum", dw: int = 0
 ) -> None:
+    """Adds a sample's value ``w`` (and count ``dw``, for ``-mean``) to the
+    node's tags of its labels and ``bytes`` values."""
     if labels:
-        _bump(nt.labels.setdefault(labels, Tag(labels)), w, flat)
+        _bump(nt.labels.setdefault(labels, Tag(labels)), w, flat, dw)
     group = nt.numeric.setdefault(labels, {})
     for v, value_unit in nums:
         name = _units.scaled_label(v, value_unit, unit)
         t = group.get(name)
         if t is None:
             t = group[name] = Tag(name, v, value_unit)
-        _bump(t, w, flat)
+        _bump(t, w, flat, dw)
 
 
-def _bump(t: Tag, w: int, flat: bool) -> None:
+def _bump(t: Tag, w: int, flat: bool, dw: int) -> None:
     if flat:
         t.flat += w
+        t.flat_div += dw
     else:
         t.cum += w
+        t.cum_div += dw
 
 
 def trim_tags(tags: Dict[str, Tag], cutoff: int) -> Dict[str, Tag]:

@@ -1,6 +1,7 @@
 """What the reports share: the node table of a granularity (aggregated in C++,
 ``_core.aggregate``), pprof's header and summary lines, and node trimming by
-``nodefraction``/``edgefraction``."""
+``nodefraction``/``edgefraction`` (their defaults and the granularities are
+``_report_defaults``')."""
 
 from __future__ import annotations
 
@@ -9,25 +10,14 @@ from typing import TYPE_CHECKING, List, Sequence
 
 import numpy as np
 
-from .. import _core, _units
+from .. import _core
 from .._report_base import active_filters
+from .._report_defaults import GRANULARITIES
+from .._report_text import profile_lines
+from .._report_text import summary_lines as report_summary
 
 if TYPE_CHECKING:
     from .._profile import Profile
-
-#: pprof's granularities (``-functions``, ``-filefunctions``, ``-files``,
-#: ``-lines``, ``-addresses``) and ours (``-packages``: Go import path, Java
-#: package, C++/Rust namespace, Python module; ``-binaries``: the mapping's
-#: file): the ``by`` of every report, view and CLI.
-GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses", "packages", "binaries")
-#: The ones pprof knows, as its interactive shell lists them.
-PPROF_GRANULARITIES = GRANULARITIES[:5]
-#: pprof's trimming defaults: ``-nodecount`` of the graph reports (tree, call
-#: graph), ``-nodefraction`` and ``-edgefraction``.
-NODECOUNT = 80
-NODEFRACTION = 0.005
-EDGEFRACTION = 0.001
-INLINE_TEXT = ("", "(inline)", "(partial-inline)")
 
 
 def check_granularity(by: str, argument: str = "") -> str:
@@ -64,45 +54,30 @@ def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
     return [nodes(p, by) for p in profiles]
 
 
-def type_label(profile: "Profile", ti: int, mean: bool) -> str:
+def type_label_of(profile: "Profile", ti: int, mean: bool) -> str:
     t = profile.sample_types[ti][0]
     return ("mean_" + t) if mean else t
 
 
 def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, ratio: float = 1.0) -> List[str]:
-    """pprof's ProfileLabels: File, Build ID, comments, Type, Duration lines
-    (the total :func:`~pprofcore._units.divided` by ``ratio``, pprof's ``1/-divide_by``)."""
-    out = []
+    """pprof's ProfileLabels of ``profile`` (:func:`~pprofcore._report_text.profile_lines`)."""
     m = profile.mappings
-    if len(m):
-        f = profile.strings[int(m.filename[0])]
-        if f:
-            out.append("File: " + f.rstrip("/").rsplit("/", 1)[-1])
-        b = profile.strings[int(m.build_id[0])]
-        if b:
-            out.append("Build ID: " + b)
-    out += [c for c in profile.comments if not c.startswith("#")]
-    if profile.sample_types[ti][0]:
-        out.append("Type: " + type_label(profile, ti, mean))
-    if profile.time_nanos:
-        out.append("Time: " + _go_time(profile.time_nanos))
+    mapping_file = profile.strings[int(m.filename[0])] if len(m) else ""
+    build_id = profile.strings[int(m.build_id[0])] if len(m) else ""
+    type_label = type_label_of(profile, ti, mean) if profile.sample_types[ti][0] else ""
     sample_unit = profile.sample_types[ti][1]
-    if profile.duration_nanos:
-        dur = _units.scaled_label(profile.duration_nanos, "nanoseconds", "auto")
-        ns, u = _units.scale(tot, sample_unit, "nanoseconds")
-        share = f"({_units.percentage(int(ns), profile.duration_nanos)})" if u == "ns" and ns else ""
-        shown = _units.scaled_label(_units.divided(tot, ratio), sample_unit, unit)
-        out.append(f"Duration: {dur}, Total samples = {shown} {share}")
-    return out
-
-
-def _go_time(nanos: int) -> str:
-    import time as _time
-
-    tm = _time.localtime(nanos // 1_000_000_000)
-    hour = tm.tm_hour % 12 or 12
-    ampm = "am" if tm.tm_hour < 12 else "pm"
-    return f"{_time.strftime('%b', tm)} {tm.tm_mday}, {tm.tm_year} at {hour}:{tm.tm_min:02d}{ampm} ({tm.tm_zone})"
+    return profile_lines(
+        mapping_file,
+        build_id,
+        profile.comments,
+        type_label,
+        profile.time_nanos,
+        profile.duration_nanos,
+        tot,
+        sample_unit,
+        unit,
+        ratio,
+    )
 
 
 def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int) -> np.ndarray:
@@ -149,17 +124,6 @@ def trim_nodes(cols, rows: np.ndarray, ti: int, nodefraction: float):
 def summary_lines(
     profile: "Profile", fmt, flat_sum: int, tot: int, dropped: int, nodefraction: float, shown: int, orig: int
 ) -> List[str]:
-    """pprof's report labels after the profile's: "Active filters", "Showing
-    nodes accounting for ...", "Dropped N nodes (cum <= X)", "Showing top N
-    nodes out of M"."""
-    out = active_filters(profile)
-    out.append(
-        f"Showing nodes accounting for {fmt(flat_sum)}, {_units.percentage(flat_sum, tot).strip()} of {fmt(tot)} total"
-    )
-    if tot != 0:
-        if dropped > 0:
-            cut = abs(int(tot * float(nodefraction)))
-            out.append(f"Dropped {dropped} node{'s' if dropped > 1 else ''} (cum <= {fmt(cut)})")
-        if 0 < shown < orig:
-            out.append(f"Showing top {shown} nodes out of {orig}")
-    return out
+    """pprof's report labels after the profile's (``_report_text.summary_lines``),
+    with ``profile``'s "Active filters"."""
+    return report_summary(active_filters(profile), fmt, flat_sum, tot, dropped, nodefraction, shown, orig)

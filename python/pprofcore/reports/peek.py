@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import _args, _units
 from .._report_base import go_div, report_total
-from ._nodes import EDGEFRACTION, NODECOUNT, NODEFRACTION, header_lines, nodes, summary_lines, trim_nodes
+from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
+from ._nodes import header_lines, nodes, summary_lines, trim_nodes
 from .table import ReportTable
 
 if TYPE_CHECKING:

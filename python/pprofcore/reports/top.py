@@ -9,10 +9,9 @@ import numpy as np
 from .. import _units
 from .._frames import value_names
 from .._report_base import go_div, report_total
+from .._report_defaults import EDGEFRACTION, NODEFRACTION
+from .._report_text import INLINE_TEXT, top_lines
 from ._nodes import (
-    EDGEFRACTION,
-    INLINE_TEXT,
-    NODEFRACTION,
     header_lines,
     nodes,
     summary_lines,
@@ -168,24 +167,9 @@ def top(
 
 def _top_text(t: ReportTable, n: Optional[int]) -> str:
     m = t.meta
-    su, ou, tot, ratio = m["sample_unit"], m["unit"], m["total"], m.get("ratio", 1.0)
+    su, ou, ratio = m["sample_unit"], m["unit"], m.get("ratio", 1.0)
     fmt = lambda v: _units.scaled_label(_units.divided(v, ratio), su, ou)  # noqa: E731
-    lines = list(t.header)
-    lines.append(f"{'flat':>10} {'flat':>5}% {'sum':>5}% {'cum':>10} {'cum':>5}%")
-    flat, cum = t["flat"], t["cum"]
-    rows = len(t) if n is None else min(n, len(t))
-    running = 0
-    for i in range(rows):
-        running += int(flat[i])
-        inl = t["inline"][i]
-        lines.append(
-            f"{fmt(flat[i]):>10} {_units.percentage(int(flat[i]), tot)} "
-            f"{_units.percentage(running, tot)} {fmt(cum[i]):>10} "
-            f"{_units.percentage(int(cum[i]), tot)}  {t['name'][i]}{(' ' + inl) if inl else ''}"
-        )
-    if rows < len(t):
-        lines.append(f"... {len(t) - rows} more rows")
-    return "\n".join(lines)
+    return "\n".join(top_lines(t.header, t["name"], t["flat"], t["cum"], t["inline"], m["total"], fmt, n))
 
 
 def _top_many(profile, sample_types, by, n, sort, mean, inline) -> ReportTable:

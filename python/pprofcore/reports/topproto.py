@@ -16,10 +16,11 @@ import numpy as np
 from .. import _core, _units
 from .._proto_fields import FunctionField, LineField, LocationField, ProfileField, SampleField, ValueTypeField
 from .._report_base import go_div, report_total
+from .._report_defaults import NODEFRACTION
 from .._wire import put_field_bytes as _field_bytes
 from .._wire import put_field_varint as _field_varint
 from .._wire import put_packed as _packed
-from ._nodes import NODEFRACTION, nodes, trim_nodes
+from ._nodes import nodes, trim_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
