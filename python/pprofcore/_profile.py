@@ -25,7 +25,6 @@ from . import (
 )
 from . import web as _web
 from ._columns import StringTable, Table
-from ._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
