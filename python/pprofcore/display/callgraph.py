@@ -57,8 +57,9 @@ def callgraph(
     table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
 
-    def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
-        g = _core.call_graph(profile._core, table, ti, None if kept is None else kept.astype(np.uint8), tag_cutoff)
+    def build(kept: Optional[np.ndarray], tag_cutoff: int, edges: bool = True, tags: bool = False) -> dict:
+        mask = None if kept is None else kept.astype(np.uint8)
+        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags)
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
@@ -66,7 +67,7 @@ def callgraph(
         g["keep_edge"] = np.ones(len(g["src"]), dtype=bool)
         return g
 
-    g = build(None, 0)
+    g = build(None, 0, edges=False)  # only flat and cum: the total and the node cutoff
     total = int(g["flat"][g["nodes"]].sum())
     node_cutoff = abs(int(float(total) * nodefraction))
     edge_cutoff = abs(int(float(total) * edgefraction))
@@ -75,9 +76,9 @@ def callgraph(
         kept = np.zeros(len(names), dtype=bool)
         kept[g["nodes"][np.abs(g["cum"][g["nodes"]]) >= node_cutoff]] = True
         dropped_nodes = len(g["nodes"]) - int(kept.sum())
-        g = build(kept, node_cutoff)
+        g = build(kept, node_cutoff, tags=nodecount > 0)
     else:
-        g = build(None, node_cutoff)
+        g = build(None, node_cutoff, tags=nodecount > 0)
     orig_count = len(g["nodes"])
     order = _entropy_order(g, names)
     if nodecount > 0:
