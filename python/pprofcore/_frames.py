@@ -27,7 +27,7 @@ class Derived:
     is immutable, so nothing goes stale). Each field has one owner, the only
     code that fills it."""
 
-    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes", "used_locations")
+    __slots__ = ("tables", "categories", "stack_ids", "nodes", "inline_labels", "stack_nodes", "used_locations")
 
     def __init__(self) -> None:
         #: Profile's column tables by name ("labels", "locations", ...): ``Profile._table``
@@ -38,6 +38,8 @@ class Derived:
         self.stack_ids: Optional[np.ndarray] = None
         #: the C++ report nodes by (by, inline, label_type, divisor): ``reports._nodes.nodes``
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
+        #: those nodes' inline labels for every label type, by (by, inline): ``reports._nodes.node_inline_labels``
+        self.inline_labels: Dict[Tuple[str, bool], np.ndarray] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``

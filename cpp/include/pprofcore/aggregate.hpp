@@ -98,6 +98,14 @@ struct EdgeTable {
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
                           int label_div_type = -1, const std::vector<uint8_t>& node_keep = {});
 
+// The nodes' inline labels (NodeTable::inline_label) for every label type at
+// once: n_nodes x (2 * n_types + 1), row-major; column 0 is label_type -1,
+// 1 + k label_type k, 1 + n_types + k label_type k with label_div_type 0
+// (pprof's -mean). One pass over the samples, for profiles of at most
+// kMaxInlineLabelTypes sample types (ProfileError above).
+inline constexpr size_t kMaxInlineLabelTypes = 62;
+std::vector<uint8_t> inline_labels_by_type(const Profile& p, const NodeTable& t);
+
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then
 // pprof's last-resort key. Nodes whose flat and cum are both 0 are left out.
