@@ -39,7 +39,6 @@ __all__: list[str] = [
     "have_isal",
     "have_libdeflate",
     "have_zstd",
-    "inline_labels_by_type",
     "keep_labels",
     "keep_samples",
     "load_many",
@@ -222,11 +221,6 @@ def call_tree(
 ) -> dict[str, typing.Any]:
     """
     Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0.
-    """
-
-def inline_labels_by_type(profile: Profile, nodes: NodeTable) -> typing.Any:
-    """
-    The nodes' inline labels for every label type, nodes x (2 * types + 1): column 0 label_type -1, 1 + k type k, 1 + types + k type k with -mean.
     """
 
 def call_graph(

@@ -32,7 +32,6 @@ class Derived:
         "categories",
         "stack_ids",
         "nodes",
-        "inline_labels",
         "stack_nodes",
         "used_locations",
         "report_totals",
@@ -47,8 +46,6 @@ class Derived:
         self.stack_ids: Optional[np.ndarray] = None
         #: the C++ report nodes by (by, inline, label_type, divisor): ``reports._nodes.nodes``
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
-        #: those nodes' inline labels for every label type, by (by, inline): ``reports._nodes.node_inline_labels``
-        self.inline_labels: Dict[Tuple[str, bool], np.ndarray] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``

@@ -1,11 +1,13 @@
-"""The inline labels of every label type in one pass (``_core.inline_labels_by_type``,
-what Top reads after a sample type switch) against the node table aggregated for
-each label type on its own (the reference): generated profiles (Hypothesis:
+"""The inline labels of every label type from one aggregation (the node table's
+``inline_labels_by_type``, what Top reads after a sample type switch) against
+the node table aggregated for each label type on its own (the reference): generated profiles (Hypothesis:
 inline frames, recursion, zero values in some sample types) at every
 granularity, and corpus profiles; and Top of each sample type against a Top
 whose node table was aggregated for that type alone."""
 
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 import pytest
@@ -16,7 +18,6 @@ from testenv import CORPUS, corpus_files
 
 import pprofcore
 from pprofcore import _core
-from pprofcore.reports import _nodes
 
 NAMES = ["main", "run", "inl", "leaf", "util"]
 GRANULARITIES = ("functions", "filefunctions", "files", "lines", "addresses")
@@ -39,8 +40,9 @@ def generated(locations, samples):
 def assert_all_types_match(p, by: str, inline: bool = True) -> None:
     nt = len(p.sample_types)
     table = _core.aggregate(p._core, by, inline, -1, -1)
-    got = _core.inline_labels_by_type(p._core, table)
+    got = table.columns()["inline_labels_by_type"]
     assert got.shape == (len(table), 2 * nt + 1)
+    assert np.array_equal(got[:, 0], table.columns()["inline_label"])
     for label_type in range(-1, nt):
         for mean in (False, True):
             ref = _core.aggregate(p._core, by, inline, label_type, 0 if mean else -1).columns()["inline_label"]
@@ -78,17 +80,24 @@ def test_corpus_profiles(row):
     assert_all_types_match(p, "lines")
 
 
-def test_top_of_every_sample_type_equals_top_from_its_own_table():
+def test_top_of_every_sample_type_equals_top_from_its_own_table(monkeypatch):
     p = pprofcore.load(pprofcore.example_path())
     for q in (p, p.diff(p.scale(0.5))):
         got = [q.top(sample_type=ti, n=20).to_text() for ti in range(len(q.sample_types))]
-        # the reference: the labels of a table aggregated for that sample type alone
-        ref = []
-        for ti in range(len(q.sample_types)):
-            fresh = pprofcore.loads(q.to_bytes())
-            t = _nodes.nodes(fresh, "functions", True, ti, False)
-            fresh._derived.inline_labels[("functions", True)] = np.repeat(
-                t.columns()["inline_label"][:, None], 2 * len(q.sample_types) + 1, axis=1
+        # the reference: each Top reads a table aggregated for its sample type alone
+        with monkeypatch.context() as m:
+            m.setattr(
+                importlib.import_module("pprofcore.reports.top"),
+                "node_inline_labels",
+                lambda prof, by, inline, ti, mean: (
+                    _core.aggregate(prof._core, by, inline, ti, 0 if mean else -1).columns()["inline_label"].copy()
+                ),
             )
-            ref.append(fresh.top(sample_type=ti, n=20).to_text())
+            ref = [q.top(sample_type=ti, n=20).to_text() for ti in range(len(q.sample_types))]
         assert got == ref
+
+
+def test_sums_only_tables_have_no_labels_by_type():
+    p = pprofcore.load(pprofcore.example_path())
+    t = _core.aggregate(p._core, "functions", True, -1, -1, False)
+    assert t.columns()["inline_labels_by_type"].shape[0] == 0

@@ -54,18 +54,13 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
 
 def node_inline_labels(profile: "Profile", by: str, inline: bool, label_type: int, mean: bool) -> np.ndarray:
     """The ``inline_label`` column :func:`nodes` would give for ``label_type``
-    and ``mean``, for the rows of ``nodes(profile, by, inline)``: every label
-    type's labels come from one pass (cached), so a report of another sample
-    type reuses that table instead of aggregating the samples again."""
-    nt = len(profile.sample_types)
-    if nt > _core.MAX_INLINE_LABEL_TYPES:
+    and ``mean``, for the rows of ``nodes(profile, by, inline)``: that table
+    holds the labels of every label type (one aggregation), so a report of
+    another sample type reuses it instead of aggregating the samples again."""
+    by_type = nodes(profile, by, inline).columns()["inline_labels_by_type"]
+    if by_type.shape[1] == 0:  # more sample types than one pass labels
         return nodes(profile, by, inline, label_type, mean).columns()["inline_label"]
-    cache = profile._derived.inline_labels
-    key = (by, bool(inline))
-    m = cache.get(key)
-    if m is None:
-        m = cache[key] = _core.inline_labels_by_type(profile._core, nodes(profile, by, inline))
-    return m[:, 0 if label_type < 0 else 1 + label_type + (nt if mean else 0)]
+    return by_type[:, 0 if label_type < 0 else 1 + label_type + (len(profile.sample_types) if mean else 0)]
 
 
 def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
