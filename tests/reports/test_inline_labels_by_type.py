@@ -14,7 +14,7 @@ import pytest
 import wirebuild as wb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from testenv import CORPUS, corpus_files
+from testenv import load_with_samples, one_per_producer
 
 import pprofcore
 from pprofcore import _core
@@ -64,18 +64,15 @@ def test_generated_profiles(locations, samples):
     assert_all_types_match(p, "functions", inline=False)
 
 
-@pytest.mark.parametrize(
-    "row", corpus_files(lambda r: r.get("n_samples", "").isdigit() and 100 <= int(r["n_samples"]) <= 20000)[:6]
-)
+def _sized(row) -> bool:
+    return row.get("n_samples", "").isdigit() and 100 <= int(row["n_samples"]) <= 20000
+
+
+@pytest.mark.parametrize("row", one_per_producer(_sized, 6))
 def test_corpus_profiles(row):
-    if row is None:
-        pytest.skip(f"no corpus at {CORPUS}")
-    try:
-        p = pprofcore.load(CORPUS / row["file"])
-    except ValueError as e:  # pprofcore.errors are ValueErrors
-        pytest.skip(f"not loadable: {e}")
-    if not len(p.sample_types) or len(p.sample_types) > _core.MAX_INLINE_LABEL_TYPES:
-        pytest.skip("no sample types, or more than one pass handles")
+    p = load_with_samples(row)
+    if len(p.sample_types) > _core.MAX_INLINE_LABEL_TYPES:
+        pytest.skip("more sample types than one aggregation labels by type")
     assert_all_types_match(p, "functions")
     assert_all_types_match(p, "lines")
 

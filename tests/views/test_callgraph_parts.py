@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from testenv import CORPUS, corpus_manifest
+from testenv import load_with_samples, one_per_producer
 
-import pprofcore
 from pprofcore import _core
 from pprofcore.display.flamegraph import stack_nodes
 
@@ -99,32 +98,14 @@ def test_parts_and_tags_on_generated_profiles(samples, keep, cutoff):
         check_parts(p, ti, kept, cutoff)
 
 
-def _labelled_corpus():
-    rows = [
-        r
-        for r in corpus_manifest()
-        if r.get("labels", "none") not in ("none", "") and r.get("n_samples", "").isdigit()
-        if 50 <= int(r["n_samples"]) <= 3000
-    ]
-    seen, picked = set(), []
-    for r in rows:  # one file per producer directory
-        d = r["file"].split("/")[0]
-        if d not in seen:
-            seen.add(d)
-            picked.append(r)
-    return [pytest.param(r, id=r["file"]) for r in picked[:5]] or [pytest.param(None, id="no-corpus")]
+def _labelled(row) -> bool:
+    small = row.get("n_samples", "").isdigit() and 50 <= int(row["n_samples"]) <= 3000
+    return small and row.get("labels", "none") not in ("none", "")
 
 
-@pytest.mark.parametrize("row", _labelled_corpus())
+@pytest.mark.parametrize("row", one_per_producer(_labelled, 5))
 def test_parts_and_tags_on_corpus_profiles(row):
-    if row is None:
-        pytest.skip(f"no labelled corpus profiles at {CORPUS}")
-    try:
-        p = pprofcore.load(CORPUS / row["file"])
-    except ValueError as e:  # pprofcore.errors are ValueErrors
-        pytest.skip(f"not loadable: {e}")
-    if not len(p.sample_types) or not len(p.values):
-        pytest.skip("no samples")
+    p = load_with_samples(row)
     ti = p.sample_type_index()
     table = stack_nodes(p, "functions")
     total = int(np.abs(p.values[:, ti]).sum())
