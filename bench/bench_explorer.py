@@ -3,7 +3,7 @@ of each kind of state change on a big profile, and how soon `pprofcore -http`
 is ready against `go tool pprof -http` on the same file.
 
     python bench/bench_explorer.py [--file FILE] [--rounds N] [--views flamegraph,top,graph]
-                                   [--http-file FILE] [--http-rounds N] [--no-http] [--json OUT]
+                                   [--browser] [--http-file FILE] [--http-rounds N] [--no-http] [--json OUT]
 
 Server side: the app's requests through Starlette's TestClient (routing, the
 view computed in C++ and Python, the JSON response), each round on a freshly
@@ -11,7 +11,16 @@ loaded profile and a new session, so nothing is cached from an earlier round.
 "First page" is `/ui/` and the first view's data after the profile is loaded;
 each state change (sample type, focus, ignore, hide, show, granularity,
 search, label filter) is one request for a state not asked for before.
-Medians over rounds.
+Medians over rounds, of the wall time and of the CPU time the request took
+(every thread of the process, and Graphviz's run): on a loaded machine the
+CPU time is the steadier measure of the work.
+
+Drawn in the browser (``--browser``): `pprofcore -http` serving the file,
+Debian's headless chromium (selenium) opens each view and then asks for each
+state change in the page (``Explorer.go``, as a click does); the page records
+how long the data took to come (``data-fetch-ms``: the request, the server's
+work and the JSON parse) and to be drawn (``data-draw-ms``: the DOM built and
+laid out), read from its root element. Each (view, state) once, not cached.
 
 Ready time: each tool is started with `-no_browser -http=127.0.0.1:PORT FILE`
 and `/ui/` is polled until it answers 200 (pprof's `/ui/` is its graph page,
@@ -25,6 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -53,10 +64,20 @@ def _client(profile, name: str):
     return TestClient(create_app(Session([(name, profile)]), hosts=["testserver"]))
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (every thread) and of its finished children (Graphviz)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+CPU: dict = {}  # url -> CPU seconds of its last request (read by server_round)
+
+
 def _timed_get(client, url: str):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu()
     r = client.get(url)
     dt = time.perf_counter() - t
+    CPU[url] = _cpu() - c
     if r.status_code != 200:
         raise RuntimeError(f"{url}: HTTP {r.status_code}: {r.text[:200]}")
     body = r.json() if url.startswith("/ui/data/") else None
@@ -113,7 +134,109 @@ def server_round(path: Path, views) -> dict:
     changes = state_changes(p)
     for name, query in changes.items():
         for v in views:
-            out[f"{name} [{v}]"] = _timed_get(client, f"/ui/data/{v}?{query}")
+            url = f"/ui/data/{v}?{query}"
+            out[f"{name} [{v}]"] = _timed_get(client, url)
+            out[f"cpu: {name} [{v}]"] = CPU[url]
+    return out
+
+
+def kinds_table(times: dict, views, unit_ms: bool = False) -> None:
+    """Prints one row per state-change kind, one column per view."""
+    kinds = list(dict.fromkeys(k.split(" [")[0] for k in times if " [" in k))
+    width = max([len(k) for k in kinds] + [4])
+    print(f"  {'kind':<{width}}" + "".join(f"  {v:>11}" for v in views))
+    for kind in kinds:
+        cells = [times.get(f"{kind} [{v}]") for v in views]
+        print(
+            f"  {kind:<{width}}"
+            + "".join(f"  {c if unit_ms else c * 1000:9.1f}ms" if c is not None else f"  {'-':>11}" for c in cells)
+        )
+
+
+def _chromium():
+    """Debian's headless chromium through selenium (None, with a note, without them)."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        print("  (no selenium: pip install selenium)")
+        return None
+    binary, driver = shutil.which("chromium") or shutil.which("google-chrome"), shutil.which("chromedriver")
+    if not binary or not driver:
+        print("  (no chromium/chromedriver: apt-get install chromium chromium-driver)")
+        return None
+    opts = Options()
+    opts.binary_location = binary
+    for flag in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ]:
+        opts.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def _page_state(driver) -> dict:
+    return driver.execute_script(
+        "var r = document.getElementById('px-root'); return r && {loaded: r.getAttribute('data-loaded'),"
+        " busy: r.getAttribute('data-busy'), fetch: r.getAttribute('data-fetch-ms'),"
+        " draw: r.getAttribute('data-draw-ms'), error: r.querySelector('.px-error') ? 1 : 0}"
+    )
+
+
+def _wait_drawn(driver, before, timeout: float = 120) -> dict:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        st = _page_state(driver)
+        if st and st["loaded"] and st["loaded"] != before and not st["busy"]:
+            return st
+        time.sleep(0.005)
+    raise RuntimeError("the explorer did not finish drawing")
+
+
+def browser_round(path: Path, views, p) -> dict:
+    """(view, state) -> {fetch, draw} ms in chromium, against `pprofcore -http`."""
+    driver = _chromium()
+    if driver is None:
+        return {}
+    port = _free_port()
+    cmd = [sys.executable, "-m", "pprofcore", f"-http=127.0.0.1:{port}", "-no_browser", str(path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env())
+    out: dict = {}
+    try:
+        base = f"http://127.0.0.1:{port}"
+        while _get(base + "/ui/top?q=none", timeout=5) != 200:  # the page only: no view computed
+            if proc.poll() is not None:
+                raise RuntimeError(f"pprofcore -http exited: {proc.stderr.read().decode()[-500:]}")
+            time.sleep(0.05)
+        t = time.perf_counter()
+        driver.get(f"{base}/ui/{'' if views[0] == 'graph' else views[0]}")
+        st = _wait_drawn(driver, None)
+        out[f"first page ({views[0]}) total"] = (time.perf_counter() - t) * 1000
+        out[f"first page ({views[0]}) fetch"], out[f"first page ({views[0]}) draw"] = (
+            float(st["fetch"]),
+            float(st["draw"]),
+        )
+        go = "document.getElementById('px-root').pprofcoreExplorer.go(arguments[0], arguments[1], true)"
+        changes = {"first view": ""}
+        changes.update(state_changes(p))
+        for name, query in changes.items():
+            for v in views:
+                if name == "first view" and v == views[0]:
+                    continue
+                before = _page_state(driver)["loaded"]
+                driver.execute_script(go, v, query)
+                st = _wait_drawn(driver, before)
+                out[f"{name} [{v}] fetch"], out[f"{name} [{v}] draw"] = float(st["fetch"]), float(st["draw"])
+                if st["error"]:
+                    print(f"  note: {name} [{v}] shows an error")
+    finally:
+        driver.quit()
+        proc.terminate()
+        proc.wait(timeout=30)
     return out
 
 
@@ -201,10 +324,14 @@ def server_rounds(path: Path, views, rounds: int, res: dict) -> None:
     keys = [k for k in res["server_rounds"][0] if k != "loadavg"]
     res["server_median_s"] = {k: statistics.median(r[k] for r in res["server_rounds"]) for k in keys}
     width = max(len(k) for k in keys)
-    for k in keys:
+    for k in [k for k in keys if not k.startswith("cpu: ")]:
         t = res["server_median_s"][k]
         print(f"  {k:<{width}}  {t * 1000:9.1f} ms")
-    changes = [k for k in keys if "[" in k]
+    print("  per state-change kind (server ms, medians):")
+    kinds_table({k: v for k, v in res["server_median_s"].items() if not k.startswith("cpu: ")}, views)
+    print("  per state-change kind (server CPU ms, Graphviz included; medians):")
+    kinds_table({k[5:]: v for k, v in res["server_median_s"].items() if k.startswith("cpu: ")}, views)
+    changes = [k for k in keys if "[" in k and not k.startswith("cpu: ")]
     if changes:
         worst = max(changes, key=lambda k: res["server_median_s"][k])
         print(f"  slowest state change: {worst} {res['server_median_s'][worst] * 1000:.1f} ms (target < 150 ms)")
@@ -219,6 +346,7 @@ def main(argv=None) -> int:
     ap.add_argument("--http-rounds", type=int, default=5)
     ap.add_argument("--no-http", action="store_true", help="skip the -http ready-time comparison")
     ap.add_argument("--no-server", action="store_true", help="skip the server-side times")
+    ap.add_argument("--browser", action="store_true", help="also time each state change drawn in chromium")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     views = [v for v in args.views.split(",") if v]
@@ -226,6 +354,18 @@ def main(argv=None) -> int:
     res: dict = {"file": path.name, "loadavg_before": loadavg(), "server_rounds": []}
     if not args.no_server:
         server_rounds(path, views, args.rounds, res)
+    if args.browser:
+        print(f"{path.name}: in chromium against pprofcore -http (load {loadavg()})", flush=True)
+        b = res["browser_ms"] = browser_round(path, views, pprofcore.load(path))
+        for k in [k for k in b if k.startswith("first page")]:
+            print(f"  {k}: {b[k]:.1f} ms")
+        for part in ("fetch", "draw"):
+            print(f"  {part} ms per state-change kind:")
+            kinds_table({k[: -len(part) - 1]: b[k] for k in b if k.endswith(" " + part) and "[" in k}, views, True)
+        draws = {k: b[k] for k in b if k.endswith(" draw")}
+        if draws:
+            worst = max(draws, key=draws.get)
+            print(f"  slowest draw: {worst[:-5]} {draws[worst]:.1f} ms (target < 300 ms)")
     if not args.no_http:
         hpath = Path(args.http_file)
         print(f"{hpath.name}: -http ready time, {args.http_rounds} interleaved rounds", flush=True)

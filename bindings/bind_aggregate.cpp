@@ -26,6 +26,8 @@ py::dict columns(const py::object& self) {
   d["address"] = readonly_view(t.address, self);
   d["objfile"] = readonly_view(t.objfile, self);
   d["inline_label"] = readonly_view(t.inline_label, self);
+  const py::ssize_t nc = t.inline_labels_by_type.empty() ? 0 : 2 * nt + 1;
+  d["inline_labels_by_type"] = readonly_view<uint8_t>(t.inline_labels_by_type.data(), {nc ? nn : 0, nc}, {nc, 1}, self);
   d["loc_node_offsets"] = readonly_view(t.loc_node_offsets, self);
   d["loc_nodes"] = readonly_view(t.loc_nodes, self);
   return d;
@@ -144,6 +146,7 @@ void bind_aggregate(py::module_& m) {
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
       py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("sums") = true,
       "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
+  m.attr("MAX_INLINE_LABEL_TYPES") = kMaxInlineLabelTypes;
   m.def("package_of", &package_of, py::arg("name"), py::arg("file") = "",
         "The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, "
         "Python module; '' when the name has none.");

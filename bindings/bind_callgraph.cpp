@@ -9,13 +9,14 @@ void bind_callgraph(py::module_& m) {
   m.def(
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,
-         std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> kept, int64_t tag_cutoff) {
+         std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> kept, int64_t tag_cutoff,
+         bool edges, bool tags) {
         std::vector<uint8_t> mask;
         if (kept) mask.assign(kept->data(), kept->data() + kept->size());
         CallGraph g;
         {
           py::gil_scoped_release nogil;  // profile and node table are immutable; mask is a copy
-          g = build_call_graph(p, nodes, type, mask, tag_cutoff);
+          g = build_call_graph(p, nodes, type, mask, tag_cutoff, CallGraphParts{edges, tags});
         }
         py::dict d;
         d["flat"] = move_to_numpy(std::move(g.flat));
@@ -29,8 +30,9 @@ void bind_callgraph(py::module_& m) {
         return d;
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("kept") = py::none(), py::arg("tag_cutoff") = 0,
+      py::arg("edges") = true, py::arg("tags") = true,
       "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), "
-      "tag_count.");
+      "tag_count. edges=False / tags=False skip computing those (left empty / zero).");
 }
 
 }  // namespace pprofcore::bindings

@@ -264,32 +264,35 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   t.sums_overflow.assign(nt, 0);
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
   std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
-  // Edge (caller, callee) -> 1 while every occurrence was inline, 0 once one was not.
+  // Inline labels: each sample has bits (with at most kMaxInlineLabelTypes
+  // types: bit k when its value of type k is non-zero, the top bit when any is;
+  // with more: bit 0 when it counts for opt's label type). Edges into nodes that
+  // can be inline and the nodes' non-inline in-edges keep the bits of their
+  // occurrences, so one pass gives the labels of every label type.
+  const bool by_type = nt <= kMaxInlineLabelTypes;
+  constexpr uint64_t kAny = uint64_t{1} << 63;
+  auto bit = [](size_t k) { return uint64_t{1} << k; };
   KeyIndex inline_index;
-  std::vector<uint8_t> inline_flag;
   std::vector<int32_t> inline_callee;
-  // The edge's flag, added as 1 (inline so far) when new.
-  auto edge_flag = [&](int32_t caller, int32_t callee) -> uint8_t& {
-    const int32_t row =
-        inline_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(inline_flag.size()));
-    if (row >= 0) return inline_flag[static_cast<size_t>(row)];
-    inline_flag.push_back(1);
-    inline_callee.push_back(callee);
-    return inline_flag.back();
-  };
-  std::vector<uint8_t> node_noinline_in(ns ? nn : 0, 0);
+  std::vector<uint64_t> edge_inline, edge_plain;  // bits of the edge's inline / non-inline occurrences
+  std::vector<uint64_t> node_noinline_in(ns ? nn : 0, 0);
 
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
-    bool nonzero = false, label_nonzero = false;
+    uint64_t bits = 0;
+    bool nonzero = false;
     for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
     if (!nonzero) continue;
-    if (opt.label_type < 0)
-      label_nonzero = true;
-    else if (static_cast<size_t>(opt.label_type) < nt)
-      label_nonzero =
-          v[opt.label_type] != 0 ||
-          (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt && v[opt.label_div_type] != 0);
+    if (by_type) {
+      bits = kAny;
+      for (size_t k = 0; k < nt; ++k)
+        if (v[k] != 0) bits |= bit(k);
+    } else if (opt.label_type < 0) {
+      bits = 1;
+    } else if (static_cast<size_t>(opt.label_type) < nt) {
+      const bool div = opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt;
+      bits = (v[opt.label_type] != 0 || (div && v[opt.label_div_type] != 0)) ? 1 : 0;
+    }
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
@@ -304,14 +307,20 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           int64_t* c = t.cum.data() + nr * nt;
           for (size_t k = 0; k < nt; ++k) c[k] = wrapping_add(c[k], v[k]);
         }
-        if (label_nonzero && parent >= 0 && parent != n) {
+        if (bits && parent >= 0 && parent != n) {
           const bool is_inline = j != ne - 1;
-          if (!is_inline) {
-            node_noinline_in[nr] = 1;
-          } else if (any_inline && inline_capable[nr]) {
-            edge_flag(parent, n);
+          if (!is_inline) node_noinline_in[nr] |= bits;
+          if (any_inline && inline_capable[nr]) {
+            int32_t row =
+                inline_index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(inline_callee.size()));
+            if (row < 0) {
+              row = static_cast<int32_t>(inline_callee.size());
+              inline_callee.push_back(n);
+              edge_inline.push_back(0);
+              edge_plain.push_back(0);
+            }
+            (is_inline ? edge_inline : edge_plain)[static_cast<size_t>(row)] |= bits;
           }
-          if (!is_inline && any_inline && inline_capable[nr]) edge_flag(parent, n) = 0;
         }
         parent = n;
       }
@@ -323,18 +332,38 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   }
 
   // Node labels as in report.TextItems: "(inline)" when every in-edge is
-  // inline, "(partial-inline)" when some are.
+  // inline, "(partial-inline)" when some are; counting the samples with any of
+  // `choice`'s bits.
+  std::vector<uint8_t> inline_in(nn, 0);
+  auto labels_of = [&](uint64_t choice, uint8_t* out, size_t stride) {
+    std::fill(inline_in.begin(), inline_in.end(), 0);
+    for (size_t e = 0; e < inline_callee.size(); ++e)
+      if ((edge_inline[e] & choice) && !(edge_plain[e] & choice)) inline_in[static_cast<size_t>(inline_callee[e])] = 1;
+    for (size_t n = 0; ns && n < nn; ++n)
+      if (inline_in[n]) out[n * stride] = (node_noinline_in[n] & choice) ? 2 : 1;
+  };
   t.inline_label.assign(nn, 0);
-  std::vector<uint8_t> node_inline_in(ns ? nn : 0, 0);
-  for (size_t r = 0; r < inline_flag.size(); ++r) {
-    const size_t callee = static_cast<size_t>(inline_callee[r]);
-    if (inline_flag[r])
-      node_inline_in[callee] = 1;
-    else
-      node_noinline_in[callee] = 1;
+  uint64_t own = 1;  // opt's label type, in this pass's bits
+  if (by_type) {
+    own = 0;
+    if (opt.label_type < 0)
+      own = kAny;
+    else if (static_cast<size_t>(opt.label_type) < nt) {
+      own = bit(static_cast<size_t>(opt.label_type));
+      if (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt)
+        own |= bit(static_cast<size_t>(opt.label_div_type));
+    }
   }
-  for (size_t n = 0; n < node_inline_in.size(); ++n)
-    if (node_inline_in[n]) t.inline_label[n] = node_noinline_in[n] ? 2 : 1;
+  labels_of(own, t.inline_label.data(), 1);
+  if (by_type && ns) {
+    const size_t nc = 2 * nt + 1;
+    t.inline_labels_by_type.assign(nn * nc, 0);
+    labels_of(kAny, t.inline_labels_by_type.data(), nc);
+    for (size_t k = 0; k < nt; ++k) {
+      labels_of(bit(k), t.inline_labels_by_type.data() + 1 + k, nc);
+      labels_of(bit(k) | bit(0), t.inline_labels_by_type.data() + 1 + nt + k, nc);
+    }
+  }
 
   // Columns and printable names.
   t.name.resize(nn);

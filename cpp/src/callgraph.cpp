@@ -45,10 +45,65 @@ std::vector<int32_t> label_set_ids(const Profile& p) {
   return ids;
 }
 
+struct NumKey {
+  uint64_t node_set;
+  int64_t value;
+  bool operator==(const NumKey& o) const { return node_set == o.node_set && value == o.value; }
+};
+struct NumHash {
+  size_t operator()(const NumKey& k) const {
+    return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value));
+  }
+};
+
+// What each sample adds to the label tags: its label set and its "bytes"
+// values. Samples with the same set and values share a signature id.
+struct TagSignatures {
+  std::vector<int32_t> of_sample;            // per sample; 0 = no tags
+  std::vector<int32_t> set{0};               // per signature: its label set id
+  std::vector<int64_t> bytes_offsets{0, 0};  // per signature: its "bytes" values
+  std::vector<int64_t> bytes;
+};
+
+TagSignatures tag_signatures(const Profile& p) {
+  TagSignatures out;
+  const std::vector<int32_t> label_set = label_set_ids(p);
+  int32_t bytes_key = -1;
+  for (size_t i = 0; i < p.strings.size(); ++i)
+    if (p.strings[i] == "bytes") {
+      bytes_key = static_cast<int32_t>(i);
+      break;
+    }
+  const size_t ns = p.num_samples();
+  out.of_sample.assign(ns, 0);
+  std::unordered_map<std::string, int32_t> index;
+  std::string key;
+  std::vector<int64_t> values;
+  for (size_t s = 0; s < ns; ++s) {
+    values.clear();
+    if (bytes_key >= 0)
+      for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
+        const size_t r = static_cast<size_t>(i);
+        if (p.labels.str[r] < 0 && p.labels.key[r] == bytes_key) values.push_back(p.labels.num[r]);
+      }
+    if (label_set[s] == 0 && values.empty()) continue;
+    key.assign(reinterpret_cast<const char*>(&label_set[s]), sizeof(int32_t));
+    key.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));
+    const auto [it, fresh] = index.emplace(key, static_cast<int32_t>(out.set.size()));
+    if (fresh) {
+      out.set.push_back(label_set[s]);
+      out.bytes.insert(out.bytes.end(), values.begin(), values.end());
+      out.bytes_offsets.push_back(static_cast<int64_t>(out.bytes.size()));
+    }
+    out.of_sample[s] = it->second;
+  }
+  return out;
+}
+
 }  // namespace
 
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
-                           int64_t tag_cutoff) {
+                           int64_t tag_cutoff, CallGraphParts parts) {
   const size_t nt = p.num_types(), ns = p.num_samples(), nn = t.size();
   if (type >= nt) throw ProfileError("sample type index out of range");
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
@@ -63,53 +118,44 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
   KeyIndex edge_index;
   std::vector<uint32_t> edge_seen;
-  const std::vector<int32_t> label_set = label_set_ids(p);
-  // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label
-  // for the graph, "bytes": its tags are (node, label set, value).
-  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> tags;
-  auto tag_key = [](int32_t n, int32_t set) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(set);
-  };
-  struct NumKey {
-    uint64_t node_set;
-    int64_t value;
-    bool operator==(const NumKey& o) const { return node_set == o.node_set && value == o.value; }
-  };
-  struct NumHash {
-    size_t operator()(const NumKey& k) const {
-      return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value));
-    }
-  };
-  std::unordered_map<NumKey, std::pair<int64_t, int64_t>, NumHash> num_tags;
-  int32_t bytes_key = -1;
-  for (size_t i = 0; i < p.strings.size(); ++i)
-    if (p.strings[i] == "bytes") {
-      bytes_key = static_cast<int32_t>(i);
+  // Label tags are summed per (node, sample signature) while walking the frames,
+  // then spread over the signature's tags at the end. Only tags with a flat
+  // count, so only nodes that end a tagged sample need their cum summed.
+  const TagSignatures sigs = parts.tags ? tag_signatures(p) : TagSignatures{};
+  std::vector<uint8_t> tag_leaf(parts.tags ? nn : 0, 0);
+  for (size_t s = 0; parts.tags && s < ns; ++s) {
+    if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;
+    // The walk below ends on the first node of the innermost location that has one.
+    for (int64_t i = p.stack_offsets[s]; i < p.stack_offsets[s + 1]; ++i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc];
+      if (nb == t.loc_node_offsets[loc + 1]) continue;
+      const int32_t leaf = t.loc_nodes[static_cast<size_t>(nb)];
+      if (is_kept(leaf)) tag_leaf[static_cast<size_t>(leaf)] = 1;
       break;
     }
-  std::vector<int64_t> bytes;  // this sample's "bytes" values
-  auto add_tags = [&](int32_t n, int32_t set, int64_t w, bool flat) {
-    if (set) {
-      auto& tg = tags[tag_key(n, set)];
-      (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
+  }
+  KeyIndex tag_index;
+  std::vector<int32_t> tag_node, tag_sig;
+  std::vector<std::pair<int64_t, int64_t>> tag_sums;  // (flat, cum)
+  auto add_tags = [&](int32_t n, int32_t sig, int64_t w, bool flat) {
+    if (sig == 0 || !tag_leaf[static_cast<size_t>(n)]) return;
+    int32_t row = tag_index.find_or_insert(KeyIndex::pair(n, sig), static_cast<int32_t>(tag_sums.size()));
+    if (row < 0) {
+      row = static_cast<int32_t>(tag_sums.size());
+      tag_node.push_back(n);
+      tag_sig.push_back(sig);
+      tag_sums.emplace_back(0, 0);
     }
-    for (int64_t b : bytes) {
-      auto& tg = num_tags[NumKey{tag_key(n, set), b}];
-      (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
-    }
+    auto& tg = tag_sums[static_cast<size_t>(row)];
+    (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
 
   for (size_t s = 0; s < ns; ++s) {
     const int64_t w = p.values[s * nt + type];
     if (w == 0) continue;
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
-    const int32_t set = label_set[s];
-    bytes.clear();
-    if (bytes_key >= 0)
-      for (int64_t i = p.label_offsets[s]; i < p.label_offsets[s + 1]; ++i) {
-        const size_t r = static_cast<size_t>(i);
-        if (p.labels.str[r] < 0 && p.labels.key[r] == bytes_key) bytes.push_back(p.labels.num[r]);
-      }
+    const int32_t sig = parts.tags ? sigs.of_sample[s] : 0;
     int32_t parent = -1;
     bool residual = false;
     for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
@@ -125,9 +171,9 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
         if (seen[nr] != stamp) {
           seen[nr] = stamp;
           g.cum[nr] = wrapping_add(g.cum[nr], w);
-          add_tags(n, set, w, false);
+          add_tags(n, sig, w, false);
         }
-        if (parent >= 0 && parent != n) {
+        if (parts.edges && parent >= 0 && parent != n) {
           const int32_t found =
               edge_index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(g.src.size()));
           const size_t e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
@@ -154,8 +200,24 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
     if (parent >= 0 && !residual) {
       const size_t pr = static_cast<size_t>(parent);
       g.flat[pr] = wrapping_add(g.flat[pr], w);
-      add_tags(parent, set, w, true);
+      add_tags(parent, sig, w, true);
     }
+  }
+  // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label
+  // for the graph, "bytes": its tags are (node, label set, value).
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> tags;
+  std::unordered_map<NumKey, std::pair<int64_t, int64_t>, NumHash> num_tags;
+  auto add_to = [](std::pair<int64_t, int64_t>& to, const std::pair<int64_t, int64_t>& v) {
+    to.first = wrapping_add(to.first, v.first);
+    to.second = wrapping_add(to.second, v.second);
+  };
+  for (size_t r = 0; r < tag_sums.size(); ++r) {
+    const size_t sig = static_cast<size_t>(tag_sig[r]);
+    const int32_t set = sigs.set[sig];
+    const uint64_t key = KeyIndex::pair(tag_node[r], set);
+    if (set) add_to(tags[key], tag_sums[r]);
+    for (int64_t i = sigs.bytes_offsets[sig]; i < sigs.bytes_offsets[sig + 1]; ++i)
+      add_to(num_tags[NumKey{key, sigs.bytes[static_cast<size_t>(i)]}], tag_sums[r]);
   }
   g.tag_count.assign(nn, 0);
   for (const auto& [key, fc] : tags) {

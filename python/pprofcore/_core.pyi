@@ -58,6 +58,7 @@ __all__: list[str] = [
     "stack_ids",
 ]
 DEFAULT_MAX_DECOMPRESSED_SIZE: int
+MAX_INLINE_LABEL_TYPES: int
 
 class DecodeError(ValueError):
     """
@@ -259,9 +260,11 @@ def call_graph(
     type: typing.SupportsInt | typing.SupportsIndex,
     kept: typing.Any = None,
     tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0,
+    edges: bool = True,
+    tags: bool = True,
 ) -> dict[str, typing.Any]:
     """
-    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count.
+    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero).
     """
 
 def apply_symbols(

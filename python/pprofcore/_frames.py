@@ -27,7 +27,15 @@ class Derived:
     is immutable, so nothing goes stale). Each field has one owner, the only
     code that fills it."""
 
-    __slots__ = ("tables", "categories", "stack_ids", "nodes", "stack_nodes", "used_locations")
+    __slots__ = (
+        "tables",
+        "categories",
+        "stack_ids",
+        "nodes",
+        "stack_nodes",
+        "used_locations",
+        "report_totals",
+    )
 
     def __init__(self) -> None:
         #: Profile's column tables by name ("labels", "locations", ...): ``Profile._table``
@@ -42,6 +50,8 @@ class Derived:
         self.stack_nodes: Dict[Any, Any] = {}
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
         self.used_locations: Optional[np.ndarray] = None
+        #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``
+        self.report_totals: Optional[Tuple[Tuple[int, int], ...]] = None
 
 
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:

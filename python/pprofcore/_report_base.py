@@ -35,7 +35,10 @@ class ReportBase:
 
 
 def _totals(p: "Profile") -> Tuple[Tuple[int, int], ...]:
-    return tuple((total(p, ti, False), total(p, ti, True)) for ti in range(len(p.sample_types)))
+    # kept on the profile: the explorer filters one profile many times
+    if p._derived.report_totals is None:
+        p._derived.report_totals = tuple((total(p, ti, False), total(p, ti, True)) for ti in range(len(p.sample_types)))
+    return p._derived.report_totals
 
 
 def carry(src: "Profile", dst: "Profile", options) -> "Profile":

@@ -146,3 +146,31 @@ def reportable_corpus_profile(row):
     if p.drop_frames:
         pytest.skip("profile sets drop_frames; pprof prunes those frames before reporting")
     return path, p
+
+
+def one_per_producer(pred, most: int) -> list:
+    """pytest params of at most ``most`` manifest rows matching ``pred``, one
+    per producer directory (a ``None`` param, id ``no-corpus``, when none)."""
+    seen, picked = set(), []
+    for r in corpus_manifest():
+        d = r["file"].split("/")[0]
+        if d not in seen and pred(r):
+            seen.add(d)
+            picked.append(r)
+    return [pytest.param(r, id=r["file"]) for r in picked[:most]] or [pytest.param(None, id="no-corpus")]
+
+
+def load_with_samples(row):
+    """The profile of a :func:`one_per_producer` row; skips, saying why, when
+    there is no corpus, the file does not load or it has no samples."""
+    import pprofcore
+
+    if row is None:
+        pytest.skip(f"no corpus at {CORPUS}")
+    try:
+        p = pprofcore.load(CORPUS / row["file"])
+    except ValueError as e:  # pprofcore.errors are ValueErrors
+        pytest.skip(f"not loadable: {e}")
+    if not len(p.sample_types) or not len(p.values):
+        pytest.skip("no samples")
+    return p

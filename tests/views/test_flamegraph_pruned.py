@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from testenv import CORPUS, corpus_manifest
+from testenv import load_with_samples, one_per_producer
 
 import pprofcore
 from pprofcore import _core
@@ -70,27 +70,9 @@ def test_pruned_equals_trie_on_the_example(by):
         _assert_same(*_both(EXAMPLE.diff(half), 1, by=by, min_fraction=frac))
 
 
-def _corpus_rows():
-    rows = [r for r in corpus_manifest() if 100_000 <= int(r["uncompressed_bytes"]) <= 3_000_000]
-    seen, picked = set(), []
-    for r in rows:  # one file per producer directory
-        d = r["file"].split("/")[0]
-        if d not in seen:
-            seen.add(d)
-            picked.append(r)
-    return [pytest.param(r, id=r["file"]) for r in picked[:8]] or [pytest.param(None, id="no-corpus")]
-
-
-@pytest.mark.parametrize("row", _corpus_rows())
+@pytest.mark.parametrize("row", one_per_producer(lambda r: 100_000 <= int(r["uncompressed_bytes"]) <= 3_000_000, 8))
 def test_pruned_equals_trie_on_corpus_profiles(row):
-    if row is None:
-        pytest.skip(f"no corpus at {CORPUS}")
-    try:
-        p = pprofcore.load(CORPUS / row["file"])
-    except ValueError as e:  # pprofcore.errors are ValueErrors
-        pytest.skip(f"not loadable: {e}")
-    if not len(p.sample_types) or not len(p.values):
-        pytest.skip("no samples")
+    p = load_with_samples(row)
     ti = p.sample_type_index()
     for frac in (0.0005, 0.02):
         _assert_same(*_both(p, ti, min_fraction=frac))

@@ -38,6 +38,9 @@ struct AggregateOptions {
   bool names = true;
 };
 
+// The most sample types whose inline labels one aggregation gives for every label type.
+inline constexpr size_t kMaxInlineLabelTypes = 62;
+
 // One row per node. Keys follow pprof's NodeInfo: name, file, start_line, lineno,
 // address, objfile. Values are sums over samples (no mean division).
 struct NodeTable {
@@ -50,6 +53,11 @@ struct NodeTable {
   std::vector<uint64_t> address;
   std::vector<int32_t> objfile;       // mapping filename code (0 = none)
   std::vector<uint8_t> inline_label;  // 0 none, 1 "(inline)", 2 "(partial-inline)"
+  // The labels of every label type, from the same pass: n_nodes x (2 * n_types + 1),
+  // row-major; column 0 is label_type -1, 1 + k label_type k, 1 + n_types + k
+  // label_type k with label_div_type 0 (pprof's -mean). Empty without sums or
+  // with more than kMaxInlineLabelTypes sample types.
+  std::vector<uint8_t> inline_labels_by_type;
   StringTable file;       // cleaned file name per node ("" = none); the package or binary name at those granularities
   StringTable printable;  // pprof's printable name per node
   // Nodes of each location, innermost (leaf-most inline frame) first, as CSR.

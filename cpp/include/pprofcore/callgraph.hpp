@@ -23,9 +23,18 @@ struct CallGraph {
   std::vector<int32_t> tag_count;
 };
 
+// What a build computes beyond flat and cum: the trimming steps need the edges
+// or the tag counts only in some of their builds, and each costs a hash lookup
+// per frame.
+struct CallGraphParts {
+  bool edges = true;
+  bool tags = true;
+};
+
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
-// of `type` is 0 add nothing. Throws ProfileError on a bad type or mask size.
+// of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or
+// zero (tag_count). Throws ProfileError on a bad type or mask size.
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
-                           int64_t tag_cutoff);
+                           int64_t tag_cutoff, CallGraphParts parts = {});
 
 }  // namespace pprofcore

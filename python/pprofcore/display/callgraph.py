@@ -74,11 +74,11 @@ def callgraph(
     table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
 
-    def build(kept: Optional[np.ndarray], tag_cutoff: int) -> dict:
+    def build(kept: Optional[np.ndarray], tag_cutoff: int, edges: bool = True, tags: bool = False) -> dict:
         mask = None if kept is None else kept.astype(np.uint8)
-        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff)
-        if mean:  # the same graph over the counts: the divisors
-            add_divisors(g, _core.call_graph(profile._core, table, 0, mask, tag_cutoff))
+        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags)
+        if mean:  # the same graph over the counts: the divisors (its tags are summed in dot_tags)
+            add_divisors(g, _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False))
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
@@ -86,7 +86,7 @@ def callgraph(
         g["keep_edge"] = np.ones(len(g["src"]), dtype=bool)
         return g
 
-    g = build(None, 0)
+    g = build(None, 0, edges=False)  # only flat and cum: the total and the node cutoff
     total = int(g["flat"][g["nodes"]].sum())
     node_cutoff = abs(int(float(total) * nodefraction))
     edge_cutoff = abs(int(float(total) * edgefraction))
@@ -97,9 +97,9 @@ def callgraph(
         dropped_nodes = len(g["nodes"]) - int(kept.sum())
         # pprof rebuilds only when nodes were dropped: otherwise the edges into
         # nodes outside the graph (-mean's zero sums, -drop_negative) stay
-        g = build(kept if dropped_nodes else None, node_cutoff)
+        g = build(kept if dropped_nodes else None, node_cutoff, tags=nodecount > 0)
     else:
-        g = build(None, node_cutoff)
+        g = build(None, node_cutoff, tags=nodecount > 0)
     orig_count = len(g["nodes"])
     order = _entropy_order(g, names)
     if nodecount > 0:

@@ -42,6 +42,17 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
     return t
 
 
+def node_inline_labels(profile: "Profile", by: str, inline: bool, label_type: int, mean: bool) -> np.ndarray:
+    """The ``inline_label`` column :func:`nodes` would give for ``label_type``
+    and ``mean``, for the rows of ``nodes(profile, by, inline)``: that table
+    holds the labels of every label type (one aggregation), so a report of
+    another sample type reuses it instead of aggregating the samples again."""
+    by_type = nodes(profile, by, inline).columns()["inline_labels_by_type"]
+    if by_type.shape[1] == 0:  # more sample types than one pass labels
+        return nodes(profile, by, inline, label_type, mean).columns()["inline_label"]
+    return by_type[:, 0 if label_type < 0 else 1 + label_type + (len(profile.sample_types) if mean else 0)]
+
+
 def nodes_many(profiles: Sequence["Profile"], by: str) -> list:
     """:func:`nodes` of every profile (default arguments); aggregation
     releases the GIL, so the missing tables are built on a thread pool."""
@@ -80,17 +91,20 @@ def header_lines(profile: "Profile", ti: int, mean: bool, tot: int, unit: str, r
     )
 
 
-def trimmed_inline_labels(profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int) -> np.ndarray:
+def trimmed_inline_labels(
+    profile: "Profile", t, rows: np.ndarray, ti: int, mean: bool, edge_cut: int, untrimmed: np.ndarray
+) -> np.ndarray:
     """Inline label per node (0 none, 1 inline, 2 partial-inline) from the
     in-edges of pprof's final graph: only the nodes in ``rows``, edges that skip
-    dropped nodes, and edges lighter than ``edge_cut`` removed."""
+    dropped nodes, and edges lighter than ``edge_cut`` removed. ``untrimmed``:
+    the labels of the whole graph (:func:`node_inline_labels`)."""
     keep = np.zeros(len(t), dtype=np.uint8)
     keep[rows] = 1
     out = np.zeros(len(t), dtype=np.int64)
     # An inline in-edge of the trimmed graph continues one of the untrimmed
     # graph (same samples, fewer nodes), so only nodes labelled there can be
     # labelled here: edges are summed for those alone.
-    candidates = keep & (t.columns()["inline_label"] != 0).astype(np.uint8)
+    candidates = keep & (untrimmed != 0).astype(np.uint8)
     if not candidates.any():
         return out
     e = t.edges(profile._core, candidates, ti, 0 if mean else -1, keep)

@@ -13,6 +13,7 @@ from .._report_defaults import EDGEFRACTION, NODEFRACTION
 from .._report_text import INLINE_TEXT, top_lines
 from ._nodes import (
     header_lines,
+    node_inline_labels,
     nodes,
     summary_lines,
     trim_nodes,
@@ -100,7 +101,7 @@ def top(
     if sample_type == "all" or isinstance(sample_type, (list, tuple)):
         return _top_many(profile, sample_type, by, n, sort, mean, inline)
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, by, inline, ti, mean)
+    t = nodes(profile, by, inline)  # the sums of every label type; the labels come apart
     cols = t.columns()
     rows = t.order(profile._core, ti, sort == "cum")
     flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
@@ -108,10 +109,10 @@ def top(
     all_rows = rows
     if n is not None and n > 0:
         rows = rows[:n]
-    inline_labels = cols["inline_label"]
+    inline_labels = untrimmed = node_inline_labels(profile, by, inline, ti, mean)
     edge_cut = abs(int(flat_total * float(edgefraction))) if edgefraction else 0
     if dropped or len(rows) < len(all_rows) or edge_cut > 0:
-        inline_labels = trimmed_inline_labels(profile, t, rows, ti, mean, edge_cut)
+        inline_labels = trimmed_inline_labels(profile, t, rows, ti, mean, edge_cut, untrimmed)
     flat_sum = cols["flat"][rows, ti]
     cum_sum = cols["cum"][rows, ti]
     if mean:

@@ -66,6 +66,7 @@ def _with_common(session: Session, name: str, state: State, fn) -> Dict[str, Any
     prof, warnings = session.refined(state)
     ti = prof.sample_type_index(state.sample_type())
     stype, unit = prof.sample_types[ti]
+    total = int(prof.total(ti))
     out: Dict[str, Any] = {
         "view": name,
         "state": state.to_dict(),
@@ -75,8 +76,8 @@ def _with_common(session: Session, name: str, state: State, fn) -> Dict[str, Any
         "sample_index": ti,
         "unit": unit,
         "diff": session.is_diff(state),
-        "total": int(prof.total(ti)),
-        "total_label": _units.scaled_label(int(prof.total(ti)), unit),
+        "total": total,
+        "total_label": _units.scaled_label(total, unit),
     }
     try:
         out.update(fn(session, state, prof, ti))

@@ -218,9 +218,15 @@
     this.drawFilters(q);
     if (this.download) this.download.href = "/ui/download" + (this.query ? "?" + this.query : "");
     this.labelsCache = null;
+    var asked = performance.now();
     this.transport.fetch(this.view, this.query).then(function (data) {
       if (seq !== self.seq) return;  // a newer state was asked for meanwhile
+      var got = performance.now();
       self.draw(data);
+      void self.root.offsetHeight;  // the layout of what was drawn counts as drawing
+      // how long the data took to come and to be drawn (bench/bench_explorer.py reads them)
+      self.root.setAttribute("data-fetch-ms", (got - asked).toFixed(1));
+      self.root.setAttribute("data-draw-ms", (performance.now() - got).toFixed(1));
       self.root.removeAttribute("data-busy");
       self.root.setAttribute("data-loaded", String(seq));
     }, function (err) {
@@ -274,6 +280,11 @@
     });
     var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     var body = el("tbody"); table.appendChild(body);
+    // one listener for every row: thousands of rows are drawn on each state change
+    body.addEventListener("click", function (ev) {
+      var tr = ev.target.closest("tr"), r = tr && d.rows[tr.rowIndex - 1];
+      if (r) tr.classList.toggle("px-selected", self.select(r.name));
+    });
     d.rows.forEach(function (r) {
       var tr = el("tr");
       [r.flat_label, pct(r.flat_pct), pct(r.sum_pct), r.cum_label, pct(r.cum_pct)].forEach(function (v) { tr.appendChild(el("td", "px-num", v)); });
@@ -282,7 +293,6 @@
       tr.setAttribute("data-flat", String(r.flat)); tr.setAttribute("data-cum", String(r.cum));
       if (rx && rx.test(r.name)) tr.classList.add("px-match");
       if (self.selection.indexOf(r.name) >= 0) tr.classList.add("px-selected");
-      tr.addEventListener("click", function () { tr.classList.toggle("px-selected", self.select(r.name)); });
       body.appendChild(tr);
     });
     var wrap = el("div", "px-scroll"); wrap.appendChild(table); this.body.appendChild(wrap);
