@@ -65,11 +65,6 @@ bool all_zero(const int64_t* v, size_t n) {
   return true;
 }
 
-inline void push64(std::vector<uint32_t>& v, uint64_t x) {
-  v.push_back(static_cast<uint32_t>(x));
-  v.push_back(static_cast<uint32_t>(x >> 32));
-}
-
 // Two independent chains over alternate pairs of words, joined at the end: a
 // sample key is some forty words, and one chain waits on each multiply.
 uint64_t hash_words(uint64_t seed, const uint32_t* w, size_t n) {
@@ -201,17 +196,26 @@ int32_t Merger::map_location(int32_t row) {
   }
   const uint8_t folded = l.is_folded[r];
   const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
-  loc_probe_.clear();
-  push64(loc_probe_, key_addr);
-  loc_probe_.push_back(static_cast<uint32_t>(mapping));
-  loc_probe_.push_back(folded);
-  // Functions are kept in line_functions_ too, to fill the new row's lines.
-  line_functions_.clear();
-  for (int64_t i = lb; i < le; ++i) {
-    int32_t fn = map_function(src_->lines.function[static_cast<size_t>(i)]);
-    line_functions_.push_back(fn);
-    loc_probe_.push_back(static_cast<uint32_t>(fn));
-    push64(loc_probe_, uint64_t(src_->lines.line[static_cast<size_t>(i)]));
+  // The key, written through a pointer: [address - mapping start (two words),
+  // mapping, is_folded, then per line function, line (two words)]. Functions
+  // are kept in line_functions_ too, to fill the new row's lines.
+  const size_t nlines = static_cast<size_t>(le - lb);
+  loc_probe_.resize(4 + 3 * nlines);
+  line_functions_.resize(nlines);
+  uint32_t* w = loc_probe_.data();
+  w[0] = static_cast<uint32_t>(key_addr);
+  w[1] = static_cast<uint32_t>(key_addr >> 32);
+  w[2] = static_cast<uint32_t>(mapping);
+  w[3] = folded;
+  w += 4;
+  for (size_t i = 0; i < nlines; ++i, w += 3) {
+    const size_t q = static_cast<size_t>(lb) + i;
+    const int32_t fn = map_function(src_->lines.function[q]);
+    const uint64_t line = static_cast<uint64_t>(src_->lines.line[q]);
+    line_functions_[i] = fn;
+    w[0] = static_cast<uint32_t>(fn);
+    w[1] = static_cast<uint32_t>(line);
+    w[2] = static_cast<uint32_t>(line >> 32);
   }
   const uint64_t h = hash_words(3, loc_probe_.data(), loc_probe_.size());
   Locations& o = out_.locations;
