@@ -80,6 +80,9 @@ uint64_t hash_words(uint64_t seed, const uint32_t* w, size_t n) {
   return hash_mix(a, b);
 }
 
+// The number of a label key's words 2 and 3 (append_key's layout).
+inline int64_t key_number(const uint32_t* w) { return static_cast<int64_t>(uint64_t(w[2]) | (uint64_t(w[3]) << 32)); }
+
 bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
                 const std::vector<uint32_t>& probe) {
   const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
@@ -260,9 +263,6 @@ void Merger::reserve_for(const Profile& src) {
   next_.reserve(ns);
   samples_.reserve(ns);
 }
-
-// The number of a label key's words 2 and 3 (append_key's layout).
-inline int64_t key_number(const uint32_t* w) { return static_cast<int64_t>(uint64_t(w[2]) | (uint64_t(w[3]) << 32)); }
 
 // Whether merged sample k has the key key[0, n) (append_key's layout): its
 // merged row itself is the key (no copy of the keys is kept), stack then labels.

@@ -95,7 +95,7 @@ class Merger {
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.
-  // map_sample tries that successor before hashing.
+  // resolve() tries that successor before the table.
   std::vector<int32_t> next_;
   int32_t first_ = -1, previous_ = -1, guess_ = -1;
 
