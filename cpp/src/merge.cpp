@@ -65,15 +65,9 @@ bool all_zero(const int64_t* v, size_t n) {
   return true;
 }
 
-inline void push64(std::vector<uint32_t>& v, uint64_t x) {
-  v.push_back(static_cast<uint32_t>(x));
-  v.push_back(static_cast<uint32_t>(x >> 32));
-}
-
 // Two independent chains over alternate pairs of words, joined at the end: a
 // sample key is some forty words, and one chain waits on each multiply.
-uint64_t hash_words(uint64_t seed, const std::vector<uint32_t>& w) {
-  const size_t n = w.size();
+uint64_t hash_words(uint64_t seed, const uint32_t* w, size_t n) {
   uint64_t a = hash_mix(seed, n), b = hash_mix(seed ^ 0x9e3779b97f4a7c15ULL, n);
   auto pair = [&](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
   size_t i = 0;
@@ -85,6 +79,9 @@ uint64_t hash_words(uint64_t seed, const std::vector<uint32_t>& w) {
   if (i < n) b = hash_mix(b, w[i]);
   return hash_mix(a, b);
 }
+
+// The number of a label key's words 2 and 3 (append_key's layout).
+inline int64_t key_number(const uint32_t* w) { return static_cast<int64_t>(uint64_t(w[2]) | (uint64_t(w[3]) << 32)); }
 
 bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
                 const std::vector<uint32_t>& probe) {
@@ -98,8 +95,8 @@ size_t Merger::memory_bytes() const {
   return out_.memory_bytes() + strings_.memory_bytes() + functions_.memory_bytes() + mappings_.memory_bytes() +
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
-         map_offset_.capacity() * 8 + loc_keys_.capacity() * 4 + loc_key_off_.capacity() * 8 +
-         sample_prints_.capacity() * sizeof(Fingerprint);
+         map_offset_.capacity() * 8 + (loc_keys_.capacity() + block_words_.capacity()) * 4 +
+         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
 }
 
 int32_t Merger::intern(std::string_view s) {
@@ -202,19 +199,28 @@ int32_t Merger::map_location(int32_t row) {
   }
   const uint8_t folded = l.is_folded[r];
   const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
-  loc_probe_.clear();
-  push64(loc_probe_, key_addr);
-  loc_probe_.push_back(static_cast<uint32_t>(mapping));
-  loc_probe_.push_back(folded);
-  // Functions are kept in line_functions_ too, to fill the new row's lines.
-  line_functions_.clear();
-  for (int64_t i = lb; i < le; ++i) {
-    int32_t fn = map_function(src_->lines.function[static_cast<size_t>(i)]);
-    line_functions_.push_back(fn);
-    loc_probe_.push_back(static_cast<uint32_t>(fn));
-    push64(loc_probe_, uint64_t(src_->lines.line[static_cast<size_t>(i)]));
+  // The key, written through a pointer: [address - mapping start (two words),
+  // mapping, is_folded, then per line function, line (two words)]. Functions
+  // are kept in line_functions_ too, to fill the new row's lines.
+  const size_t nlines = static_cast<size_t>(le - lb);
+  loc_probe_.resize(4 + 3 * nlines);
+  line_functions_.resize(nlines);
+  uint32_t* w = loc_probe_.data();
+  w[0] = static_cast<uint32_t>(key_addr);
+  w[1] = static_cast<uint32_t>(key_addr >> 32);
+  w[2] = static_cast<uint32_t>(mapping);
+  w[3] = folded;
+  w += 4;
+  for (size_t i = 0; i < nlines; ++i, w += 3) {
+    const size_t q = static_cast<size_t>(lb) + i;
+    const int32_t fn = map_function(src_->lines.function[q]);
+    const uint64_t line = static_cast<uint64_t>(src_->lines.line[q]);
+    line_functions_[i] = fn;
+    w[0] = static_cast<uint32_t>(fn);
+    w[1] = static_cast<uint32_t>(line);
+    w[2] = static_cast<uint32_t>(line >> 32);
   }
-  const uint64_t h = hash_words(3, loc_probe_);
+  const uint64_t h = hash_words(3, loc_probe_.data(), loc_probe_.size());
   Locations& o = out_.locations;
   int32_t got = locations_.find(h, [&](int32_t k) { return same_words(loc_keys_, loc_key_off_, k, loc_probe_); });
   if (got < 0) {
@@ -258,35 +264,36 @@ void Merger::reserve_for(const Profile& src) {
   samples_.reserve(ns);
 }
 
-// Whether merged sample k has the key in probe_ and key_labels_: its merged
-// row itself is the key (no copy of the keys is kept), stack then labels.
-bool Merger::same_sample(int32_t k) const {
+// Whether merged sample k has the key key[0, n) (append_key's layout): its
+// merged row itself is the key (no copy of the keys is kept), stack then labels.
+bool Merger::same_sample(int32_t k, const uint32_t* key, size_t n) const {
   const size_t r = static_cast<size_t>(k);
-  const size_t nloc = probe_[0];
+  const size_t nloc = key[0], nlab = (n - 1 - nloc) / kLabelWords;
   const int64_t sb = out_.stack_offsets[r], lb = out_.label_offsets[r];
   if (static_cast<size_t>(out_.stack_offsets[r + 1] - sb) != nloc ||
-      static_cast<size_t>(out_.label_offsets[r + 1] - lb) != key_labels_.size() ||
-      (nloc != 0 && std::memcmp(out_.stack_locations.data() + sb, probe_.data() + 1, nloc * sizeof(int32_t)) != 0))
+      static_cast<size_t>(out_.label_offsets[r + 1] - lb) != nlab ||
+      (nloc != 0 && std::memcmp(out_.stack_locations.data() + sb, key + 1, nloc * sizeof(int32_t)) != 0))
     return false;
   const Labels& l = out_.labels;
-  for (size_t i = 0; i < key_labels_.size(); ++i) {
-    const LabelKey& x = key_labels_[i];
+  const uint32_t* w = key + 1 + nloc;
+  for (size_t i = 0; i < nlab; ++i, w += kLabelWords) {
     const size_t q = static_cast<size_t>(lb) + i;
-    if (l.key[q] != x.key || l.str[q] != x.str || l.num[q] != x.num || l.num_unit[q] != x.unit) return false;
+    if (l.key[q] != static_cast<int32_t>(w[0]) || l.str[q] != static_cast<int32_t>(w[1]) || l.num[q] != key_number(w) ||
+        l.num_unit[q] != static_cast<int32_t>(w[4]))
+      return false;
   }
   return true;
 }
 
-int32_t Merger::map_sample(size_t row) {
+void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
   const Profile& s = *src_;
   const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];
   const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];
-  // The key is built straight into probe_: [number of locations, merged
-  // locations..., then per label key, value (or -1), number, unit].
-  // Sized once and written through pointers (no capacity check per word).
+  // Sized once and written through a pointer (no capacity check per word).
   const size_t nloc = static_cast<size_t>(se - sb), nlab = static_cast<size_t>(le - lb);
-  probe_.resize(1 + nloc + 5 * nlab);
-  uint32_t* key = probe_.data();
+  const size_t base = words.size();
+  words.resize(base + 1 + nloc + kLabelWords * nlab);
+  uint32_t* key = words.data() + base;
   *key++ = static_cast<uint32_t>(nloc);
   const int32_t* stack = s.stack_locations.data() + sb;
   for (size_t i = 0; i < nloc; ++i) {
@@ -332,27 +339,33 @@ int32_t Merger::map_sample(size_t row) {
     key[2] = static_cast<uint32_t>(static_cast<uint64_t>(k.num));
     key[3] = static_cast<uint32_t>(static_cast<uint64_t>(k.num) >> 32);
     key[4] = static_cast<uint32_t>(k.unit);
-    key += 5;
+    key += kLabelWords;
   }
+}
+
+Fingerprint Merger::key_id(const uint32_t* key, size_t n) const {
+  if (keep_ == Keep::KeysOnly) return fingerprint_words(key, n);
+  return Fingerprint{hash_words(4, key, n), 0};
+}
+
+int32_t Merger::resolve(const uint32_t* key, size_t n, const Fingerprint& id) {
   // Profiles of one program list mostly the same samples in mostly the same
   // order: the merged sample that followed the previous one last time is tried
-  // first, which skips the hash and its cache miss whenever the order repeats.
+  // first, which skips the table and its cache miss whenever the order repeats.
   int32_t got = -1;
   if (keep_ == Keep::KeysOnly) {
-    print_ = fingerprint_words(probe_.data(), probe_.size());
-    auto same = [&](int32_t k) { return sample_prints_[size_t(k)] == print_; };
+    auto same = [&](int32_t k) { return sample_prints_[size_t(k)] == id; };
     if (guess_ >= 0 && same(guess_)) {
       got = guess_;
     } else {
-      got = samples_.find(print_.lo, same);
-      if (got < 0) got = add_sample(print_.lo);
+      got = samples_.find(id.lo, same);
+      if (got < 0) got = add_sample(key, n, id);
     }
-  } else if (guess_ >= 0 && same_sample(guess_)) {
+  } else if (guess_ >= 0 && same_sample(guess_, key, n)) {
     got = guess_;
   } else {
-    const uint64_t h = hash_words(4, probe_);
-    got = samples_.find(h, [&](int32_t k) { return same_sample(k); });
-    if (got < 0) got = add_sample(h);
+    got = samples_.find(id.lo, [&](int32_t k) { return same_sample(k, key, n); });
+    if (got < 0) got = add_sample(key, n, id);
   }
   if (previous_ >= 0) {
     next_[size_t(previous_)] = got;
@@ -364,22 +377,28 @@ int32_t Merger::map_sample(size_t row) {
   return got;
 }
 
-// A new merged sample for the key in probe_ and key_labels_, with zero values.
-int32_t Merger::add_sample(uint64_t hash) {
+int32_t Merger::map_sample(size_t row) {
+  probe_.clear();
+  append_key(row, probe_);
+  return resolve(probe_.data(), probe_.size(), key_id(probe_.data(), probe_.size()));
+}
+
+// A new merged sample for the key key[0, n), with zero values.
+int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id) {
   const int32_t got = static_cast<int32_t>(num_samples());
   if (keep_ == Keep::Samples) {
     Profile& o = out_;
-    const size_t nloc = probe_[0];
-    o.stack_locations.insert(o.stack_locations.end(), probe_.begin() + 1, probe_.begin() + 1 + nloc);
+    const size_t nloc = key[0];
+    o.stack_locations.insert(o.stack_locations.end(), key + 1, key + 1 + nloc);
     o.stack_offsets.push_back(static_cast<int64_t>(o.stack_locations.size()));
-    for (const LabelKey& k : key_labels_) {
-      o.labels.push_back(k.key, k.str, k.num, k.unit);
-    }
+    for (const uint32_t* w = key + 1 + nloc; w < key + n; w += kLabelWords)
+      o.labels.push_back(static_cast<int32_t>(w[0]), static_cast<int32_t>(w[1]), key_number(w),
+                         static_cast<int32_t>(w[4]));
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
     o.values.resize(o.values.size() + o.num_types(), 0);
   }
-  if (keep_ == Keep::KeysOnly) sample_prints_.push_back(print_);
-  samples_.insert(hash, got);
+  if (keep_ == Keep::KeysOnly) sample_prints_.push_back(id);
+  samples_.insert(id.lo, got);
   next_.push_back(-1);
   return got;
 }
@@ -421,13 +440,31 @@ void Merger::add(const Profile& p) {
   if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
   begin_source(p);
-  const size_t nt = p.num_types();
-  for (size_t i = 0; i < p.num_samples(); ++i) {
-    const int64_t* v = p.values.data() + i * nt;
-    if (all_zero(v, nt)) continue;
-    int32_t row = map_sample(i);
-    int64_t* dst = out_.values.data() + size_t(row) * nt;
-    for (size_t t = 0; t < nt; ++t) dst[t] = wrapping_add(dst[t], v[t]);
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  // The keys of a block of samples are built (interning in sample order, as
+  // one at a time would) and their table slots prefetched before any is looked
+  // up: the sample table of a large merge is far bigger than the caches, and
+  // each lookup would otherwise wait on its own miss.
+  constexpr size_t kBlock = 16;
+  for (size_t i = 0; i < ns;) {
+    block_.clear();
+    block_words_.clear();
+    for (; i < ns && block_.size() < kBlock; ++i) {
+      if (all_zero(p.values.data() + i * nt, nt)) continue;
+      const size_t begin = block_words_.size();
+      append_key(i, block_words_);
+      const Fingerprint id = key_id(block_words_.data() + begin, block_words_.size() - begin);
+      samples_.prefetch(id.lo);
+      block_.push_back(PendingSample{i, begin, id});
+    }
+    for (size_t j = 0; j < block_.size(); ++j) {
+      const PendingSample& k = block_[j];
+      const size_t end = j + 1 < block_.size() ? block_[j + 1].begin : block_words_.size();
+      const int32_t row = resolve(block_words_.data() + k.begin, end - k.begin, k.id);
+      const int64_t* v = p.values.data() + k.row * nt;
+      int64_t* dst = out_.values.data() + size_t(row) * nt;
+      for (size_t t = 0; t < nt; ++t) dst[t] = wrapping_add(dst[t], v[t]);
+    }
   }
   src_ = nullptr;
 }

@@ -135,6 +135,26 @@ TEST(merge_sums_whatever_the_sample_order) {
   }
 }
 
+// Merger::add builds the keys of 16 samples before looking them up: a
+// duplicate within one block (stack k - 1, rows 39 and 40) must still be found,
+// and all-zero samples at the blocks' edges (rows 15, 16 and 32) skipped.
+TEST(merge_sums_across_key_blocks) {
+  const int k = 40;
+  Profile p = heap_step(0, k);  // step 0: row j holds stack j (row k repeats stack k - 1)
+  for (size_t row : {15, 16, 32}) std::fill_n(p.values.begin() + long(row * 4), 4, 0);
+  for (int copies : {1, 2}) {
+    std::vector<const Profile*> ptrs(size_t(copies), &p);
+    Profile m = merge(ptrs);
+    check_invariants(m);
+    EXPECT(m.num_samples() == size_t(k - 3));
+    for (size_t s = 0; s < m.num_samples(); ++s) {
+      const int i = stack_index(m, s);
+      EXPECT(i != 15 && i != 16 && i != 32);
+      EXPECT(m.values[s * 4] == int64_t(i + 1) * copies * (i == k - 1 ? 2 : 1));
+    }
+  }
+}
+
 TEST(merge_drops_cancelled_samples) {
   Profile a = heap_step(2);
   Profile neg = scale_n(a, {-1, -1, -1, -1});

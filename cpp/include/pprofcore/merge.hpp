@@ -68,8 +68,17 @@ class Merger {
   int32_t map_function(int32_t row);
   int32_t map_mapping(int32_t row);
   int32_t map_location(int32_t row);
-  int32_t add_sample(uint64_t hash);
-  bool same_sample(int32_t k) const;
+  // A sample's key, appended to `words`: [number of locations, merged
+  // locations..., then kLabelWords per label: key, value (-1: numeric), number
+  // (low, high), unit], labels in pprof's canonical order.
+  void append_key(size_t row, std::vector<uint32_t>& words);
+  // What the sample table is keyed by: a 64-bit hash (Keep::Samples, in lo)
+  // or the fingerprint (Keep::KeysOnly).
+  Fingerprint key_id(const uint32_t* key, size_t n) const;
+  // The merged sample of key[0, n), added when new.
+  int32_t resolve(const uint32_t* key, size_t n, const Fingerprint& id);
+  int32_t add_sample(const uint32_t* key, size_t n, const Fingerprint& id);
+  bool same_sample(int32_t k, const uint32_t* key, size_t n) const;
   void combine_header(const Profile& p);
 
   Keep keep_;
@@ -86,7 +95,7 @@ class Merger {
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.
-  // map_sample tries that successor before hashing.
+  // resolve() tries that successor before the table.
   std::vector<int32_t> next_;
   int32_t first_ = -1, previous_ = -1, guess_ = -1;
 
@@ -95,12 +104,20 @@ class Merger {
   // built in probe_ ([number of locations, locations..., 5 words a label]) to
   // be hashed; its merged row is what a probe compares with (same_sample).
   std::vector<uint32_t> loc_keys_{}, probe_{}, loc_probe_{};
+  static constexpr size_t kLabelWords = 5;
+  // Merger::add's block of sample keys (see there): each sample's row, where
+  // its key starts in block_words_, and its table key.
+  struct PendingSample {
+    size_t row, begin;
+    Fingerprint id;
+  };
+  std::vector<PendingSample> block_{};
+  std::vector<uint32_t> block_words_{};
   std::vector<int64_t> loc_key_off_{0};
   // Keep::KeysOnly keeps a 128-bit fingerprint of each sample key instead of
   // the key (as fastdelta does): 16 bytes a sample instead of the whole stack,
   // for a chance of two keys colliding of about n^2 / 2^129.
   std::vector<Fingerprint> sample_prints_{};
-  Fingerprint print_{};  // of the key in probe_
 };
 
 // Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
