@@ -205,7 +205,10 @@ class LabelSplit {
     }
     const size_t width = tokens_.size();
     const int32_t found = index_.find(h, [&](int32_t c) {
-      return std::equal(tokens_.begin(), tokens_.end(), combos_.begin() + static_cast<ptrdiff_t>(c * width));
+      const int64_t* known = combos_.data() + static_cast<size_t>(c) * width;
+      for (size_t i = 0; i < width; ++i)  // a few words: a loop, not a memcmp call
+        if (known[i] != tokens_[i]) return false;
+      return true;
     });
     if (found >= 0) return found;
     const auto c = static_cast<int32_t>(index_.size());

@@ -42,9 +42,18 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
   const size_t n_types = s.tables.num_types();
   const uint64_t n_strings = s.tables.strings.size();
 
+  constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
+  constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
+
   // One Label message: every field a varint, codes within the table.
   auto label = [&](const uint8_t* p, const uint8_t* e) {
     uint64_t key = 0, str = 0, num = 0, unit = 0;
+    if (e - p == 4 && p[0] == kKeyTag && p[1] < 0x80 && p[2] == kStrTag && p[3] < 0x80) {
+      // The usual label, key and string under code 128, in one look.
+      key = p[1], str = p[3];
+      if (key >= n_strings || str >= n_strings) return false;
+      p = e;
+    }
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag) || (tag & 7) != wire::kVarint || !varint(p, e, v)) return false;
@@ -74,6 +83,11 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     return true;
   };
 
+  // Whether each one-byte location id (0 to 127) is in the table: most stack
+  // ids of small profiles, looked up once per profile.
+  uint8_t small_ids[128];
+  for (uint64_t id = 0; id < 128; ++id) small_ids[id] = s.locations.row(id) >= 0;
+
   for (const Scan::Span& span : s.samples) {
     const uint8_t* p = span.begin;
     const uint8_t* const e = span.end;
@@ -99,8 +113,12 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
         if (!label(p, end)) return false;
         p = end;
       } else if (tag == kLocations) {
-        while (p < end)
-          if (!varint(p, end, v) || s.locations.row(v) < 0) return false;
+        while (p < end) {
+          uint8_t known = 1;  // a run of one-byte ids, checked without a branch each
+          while (p < end && *p < 0x80) known &= small_ids[*p++];
+          if (!known) return false;
+          if (p < end && (!varint(p, end, v) || s.locations.row(v) < 0)) return false;
+        }
       } else if (tag == kValues) {
         while (p < end) {
           if (!varint(p, end, v)) return false;
