@@ -71,6 +71,7 @@ class Merger {
   int32_t add_sample(uint64_t hash);
   bool same_sample(int32_t k) const;
   void combine_header(const Profile& p);
+  void rank_label_keys(const Profile& src);
 
   Keep keep_;
   Profile out_;
@@ -83,6 +84,9 @@ class Merger {
   std::vector<int64_t> map_offset_;
   std::vector<int32_t> line_functions_;
   std::vector<LabelKey> key_labels_;
+  // pprof's order of the source's label keys (by their strings): a rank per
+  // source string code, and the distinct keys while they are ranked.
+  std::vector<int32_t> key_rank_, ranked_keys_;
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.
