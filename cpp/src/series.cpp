@@ -139,8 +139,7 @@ int64_t bucket_of(const SeriesLabel& l, int64_t v) {
   }
   if (v == 0) return 0;
   const uint64_t mag = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  int64_t k = 0;  // 1 + floor(log2 |v|)
-  for (uint64_t m = mag; m; m >>= 1) ++k;
+  const int64_t k = 64 - __builtin_clzll(mag);  // 1 + floor(log2 |v|); mag > 0
   return v < 0 ? -k : k;
 }
 

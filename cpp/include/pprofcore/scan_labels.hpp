@@ -44,6 +44,8 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
 
   constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
   constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
+  constexpr uint8_t kNumTag = tag_byte(LabelField::kNum, wire::kVarint);
+  constexpr uint8_t kUnitTag = tag_byte(LabelField::kNumUnit, wire::kVarint);
 
   // One Label message: every field a varint, codes within the table.
   auto label = [&](const uint8_t* p, const uint8_t* e) {
@@ -56,22 +58,19 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     }
     while (p < e) {
       uint64_t tag, v;
-      if (!varint(p, e, tag) || (tag & 7) != wire::kVarint || !varint(p, e, v)) return false;
-      const uint64_t field = tag >> 3;
-      if (field == 0 || field > static_cast<uint64_t>(LabelField::kNumUnit)) return false;
-      switch (static_cast<LabelField>(field)) {
-        case LabelField::kKey:
-          key = v;
-          break;
-        case LabelField::kStr:
-          str = v;
-          break;
-        case LabelField::kNum:
-          num = v;
-          continue;  // a number, not a code
-        case LabelField::kNumUnit:
-          unit = v;
-          break;
+      if (!varint(p, e, tag) || !varint(p, e, v)) return false;
+      if (tag == kNumTag) {
+        num = v;  // a number, not a code
+        continue;
+      }
+      if (tag == kKeyTag) {
+        key = v;
+      } else if (tag == kStrTag) {
+        str = v;
+      } else if (tag == kUnitTag) {
+        unit = v;
+      } else {
+        return false;  // another field, or not a varint
       }
       if (v >= n_strings) return false;
     }
