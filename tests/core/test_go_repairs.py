@@ -3,7 +3,6 @@ generic type parameters dropped from names. Checked against the profile before
 truncation, against an independent re-implementation of the name rule with go
 tool pprof as the report oracle, and on a real Go program's heap profile."""
 
-import os
 import random
 import re
 import shutil
@@ -11,6 +10,7 @@ import subprocess
 import textwrap
 
 import pytest
+from testenv import go_call_chain, run_go_program
 
 import pprofcore
 from pprofcore._go_repairs import clean_name
@@ -199,20 +199,9 @@ GO_PROGRAM = textwrap.dedent(
 )
 
 
-def run_go_program(tmp_path, source: str, profile: str) -> pprofcore.Profile:
-    """Builds `source` as package main (GOPATH mode), runs it with the path
-    of the profile it writes, and loads that profile."""
-    (tmp_path / "main.go").write_text(source)
-    env = {"GO111MODULE": "off", "GOPATH": str(tmp_path / "gopath"), "GOCACHE": str(tmp_path / "cache")}
-    env.update({k: v for k, v in os.environ.items() if k in ("PATH", "HOME")})
-    subprocess.run(["go", "build", "-o", str(tmp_path / "prog"), "."], cwd=tmp_path, env=env, check=True)
-    subprocess.run([str(tmp_path / "prog"), str(tmp_path / profile)], check=True, capture_output=True)
-    return pprofcore.load(tmp_path / profile)
-
-
 @pytest.mark.skipif(not HAVE_GO, reason="needs go (golang-go) to build a Go program")
 def test_real_go_heap_profile_roots_at_main(tmp_path):
-    p = run_go_program(tmp_path, GO_PROGRAM, "heap.pb.gz")
+    p = pprofcore.load(run_go_program(tmp_path, GO_PROGRAM, "heap.pb.gz"))
     deep = [s for s in range(len(p)) if len(p.stack(s)) == 32]
     assert deep, "the Go runtime did not truncate any stack"
     assert all(names(p, s)[-1] != "runtime.main" for s in deep)
@@ -234,58 +223,44 @@ DEEP, SHALLOW = 100, (44, 49, 54)
 
 
 def chain_program() -> str:
-    levels = "\n".join(
-        f"//go:noinline\nfunc c{i}(stop int) {{\n"
-        f"\tif stop == {i} {{\n\t\tspin()\n\t\treturn\n\t}}\n\tc{i + 1}(stop)\n}}\n"
-        for i in range(DEEP - 1)
-    )
     calls = "; ".join(f"c0({stop})" for stop in (DEEP - 1, *SHALLOW))
-    return (
-        textwrap.dedent(
+    return textwrap.dedent(
+        """
+            package main
+
+            import (
+            \t"os"
+            \t"runtime"
+            \t"runtime/pprof"
+            )
+
+            var sink int
+
+            //go:noinline
+            func spin() {
+            \tfor i := 0; i < 100000; i++ {
+            \t\tsink += i
+            \t}
+            }
+
+            func main() {
+            \truntime.SetCPUProfileRate(500) // before StartCPUProfile, which keeps it (and says so on stderr)
+            \tf, _ := os.Create(os.Args[1])
+            \tpprof.StartCPUProfile(f)
+            \tfor round := 0; round < 1500; round++ {
+            \t\tCALLS
+            \t}
+            \tpprof.StopCPUProfile()
+            \tf.Close()
+            }
+
             """
-        package main
-
-        import (
-        \t"os"
-        \t"runtime"
-        \t"runtime/pprof"
-        )
-
-        var sink int
-
-        //go:noinline
-        func spin() {
-        \tfor i := 0; i < 100000; i++ {
-        \t\tsink += i
-        \t}
-        }
-
-        """
-        )
-        + levels
-        + textwrap.dedent(
-            f"""
-        //go:noinline
-        func c{DEEP - 1}(stop int) {{ spin() }}
-
-        func main() {{
-        \truntime.SetCPUProfileRate(500) // before StartCPUProfile, which keeps it (and says so on stderr)
-        \tf, _ := os.Create(os.Args[1])
-        \tpprof.StartCPUProfile(f)
-        \tfor round := 0; round < 1500; round++ {{
-        \t\t{calls}
-        \t}}
-        \tpprof.StopCPUProfile()
-        \tf.Close()
-        }}
-        """
-        )
-    )
+    ).replace("CALLS", calls) + go_call_chain("c", DEEP, "spin()", "spin()")
 
 
 @pytest.mark.skipif(not HAVE_GO, reason="needs go (golang-go) to build a Go program")
 def test_real_go_cpu_profile_of_a_deep_chain_is_rebuilt(tmp_path):
-    p = run_go_program(tmp_path, chain_program(), "cpu.pb.gz")
+    p = pprofcore.load(run_go_program(tmp_path, chain_program(), "cpu.pb.gz"))
     cut = [s for s in range(len(p)) if len(p.stack(s)) == 64]
     assert cut, "the Go runtime did not truncate any stack"
     assert all(names(p, s)[-1] != "runtime.main" for s in cut)
