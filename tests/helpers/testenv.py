@@ -1,9 +1,10 @@
 """What every test folder shares besides fixtures: where the repository, the
 test data and the corpus are, the manifest rows of the shared and the local
 corpus as pytest params, the Go oracles (`go tool pprof`, helpers built against
-google/pprof's `profile` package) and the environment of a child process that
-must import the same pprofcore. Tests import these names from here (conftest.py
-re-exports them for older code); conftest.py keeps the fixtures and hooks."""
+google/pprof's `profile` package), Go programs built and run by a test, and
+the environment of a child process that must import the same pprofcore. Tests
+import these names from here (conftest.py re-exports them for older code);
+conftest.py keeps the fixtures and hooks."""
 
 from __future__ import annotations
 
