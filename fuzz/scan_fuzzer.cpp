@@ -1,8 +1,10 @@
 // scan_fuzzer: libFuzzer target for the lean scan (scan.hpp). Whenever the scan
 // and its sample walk accept an input, decode_raw() must accept it too and hold
 // the same header, tables and samples; the scan may refuse anything (the
-// ordinary path then decides). Anything else (crash, sanitizer report, an
-// accepted input that decode_raw refuses or reads differently) is a bug.
+// ordinary path then decides). The labels-only walk (scan_labels.hpp) must
+// accept exactly what the sample walk accepts, with the same values and each
+// wanted key's first label as decoded. Anything else (crash, sanitizer report,
+// an accepted input that decode_raw refuses or reads differently) is a bug.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include "pprofcore/decode.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/scan.hpp"
+#include "pprofcore/scan_labels.hpp"
 
 using namespace pprofcore;
 
@@ -53,6 +56,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rows.insert(rows.end(), r, r + n);
     stack_offsets.push_back(static_cast<int64_t>(rows.size()));
   });
+  // The labels-only walk, wanting the keys of string codes 1 to 3, of the last type.
+  const size_t n_types = scan.tables.num_types(), ti = n_types ? n_types - 1 : 0;
+  std::vector<int32_t> key_of_code(scan.tables.strings.size(), -1);
+  for (size_t c = 1; c < key_of_code.size() && c < 4; ++c) key_of_code[c] = static_cast<int32_t>(c - 1);
+  std::vector<FirstLabel> firsts(3), got_firsts;
+  std::vector<int64_t> got_values;
+  const bool labels_walked = for_each_sample_labels(scan, ti, key_of_code, firsts, [&](int64_t v, const FirstLabel* f) {
+    got_values.push_back(v);
+    got_firsts.insert(got_firsts.end(), f, f + 3);
+  });
+  if (labels_walked != walked) fail("the labels-only walk and the sample walk disagree");
   if (!walked) return 0;
   Profile d;
   try {
@@ -65,5 +79,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   same_tables(scan.tables, d);
   if (values != d.values || rows != d.stack_locations || stack_offsets != d.stack_offsets) fail("samples");
+  for (size_t s = 0; s < d.num_samples(); ++s) {
+    if (got_values[s] != d.values[s * n_types + ti]) fail("labels-only walk: values");
+    FirstLabel want[3];
+    for (int64_t i = d.label_offsets[s]; i < d.label_offsets[s + 1]; ++i) {
+      const auto j = static_cast<size_t>(i);
+      const int64_t k = d.labels.key[j] - 1;
+      if (k < 0 || k > 2 || want[k].kind != FirstLabel::kNone) continue;
+      want[k] = d.labels.str[j] >= 0 ? FirstLabel{FirstLabel::kString, d.labels.str[j]}
+                                     : FirstLabel{FirstLabel::kNumber, d.labels.num[j]};
+    }
+    for (size_t k = 0; k < 3; ++k)
+      if (got_firsts[s * 3 + k].kind != want[k].kind || got_firsts[s * 3 + k].value != want[k].value)
+        fail("labels-only walk: first labels");
+  }
   return 0;
 }

@@ -249,10 +249,29 @@ void Merger::begin_source(const Profile& src) {
   map_map_.assign(src.mappings.size(), -1);
   map_offset_.assign(src.mappings.size(), 0);
   loc_map_.assign(src.locations.size(), -1);
+  rank_label_keys(src);
   previous_ = -1;
   guess_ = first_;
   // pprof: the first mapping seen is the main binary and stays first.
   if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
+}
+
+void Merger::rank_label_keys(const Profile& src) {
+  key_rank_.assign(src.strings.size(), -1);
+  ranked_keys_.clear();
+  for (const int32_t k : src.labels.key) {
+    const auto c = static_cast<size_t>(k);
+    if (c < key_rank_.size() && key_rank_[c] < 0) {
+      key_rank_[c] = 0;
+      ranked_keys_.push_back(k);
+    }
+  }
+  std::sort(ranked_keys_.begin(), ranked_keys_.end(), [&](int32_t a, int32_t b) { return src.str(a) < src.str(b); });
+  int32_t rank = 0;  // a string held under two codes is one key: one rank
+  for (size_t i = 0; i < ranked_keys_.size(); ++i) {
+    if (i > 0 && src.str(ranked_keys_[i - 1]) != src.str(ranked_keys_[i])) ++rank;
+    key_rank_[static_cast<size_t>(ranked_keys_[i])] = rank;
+  }
 }
 
 void Merger::reserve_for(const Profile& src) {
@@ -304,16 +323,18 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
   for (size_t i = 0; i < nlab; ++i) {
     const size_t q = static_cast<size_t>(lb) + i;
     const int32_t str = s.labels.str[q];
-    // Values hold source codes until after the sort, so strings are interned in
-    // canonical order (compact(compact(p)) == compact(p)).
-    key_labels_[i] = LabelKey{map_string(s.labels.key[q]), str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]};
+    // Keys and values hold source codes until after the sort, so strings are
+    // interned in canonical order (compact(compact(p)) == compact(p), and a
+    // merge of merged profiles interns keys as the merge of their inputs did).
+    key_labels_[i] = LabelKey{s.labels.key[q], str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]};
   }
-  // pprof groups labels by key (map), keeping each key's values in order, with
-  // string labels and numeric labels in separate parts: a stable sort by
-  // (is numeric, key) gives one canonical sequence per label set.
-  auto before = [](const LabelKey& a, const LabelKey& b) {
+  // pprof groups labels by key (map), keeping each key's values in order, and
+  // encodes string labels, then numeric labels, each part by key string
+  // (sort.Strings): a stable sort by (is numeric, key's rank) gives that order.
+  const int32_t* rank = key_rank_.data();
+  auto before = [rank](const LabelKey& a, const LabelKey& b) {
     bool an = a.str < 0, bn = b.str < 0;
-    return an != bn ? bn : a.key < b.key;
+    return an != bn ? bn : rank[a.key] < rank[b.key];
   };
   // Insertion sort for the usual handful of labels (no allocation); merge sort
   // beyond that, so a sample with a million labels is not quadratic.
@@ -332,6 +353,7 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
     }
   }
   for (LabelKey& k : key_labels_) {
+    k.key = map_string(k.key);
     if (k.str >= 0) k.str = map_string(k.str);
     k.unit = map_string(k.unit);
     key[0] = static_cast<uint32_t>(k.key);

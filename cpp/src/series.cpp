@@ -10,6 +10,7 @@
 #include "pprofcore/pool.hpp"
 #include "pprofcore/proto_fields.hpp"
 #include "pprofcore/scan.hpp"
+#include "pprofcore/scan_labels.hpp"
 #include "pprofcore/zstd.hpp"
 
 #include <algorithm>
@@ -138,8 +139,7 @@ int64_t bucket_of(const SeriesLabel& l, int64_t v) {
   }
   if (v == 0) return 0;
   const uint64_t mag = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  int64_t k = 0;  // 1 + floor(log2 |v|)
-  for (uint64_t m = mag; m; m >>= 1) ++k;
+  const int64_t k = 64 - __builtin_clzll(mag);  // 1 + floor(log2 |v|); mag > 0
   return v < 0 ? -k : k;
 }
 
@@ -168,26 +168,52 @@ std::string bucket_name(const SeriesLabel& l, int64_t b) {
 class LabelSplit {
  public:
   LabelSplit(const Profile& p, const std::vector<SeriesLabel>& wanted)
-      : p_(p), wanted_(wanted), key_of_code_(p.strings.size(), -1), tokens_(2 * wanted.size()) {
+      : p_(p), wanted_(wanted), key_of_code_(p.strings.size(), -1), firsts_(wanted.size()), tokens_(2 * wanted.size()) {
     for (size_t s = 0; s < p.strings.size(); ++s)
       for (size_t k = 0; k < wanted.size(); ++k)
         if (key_of_code_[s] < 0 && p.strings[s] == wanted[k].key) key_of_code_[s] = static_cast<int32_t>(k);
   }
 
+  // string code -> wanted key (-1: not wanted), and a buffer of one FirstLabel
+  // per wanted key, as for_each_sample_labels takes them.
+  const std::vector<int32_t>& key_of_code() const { return key_of_code_; }
+  std::vector<FirstLabel>& firsts() { return firsts_; }
+
   int32_t combo(const SampleLabel* labels, size_t n) {
-    std::fill(tokens_.begin(), tokens_.end(), kMissing);
+    std::fill(firsts_.begin(), firsts_.end(), FirstLabel{});
     for (size_t i = 0; i < n; ++i) {
       const SampleLabel& l = labels[i];
       if (l.key < 0 || static_cast<size_t>(l.key) >= key_of_code_.size()) continue;
       const int32_t k = key_of_code_[static_cast<size_t>(l.key)];
-      if (k < 0 || tokens_[2 * k] != kMissing) continue;  // the first label of a key counts
-      tokens_[2 * k] = l.str >= 0 ? kString : kNumber;
-      tokens_[2 * k + 1] = l.str >= 0 ? l.str : bucket_of(wanted_[static_cast<size_t>(k)], l.num);
+      if (k < 0 || firsts_[static_cast<size_t>(k)].kind != FirstLabel::kNone) continue;  // the first label counts
+      firsts_[static_cast<size_t>(k)] =
+          l.str >= 0 ? FirstLabel{FirstLabel::kString, l.str} : FirstLabel{FirstLabel::kNumber, l.num};
     }
-    key_.assign(reinterpret_cast<const char*>(tokens_.data()), tokens_.size() * sizeof(int64_t));
-    auto [it, fresh] = index_.try_emplace(key_, static_cast<int32_t>(index_.size()));
-    if (fresh) combos_.insert(combos_.end(), tokens_.begin(), tokens_.end());
-    return it->second;
+    return combo(firsts_.data());
+  }
+
+  // The number of the combination of `firsts` (one per wanted key), numbers
+  // bucketed; numbered in order of first appearance through an id table.
+  int32_t combo(const FirstLabel* firsts) {
+    uint64_t h = 0x1abe15;
+    for (size_t k = 0; k < wanted_.size(); ++k) {
+      const FirstLabel& f = firsts[k];
+      tokens_[2 * k] = f.kind;
+      tokens_[2 * k + 1] = f.kind == FirstLabel::kNumber ? bucket_of(wanted_[k], f.value) : f.value;
+      h = hash_mix(hash_mix(h, static_cast<uint64_t>(tokens_[2 * k])), static_cast<uint64_t>(tokens_[2 * k + 1]));
+    }
+    const size_t width = tokens_.size();
+    const int32_t found = index_.find(h, [&](int32_t c) {
+      const int64_t* known = combos_.data() + static_cast<size_t>(c) * width;
+      for (size_t i = 0; i < width; ++i)  // a few words: a loop, not a memcmp call
+        if (known[i] != tokens_[i]) return false;
+      return true;
+    });
+    if (found >= 0) return found;
+    const auto c = static_cast<int32_t>(index_.size());
+    index_.insert(h, c);
+    combos_.insert(combos_.end(), tokens_.begin(), tokens_.end());
+    return c;
   }
 
   // Appends every combination's value names to r.
@@ -195,23 +221,22 @@ class LabelSplit {
     for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
       for (size_t k = 0; k < wanted_.size(); ++k) {
         const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
-        r.combo_present.push_back(kind != kMissing);
-        r.combo_values.push_back(kind == kString   ? std::string(p_.str(static_cast<int32_t>(v)))
-                                 : kind == kNumber ? bucket_name(wanted_[k], v)
-                                                   : std::string());
+        r.combo_present.push_back(kind != FirstLabel::kNone);
+        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
+                                 : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
+                                                               : std::string());
       }
     }
   }
 
  private:
-  static constexpr int64_t kMissing = 0, kString = 1, kNumber = 2;
   const Profile& p_;
   const std::vector<SeriesLabel>& wanted_;
   std::vector<int32_t> key_of_code_;  // string code -> wanted key (-1: not wanted)
-  std::vector<int64_t> tokens_;       // (kind, value) per wanted key, of the sample at hand
+  std::vector<FirstLabel> firsts_;    // of the sample at hand
+  std::vector<int64_t> tokens_;       // (kind, value or bucket) per wanted key, of the sample at hand
   std::vector<int64_t> combos_;       // tokens of each combination
-  std::string key_;
-  std::unordered_map<std::string, int32_t> index_;
+  IdTable index_;                     // combination tokens -> number
 };
 
 // NodeSums split by label combination: sums per (combination, node); without
@@ -224,12 +249,11 @@ class KeyedSums {
 
   void add(const int64_t* values, const int32_t* rows, size_t n_rows, int32_t combo) {
     const int64_t v = values[ti_];
+    if (!t_) return add_value(v, combo);
     total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     ++stamp_;
-    if (v == 0) return;
+    if (v == 0 || n_rows == 0) return;
     const uint64_t base = static_cast<uint64_t>(combo) << 32;
-    if (!t_) return bump(base, v);
-    if (n_rows == 0) return;
     const int64_t* offsets = t_->loc_node_offsets.data();
     const int32_t* nodes = t_->loc_nodes.data();
     if (!cum_) return bump(base | static_cast<uint32_t>(nodes[offsets[rows[0]]]), v);
@@ -243,10 +267,30 @@ class KeyedSums {
     }
   }
 
-  std::unordered_map<uint64_t, int64_t> sums;  // (combination << 32 | node) -> sum
+  // Labels only (no node table): the sample's value of the chosen type goes
+  // to its combination, one sum per combination (numbered densely by LabelSplit).
+  void add_value(int64_t v, int32_t combo) {
+    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    const auto c = static_cast<size_t>(combo);
+    if (c >= by_combo_.size()) by_combo_.resize(c + 1, 0);
+    by_combo_[c] = wrapping_add(by_combo_[c], v);
+  }
+
+  // The non-zero sums as ((combination << 32 | node), sum), node 0 without nodes.
+  std::vector<std::pair<uint64_t, int64_t>> nonzero() const {
+    std::vector<std::pair<uint64_t, int64_t>> out;
+    for (size_t c = 0; c < by_combo_.size(); ++c)
+      if (by_combo_[c] != 0) out.emplace_back(static_cast<uint64_t>(c) << 32, by_combo_[c]);
+    for (const auto& kv : sums)
+      if (kv.second != 0) out.push_back(kv);
+    return out;
+  }
+
   uint64_t total = 0;
 
  private:
+  std::unordered_map<uint64_t, int64_t> sums;  // (combination << 32 | node) -> sum
+  std::vector<int64_t> by_combo_;              // without nodes
   void bump(uint64_t key, int64_t v) {
     int64_t& s = sums[key];
     s = wrapping_add(s, v);
@@ -317,9 +361,7 @@ void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sum
 // name, then combination.
 void finish_keyed(const Profile& p, size_t ti, const NodeTable* t, const KeyedSums& sums, const LabelSplit& split,
                   Reduced& r) {
-  std::vector<std::pair<uint64_t, int64_t>> rows;
-  for (const auto& kv : sums.sums)
-    if (kv.second != 0) rows.push_back(kv);
+  const std::vector<std::pair<uint64_t, int64_t>> rows = sums.nonzero();
   std::vector<std::string> node_names(rows.size());
   for (size_t j = 0; j < rows.size(); ++j)
     if (t) node_names[j] = printable_name(p, *t, static_cast<size_t>(rows[j].first & 0xffffffffu));
@@ -409,17 +451,24 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
     finish(p, ti, t, sums, r);
     return true;
   }
-  NodeTable t;
-  if (o.nodes) t = lean_nodes(p, o);
-  KeyedSums sums(o.nodes ? &t : nullptr, ti, o.cum);
   LabelSplit split(p, o.labels);
+  if (!o.nodes) {  // labels only: the lean walk, no location rows, each label read once
+    KeyedSums sums(nullptr, ti, o.cum);
+    if (!for_each_sample_labels(scan, ti, split.key_of_code(), split.firsts(),
+                                [&](int64_t v, const FirstLabel* firsts) { sums.add_value(v, split.combo(firsts)); }))
+      return false;
+    finish_keyed(p, ti, nullptr, sums, split, r);
+    return true;
+  }
+  NodeTable t = lean_nodes(p, o);
+  KeyedSums sums(&t, ti, o.cum);
   std::vector<SampleLabel> labels;
   if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) {
         scanned_labels(scan, labels);
         sums.add(v, rows, n, split.combo(labels.data(), labels.size()));
       }))
     return false;
-  finish_keyed(p, ti, o.nodes ? &t : nullptr, sums, split, r);
+  finish_keyed(p, ti, &t, sums, split, r);
   return true;
 }
 

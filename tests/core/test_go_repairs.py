@@ -10,6 +10,7 @@ import subprocess
 import textwrap
 
 import pytest
+from testenv import go_call_chain, run_go_program
 
 import pprofcore
 from pprofcore._go_repairs import clean_name
@@ -200,12 +201,7 @@ GO_PROGRAM = textwrap.dedent(
 
 @pytest.mark.skipif(not HAVE_GO, reason="needs go (golang-go) to build a Go program")
 def test_real_go_heap_profile_roots_at_main(tmp_path):
-    (tmp_path / "main.go").write_text(GO_PROGRAM)
-    env = {"GO111MODULE": "off", "GOPATH": str(tmp_path / "gopath"), "GOCACHE": str(tmp_path / "cache")}
-    env.update({k: v for k, v in __import__("os").environ.items() if k in ("PATH", "HOME")})
-    subprocess.run(["go", "build", "-o", str(tmp_path / "prog"), "."], cwd=tmp_path, env=env, check=True)
-    subprocess.run([str(tmp_path / "prog"), str(tmp_path / "heap.pb.gz")], check=True)
-    p = pprofcore.load(tmp_path / "heap.pb.gz")
+    p = pprofcore.load(run_go_program(tmp_path, GO_PROGRAM, "heap.pb.gz"))
     deep = [s for s in range(len(p)) if len(p.stack(s)) == 32]
     assert deep, "the Go runtime did not truncate any stack"
     assert all(names(p, s)[-1] != "runtime.main" for s in deep)
@@ -215,3 +211,72 @@ def test_real_go_heap_profile_roots_at_main(tmp_path):
         if "main.rec" in names(q, s):
             assert names(q, s)[-1] == "runtime.main", names(q, s)
     assert q.total() == p.total()
+
+
+# A CPU profile of a call chain DEEP levels deep with one function a level
+# (c0 calls c1 ... until level `stop`), so every frame says its level: Go
+# 1.19's CPU profiler keeps the leaf-most 64 frames, and a recursion through
+# one function would leave nothing to tell how deep a cut stack was. The
+# chains stopped at SHALLOW levels are never cut and pass through the frames
+# where the deep one is: what the runtime would have recorded uncut.
+DEEP, SHALLOW = 100, (44, 49, 54)
+
+
+def chain_program() -> str:
+    calls = "; ".join(f"c0({stop})" for stop in (DEEP - 1, *SHALLOW))
+    return textwrap.dedent(
+        """
+            package main
+
+            import (
+            \t"os"
+            \t"runtime"
+            \t"runtime/pprof"
+            )
+
+            var sink int
+
+            //go:noinline
+            func spin() {
+            \tfor i := 0; i < 100000; i++ {
+            \t\tsink += i
+            \t}
+            }
+
+            func main() {
+            \truntime.SetCPUProfileRate(500) // before StartCPUProfile, which keeps it (and says so on stderr)
+            \tf, _ := os.Create(os.Args[1])
+            \tpprof.StartCPUProfile(f)
+            \tfor round := 0; round < 1500; round++ {
+            \t\tCALLS
+            \t}
+            \tpprof.StopCPUProfile()
+            \tf.Close()
+            }
+
+            """
+    ).replace("CALLS", calls) + go_call_chain("c", DEEP, "spin()", "spin()")
+
+
+@pytest.mark.skipif(not HAVE_GO, reason="needs go (golang-go) to build a Go program")
+def test_real_go_cpu_profile_of_a_deep_chain_is_rebuilt(tmp_path):
+    p = pprofcore.load(run_go_program(tmp_path, chain_program(), "cpu.pb.gz"))
+    cut = [s for s in range(len(p)) if len(p.stack(s)) == 64]
+    assert cut, "the Go runtime did not truncate any stack"
+    assert all(names(p, s)[-1] != "runtime.main" for s in cut)
+    q, report = p.repair_truncated_stacks()
+    assert report.depth == 64 and report.repaired == report.truncated == len(cut)
+    assert q.total() == p.total()
+    ends = set()
+    for s in range(len(q)):
+        root_first = names(q, s)[::-1]
+        chain = [f for f in root_first if re.fullmatch(r"main\.c\d+", f)]
+        if not chain:
+            continue
+        # what the uncut program runs: runtime.main, main.main, c0, c1, ... with no level missing or repeated
+        assert root_first[:2] == ["runtime.main", "main.main"], root_first[:4]
+        assert chain == [f"main.c{i}" for i in range(len(chain))], chain
+        assert root_first[2 : 2 + len(chain)] == chain
+        ends.add(len(chain) - 1)
+    # a sample may stop at any level (taken on the way down); the deep chain's end is among them
+    assert DEEP - 1 in ends and max(ends) == DEEP - 1

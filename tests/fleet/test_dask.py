@@ -145,6 +145,20 @@ def test_merge_equals_merge_files(client, fleet):
         assert pdask.merge(fleet, client=client, chunk_size=chunk, split_every=split) == want
 
 
+def test_merge_of_labelled_fleet_equals_merge_files(client, tmp_path):
+    # example_fleet writes its numeric label before its string ones: merging
+    # partial merges (whose labels are in pprof's order already) must intern
+    # the keys as merging the files did, so the profiles are equal by ==.
+    paths = pprofcore.fleet.example_fleet(tmp_path, 12, samples=60)
+    want = pprofcore.merge_files(paths)
+    assert pdask.merge(paths, client=client, chunk_size=3, split_every=2) == want
+    # pprof's order in each sample: string labels, then numeric ones, each by key
+    keys, strs, offsets = want.labels.key, want.labels.str, want.label_offsets
+    for i in range(len(want)):
+        got = [(int(strs[j]) < 0, want.strings[keys[j]]) for j in range(offsets[i], offsets[i + 1])]
+        assert got == sorted(got)
+
+
 def test_merge_takes_file_urls_globs_and_fsspec_urls(client, synthetic):
     want = pprofcore.merge_files(synthetic)
     assert pdask.merge([Path(p).as_uri() for p in synthetic], client=client, chunk_size=9) == want

@@ -463,10 +463,10 @@ def test_streaming_holds_at_most_two_chunks():
     st.booleans(),
 )
 def test_series_order_is_lexsort_order(rows, presort, as_float):
-    """``_ordered`` gives the lexsort order (profile, largest value first,
-    name) whether or not the rows come sorted already (its fast path), with
-    ties, int64's minimum and NaN values."""
-    from pprofcore.fleet._series import _ordered
+    """``_row_order`` gives the lexsort order (profile, largest value first,
+    name) whether or not the rows come sorted already (its fast path: None),
+    with ties, int64's minimum and NaN values."""
+    from pprofcore.fleet._series import _row_order
 
     if presort:
         rows = sorted(rows, key=lambda r: (r[0], -r[1], r[2]))
@@ -480,4 +480,6 @@ def test_series_order_is_lexsort_order(rows, presort, as_float):
     rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
     codes = df["name"].cat.codes.to_numpy()
     want = df.iloc[np.lexsort((rank[codes] if len(cats) else codes, -vals, prof))].reset_index(drop=True)
-    pd.testing.assert_frame_equal(_ordered(df, "profile"), want)
+    order = _row_order(prof, vals, codes, list(cats))
+    got = df if order is None else df.iloc[order].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)

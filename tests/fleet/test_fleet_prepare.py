@@ -6,14 +6,13 @@ C program built here, locally and through Debian's debuginfod, against the
 profile symbolized alone, with each distinct mapping symbolized once per fleet."""
 
 import gzip
-import os
 import shutil
-import subprocess
 import textwrap
 
 import native_programs as native
 import pytest
 from pbprofile import profile_class
+from testenv import go_call_chain, run_go_program
 
 import pprofcore
 import pprofcore.cli
@@ -24,14 +23,8 @@ SIBLING = 28  # main.f28 allocates itself: 31 frames, not truncated, through the
 
 
 def _go_program() -> str:
-    funcs = "\n".join(
-        f"//go:noinline\nfunc f{i}(stop int) {{\n"
-        f"if stop == {i} {{ sink = append(sink, make([]byte, 64)); return }}\nf{i + 1}(stop)\n}}"
-        for i in range(CHAIN - 1)
-    )
-    return (
-        textwrap.dedent(
-            """
+    return textwrap.dedent(
+        f"""
         package main
 
         import (
@@ -40,21 +33,13 @@ def _go_program() -> str:
             "runtime/pprof"
         )
 
-        var sink []interface{}
+        var sink []interface{{}}
 
         //go:noinline
-        func Make[T any](n int) []T { return make([]T, n) }
+        func Make[T any](n int) []T {{ return make([]T, n) }}
 
         //go:noinline
-        func alloc() { sink = append(sink, Make[int](512), Make[string](256)) }
-
-        """
-        )
-        + funcs
-        + textwrap.dedent(
-            f"""
-        //go:noinline
-        func f{CHAIN - 1}(stop int) {{ alloc() }}
+        func alloc() {{ sink = append(sink, Make[int](512), Make[string](256)) }}
 
         func main() {{
             runtime.MemProfileRate = 1
@@ -67,22 +52,16 @@ def _go_program() -> str:
             pprof.Lookup("heap").WriteTo(f, 0)
             f.Close()
         }}
+
         """
-        )
-    )
+    ) + go_call_chain("f", CHAIN, "sink = append(sink, make([]byte, 64))", "alloc()")
 
 
 @pytest.fixture(scope="module")
 def go_heap(tmp_path_factory):
     if shutil.which("go") is None:
         pytest.skip("needs go (golang-go) to build a Go program")
-    d = tmp_path_factory.mktemp("goheap")
-    (d / "main.go").write_text(_go_program())
-    env = {"GO111MODULE": "off", "GOPATH": str(d / "gopath"), "GOCACHE": str(d / "cache")}
-    env.update({k: v for k, v in os.environ.items() if k in ("PATH", "HOME")})
-    subprocess.run(["go", "build", "-o", str(d / "prog"), "."], cwd=d, env=env, check=True)
-    subprocess.run([str(d / "prog"), str(d / "heap.pb.gz")], check=True)
-    return d / "heap.pb.gz"
+    return run_go_program(tmp_path_factory.mktemp("goheap"), _go_program(), "heap.pb.gz")
 
 
 def _stacks(p):

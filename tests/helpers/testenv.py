@@ -1,9 +1,10 @@
 """What every test folder shares besides fixtures: where the repository, the
 test data and the corpus are, the manifest rows of the shared and the local
 corpus as pytest params, the Go oracles (`go tool pprof`, helpers built against
-google/pprof's `profile` package) and the environment of a child process that
-must import the same pprofcore. Tests import these names from here (conftest.py
-re-exports them for older code); conftest.py keeps the fixtures and hooks."""
+google/pprof's `profile` package), Go programs built and run by a test, and
+the environment of a child process that must import the same pprofcore. Tests
+import these names from here (conftest.py re-exports them for older code);
+conftest.py keeps the fixtures and hooks."""
 
 from __future__ import annotations
 
@@ -110,6 +111,31 @@ def go_helper(name: str) -> str:
         env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
         subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
     return str(out)
+
+
+def run_go_program(directory: Path, source: str, output: str) -> Path:
+    """Builds `source` (package main) in `directory` in GOPATH mode, runs it
+    with the path of the file it writes (`output`, in `directory`) and
+    returns that path. The caller skips without Go."""
+    directory = Path(directory)
+    (directory / "main.go").write_text(source)
+    env = {"GO111MODULE": "off", "GOPATH": str(directory / "gopath"), "GOCACHE": str(directory / "cache")}
+    env.update({k: v for k, v in os.environ.items() if k in ("PATH", "HOME")})
+    subprocess.run(["go", "build", "-o", str(directory / "prog"), "."], cwd=directory, env=env, check=True)
+    subprocess.run([str(directory / "prog"), str(directory / output)], check=True, capture_output=True)
+    return directory / output
+
+
+def go_call_chain(prefix: str, levels: int, at_stop: str, at_end: str) -> str:
+    """Go functions `<prefix>0(stop int)` ... `<prefix><levels-1>`, each calling
+    the next until level `stop`, which runs `at_stop` (a statement); the last
+    runs `at_end`. One function a level, so a stack's frames name their depth."""
+    chain = "".join(
+        f"//go:noinline\nfunc {prefix}{i}(stop int) {{\n"
+        f"\tif stop == {i} {{\n\t\t{at_stop}\n\t\treturn\n\t}}\n\t{prefix}{i + 1}(stop)\n}}\n\n"
+        for i in range(levels - 1)
+    )
+    return chain + f"//go:noinline\nfunc {prefix}{levels - 1}(stop int) {{ {at_end} }}\n"
 
 
 def go_pprof(*args: str, timeout: float = 300) -> str:

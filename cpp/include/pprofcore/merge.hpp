@@ -80,6 +80,7 @@ class Merger {
   int32_t add_sample(const uint32_t* key, size_t n, const Fingerprint& id);
   bool same_sample(int32_t k, const uint32_t* key, size_t n) const;
   void combine_header(const Profile& p);
+  void rank_label_keys(const Profile& src);
 
   Keep keep_;
   Profile out_;
@@ -92,6 +93,9 @@ class Merger {
   std::vector<int64_t> map_offset_;
   std::vector<int32_t> line_functions_;
   std::vector<LabelKey> key_labels_;
+  // pprof's order of the source's label keys (by their strings): a rank per
+  // source string code, and the distinct keys while they are ranked.
+  std::vector<int32_t> key_rank_, ranked_keys_;
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.

@@ -269,6 +269,11 @@ def finish(rows: Rows, *, by, value: str, normalize: Optional[str], bucketed: bo
             vals = np.where(d != 0, vals / np.where(d != 0, d, 1), np.nan)
     if fill is not None:
         pos, codes, vals = _dense(pos, codes, vals, len(rows.totals), len(cats), fill)
+    # Ordered before the frame is built: a pandas take of the finished frame
+    # costs more than the rest of finish() together.
+    order = _row_order(pos, vals, codes, cats)
+    if order is not None:
+        pos, codes, vals = pos[order], codes[order], vals[order]
     ns = np.where(rows.time_ns == 0, np.iinfo(np.int64).min, rows.time_ns)  # 0 = unknown -> NaT
     df = pd.DataFrame(
         {
@@ -280,8 +285,6 @@ def finish(rows: Rows, *, by, value: str, normalize: Optional[str], bucketed: bo
     )
     for j, column in enumerate(spec.columns()):
         df[column] = _label_column(pd, rows.labels or [], j, codes)
-    key = "time" if bucketed else "profile"
-    df = _ordered(df, key)
     if bucketed:
         df = df.drop(columns="profile")
     df.attrs["sample_type"] = next(iter(rows.type_names)) if rows.type_names else None
@@ -407,24 +410,20 @@ def set_rows(s: "ProfileSet", sample_type, spec: By, value: str) -> Rows:
     return collect(s.map(work), len(s))
 
 
-def _ordered(df, key: str):
-    """Rows by ``key``, then largest value first, ties by name, so the order
-    does not depend on how each profile numbers its functions (NumPy lexsort
-    on codes, not a string sort). Rows already in that order (the C++ file
-    path writes them so) are returned as they are: a stable sort would not
-    move them."""
-    names = df["name"].cat
-    cats = np.asarray(names.categories, dtype=object)
-    rank = np.empty(len(cats), dtype=np.int64)
-    rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
-    codes = names.codes.to_numpy()
-    k = df[key].array.asi8 if key == "time" else df[key].to_numpy()
-    neg = -df["value"].to_numpy()
-    r = rank[codes] if len(cats) else codes
-    if _sorted_by(k, neg, r):
-        return df
-    order = np.lexsort((r, neg, k))
-    return df.iloc[order].reset_index(drop=True)
+def _row_order(pos, vals, codes, cats: List[str]):
+    """The order of rows by ``pos`` (profile, or time bucket: buckets are
+    numbered in time order), then largest value first, ties by name, so the
+    order does not depend on how each profile numbers its functions (NumPy
+    lexsort on codes, not a string sort); None when the rows are in that
+    order already (the C++ file path writes them so)."""
+    names = np.asarray(cats, dtype=object)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    neg = -vals
+    r = rank[codes] if len(names) else codes
+    if _sorted_by(pos, neg, r):
+        return None
+    return np.lexsort((r, neg, pos))
 
 
 def _sorted_by(k, v, r) -> bool:
