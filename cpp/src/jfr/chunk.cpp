@@ -3,6 +3,7 @@
 // checkpoint of constant pools).
 #include "chunk.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -183,8 +184,9 @@ void Chunk::read(const uint8_t* data, size_t n, size_t start, const std::functio
   c.pool_values.max_slots = 16 * static_cast<size_t>(size) + (1 << 16);
   Reader r(data, start, c.end, c.compressed);
   c.read_metadata(r, start + static_cast<size_t>(meta));
-  std::unordered_map<int64_t, bool> want;
-  for (const auto& [id, cls] : c.classes) want[id] = wanted(cls.name);
+  std::vector<int64_t> want;  // a few type ids: a list beats a map
+  for (const auto& [id, cls] : c.classes)
+    if (wanted(cls.name)) want.push_back(id);
   for (size_t pos = start + kHeaderSize; pos < c.end;) {
     r.limit(c.end);
     r.seek(pos);
@@ -197,8 +199,7 @@ void Chunk::read(const uint8_t* data, size_t n, size_t start, const std::functio
     if (type == 1) {
       c.read_checkpoint(r);
     } else if (type != 0) {
-      auto it = want.find(type);
-      if (it != want.end() && it->second) c.events.push_back({r.pos(), event_end, type});
+      if (std::find(want.begin(), want.end(), type) != want.end()) c.events.push_back({r.pos(), event_end, type});
     }
     pos = event_end;
   }
@@ -359,7 +360,7 @@ int64_t Chunk::parse(Reader& r, const Class* cls, int64_t type, Values& out, int
   return static_cast<int64_t>(base);
 }
 
-int64_t Chunk::parse_field(Reader& r, const Field& f, Values& out, int depth) const {
+int64_t Chunk::parse_other_field(Reader& r, const Field& f, Values& out, int depth) const {
   if (!f.array) return f.pool ? r.i64() : parse(r, f.cls, f.type, out, depth);
   const size_t n = r.count("array", f.name);
   const size_t first = take_slots(r, out, n + 1);

@@ -238,22 +238,35 @@ class Builder {
   std::array<HugePageGrowth, 9> growth_;  // the columns plan() sizes, in its order
 };
 
-// Values computed once per constant pool key (an open-addressing index, one
-// cache line a lookup: every event looks up its thread and stack).
+// Values computed once per constant pool key: every event looks up its
+// thread and stack. Keys are mostly small counters (the JDK numbers stack
+// traces and threads from 1), read as an array index; others go through an
+// open-addressing index (one cache line a lookup).
 template <class V>
 class KeyCache {
  public:
   template <class Compute>
   V get(int64_t key, Compute compute) {
     const auto k = static_cast<uint64_t>(key);
-    if (k == ~uint64_t{0}) return compute();  // KeyIndex reserves this key
-    const int32_t row = index_.find_or_insert(k, static_cast<int32_t>(values_.size()));
+    const auto fresh = static_cast<int32_t>(values_.size());
+    int32_t row;
+    if (k < kDense) {
+      if (k >= dense_.size()) dense_.resize(std::max<size_t>(2 * k, 1024), -1);
+      row = dense_[k];
+      if (row < 0) dense_[k] = fresh;
+    } else if (k == ~uint64_t{0}) {
+      return compute();  // KeyIndex reserves this key
+    } else {
+      row = index_.find_or_insert(k, fresh);
+    }
     if (row >= 0) return values_[static_cast<size_t>(row)];
     values_.push_back(compute());
     return values_.back();
   }
 
  private:
+  static constexpr uint64_t kDense = 1 << 20;
+  std::vector<int32_t> dense_;
   KeyIndex index_;
   std::vector<V> values_;
 };
