@@ -123,7 +123,13 @@ class Builder {
       auto it = single_locations_.try_emplace(key, row);
       added = it.second, found = it.first->second;
     } else {
-      key_.assign(reinterpret_cast<const char*>(lines.data()), lines.size() * sizeof(lines[0]));
+      // Field by field: the bytes of a pair include its padding, which differs
+      // from one vector to the next and would keep equal locations apart.
+      key_.clear();
+      for (const auto& [fn, line] : lines) {
+        key_.append(reinterpret_cast<const char*>(&fn), sizeof(fn));
+        key_.append(reinterpret_cast<const char*>(&line), sizeof(line));
+      }
       auto it = locations_.try_emplace(key_, row);
       added = it.second, found = it.first->second;
     }
