@@ -149,12 +149,12 @@ class Builder {
     return found;
   }
 
-  // Sizes the sample columns for `events` events in all: reserved memory is free until written, while a column
-  // that grows by doubling copies itself into fresh pages each time. Each
-  // column's rows per event so far project its end (before any: at most
-  // one sample and five labels per event, and a guess of deep stacks);
-  // huge pages follow that projection (HugePageGrowth).
-  void plan(size_t events) {
+  // Sizes the sample columns for `events` events in all: reserved memory is
+  // free until written, while a column that grows by doubling copies itself
+  // into fresh pages each time. Each column's rows per event so far project
+  // its end (before any: at most one sample and five labels per event, and a
+  // guess of deep stacks); huge pages follow that projection (HugePageGrowth).
+  void size_columns(size_t events) {
     const size_t done = kinds_.size();
     const double rest = static_cast<double>(events > done ? events - done : 0);
     const double seen = static_cast<double>(std::max<size_t>(done, 1));
@@ -241,7 +241,7 @@ class Builder {
   std::vector<uint8_t> kinds_;
   std::vector<int64_t> weights_;
   int64_t min_time_ = 0, max_time_ = 0;
-  std::array<HugePageGrowth, 9> growth_;  // the columns plan() sizes, in its order
+  std::array<HugePageGrowth, 9> growth_;  // the columns size_columns() sizes, in its order
 };
 
 // Values computed once per constant pool key: every event looks up its
@@ -285,9 +285,9 @@ class ChunkSamples {
   // Adds a sample per event; `expected` events in the whole recording (an
   // estimate) size the profile's columns as they fill.
   void add_all(const uint8_t* data, size_t expected) {
-    constexpr size_t kPlanEvery = 1 << 16;
+    constexpr size_t kResizeEvery = 1 << 16;
     for (size_t i = 0; i < c_.events.size(); ++i) {
-      if (i % kPlanEvery == 0) b_.plan(expected);
+      if (i % kResizeEvery == 0) b_.size_columns(expected);
       const Chunk::Event& e = c_.events[i];
       const Plan& plan = plan_of(e.type);
       // The event's fields, read in place: a record would cost a slot per
