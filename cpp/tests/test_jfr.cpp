@@ -441,6 +441,20 @@ TEST(constant_pool_references) {
   EXPECT(frames(p, 0).size() == 2 && label(p, 0, "thread") == "main");
 }
 
+TEST(pool_keys_of_any_size) {
+  // Small keys are cached in an array no longer than the chunk, others in a
+  // hash index; -1 is a key too.
+  Writer threads;
+  const int64_t keys[] = {3, 70000, int64_t{1} << 40, -1};
+  for (int64_t key : keys) threads.i64(key), threads.str("os"), threads.str("t" + std::to_string(key)), threads.i64(9);
+  std::string events;
+  for (int round = 0; round < 2; ++round)
+    for (int64_t key : keys) events += cpu_sample(true, kStartTicks, key, 1);
+  const Profile p = read(chunk(true, program_pools(true) + checkpoint(true, {{kThread, 4, threads.out}}) + events));
+  EXPECT(p.num_samples() == 8);
+  for (size_t i = 0; i < 8; ++i) EXPECT(label(p, i, "thread") == "t" + std::to_string(keys[i % 4]));
+}
+
 TEST(truncated_and_damaged_chunks) {
   const std::string rec = chunk(true, program_pools(true) + cpu_sample(true, kStartTicks + 1, 1, 1));
   DecodeError e = error_of(rec.substr(0, 40));

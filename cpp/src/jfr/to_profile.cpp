@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -247,23 +248,27 @@ class Builder {
 // Values computed once per constant pool key: every event looks up its
 // thread and stack. Keys are mostly small counters (the JDK numbers stack
 // traces and threads from 1), read as an array index; others go through an
-// open-addressing index (one cache line a lookup).
+// open-addressing index (one cache line a lookup). The array stays below
+// `dense_limit` entries, so that a chunk of a few bytes costs a few bytes.
 template <class V>
 class KeyCache {
  public:
+  explicit KeyCache(size_t dense_limit) : dense_limit_(dense_limit) {}
+
   template <class Compute>
   V get(int64_t key, Compute compute) {
     const auto k = static_cast<uint64_t>(key);
     const auto fresh = static_cast<int32_t>(values_.size());
     int32_t row;
-    if (k < kDense) {
-      if (k >= dense_.size()) dense_.resize(std::max<size_t>(2 * k, 1024), -1);
+    if (k < dense_limit_) {
+      if (k >= dense_.size()) dense_.resize(std::min<size_t>(std::max<size_t>(2 * k, 64), dense_limit_), -1);
       row = dense_[k];
       if (row < 0) dense_[k] = fresh;
     } else if (k == ~uint64_t{0}) {
       return compute();  // KeyIndex reserves this key
     } else {
-      row = index_.find_or_insert(k, fresh);
+      if (!index_) index_.emplace();
+      row = index_->find_or_insert(k, fresh);
     }
     if (row >= 0) return values_[static_cast<size_t>(row)];
     values_.push_back(compute());
@@ -271,16 +276,23 @@ class KeyCache {
   }
 
  private:
-  static constexpr uint64_t kDense = 1 << 20;
+  size_t dense_limit_;
   std::vector<int32_t> dense_;
-  KeyIndex index_;
+  std::optional<KeyIndex> index_;  // made for the first key beyond the array
   std::vector<V> values_;
 };
 
 // The samples of one chunk; the caches hold pool keys of this chunk only.
 class ChunkSamples {
  public:
-  ChunkSamples(const Chunk& c, Builder& b) : c_(c), b_(b) {}
+  ChunkSamples(const Chunk& c, Builder& b)
+      : c_(c),
+        b_(b),
+        threads_(dense_limit(c)),
+        classes_(dense_limit(c)),
+        methods_(dense_limit(c)),
+        inlined_(dense_limit(c)),
+        stacks_(dense_limit(c)) {}
 
   // Adds a sample per event; `expected` events in the whole recording (an
   // estimate) size the profile's columns as they fill.
@@ -310,6 +322,8 @@ class ChunkSamples {
   struct Span {
     size_t offset, size;
   };
+
+  static size_t dense_limit(const Chunk& c) { return std::min<size_t>(c.end - c.start, 1 << 20); }
 
   const Plan& plan_of(int64_t type) {
     for (const auto& [t, plan] : plans_)
