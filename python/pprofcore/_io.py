@@ -65,7 +65,9 @@ def read_foreign(data, max_decompressed_size: int, path: Optional[bytes]) -> Opt
                 data = f.read(64 << 10)  # enough to tell; the rest only for a format read here
                 if _foreign.detect_head(data) is None:
                     return None
-                data += f.read(_core.max_input_size(max_decompressed_size, True) + 1 - len(data))
+                # Read again from the start: appending the rest would copy it all once more.
+                f.seek(0)
+                data = f.read(_core.max_input_size(max_decompressed_size, True) + 1)
         return _foreign.read(data, max_decompressed_size)
     except _core.DecodeError as e:
         if path is not None:

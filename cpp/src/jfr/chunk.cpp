@@ -3,6 +3,7 @@
 // checkpoint of constant pools).
 #include "chunk.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -102,6 +103,15 @@ struct MetadataStrings {
   }
 };
 
+// The first of n fresh slots of `out`.
+size_t take_slots(Reader& r, Values& out, size_t n) {
+  if (out.max_slots != 0 && out.slots.size() + n > out.max_slots)
+    r.fail("the values of the chunk take more memory than its size allows");
+  const size_t base = out.slots.size();
+  out.slots.resize(base + n);
+  return base;
+}
+
 Element read_element(Reader& r, const MetadataStrings& strings, int depth) {
   if (depth > kMaxDepth) r.fail("the metadata nests too deep");
   Element e;
@@ -174,8 +184,9 @@ void Chunk::read(const uint8_t* data, size_t n, size_t start, const std::functio
   c.pool_values.max_slots = 16 * static_cast<size_t>(size) + (1 << 16);
   Reader r(data, start, c.end, c.compressed);
   c.read_metadata(r, start + static_cast<size_t>(meta));
-  std::unordered_map<int64_t, bool> want;
-  for (const auto& [id, cls] : c.classes) want[id] = wanted(cls.name);
+  std::vector<int64_t> want;  // a few type ids: a list beats a map
+  for (const auto& [id, cls] : c.classes)
+    if (wanted(cls.name)) want.push_back(id);
   for (size_t pos = start + kHeaderSize; pos < c.end;) {
     r.limit(c.end);
     r.seek(pos);
@@ -188,8 +199,7 @@ void Chunk::read(const uint8_t* data, size_t n, size_t start, const std::functio
     if (type == 1) {
       c.read_checkpoint(r);
     } else if (type != 0) {
-      auto it = want.find(type);
-      if (it != want.end() && it->second) c.events.push_back({r.pos(), event_end, type});
+      if (std::find(want.begin(), want.end(), type) != want.end()) c.events.push_back({r.pos(), event_end, type});
     }
     pos = event_end;
   }
@@ -342,32 +352,24 @@ int64_t Chunk::parse(Reader& r, const Class* cls, int64_t type, Values& out, int
       break;
   }
   if (depth > kMaxDepth) r.fail("type " + cls->name + " nests deeper than " + std::to_string(kMaxDepth) + " levels");
-  const auto reserve = [&](size_t n) {
-    if (out.max_slots != 0 && out.slots.size() + n > out.max_slots)
-      r.fail("the values of the chunk take more memory than its size allows");
-    const size_t base = out.slots.size();
-    out.slots.resize(base + n);
-    return base;
-  };
-  const size_t base = reserve(cls->fields.size());
+  const size_t base = take_slots(r, out, cls->fields.size());
   for (size_t i = 0; i < cls->fields.size(); ++i) {
-    const Field& f = cls->fields[i];
-    int64_t slot;
-    if (f.array) {
-      const size_t n = r.count("array", f.name);
-      const size_t first = reserve(n + 1);
-      out.slots[first] = static_cast<int64_t>(n);
-      for (size_t k = 0; k < n; ++k) {
-        const int64_t e = f.pool ? r.i64() : parse(r, f.cls, f.type, out, depth + 1);
-        out.slots[first + 1 + k] = e;
-      }
-      slot = static_cast<int64_t>(first);
-    } else {
-      slot = f.pool ? r.i64() : parse(r, f.cls, f.type, out, depth + 1);
-    }
+    const int64_t slot = parse_field(r, cls->fields[i], out, depth + 1);
     out.slots[base + i] = slot;
   }
   return static_cast<int64_t>(base);
+}
+
+int64_t Chunk::parse_other_field(Reader& r, const Field& f, Values& out, int depth) const {
+  if (!f.array) return f.pool ? r.i64() : parse(r, f.cls, f.type, out, depth);
+  const size_t n = r.count("array", f.name);
+  const size_t first = take_slots(r, out, n + 1);
+  out.slots[first] = static_cast<int64_t>(n);
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t e = f.pool ? r.i64() : parse(r, f.cls, f.type, out, depth);
+    out.slots[first + 1 + k] = e;
+  }
+  return static_cast<int64_t>(first);
 }
 
 Handle Chunk::value(const Values& vals, const Class* cls, int64_t type, int64_t slot) const {
@@ -409,11 +411,14 @@ Handle Chunk::value(const Values& vals, const Class* cls, int64_t type, int64_t 
 
 Handle Chunk::field(const Handle& record, int index) const {
   if (record.kind != Handle::kRecord || index < 0) return {};
-  const Field& f = record.cls->fields[static_cast<size_t>(index)];
   const int64_t slot = record.values->slots[static_cast<size_t>(record.v + index)];
-  if (f.array) return Handle{Handle::kArray, f.pool, f.type, slot, record.values, f.cls};
-  if (f.pool) return slot == 0 ? Handle{} : Handle{Handle::kRef, true, f.type, slot, record.values, f.cls};
-  return value(*record.values, f.cls, f.type, slot);
+  return field_value(record.cls->fields[static_cast<size_t>(index)], slot, *record.values);
+}
+
+Handle Chunk::field_value(const Field& f, int64_t slot, const Values& vals) const {
+  if (f.array) return Handle{Handle::kArray, f.pool, f.type, slot, &vals, f.cls};
+  if (f.pool) return slot == 0 ? Handle{} : Handle{Handle::kRef, true, f.type, slot, &vals, f.cls};
+  return value(vals, f.cls, f.type, slot);
 }
 
 Handle Chunk::field(const Handle& record, std::string_view name) const {
@@ -459,10 +464,21 @@ std::string_view Chunk::text(Handle h) const {
 namespace {
 
 // floor(a * b / c) wrapped to 64 bits, as Python's // then the int64 cast.
-int64_t scale(int64_t a, int64_t b, int64_t c) {
-  const __int128 num = static_cast<__int128>(a) * b;
-  __int128 q = num / c;
-  if ((num % c != 0) && ((num < 0) != (c < 0))) --q;
+int64_t scale(__int128 a, int64_t b, int64_t c) {
+  if (c == b) return static_cast<int64_t>(static_cast<uint64_t>(a));  // ticks of a nanosecond
+  // 64-bit arithmetic where it is exact (a 128-bit division was the slow
+  // part of every event's timestamp): a = whole * c + rest, 0 <= rest < c.
+  if (b > 0 && c > 0 && a >= INT64_MIN && a <= INT64_MAX) {
+    const auto a64 = static_cast<int64_t>(a);
+    int64_t whole = a64 / c, rest = a64 % c, high, low, q;
+    if (rest < 0) rest += c, --whole;
+    if (!__builtin_mul_overflow(whole, b, &high) && !__builtin_mul_overflow(rest, b, &low) &&
+        !__builtin_add_overflow(high, low / c, &q))
+      return q;
+  }
+  const __int128 wide = a * b;
+  __int128 q = wide / c;
+  if ((wide % c != 0) && ((wide < 0) != (c < 0))) --q;
   return static_cast<int64_t>(static_cast<uint64_t>(q));
 }
 
@@ -470,10 +486,7 @@ int64_t scale(int64_t a, int64_t b, int64_t c) {
 
 int64_t Chunk::ticks_to_nanos(int64_t ticks) const {
   const int64_t tps = ticks_per_second != 0 ? ticks_per_second : 1000000000;
-  const __int128 delta = static_cast<__int128>(ticks) - start_ticks;
-  const __int128 num = delta * 1000000000;
-  __int128 q = num / tps;
-  if ((num % tps != 0) && ((num < 0) != (tps < 0))) --q;
+  const int64_t q = scale(static_cast<__int128>(ticks) - start_ticks, 1000000000, tps);
   return static_cast<int64_t>(static_cast<uint64_t>(start_nanos) + static_cast<uint64_t>(q));
 }
 

@@ -164,6 +164,13 @@ class Chunk {
   // Parses the value of `type` at r into `out` and returns its slot.
   int64_t parse(Reader& r, int64_t type, Values& out, int depth) const;
   int64_t parse(Reader& r, const Class* cls, int64_t type, Values& out, int depth) const;
+  // Parses one field's value (a pool key, an array or a value) and returns
+  // its slot; field_value() reads it back.
+  int64_t parse_field(Reader& r, const Field& f, Values& out, int depth) const {
+    // Most fields are pool keys or longs: read here, without a call.
+    if (!f.array && (f.pool || (f.cls != nullptr && f.cls->primitive == Primitive::kLong))) return r.i64();
+    return parse_other_field(r, f, out, depth);
+  }
 
   // Navigation; a missing field, a null or a dangling key gives kNull.
   Handle value(const Values& vals, int64_t type, int64_t slot) const {
@@ -171,6 +178,7 @@ class Chunk {
   }
   Handle value(const Values& vals, const Class* cls, int64_t type, int64_t slot) const;
   Handle field(const Handle& record, int index) const;
+  Handle field_value(const Field& f, int64_t slot, const Values& vals) const;
   Handle field(const Handle& record, std::string_view name) const;
   size_t length(const Handle& array) const;
   Handle element(const Handle& array, size_t i) const;
@@ -186,6 +194,7 @@ class Chunk {
 
  private:
   int64_t parse_string(Reader& r, Values& out) const;
+  int64_t parse_other_field(Reader& r, const Field& f, Values& out, int depth) const;
   void read_metadata(Reader& r, size_t at);
   void read_checkpoint(Reader& r);
 };

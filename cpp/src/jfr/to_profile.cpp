@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -13,6 +14,8 @@
 #include "chunk.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/jfr.hpp"
+#include "pprofcore/key_index.hpp"
+#include "pprofcore/memory.hpp"
 
 namespace pprofcore::jfr {
 
@@ -53,6 +56,7 @@ int event_type_index(std::string_view name) {
 // The fields of one event type that a sample needs (-1: absent).
 struct Plan {
   const EventType* type = nullptr;
+  const Class* cls = nullptr;
   int start = -1, thread = -1, stack = -1, weight = -1, klass = -1;
   int32_t detail = 0;  // the string code of type->detail
 };
@@ -60,6 +64,7 @@ struct Plan {
 Plan plan_for(const Class& cls) {
   Plan p;
   p.type = &kEventTypes[static_cast<size_t>(event_type_index(cls.name))];
+  p.cls = &cls;
   p.start = cls.find("startTime");
   p.thread = cls.find("sampledThread");
   if (p.thread < 0) p.thread = cls.find("eventThread");
@@ -119,7 +124,13 @@ class Builder {
       auto it = single_locations_.try_emplace(key, row);
       added = it.second, found = it.first->second;
     } else {
-      key_.assign(reinterpret_cast<const char*>(lines.data()), lines.size() * sizeof(lines[0]));
+      // Field by field: the bytes of a pair include its padding, which differs
+      // from one vector to the next and would keep equal locations apart.
+      key_.clear();
+      for (const auto& [fn, line] : lines) {
+        key_.append(reinterpret_cast<const char*>(&fn), sizeof(fn));
+        key_.append(reinterpret_cast<const char*>(&line), sizeof(line));
+      }
       auto it = locations_.try_emplace(key_, row);
       added = it.second, found = it.first->second;
     }
@@ -139,16 +150,25 @@ class Builder {
     return found;
   }
 
-  // Room for about `samples` more samples, so that the columns do not grow
-  // by doubling (each doubling copies them and faults in fresh pages).
-  void expect(size_t samples) {
-    const size_t n = kinds_.size() + samples;
-    if (n <= kinds_.capacity()) return;
-    const size_t done = std::max<size_t>(kinds_.size(), 1);
-    const size_t depth = p_.stack_locations.size() / done + 1, labels = p_.labels.size() / done + 1;
-    kinds_.reserve(n), weights_.reserve(n), p_.stack_offsets.reserve(n + 1), p_.label_offsets.reserve(n + 1);
-    p_.stack_locations.reserve(n * depth);
-    p_.labels.for_each_column([&](const char*, auto& c) { c.reserve(n * labels); });
+  // Sizes the sample columns for `events` events in all: reserved memory is
+  // free until written, while a column that grows by doubling copies itself
+  // into fresh pages each time. Each column's rows per event so far project
+  // its end (before any: at most one sample and five labels per event, and a
+  // guess of deep stacks); huge pages follow that projection (HugePageGrowth).
+  void size_columns(size_t events) {
+    const size_t done = kinds_.size();
+    const double rest = static_cast<double>(events > done ? events - done : 0);
+    const double seen = static_cast<double>(std::max<size_t>(done, 1));
+    size_t k = 0;
+    const auto size = [&](auto& column, double per_event_before_any) {
+      const double per_event = done == 0 ? per_event_before_any : static_cast<double>(column.size()) / seen;
+      const auto projected = static_cast<size_t>(static_cast<double>(column.size()) + per_event * rest);
+      if (column.capacity() < projected) column.reserve(projected + projected / 4 + 64);
+      growth_[k++].update(column, column.size() + (projected - column.size()) * 9 / 10);
+    };
+    size(kinds_, 1), size(weights_, 1), size(p_.stack_offsets, 1), size(p_.label_offsets, 1);
+    size(p_.stack_locations, 32);
+    p_.labels.for_each_column([&](const char*, auto& c) { size(c, 5); });
   }
 
   void add(Kind kind, int64_t weight, const int32_t* stack, size_t depth, int64_t time, int32_t thread,
@@ -194,6 +214,7 @@ class Builder {
                         "", -1);
     }
     const size_t width = p_.num_types();
+    reserve_huge(p_.values, kinds_.size() * width);
     p_.values.assign(kinds_.size() * width, 0);
     for (size_t i = 0; i < kinds_.size(); ++i) {
       int64_t* row = &p_.values[i * width + static_cast<size_t>(column[kinds_[i]])];
@@ -221,29 +242,75 @@ class Builder {
   std::vector<uint8_t> kinds_;
   std::vector<int64_t> weights_;
   int64_t min_time_ = 0, max_time_ = 0;
+  std::array<HugePageGrowth, 9> growth_;  // the columns size_columns() sizes, in its order
+};
+
+// Values computed once per constant pool key: every event looks up its
+// thread and stack. Keys are mostly small counters (the JDK numbers stack
+// traces and threads from 1), read as an array index; others go through an
+// open-addressing index (one cache line a lookup). The array stays below
+// `dense_limit` entries, so that a chunk of a few bytes costs a few bytes.
+template <class V>
+class KeyCache {
+ public:
+  explicit KeyCache(size_t dense_limit) : dense_limit_(dense_limit) {}
+
+  template <class Compute>
+  V get(int64_t key, Compute compute) {
+    const auto k = static_cast<uint64_t>(key);
+    const auto fresh = static_cast<int32_t>(values_.size());
+    int32_t row;
+    if (k < dense_limit_) {
+      if (k >= dense_.size()) dense_.resize(std::min<size_t>(std::max<size_t>(2 * k, 64), dense_limit_), -1);
+      row = dense_[k];
+      if (row < 0) dense_[k] = fresh;
+    } else if (k == ~uint64_t{0}) {
+      return compute();  // KeyIndex reserves this key
+    } else {
+      if (!index_) index_.emplace();
+      row = index_->find_or_insert(k, fresh);
+    }
+    if (row >= 0) return values_[static_cast<size_t>(row)];
+    values_.push_back(compute());
+    return values_.back();
+  }
+
+ private:
+  size_t dense_limit_;
+  std::vector<int32_t> dense_;
+  std::optional<KeyIndex> index_;  // made for the first key beyond the array
+  std::vector<V> values_;
 };
 
 // The samples of one chunk; the caches hold pool keys of this chunk only.
 class ChunkSamples {
  public:
-  ChunkSamples(const Chunk& c, Builder& b) : c_(c), b_(b) {}
+  ChunkSamples(const Chunk& c, Builder& b)
+      : c_(c),
+        b_(b),
+        threads_(dense_limit(c)),
+        classes_(dense_limit(c)),
+        methods_(dense_limit(c)),
+        inlined_(dense_limit(c)),
+        stacks_(dense_limit(c)) {}
 
-  void add_all(const uint8_t* data) {
-    std::unordered_map<int64_t, Plan> plans;
-    Values scratch;
-    for (const Chunk::Event& e : c_.events) {
-      auto it = plans.find(e.type);
-      if (it == plans.end()) {
-        Plan plan = plan_for(c_.classes.at(e.type));
-        plan.detail = b_.string(plan.type->detail);
-        it = plans.emplace(e.type, plan).first;
-      }
-      const Plan& plan = it->second;
-      scratch.clear();
-      scratch.max_slots = 16 * (e.end - e.pos) + (1 << 16);
+  // Adds a sample per event; `expected` events in the whole recording (an
+  // estimate) size the profile's columns as they fill.
+  void add_all(const uint8_t* data, size_t expected) {
+    constexpr size_t kResizeEvery = 1 << 16;
+    for (size_t i = 0; i < c_.events.size(); ++i) {
+      if (i % kResizeEvery == 0) b_.size_columns(expected);
+      const Chunk::Event& e = c_.events[i];
+      const Plan& plan = plan_of(e.type);
+      // The event's fields, read in place: a record would cost a slot per
+      // field and a lookup per field read back.
+      scratch_.clear();
+      scratch_.max_slots = 16 * (e.end - e.pos) + (1 << 16);
       Reader r(data, e.pos, e.end, c_.compressed);
-      const Handle ev = c_.value(scratch, e.type, c_.parse(r, e.type, scratch, 0));
-      add(plan, ev);
+      const std::vector<Field>& fields = plan.cls->fields;
+      raw_.resize(fields.size());
+      for (size_t f = 0; f < fields.size(); ++f) raw_[f] = c_.parse_field(r, fields[f], scratch_, 1);
+      add(plan);
     }
   }
 
@@ -256,30 +323,43 @@ class ChunkSamples {
     size_t offset, size;
   };
 
-  void add(const Plan& plan, const Handle& ev) {
+  static size_t dense_limit(const Chunk& c) { return std::min<size_t>(c.end - c.start, 1 << 20); }
+
+  const Plan& plan_of(int64_t type) {
+    for (const auto& [t, plan] : plans_)
+      if (t == type) return plan;
+    Plan plan = plan_for(c_.classes.at(type));
+    plan.detail = b_.string(plan.type->detail);
+    plans_.emplace_back(type, plan);
+    return plans_.back().second;
+  }
+
+  // Field `index` of the event just read (kNull when the type lacks it).
+  Handle field(const Plan& plan, int index) const {
+    if (index < 0) return {};
+    return c_.field_value(plan.cls->fields[static_cast<size_t>(index)], raw_[static_cast<size_t>(index)], scratch_);
+  }
+
+  void add(const Plan& plan) {
     const Kind kind = plan.type->kind;
-    const Handle start = c_.field(ev, plan.start);
+    const Handle start = field(plan, plan.start);
     const int64_t time = start.kind == Handle::kNumber ? c_.ticks_to_nanos(start.v) : 0;
-    const Thread t = thread(c_.field(ev, plan.thread));
-    const Span s = stack(c_.field(ev, plan.stack));
+    const Thread t = thread(field(plan, plan.thread));
+    const Span s = stack(field(plan, plan.stack));
     int64_t weight = 0;
     int32_t klass = 0, detail = 0;
     if (kind == kAlloc || kind == kLock) {
-      const Handle w = c_.field(ev, plan.weight);
+      const Handle w = field(plan, plan.weight);
       if (w.kind == Handle::kNumber) weight = kind == kLock ? c_.duration_nanos(w.v) : w.v;
-      klass = class_name(c_.field(ev, plan.klass));
+      klass = class_name(field(plan, plan.klass));
       detail = plan.detail;
     }
     b_.add(kind, weight, stack_rows_.data() + s.offset, s.size, time, t.name, t.id, klass, detail);
   }
 
   Thread thread(const Handle& ref) {
-    if (ref.kind == Handle::kRef) {
-      auto it = threads_.find(ref.v);
-      if (it != threads_.end()) return it->second;
-      return threads_[ref.v] = read_thread(c_.resolve(ref));
-    }
-    return read_thread(ref);
+    if (ref.kind != Handle::kRef) return read_thread(ref);
+    return threads_.get(ref.v, [&] { return read_thread(c_.resolve(ref)); });
   }
 
   Thread read_thread(const Handle& t) {
@@ -291,12 +371,8 @@ class ChunkSamples {
   }
 
   int32_t class_name(const Handle& ref) {
-    if (ref.kind == Handle::kRef) {
-      auto it = classes_.find(ref.v);
-      if (it != classes_.end()) return it->second;
-      return classes_[ref.v] = read_class_name(c_.resolve(ref));
-    }
-    return read_class_name(ref);
+    if (ref.kind != Handle::kRef) return read_class_name(ref);
+    return classes_.get(ref.v, [&] { return read_class_name(c_.resolve(ref)); });
   }
 
   int32_t read_class_name(const Handle& cls) {
@@ -305,12 +381,8 @@ class ChunkSamples {
   }
 
   Span stack(const Handle& ref) {
-    if (ref.kind == Handle::kRef) {
-      auto it = stacks_.find(ref.v);
-      if (it != stacks_.end()) return it->second;
-      return stacks_[ref.v] = read_stack(c_.resolve(ref));
-    }
-    return read_stack(ref);
+    if (ref.kind != Handle::kRef) return read_stack(ref);
+    return stacks_.get(ref.v, [&] { return read_stack(c_.resolve(ref)); });
   }
 
   Span read_stack(const Handle& st) {
@@ -344,12 +416,8 @@ class ChunkSamples {
   }
 
   int32_t method(const Handle& ref) {
-    if (ref.kind == Handle::kRef) {
-      auto it = methods_.find(ref.v);
-      if (it != methods_.end()) return it->second;
-      return methods_[ref.v] = read_method(c_.resolve(ref));
-    }
-    return read_method(ref);
+    if (ref.kind != Handle::kRef) return read_method(ref);
+    return methods_.get(ref.v, [&] { return read_method(c_.resolve(ref)); });
   }
 
   int32_t read_method(const Handle& m) {
@@ -365,12 +433,8 @@ class ChunkSamples {
   }
 
   bool inlined(const Handle& ref) {
-    if (ref.kind == Handle::kRef) {
-      auto it = inlined_.find(ref.v);
-      if (it != inlined_.end()) return it->second;
-      return inlined_[ref.v] = is_inlined(c_.resolve(ref));
-    }
-    return is_inlined(ref);
+    if (ref.kind != Handle::kRef) return is_inlined(ref);
+    return inlined_.get(ref.v, [&] { return is_inlined(c_.resolve(ref)); });
   }
 
   bool is_inlined(const Handle& type) const {
@@ -379,10 +443,13 @@ class ChunkSamples {
 
   const Chunk& c_;
   Builder& b_;
-  std::unordered_map<int64_t, Thread> threads_;
-  std::unordered_map<int64_t, int32_t> classes_, methods_;
-  std::unordered_map<int64_t, bool> inlined_;
-  std::unordered_map<int64_t, Span> stacks_;
+  std::vector<std::pair<int64_t, Plan>> plans_;  // a few event types: a list beats a map
+  Values scratch_;                               // the event's values that are not numbers or keys
+  std::vector<int64_t> raw_;                     // the event's fields as parse_field returned them
+  KeyCache<Thread> threads_;
+  KeyCache<int32_t> classes_, methods_;
+  KeyCache<bool> inlined_;
+  KeyCache<Span> stacks_;
   std::vector<int32_t> stack_rows_;
   std::vector<std::pair<int32_t, int64_t>> pending_;
   bool frame_known_ = false;  // frame_type_ and the field rows below are set
@@ -398,12 +465,14 @@ Profile read(const uint8_t* data, size_t n) {
   Builder b;
   const auto wanted = [](std::string_view name) { return event_type_index(name) >= 0; };
   Chunk c;
+  size_t events = 0;  // in the chunks read so far
   for (size_t pos = 0; pos < n;) {
     c.read(data, n, pos, wanted);
-    // Chunks of a recording are alike: expect as many samples per byte in the rest.
-    b.expect(static_cast<size_t>(static_cast<double>(c.events.size()) * static_cast<double>(n - pos) /
-                                 static_cast<double>(c.end - c.start) * 1.1));
-    ChunkSamples(c, b).add_all(data);
+    events += c.events.size();
+    // Chunks of a recording are alike: expect as many events per byte in the rest.
+    const auto expected =
+        static_cast<size_t>(static_cast<double>(events) * static_cast<double>(n) / static_cast<double>(c.end));
+    ChunkSamples(c, b).add_all(data, expected);
     pos = c.end;
   }
   return b.finish();
