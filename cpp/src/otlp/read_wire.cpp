@@ -9,6 +9,7 @@
 #include <string>
 
 #include "message.hpp"
+#include "pprofcore/memory.hpp"
 #include "pprofcore/otlp_fields.hpp"
 #include "pprofcore/wire.hpp"
 
@@ -225,30 +226,35 @@ ValueType value_type(Reader r, const char* field) {
   return t;
 }
 
-void sample(Reader r, Samples& s) {
-  int64_t stack = 0, link = 0;
+void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<int64_t>& values,
+            std::vector<uint64_t>& times) {
+  attrs.clear();
+  values.clear();
+  times.clear();
+  v.stack = 0;
+  v.link = 0;
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Sample");
     uint32_t wt = tag & 7;
     switch (tag >> 3) {
       case f::sample::kStackIndex:
-        stack = scalar(r, wt, "Sample.stack_index", at);
+        v.stack = scalar(r, wt, "Sample.stack_index", at);
         break;
       case f::sample::kAttributeIndices:
-        varints(r, wt, "Sample.attribute_indices", at, s.attrs);
+        varints(r, wt, "Sample.attribute_indices", at, attrs);
         break;
       case f::sample::kLinkIndex:
         if (wt == kLen)
           older_layout(r, at, "Sample.link_index",
                        "Sample field 3 holds a list, the attribute_indices of v1.9.0 and earlier");
-        link = scalar(r, wt, "Sample.link_index", at);
+        v.link = scalar(r, wt, "Sample.link_index", at);
         break;
       case f::sample::kValues:
-        varints(r, wt, "Sample.values", at, s.values);
+        varints(r, wt, "Sample.values", at, values);
         break;
       case f::sample::kTimestampsUnixNano:
-        fixed64s(r, wt, "Sample.timestamps_unix_nano", at, s.times);
+        fixed64s(r, wt, "Sample.timestamps_unix_nano", at, times);
         break;
       case 6:
         older_layout(r, at, "Sample", "Sample has field 6, the timestamps_unix_nano of v1.7.0 and earlier");
@@ -256,33 +262,19 @@ void sample(Reader r, Samples& s) {
         r.skip(wt, "Sample");
     }
   }
-  s.stack.push_back(stack);
-  s.link.push_back(link);
-  s.attr_offsets.push_back(static_cast<int64_t>(s.attrs.size()));
-  s.value_offsets.push_back(static_cast<int64_t>(s.values.size()));
-  s.time_offsets.push_back(static_cast<int64_t>(s.times.size()));
-}
-
-// Sizes the sample columns before they are read: one pass over the profile's
-// tags counts its samples. A malformed profile stops the count; the reading
-// pass then reports it.
-void reserve_samples(Reader r, Samples& s) {
-  size_t n = 0;
-  try {
-    while (!r.done()) {
-      const uint32_t tag = r.tag("Profile");
-      if ((tag >> 3) == f::profile::kSamples && (tag & 7) == kLen) ++n;
-      r.skip(tag & 7, "Profile");
-    }
-  } catch (const DecodeError&) {
-  }
-  for (std::vector<int64_t>* v : {&s.stack, &s.link, &s.offset, &s.values}) v->reserve(v->size() + n);
-  for (std::vector<int64_t>* v : {&s.attr_offsets, &s.value_offsets, &s.time_offsets}) v->reserve(v->size() + n + 1);
+  v.attrs = attrs.data();
+  v.n_attrs = attrs.size();
+  v.values = values.data();
+  v.n_values = values.size();
+  v.times = times.data();
+  v.n_times = times.size();
 }
 
 void profile(Reader r, ProfileMsg& p) {
   p.offset = r.offset();
-  reserve_samples(r, p.samples);
+  p.base = r.base();
+  p.begin = r.pos();
+  p.end = r.end();
   bool seen_sample_type = false;
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -296,12 +288,10 @@ void profile(Reader r, ProfileMsg& p) {
         seen_sample_type = true;
         p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
         break;
-      case f::profile::kSamples: {
-        Reader m = sub(r, wt, "Profile.samples", at);
-        p.samples.offset.push_back(r.offset_of(m.pos()));
-        sample(m, p.samples);
+      case f::profile::kSamples:
+        sub(r, wt, "Profile.samples", at);  // read when converted (SampleCursor)
+        ++p.num_samples;
         break;
-      }
       case f::profile::kTimeUnixNano:
         if (wt != kFixed64)
           older_layout(r, at, "Profile.time_unix_nano",
@@ -457,6 +447,8 @@ void mapping(Reader r, Message& m) {
 void location(Reader r, Message& m) {
   Location x;
   x.offset = r.offset();
+  x.lines_begin = m.lines.size();
+  x.attrs_begin = m.location_attributes.size();
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Location");
@@ -489,17 +481,19 @@ void location(Reader r, Message& m) {
               l.skip(w, "Line");
           }
         }
-        x.lines.push_back(line);
+        m.lines.push_back(line);
         break;
       }
       case f::location::kAttributeIndices:
-        varints(r, wt, "Location.attribute_indices", at, x.attributes);
+        varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
         break;
       default:
         r.skip(wt, "Location");
     }
   }
-  m.locations.push_back(std::move(x));
+  x.lines_end = m.lines.size();
+  x.attrs_end = m.location_attributes.size();
+  m.locations.push_back(x);
 }
 
 void function(Reader r, Message& m) {
@@ -529,6 +523,20 @@ void function(Reader r, Message& m) {
   m.functions.push_back(x);
 }
 
+// Stack.location_indices, packed or not, as int32 (stack_location()): the
+// stack table holds most of a large message's varints.
+void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) {
+  if (wt != kLen) {
+    m.stack_locations.push_back(stack_location(m, scalar(r, wt, "Stack.location_indices", tag_at)));
+    return;
+  }
+  Reader s = sub(r, wt, "Stack.location_indices", tag_at);
+  std::vector<int32_t>& out = m.stack_locations;
+  const size_t size = out.size(), most = static_cast<size_t>(s.end() - s.pos());
+  if (out.capacity() - size < most) out.reserve(std::max(out.capacity() * 2, size + most));
+  while (!s.done()) out.push_back(stack_location(m, static_cast<int64_t>(s.varint("Stack.location_indices"))));
+}
+
 // Sizes the tables before they are read: one pass over the dictionary's tags
 // counts each table's entries (and the bytes of the stacks and strings), so no
 // table grows by copying. A malformed dictionary stops the count; the reading
@@ -553,6 +561,7 @@ void reserve_tables(Reader r, Message& m) {
   }
   m.mappings.reserve(m.mappings.size() + count[f::dictionary::kMappingTable]);
   m.locations.reserve(m.locations.size() + count[f::dictionary::kLocationTable]);
+  m.lines.reserve(m.lines.size() + count[f::dictionary::kLocationTable]);
   m.functions.reserve(m.functions.size() + count[f::dictionary::kFunctionTable]);
   m.links.reserve(m.links.size() + count[f::dictionary::kLinkTable]);
   m.attributes.reserve(m.attributes.size() + count[f::dictionary::kAttributeTable]);
@@ -561,7 +570,7 @@ void reserve_tables(Reader r, Message& m) {
   const size_t stacks = count[f::dictionary::kStackTable];
   m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
   m.stack_offset.reserve(m.stack_offset.size() + stacks);
-  m.stack_locations.reserve(m.stack_locations.size() + stack_bytes);  // at most a varint per byte
+  reserve_huge(m.stack_locations, m.stack_locations.size() + stack_bytes);  // at most a varint per byte
 }
 
 void dictionary(Reader r, Message& m) {
@@ -635,7 +644,7 @@ void dictionary(Reader r, Message& m) {
           const uint8_t* p = s.pos();
           uint32_t t = s.tag("Stack");
           if ((t >> 3) == f::stack::kLocationIndices)
-            varints(s, t & 7, "Stack.location_indices", p, m.stack_locations);
+            stack_locations(s, t & 7, p, m);
           else
             s.skip(t & 7, "Stack");
         }
@@ -671,6 +680,41 @@ Message read_wire(const uint8_t* data, size_t n) {
     }
   }
   return m;
+}
+
+bool SampleCursor::next(SampleView& v) {
+  if (!p_.begin) {  // JSON: columns
+    const Samples& s = p_.samples;
+    if (j_ >= s.size()) return false;
+    const size_t j = j_++;
+    v.stack = s.stack[j];
+    v.link = s.link[j];
+    v.offset = s.offset[j];
+    v.attrs = s.attrs.data() + s.attr_offsets[j];
+    v.n_attrs = static_cast<size_t>(s.attr_offsets[j + 1] - s.attr_offsets[j]);
+    v.values = s.values.data() + s.value_offsets[j];
+    v.n_values = static_cast<size_t>(s.value_offsets[j + 1] - s.value_offsets[j]);
+    v.times = s.times.data() + s.time_offsets[j];
+    v.n_times = static_cast<size_t>(s.time_offsets[j + 1] - s.time_offsets[j]);
+    return true;
+  }
+  // Protobuf: the next Profile.samples field (the profile's other fields were read with it).
+  Reader r(p_.base, at_, p_.end);
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    const uint32_t tag = r.tag("Profile");
+    if ((tag >> 3) != f::profile::kSamples) {
+      r.skip(tag & 7, "Profile");
+      continue;
+    }
+    Reader m = sub(r, tag & 7, "Profile.samples", at);
+    at_ = r.pos();
+    v.offset = r.offset_of(m.pos());
+    sample(m, v, attrs_, values_, times_);
+    return true;
+  }
+  at_ = r.pos();
+  return false;
 }
 
 }  // namespace pprofcore::otlp::detail
