@@ -158,9 +158,13 @@ class SampleCursor {
   bool next(SampleView& v);
 
  private:
+  static constexpr size_t kInline = 16;  // list lengths read without a vector
+
   const ProfileMsg& p_;
   const uint8_t* at_;  // protobuf: where the next field starts
   size_t j_ = 0;       // JSON: the next sample's row
+  int64_t attrs_inline_[kInline], values_inline_[kInline];
+  uint64_t times_inline_[kInline];
   std::vector<int64_t> attrs_, values_;
   std::vector<uint64_t> times_;
 };

@@ -35,12 +35,13 @@ constexpr const char* kSupported =
                     field, r.offset_of(tag_at));
 }
 
-void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field,
+                             const uint8_t* tag_at) {
   if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
 }
 
 // A Reader over the payload of the length-delimited field at r (r moves past it).
-Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   expect(r, wt, kLen, field, tag_at);
   const uint8_t* e = r.length_delimited(field);
   Reader m(r.base(), r.pos(), e);
@@ -48,17 +49,17 @@ Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   return m;
 }
 
-std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   Reader m = sub(r, wt, field, tag_at);
   return std::string(reinterpret_cast<const char*>(m.pos()), static_cast<size_t>(m.end() - m.pos()));
 }
 
-int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   expect(r, wt, kVarint, field, tag_at);
   return static_cast<int64_t>(r.varint(field));
 }
 
-uint64_t fixed64(Reader& r, const char* field) {
+PPROFCORE_INLINE uint64_t fixed64(Reader& r, const char* field) {
   const uint8_t* p = r.pos();
   if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
   uint64_t v = 0;
@@ -68,7 +69,8 @@ uint64_t fixed64(Reader& r, const char* field) {
 }
 
 // A repeated varint field, packed (one LEN record) or not.
-void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<int64_t>& out) {
+PPROFCORE_INLINE void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at,
+                              std::vector<int64_t>& out) {
   if (wt != kLen) {
     out.push_back(scalar(r, wt, field, tag_at));
     return;
@@ -534,7 +536,22 @@ void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) 
   std::vector<int32_t>& out = m.stack_locations;
   const size_t size = out.size(), most = static_cast<size_t>(s.end() - s.pos());
   if (out.capacity() - size < most) out.reserve(std::max(out.capacity() * 2, size + most));
-  while (!s.done()) out.push_back(stack_location(m, static_cast<int64_t>(s.varint("Stack.location_indices"))));
+  // A local position and end (not the Reader's): the loop keeps them in registers.
+  const uint8_t *p = s.pos(), *const e = s.end();
+  while (p < e) {
+    uint64_t x = *p;
+    if (x < 0x80) {
+      ++p;
+    } else if (e - p >= 2 && p[1] < 0x80) {
+      x = (x & 0x7f) | uint64_t(p[1]) << 7;
+      p += 2;
+    } else {
+      const wire::VarintAt v = wire::varint_at(s.base(), p, e, "Stack.location_indices");
+      x = v.value;
+      p = v.next;
+    }
+    out.push_back(stack_location(m, static_cast<int64_t>(x)));
+  }
 }
 
 // Sizes the tables before they are read: one pass over the dictionary's tags
@@ -682,6 +699,67 @@ Message read_wire(const uint8_t* data, size_t n) {
   return m;
 }
 
+// Packed varints into `out` (room for `room`); false when there are more (or
+// a varint is 10 bytes long: a negative number), for the general path to read.
+PPROFCORE_INLINE bool packed_inline(Reader& r, const char* field, int64_t* out, size_t room, size_t& n) {
+  const uint8_t* e = r.length_delimited(field);
+  Reader m(r.base(), r.pos(), e);
+  n = 0;
+  while (!m.done()) {
+    if (n == room) return false;
+    const uint64_t x = m.varint(field);
+    if (x >> 63) return false;
+    out[n++] = static_cast<int64_t>(x);
+  }
+  r.seek(e);
+  return true;
+}
+
+// sample() for the common shape: every field one of Sample's five, with its
+// usual wire type and one-byte tag, and short lists. Returns false for
+// anything else, and sample() then reads the sample (and reports its errors).
+PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int64_t* values, uint64_t* times,
+                                    size_t room) {
+  v.stack = 0;
+  v.link = 0;
+  v.n_attrs = v.n_values = v.n_times = 0;
+  while (!r.done()) {
+    switch (*r.pos()) {
+      case f::sample::kStackIndex << 3 | kVarint:
+        r.seek(r.pos() + 1);
+        v.stack = static_cast<int64_t>(r.varint("Sample.stack_index"));
+        break;
+      case f::sample::kAttributeIndices << 3 | kLen:
+        r.seek(r.pos() + 1);
+        if (v.n_attrs || !packed_inline(r, "Sample.attribute_indices", attrs, room, v.n_attrs)) return false;
+        break;
+      case f::sample::kLinkIndex << 3 | kVarint:
+        r.seek(r.pos() + 1);
+        v.link = static_cast<int64_t>(r.varint("Sample.link_index"));
+        break;
+      case f::sample::kValues << 3 | kLen:
+        r.seek(r.pos() + 1);
+        if (v.n_values || !packed_inline(r, "Sample.values", values, room, v.n_values)) return false;
+        break;
+      case f::sample::kTimestampsUnixNano << 3 | kLen: {
+        r.seek(r.pos() + 1);
+        const uint8_t* e = r.length_delimited("Sample.timestamps_unix_nano");
+        const size_t bytes = static_cast<size_t>(e - r.pos());
+        if (v.n_times || bytes % 8 != 0 || bytes / 8 > room) return false;
+        for (size_t k = 0; k < bytes / 8; ++k) times[k] = fixed64(r, "Sample.timestamps_unix_nano");
+        v.n_times = bytes / 8;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  v.attrs = attrs;
+  v.values = values;
+  v.times = times;
+  return true;
+}
+
 bool SampleCursor::next(SampleView& v) {
   if (!p_.begin) {  // JSON: columns
     const Samples& s = p_.samples;
@@ -710,7 +788,8 @@ bool SampleCursor::next(SampleView& v) {
     Reader m = sub(r, tag & 7, "Profile.samples", at);
     at_ = r.pos();
     v.offset = r.offset_of(m.pos());
-    sample(m, v, attrs_, values_, times_);
+    if (!sample_inline(m, v, attrs_inline_, values_inline_, times_inline_, kInline))
+      sample(m, v, attrs_, values_, times_);
     return true;
   }
   at_ = r.pos();

@@ -10,7 +10,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <stdexcept>
 #include <utility>
 #include <string>
@@ -18,6 +17,7 @@
 
 #include "conventions.hpp"
 #include "message.hpp"
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/strings.hpp"
 
@@ -150,11 +150,18 @@ std::vector<KeyValue> resolve(const Message& m, const RawAttributes& raw) {
 // only in the table. Interning is on every string a sample reaches.
 class Strings {
  public:
-  Strings() { intern(std::string_view()); }
+  // Room for `expected` strings without growing (the input's string table: most reach the output).
+  explicit Strings(size_t expected) {
+    size_t slots = 64;
+    while (slots < expected * 2) slots *= 2;
+    slots_.assign(slots, 0);
+    table_.offsets.reserve(expected + 1);
+    intern(std::string_view());
+  }
 
   int32_t intern(std::string_view s) {
     if ((used_ + 1) * 2 > slots_.size()) grow();  // at most half full: short probes
-    const uint64_t h = std::hash<std::string_view>{}(s);
+    const uint64_t h = hash_bytes(s);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const uint64_t e = slots_[i];
@@ -181,7 +188,7 @@ class Strings {
     const size_t mask = slots_.size() - 1;
     for (uint64_t e : old) {
       if (e == 0) continue;
-      const uint64_t h = std::hash<std::string_view>{}(table_[code_of(e)]);
+      const uint64_t h = hash_bytes(table_[code_of(e)]);
       size_t i = h & mask;
       while (slots_[i] != 0) i = (i + 1) & mask;
       slots_[i] = slot(h, static_cast<int32_t>(code_of(e)));
@@ -206,6 +213,7 @@ class Builder {
  public:
   explicit Builder(const Message& m)
       : m_(m),
+        strings_(m.strings.size() + 16),
         str_code_(m.strings.size(), -1),
         loc_row_(m.locations.size(), -1),
         fn_row_(m.functions.size(), -1),
