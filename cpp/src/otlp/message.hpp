@@ -122,9 +122,15 @@ struct Message {
   std::vector<Link> links;
   StringTable strings;  // one buffer: no allocation per string
   std::vector<Attribute> attributes;
+  // Stack entry s has stack_offsets[s + 1] - stack_offsets[s] locations. In
+  // the usual protobuf shape (one packed field) they stay in the input,
+  // stack_packed[s] (checked when read, decoded when converted); otherwise
+  // (and from JSON, where stack_packed is empty) they are in stack_locations
+  // from stack_first[s] on, -1 standing for an index int32 cannot hold (out of
+  // range of any table; the first such is kept in wide_location).
   std::vector<int64_t> stack_offsets{0};
-  // Stack entries' location indices; -1 stands for one that int32 cannot
-  // hold (out of range of any table), the first such kept in wide_location.
+  std::vector<const uint8_t*> stack_packed;
+  std::vector<int64_t> stack_first;
   std::vector<int32_t> stack_locations;
   int64_t wide_location = -1;
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry

@@ -494,6 +494,7 @@ void dictionary(const Json& d, Message& m) {
     m.stack_offset.push_back(e.offset);
     indices.clear();
     integers(get(e, "locationIndices"), "Stack.location_indices", indices);
+    m.stack_first.push_back(static_cast<int64_t>(m.stack_locations.size()));
     for (int64_t i : indices) m.stack_locations.push_back(stack_location(m, i));
     m.stack_offsets.push_back(static_cast<int64_t>(m.stack_locations.size()));
   }

@@ -554,12 +554,60 @@ void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) 
   }
 }
 
+// The number of varints in a packed payload, or -1 when it does not end
+// with a varint's last byte or holds one longer than 5 bytes (35 bits: past
+// any table's size), which the general path then reads and reports.
+int64_t short_varints(const uint8_t* p, const uint8_t* e) {
+  int64_t n = 0;
+  int run = 0;
+  for (; p < e; ++p) {
+    if (*p < 0x80) {
+      ++n;
+      run = 0;
+    } else if (++run == 5) {
+      return -1;
+    }
+  }
+  return run ? -1 : n;
+}
+
+// One stack_table entry. The usual shape, a single packed location_indices,
+// is only checked and counted here: to_pprof.cpp decodes it on first use,
+// straight into the profile (the stack table is most of a large message).
+void stack(Reader s, Message& m) {
+  m.stack_offset.push_back(s.offset());
+  const uint8_t *b = s.pos(), *e = s.end();
+  if (e - b >= 2 && *b == (f::stack::kLocationIndices << 3 | kLen)) {
+    Reader x(s.base(), b + 1, e);
+    const uint8_t* end = x.length_delimited("Stack.location_indices");
+    const int64_t n = end == e ? short_varints(x.pos(), e) : -1;
+    if (n >= 0) {
+      m.stack_packed.push_back(x.pos());
+      m.stack_first.push_back(-1);
+      m.stack_offsets.push_back(m.stack_offsets.back() + n);
+      return;
+    }
+  }
+  const size_t before = m.stack_locations.size();
+  while (!s.done()) {
+    const uint8_t* p = s.pos();
+    uint32_t t = s.tag("Stack");
+    if ((t >> 3) == f::stack::kLocationIndices)
+      stack_locations(s, t & 7, p, m);
+    else
+      s.skip(t & 7, "Stack");
+  }
+  m.stack_packed.push_back(nullptr);
+  m.stack_first.push_back(static_cast<int64_t>(before));
+  m.stack_offsets.push_back(m.stack_offsets.back() + static_cast<int64_t>(m.stack_locations.size() - before));
+}
+
 // Sizes the tables before they are read: one pass over the dictionary's tags
-// counts each table's entries (and the bytes of the stacks and strings), so no
+// counts each table's entries (and the bytes of the strings), so no
 // table grows by copying. A malformed dictionary stops the count; the reading
 // pass then reports it.
 void reserve_tables(Reader r, Message& m) {
-  size_t count[8] = {}, stack_bytes = 0, string_bytes = 0;
+  size_t count[8] = {}, string_bytes = 0;
   try {
     while (!r.done()) {
       const uint32_t tag = r.tag("ProfilesDictionary");
@@ -570,7 +618,6 @@ void reserve_tables(Reader r, Message& m) {
       const uint8_t* e = r.length_delimited("ProfilesDictionary");
       const size_t field = tag >> 3, len = static_cast<size_t>(e - r.pos());
       if (field < 8) ++count[field];
-      if (field == f::dictionary::kStackTable) stack_bytes += len;
       if (field == f::dictionary::kStringTable) string_bytes += len;
       r.seek(e);
     }
@@ -587,7 +634,8 @@ void reserve_tables(Reader r, Message& m) {
   const size_t stacks = count[f::dictionary::kStackTable];
   m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
   m.stack_offset.reserve(m.stack_offset.size() + stacks);
-  reserve_huge(m.stack_locations, m.stack_locations.size() + stack_bytes);  // at most a varint per byte
+  m.stack_packed.reserve(m.stack_packed.size() + stacks);
+  m.stack_first.reserve(m.stack_first.size() + stacks);
 }
 
 void dictionary(Reader r, Message& m) {
@@ -654,20 +702,9 @@ void dictionary(Reader r, Message& m) {
         m.attributes.push_back(std::move(x));
         break;
       }
-      case f::dictionary::kStackTable: {
-        Reader s = sub(r, wt, "ProfilesDictionary.stack_table", at);
-        m.stack_offset.push_back(r.offset_of(s.pos()));
-        while (!s.done()) {
-          const uint8_t* p = s.pos();
-          uint32_t t = s.tag("Stack");
-          if ((t >> 3) == f::stack::kLocationIndices)
-            stack_locations(s, t & 7, p, m);
-          else
-            s.skip(t & 7, "Stack");
-        }
-        m.stack_offsets.push_back(static_cast<int64_t>(m.stack_locations.size()));
+      case f::dictionary::kStackTable:
+        stack(sub(r, wt, "ProfilesDictionary.stack_table", at), m);
         break;
-      }
       default:
         r.skip(wt, "ProfilesDictionary");
     }

@@ -159,6 +159,8 @@ class Strings {
     intern(std::string_view());
   }
 
+  void reserve_bytes(size_t n) { table_.data.reserve(n); }
+
   int32_t intern(std::string_view s) {
     if ((used_ + 1) * 2 > slots_.size()) grow();  // at most half full: short probes
     const uint64_t h = hash_bytes(s);
@@ -235,6 +237,17 @@ class Builder {
 
   Profile p;
 
+  // Room for every dictionary row, for a profile that is the whole message
+  // (most rows reach it): no table grows by copying.
+  void reserve_tables() {
+    const size_t nl = m_.locations.size(), nf = m_.functions.size(), nm = m_.mappings.size();
+    p.locations.for_each_column([nl](const char*, auto& c) { c.reserve(nl + 1); });
+    p.lines.for_each_column([this](const char*, auto& c) { c.reserve(m_.lines.size()); });
+    p.functions.for_each_column([nf](const char*, auto& c) { c.reserve(nf); });
+    p.mappings.for_each_column([nm](const char*, auto& c) { c.reserve(nm); });
+    strings_.reserve_bytes(m_.strings.data.size() + 64);
+  }
+
   int32_t intern(std::string_view s) { return strings_.intern(s); }
 
   int32_t code(int64_t index, const char* field, int64_t offset) {
@@ -254,7 +267,22 @@ class Builder {
     if (stack_at_[s] >= 0) return append_copy(col, static_cast<size_t>(stack_at_[s]), e - b);
     stack_at_[s] = static_cast<int64_t>(col.size());
     int32_t* out = extend(col, e - b);  // location() grows other columns, never this one
-    for (size_t k = b; k < e; ++k) *out++ = location(m_.stack_locations[k], m_.stack_offset[s]);
+    const int64_t at = m_.stack_offset[s];
+    if (const uint8_t* q = m_.stack_packed.empty() ? nullptr : m_.stack_packed[s]) {
+      // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
+      for (size_t k = b; k < e; ++k) {
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+          const uint8_t c = *q++;
+          v |= uint64_t(c & 0x7f) << shift;
+          if (c < 0x80) break;
+        }
+        *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
+      }
+      return;
+    }
+    const int32_t* indices = m_.stack_locations.data() + m_.stack_first[s];
+    for (size_t k = b; k < e; ++k) *out++ = location(*indices++, at);
   }
 
   // The labels of attribute_table[index] (several for an array value).
@@ -492,8 +520,10 @@ size_t observations(const SampleView& v) {
 // One pprof profile from OTLP profiles group[0..] of one scope. Returns the
 // number of them that hold the same samples as group[0] (group.size() when
 // all do: then `out` is the profile; else the caller tries again with fewer).
-size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& group, Origin& origin, Profile& out) {
+size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& group, bool whole, Origin& origin,
+                     Profile& out) {
   Builder b(m);
+  if (whole) b.reserve_tables();
   Profile& p = b.p;
   const ProfileMsg& first = *group[0];
   origin.profile_attributes = header_attributes(m, first, b);
@@ -515,11 +545,12 @@ size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& gro
   // the estimate is capped by the input's size, as hostile input may claim
   // anything, and the columns grow if it falls short.
   const size_t nt = group.size(), n = first.num_samples, stacks = m.stack_offsets.size() - 1;
-  const size_t depth = stacks ? m.stack_locations.size() / stacks : 0;
+  const size_t depth = stacks ? static_cast<size_t>(m.stack_offsets.back()) / stacks : 0;
   reserve_huge(p.values, n * nt);
   reserve_huge(p.stack_offsets, n + 1);
   reserve_huge(p.label_offsets, n + 1);
-  reserve_huge(p.stack_locations, std::min(n * depth + n * depth / 8, 16 * (n + m.stack_locations.size())));
+  reserve_huge(p.stack_locations,
+               std::min(n * depth + n * depth / 8, 16 * (n + static_cast<size_t>(m.stack_offsets.back()))));
 
   const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
   std::vector<LabelRow> labels;
@@ -560,9 +591,13 @@ size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& gro
 
 // One pprof profile from the longest prefix of `group` (OTLP profiles of one
 // scope with the same header) that holds the same samples; `group` is cut to it.
-Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, Origin& origin) {
+// `whole`: group holds every OTLP profile of the message.
+Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, bool whole, Origin& origin) {
   Profile p;
-  for (size_t joined; (joined = convert_group(m, group, origin, p)) < group.size();) group.resize(joined);
+  for (size_t joined; (joined = convert_group(m, group, whole, origin, p)) < group.size();) {
+    group.resize(joined);
+    whole = false;
+  }
   return p;
 }
 
@@ -570,6 +605,9 @@ Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, Origin&
 
 std::vector<Decoded> to_pprof(Message& m) {
   std::vector<Decoded> out;
+  size_t profiles = 0;
+  for (const ResourceMsg& res : m.resources)
+    for (const ScopeMsg& scope : res.scopes) profiles += scope.profiles.size();
   for (size_t r = 0; r < m.resources.size(); ++r) {
     const ResourceMsg& res = m.resources[r];
     std::vector<KeyValue> resource_attributes = resolve(m, res.attributes);
@@ -582,7 +620,7 @@ std::vector<Decoded> to_pprof(Message& m) {
           group.push_back(&scope.profiles[k]);
         Origin o;
         Decoded d;
-        d.profile = convert(m, group, o);
+        d.profile = convert(m, group, group.size() == profiles, o);
         for (size_t k = 0; k < group.size(); ++k) o.profile_indices.push_back(i + k);
         i += group.size();
         o.resource_index = r;
