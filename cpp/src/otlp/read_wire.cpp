@@ -761,25 +761,22 @@ PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int
   v.link = 0;
   v.n_attrs = v.n_values = v.n_times = 0;
   while (!r.done()) {
-    switch (*r.pos()) {
+    const uint8_t tag = *r.pos();  // one byte: field and wire type (other tags: return false)
+    r.seek(r.pos() + 1);
+    switch (tag) {
       case f::sample::kStackIndex << 3 | kVarint:
-        r.seek(r.pos() + 1);
         v.stack = static_cast<int64_t>(r.varint("Sample.stack_index"));
         break;
-      case f::sample::kAttributeIndices << 3 | kLen:
-        r.seek(r.pos() + 1);
-        if (v.n_attrs || !packed_inline(r, "Sample.attribute_indices", attrs, room, v.n_attrs)) return false;
-        break;
       case f::sample::kLinkIndex << 3 | kVarint:
-        r.seek(r.pos() + 1);
         v.link = static_cast<int64_t>(r.varint("Sample.link_index"));
         break;
+      case f::sample::kAttributeIndices << 3 | kLen:
+        if (v.n_attrs || !packed_inline(r, "Sample.attribute_indices", attrs, room, v.n_attrs)) return false;
+        break;
       case f::sample::kValues << 3 | kLen:
-        r.seek(r.pos() + 1);
         if (v.n_values || !packed_inline(r, "Sample.values", values, room, v.n_values)) return false;
         break;
       case f::sample::kTimestampsUnixNano << 3 | kLen: {
-        r.seek(r.pos() + 1);
         const uint8_t* e = r.length_delimited("Sample.timestamps_unix_nano");
         const size_t bytes = static_cast<size_t>(e - r.pos());
         if (v.n_times || bytes % 8 != 0 || bytes / 8 > room) return false;
