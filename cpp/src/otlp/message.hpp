@@ -5,7 +5,8 @@
 // allocation per row. Samples are read when they are converted: from the
 // message's bytes (protobuf) or from columns (JSON), through SampleCursor.
 // Indices are kept as read, unchecked, with the byte offset (or JSON offset)
-// of their message, so errors can say where a bad one is.
+// of their message, so errors can say where a bad one is. A Message read from
+// protobuf points into those bytes: it must not outlive them.
 #pragma once
 #include <cstdint>
 #include <string>
