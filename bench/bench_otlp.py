@@ -11,22 +11,27 @@ path), each written as OTLP ``ProfilesData`` with ``Profile.to_otlp()``
 
 * ``pprofcore.loads(otlp)``: OTLP bytes to a ``Profile`` (decode and conversion);
 * ``ProfilesData.FromString(otlp)``: upb's parse alone, no conversion;
-* ``pprofcore.loads(pprof)``: profile.proto bytes to a ``Profile``.
+* ``pprofcore.loads(pprof)``: profile.proto bytes to a ``Profile``;
+* ``Profile.to_otlp()`` against ``Profile.to_bytes(compress=False)`` (encode).
 
 Targets (issue 31): pprofcore's OTLP decode at least 5x faster than upb and
-within 1.5x of its profile.proto decode. Best wall-clock times and best CPU
-times (the process's, all threads); ratios from one run.
+within 1.5x of its profile.proto decode. ``--rounds`` interleaved rounds (each
+runs every measurement of every input once, and records the load average);
+best wall-clock times and best CPU times (the process's, all threads); ratios
+from the same run.
 
 Usage::
 
-    python bench/bench_otlp.py [--corpus DIR] [--reps N] [--json OUT]
+    python bench/bench_otlp.py [--corpus DIR] [--rounds N] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,10 +67,20 @@ def generated(n: int = 200_000, seed: int = 1) -> pprofcore.Profile:
     return b.build()
 
 
+def _once(fn) -> tuple:
+    """Wall-clock and CPU seconds of one call."""
+    gc.collect()
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    del out
+    return wall, cpu
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=C.DEFAULT_CORPUS)
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     from opentelemetry.proto.profiles.v1development.profiles_pb2 import ProfilesData
@@ -81,22 +96,41 @@ def main() -> int:
         path = args.corpus / rel
         if path.exists():
             inputs.append((rel, pprofcore.load(path)))
-    print(f"load average {C.loadavg()}; protobuf backend {backend}")
-    heads = ("samples", "OTLP MB", "otlp ms", "upb ms", "pprof ms", "upb/otlp", "otlp/pprof")
-    print(f"{'input':48} " + " ".join(f"{h:>10}" for h in heads))
-    rows = []
+    cases = []
     for name, p in inputs:
         otlp = p.to_otlp()
         raw = p.to_bytes(compress=False)
-        assert len(pprofcore.loads(otlp)) == len(p)
-        t = C.timeit_many(
-            {
-                "otlp": lambda: pprofcore.loads(otlp),
-                "upb": lambda: ProfilesData.FromString(otlp),
-                "pprof": lambda: pprofcore.loads(raw),
-            },
-            reps=args.reps,
-        )
+        assert pprofcore.loads(otlp) == pprofcore.loads(p.to_otlp())  # deterministic, and it reads
+        fns = {
+            "otlp": lambda otlp=otlp: pprofcore.loads(otlp),
+            "upb": lambda otlp=otlp: ProfilesData.FromString(otlp),
+            "pprof": lambda raw=raw: pprofcore.loads(raw),
+            "to_otlp": lambda p=p: p.to_otlp(),
+            "to_bytes": lambda p=p: p.to_bytes(compress=False),
+        }
+        for fn in fns.values():  # warm up
+            fn()
+        cases.append((name, p, otlp, raw, fns, {k: C.Timing([], []) for k in fns}))
+    loads = []
+    for r in range(args.rounds):
+        for _, _, _, _, fns, timings in cases:
+            for k, fn in fns.items():
+                wall, cpu = _once(fn)
+                timings[k].times.append(wall)
+                timings[k].cpu_times.append(cpu)
+        loads.append(C.loadavg()[0])
+        print(f"round {r + 1}: load average {loads[-1]}", flush=True)
+    print(f"protobuf backend {backend}; best of {args.rounds} rounds; ratios (wall, then CPU time)")
+    heads = ("samples", "OTLP MB", "otlp ms", "upb ms", "pprof ms", "upb/otlp", "otlp/pprof", "enc ratio")
+    print(f"{'input':48} " + " ".join(f"{h:>10}" for h in heads))
+    rows = []
+    for name, p, otlp, raw, _, t in cases:
+
+        def ratio(a: str, b: str, cpu: bool = False) -> float:
+            if cpu:
+                return min(t[a].cpu_times) / min(t[b].cpu_times)
+            return t[a].best / t[b].best
+
         row = {
             "input": name,
             "samples": len(p),
@@ -104,21 +138,25 @@ def main() -> int:
             "pprof_bytes": len(raw),
             **{f"{k}_best_s": v.best for k, v in t.items()},
             **{f"{k}_best_cpu_s": min(v.cpu_times) for k, v in t.items()},
-            "upb_over_otlp": t["upb"].best / t["otlp"].best,
-            "otlp_over_pprof": t["otlp"].best / t["pprof"].best,
+            "upb_over_otlp": ratio("upb", "otlp"),
+            "otlp_over_pprof": ratio("otlp", "pprof"),
+            "to_otlp_over_to_bytes": ratio("to_otlp", "to_bytes"),
             # CPU time: on a shared, loaded machine the wall clock of longer calls counts waiting too
-            "upb_over_otlp_cpu": min(t["upb"].cpu_times) / min(t["otlp"].cpu_times),
-            "otlp_over_pprof_cpu": min(t["otlp"].cpu_times) / min(t["pprof"].cpu_times),
+            "upb_over_otlp_cpu": ratio("upb", "otlp", True),
+            "otlp_over_pprof_cpu": ratio("otlp", "pprof", True),
+            "to_otlp_over_to_bytes_cpu": ratio("to_otlp", "to_bytes", True),
         }
         rows.append(row)
         print(
             f"{name[:48]:48} {len(p):>10} {len(otlp) / 1e6:>10.1f} {C.ms(t['otlp'].best):>10} "
             f"{C.ms(t['upb'].best):>10} {C.ms(t['pprof'].best):>10} "
-            f"{row['upb_over_otlp']:>9.2f}x {row['otlp_over_pprof']:>9.2f}x   (CPU time: "
-            f"{row['upb_over_otlp_cpu']:.2f}x, {row['otlp_over_pprof_cpu']:.2f}x)"
+            f"{row['upb_over_otlp']:>9.2f}x {row['otlp_over_pprof']:>9.2f}x {row['to_otlp_over_to_bytes']:>9.2f}x"
+            f"   (CPU time: {row['upb_over_otlp_cpu']:.2f}x, {row['otlp_over_pprof_cpu']:.2f}x, "
+            f"{row['to_otlp_over_to_bytes_cpu']:.2f}x)"
         )
     if args.json:
-        args.json.write_text(json.dumps({"machine": C.machine_info(), "backend": backend, "rows": rows}, indent=1))
+        out = {"machine": C.machine_info(), "backend": backend, "rounds": args.rounds, "load_per_round": loads}
+        args.json.write_text(json.dumps({**out, "rows": rows}, indent=1))
     return 0
 
 

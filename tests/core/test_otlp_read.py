@@ -302,6 +302,49 @@ def test_malformed_input_names_field_and_offset():
         pprofcore.load_otlp(b'{"resourceProfiles": ' + b"[" * 5000 + b"]" * 5000 + b"}")
 
 
+def _ld(field: int, payload: bytes) -> bytes:
+    return bytes([field << 3 | 2]) + _varint(len(payload)) + payload
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        pytest.param(lambda f, g: _ld(1, bytes([f, g])), id="packed"),
+        pytest.param(lambda f, g: bytes([1 << 3, f, 1 << 3, g]), id="unpacked"),
+        pytest.param(lambda f, g: _ld(1, bytes([f])) + _ld(1, bytes([g])), id="two-runs"),
+        pytest.param(lambda f, g: _ld(1, bytes([0x80 | f, 0x80, 0x80, 0x80, 0x80, 0, g])), id="six-byte-varint"),
+    ],
+)
+def test_stack_encodings_read_alike(shape):
+    """The reader keeps a packed stack in the input until it is converted and
+    decodes the other encodings at once: every one gives the same frames."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    f, g = d.frame("f"), d.frame("g")
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=1, values=[1])
+    p.samples.add(stack_index=1, values=[2])
+    # A second dictionary field merges into the first (stack_table[1] is the one written here).
+    q = pprofcore.loads(m.SerializeToString() + _ld(2, _ld(7, shape(f, g))))
+    for i in range(2):
+        assert [q._s(q.functions.name[q.lines.function[q.locations.line_offsets[x]]]) for x in q.stack(i)] == ["f", "g"]
+
+
+@pytest.mark.parametrize("index", [9, 1 << 33])
+def test_packed_stack_index_out_of_range(index):
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    d.frame("f")
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=1, values=[1])
+    data = m.SerializeToString() + _ld(2, _ld(7, _ld(1, _varint(1) + _varint(index))))
+    with pytest.raises(DecodeError, match=f"location_indices {index} is out of range of location_table") as e:
+        pprofcore.loads(data)
+    assert e.value.field == "Stack.location_indices" and e.value.offset > 0
+
+
 def test_damaged_messages_never_crash():
     rng = random.Random(31)
     good = _message().SerializeToString()
@@ -311,9 +354,11 @@ def test_damaged_messages_never_crash():
             data[rng.randrange(len(data))] = rng.randrange(256)
         data = bytes(data[: rng.randint(1, len(data))]) if rng.random() < 0.3 else bytes(data)
         try:
-            pprofcore.load_otlp(data)
+            decoded = pprofcore.load_otlp(data)
         except DecodeError:
-            pass
+            continue
+        for o in decoded:  # the converter skips this pass (it checks each index it writes)
+            o.profile._core.check_invariants()
 
 
 def test_deep_attribute_nesting_is_refused():

@@ -122,6 +122,7 @@ def _same(p: pprofcore.Profile, q: pprofcore.Profile) -> None:
     """Canonically equal, sample by sample in order, and the per-row fields the
     canonical form leaves out (mapping flags, function start lines, columns)."""
     assert_profile_equal(p, q, check_order=True)
+    q._core.check_invariants()
 
     def rows(t, cols, strs):
         return sorted(

@@ -1,9 +1,12 @@
 // message: an OTLP profiles message as read, before it becomes pprof profiles.
 // The protobuf and JSON readers fill it; to_pprof.cpp checks every index and
-// converts. Samples and stacks are columns (CSR), so a large message costs a
-// few vectors, not an allocation per sample. Indices are kept as read (int64,
-// unchecked) together with the byte offset (or JSON offset) of their message,
-// so errors can say where a bad one is.
+// converts. Tables are flat columns (a location's lines and attributes are
+// ranges of shared vectors), so a large message costs a few vectors, not an
+// allocation per row. Samples are read when they are converted: from the
+// message's bytes (protobuf) or from columns (JSON), through SampleCursor.
+// Indices are kept as read, unchecked, with the byte offset (or JSON offset)
+// of their message, so errors can say where a bad one is. A Message read from
+// protobuf points into those bytes: it must not outlive them.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -51,8 +54,8 @@ struct Line {
 struct Location {
   int64_t mapping = 0;
   uint64_t address = 0;
-  std::vector<Line> lines;
-  std::vector<int64_t> attributes;
+  size_t lines_begin = 0, lines_end = 0;  // range of Message::lines
+  size_t attrs_begin = 0, attrs_end = 0;  // range of Message::location_attributes
   int64_t offset = -1;
 };
 
@@ -65,7 +68,8 @@ struct Link {
   std::string trace_id, span_id;
 };
 
-// Samples of one profile as columns; sample i's lists are [offsets[i], offsets[i+1]).
+// Samples of one profile as columns (the JSON reader's); sample i's lists are
+// [offsets[i], offsets[i+1]).
 struct Samples {
   std::vector<int64_t> stack, link, offset;
   std::vector<int64_t> attr_offsets{0}, attrs;
@@ -89,6 +93,10 @@ struct ProfileMsg {
   uint32_t dropped_attributes_count = 0;
   std::vector<int64_t> attributes;
   int64_t offset = -1;
+  size_t num_samples = 0;
+  // Protobuf: the Profile message's bytes (samples is empty), its offsets
+  // counted from `base`; the samples are parsed when converted.
+  const uint8_t *base = nullptr, *begin = nullptr, *end = nullptr;
 };
 
 using RawAttributes = std::vector<RawValue::Pair>;  // Resource/scope attributes (strindex allowed)
@@ -109,13 +117,63 @@ struct Message {
   std::vector<ResourceMsg> resources;
   std::vector<Mapping> mappings;
   std::vector<Location> locations;
+  std::vector<Line> lines;
+  std::vector<int64_t> location_attributes;
   std::vector<Function> functions;
   std::vector<Link> links;
   StringTable strings;  // one buffer: no allocation per string
   std::vector<Attribute> attributes;
-  std::vector<int64_t> stack_offsets{0}, stack_locations;
+  // Stack entry s has stack_offsets[s + 1] - stack_offsets[s] locations. In
+  // the usual protobuf shape (one packed field) they stay in the input,
+  // stack_packed[s] (checked when read, decoded when converted); otherwise
+  // (and from JSON, where stack_packed is empty) they are in stack_locations
+  // from stack_first[s] on, -1 standing for an index int32 cannot hold (out of
+  // range of any table; the first such is kept in wide_location).
+  std::vector<int64_t> stack_offsets{0};
+  std::vector<const uint8_t*> stack_packed;
+  std::vector<int64_t> stack_first;
+  std::vector<int32_t> stack_locations;
+  int64_t wide_location = -1;
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry
   bool json = false;                  // offsets count JSON text bytes
+};
+
+// A stack_table location index as stored in Message::stack_locations.
+inline int32_t stack_location(Message& m, int64_t index) {
+  if (index >= 0 && index <= INT32_MAX) return static_cast<int32_t>(index);
+  if (m.wide_location == -1) m.wide_location = index;
+  return -1;
+}
+
+// One sample as the converter sees it; the lists stay valid until the next one.
+struct SampleView {
+  int64_t stack = 0, link = 0, offset = -1;
+  const int64_t* attrs = nullptr;
+  size_t n_attrs = 0;
+  const int64_t* values = nullptr;
+  size_t n_values = 0;
+  const uint64_t* times = nullptr;
+  size_t n_times = 0;
+};
+
+// The samples of one ProfileMsg in order: from its columns (JSON), or parsed
+// from its bytes one at a time (protobuf; wire errors surface here, named by
+// field and offset as the reader names them).
+class SampleCursor {
+ public:
+  explicit SampleCursor(const ProfileMsg& p) : p_(p), at_(p.begin) {}
+  bool next(SampleView& v);
+
+ private:
+  static constexpr size_t kInline = 16;  // list lengths read without a vector
+
+  const ProfileMsg& p_;
+  const uint8_t* at_;  // protobuf: where the next field starts
+  size_t j_ = 0;       // JSON: the next sample's row
+  int64_t attrs_inline_[kInline], values_inline_[kInline];
+  uint64_t times_inline_[kInline];
+  std::vector<int64_t> attrs_, values_;
+  std::vector<uint64_t> times_;
 };
 
 // protobuf -> Message (read_wire.cpp); JSON -> Message (read_json.cpp).

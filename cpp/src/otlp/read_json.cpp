@@ -439,6 +439,7 @@ void profile(const Json& j, ProfileMsg& p) {
     s.value_offsets.push_back(static_cast<int64_t>(s.values.size()));
     s.time_offsets.push_back(static_cast<int64_t>(s.times.size()));
   }
+  p.num_samples = s.size();
 }
 
 void dictionary(const Json& d, Message& m) {
@@ -457,11 +458,15 @@ void dictionary(const Json& d, Message& m) {
     x.offset = e.offset;
     x.mapping = integer(get(e, "mappingIndex"), "Location.mapping_index");
     x.address = static_cast<uint64_t>(integer(get(e, "address"), "Location.address"));
+    x.lines_begin = m.lines.size();
     for (const Json& l : list(get(e, "lines"), "Location.lines"))
-      x.lines.push_back({integer(get(l, "functionIndex"), "Line.function_index"), integer(get(l, "line"), "Line.line"),
+      m.lines.push_back({integer(get(l, "functionIndex"), "Line.function_index"), integer(get(l, "line"), "Line.line"),
                          integer(get(l, "column"), "Line.column")});
-    integers(get(e, "attributeIndices"), "Location.attribute_indices", x.attributes);
-    m.locations.push_back(std::move(x));
+    x.lines_end = m.lines.size();
+    x.attrs_begin = m.location_attributes.size();
+    integers(get(e, "attributeIndices"), "Location.attribute_indices", m.location_attributes);
+    x.attrs_end = m.location_attributes.size();
+    m.locations.push_back(x);
   }
   for (const Json& e : list(get(d, "functionTable"), "ProfilesDictionary.function_table")) {
     Function x;
@@ -484,9 +489,13 @@ void dictionary(const Json& d, Message& m) {
     any_value(get(e, "value"), a.value);
     m.attributes.push_back(std::move(a));
   }
+  std::vector<int64_t> indices;
   for (const Json& e : list(get(d, "stackTable"), "ProfilesDictionary.stack_table")) {
     m.stack_offset.push_back(e.offset);
-    integers(get(e, "locationIndices"), "Stack.location_indices", m.stack_locations);
+    indices.clear();
+    integers(get(e, "locationIndices"), "Stack.location_indices", indices);
+    m.stack_first.push_back(static_cast<int64_t>(m.stack_locations.size()));
+    for (int64_t i : indices) m.stack_locations.push_back(stack_location(m, i));
     m.stack_offsets.push_back(static_cast<int64_t>(m.stack_locations.size()));
   }
 }

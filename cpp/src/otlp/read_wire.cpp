@@ -9,6 +9,7 @@
 #include <string>
 
 #include "message.hpp"
+#include "pprofcore/memory.hpp"
 #include "pprofcore/otlp_fields.hpp"
 #include "pprofcore/wire.hpp"
 
@@ -34,12 +35,13 @@ constexpr const char* kSupported =
                     field, r.offset_of(tag_at));
 }
 
-void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field,
+                             const uint8_t* tag_at) {
   if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
 }
 
 // A Reader over the payload of the length-delimited field at r (r moves past it).
-Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   expect(r, wt, kLen, field, tag_at);
   const uint8_t* e = r.length_delimited(field);
   Reader m(r.base(), r.pos(), e);
@@ -47,17 +49,17 @@ Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   return m;
 }
 
-std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   Reader m = sub(r, wt, field, tag_at);
   return std::string(reinterpret_cast<const char*>(m.pos()), static_cast<size_t>(m.end() - m.pos()));
 }
 
-int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
+PPROFCORE_INLINE int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
   expect(r, wt, kVarint, field, tag_at);
   return static_cast<int64_t>(r.varint(field));
 }
 
-uint64_t fixed64(Reader& r, const char* field) {
+PPROFCORE_INLINE uint64_t fixed64(Reader& r, const char* field) {
   const uint8_t* p = r.pos();
   if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
   uint64_t v = 0;
@@ -67,7 +69,8 @@ uint64_t fixed64(Reader& r, const char* field) {
 }
 
 // A repeated varint field, packed (one LEN record) or not.
-void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<int64_t>& out) {
+PPROFCORE_INLINE void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at,
+                              std::vector<int64_t>& out) {
   if (wt != kLen) {
     out.push_back(scalar(r, wt, field, tag_at));
     return;
@@ -225,30 +228,35 @@ ValueType value_type(Reader r, const char* field) {
   return t;
 }
 
-void sample(Reader r, Samples& s) {
-  int64_t stack = 0, link = 0;
+void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<int64_t>& values,
+            std::vector<uint64_t>& times) {
+  attrs.clear();
+  values.clear();
+  times.clear();
+  v.stack = 0;
+  v.link = 0;
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Sample");
     uint32_t wt = tag & 7;
     switch (tag >> 3) {
       case f::sample::kStackIndex:
-        stack = scalar(r, wt, "Sample.stack_index", at);
+        v.stack = scalar(r, wt, "Sample.stack_index", at);
         break;
       case f::sample::kAttributeIndices:
-        varints(r, wt, "Sample.attribute_indices", at, s.attrs);
+        varints(r, wt, "Sample.attribute_indices", at, attrs);
         break;
       case f::sample::kLinkIndex:
         if (wt == kLen)
           older_layout(r, at, "Sample.link_index",
                        "Sample field 3 holds a list, the attribute_indices of v1.9.0 and earlier");
-        link = scalar(r, wt, "Sample.link_index", at);
+        v.link = scalar(r, wt, "Sample.link_index", at);
         break;
       case f::sample::kValues:
-        varints(r, wt, "Sample.values", at, s.values);
+        varints(r, wt, "Sample.values", at, values);
         break;
       case f::sample::kTimestampsUnixNano:
-        fixed64s(r, wt, "Sample.timestamps_unix_nano", at, s.times);
+        fixed64s(r, wt, "Sample.timestamps_unix_nano", at, times);
         break;
       case 6:
         older_layout(r, at, "Sample", "Sample has field 6, the timestamps_unix_nano of v1.7.0 and earlier");
@@ -256,33 +264,19 @@ void sample(Reader r, Samples& s) {
         r.skip(wt, "Sample");
     }
   }
-  s.stack.push_back(stack);
-  s.link.push_back(link);
-  s.attr_offsets.push_back(static_cast<int64_t>(s.attrs.size()));
-  s.value_offsets.push_back(static_cast<int64_t>(s.values.size()));
-  s.time_offsets.push_back(static_cast<int64_t>(s.times.size()));
-}
-
-// Sizes the sample columns before they are read: one pass over the profile's
-// tags counts its samples. A malformed profile stops the count; the reading
-// pass then reports it.
-void reserve_samples(Reader r, Samples& s) {
-  size_t n = 0;
-  try {
-    while (!r.done()) {
-      const uint32_t tag = r.tag("Profile");
-      if ((tag >> 3) == f::profile::kSamples && (tag & 7) == kLen) ++n;
-      r.skip(tag & 7, "Profile");
-    }
-  } catch (const DecodeError&) {
-  }
-  for (std::vector<int64_t>* v : {&s.stack, &s.link, &s.offset, &s.values}) v->reserve(v->size() + n);
-  for (std::vector<int64_t>* v : {&s.attr_offsets, &s.value_offsets, &s.time_offsets}) v->reserve(v->size() + n + 1);
+  v.attrs = attrs.data();
+  v.n_attrs = attrs.size();
+  v.values = values.data();
+  v.n_values = values.size();
+  v.times = times.data();
+  v.n_times = times.size();
 }
 
 void profile(Reader r, ProfileMsg& p) {
   p.offset = r.offset();
-  reserve_samples(r, p.samples);
+  p.base = r.base();
+  p.begin = r.pos();
+  p.end = r.end();
   bool seen_sample_type = false;
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -296,12 +290,10 @@ void profile(Reader r, ProfileMsg& p) {
         seen_sample_type = true;
         p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
         break;
-      case f::profile::kSamples: {
-        Reader m = sub(r, wt, "Profile.samples", at);
-        p.samples.offset.push_back(r.offset_of(m.pos()));
-        sample(m, p.samples);
+      case f::profile::kSamples:
+        sub(r, wt, "Profile.samples", at);  // read when converted (SampleCursor)
+        ++p.num_samples;
         break;
-      }
       case f::profile::kTimeUnixNano:
         if (wt != kFixed64)
           older_layout(r, at, "Profile.time_unix_nano",
@@ -457,6 +449,8 @@ void mapping(Reader r, Message& m) {
 void location(Reader r, Message& m) {
   Location x;
   x.offset = r.offset();
+  x.lines_begin = m.lines.size();
+  x.attrs_begin = m.location_attributes.size();
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Location");
@@ -489,17 +483,19 @@ void location(Reader r, Message& m) {
               l.skip(w, "Line");
           }
         }
-        x.lines.push_back(line);
+        m.lines.push_back(line);
         break;
       }
       case f::location::kAttributeIndices:
-        varints(r, wt, "Location.attribute_indices", at, x.attributes);
+        varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
         break;
       default:
         r.skip(wt, "Location");
     }
   }
-  m.locations.push_back(std::move(x));
+  x.lines_end = m.lines.size();
+  x.attrs_end = m.location_attributes.size();
+  m.locations.push_back(x);
 }
 
 void function(Reader r, Message& m) {
@@ -529,12 +525,89 @@ void function(Reader r, Message& m) {
   m.functions.push_back(x);
 }
 
+// Stack.location_indices, packed or not, as int32 (stack_location()): the
+// stack table holds most of a large message's varints.
+void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) {
+  if (wt != kLen) {
+    m.stack_locations.push_back(stack_location(m, scalar(r, wt, "Stack.location_indices", tag_at)));
+    return;
+  }
+  Reader s = sub(r, wt, "Stack.location_indices", tag_at);
+  std::vector<int32_t>& out = m.stack_locations;
+  const size_t size = out.size(), most = static_cast<size_t>(s.end() - s.pos());
+  if (out.capacity() - size < most) out.reserve(std::max(out.capacity() * 2, size + most));
+  // A local position and end (not the Reader's): the loop keeps them in registers.
+  const uint8_t *p = s.pos(), *const e = s.end();
+  while (p < e) {
+    uint64_t x = *p;
+    if (x < 0x80) {
+      ++p;
+    } else if (e - p >= 2 && p[1] < 0x80) {
+      x = (x & 0x7f) | uint64_t(p[1]) << 7;
+      p += 2;
+    } else {
+      const wire::VarintAt v = wire::varint_at(s.base(), p, e, "Stack.location_indices");
+      x = v.value;
+      p = v.next;
+    }
+    out.push_back(stack_location(m, static_cast<int64_t>(x)));
+  }
+}
+
+// The number of varints in a packed payload, or -1 when it does not end
+// with a varint's last byte or holds one longer than 5 bytes (35 bits: past
+// any table's size), which the general path then reads and reports.
+int64_t short_varints(const uint8_t* p, const uint8_t* e) {
+  int64_t n = 0;
+  int run = 0;
+  for (; p < e; ++p) {
+    if (*p < 0x80) {
+      ++n;
+      run = 0;
+    } else if (++run == 5) {
+      return -1;
+    }
+  }
+  return run ? -1 : n;
+}
+
+// One stack_table entry. The usual shape, a single packed location_indices,
+// is only checked and counted here: to_pprof.cpp decodes it on first use,
+// straight into the profile (the stack table is most of a large message).
+void stack(Reader s, Message& m) {
+  m.stack_offset.push_back(s.offset());
+  const uint8_t *b = s.pos(), *e = s.end();
+  if (e - b >= 2 && *b == (f::stack::kLocationIndices << 3 | kLen)) {
+    Reader x(s.base(), b + 1, e);
+    const uint8_t* end = x.length_delimited("Stack.location_indices");
+    const int64_t n = end == e ? short_varints(x.pos(), e) : -1;
+    if (n >= 0) {
+      m.stack_packed.push_back(x.pos());
+      m.stack_first.push_back(-1);
+      m.stack_offsets.push_back(m.stack_offsets.back() + n);
+      return;
+    }
+  }
+  const size_t before = m.stack_locations.size();
+  while (!s.done()) {
+    const uint8_t* p = s.pos();
+    uint32_t t = s.tag("Stack");
+    if ((t >> 3) == f::stack::kLocationIndices)
+      stack_locations(s, t & 7, p, m);
+    else
+      s.skip(t & 7, "Stack");
+  }
+  m.stack_packed.push_back(nullptr);
+  m.stack_first.push_back(static_cast<int64_t>(before));
+  m.stack_offsets.push_back(m.stack_offsets.back() + static_cast<int64_t>(m.stack_locations.size() - before));
+}
+
 // Sizes the tables before they are read: one pass over the dictionary's tags
-// counts each table's entries (and the bytes of the stacks and strings), so no
+// counts each table's entries (and the bytes of the strings), so no
 // table grows by copying. A malformed dictionary stops the count; the reading
 // pass then reports it.
 void reserve_tables(Reader r, Message& m) {
-  size_t count[8] = {}, stack_bytes = 0, string_bytes = 0;
+  size_t count[8] = {}, string_bytes = 0;
   try {
     while (!r.done()) {
       const uint32_t tag = r.tag("ProfilesDictionary");
@@ -545,7 +618,6 @@ void reserve_tables(Reader r, Message& m) {
       const uint8_t* e = r.length_delimited("ProfilesDictionary");
       const size_t field = tag >> 3, len = static_cast<size_t>(e - r.pos());
       if (field < 8) ++count[field];
-      if (field == f::dictionary::kStackTable) stack_bytes += len;
       if (field == f::dictionary::kStringTable) string_bytes += len;
       r.seek(e);
     }
@@ -553,6 +625,7 @@ void reserve_tables(Reader r, Message& m) {
   }
   m.mappings.reserve(m.mappings.size() + count[f::dictionary::kMappingTable]);
   m.locations.reserve(m.locations.size() + count[f::dictionary::kLocationTable]);
+  m.lines.reserve(m.lines.size() + count[f::dictionary::kLocationTable]);
   m.functions.reserve(m.functions.size() + count[f::dictionary::kFunctionTable]);
   m.links.reserve(m.links.size() + count[f::dictionary::kLinkTable]);
   m.attributes.reserve(m.attributes.size() + count[f::dictionary::kAttributeTable]);
@@ -561,7 +634,8 @@ void reserve_tables(Reader r, Message& m) {
   const size_t stacks = count[f::dictionary::kStackTable];
   m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
   m.stack_offset.reserve(m.stack_offset.size() + stacks);
-  m.stack_locations.reserve(m.stack_locations.size() + stack_bytes);  // at most a varint per byte
+  m.stack_packed.reserve(m.stack_packed.size() + stacks);
+  m.stack_first.reserve(m.stack_first.size() + stacks);
 }
 
 void dictionary(Reader r, Message& m) {
@@ -628,20 +702,9 @@ void dictionary(Reader r, Message& m) {
         m.attributes.push_back(std::move(x));
         break;
       }
-      case f::dictionary::kStackTable: {
-        Reader s = sub(r, wt, "ProfilesDictionary.stack_table", at);
-        m.stack_offset.push_back(r.offset_of(s.pos()));
-        while (!s.done()) {
-          const uint8_t* p = s.pos();
-          uint32_t t = s.tag("Stack");
-          if ((t >> 3) == f::stack::kLocationIndices)
-            varints(s, t & 7, "Stack.location_indices", p, m.stack_locations);
-          else
-            s.skip(t & 7, "Stack");
-        }
-        m.stack_offsets.push_back(static_cast<int64_t>(m.stack_locations.size()));
+      case f::dictionary::kStackTable:
+        stack(sub(r, wt, "ProfilesDictionary.stack_table", at), m);
         break;
-      }
       default:
         r.skip(wt, "ProfilesDictionary");
     }
@@ -671,6 +734,100 @@ Message read_wire(const uint8_t* data, size_t n) {
     }
   }
   return m;
+}
+
+// Packed varints into `out` (room for `room`); false when there are more (or
+// a varint is 10 bytes long: a negative number), for the general path to read.
+PPROFCORE_INLINE bool packed_inline(Reader& r, const char* field, int64_t* out, size_t room, size_t& n) {
+  const uint8_t* e = r.length_delimited(field);
+  Reader m(r.base(), r.pos(), e);
+  n = 0;
+  while (!m.done()) {
+    if (n == room) return false;
+    const uint64_t x = m.varint(field);
+    if (x >> 63) return false;
+    out[n++] = static_cast<int64_t>(x);
+  }
+  r.seek(e);
+  return true;
+}
+
+// sample() for the common shape: every field one of Sample's five, with its
+// usual wire type and one-byte tag, and short lists. Returns false for
+// anything else, and sample() then reads the sample (and reports its errors).
+PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int64_t* values, uint64_t* times,
+                                    size_t room) {
+  v.stack = 0;
+  v.link = 0;
+  v.n_attrs = v.n_values = v.n_times = 0;
+  while (!r.done()) {
+    const uint8_t tag = *r.pos();  // one byte: field and wire type (other tags: return false)
+    r.seek(r.pos() + 1);
+    switch (tag) {
+      case f::sample::kStackIndex << 3 | kVarint:
+        v.stack = static_cast<int64_t>(r.varint("Sample.stack_index"));
+        break;
+      case f::sample::kLinkIndex << 3 | kVarint:
+        v.link = static_cast<int64_t>(r.varint("Sample.link_index"));
+        break;
+      case f::sample::kAttributeIndices << 3 | kLen:
+        if (v.n_attrs || !packed_inline(r, "Sample.attribute_indices", attrs, room, v.n_attrs)) return false;
+        break;
+      case f::sample::kValues << 3 | kLen:
+        if (v.n_values || !packed_inline(r, "Sample.values", values, room, v.n_values)) return false;
+        break;
+      case f::sample::kTimestampsUnixNano << 3 | kLen: {
+        const uint8_t* e = r.length_delimited("Sample.timestamps_unix_nano");
+        const size_t bytes = static_cast<size_t>(e - r.pos());
+        if (v.n_times || bytes % 8 != 0 || bytes / 8 > room) return false;
+        for (size_t k = 0; k < bytes / 8; ++k) times[k] = fixed64(r, "Sample.timestamps_unix_nano");
+        v.n_times = bytes / 8;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  v.attrs = attrs;
+  v.values = values;
+  v.times = times;
+  return true;
+}
+
+bool SampleCursor::next(SampleView& v) {
+  if (!p_.begin) {  // JSON: columns
+    const Samples& s = p_.samples;
+    if (j_ >= s.size()) return false;
+    const size_t j = j_++;
+    v.stack = s.stack[j];
+    v.link = s.link[j];
+    v.offset = s.offset[j];
+    v.attrs = s.attrs.data() + s.attr_offsets[j];
+    v.n_attrs = static_cast<size_t>(s.attr_offsets[j + 1] - s.attr_offsets[j]);
+    v.values = s.values.data() + s.value_offsets[j];
+    v.n_values = static_cast<size_t>(s.value_offsets[j + 1] - s.value_offsets[j]);
+    v.times = s.times.data() + s.time_offsets[j];
+    v.n_times = static_cast<size_t>(s.time_offsets[j + 1] - s.time_offsets[j]);
+    return true;
+  }
+  // Protobuf: the next Profile.samples field (the profile's other fields were read with it).
+  Reader r(p_.base, at_, p_.end);
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    const uint32_t tag = r.tag("Profile");
+    if ((tag >> 3) != f::profile::kSamples) {
+      r.skip(tag & 7, "Profile");
+      continue;
+    }
+    Reader m = sub(r, tag & 7, "Profile.samples", at);
+    at_ = r.pos();
+    v.offset = r.offset_of(m.pos());
+    if (!sample_inline(m, v, attrs_inline_, values_inline_, times_inline_, kInline))
+      sample(m, v, attrs_, values_, times_);
+    return true;
+  }
+  at_ = r.pos();
+  return false;
 }
 
 }  // namespace pprofcore::otlp::detail

@@ -3,16 +3,22 @@
 // copies into each profile only the dictionary rows its samples reach (ids
 // 1..n in order of first use), turns sample attributes, links and timestamps
 // into labels and the pprof.* attributes into pprof's fields. OTLP profiles of
-// one scope with matching samples join as the sample types of one profile.
+// one scope with matching samples join as the sample types of one profile:
+// their samples are read side by side and compared as they are converted, and
+// written straight into the profile's columns (no per-sample copy in between).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 #include <utility>
-#include <functional>
 #include <string>
 #include <string_view>
 
 #include "conventions.hpp"
 #include "message.hpp"
+#include "pprofcore/hashing.hpp"
+#include "pprofcore/memory.hpp"
 #include "pprofcore/strings.hpp"
 
 namespace pprofcore::otlp::detail {
@@ -144,11 +150,20 @@ std::vector<KeyValue> resolve(const Message& m, const RawAttributes& raw) {
 // only in the table. Interning is on every string a sample reaches.
 class Strings {
  public:
-  Strings() { intern(std::string_view()); }
+  // Room for `expected` strings without growing (the input's string table: most reach the output).
+  explicit Strings(size_t expected) {
+    size_t slots = 64;
+    while (slots < expected * 2) slots *= 2;
+    slots_.assign(slots, 0);
+    table_.offsets.reserve(expected + 1);
+    intern(std::string_view());
+  }
+
+  void reserve_bytes(size_t n) { table_.data.reserve(n); }
 
   int32_t intern(std::string_view s) {
     if ((used_ + 1) * 2 > slots_.size()) grow();  // at most half full: short probes
-    const uint64_t h = std::hash<std::string_view>{}(s);
+    const uint64_t h = hash_bytes(s);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const uint64_t e = slots_[i];
@@ -175,7 +190,7 @@ class Strings {
     const size_t mask = slots_.size() - 1;
     for (uint64_t e : old) {
       if (e == 0) continue;
-      const uint64_t h = std::hash<std::string_view>{}(table_[code_of(e)]);
+      const uint64_t h = hash_bytes(table_[code_of(e)]);
       size_t i = h & mask;
       while (slots_[i] != 0) i = (i + 1) & mask;
       slots_[i] = slot(h, static_cast<int32_t>(code_of(e)));
@@ -189,6 +204,20 @@ class Strings {
 
 bool truthy(const Value& v) { return (v.kind == Value::kBool || v.kind == Value::kInt) && v.i != 0; }
 
+// Makes col n longer (growing geometrically) and returns the new elements.
+int32_t* extend(std::vector<int32_t>& col, size_t n) {
+  const size_t at = col.size();
+  if (col.capacity() < at + n) col.reserve(std::max(col.capacity() * 2, at + n));
+  col.resize(at + n);
+  return col.data() + at;
+}
+
+// Appends col[from, from + n) to col (insert() may not take a range of the vector itself).
+void append_copy(std::vector<int32_t>& col, size_t from, size_t n) {
+  int32_t* out = extend(col, n);
+  std::memcpy(out, col.data() + from, n * sizeof(int32_t));
+}
+
 struct LabelRow {
   int32_t key, str;
   int64_t num;
@@ -200,12 +229,24 @@ class Builder {
  public:
   explicit Builder(const Message& m)
       : m_(m),
+        strings_(m.strings.size() + 16),
         str_code_(m.strings.size(), -1),
         loc_row_(m.locations.size(), -1),
         fn_row_(m.functions.size(), -1),
         map_row_(m.mappings.size(), -1) {}
 
   Profile p;
+
+  // Room for every dictionary row, for a profile that is the whole message
+  // (most rows reach it): no table grows by copying.
+  void reserve_tables() {
+    const size_t nl = m_.locations.size(), nf = m_.functions.size(), nm = m_.mappings.size();
+    p.locations.for_each_column([nl](const char*, auto& c) { c.reserve(nl + 1); });
+    p.lines.for_each_column([this](const char*, auto& c) { c.reserve(m_.lines.size()); });
+    p.functions.for_each_column([nf](const char*, auto& c) { c.reserve(nf); });
+    p.mappings.for_each_column([nm](const char*, auto& c) { c.reserve(nm); });
+    strings_.reserve_bytes(m_.strings.data.size() + 64);
+  }
 
   int32_t intern(std::string_view s) { return strings_.intern(s); }
 
@@ -216,21 +257,33 @@ class Builder {
     return str_code_[i];
   }
 
-  // The location rows of stack_table[index], leaf first, converted once per
-  // stack however many samples share it: (first row, count).
-  std::pair<size_t, size_t> stack(int64_t index, int64_t offset) {
-    if (index == 0 && m_.stack_offsets.size() == 1) return {0, 0};  // no stack_table: stack 0 is the empty one
+  // Appends the location rows of stack_table[index], leaf first, to `col`:
+  // converted on the stack's first use, copied from that first copy after it.
+  void stack(int64_t index, int64_t offset, std::vector<int32_t>& col) {
+    if (index == 0 && m_.stack_offsets.size() == 1) return;  // no stack_table: stack 0 is the empty one
     size_t s = checked(m_, index, m_.stack_offsets.size() - 1, "Sample.stack_index", "stack_table", offset);
-    const int64_t b = m_.stack_offsets[s], e = m_.stack_offsets[s + 1];
+    const size_t b = static_cast<size_t>(m_.stack_offsets[s]), e = static_cast<size_t>(m_.stack_offsets[s + 1]);
     if (stack_at_.empty()) stack_at_.assign(m_.stack_offsets.size() - 1, -1);
-    if (stack_at_[s] < 0) {
-      stack_at_[s] = static_cast<int64_t>(stack_rows_.size());
-      for (int64_t k = b; k < e; ++k)
-        stack_rows_.push_back(location(m_.stack_locations[static_cast<size_t>(k)], m_.stack_offset[s]));
+    if (stack_at_[s] >= 0) return append_copy(col, static_cast<size_t>(stack_at_[s]), e - b);
+    stack_at_[s] = static_cast<int64_t>(col.size());
+    int32_t* out = extend(col, e - b);  // location() grows other columns, never this one
+    const int64_t at = m_.stack_offset[s];
+    if (const uint8_t* q = m_.stack_packed.empty() ? nullptr : m_.stack_packed[s]) {
+      // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
+      for (size_t k = b; k < e; ++k) {
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+          const uint8_t c = *q++;
+          v |= uint64_t(c & 0x7f) << shift;
+          if (c < 0x80) break;
+        }
+        *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
+      }
+      return;
     }
-    return {static_cast<size_t>(stack_at_[s]), static_cast<size_t>(e - b)};
+    const int32_t* indices = m_.stack_locations.data() + m_.stack_first[s];
+    for (size_t k = b; k < e; ++k) *out++ = location(*indices++, at);
   }
-  const int32_t* stack_rows(size_t first) const { return stack_rows_.data() + first; }
 
   // The labels of attribute_table[index] (several for an array value).
   void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
@@ -249,9 +302,11 @@ class Builder {
     if (!l.span_id.empty()) out.push_back({intern(names::kSpanIdLabel), intern(hex(l.span_id)), 0, 0});
   }
 
+  // No check_invariants pass (a tenth of the time on large inputs): every row
+  // index written here was checked against its table, as in the profile.proto
+  // decoder; the fuzz target and the OTLP tests check the invariants.
   Profile finish() {
     p.strings = strings_.take();
-    check_invariants(p);
     return std::move(p);
   }
 
@@ -300,22 +355,30 @@ class Builder {
     }
   }
 
-  int32_t location(int64_t index, int64_t offset) {
+  // Once per frame of every stack: the row when the location has one.
+  int32_t location(int32_t index, int64_t offset) {
+    if (static_cast<uint32_t>(index) < loc_row_.size() && loc_row_[static_cast<size_t>(index)] >= 0)
+      return loc_row_[static_cast<size_t>(index)];
+    return new_location(index < 0 ? m_.wide_location : index, offset);
+  }
+
+  int32_t new_location(int64_t index, int64_t offset) {
     size_t i = checked(m_, index, m_.locations.size(), "Stack.location_indices", "location_table", offset);
-    if (loc_row_[i] >= 0) return loc_row_[i];
     const Location& x = m_.locations[i];
     auto& t = p.locations;
     int32_t row = static_cast<int32_t>(t.size());
     int32_t mapping = x.mapping == 0 ? -1 : this->mapping(x.mapping, x.offset);
     bool folded = false;
-    for (int64_t a : x.attributes) {
+    for (size_t k = x.attrs_begin; k < x.attrs_end; ++k) {
+      const int64_t a = m_.location_attributes[k];
       if (a == 0) continue;
       const Attribute& attr = m_.attributes[checked(m_, a, m_.attributes.size(), "Location.attribute_indices",
                                                     "attribute_table", x.offset)];
       if (string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset) == names::kIsFolded)
         folded = truthy(attr.value.value);
     }
-    for (const Line& l : x.lines) {
+    for (size_t k = x.lines_begin; k < x.lines_end; ++k) {
+      const Line& l = m_.lines[k];
       p.lines.function.push_back(function(l.function, x.offset));
       p.lines.line.push_back(l.line);
       p.lines.column.push_back(l.column);
@@ -388,19 +451,24 @@ class Builder {
   const Message& m_;
   Strings strings_;
   std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
-  std::vector<int64_t> stack_at_;    // per stack_table entry: its first row in stack_rows_, -1 until used
-  std::vector<int32_t> stack_rows_;  // converted stacks back to back
+  std::vector<int64_t> stack_at_;  // per stack_table entry: where stack() first wrote it, -1 until used
 };
 
-// Whether OTLP profile b holds the same samples as a (another sample type of
-// one pprof profile, as the writer splits it).
-bool joinable(const ProfileMsg& a, const ProfileMsg& b) {
-  const Samples &x = a.samples, &y = b.samples;
+// Whether OTLP profiles a and b may be two sample types of one pprof profile
+// (as the writer splits it): same header, as many samples; the samples
+// themselves are compared as they are converted (same_sample).
+bool same_header(const ProfileMsg& a, const ProfileMsg& b) {
   return a.time_unix_nano == b.time_unix_nano && a.duration_nano == b.duration_nano && a.period == b.period &&
          a.has_period_type == b.has_period_type && a.period_type.type == b.period_type.type &&
          a.period_type.unit == b.period_type.unit && a.profile_id == b.profile_id && a.attributes == b.attributes &&
-         x.stack == y.stack && x.link == y.link && x.attr_offsets == y.attr_offsets && x.attrs == y.attrs &&
-         x.value_offsets == y.value_offsets && x.time_offsets == y.time_offsets && x.times == y.times;
+         a.num_samples == b.num_samples;
+}
+
+// Whether two samples differ in their values alone.
+bool same_sample(const SampleView& a, const SampleView& b) {
+  return a.stack == b.stack && a.link == b.link && a.n_attrs == b.n_attrs && a.n_values == b.n_values &&
+         a.n_times == b.n_times && std::equal(a.attrs, a.attrs + a.n_attrs, b.attrs) &&
+         std::equal(a.times, a.times + a.n_times, b.times);
 }
 
 // The pprof.* profile attributes go to pprof's header; the others are returned.
@@ -434,9 +502,28 @@ std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg,
   return rest;
 }
 
-// One pprof profile from OTLP profiles group[0..] of one scope (same samples).
-Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, Origin& origin) {
+// The pprof samples of one OTLP sample: one per observation (a value, a
+// timestamp or a pair). Throws for a sample with neither or unpaired lists.
+size_t observations(const SampleView& v) {
+  if (v.n_values == 0 && v.n_times == 0)
+    throw DecodeError(
+        "sample has neither values nor timestamps_unix_nano (opentelemetry-proto v1.9.0 and earlier kept values "
+        "in Sample field 2, where v1.10.0 has attribute_indices)",
+        "Sample.values", v.offset);
+  if (v.n_values != 0 && v.n_times != 0 && v.n_values != v.n_times)
+    throw DecodeError("sample has " + std::to_string(v.n_values) + " values but " + std::to_string(v.n_times) +
+                          " timestamps_unix_nano (they must pair up)",
+                      "Sample.timestamps_unix_nano", v.offset);
+  return std::max(v.n_values, v.n_times);
+}
+
+// One pprof profile from OTLP profiles group[0..] of one scope. Returns the
+// number of them that hold the same samples as group[0] (group.size() when
+// all do: then `out` is the profile; else the caller tries again with fewer).
+size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& group, bool whole, Origin& origin,
+                     Profile& out) {
   Builder b(m);
+  if (whole) b.reserve_tables();
   Profile& p = b.p;
   const ProfileMsg& first = *group[0];
   origin.profile_attributes = header_attributes(m, first, b);
@@ -453,76 +540,74 @@ Profile convert(const Message& m, const std::vector<const ProfileMsg*>& group, O
   p.time_nanos = static_cast<int64_t>(first.time_unix_nano);
   p.duration_nanos = static_cast<int64_t>(first.duration_nano);
 
-  const Samples& s = first.samples;
-  const size_t nt = group.size();
+  // The output columns, sized from the sample count and the stack table's
+  // average depth (counting exactly took a read of the samples of its own);
+  // the estimate is capped by the input's size, as hostile input may claim
+  // anything, and the columns grow if it falls short.
+  const size_t nt = group.size(), n = first.num_samples, stacks = m.stack_offsets.size() - 1;
+  const size_t depth = stacks ? static_cast<size_t>(m.stack_offsets.back()) / stacks : 0;
+  reserve_huge(p.values, n * nt);
+  reserve_huge(p.stack_offsets, n + 1);
+  reserve_huge(p.label_offsets, n + 1);
+  reserve_huge(p.stack_locations,
+               std::min(n * depth + n * depth / 8, 16 * (n + static_cast<size_t>(m.stack_offsets.back()))));
+
   const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
   std::vector<LabelRow> labels;
-  // The output's sizes, so no column grows by copying: one pprof sample per
-  // observation (a value, a timestamp or a pair). Bad indices count as empty
-  // stacks here; the loop below reports them.
-  size_t observations = 0, frames = 0, label_rows = 0;
-  for (size_t j = 0; j < s.size(); ++j) {
-    const int64_t nv = s.value_offsets[j + 1] - s.value_offsets[j], nts = s.time_offsets[j + 1] - s.time_offsets[j];
-    const size_t obs = static_cast<size_t>(nv > nts ? nv : nts);
-    const int64_t st = s.stack[j];
-    const size_t depth = st >= 0 && static_cast<size_t>(st) + 1 < m.stack_offsets.size()
-                             ? static_cast<size_t>(m.stack_offsets[st + 1] - m.stack_offsets[st])
-                             : 0;
-    observations += obs;
-    frames += obs * depth;
-    label_rows +=
-        obs * static_cast<size_t>(s.attr_offsets[j + 1] - s.attr_offsets[j] + 2 * (s.link[j] != 0) + (nts != 0));
-  }
-  p.values.reserve(observations * nt);
-  p.stack_offsets.reserve(observations + 1);
-  p.label_offsets.reserve(observations + 1);
-  p.stack_locations.reserve(frames);
-  p.labels.key.reserve(label_rows);
-  p.labels.str.reserve(label_rows);
-  p.labels.num.reserve(label_rows);
-  p.labels.num_unit.reserve(label_rows);
-  for (size_t j = 0; j < s.size(); ++j) {
-    const int64_t at = s.offset[j];
-    const std::pair<size_t, size_t> stack = b.stack(s.stack[j], at);
+  std::vector<SampleCursor> cursors;
+  cursors.reserve(nt);
+  for (const ProfileMsg* g : group) cursors.emplace_back(*g);
+  std::vector<SampleView> views(nt);
+  for (size_t j = 0; j < n; ++j) {
+    for (size_t t = 0; t < nt; ++t)
+      if (!cursors[t].next(views[t])) throw std::logic_error("pprofcore internal error: OTLP samples miscounted");
+    for (size_t t = 1; t < nt; ++t)
+      if (!same_sample(views[0], views[t])) return t;
+    const SampleView& s = views[0];
+    const size_t obs = observations(s);
+    const size_t stack = p.stack_locations.size();
+    b.stack(s.stack, s.offset, p.stack_locations);
+    const size_t depth = p.stack_locations.size() - stack;
     labels.clear();
-    for (int64_t k = s.attr_offsets[j]; k < s.attr_offsets[j + 1]; ++k)
-      b.attribute_labels(s.attrs[static_cast<size_t>(k)], at, labels);
-    b.link_labels(s.link[j], at, labels);
-    const int64_t v0 = s.value_offsets[j], nv = s.value_offsets[j + 1] - v0;
-    const int64_t t0 = s.time_offsets[j], nts = s.time_offsets[j + 1] - t0;
-    if (nv == 0 && nts == 0)
-      throw DecodeError(
-          "sample has neither values nor timestamps_unix_nano (opentelemetry-proto v1.9.0 and earlier kept values "
-          "in Sample field 2, where v1.10.0 has attribute_indices)",
-          "Sample.values", at);
-    if (nv != 0 && nts != 0 && nv != nts)
-      throw DecodeError("sample has " + std::to_string(nv) + " values but " + std::to_string(nts) +
-                            " timestamps_unix_nano (they must pair up)",
-                        "Sample.timestamps_unix_nano", at);
-    // Each observation (a value, a timestamp or a pair) is one pprof sample.
-    const int64_t obs = nv > nts ? nv : nts;
-    for (int64_t o = 0; o < obs; ++o) {
-      for (size_t t = 0; t < nt; ++t)
-        p.values.push_back(nv ? group[t]->samples.values[static_cast<size_t>(v0 + o)] : 1);
-      const int32_t* rows = b.stack_rows(stack.first);
-      p.stack_locations.insert(p.stack_locations.end(), rows, rows + stack.second);
+    for (size_t k = 0; k < s.n_attrs; ++k) b.attribute_labels(s.attrs[k], s.offset, labels);
+    b.link_labels(s.link, s.offset, labels);
+    if (j == 0) {  // the first sample's labels stand for the others'
+      const size_t rows = std::min((labels.size() + (s.n_times != 0)) * n, 16 * n);
+      for (std::vector<int32_t>* c : {&p.labels.key, &p.labels.str, &p.labels.num_unit}) reserve_huge(*c, rows);
+      reserve_huge(p.labels.num, rows);
+    }
+    for (size_t o = 0; o < obs; ++o) {
+      for (size_t t = 0; t < nt; ++t) p.values.push_back(s.n_values ? views[t].values[o] : 1);
+      if (o) append_copy(p.stack_locations, stack, depth);
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
-      for (const LabelRow& l : labels) {
-        p.labels.push_back(l.key, l.str, l.num, l.unit);
-      }
-      if (nts) {
-        p.labels.push_back(ts_key, -1, static_cast<int64_t>(s.times[static_cast<size_t>(t0 + o)]), ns);
-      }
+      for (const LabelRow& l : labels) p.labels.push_back(l.key, l.str, l.num, l.unit);
+      if (s.n_times) p.labels.push_back(ts_key, -1, static_cast<int64_t>(s.times[o]), ns);
       p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
     }
   }
-  return b.finish();
+  out = b.finish();
+  return nt;
+}
+
+// One pprof profile from the longest prefix of `group` (OTLP profiles of one
+// scope with the same header) that holds the same samples; `group` is cut to it.
+// `whole`: group holds every OTLP profile of the message.
+Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, bool whole, Origin& origin) {
+  Profile p;
+  for (size_t joined; (joined = convert_group(m, group, whole, origin, p)) < group.size();) {
+    group.resize(joined);
+    whole = false;
+  }
+  return p;
 }
 
 }  // namespace
 
 std::vector<Decoded> to_pprof(Message& m) {
   std::vector<Decoded> out;
+  size_t profiles = 0;
+  for (const ResourceMsg& res : m.resources)
+    for (const ScopeMsg& scope : res.scopes) profiles += scope.profiles.size();
   for (size_t r = 0; r < m.resources.size(); ++r) {
     const ResourceMsg& res = m.resources[r];
     std::vector<KeyValue> resource_attributes = resolve(m, res.attributes);
@@ -531,14 +616,13 @@ std::vector<Decoded> to_pprof(Message& m) {
       std::vector<KeyValue> scope_attributes = resolve(m, scope.attributes);
       for (size_t i = 0; i < scope.profiles.size();) {
         std::vector<const ProfileMsg*> group{&scope.profiles[i]};
-        Origin o;
-        o.profile_indices.push_back(i);
-        size_t k = i + 1;
-        for (; k < scope.profiles.size() && joinable(scope.profiles[i], scope.profiles[k]); ++k) {
+        for (size_t k = i + 1; k < scope.profiles.size() && same_header(scope.profiles[i], scope.profiles[k]); ++k)
           group.push_back(&scope.profiles[k]);
-          o.profile_indices.push_back(k);
-        }
-        i = k;
+        Origin o;
+        Decoded d;
+        d.profile = convert(m, group, group.size() == profiles, o);
+        for (size_t k = 0; k < group.size(); ++k) o.profile_indices.push_back(i + k);
+        i += group.size();
         o.resource_index = r;
         o.scope_index = s;
         o.resource_attributes = resource_attributes;
@@ -552,8 +636,6 @@ std::vector<Decoded> to_pprof(Message& m) {
         o.original_payload_format = first.original_payload_format;
         o.original_payload = first.original_payload;
         o.dropped_attributes_count = first.dropped_attributes_count;
-        Decoded d;
-        d.profile = convert(m, group, o);
         d.origin = std::move(o);
         out.push_back(std::move(d));
       }

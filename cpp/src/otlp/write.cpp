@@ -118,6 +118,9 @@ class Encoder {
     samples();
     header_attributes();
     Writer w;
+    // The output's likely size up front: growing it by doubling copied it several times.
+    w.buffer().reserve(16 * p_.num_samples() * p_.num_types() + 4 * stack_locations_.size() + p_.strings.data.size() +
+                       32 * (p_.locations.size() + p_.lines.size() + p_.functions.size() + p_.mappings.size()) + 4096);
     {
       size_t rp = w.begin_message(f::data::kResourceProfiles);
       if (!o_.resource_attributes.empty()) {
