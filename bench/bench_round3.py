@@ -70,9 +70,8 @@ REPS_FLAME = 3
 def decode_worker(path: str, reps: int) -> None:
     """In a fresh process: ``loads`` and every inflater's gunzip of one file,
     interleaved call by call; prints each one's times as JSON."""
-    from pprofcore import _core
-
     import pprofcore
+    from pprofcore import _core
 
     data = Path(path).read_bytes()
     fns = {"loads": lambda: pprofcore.loads(data)}
