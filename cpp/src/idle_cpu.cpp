@@ -47,11 +47,12 @@ unsigned online_cpus() {
 #endif
 }
 
-bool idle_cpu_now() {
-  const unsigned cpus = online_cpus();
+bool two_threads_pay(unsigned runnable, unsigned cpus) {
   if (cpus < 2) return false;
-  const unsigned running = runnable_threads();
-  return running == 0 || running < cpus;
+  if (runnable == 0) return true;
+  return runnable < cpus || 2 * runnable >= 3 * cpus;
 }
+
+bool second_thread_pays_now() { return two_threads_pay(runnable_threads(), online_cpus()); }
 
 }  // namespace pprofcore

@@ -1,7 +1,7 @@
 // C++ unit tests of idle_cpu (the decoder's choice between one thread and
-// two): with every CPU kept busy by spinning threads, no CPU is idle and the
-// automatic decode stays on one thread, while an explicit thread count still
-// gets two. Spinning threads are always runnable, so the count is exact.
+// two): the rule on given counts, and the count of runnable threads, which
+// spinning threads raise (they are always runnable; other processes on the
+// machine can only add to the count).
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -46,16 +46,25 @@ TEST(counts_this_thread) {
   EXPECT(online_cpus() >= 1);
 }
 
-TEST(busy_cpus_are_not_idle) {
+TEST(rule_one_thread_only_when_busy_but_not_crowded) {
+  EXPECT(!two_threads_pay(1, 1));  // one CPU: never two
+  EXPECT(two_threads_pay(1, 2));   // a CPU idle
+  EXPECT(!two_threads_pay(2, 2));  // both busy, the caller on one: a helper takes turns
+  EXPECT(two_threads_pay(3, 2));   // crowded: two threads get a larger share
+  EXPECT(two_threads_pay(15, 16));
+  EXPECT(!two_threads_pay(16, 16));
+  EXPECT(!two_threads_pay(23, 16));
+  EXPECT(two_threads_pay(24, 16));
+  EXPECT(two_threads_pay(0, 4));  // unknown: as before the check
+}
+
+TEST(spinning_threads_are_counted) {
 #if defined(__linux__)
-  Spinners busy(online_cpus());  // with this thread: one more runnable than CPUs
+  Spinners busy(online_cpus());
   EXPECT(runnable_threads() > online_cpus());
-  EXPECT(!idle_cpu_now());
-  DecodeOptions automatic, two;
+  DecodeOptions two;
   two.threads = 2;
-  const size_t big = size_t(4) << 20;
-  EXPECT(!decoding::worth_overlapping(big, automatic));
-  EXPECT(decoding::worth_overlapping(big, two) == gzip::have_isal());
+  EXPECT(decoding::worth_overlapping(size_t(4) << 20, two) == gzip::have_isal());  // forced, whatever the load
 #endif
 }
 

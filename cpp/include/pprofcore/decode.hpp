@@ -17,9 +17,8 @@ namespace pprofcore {
 struct DecodeOptions {
   size_t max_decompressed_size = size_t(4) << 30;  // 4 GiB: gzip-bomb guard, and the most raw bytes read
   gzip::Backend inflater = gzip::Backend::Auto;
-  // Threads for one large profile: 0 = two when it pays off and a CPU is idle
-  // at the start (idle_cpu.hpp), 1 = serial, 2 or more = two whenever it pays
-  // off. Batch loaders set 1 and parallelise across files instead.
+  // Threads for one large profile (0 = up to 2 when it pays off, 1 = serial).
+  // Batch loaders set 1 and parallelise across files instead.
   unsigned threads = 0;
 };
 

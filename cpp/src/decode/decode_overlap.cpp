@@ -23,8 +23,8 @@ void Decoder::plan_split(const std::vector<std::pair<const uint8_t*, size_t>>& m
   const size_t kSample = static_cast<size_t>(ProfileField::kSample);
   const size_t kParallelBytes = size_t(4) << 20;
   if (threads_ == 1 || bytes[kSample] < kParallelBytes || marks.size() <= 2) return;
-  // Automatic: two threads only when a CPU is idle (idle_cpu.hpp says why).
-  if (threads_ == 0 && !idle_cpu_now()) return;
+  // Automatic: two threads unless every CPU is busy but not crowded (idle_cpu.hpp).
+  if (threads_ == 0 && !second_thread_pays_now()) return;
   // Split where the main thread's share (first samples + all other fields)
   // roughly equals the helper's (the remaining samples).
   size_t other = n_ - bytes[kSample];
@@ -266,12 +266,12 @@ bool worth_overlapping(size_t n, const DecodeOptions& options) {
   // wins from there (0.84x the time at 770 KB); below, the thread's start dominates.
   const size_t kOverlapBytes = size_t(256) << 10;
   // Asking for ISA-L explicitly always overlaps (tests use it on small files);
-  // threads = 0 (automatic) overlaps only when a CPU is idle: on a busy
-  // machine libdeflate then decoding, on one thread, is sooner (idle_cpu.hpp).
+  // threads = 0 (automatic) overlaps unless every CPU is busy but not crowded:
+  // then libdeflate and the decode on one thread (idle_cpu.hpp).
   if (!gzip::have_isal()) return false;
   if (options.inflater == gzip::Backend::Isal) return true;
   if (options.inflater != gzip::Backend::Auto || options.threads == 1 || n < kOverlapBytes) return false;
-  return options.threads > 1 || idle_cpu_now();
+  return options.threads > 1 || second_thread_pays_now();
 }
 
 namespace {
