@@ -6,6 +6,24 @@
 namespace pprofcore::bindings {
 
 void bind_stacks(py::module_& m) {
+  // Frame names and files stay C++ strings until read: a page shows a few
+  // dozen of a profile's tens of thousands of frames, and making a str of
+  // every one took about a fifth of a flame graph's time (large.cpu: 46,000).
+  py::class_<StringTable>(m, "Strings", "A read-only sequence of str (invalid UTF-8 replaced), made on access.")
+      .def("__len__", &StringTable::size)
+      .def("__getitem__",
+           [](const StringTable& t, py::ssize_t i) {
+             const auto n = static_cast<py::ssize_t>(t.size());
+             if (i < 0) i += n;
+             if (i < 0 || i >= n) throw py::index_error("string index out of range");
+             std::string_view s = t[static_cast<size_t>(i)];
+             PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+             if (!u) throw py::error_already_set();
+             return py::reinterpret_steal<py::str>(u);
+           })
+      .def(
+          "__eq__", [](const StringTable& a, const StringTable& b) { return a == b; }, py::is_operator())
+      .def("tolist", &to_str_list, "Every string, as a list.");
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,
@@ -29,8 +47,8 @@ void bind_stacks(py::module_& m) {
           t = build_call_tree(cur, base ? &bsrc : nullptr, opt);
         }
         py::dict d;
-        d["frame_name"] = to_str_list(t.frame_name);
-        d["frame_file"] = to_str_list(t.frame_file);
+        d["frame_name"] = py::cast(std::move(t.frame_name));
+        d["frame_file"] = py::cast(std::move(t.frame_file));
         d["frame_line"] = move_to_numpy(std::move(t.frame_line));
         d["frame_self"] = move_to_numpy(std::move(t.frame_self));
         d["frame_total"] = move_to_numpy(std::move(t.frame_total));

@@ -36,6 +36,15 @@ int32_t FrameTable::ellipsis() {
   return out_.ellipsis_frame;
 }
 
+void FrameTable::reserve(const NodeTable& nodes) {
+  const size_t n = out_.frame_name.size() + nodes.size();
+  out_.frame_name.data.reserve(out_.frame_name.data.size() + nodes.printable.data.size());
+  out_.frame_name.offsets.reserve(n + 1);
+  out_.frame_file.offsets.reserve(n + 1);
+  out_.frame_line.reserve(n);
+  index_.reserve(n);
+}
+
 int32_t FrameTable::add(std::string_view name, std::string_view file, int64_t line, uint64_t h) {
   const int32_t f = static_cast<int32_t>(out_.frame_name.size());
   out_.frame_name.push_back(name);
@@ -49,6 +58,7 @@ std::vector<int32_t> frames_of(const StackSource& src, FrameTable& frames) {
   const Profile& p = *src.profile;
   const NodeTable& t = *src.nodes;
   std::vector<int32_t> out(t.size());
+  frames.reserve(t);
   for (size_t n = 0; n < t.size(); ++n) {
     std::string_view file = t.file[n];
     int64_t line = t.lineno[n];

@@ -23,6 +23,9 @@ class FrameTable {
   int32_t intern(std::string_view name, std::string_view file, int64_t line);
   // The "..." frame, added (with zero sums) the first time it is asked for.
   int32_t ellipsis();
+  // Room for the frames of `nodes` (at most one each): tens of thousands of
+  // names otherwise grow the columns by doubling, copying them each time.
+  void reserve(const NodeTable& nodes);
 
  private:
   int32_t add(std::string_view name, std::string_view file, int64_t line, uint64_t h);

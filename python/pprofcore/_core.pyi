@@ -22,6 +22,7 @@ __all__: list[str] = [
     "NodeTable",
     "Profile",
     "ProfileError",
+    "Strings",
     "add_label_frames",
     "aggregate",
     "apply_symbols",
@@ -156,6 +157,18 @@ class DeltaComputer:
     def num_calls(self) -> int: ...
     @property
     def num_states(self) -> int: ...
+
+class Strings:
+    """
+    A read-only sequence of str (invalid UTF-8 replaced), made on access.
+    """
+    def __eq__(self, arg0: object) -> bool: ...
+    def __getitem__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str: ...
+    def __len__(self) -> int: ...
+    def tolist(self) -> list[str]:
+        """
+        Every string, as a list.
+        """
 
 class NodeTable:
     """

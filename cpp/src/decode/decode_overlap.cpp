@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "decode_internal.hpp"
+#include "pprofcore/idle_cpu.hpp"
 #include "pprofcore/memory.hpp"
 
 namespace pprofcore::decoding {
@@ -22,6 +23,8 @@ void Decoder::plan_split(const std::vector<std::pair<const uint8_t*, size_t>>& m
   const size_t kSample = static_cast<size_t>(ProfileField::kSample);
   const size_t kParallelBytes = size_t(4) << 20;
   if (threads_ == 1 || bytes[kSample] < kParallelBytes || marks.size() <= 2) return;
+  // Automatic: two threads unless every CPU is busy but not crowded (idle_cpu.hpp).
+  if (threads_ == 0 && !second_thread_pays_now()) return;
   // Split where the main thread's share (first samples + all other fields)
   // roughly equals the helper's (the remaining samples).
   size_t other = n_ - bytes[kSample];
@@ -262,10 +265,13 @@ bool worth_overlapping(size_t n, const DecodeOptions& options) {
   // overlapped path costs the same as inflate-then-decode at 200 KB of gzip and
   // wins from there (0.84x the time at 770 KB); below, the thread's start dominates.
   const size_t kOverlapBytes = size_t(256) << 10;
-  // Asking for ISA-L explicitly always overlaps (tests use it on small files).
-  bool overlap = options.inflater == gzip::Backend::Isal ||
-                 (options.inflater == gzip::Backend::Auto && options.threads != 1 && n >= kOverlapBytes);
-  return overlap && gzip::have_isal();
+  // Asking for ISA-L explicitly always overlaps (tests use it on small files);
+  // threads = 0 (automatic) overlaps unless every CPU is busy but not crowded:
+  // then libdeflate and the decode on one thread (idle_cpu.hpp).
+  if (!gzip::have_isal()) return false;
+  if (options.inflater == gzip::Backend::Isal) return true;
+  if (options.inflater != gzip::Backend::Auto || options.threads == 1 || n < kOverlapBytes) return false;
+  return options.threads > 1 || second_thread_pays_now();
 }
 
 namespace {
