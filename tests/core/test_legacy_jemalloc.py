@@ -6,7 +6,9 @@ and run under Debian's libjemalloc, its profile symbolized by pprofcore and
 compared per function with ``jeprof --text``. Texts generated here add the
 shapes that run lacks (many threads per stack, thread names, random counts and
 sample periods): their values must equal jeprof's unsampling redone in Python
-exactly, and jeprof's report per address within rounding.
+exactly, and jeprof's report per address within rounding. Every entry point
+reads tests/data/producers/small.jemalloc.heap (a run of allocs.c) in
+tests/core/test_foreign_entry_points.py.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
 from testenv import CORPUS, TESTS
 
 import pprofcore
@@ -222,23 +223,6 @@ def test_pprofs_jemalloc_fixture_total_matches_jeprof():
     total, _ = jeprof_text("/bin/true", path, "inuse_space")
     assert_close(p.total("inuse_space"), total, len(p) / 2 + 1, "total")
     assert p.period == 1048576 and len(p) == 471
-
-
-# ---------------------------------------------------------------- every entry point
-
-
-def test_entry_points_read_it(tmp_path):
-    text = generated_heap(random.Random(11), True).encode()
-    paths = [tmp_path / "a.heap", tmp_path / "b.heap"]
-    for path in paths:
-        path.write_bytes(text)
-    one = pprofcore.loads(text)
-    assert pprofcore.load(paths[0]) == one
-    assert pprofcore.merge_files(paths).total() == 2 * one.total()
-    assert pprofcore.ProfileSet(paths).merge().total() == 2 * one.total()
-    rc, out, err = run_cli("-top", "-sample_index=alloc_space", str(paths[0]))
-    assert rc == 0, err
-    assert b"Type: alloc_space" in out
 
 
 # ---------------------------------------------------------------- bad input
