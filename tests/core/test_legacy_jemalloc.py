@@ -93,7 +93,7 @@ def jemalloc_run(tmp_path_factory):
     return exe, heaps[-1]
 
 
-def test_real_profile_reads_as_jeprof_says(jemalloc_run):
+def test_real_profile_types_period_and_mappings(jemalloc_run):
     exe, heap = jemalloc_run
     p = pprofcore.load(heap)
     p._core.check_invariants()
