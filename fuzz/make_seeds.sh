@@ -105,6 +105,8 @@ small = [
     b"".join(w.to_bytes(8, "little") for w in [0, 3, 0, 10000, 0, 1, 2, 0x401001, 0x402002, 0, 1, 0])
     + b"00400000-00500000 r-xp 00000000 00:00 0 /bin/x\n",
     b"".join(w.to_bytes(4, "big") for w in [0, 3, 1, 10000, 0, 1, 2, 3, 4, 0, 1, 0]) + b"0x3 a.B.c (B.java:3)\n",
+    b"heap_v2/524288\n  t*: 1: 48 [2: 96]\n  t0: 1: 48 [2: 96] main\n@ 0x401001 0x402002\n  t*: 1: 48 [2: 96]\n"
+    b"  t0: 1: 48 [2: 96]\n\nMAPPED_LIBRARIES:\n00400000-00500000 r-xp 00000000 00:00 0 /bin/x\n",  # jemalloc
     # Go goroutine dumps (goroutine_dump): debug=2 and a crash with newer Go's forms.
     b"goroutine 1 [running]:\nmain.inner(...)\n\t/a/m.go:3\nmain.main()\n\t/a/m.go:9 +0x1d\n\n"
     b"goroutine 5 [chan receive, 7 minutes, locked to thread]:\nmain.f(0x1?, {0x2, 0x3})\n\t/a/m.go:5 +0x20\n"

@@ -164,7 +164,6 @@ std::string describe_unmarked(const uint8_t* data, size_t n) {
   if (mostly_text(data, n)) {
     std::string_view s(reinterpret_cast<const char*>(data), n < 256 ? n : 256);
     while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\r' || s[0] == '\t')) s.remove_prefix(1);
-    if (starts_with(s, "heap_v2/")) return std::string("input looks like a jemalloc heap_v2 text profile") + legacy;
     if (starts_with(s, "heap profile:")) return std::string("input looks like a legacy heap profile (text)") + legacy;
     if (starts_with(s, "goroutine profile:"))
       return std::string("input looks like a Go goroutine profile (debug=1 text)") + legacy;

@@ -68,7 +68,23 @@ TEST(gperftools_cpu_32bit_big_endian) {
   EXPECT(p.mappings.size() == 1 && p.str(p.mappings.filename[0]) == "/srv/main");
 }
 
+TEST(jemalloc_heap_v2_as_jeprof_reads_it) {
+  Profile p = load_text(
+      "heap_v2/4096\n  t*: 2: 8192 [0: 0]\n  t0: 2: 8192 [0: 0] main\n@ 0x401001 0x402002\n"
+      "  t*: 2: 8192 [0: 0]\n  t0: 1: 4096 [0: 0]\n  t1: 1: 4096 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+      "00400000-00500000 r-xp 00000000 08:01 1 /srv/main\n");
+  check_invariants(p);
+  EXPECT(p.num_types() == 2 && p.str(p.sample_type_type[1]) == "inuse_space" && p.period == 4096);
+  // One sample from the t* line (the per-thread lines are not read), scaled by
+  // 1 / (1 - exp(-4096 / 4096)) = 1.58...: 3.16 objects, 12959.6 bytes.
+  EXPECT(p.num_samples() == 1 && p.values[0] == 3 && p.values[1] == 12960);
+  // The leaf as written, the caller moved back onto its call.
+  EXPECT(p.locations.address[0] == 0x401001 && p.locations.address[1] == 0x402001);
+  EXPECT(p.mappings.size() == 1 && p.str(p.mappings.filename[0]) == "/srv/main");
+}
+
 TEST(errors_name_the_line) {
+  EXPECT(error_field("heap_v2/8\n@ 0x1\n  t*: 1: 8 [1:\n") == "line 3");
   EXPECT(error_field("goroutine profile: total 1\n\n1 @ 0xzz\n") == "line 3");
   EXPECT(error_field("heap profile: 1: 2 [3: 4] @ heap/2\n1: 2 [3\n") == "line 2");
   EXPECT(error_field("--- mutex:\ncycles/second=x\n") == "line 2");

@@ -1,4 +1,5 @@
-"""Every other profiler's format (issue 32, item 6) through every entry point
+"""Every other profiler's format (issue 32, item 6; and jemalloc's heap_v2, read
+with the legacy formats) through every entry point
 that takes a path: `load`, `load_many`, `merge_files`, `Merger.add_file`,
 `ProfileSet` (merge, series, the Parquet store) and the CLI with several
 sources. Each format is told by its content (the files have no telling
@@ -24,6 +25,7 @@ FORMATS = {
     "py-spy raw": "pyspy.raw.txt",
     "austin": "austin.txt",
     "pstats": "small.prof",
+    "jemalloc": "small.jemalloc.heap",
 }
 
 

@@ -274,6 +274,9 @@ def test_unrecognised_or_truncated_legacy(data, fragment):
                 "---- no stack trace for x",
                 "  100 2 @ 0x1 0x2",
                 "00400000-00500000: /bin/y",
+                "  t*: 1: 4096 [2: 8192]",
+                "  t3: 1: 4096 [0: 0] name",
+                "@ 0x401001 0x402002",
             ]
         ),
         min_size=0,
@@ -292,6 +295,7 @@ def test_unrecognised_or_truncated_legacy(data, fragment):
             "--- heapz 1 ---\nformat = java",
             "--- contentionz 1 ---\nformat = java\nresolution = ms",
             "--- Memory map: ---",
+            "heap_v2/524288",
         ]
     ),
 )

@@ -201,7 +201,6 @@ def test_odd_corpus_pprof_files_load_with_honest_report(name):
 @pytest.mark.parametrize(
     "name",
     [
-        "odd/pprof__profile_testdata_jemalloc.heap",
         "odd/pprof__fuzz_testdata_7e3c92482f6f39fc502b822ded792c589849cca8",
         "odd/pyroscope__pkg_test_integration_testdata_otel-ebpf-profile.pb.bin",
     ],

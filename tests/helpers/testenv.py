@@ -85,6 +85,12 @@ def legacy_read_by_pprofcore(row) -> bool:
     return row["format"] == "legacy" and row["parses_with_google_pprof"].startswith("yes")
 
 
+def read_only_by_pprofcore(row) -> bool:
+    """A corpus file google/pprof refuses that pprofcore reads: jemalloc's heap_v2
+    text (tests/core/test_legacy_jemalloc.py compares it with jeprof)."""
+    return not parses_with_pprof(row) and "jemalloc heap_v2" in row.get("notes", "")
+
+
 def corpus_path(row) -> Path:
     return CORPUS / row["file"]  # local rows hold absolute paths, which the join keeps
 

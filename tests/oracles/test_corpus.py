@@ -1,6 +1,7 @@
 """Every corpus file: those google/pprof accepts decode and agree with MANIFEST.tsv
 (legacy formats pprof reads load too: tests/core/test_legacy.py compares them with
-pprof); what pprof rejects raises DecodeError with a message that says what the
+pprof, and jemalloc's heap_v2, which only pprofcore reads, tests/core/test_legacy_jemalloc.py
+with jeprof); what pprof rejects raises DecodeError with a message that says what the
 input is or what is wrong with it."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from testenv import corpus_files, legacy_read_by_pprofcore, parses_with_pprof
+from testenv import corpus_files, legacy_read_by_pprofcore, parses_with_pprof, read_only_by_pprofcore
 
 import pprofcore
 from pprofcore import DecodeError
@@ -49,7 +50,6 @@ def test_pprof_accepted_file_matches_manifest(row, corpus_dir):
 # pprof's verdict; the message must say the same thing and name the field.
 KIND_RULES = [  # (pattern in file/producer/notes, what the message must contain)
     (r"otlp", "OpenTelemetry OTLP"),
-    (r"jemalloc", "jemalloc heap_v2 text profile"),
     (r"goroutine", "Go goroutine profile (debug=1 text)"),
     (r"threadcreate|godoc\.thread", "Go threadcreate profile (debug=1 text)"),
     (r"\.thread", "legacy thread profile (text)"),
@@ -85,7 +85,11 @@ def expected_rejection(row) -> tuple:
     pytest.fail(f"{row['file']}: no rule tells what this input is; add one to KIND_RULES")
 
 
-@pytest.mark.parametrize("row", corpus_files(lambda r: not parses_with_pprof(r) and not legacy_read_by_pprofcore(r)))
+def read_by_pprofcore(row) -> bool:
+    return parses_with_pprof(row) or legacy_read_by_pprofcore(row) or read_only_by_pprofcore(row)
+
+
+@pytest.mark.parametrize("row", corpus_files(lambda r: not read_by_pprofcore(r)))
 def test_rejected_file_explains_itself(row, corpus_dir):
     name = row["file"]
     reason, field = expected_rejection(row)
@@ -108,7 +112,7 @@ def test_load_many_over_corpus_matches_load(corpus_dir):
     results = pprofcore.load_many(paths, threads=2, errors="return")
     assert len(results) == len(paths)
     for row, path, got in zip(rows, paths, results):
-        if parses_with_pprof(row) or legacy_read_by_pprofcore(row):
+        if read_by_pprofcore(row):
             assert isinstance(got, pprofcore.Profile), (path, got)
             assert got == pprofcore.load(path)
         else:

@@ -1,9 +1,11 @@
-"""Every importer of another profiler's format (issue 32) under damaged input:
+"""Every importer of another profiler's format (issue 32, and jemalloc's heap_v2
+text of tests/producers/jemalloc) under damaged input:
 truncations, byte flips, deletions and huge or bad numbers inserted into a
 valid file of each format. Whatever hypothesis makes, ``loads`` returns a
 profile or raises a DecodeError naming where (a byte offset, a line or a JSON
 path), never another exception, and never runs away (an alarm stops it).
-The JFR reader is C++: fuzz/jfr_fuzzer.cpp fuzzes it natively as well.
+The JFR and jemalloc readers are C++: fuzz/jfr_fuzzer.cpp and fuzz/legacy_fuzzer.cpp
+fuzz them natively as well.
 tools/fuzz-smoke.sh runs this file longer and with fresh random examples
 (PPROFCORE_FUZZ_EXAMPLES examples per format; 100, the same each run, here)."""
 
@@ -30,6 +32,7 @@ FIXTURES = {
     "collapsed (austin)": "austin.txt",
     "collapsed (py-spy raw)": "pyspy.raw.txt",
     "pstats": "small.prof",
+    "jemalloc": "small.jemalloc.heap",
 }
 
 # Numbers too large for any field, negative counts, bad varints, JSON and

@@ -38,7 +38,7 @@ SEEDS = {
     "proto": RAW,
     "proto-gzip": gzip.compress(RAW, mtime=0),
     "heap": b"heap profile: 1: 2 [3: 4] @ heap/8192\n1: 2 [3: 4] @ 0x401001 0x402002\n",
-    "heap-v2": b"heap_v2/524288\n t*: 1: 2 [3: 4]\n t0: 1: 2 [3: 4]\n@ 0x401001 0x402002\n",
+    "jemalloc-heap-v2": b"heap_v2/524288\n t*: 1: 2 [3: 4]\n t0: 1: 2 [3: 4]\n@ 0x401001 0x402002\n t*: 1: 2 [3: 4]\n",
     "growthz": b"heap profile: 2: 4096 [ 2: 4096] @ growthz\n 1: 2048 [ 1: 2048] @ 0x401001 0x402002\n",
     "go-goroutine-debug1": b"goroutine profile: total 2\n2 @ 0x401001 0x402002\n#\t0x401001\tmain.f+0x1\tx.go:3\n",
     "go-mutex": b"--- mutex:\ncycles/second=2494226000\nsampling period=1\n12 3 @ 0x401001 0x402002\n",

@@ -2,12 +2,13 @@
 // profile.Parse does when the input is not profile.proto. Owns the dispatch:
 // which reader recognises the input, tried in pprof's order. The readers:
 // legacy_gperftools (binary CPU), legacy_go (text heap, contention and count
-// profiles), legacy_threadz, legacy_java and, tried last, goroutine_dump (Go
+// profiles), legacy_threadz, legacy_java and, tried last as pprof reads
+// neither, legacy_jemalloc (jemalloc's heap_v2) and goroutine_dump (Go
 // goroutine dumps: debug=2, tracebacks). What they share lives in
 // legacy_builder (samples to a Profile, as pprof finishes every legacy parse)
 // and legacy_text (lines and Go's number syntax). Symbol comments in the text
 // (`# 0x... func file:line`) are not read, as in pprof: legacy profiles come
-// out unsymbolized. Not supported: jemalloc.
+// out unsymbolized.
 #pragma once
 #include <cstddef>
 #include <cstdint>

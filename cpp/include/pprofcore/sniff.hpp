@@ -1,5 +1,5 @@
 // sniff: recognises inputs that are not profile.proto (legacy pprof text and
-// binary formats, jemalloc, other profilers' formats: JFR, perf.data,
+// binary formats, other profilers' formats: JFR, perf.data,
 // OpenTelemetry profiles as protobuf or JSON, speedscope and Chrome .cpuprofile
 // JSON, folded stacks; other compressors, archives and file types by their magic
 // numbers) so errors can say what they are and which converter makes pprof of them.
