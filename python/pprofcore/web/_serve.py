@@ -50,7 +50,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
 def uvicorn_server(app, announce: Optional[Callable[[], None]] = None):
     """uvicorn's server for the explorer, calling ``announce`` once it answers
     requests. HTTP/1.1 by h11 on asyncio's loop, named: "auto" would first try
-    httptools, uvloop and the WebSocket libraries, importing what it finds."""
+    httptools, uvloop and the WebSocket libraries, importing what it finds.
+    Warnings reach stderr through the root logger (no logging configuration)."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -59,7 +60,9 @@ def uvicorn_server(app, announce: Optional[Callable[[], None]] = None):
             if self.started and announce is not None:
                 announce()
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", http="h11", ws="none", loop="asyncio")
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", http="h11", ws="none", loop="asyncio", log_config=None
+    )
     return Server(config)
 
 
