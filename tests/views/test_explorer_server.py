@@ -358,12 +358,13 @@ def test_warm_computes_what_the_first_page_asks_for(plain):
     state = State(focus="work")
     warmed, cold = Session([("plain", plain)], initial=state), Session([("plain", plain)], initial=state)
     warm(warmed)
-    assert len(warmed.texts.items) == 2  # the page's facts and the graph's data
+    computed = (len(warmed.views.items), len(warmed.texts.items))
+    assert computed == (2, 1)  # the page's facts and the graph's data, and its JSON text
     query = "/ui/data/graph?" + state.to_query()
     for path in ("/ui/", query):  # a warmed session answers what a cold one computes
         got = TestClient(create_app(warmed, hosts=["testserver"])).get(path).text
         assert got == TestClient(create_app(cold, hosts=["testserver"])).get(path).text
-    assert len(warmed.texts.items) == 2  # the request found them: nothing computed again
+    assert (len(warmed.views.items), len(warmed.texts.items)) == computed  # the requests computed nothing again
 
 
 def test_the_url_is_announced_once_requests_are_answered(plain):

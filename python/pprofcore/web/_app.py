@@ -60,7 +60,8 @@ def meta(session: Session) -> dict:
     """What the page needs before its first request: the profiles, their sample
     types, whether every view is a diff, the saved configurations (the rest,
     fixed for the session's life, is computed once)."""
-    return {**session.texts.get(("meta",), lambda: _profile_facts(session)), "configs": dict(session.configs)}
+    facts = session.views.get(("page facts",), lambda: _profile_facts(session))  # beside the views' payloads
+    return {**facts, "configs": dict(session.configs)}
 
 
 def _profile_facts(session: Session) -> dict:

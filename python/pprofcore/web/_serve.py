@@ -78,10 +78,10 @@ def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool 
 
     def announce() -> None:
         print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
-        if open_browser:
+        if open_browser:  # on a thread: a console browser would hold the server until it exits
             import webbrowser  # on use: it imports subprocess and shlex at start-up
 
-            webbrowser.open(url)
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
     uvicorn_server(create_app(session, bind_host=host), announce).run(sockets=[sock])
 
