@@ -32,11 +32,16 @@ NAT = np.iinfo(np.int64).min
 
 def _label_rows(p: "Profile", key: str) -> np.ndarray:
     """Rows of the labels table that are numeric labels named ``key``."""
-    codes = [i for i, s in enumerate(p._core.string_list()) if s == key]
     lab = p.labels
-    if not codes or len(lab.key) == 0:
+    numeric = lab.str < 0
+    # Only the distinct keys of numeric labels are read as strings, not the
+    # whole string table (np.unique would import numpy.ma on first use).
+    keys = np.sort(lab.key[numeric])
+    distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
+    codes = [c for c in distinct.tolist() if p._core.string(c) == key]
+    if not codes:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.isin(lab.key, codes) & (lab.str < 0))
+    return np.flatnonzero(np.isin(lab.key, codes) & numeric)
 
 
 def timestamps(p: "Profile", label: Optional[str] = None) -> Optional[np.ndarray]:

@@ -352,6 +352,46 @@ def test_bad_http_address(address):
         parse_address(address)
 
 
+def test_warm_computes_what_the_first_page_asks_for(plain):
+    from pprofcore.web._app import warm
+
+    state = State(focus="work")
+    warmed, cold = Session([("plain", plain)], initial=state), Session([("plain", plain)], initial=state)
+    warm(warmed)
+    computed = (len(warmed.views.items), len(warmed.texts.items))
+    assert computed == (2, 1)  # the page's facts and the graph's data, and its JSON text
+    query = "/ui/data/graph?" + state.to_query()
+    for path in ("/ui/", query):  # a warmed session answers what a cold one computes
+        got = TestClient(create_app(warmed, hosts=["testserver"])).get(path).text
+        assert got == TestClient(create_app(cold, hosts=["testserver"])).get(path).text
+    assert (len(warmed.views.items), len(warmed.texts.items)) == computed  # the requests computed nothing again
+
+
+def test_the_url_is_announced_once_requests_are_answered(plain):
+    import threading
+
+    from pprofcore.web._serve import listening_socket, uvicorn_server
+
+    sock = listening_socket("127.0.0.1", 0)
+    started_when_announced: list = []
+    server = uvicorn_server(
+        create_app(Session([("plain", plain)])), lambda: started_when_announced.append(server.started)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not started_when_announced and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert started_when_announced == [True]
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/ui/"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            assert r.status == 200
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
 def test_concurrent_requests_for_one_state_compute_it_once():
     import threading
 

@@ -58,7 +58,13 @@ def asset(name: str) -> str:
 
 def meta(session: Session) -> dict:
     """What the page needs before its first request: the profiles, their sample
-    types, whether every view is a diff, the saved configurations."""
+    types, whether every view is a diff, the saved configurations (the rest,
+    fixed for the session's life, is computed once)."""
+    facts = session.views.get(("page facts",), lambda: _profile_facts(session))  # beside the views' payloads
+    return {**facts, "configs": dict(session.configs)}
+
+
+def _profile_facts(session: Session) -> dict:
     p = session.profiles[0][1]
     return {
         "title": session.title,
@@ -71,8 +77,19 @@ def meta(session: Session) -> dict:
         "views": list(VIEWS),
         # The Timeline tab is offered when samples carry times (Profile.timestamps)
         "timestamps": p.timestamps is not None,
-        "configs": dict(session.configs),
     }
+
+
+def warm(session: Session, view: str = "graph") -> None:
+    """Computes what the first page asks for (the page's facts and ``view``'s
+    data in the session's initial state) into the session's caches: started on
+    a thread while the server starts, so the first requests find them ready
+    (a request asking meanwhile waits for the same computation)."""
+    try:
+        meta(session)
+        view_json(session, view, session.initial)
+    except Exception:  # noqa: BLE001 - the request that asks for it computes it again and answers the error
+        pass
 
 
 def view_json(session: Session, name: str, state: State) -> str:
@@ -104,8 +121,9 @@ def page(session: Session) -> str:
 def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_host: str = "127.0.0.1"):
     """The ASGI app serving ``session``; ``hosts``: the Host names it answers
     to (default: loopback names and ``bind_host``)."""
+    import asyncio  # here, not at the top: a Profile imports this module and need not load asyncio
+
     from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
@@ -128,7 +146,7 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
             return JSONResponse({"error": f"no view named {name[:40]!r}"}, status_code=404)
         try:
             state = state_of(request)
-            text = await run_in_threadpool(view_json, session, name, state)
+            text = await asyncio.to_thread(view_json, session, name, state)
         except ValueError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
         return Response(text, media_type="application/json")
@@ -143,8 +161,8 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
         try:
             state = state_of(request)
             session.check(state)
-            prof, _ = await run_in_threadpool(session.refined, state)
-            body = await run_in_threadpool(prof.to_bytes)
+            prof, _ = await asyncio.to_thread(session.refined, state)
+            body = await asyncio.to_thread(prof.to_bytes)
         except ValueError as e:
             return PlainTextResponse(str(e), status_code=400)
         return Response(

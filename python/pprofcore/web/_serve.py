@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import socket
 import sys
-from typing import Tuple
+import threading
+import time
+from typing import Callable, Optional, Tuple
 
-from ._app import create_app
+from ._app import create_app, warm
 from ._session import Session
 
 
@@ -34,48 +36,64 @@ def url_of(host: str, port: int, query: str = "") -> str:
     return f"http://{shown}:{port}/ui/" + (f"?{query}" if query else "")
 
 
-def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool = True, out=None) -> None:
-    """Serves ``session`` until interrupted: binds ``address``, prints
-    "Serving web UI on URL", opens the browser unless told not to."""
-    import uvicorn
-
-    host, port = parse_address(address)
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening: connections wait in its
+    backlog until the server answers them."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    sock.listen(128)  # connections wait in the backlog from the moment the URL is printed
-    port = sock.getsockname()[1]
-    url = url_of(host, port, session.initial.to_query())
-    app = create_app(session, bind_host=host)
-    print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
-    if open_browser:
-        import webbrowser  # on use: it imports subprocess and shlex at start-up
+    sock.listen(128)
+    return sock
 
-        webbrowser.open(url)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+
+def uvicorn_server(app, announce: Optional[Callable[[], None]] = None):
+    """uvicorn's server for the explorer, calling ``announce`` once it answers
+    requests. HTTP/1.1 by h11 on asyncio's loop, named: "auto" would first try
+    httptools, uvloop and the WebSocket libraries, importing what it finds.
+    Warnings reach stderr through the root logger (no logging configuration)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and announce is not None:
+                announce()
+
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", http="h11", ws="none", loop="asyncio", log_config=None
+    )
+    return Server(config)
+
+
+def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool = True, out=None) -> None:
+    """Serves ``session`` until interrupted: listens on ``address``, computes
+    the first page's data on a thread while the server starts, prints
+    "Serving web UI on URL" once requests are answered and opens the browser
+    unless told not to."""
+    host, port = parse_address(address)
+    sock = listening_socket(host, port)
+    threading.Thread(target=warm, args=(session,), name="pprofcore-warm", daemon=True).start()
+    url = url_of(host, sock.getsockname()[1], session.initial.to_query())
+
+    def announce() -> None:
+        print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
+        if open_browser:  # on a thread: a console browser would hold the server until it exits
+            import webbrowser  # on use: it imports subprocess and shlex at start-up
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    uvicorn_server(create_app(session, bind_host=host), announce).run(sockets=[sock])
 
 
 def start_in_thread(session: Session, host: str = "127.0.0.1", port: int = 0, hosts=None):
     """A server on a thread (tests, notebooks): returns (server, url); stop it
     with ``server.should_exit = True``."""
-    import threading
-    import time
-
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    app = create_app(session, hosts=hosts, bind_host=host)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    sock = listening_socket(host, port)
+    server = uvicorn_server(create_app(session, hosts=hosts, bind_host=host))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
-    return server, url_of(host, port)
+    return server, url_of(host, sock.getsockname()[1])
