@@ -277,7 +277,8 @@ TEST(varints_of_every_length) {
                      uint64_t{1} << 35, (uint64_t{1} << 56) - 1, uint64_t{1} << 56, ~uint64_t{0}}) {
     Writer w;
     w.varint(v);
-    Reader r = Input{w.out}.reader(true);
+    const Input in{w.out};  // outlives the reader, which points into it
+    Reader r = in.reader(true);
     EXPECT(r.varint() == v);
     EXPECT(r.pos() == w.out.size());
   }
