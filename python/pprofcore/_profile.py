@@ -26,6 +26,7 @@ from . import (
 from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
+from .display.calltree_callgrind import calltree_callgrind
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
 from .display import timeline as _timeline
@@ -704,12 +705,26 @@ class Profile:
         return reports.to_folded(self, sample_type=sample_type, lines=lines, labels=labels, inline=inline)
 
     def to_callgrind(
-        self, sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
+        self,
+        sample_type: Union[int, str, None] = None,
+        unit: Optional[str] = None,
+        inline: bool = True,
+        *,
+        sort: str = "flat",
+        mean: bool = False,
+        call_tree: bool = False,
     ) -> str:
         """pprof's ``-callgrind`` text (KCachegrind/QCachegrind): cost per address
-        and call edges, values in one unit (``unit``, default pprof's choice).
+        and call edges, values in one unit (``unit``, default pprof's choice),
+        nodes in ``sort`` ("flat" or "cum") order. ``mean``: flat costs divided
+        by the count sample type (pprof's ``-mean``); ``call_tree``: a node per
+        calling context (pprof's ``-call_tree``; ``inline`` must stay True).
         Line breaks in names are written as visible escapes (``\\x0a``)."""
-        return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline)
+        if call_tree:
+            if not inline:
+                raise ValueError("call_tree=True keeps inlined frames (pprof's -call_tree ignores -noinlines)")
+            return calltree_callgrind(self, sample_type, unit, sort=sort, mean=mean)
+        return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline, sort=sort, mean=mean)
 
     def flamegraph(
         self,

@@ -9,9 +9,8 @@ expected one: report text line by line (after the profile's own header lines,
 which the goldens leave out), samples by values, frames and labels.
 
 pprof's DOT goldens run through ``pprofcore -dot`` and are compared byte for
-byte. Cases pprofcore cannot reproduce (a missing feature such as callgrind's
-``-call_tree``, goldens made by the test's fake object tool) are xfailed with
-the reason. The whole module skips when the folder is absent (set
+byte. Cases pprofcore cannot reproduce (goldens made by the test's fake
+object tool, pprof's own HTML page) are xfailed with the reason. The whole module skips when the folder is absent (set
 ``PPROFCORE_CONFORMANCE``).
 """
 
@@ -146,6 +145,7 @@ REPORTS = [
     ("pprof.cpu.cum.lines.topproto.hide", "cpu", "topproto", {"by": "lines", "sort": "cum"}, {"hide": "mangled[X3]0"}),
     ("pprof.cpu.lines.topproto", "cpu", "topproto", {"by": "lines"}, {}),
     ("pprof.cpu.callgrind", "cpu", "callgrind", {}, {}),
+    ("pprof.cpu.call_tree.callgrind", "cpu", "callgrind", {"call_tree": True}, {}),
     ("pprof.heap.callgrind", "heap", "callgrind", {}, {}),
     ("pprof.cpu.comments", "cpu", "comments", {"add_comment": "some-comment"}, {}),
     ("pprof.cpu.tags", "cpu", "tags", {}, {}),
@@ -194,7 +194,6 @@ DOT_GOLDENS = {
 
 # Goldens pprofcore cannot reproduce: (golden, why).
 MISSING = [
-    ("pprof.cpu.call_tree.callgrind", "pprofcore has no -call_tree (per-context nodes) for callgrind output"),
     (
         "pprof.cpu.flat.addresses.disasm",
         "the golden's instructions come from the driver test's fake object tool (testObj), which no real "
@@ -262,7 +261,9 @@ def render(source, report, opt, filters) -> str:
     if report == "traces":
         return p.traces(sample_type=opt.get("sample_type"), unit=opt.get("unit"), by=by).to_text()
     if report == "callgrind":
-        return p.to_callgrind(sample_type=opt.get("sample_type"), unit=opt.get("unit"))
+        return p.to_callgrind(
+            sample_type=opt.get("sample_type"), unit=opt.get("unit"), call_tree=opt.get("call_tree", False)
+        )
     assert report == "comments"
     return "\n".join(p.comments) + "\n"
 

@@ -1,7 +1,9 @@
-"""Callgrind text for KCachegrind/QCachegrind, like `go tool pprof -callgrind`."""
+"""Callgrind text for KCachegrind/QCachegrind, like `go tool pprof -callgrind`
+(with ``-call_tree``: a node per calling context)."""
 
 from __future__ import annotations
 
+from ..display.calltree_callgrind import calltree_callgrind
 from . import _output
 from . import _report_args as ra
 
@@ -9,12 +11,18 @@ HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
 
 
 def add_arguments(parser) -> None:
-    ra.add_common(parser, granularity=False, nodecount=False, fmt=False)
+    # -nodecount, -nodefraction and -edgefraction are taken and ignored, as pprof does
+    ra.add_common(parser, granularity=False, fmt=False, trim=True)
     parser.add_argument("--noinlines", action="store_true", help="attribute inlined frames to their callers")
+    parser.add_argument("--mean", action="store_true", help="show flat costs divided by the first (count) sample type")
 
 
 def run(args) -> int:
     p = ra.load_all(args)
-    text = p.to_callgrind(sample_type=ra.sample_index(args.sample_index), unit=args.unit, inline=not args.noinlines)
+    st, sort = ra.sample_index(args.sample_index), "cum" if args.cum else "flat"
+    if args.call_tree:
+        text = calltree_callgrind(p, st, args.unit, sort=sort, mean=args.mean, drop_negative=args.drop_negative)
+    else:
+        text = p.to_callgrind(sample_type=st, unit=args.unit, inline=not args.noinlines, sort=sort, mean=args.mean)
     _output.report_bytes(text.encode("utf-8"), "callgrind")  # -output: cli/_output.py writes the file
     return 0

@@ -6,7 +6,11 @@ context of a function, so its C++ sums do not apply): each sample adds its cum
 to every node of its path and its flat to the last; a dropped node hands its
 children to its parent over a residual edge. The result offers what
 :func:`.dot.pprof_dot` reads from a :class:`.callgraph.CallGraph`, with
-``_rows`` naming the report node (table row) of each tree node.
+``_rows`` naming the report node (table row) of each tree node. With ``mean``
+(pprof's ``-mean``) every node, edge and tag also sums the samples' counts
+(the first sample type) as divisors; trimming and order still use the sums.
+``order="flat"`` or ``"cum"`` sorts as pprof's text-like outputs (callgrind)
+instead of by entropy.
 """
 
 from __future__ import annotations
@@ -39,17 +43,22 @@ class CallTreeGraph:
         inline: bool = True,
         drop_negative: bool = False,
         unit: Optional[str] = None,
+        mean: bool = False,
+        order: str = "entropy",
     ) -> None:
         self._profile = profile
+        #: pprof's -mean: nodes, edges and tags show sums divided by count sums
+        self.mean = mean
+        self._order_by = order
         self._ti = ti = profile.sample_type_index(sample_type)
         self._table = stack_nodes(profile, by, inline)
         self._names = self._table.printable_names()
         self._unit = unit or "minimum"  # pprof's -unit: how numeric tags are keyed
-        self._build(profile, ti, drop_negative)
+        self._build(profile, ti, drop_negative, mean)
         self._trim(nodecount, nodefraction, edgefraction)
 
     # ------------------------------------------------------------------ building
-    def _build(self, p: "Profile", ti: int, drop_negative: bool) -> None:
+    def _build(self, p: "Profile", ti: int, drop_negative: bool, mean: bool) -> None:
         cols = self._table.columns()
         loc_off, loc_nodes = cols["loc_node_offsets"], cols["loc_nodes"]
         labels, numeric = sample_tags(p) if len(p.labels.key) else ([""] * len(p), [[] for _ in range(len(p))])
@@ -57,20 +66,26 @@ class CallTreeGraph:
         rows: List[int] = []
         flat: List[int] = []
         cum: List[int] = []
+        flat_div: List[int] = []
+        cum_div: List[int] = []
+        #: the node each tree node was created under (-1: a root)
+        self.parents: List[int] = []
         tags: List[NodeTags] = []
         children: Dict[tuple, int] = {}
         self._src: List[int] = []
         self._dst: List[int] = []
         self._weight: List[int] = []
+        self._weight_div: List[int] = []
         self._inline: List[bool] = []
         self._residual: List[bool] = []
         self._in: Dict[int, int] = {}  # node -> its one in-edge
         self._out: Dict[int, Dict[int, int]] = {}  # node -> child -> edge
         values = p.values[:, ti]
+        counts = p.values[:, 0] if mean else np.zeros(len(p), dtype=np.int64)
         st_off, st_loc = p.stack_offsets, p.stack_locations
         for i in range(len(p)):
-            w = int(values[i])
-            if w == 0:
+            w, dw = int(values[i]), int(counts[i])
+            if w == 0 and dw == 0:
                 continue
             parent = -1
             for loc in st_loc[int(st_off[i]) : int(st_off[i + 1])][::-1]:
@@ -84,37 +99,44 @@ class CallTreeGraph:
                     if n is None:
                         n = children[key] = len(rows)
                         rows.append(row)
-                        flat.append(0)
-                        cum.append(0)
+                        self.parents.append(parent)
+                        for column in (flat, cum, flat_div, cum_div):
+                            column.append(0)
                         tags.append(NodeTags())
                     cum[n] += w
+                    cum_div[n] += dw
                     if with_tags:
-                        add_sample(tags[n], labels[i], numeric[i], w, False, self._unit)
+                        add_sample(tags[n], labels[i], numeric[i], w, False, self._unit, dw)
                     if parent >= 0:
-                        self._edge(parent, n, w, j != 0)
+                        self._edge(parent, n, w, dw, j != 0)
                     parent = n
             if parent >= 0:
                 flat[parent] += w
+                flat_div[parent] += dw
                 if with_tags:
-                    add_sample(tags[parent], labels[i], numeric[i], w, True, self._unit)
+                    add_sample(tags[parent], labels[i], numeric[i], w, True, self._unit, dw)
         self._rows = rows
         self._flat, self._cum, self._tag_list = flat, cum, tags
+        self._flat_div, self._cum_div = flat_div, cum_div
         self.nodes: List[int] = [n for n in range(len(rows)) if flat[n] != 0 or cum[n] != 0]
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             self.nodes = [n for n in self.nodes if not (flat[n] < 0 or (flat[n] == 0 and cum[n] < 0))]
 
-    def _edge(self, src: int, dst: int, w: int, inline: bool) -> None:
+    def _edge(self, src: int, dst: int, w: int, dw: int, inline: bool) -> None:
         e = self._out.setdefault(src, {}).get(dst)
         if e is None:
             e = len(self._src)
             self._src.append(src)
             self._dst.append(dst)
             self._weight.append(0)
+            self._weight_div.append(0)
             self._inline.append(inline)
             self._residual.append(False)
             self._out[src][dst] = e
             self._in[dst] = e
         self._weight[e] += w
+        self._weight_div[e] += dw
+        self._inline[e] = self._inline[e] and inline  # pprof: one call not inlined makes the edge a call
 
     # ------------------------------------------------------------------ trimming
     def _trim(self, nodecount: int, nodefraction: float, edgefraction: float) -> None:
@@ -156,6 +178,10 @@ class CallTreeGraph:
             "residual": np.array(self._residual, dtype=bool),
             "keep_edge": live,
         }
+        if self.mean:  # what dot.shown_value divides by
+            self._g["flat_div"] = np.array(self._flat_div, dtype=np.int64)
+            self._g["cum_div"] = np.array(self._cum_div, dtype=np.int64)
+            self._g["weight_div"] = np.array(self._weight_div, dtype=np.int64)
 
     def _trim_tree(self, kept: Set[int]) -> None:
         """pprof's TrimTree: dropped nodes give their children to their parent."""
@@ -212,9 +238,15 @@ class CallTreeGraph:
         return set(self.nodes[: min(limit, len(self.nodes))])
 
     def _sort(self) -> None:
-        """pprof's entropy order (ties: name, |flat|, then creation order)."""
-        scores = {n: self._score(n) for n in self.nodes}
+        """pprof's entropy order (ties: name, |flat|, then creation order), or
+        with ``order`` "flat"/"cum" its flat (cum) then name order. pprof breaks
+        the remaining ties as its maps happen to give the nodes."""
         names = [self._names[r] for r in self._rows]
+        if self._order_by != "entropy":
+            first, second = (self._cum, self._flat) if self._order_by == "cum" else (self._flat, self._cum)
+            self.nodes.sort(key=lambda n: (-abs(first[n]), names[n], -abs(second[n]), n))
+            return
+        scores = {n: self._score(n) for n in self.nodes}
         self.nodes.sort(key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(self._flat[n]), n))
 
     def _score(self, n: int) -> int:

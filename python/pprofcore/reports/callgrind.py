@@ -5,8 +5,12 @@ order: flat, then cum, then name), the node's flat value in the output unit,
 then one ``calls=`` block per outgoing edge with the edge weight. Names, files
 and objects are written once and then referred to by ``(id)``; addresses are
 relative to the previous node when that is shorter, as pprof writes them.
-Not here: ``-call_tree`` (per-context nodes). Nodes are pprofcore's address
-nodes, labelled with their mapping's file; pprof also splits a node whose
+``-call_tree`` (a node per calling context) is written by
+:mod:`pprofcore.display.calltree_callgrind` through :func:`write_callgrind`;
+there a callee that shares its file and name with nodes of other contexts is
+called ``name [i/n]``, as pprof names it. ``mean`` (pprof's ``-mean``) shows
+each node's flat value divided by its count sum, while call costs stay sums.
+Nodes are pprofcore's address nodes, labelled with their mapping's file; pprof also splits a node whose
 address, line and function appear in two different binaries (rare). A name
 (function, file, object) stays on its ``fn=``/``fl=``/``ob=`` line: characters
 that end a line are written as visible escapes (``\\x0a``, ``\\u2028``).
@@ -15,14 +19,14 @@ that end a line are written as visible escapes (``\\x0a``, ``\\u2028``).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .. import _units
 from .._escapes import escape_chars
-from .._report_base import report_total
-from ._nodes import nodes
+from .._report_base import go_div, report_total
+from ._nodes import nodes, type_label_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
@@ -56,7 +60,7 @@ def _address(prev: Optional[int], cur: int) -> str:
     return relative if len(relative) < len(absolute) else absolute
 
 
-def _objfiles(profile: "Profile", cols) -> List[str]:
+def objfiles(profile: "Profile", cols) -> List[str]:
     """Per node, the file of its location's mapping: callgrind reports keep
     binary names on every node (pprof's ObjNames)."""
     lno, ln = cols["loc_node_offsets"], cols["loc_nodes"]
@@ -71,6 +75,22 @@ def _objfiles(profile: "Profile", cols) -> List[str]:
     return [strings[int(c)] for c in code.tolist()]
 
 
+class CallgrindGraph(NamedTuple):
+    """What :func:`write_callgrind` reads; per-node sequences are indexed by node id."""
+
+    order: List[int]  # the nodes, in report order
+    objfile: Sequence[str]
+    file: Sequence[str]
+    name: Sequence[str]
+    address: Sequence[int]
+    lineno: Sequence[int]
+    flat: Sequence[int]  # as shown (means with -mean)
+    cum: Sequence[int]  # as shown; picks the unit where flat is 0
+    printable: Sequence[str]  # pprof's printable names, which order tied calls
+    calls: Dict[int, List[Tuple[int, int]]]  # caller -> (callee, summed weight)
+    callee_name: Dict[int, str]  # the cfn= name of a callee ("" when not in the graph)
+
+
 def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> str:
     """pprof's selectOutputUnit for callgrind: the unit of the smallest non-zero
     value, without the x100 step other reports take (callgrind costs are integers)."""
@@ -81,10 +101,50 @@ def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> 
     return _units.scale(smallest, su, "minimum")[1] or su
 
 
-def to_callgrind(
-    profile: "Profile", sample_type: Union[int, str, None] = None, unit: Optional[str] = None, inline: bool = True
+def write_callgrind(
+    profile: "Profile", ti: int, unit: Optional[str], mean: bool, tot: int, g: CallgrindGraph
 ) -> str:
-    """The callgrind text of ``profile`` (see the module docstring).
+    """The callgrind text of ``g``, a graph of ``profile``'s sample type ``ti``
+    (``mean``: of its means) whose percentages would use ``tot`` (it picks the
+    unit of an empty graph)."""
+    shown = np.array([g.flat[n] if g.flat[n] != 0 else g.cum[n] for n in g.order], dtype=np.int64)
+    su = profile.sample_types[ti][1]
+    ou = _output_unit(shown, tot, su, unit)
+    label = _units.scale(1, su, ou)[1] or ou
+    objs: Dict[str, int] = {}
+    fls: Dict[str, int] = {}
+    fns: Dict[str, int] = {}
+    lines = ["positions: instr line", f"events: {type_label_of(profile, ti, mean)}({label})"]
+    prev: Optional[int] = None
+    scale = lambda v: int(_units.scale(int(v), su, ou)[0])  # noqa: E731  (Go truncates)
+    for n in g.order:
+        if prev is None or (g.objfile[n], g.file[n], g.name[n]) != (g.objfile[prev], g.file[prev], g.name[prev]):
+            lines += ["", "ob=" + _name(objs, g.objfile[n]), "fl=" + _name(fls, g.file[n]), "fn=" + _name(fns, g.name[n])]
+        pa = None if prev is None else g.address[prev]
+        lines.append(f"{_address(pa, g.address[n])} {g.lineno[n]} {scale(g.flat[n])}")
+        calls = g.calls.get(n, [])
+        for c, w in sorted(calls, key=lambda cw: (-abs(cw[1]), g.printable[n], g.printable[cw[0]])):
+            lines += [
+                "cfl=" + _name(fls, g.file[c]),
+                "cfn=" + _name(fns, g.callee_name.get(c, "")),
+                f"calls=0 {_address(pa, g.address[c])} {g.lineno[c]}",
+                f"* * {scale(w)}",
+            ]
+        prev = n
+    return "\n".join(lines) + "\n"
+
+
+def to_callgrind(
+    profile: "Profile",
+    sample_type: Union[int, str, None] = None,
+    unit: Optional[str] = None,
+    inline: bool = True,
+    *,
+    sort: str = "flat",
+    mean: bool = False,
+) -> str:
+    """The callgrind text of ``profile`` (see the module docstring); ``sort``
+    "cum" orders the nodes by cum, as pprof's ``-cum``.
 
     Examples
     --------
@@ -93,46 +153,35 @@ def to_callgrind(
     positions: instr line
     events: cpu(ms)
     """
+    if sort not in ("flat", "cum"):
+        raise ValueError(f"sort must be 'flat' or 'cum', got {sort!r}")
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, "addresses", inline, ti)
     cols = t.columns()
-    order = t.order(profile._core, ti, False)
+    order = t.order(profile._core, ti, sort == "cum")
     flat, cum = cols["flat"][:, ti], cols["cum"][:, ti]
-    su = profile.sample_types[ti][1]
-    tot = report_total(profile, ti, False, False)
-    ou = _output_unit(np.where(flat[order] != 0, flat[order], cum[order]), tot, su, unit)
-    label = _units.scale(1, su, ou)[1] or ou
-    mask = np.ones(len(t), dtype=np.uint8)
-    e = t.edges(profile._core, mask, ti, -1)
-    printable = t.printable_names()
-    files = t.files()
+    if mean:  # pprof's SampleMeanDivisor: the first sample type
+        flat, cum = go_div(flat, cols["flat"][:, 0]), go_div(cum, cols["cum"][:, 0])
+    # with -mean, a sample of value 0 and count > 0 still makes its calls (of cost 0)
+    e = t.edges(profile._core, np.ones(len(t), dtype=np.uint8), ti, 0 if mean else -1)
+    w = e["weight"][:, ti].tolist() if len(e["src"]) else []
+    calls: Dict[int, List[Tuple[int, int]]] = {}
+    for s, d, weight in zip(e["src"].tolist(), e["dst"].tolist(), w):
+        calls.setdefault(s, []).append((d, weight))
     strings = profile.strings
     fn_name = [strings[int(c)] for c in cols["name"]]
-    objfile = _objfiles(profile, cols)
-    address, lineno = cols["address"].tolist(), cols["lineno"].tolist()
-    out_edges: Dict[int, List[int]] = {}
-    w = e["weight"][:, ti] if len(e["src"]) else np.zeros(0, np.int64)
-    for k, s in enumerate(e["src"].tolist()):
-        out_edges.setdefault(s, []).append(k)
-    objs: Dict[str, int] = {}
-    fls: Dict[str, int] = {}
-    fns: Dict[str, int] = {}
-    lines = ["positions: instr line", f"events: {profile.sample_types[ti][0]}({label})"]
-    prev: Optional[int] = None
-    scale = lambda v: int(_units.scale(int(v), su, ou)[0])  # noqa: E731  (Go truncates)
-    for n in order.tolist():
-        if prev is None or (objfile[n], files[n], fn_name[n]) != (objfile[prev], files[prev], fn_name[prev]):
-            lines += ["", "ob=" + _name(objs, objfile[n]), "fl=" + _name(fls, files[n]), "fn=" + _name(fns, fn_name[n])]
-        pa = None if prev is None else address[prev]
-        lines.append(f"{_address(pa, address[n])} {lineno[n]} {scale(flat[n])}")
-        dst = e["dst"]
-        for k in sorted(out_edges.get(n, []), key=lambda k: (-abs(int(w[k])), printable[n], printable[dst[k]])):
-            c = int(dst[k])
-            lines += [
-                "cfl=" + _name(fls, files[c]),
-                "cfn=" + _name(fns, fn_name[c]),
-                f"calls=0 {_address(pa, address[c])} {lineno[c]}",
-                f"* * {scale(w[k])}",
-            ]
-        prev = n
-    return "\n".join(lines) + "\n"
+    order_list = order.tolist()
+    graph = CallgrindGraph(
+        order=order_list,
+        objfile=objfiles(profile, cols),
+        file=t.files(),
+        name=fn_name,
+        address=cols["address"].tolist(),
+        lineno=cols["lineno"].tolist(),
+        flat=flat.tolist(),
+        cum=cum.tolist(),
+        printable=t.printable_names(),
+        calls=calls,
+        callee_name={n: fn_name[n] for n in order_list},
+    )
+    return write_callgrind(profile, ti, unit, mean, report_total(profile, ti, mean, False), graph)
