@@ -26,6 +26,7 @@ import wirebuild as wb
 from cli_run import CPU, HEAP, pprofcore_dot
 from goldens import first_difference
 from testenv import CORPUS, go_pprof, requires_go
+from tie_order import dot_without_ids
 
 import pprofcore
 
@@ -159,13 +160,6 @@ def test_built_profile_matches_go(tmp_path, flags):
     assert_same_dot(flags, str(path))
 
 
-def _without_ids(dot: str) -> list:
-    """The lines with node ids blanked, sorted: pprof orders equally scored
-    call-tree nodes as its map iteration happens to give them, so two runs of
-    ``go tool pprof -dot -call_tree`` can number them differently."""
-    return sorted(re.sub(r"\bN+\d+(_\d+)*\b|node\d+", "N", line) for line in dot.splitlines())
-
-
 @requires_go
 @pytest.mark.parametrize(
     "kind,flags",
@@ -177,7 +171,7 @@ def test_call_tree_matches_go(kind, flags):
     want = go_pprof("-dot", "-call_tree", *flags, path)
     got = pprofcore_dot("-call_tree", *flags, path)
     assert got.splitlines()[:3] == want.splitlines()[:3]  # the legend, byte for byte
-    assert _without_ids(got) == _without_ids(want)
+    assert dot_without_ids(got) == dot_without_ids(want)
 
 
 def _corpus_sample(n: int = 6):

@@ -5,14 +5,24 @@ on the exit status (0, or 2 for pprof's errors).
 Inputs: the bundled proto profiles, a legacy heap profile and a legacy
 contention profile written here (text, address-only stacks), and diff inputs
 (``-base``, ``-diff_base``), with text reports and ``-mean`` DOT graphs. One long-lived pprof driver answers every line
-(``pprof`` fixture), so the matrix costs little."""
+(``pprof`` fixture), so the matrix costs little.
+
+The call tree (``-call_tree``: ``-callgrind`` and ``-mean`` DOT graphs) has a
+matrix of its own: on a profile built here whose contexts all differ in value
+(inlined frames, recursion, one function under four parents) the bytes are
+pprof's; on the bundled and corpus profiles pprof orders equal nodes of
+different contexts as its maps happen to give them, so the outputs are
+compared up to that order (``tie_order``)."""
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
+import wirebuild as wb
 from cli_run import CPU, HEAP, run_cli
-from testenv import requires_go
+from testenv import corpus_path, one_per_producer, parses_with_pprof, requires_go
+from tie_order import callgrind_without_ties, dot_without_ids
 
 # Address-only stacks: pprof prints the addresses, so no symbolizer is involved.
 LEGACY_HEAP = """heap profile: 6: 6144 [14: 14336] @ heap/1048576
@@ -147,3 +157,115 @@ def test_flag_matrix_matches_pprof(pprof, tmp_path):
         if (rc, out.decode()) != (want_rc, want):
             bad.append((" ".join(argv), want_rc, rc, err, stderr.strip()[:200]))
     assert not bad, f"{len(bad)} of {len(lines)} command lines differ:\n" + "\n".join(map(str, bad[:20]))
+
+
+# -nodecount, -nodefraction: pprof ignores them for callgrind
+CALL_TREE_FLAGS = [
+    ["-callgrind", "-call_tree"],
+    ["-callgrind", "-call_tree", "-cum"],
+    ["-callgrind", "-call_tree", "-mean"],
+    ["-callgrind", "-call_tree", "-mean", "-cum"],
+    ["-callgrind", "-call_tree", "-nodecount=2", "-nodefraction=0.3"],
+    ["-callgrind", "-call_tree", "-focus=main\\.(f|k)", "-ignore=main\\.h"],
+    ["-callgrind", "-call_tree", "-show_from=main\\.f", "-unit=s"],
+    ["-callgrind", "-mean"],
+    ["-callgrind", "-cum", "-noinlines"],
+    ["-dot", "-call_tree", "-mean"],
+    ["-dot", "-call_tree", "-mean", "-nodecount=4"],
+    ["-dot", "-call_tree", "-mean", "-lines", "-focus=main\\.k"],
+]
+# the built profile's third type: values where half the counts are 0 and a count alone
+BUILT_FLAGS = [["-callgrind", "-call_tree", "-mean", "-sample_index=wait"], ["-dot", "-call_tree", "-mean", "-sample_index=2"]]
+
+
+def _call_tree_profile() -> bytes:
+    """main -> f -> f (recursion), g with h inlined, k under four parents; a
+    sample's values are its own power of two, so no two contexts tie."""
+    strings = {"": 0}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    names = ["main.main", "main.f", "main.g", "main.h", "main.k"]
+    functions = [wb.function(i + 1, s(n), s(n), s(f"/src/{n[5:]}.go"), 10 * i) for i, n in enumerate(names)]
+    main, f_call, gh, k, f_leaf = 1, 2, 3, 4, 5
+    locations = [
+        wb.location(main, 1, 0x1000, [wb.line(1, 10)]),
+        wb.location(f_call, 1, 0x2000, [wb.line(2, 20)]),
+        wb.location(gh, 1, 0x3000, [wb.line(4, 31), wb.line(3, 30)]),  # h inlined into g
+        wb.location(k, 1, 0x4000, [wb.line(5, 40)]),
+        wb.location(f_leaf, 1, 0x2040, [wb.line(2, 21)]),
+    ]
+    mappings = [wb.mapping(1, 0x1000, 0x9000, 0, s("/bin/app"), s("b1"), True, True, True, False)]
+    stacks = [
+        [k, f_call, main],
+        [k, f_call, f_call, main],
+        [f_leaf, f_call, f_call, main],
+        [f_leaf, f_call, main],
+        [k, gh, main],
+        [gh, main],
+        [k, gh, f_call, main],
+        [f_call, main],
+    ]
+    # "wait" is 0 in every other sample: -mean's nodes of sum 0 and count > 0
+    samples = [wb.sample(st, [i % 3 + 1, 1000 << i, (1 << i) * (i % 2)]) for i, st in enumerate(stacks)]
+    samples.append(wb.sample([k, f_call, f_call, f_call, main], [5, 0, 0]))  # a count alone
+    return wb.profile(
+        sample_types=[
+            wb.value_type(s("samples"), s("count")),
+            wb.value_type(s("cpu"), s("nanoseconds")),
+            wb.value_type(s("wait"), s("nanoseconds")),
+        ],
+        samples=samples,
+        mappings=mappings,
+        locations=locations,
+        functions=functions,
+        period_type=wb.value_type(s("cpu"), s("nanoseconds")),
+        period=1000,
+        strings=list(strings),
+    )
+
+
+def _same_up_to_ties(report: str, got: str, want: str) -> bool:
+    if report == "-dot":
+        return dot_without_ids(got) == dot_without_ids(want)
+    return callgrind_without_ties(got) == callgrind_without_ties(want)
+
+
+def _call_tree_differences(pprof, path: str, exact: bool, lines=CALL_TREE_FLAGS) -> list:
+    bad = []
+    for flags in lines:
+        argv = [*flags, path]
+        want, err = pprof.run(*_explicit(argv))
+        rc, out, stderr = run_cli(*argv)
+        got = out.decode()
+        same = got == want if exact else _same_up_to_ties(flags[0], got, want)
+        if err is not None or rc != 0 or not same:
+            bad.append((" ".join(argv), err, rc, stderr.strip()[:200]))
+    return bad
+
+
+@requires_go
+def test_call_tree_matrix_matches_pprof_bytes(pprof, tmp_path):
+    path = tmp_path / "contexts.pb"
+    path.write_bytes(_call_tree_profile())
+    bad = _call_tree_differences(pprof, str(path), exact=True, lines=CALL_TREE_FLAGS + BUILT_FLAGS)
+    assert not bad, "\n".join(map(str, bad))
+
+
+@requires_go
+@pytest.mark.parametrize(
+    "row",
+    [None]
+    + [
+        p.values[0]
+        for p in one_per_producer(
+            lambda r: parses_with_pprof(r) and r["format"] == "profile.proto" and int(r["bytes"] or 0) < 100_000, 3
+        )
+    ],
+    ids=lambda r: "bundled" if r is None else r["file"],
+)
+def test_call_tree_matrix_matches_pprof_up_to_ties(pprof, row):
+    paths = [CPU, HEAP] if row is None else [str(corpus_path(row))]
+    bad = [b for path in paths for b in _call_tree_differences(pprof, path, exact=False)]
+    assert not bad, "\n".join(map(str, bad))

@@ -13,7 +13,8 @@ HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
 def add_arguments(parser) -> None:
     # -nodecount, -nodefraction and -edgefraction are taken and ignored, as pprof does
     ra.add_common(parser, granularity=False, fmt=False, trim=True)
-    parser.add_argument("--noinlines", action="store_true", help="attribute inlined frames to their callers")
+    # pprof's callgrind keeps inlined frames whatever -noinlines says
+    parser.add_argument("--noinlines", action="store_true", help="accepted and ignored, as pprof does")
     parser.add_argument("--mean", action="store_true", help="show flat costs divided by the first (count) sample type")
 
 
@@ -23,6 +24,6 @@ def run(args) -> int:
     if args.call_tree:
         text = calltree_callgrind(p, st, args.unit, sort=sort, mean=args.mean, drop_negative=args.drop_negative)
     else:
-        text = p.to_callgrind(sample_type=st, unit=args.unit, inline=not args.noinlines, sort=sort, mean=args.mean)
+        text = p.to_callgrind(sample_type=st, unit=args.unit, sort=sort, mean=args.mean)
     _output.report_bytes(text.encode("utf-8"), "callgrind")  # -output: cli/_output.py writes the file
     return 0

@@ -28,8 +28,6 @@ def add_arguments(parser) -> None:
 
 def dot_text(args) -> str:
     """The DOT text of the profile the flags describe."""
-    if args.mean and args.call_tree:
-        raise ValueError("-mean with -call_tree is not supported yet")
     p = ra.load_all(args)
     nodecount = DEFAULT_NODECOUNT if args.nodecount is None else args.nodecount
     options = dict(
@@ -42,7 +40,7 @@ def dot_text(args) -> str:
     )
     st = ra.sample_index(args.sample_index)
     g: Union[CallGraph, CallTreeGraph] = (
-        CallTreeGraph(p, st, unit=args.unit, **options)
+        CallTreeGraph(p, st, unit=args.unit, mean=args.mean, **options)
         if args.call_tree
         else p.callgraph(st, mean=args.mean, **options)
     )

@@ -6,7 +6,8 @@ The tree is :class:`.calltree_graph.CallTreeGraph`'s; the text is written by
 :func:`pprofcore.reports.callgrind.write_callgrind`. Callgrind merges every
 node of one (file, function name), so a callee whose name is shared by nodes
 of several contexts is called ``name [i/n]``: pprof numbers the contexts
-(the function under one parent) in the order their first node is written.
+(the function under one parent) in the order their first node is written
+(:func:`pprofcore.reports.callgrind.callee_names`).
 """
 
 from __future__ import annotations
@@ -71,24 +72,8 @@ def calltree_callgrind(
         cum=[shown_value(g, "cum", n) for n in range(len(rows))],
         printable=[row_printable[r] for r in rows],
         calls=calls,
-        callee_name=_disambiguated(tree, rows, row_file, row_name, row_objfile),
+        # a function under one parent: pprof's Node.Function in a tree
+        function=[(tree.parents[n], row_name[r], row_file[r], row_objfile[r]) for n, r in enumerate(rows)],
     )
     return write_callgrind(profile, tree._ti, unit, mean, report_total(profile, tree._ti, mean, False), graph)
 
-
-def _disambiguated(tree: CallTreeGraph, rows, files, names, objs) -> Dict[int, str]:
-    """pprof's getDisambiguatedNames: per (file, name), its functions (a
-    function is one name under one parent) numbered in node order."""
-    functions: Dict[Tuple[str, str], Dict[tuple, int]] = {}
-    key = {}
-    for n in tree._order:
-        r = rows[n]
-        key[n] = (tree.parents[n], names[r], files[r], objs[r])
-        numbers = functions.setdefault((files[r], names[r]), {})
-        numbers.setdefault(key[n], len(numbers))
-    out = {}
-    for n in tree._order:
-        r = rows[n]
-        numbers = functions[(files[r], names[r])]
-        out[n] = names[r] if len(numbers) == 1 else f"{names[r]} [{numbers[key[n]] + 1}/{len(numbers)}]"
-    return out

@@ -19,7 +19,7 @@ that end a line are written as visible escapes (``\\x0a``, ``\\u2028``).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Hashable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -88,7 +88,24 @@ class CallgrindGraph(NamedTuple):
     cum: Sequence[int]  # as shown; picks the unit where flat is 0
     printable: Sequence[str]  # pprof's printable names, which order tied calls
     calls: Dict[int, List[Tuple[int, int]]]  # caller -> (callee, summed weight)
-    callee_name: Dict[int, str]  # the cfn= name of a callee ("" when not in the graph)
+    function: Sequence[Hashable]  # pprof's Node.Function: the nodes of one function (in one context)
+
+
+def callee_names(g: CallgrindGraph) -> Dict[int, str]:
+    """pprof's getDisambiguatedNames: a node's name, and where nodes of one
+    (file, name) belong to several functions (contexts, binaries), `` [i/n]``
+    with the functions numbered in node order. A callee outside the graph
+    has none (pprof writes ``cfn=``)."""
+    numbers: Dict[Tuple[str, str], Dict[Hashable, int]] = {}
+    for n in g.order:
+        per_name = numbers.setdefault((g.file[n], g.name[n]), {})
+        per_name.setdefault(g.function[n], len(per_name))
+    out = {}
+    for n in g.order:
+        per_name = numbers[(g.file[n], g.name[n])]
+        suffix = f" [{per_name[g.function[n]] + 1}/{len(per_name)}]" if len(per_name) > 1 else ""
+        out[n] = g.name[n] + suffix
+    return out
 
 
 def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> str:
@@ -111,6 +128,9 @@ def write_callgrind(
     su = profile.sample_types[ti][1]
     ou = _output_unit(shown, tot, su, unit)
     label = _units.scale(1, su, ou)[1] or ou
+    if not g.order:  # pprof picks no unit for an empty graph
+        label = ou = unit or "minimum"
+    cfn = callee_names(g)
     objs: Dict[str, int] = {}
     fls: Dict[str, int] = {}
     fns: Dict[str, int] = {}
@@ -126,7 +146,7 @@ def write_callgrind(
         for c, w in sorted(calls, key=lambda cw: (-abs(cw[1]), g.printable[n], g.printable[cw[0]])):
             lines += [
                 "cfl=" + _name(fls, g.file[c]),
-                "cfn=" + _name(fns, g.callee_name.get(c, "")),
+                "cfn=" + _name(fns, cfn.get(c, "")),
                 f"calls=0 {_address(pa, g.address[c])} {g.lineno[c]}",
                 f"* * {scale(w)}",
             ]
@@ -171,10 +191,11 @@ def to_callgrind(
     strings = profile.strings
     fn_name = [strings[int(c)] for c in cols["name"]]
     order_list = order.tolist()
+    objfile, files = objfiles(profile, cols), t.files()
     graph = CallgrindGraph(
         order=order_list,
-        objfile=objfiles(profile, cols),
-        file=t.files(),
+        objfile=objfile,
+        file=files,
         name=fn_name,
         address=cols["address"].tolist(),
         lineno=cols["lineno"].tolist(),
@@ -182,6 +203,6 @@ def to_callgrind(
         cum=cum.tolist(),
         printable=t.printable_names(),
         calls=calls,
-        callee_name={n: fn_name[n] for n in order_list},
+        function=list(zip(fn_name, files, objfile)),
     )
     return write_callgrind(profile, ti, unit, mean, report_total(profile, ti, mean, False), graph)

@@ -1,7 +1,8 @@
-"""Callgrind text read back into records, to compare two outputs up to the
-order pprof leaves to chance: its call tree (``-call_tree``) sorts nodes of one
-address, line and flat cost in different contexts in the order its maps give
-them, which also decides their ``[i/n]`` numbers and the relative addresses."""
+"""pprof's outputs compared up to the order pprof leaves to chance: its call
+tree (``-call_tree``) sorts equally ranked nodes of different contexts in the
+order its maps give them. In DOT that decides the node ids; in callgrind text
+the order of a function's nodes, their ``[i/n]`` numbers and the relative
+addresses, so the text is read back into records first."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 _SUFFIX = re.compile(r" \[\d+/(\d+)\]$")
+
+
+def dot_without_ids(dot: str) -> list:
+    """The lines with node ids blanked, sorted."""
+    return sorted(re.sub(r"\bN+\d+(_\d+)*\b|node\d+", "N", line) for line in dot.splitlines())
 
 
 def _name(table: Dict[str, str], field: str) -> str:
@@ -31,7 +37,7 @@ def _address(prev: Optional[int], token: str) -> int:
     return int(token, 16)
 
 
-def records(text: str) -> Tuple[List[str], List[tuple]]:
+def read_callgrind(text: str) -> Tuple[List[str], List[tuple]]:
     """The header lines and one record per cost line: (ob, fl, fn, address,
     line, cost, calls), names resolved, addresses absolute, and the context
     number of ``name [i/n]`` blanked (``[?/n]``)."""
@@ -80,10 +86,10 @@ def records(text: str) -> Tuple[List[str], List[tuple]]:
     return header, out
 
 
-def canonical(text: str) -> Tuple[List[str], List[tuple]]:
-    """:func:`records` with each run of records of one address and line
+def callgrind_without_ties(text: str) -> Tuple[List[str], List[tuple]]:
+    """:func:`read_callgrind` with each run of records of one address and line
     sorted (pprof's ties: with ``-mean`` tied sums may show different means)."""
-    header, recs = records(text)
+    header, recs = read_callgrind(text)
     out: List[tuple] = []
     run: List[tuple] = []
     for r in recs + [None]:  # type: ignore[list-item]
