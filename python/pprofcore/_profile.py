@@ -26,10 +26,10 @@ from . import (
 from . import web as _web
 from ._columns import StringTable, Table
 from .display import callgraph as _callgraph
-from .display.calltree_callgrind import calltree_callgrind
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
 from .display import timeline as _timeline
+from .display.calltree_callgrind import calltree_callgrind
 from .errors import unknown_sample_type
 from .symbolize import symbolize as symbolize_profile
 

@@ -66,7 +66,11 @@ def add_arguments(parser, *, output: bool = True) -> None:
         help="leave out nodes with negative values (graph outputs)",
     )
     parser.add_argument(
-        "--call_tree", "--call-tree", dest="call_tree", action="store_true", help="pprof -call_tree (not supported yet)"
+        "--call_tree",
+        "--call-tree",
+        dest="call_tree",
+        action="store_true",
+        help="a node per calling context (-dot, -svg ..., -callgrind)",
     )
     parser.add_argument(
         "--intel_syntax", "--intel-syntax", dest="intel_syntax", action="store_true", help="accepted, as pprof does"

@@ -76,4 +76,3 @@ def calltree_callgrind(
         function=[(tree.parents[n], row_name[r], row_file[r], row_objfile[r]) for n, r in enumerate(rows)],
     )
     return write_callgrind(profile, tree._ti, unit, mean, report_total(profile, tree._ti, mean, False), graph)
-

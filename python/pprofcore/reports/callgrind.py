@@ -118,9 +118,7 @@ def _output_unit(values: np.ndarray, tot: int, su: str, unit: Optional[str]) -> 
     return _units.scale(smallest, su, "minimum")[1] or su
 
 
-def write_callgrind(
-    profile: "Profile", ti: int, unit: Optional[str], mean: bool, tot: int, g: CallgrindGraph
-) -> str:
+def write_callgrind(profile: "Profile", ti: int, unit: Optional[str], mean: bool, tot: int, g: CallgrindGraph) -> str:
     """The callgrind text of ``g``, a graph of ``profile``'s sample type ``ti``
     (``mean``: of its means) whose percentages would use ``tot`` (it picks the
     unit of an empty graph)."""
@@ -139,7 +137,12 @@ def write_callgrind(
     scale = lambda v: int(_units.scale(int(v), su, ou)[0])  # noqa: E731  (Go truncates)
     for n in g.order:
         if prev is None or (g.objfile[n], g.file[n], g.name[n]) != (g.objfile[prev], g.file[prev], g.name[prev]):
-            lines += ["", "ob=" + _name(objs, g.objfile[n]), "fl=" + _name(fls, g.file[n]), "fn=" + _name(fns, g.name[n])]
+            lines += [
+                "",
+                "ob=" + _name(objs, g.objfile[n]),
+                "fl=" + _name(fls, g.file[n]),
+                "fn=" + _name(fns, g.name[n]),
+            ]
         pa = None if prev is None else g.address[prev]
         lines.append(f"{_address(pa, g.address[n])} {g.lineno[n]} {scale(g.flat[n])}")
         calls = g.calls.get(n, [])
