@@ -34,20 +34,21 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent / "tests" / "helpers"))
 
 import _common  # noqa: E402  (puts this checkout's python/ first unless PPROFCORE_BENCH_INSTALLED=1)
-from bench_merge import best  # noqa: E402
+from bench_merge import CHILD_PRELUDE, best  # noqa: E402
 
-LOCAL_MERGE = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+LOCAL_MERGE = (
+    CHILD_PRELUDE
+    + """
 paths = open(sys.argv[1]).read().split("\\n")
 t = time.perf_counter()
 pprofcore.merge_files(paths, threads=2)
 print(time.perf_counter() - t)
 """
+)
 
-LOCAL_SERIES = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+LOCAL_SERIES = (
+    CHILD_PRELUDE
+    + """
 import pandas
 paths = open(sys.argv[1]).read().split("\\n")
 t = time.perf_counter()
@@ -55,6 +56,7 @@ df = pprofcore.ProfileSet(paths, threads=2).series()
 print(len(df), file=sys.stderr)
 print(time.perf_counter() - t)
 """
+)
 
 
 def synthetic_fleet(n: int) -> list:

@@ -25,14 +25,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
-from bench_merge import best, run, synthetic_fleet  # noqa: E402
+from bench_merge import CHILD_PRELUDE, best, run, synthetic_fleet  # noqa: E402
 
 # what every pprofcore child imports before its timer; subtracted from its CPU time
 BASELINE = "import pprofcore, pandas; print(0.0)"
 
-OURS_SERIES = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_SERIES = (
+    CHILD_PRELUDE
+    + """
 import pandas  # imported before the timer, as Go's runtime starts before its timer
 paths = sys.argv[1:]
 t = time.perf_counter()
@@ -40,30 +40,33 @@ df = pprofcore.ProfileSet(paths).series()
 print(len(df), file=sys.stderr)
 print(time.perf_counter() - t)
 """
+)
 
-OURS_INGEST = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_INGEST = (
+    CHILD_PRELUDE
+    + """
 import duckdb, pandas, pyarrow.parquet
 out, paths = sys.argv[1], sys.argv[2:]
 t = time.perf_counter()
 pprofcore.ProfileSet(paths).to_parquet(out)
 print(time.perf_counter() - t)
 """
+)
 
-OURS_REBUILD = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_REBUILD = (
+    CHILD_PRELUDE
+    + """
 store = pprofcore.open_store(sys.argv[1])
 t = time.perf_counter()
 merged = store.profile("profile_id < 1000")
 print(len(merged), file=sys.stderr)
 print(time.perf_counter() - t)
 """
+)
 
-OURS_SQL = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_SQL = (
+    CHILD_PRELUDE
+    + """
 store = pprofcore.open_store(sys.argv[1])
 t = time.perf_counter()
 df = store.sql('''
@@ -75,6 +78,7 @@ df = store.sql('''
 print(len(df), file=sys.stderr)
 print(time.perf_counter() - t)
 """
+)
 
 
 def fleet_of(n: int, synth: list) -> list:

@@ -29,11 +29,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
-from bench_merge import CORPUS, synthetic_fleet  # noqa: E402
+from bench_merge import CHILD_PRELUDE, CORPUS, synthetic_fleet  # noqa: E402
 
-OURS = """
-import resource, sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS = (
+    CHILD_PRELUDE
+    + """
 import pandas  # imported before the timer, as Go's runtime starts before its timer
 # pandas' one-time set-up of its Arrow-backed strings (20-60 ms at the first
 # string column a process builds) is start-up too, not work on the files.
@@ -47,6 +47,7 @@ print(rows, file=sys.stderr)
 print("cpu", cpu() - c)
 print(elapsed)
 """
+)
 
 
 def timed(cmd, repeat, env=None):

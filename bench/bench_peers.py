@@ -71,21 +71,22 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
 from bench_fleet import OURS_SERIES  # noqa: E402
-from bench_merge import CORPUS, run, synthetic_fleet  # noqa: E402
+from bench_merge import CHILD_PRELUDE, CORPUS, run, synthetic_fleet  # noqa: E402
 
-OURS_MERGE = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_MERGE = (
+    CHILD_PRELUDE
+    + """
 level, paths = sys.argv[1], sys.argv[2:]
 t = time.perf_counter()
 data = pprofcore.merge_files(paths).to_bytes(level=None if level == "default" else level)
 print(len(data), file=sys.stderr)
 print(time.perf_counter() - t)
 """
+)
 
-OURS_DELTA = """
-import sys, time, pprofcore
-for _name in pprofcore.__all__: getattr(pprofcore, _name)  # lazy names: loaded before the timer
+OURS_DELTA = (
+    CHILD_PRELUDE
+    + """
 level, paths = sys.argv[1], sys.argv[2:]
 compress = level != "raw"  # raw: uncompressed in and out
 level = None if level in ("default", "raw") else level
@@ -96,6 +97,7 @@ for p in paths:
         out = dc.delta_bytes(f.read(), compress=compress, level=level)
 print(time.perf_counter() - t)
 """
+)
 
 
 def _parca_fleet(n: int = 1000) -> list:
