@@ -18,7 +18,7 @@ import pytest
 from cli_run import CPU, HEAP
 from hypothesis import HealthCheck, given, settings
 from pbprofile import valid_profiles
-from testenv import CORPUS, REPO
+from testenv import CORPUS, REPO, pprofcore_env
 
 from pprofcore import cli
 from pprofcore.cli import quick_top
@@ -129,7 +129,7 @@ def imported(*argv: str) -> set:
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"},
+        env=dict(pprofcore_env(), PATH="/usr/bin:/bin"),
         timeout=120,
     )
     assert r.returncode == 0, r.stderr[-2000:]

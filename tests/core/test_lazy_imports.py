@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from testenv import REPO
+from testenv import REPO, pprofcore_env
 
 import pprofcore
 
@@ -67,7 +67,7 @@ def test_import_pprofcore_loads_only_the_core():
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(REPO / "python")},
+        env=pprofcore_env(),
         timeout=60,
     )
     assert r.returncode == 0, r.stderr

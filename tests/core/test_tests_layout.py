@@ -73,3 +73,15 @@ def test_named_test_paths_exist():
         if not (repo / path).is_file()
     )
     assert not gone, f"these name test files that do not exist: {gone}"
+
+
+def test_child_processes_import_the_tested_pprofcore():
+    """CI tests an installed wheel, whose _core is not in the checkout's python/:
+    a child process that sets PYTHONPATH itself would import a package without
+    its core there. Only testenv.pprofcore_env builds that environment."""
+    setters = sorted(
+        str(p.relative_to(TESTS))
+        for p in [*_test_files(), *HELPERS.glob("*.py")]
+        if p.name not in ("testenv.py", "test_tests_layout.py") and "PYTHONPATH" in p.read_text(encoding="utf-8")
+    )
+    assert not setters, f"use testenv.pprofcore_env() for the child's environment: {setters}"

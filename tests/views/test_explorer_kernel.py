@@ -8,10 +8,9 @@ by test_explorer_browser.py."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
+from testenv import pprofcore_env
 
 pytest.importorskip("anywidget", reason="Profile.explore() needs anywidget: pip install anywidget")
 nbformat = pytest.importorskip("nbformat", reason="needs pprofcore[notebook]: nbformat, nbclient, ipykernel")
@@ -37,15 +36,6 @@ CELLS = [
 ]
 
 
-def _kernel_env() -> dict:
-    """The kernel imports the pprofcore this test imports (a checkout's python/
-    or the installed package)."""
-    env = dict(os.environ)
-    here = str(Path(pprofcore.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
 def _printed(cell) -> dict:
     text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
     return json.loads(text.strip().splitlines()[-1])
@@ -57,7 +47,7 @@ def test_widget_in_a_kernel(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     # jupyter_client starts the kernelspec's "python" as this interpreter
     client = nbclient.NotebookClient(nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": tmp_path}})
-    client.execute(env=_kernel_env())
+    client.execute(env=pprofcore_env())
 
     display = nb.cells[1].outputs
     bundle = next(o["data"] for o in display if o.get("output_type") == "execute_result")
