@@ -3,9 +3,11 @@ same session fed to ``go tool pprof`` and to pprofcore gives the same stdout
 (prompts and reports) and the same error lines, and each report equals the
 one-shot command line's text for the same options."""
 
+import functools
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -212,7 +214,16 @@ def test_no_source_and_bad_initial_flag(capsys):
 def test_terminal_session_with_completion_and_history(tmp_path):
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, HOME=str(tmp_path), TERM="dumb")
-    child = pexpect.spawn(sys.executable, ["-m", "pprofcore", EXAMPLE], env=env, encoding="utf-8", timeout=60)
+    # SIGINT as a terminal gives it, even when this run is a background job that ignores it
+    restore_sigint = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "pprofcore", EXAMPLE],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        preexec_fn=restore_sigint,
+    )
     try:
         child.expect_exact("(pprof) ")
         child.send("tre\t")  # Tab completes the command

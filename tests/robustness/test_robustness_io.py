@@ -376,6 +376,8 @@ _INTERRUPT_BATCH = """
         def on_sigint(signum, frame):
             raise Stop("from the handler")
         signal.signal(signal.SIGINT, on_sigint)
+    else:  # Python's own handler, even when a parent (a background job) ignores SIGINT
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # One FIFO per worker holds it until the interrupt is in; the next FIFO has
     # no writer: opening it would block for ever, so reaching it means the
     # batch went on after Ctrl-C.

@@ -92,7 +92,11 @@ BASELINE_TEST = """
     import pprofcore
 
     def test_handle(pprof_baseline):
-        p = pprofcore.load(os.environ["GOBENCH_PROFILE"])
+        # runtime.asyncPreempt is where the Go scheduler's preemption signal
+        # lands: its share follows the machine's load (22% to 34% between two
+        # plain runs at load 15), not the code; hidden, its samples go to
+        # their callers.
+        p = pprofcore.load(os.environ["GOBENCH_PROFILE"]).hide(r"^runtime\\.")
         # cum shares of the functions holding >= 30% (render, about 47%, and
         # rank, 25-35%): with some 400 samples a small stage can move from 8%
         # to 15% between two plain runs, while these move by about 10% (one
