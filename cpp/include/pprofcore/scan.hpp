@@ -81,7 +81,10 @@ PPROFCORE_INLINE bool varint(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
 
 // One Label message: the fields decode() reads, each a varint, string codes
 // within the table. Anything else is left to decode().
-inline bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
+PPROFCORE_INLINE bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
+  // The usual label, key and str (or num) as one-byte varints, in one look.
+  if (e - p == 4 && p[0] == 0x08 && (p[2] == 0x10 || p[2] == 0x18) && ((p[1] | p[3]) & 0x80) == 0)
+    return p[1] < n_strings && (p[2] == 0x18 || p[3] < n_strings);
   while (p < e) {
     uint64_t tag, v;
     if (!varint(p, e, tag) || (tag & 7) != wire::kVarint || !varint(p, e, v)) return false;
