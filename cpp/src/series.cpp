@@ -647,7 +647,13 @@ SeriesResult reduce_all(size_t n, const SeriesOptions& options, const Poll& poll
     pool.reserve(threads);
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
     Reduced r;
+    auto polled = std::chrono::steady_clock::now();
     for (size_t i = 0; i < n; ++i) {
+      // Polled every kPollWait whether or not results keep coming.
+      if (poll && std::chrono::steady_clock::now() - polled >= kPollWait) {
+        poll();
+        polled = std::chrono::steady_clock::now();
+      }
       {
         std::unique_lock<std::mutex> lock(mu);
         if (!ready[i % window]) wake_at = std::min(n - 1, i + lag);
@@ -656,6 +662,7 @@ SeriesResult reduce_all(size_t n, const SeriesOptions& options, const Poll& poll
           if (arrived.wait_for(lock, kPollWait, [&] { return ready[wake_at % window] != 0; }) || !poll) continue;
           lock.unlock();
           poll();
+          polled = std::chrono::steady_clock::now();
           lock.lock();
         }
         r = std::move(slots[i % window]);
