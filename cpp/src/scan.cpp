@@ -54,7 +54,7 @@ class Fields {
  public:
   Fields(const uint8_t* p, const uint8_t* e) : p_(p), e_(e) {}
   // Next field: false at the end or on a malformed tag (then ok() is false).
-  bool next() {
+  PPROFCORE_INLINE bool next() {
     if (p_ >= e_) return false;
     uint64_t tag;
     if (!varint(p_, e_, tag)) return fail();
@@ -66,7 +66,7 @@ class Fields {
   uint64_t field() const { return field_; }
   uint32_t wire_type() const { return wt_; }
   // The field's varint value (false if the field is not a varint).
-  bool value(uint64_t& v) { return (wt_ == wire::kVarint && varint(p_, e_, v)) || fail(); }
+  PPROFCORE_INLINE bool value(uint64_t& v) { return (wt_ == wire::kVarint && varint(p_, e_, v)) || fail(); }
   // A string code: a varint within int32 (the table's size is checked at the end).
   bool code(int32_t& c, uint64_t& max_code) {
     uint64_t v;
@@ -76,7 +76,7 @@ class Fields {
     return true;
   }
   // The field's payload [b, e) (false if the field is not length-delimited).
-  bool payload(const uint8_t*& b, const uint8_t*& e) {
+  PPROFCORE_INLINE bool payload(const uint8_t*& b, const uint8_t*& e) {
     uint64_t n;
     if (wt_ != wire::kLen || !varint(p_, e_, n) || n > static_cast<uint64_t>(e_ - p_)) return fail();
     b = p_;

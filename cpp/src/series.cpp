@@ -6,6 +6,7 @@
 #include "pprofcore/series.hpp"
 
 #include "pprofcore/arith.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "pprofcore/gzip.hpp"
 #include "pprofcore/pool.hpp"
 #include "pprofcore/proto_fields.hpp"
@@ -14,11 +15,15 @@
 #include "pprofcore/zstd.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <iterator>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 namespace pprofcore {
@@ -62,6 +67,11 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
 }
 
 namespace {
+
+// How often the collecting thread calls `poll` while it waits for a worker.
+constexpr auto kPollWait = std::chrono::milliseconds(50);
+// How many items ahead of the one it needs the collecting thread sleeps to.
+constexpr size_t kWakeLag = 32;
 
 // The chosen type's sum per node of `t`, sample by sample, as aggregate() sums
 // it: flat to the leaf location's innermost frame, cum once per node and
@@ -577,33 +587,98 @@ class Collector {
   std::string key_bytes_;
 };
 
-// Reduces items [0, n) in batches on workers with `reduce_one(i)` and collects
-// them in order; the first failing item in input order is rethrown.
+// Reduces items [0, n) on workers with `reduce_one(i)` while this thread
+// collects them in input order as they come: one set of workers for the whole
+// call, and the interning overlaps their work instead of waiting between
+// rounds. At most options.batch results wait at once (the memory bound): a
+// worker takes item i only once item i - batch has been collected. The first
+// failing item in input order is rethrown, after the workers stop.
 template <class ReduceOne>
 SeriesResult reduce_all(size_t n, const SeriesOptions& options, const Poll& poll, ReduceOne&& reduce_one) {
   Collector collector(n, options.labels.size());
-  const size_t batch = std::max<size_t>(1, options.batch);
-  std::vector<Reduced> slots;
-  for (size_t begin = 0; begin < n; begin += batch) {
-    const size_t end = std::min(n, begin + batch);
-    slots.assign(end - begin, Reduced());
-    // Each worker writes only its own slot; errors are kept per slot.
-    parallel_for(
-        end - begin, options.threads,
-        [&](size_t k) {
-          try {
-            slots[k] = reduce_one(begin + k);
-          } catch (...) {
-            slots[k].error = std::current_exception();
-          }
-        },
-        poll);
-    for (size_t k = 0; k < slots.size(); ++k) {
-      if (slots[k].error) std::rethrow_exception(slots[k].error);
-      collector.add(begin + k, slots[k]);
-      slots[k] = Reduced();  // free as we go
+  unsigned threads = options.threads ? options.threads : hardware_threads();
+  if (threads > n) threads = static_cast<unsigned>(n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) {
+      if (poll) poll();
+      collector.add(i, reduce_one(i));
     }
+    return collector.finish(options.nodes);
   }
+  const size_t window = std::max<size_t>(1, options.batch);
+  // This thread sleeps until item wake_at is done, a few items ahead of the
+  // one it needs: woken once per run of items rather than once per item.
+  const size_t lag = std::min<size_t>(kWakeLag, window - 1);
+  std::vector<Reduced> slots(window);
+  std::vector<uint8_t> ready(window, 0);
+  std::mutex mu;
+  std::condition_variable room, arrived;  // workers wait for room, this thread for item wake_at
+  size_t next = 0, collected = 0, wake_at = 0;
+  bool stop = false;
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      room.wait(lock, [&] { return stop || next >= n || next < collected + window; });
+      if (stop || next >= n) return;
+      const size_t i = next++;
+      lock.unlock();
+      Reduced r;
+      try {
+        r = reduce_one(i);
+      } catch (...) {
+        r.error = std::current_exception();
+      }
+      lock.lock();
+      slots[i % window] = std::move(r);
+      ready[i % window] = 1;
+      if (i == wake_at) arrived.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  auto join = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    room.notify_all();
+    for (auto& t : pool) t.join();
+  };
+  try {
+    pool.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    Reduced r;
+    auto polled = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < n; ++i) {
+      // Polled every kPollWait whether or not results keep coming.
+      if (poll && std::chrono::steady_clock::now() - polled >= kPollWait) {
+        poll();
+        polled = std::chrono::steady_clock::now();
+      }
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (!ready[i % window]) wake_at = std::min(n - 1, i + lag);
+        while (!ready[i % window]) {
+          if (ready[wake_at % window]) wake_at = i;  // a later item came first: wait for this one alone
+          if (arrived.wait_for(lock, kPollWait, [&] { return ready[wake_at % window] != 0; }) || !poll) continue;
+          lock.unlock();
+          poll();
+          polled = std::chrono::steady_clock::now();
+          lock.lock();
+        }
+        r = std::move(slots[i % window]);
+        slots[i % window] = Reduced();
+        ready[i % window] = 0;
+        collected = i + 1;
+      }
+      room.notify_one();
+      if (r.error) std::rethrow_exception(r.error);
+      collector.add(i, r);
+    }
+  } catch (...) {
+    join();
+    throw;
+  }
+  join();
   return collector.finish(options.nodes);
 }
 

@@ -1,10 +1,11 @@
 // C++ unit tests of series_files: rows equal a per-file aggregate in input
 // order whatever the thread count and batch size, the first failing file in
-// input order is the one reported, the lean scan gives what decoding gives
+// input order is the one reported, a poll that throws cancels the workers, the lean scan gives what decoding gives
 // (or leaves the file to it), by node and by label, and sample-type choices
 // follow pprof.
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "check.hpp"
@@ -120,6 +121,19 @@ TEST(series_reports_the_first_failing_file_in_order) {
       EXPECT(std::string(e.what()).find("bad3.pb.gz") != std::string::npos);
     }
     EXPECT(threw);
+  }
+}
+
+TEST(series_cancelled_by_poll_joins_and_rethrows) {
+  // Work for about a second, results coming all the time: the calling
+  // thread must still poll (every 50 ms), and stop the workers when it throws.
+  const Profile p = small(1);
+  const std::vector<const Profile*> many(40000, &p);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    SeriesOptions o;
+    o.threads = threads, o.batch = 8;
+    EXPECT_THROWS(series_profiles(many, o, [] { throw std::runtime_error("interrupted"); }), std::runtime_error,
+                  "interrupted");
   }
 }
 

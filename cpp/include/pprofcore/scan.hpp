@@ -15,6 +15,7 @@
 
 #include "pprofcore/hashing.hpp"
 #include "pprofcore/profile.hpp"
+#include "pprofcore/proto_fields.hpp"
 #include "pprofcore/wire.hpp"
 
 namespace pprofcore {
@@ -81,7 +82,13 @@ PPROFCORE_INLINE bool varint(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
 
 // One Label message: the fields decode() reads, each a varint, string codes
 // within the table. Anything else is left to decode().
-inline bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
+PPROFCORE_INLINE bool label(const uint8_t* p, const uint8_t* e, uint64_t n_strings) {
+  // The usual label, key and str (or num) as one-byte varints, in one look.
+  constexpr uint8_t kKey = proto::tag_byte(proto::LabelField::kKey, wire::kVarint);
+  constexpr uint8_t kStr = proto::tag_byte(proto::LabelField::kStr, wire::kVarint);
+  constexpr uint8_t kNum = proto::tag_byte(proto::LabelField::kNum, wire::kVarint);
+  if (e - p == 4 && p[0] == kKey && (p[2] == kStr || p[2] == kNum) && ((p[1] | p[3]) & 0x80) == 0)
+    return p[1] < n_strings && (p[2] == kNum || p[3] < n_strings);
   while (p < e) {
     uint64_t tag, v;
     if (!varint(p, e, tag) || (tag & 7) != wire::kVarint || !varint(p, e, v)) return false;
