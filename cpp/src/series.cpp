@@ -420,6 +420,12 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
 // untouched. `inflated_size`: what gzip input inflated to.
 bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& inflated_size) {
   const DecodeOptions& d = o.decode;
+  const bool labels_only = !o.labels.empty() && !o.nodes;
+  // Labels only: the lean pass keeps no tables; input off its common shape
+  // goes to the full one.
+  auto tables = [&](const uint8_t* data, size_t n) {
+    return (labels_only && scan_label_tables(data, n, scan)) || scan_tables(data, n, scan);
+  };
   gzip::Buffer inflated;
   try {
     const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
@@ -429,8 +435,8 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
       if (n > max_input_size(d.max_decompressed_size, true)) return false;
       inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
       inflated_size = inflated.size();
-      if (!scan_tables(inflated.data(), inflated.size(), scan)) return false;
-    } else if (n > d.max_decompressed_size || !scan_tables(data, n, scan)) {
+      if (!tables(inflated.data(), inflated.size())) return false;
+    } else if (n > d.max_decompressed_size || !tables(data, n)) {
       return false;
     }
   } catch (const std::exception&) {
@@ -452,7 +458,7 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
     return true;
   }
   LabelSplit split(p, o.labels);
-  if (!o.nodes) {  // labels only: the lean walk, no location rows, each label read once
+  if (labels_only) {  // the lean walk, no location rows, each label read once
     KeyedSums sums(nullptr, ti, o.cum);
     if (!for_each_sample_labels(scan, ti, split.key_of_code(), split.firsts(),
                                 [&](int64_t v, const FirstLabel* firsts) { sums.add_value(v, split.combo(firsts)); }))
