@@ -23,7 +23,7 @@ using scanning::varint;
 enum : uint8_t { kVarint = 1, kCode = 2, kKeep = 4, kLine = 8 };
 
 struct Acts {
-  uint8_t at[128] = {};
+  uint8_t at[256] = {};  // tags of two bytes (from 0x80) are not ours: 0
 };
 
 template <class Field>
@@ -64,8 +64,6 @@ constexpr Acts kFunctionActs = acts<FunctionField>({{FunctionField::kId, kVarint
                                                     {FunctionField::kFilename, kVarint | kCode},
                                                     {FunctionField::kStartLine, kVarint}});
 
-constexpr uint64_t kMaxCode = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
-
 // Past a varint we do not keep: at most ten bytes, the last under 0x80.
 PPROFCORE_INLINE bool skip_varint(const uint8_t*& p, const uint8_t* e) {
   const uint8_t* const stop = e - p > 10 ? p + 10 : e;
@@ -73,6 +71,8 @@ PPROFCORE_INLINE bool skip_varint(const uint8_t*& p, const uint8_t* e) {
     if (*p++ < 0x80) return true;
   return false;
 }
+
+constexpr uint64_t kMaxCode = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
 
 class LeanTables {
  public:
@@ -153,9 +153,10 @@ class LeanTables {
     }
   }
 
+  // A string code: checked against the table in finish().
   bool code(uint64_t v) {
     max_code_ = std::max(max_code_, v);
-    return v <= kMaxCode;
+    return true;  // for `return code(v)` in field()
   }
 
   // A mapping, location or function: checked, and its id must be the next
@@ -180,16 +181,18 @@ class LeanTables {
 
   template <class OnLine>
   PPROFCORE_INLINE bool fields(const uint8_t* p, const uint8_t* e, const Acts& a, uint64_t& kept, OnLine&& on_line) {
+    // In locals: stores through `kept` could alias the members.
+    uint64_t keep = kept, max_code = max_code_;
     while (p < e) {
-      const uint8_t tag = *p++;
-      const uint8_t act = tag < 0x80 ? a.at[tag] : 0;
+      const uint8_t act = a.at[*p++];
       uint64_t v;
-      if (act == kVarint) {
+      if (act == kVarint) {  // not kept: skipped (addresses take several bytes)
         if (!skip_varint(p, e)) return false;
       } else if (act & kVarint) {
         if (!varint(p, e, v)) return false;
-        if ((act & kCode) && !code(v)) return false;
-        if (act & kKeep) kept = v;
+        const uint64_t as_code = (act & kCode) ? v : 0;
+        max_code = as_code > max_code ? as_code : max_code;
+        keep = (act & kKeep) ? v : keep;
       } else if (act == kLine) {
         if (!varint(p, e, v) || v > static_cast<uint64_t>(e - p) || !on_line(p, p + v)) return false;
         p += v;
@@ -197,12 +200,14 @@ class LeanTables {
         return false;
       }
     }
+    kept = keep;
+    max_code_ = max_code;
     return true;
   }
 
   // The rules decode() applies once everything is read.
   bool finish() {
-    if (p_.strings.size() == 0 || max_code_ >= p_.strings.size()) return false;
+    if (p_.strings.size() == 0 || max_code_ >= p_.strings.size() || max_code_ > kMaxCode) return false;
     if (!s_.samples.empty() && p_.sample_type_type.empty()) return false;
     if (max_function_ > n_functions_) return false;
     s_.locations.index_dense(n_locations_);

@@ -195,6 +195,30 @@ class LabelSplit {
   // The number of the combination of `firsts` (one per wanted key), numbers
   // bucketed; numbered in order of first appearance through an id table.
   int32_t combo(const FirstLabel* firsts) {
+    // Runs of samples with the same values are common: one compare each.
+    bool same = last_ >= 0;
+    for (size_t k = 0; k < wanted_.size() && same; ++k)
+      same = firsts[k].kind == last_firsts_[k].kind && firsts[k].value == last_firsts_[k].value;
+    if (same) return last_;
+    last_firsts_.assign(firsts, firsts + wanted_.size());
+    return last_ = numbered(firsts);
+  }
+
+  // Appends every combination's value names to r.
+  void name_combos(Reduced& r) const {
+    for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
+      for (size_t k = 0; k < wanted_.size(); ++k) {
+        const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
+        r.combo_present.push_back(kind != FirstLabel::kNone);
+        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
+                                 : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
+                                                               : std::string());
+      }
+    }
+  }
+
+ private:
+  int32_t numbered(const FirstLabel* firsts) {
     uint64_t h = 0x1abe15;
     for (size_t k = 0; k < wanted_.size(); ++k) {
       const FirstLabel& f = firsts[k];
@@ -216,27 +240,15 @@ class LabelSplit {
     return c;
   }
 
-  // Appends every combination's value names to r.
-  void name_combos(Reduced& r) const {
-    for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
-      for (size_t k = 0; k < wanted_.size(); ++k) {
-        const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
-        r.combo_present.push_back(kind != FirstLabel::kNone);
-        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
-                                 : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
-                                                               : std::string());
-      }
-    }
-  }
-
- private:
   const Profile& p_;
   const std::vector<SeriesLabel>& wanted_;
-  std::vector<int32_t> key_of_code_;  // string code -> wanted key (-1: not wanted)
-  std::vector<FirstLabel> firsts_;    // of the sample at hand
-  std::vector<int64_t> tokens_;       // (kind, value or bucket) per wanted key, of the sample at hand
-  std::vector<int64_t> combos_;       // tokens of each combination
-  IdTable index_;                     // combination tokens -> number
+  std::vector<int32_t> key_of_code_;     // string code -> wanted key (-1: not wanted)
+  std::vector<FirstLabel> firsts_;       // of the sample at hand
+  std::vector<int64_t> tokens_;          // (kind, value or bucket) per wanted key, of the sample at hand
+  std::vector<int64_t> combos_;          // tokens of each combination
+  IdTable index_;                        // combination tokens -> number
+  std::vector<FirstLabel> last_firsts_;  // of the last sample numbered
+  int32_t last_ = -1;                    // its combination
 };
 
 // NodeSums split by label combination: sums per (combination, node); without
