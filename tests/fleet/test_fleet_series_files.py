@@ -37,6 +37,16 @@ def outcome(fn):
         return "ValueError", str(e)
 
 
+def assert_same_outcome(got, want):
+    """Both series equal (frames and attrs), or both raised the same error."""
+    assert got[0] == want[0], (got, want)
+    if got[0] == "ok":
+        pd.testing.assert_frame_equal(got[1], want[1])
+        assert got[1].attrs == want[1].attrs
+    else:
+        assert got[1] == want[1]
+
+
 @pytest.mark.skipif(not CPU or not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)")
 @pytest.mark.parametrize("by", GRANULARITIES)
 @pytest.mark.parametrize("value", ["flat", "cum"])
@@ -93,12 +103,7 @@ def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, ms
     want = outcome(
         lambda: pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(sample_type, by=by, value=value)
     )
-    assert got[0] == want[0], (got, want)
-    if got[0] == "ok":
-        pd.testing.assert_frame_equal(got[1], want[1])
-        assert got[1].attrs == want[1].attrs
-    else:
-        assert got[1] == want[1]
+    assert_same_outcome(got, want)
 
 
 def test_default_sample_type_is_matched_by_bytes(tmp_path):
@@ -191,9 +196,4 @@ def test_label_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, da
     by = [f"label:{k}" for k in keys]
     got = outcome(lambda: pprofcore.ProfileSet([path]).series(by=by))
     want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(by=by))
-    assert got[0] == want[0], (got, want)
-    if got[0] == "ok":
-        pd.testing.assert_frame_equal(got[1], want[1])
-        assert got[1].attrs == want[1].attrs
-    else:
-        assert got[1] == want[1]
+    assert_same_outcome(got, want)
