@@ -7,6 +7,7 @@
 #include "pprofcore/scan_labels.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <utility>
@@ -66,6 +67,17 @@ constexpr Acts kFunctionActs = acts<FunctionField>({{FunctionField::kId, kVarint
 
 // Past a varint we do not keep: at most ten bytes, the last under 0x80.
 PPROFCORE_INLINE bool skip_varint(const uint8_t*& p, const uint8_t* e) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (e - p >= 8) {  // the end among the next eight bytes, found at once (addresses take five or six)
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    const uint64_t ends = ~w & 0x8080808080808080ull;
+    if (ends) {
+      p += (__builtin_ctzll(ends) >> 3) + 1;
+      return true;
+    }
+  }
+#endif
   const uint8_t* const stop = e - p > 10 ? p + 10 : e;
   while (p < stop)
     if (*p++ < 0x80) return true;
