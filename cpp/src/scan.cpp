@@ -10,6 +10,7 @@ namespace pprofcore {
 
 bool ScanIds::index(const std::vector<uint64_t>& ids) {
   ids_ = &ids;
+  n_ = ids.size();
   table_.clear();
   dense_ = true;
   for (size_t i = 0; i < ids.size() && dense_; ++i) dense_ = ids[i] == i + 1;

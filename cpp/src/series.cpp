@@ -205,6 +205,30 @@ class LabelSplit {
   // The number of the combination of `firsts` (one per wanted key), numbers
   // bucketed; numbered in order of first appearance through an id table.
   int32_t combo(const FirstLabel* firsts) {
+    // Runs of samples with the same values are common: one compare each.
+    bool same = last_ >= 0;
+    for (size_t k = 0; k < wanted_.size() && same; ++k)
+      same = firsts[k].kind == last_firsts_[k].kind && firsts[k].value == last_firsts_[k].value;
+    if (same) return last_;
+    last_firsts_.assign(firsts, firsts + wanted_.size());
+    return last_ = numbered(firsts);
+  }
+
+  // Appends every combination's value names to r.
+  void name_combos(Reduced& r) const {
+    for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
+      for (size_t k = 0; k < wanted_.size(); ++k) {
+        const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
+        r.combo_present.push_back(kind != FirstLabel::kNone);
+        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
+                                 : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
+                                                               : std::string());
+      }
+    }
+  }
+
+ private:
+  int32_t numbered(const FirstLabel* firsts) {
     uint64_t h = 0x1abe15;
     for (size_t k = 0; k < wanted_.size(); ++k) {
       const FirstLabel& f = firsts[k];
@@ -226,27 +250,15 @@ class LabelSplit {
     return c;
   }
 
-  // Appends every combination's value names to r.
-  void name_combos(Reduced& r) const {
-    for (size_t c = 0; c * tokens_.size() < combos_.size(); ++c) {
-      for (size_t k = 0; k < wanted_.size(); ++k) {
-        const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
-        r.combo_present.push_back(kind != FirstLabel::kNone);
-        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
-                                 : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
-                                                               : std::string());
-      }
-    }
-  }
-
- private:
   const Profile& p_;
   const std::vector<SeriesLabel>& wanted_;
-  std::vector<int32_t> key_of_code_;  // string code -> wanted key (-1: not wanted)
-  std::vector<FirstLabel> firsts_;    // of the sample at hand
-  std::vector<int64_t> tokens_;       // (kind, value or bucket) per wanted key, of the sample at hand
-  std::vector<int64_t> combos_;       // tokens of each combination
-  IdTable index_;                     // combination tokens -> number
+  std::vector<int32_t> key_of_code_;     // string code -> wanted key (-1: not wanted)
+  std::vector<FirstLabel> firsts_;       // of the sample at hand
+  std::vector<int64_t> tokens_;          // (kind, value or bucket) per wanted key, of the sample at hand
+  std::vector<int64_t> combos_;          // tokens of each combination
+  IdTable index_;                        // combination tokens -> number
+  std::vector<FirstLabel> last_firsts_;  // of the last sample numbered
+  int32_t last_ = -1;                    // its combination
 };
 
 // NodeSums split by label combination: sums per (combination, node); without
@@ -430,6 +442,12 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
 // untouched. `inflated_size`: what gzip input inflated to.
 bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& inflated_size) {
   const DecodeOptions& d = o.decode;
+  const bool labels_only = !o.labels.empty() && !o.nodes;
+  // Labels only: the lean pass keeps no tables; input off its common shape
+  // goes to the full one.
+  auto tables = [&](const uint8_t* data, size_t n) {
+    return (labels_only && scan_label_tables(data, n, scan)) || scan_tables(data, n, scan);
+  };
   gzip::Buffer inflated;
   try {
     const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
@@ -439,8 +457,8 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
       if (n > max_input_size(d.max_decompressed_size, true)) return false;
       inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
       inflated_size = inflated.size();
-      if (!scan_tables(inflated.data(), inflated.size(), scan)) return false;
-    } else if (n > d.max_decompressed_size || !scan_tables(data, n, scan)) {
+      if (!tables(inflated.data(), inflated.size())) return false;
+    } else if (n > d.max_decompressed_size || !tables(data, n)) {
       return false;
     }
   } catch (const std::exception&) {
@@ -462,7 +480,7 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
     return true;
   }
   LabelSplit split(p, o.labels);
-  if (!o.nodes) {  // labels only: the lean walk, no location rows, each label read once
+  if (labels_only) {  // the lean walk, no location rows, each label read once
     KeyedSums sums(nullptr, ti, o.cum);
     if (!for_each_sample_labels(scan, ti, split.key_of_code(), split.firsts(),
                                 [&](int64_t v, const FirstLabel* firsts) { sums.add_value(v, split.combo(firsts)); }))

@@ -14,6 +14,7 @@
 #include "pprofcore/errors.hpp"
 #include "pprofcore/gzip.hpp"
 #include "pprofcore/scan.hpp"
+#include "pprofcore/scan_labels.hpp"
 #include "pprofcore/series.hpp"
 #include "pprofcore/strings.hpp"
 
@@ -208,12 +209,26 @@ static std::string series_of(const std::string& path, const SeriesOptions& o) {
   }
 }
 
+// Whether the labels-only tables pass kept what the full one keeps of the
+// header, strings, samples and location ids.
+static bool lean_agrees(const Scan& lean, const Scan& full) {
+  const Profile &a = lean.tables, &b = full.tables;
+  bool same = a.sample_type_type == b.sample_type_type && a.default_sample_type == b.default_sample_type &&
+              a.time_nanos == b.time_nanos && a.duration_nanos == b.duration_nanos && a.strings == b.strings &&
+              lean.samples.size() == full.samples.size();
+  for (size_t i = 0; same && i < lean.samples.size(); ++i)
+    same = lean.samples[i].begin == full.samples[i].begin && lean.samples[i].end == full.samples[i].end;
+  for (uint64_t id = 0; same && id < b.locations.size() + 3; ++id)
+    same = lean.locations.row(id) == full.locations.row(id);
+  return same;
+}
+
 TEST(series_scan_agrees_with_the_ordinary_path) {
   // Valid files, then every truncation and two bit flips at every byte of
   // each one: the lean scan either gives what decoding gives, or leaves the
   // file to decoding (the same rows, the same error).
-  size_t compared = 0, rows = 0, scanned = 0;
-  Scan scan;
+  size_t compared = 0, rows = 0, scanned = 0, lean = 0;
+  Scan scan, lean_scan, full_scan;
   for (int seed = 0; seed < 3; ++seed) {
     for (bool gz : {false, true}) {
       Profile profile = seed == 0 ? small(seed) : rich(seed);
@@ -252,6 +267,11 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
         compared += 1;
         rows += fast.rfind("error: ", 0) != 0;
         const auto* data = reinterpret_cast<const uint8_t*>(inputs[k].data());
+        // The labels-only pass accepts only what the full pass accepts, and keeps the same.
+        if (!gz && scan_label_tables(data, inputs[k].size(), lean_scan)) {
+          EXPECT(scan_tables(data, inputs[k].size(), full_scan) && lean_agrees(lean_scan, full_scan));
+          ++lean;
+        }
         if (!gz && scan_tables(data, inputs[k].size(), scan) && for_each_sample(scan, [](auto...) {})) {
           // Decoding accepts it; only the sample type can still be refused (a flipped default_sample_type).
           EXPECT(fast.rfind("error: ", 0) != 0 || fast.find("no sample_type") != std::string::npos);
@@ -262,7 +282,7 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
     }
   }
   // Valid and refused inputs were compared, and many mutants took the lean way.
-  EXPECT(compared > 3000 && rows > 100 && scanned > 100);
+  EXPECT(compared > 3000 && rows > 100 && scanned > 100 && lean > 100);
 }
 
 TEST(series_sample_type_choice) {

@@ -1,7 +1,8 @@
 """ProfileSet.series over files (C++ workers reduce each file to rows,
 _core.series_files) against the same series over the same profiles already in
 memory (one node table per Profile, the path Profile.top uses): the two must
-give identical DataFrames and raise the same errors."""
+give identical DataFrames and raise the same errors; by labels only, too,
+where files take a lean tables pass of their own."""
 
 from __future__ import annotations
 
@@ -34,6 +35,16 @@ def outcome(fn):
         return "TypeError", str(e)
     except ValueError as e:  # pprofcore's ProfileError and DecodeError are ValueErrors
         return "ValueError", str(e)
+
+
+def assert_same_outcome(got, want):
+    """Both series equal (frames and attrs), or both raised the same error."""
+    assert got[0] == want[0], (got, want)
+    if got[0] == "ok":
+        pd.testing.assert_frame_equal(got[1], want[1])
+        assert got[1].attrs == want[1].attrs
+    else:
+        assert got[1] == want[1]
 
 
 @pytest.mark.skipif(not CPU or not HEAP, reason="no fleet corpus (shared or local; the local one needs Go)")
@@ -92,12 +103,7 @@ def test_files_path_equals_profiles_path_on_random_profiles(tmp_path_factory, ms
     want = outcome(
         lambda: pprofcore.ProfileSet([pprofcore.load(p) for p in paths]).series(sample_type, by=by, value=value)
     )
-    assert got[0] == want[0], (got, want)
-    if got[0] == "ok":
-        pd.testing.assert_frame_equal(got[1], want[1])
-        assert got[1].attrs == want[1].attrs
-    else:
-        assert got[1] == want[1]
+    assert_same_outcome(got, want)
 
 
 def test_default_sample_type_is_matched_by_bytes(tmp_path):
@@ -133,3 +139,61 @@ def test_default_sample_type_is_matched_by_bytes(tmp_path):
         else:
             assert p.sample_type_index() == want
             assert got[1].attrs["total"] == [5, 7][want]  # the chosen type's total (no locations: no rows)
+
+
+def renumbered(msg):
+    """``msg`` with mapping, function and location ids 1..n in file order
+    (references follow), the shape the labels-only lean pass reads itself."""
+    mapping = {m.id: i + 1 for i, m in enumerate(msg.mapping)}
+    function = {f.id: i + 1 for i, f in enumerate(msg.function)}
+    location = {loc.id: i + 1 for i, loc in enumerate(msg.location)}
+    for m in msg.mapping:
+        m.id = mapping[m.id]
+    for f in msg.function:
+        f.id = function[f.id]
+    for loc in msg.location:
+        loc.id = location[loc.id]
+        loc.mapping_id = mapping.get(loc.mapping_id, 0)
+        for line in loc.line:
+            line.function_id = function[line.function_id]
+    for s in msg.sample:
+        s.location_id[:] = [location[i] for i in s.location_id]
+    return msg
+
+
+def utf8_keys(msg) -> list:
+    keys = set()
+    for s in msg.string_table:
+        try:
+            keys.add(s.decode())
+        except UnicodeDecodeError:
+            pass
+    return sorted(keys - {""}) or ["absent"]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(msg=valid_profiles(), data=st.data())
+def test_label_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, data):
+    """By labels only, files are read by a lean tables pass of their own
+    (``scan_labels.cpp``, ids 1..n in file order; other ids go to the full
+    scan): on generated profiles with string and numeric labels, and on the
+    same bytes cut short or with one byte changed, it gives the series of the
+    decoded profiles, or the same error."""
+    if data.draw(st.booleans(), label="renumber"):
+        msg = renumbered(msg)
+    raw = msg.SerializeToString()
+    change = data.draw(st.sampled_from(["none", "cut", "flip"]), label="change")
+    if change != "none" and raw:
+        at = data.draw(st.integers(0, len(raw) - 1), label="at")
+        flipped = bytes([raw[at] ^ data.draw(st.sampled_from([0x01, 0x80, 0xFF]), label="bits")])
+        raw = raw[:at] if change == "cut" else raw[:at] + flipped + raw[at + 1 :]
+    path = str(tmp_path_factory.mktemp("lean") / "p.pb")
+    with open(path, "wb") as f:
+        f.write(raw)
+    keys = data.draw(st.lists(st.sampled_from(utf8_keys(msg)), min_size=1, max_size=2, unique=True), label="keys")
+    by = [f"label:{k}" for k in keys]
+    got = outcome(lambda: pprofcore.ProfileSet([path]).series(by=by))
+    want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(by=by))
+    assert_same_outcome(got, want)

@@ -26,15 +26,20 @@ class ScanIds {
  public:
   // Indexes `ids` (kept by reference); false on an id 0 or a repeated id.
   bool index(const std::vector<uint64_t>& ids);
+  // Ids known to be 1..n (nothing to keep).
+  void index_dense(size_t n) {
+    n_ = n;
+    dense_ = true;
+  }
   // The row of `id`, or -1.
   int32_t row(uint64_t id) const {
-    const uint64_t n = ids_->size();
-    if (dense_) return id - 1 < n ? static_cast<int32_t>(id - 1) : -1;  // id 0 wraps past n
+    if (dense_) return id - 1 < n_ ? static_cast<int32_t>(id - 1) : -1;  // id 0 wraps past n
     return table_.find(hash_mix(0x5ca9, id), [&](int32_t r) { return (*ids_)[static_cast<size_t>(r)] == id; });
   }
 
  private:
   const std::vector<uint64_t>* ids_ = nullptr;
+  uint64_t n_ = 0;
   bool dense_ = true;
   IdTable table_;
 };

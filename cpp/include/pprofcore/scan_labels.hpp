@@ -3,8 +3,9 @@
 // rows and label payloads, this walk keeps only what a sum per label value
 // needs: the chosen value and, per wanted key, the first label decode() keeps.
 // It checks what for_each_sample checks (location ids, the number of values,
-// every label field) in the same single pass. Not here: bucketing numbers,
-// naming values, the sums themselves (series.cpp).
+// every label field) in the same single pass; scan_label_tables is the
+// tables pass it needs (scan_labels.cpp). Not here: bucketing numbers, naming
+// values, the sums themselves (series.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,14 @@
 #include "pprofcore/scan.hpp"
 
 namespace pprofcore {
+
+// The tables pass for the walk below, leaner than scan_tables: keeps the
+// header (sample types, default_sample_type, times), the strings and the
+// samples' spans, and checks the rest without keeping it. true: scan_tables
+// would accept `data` with the same header, strings and samples, and location
+// ids are 1..n. false where it might not, or where the ids are numbered
+// otherwise: the caller then takes scan_tables.
+bool scan_label_tables(const uint8_t* data, size_t n, Scan& out);
 
 // The first label of one wanted key that a sample carries: a string (value:
 // its code) or a number (value: the number); kind kNone without one.
