@@ -73,12 +73,14 @@ def callgraph(
     ti = profile.sample_type_index(sample_type)
     table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
+    paths = sample_paths(profile, by, inline)
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int, edges: bool = True, tags: bool = False) -> dict:
         mask = None if kept is None else kept.astype(np.uint8)
-        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags)
+        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags, paths=paths)
         if mean:  # the same graph over the counts: the divisors (its tags are summed in dot_tags)
-            add_divisors(g, _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False))
+            counts = _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False, paths=paths)
+            add_divisors(g, counts)
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
@@ -130,6 +132,18 @@ def callgraph(
         fractions=(nodefraction, edgefraction),
         mean=mean,
     )
+
+
+def sample_paths(profile: "Profile", by: str, inline: bool = True):
+    """Each sample's report nodes of ``by``, root first (``_core.sample_paths``),
+    cached on the profile: every build of its graphs (each sample type, each
+    trimming step) walks them instead of the locations."""
+    cache = profile._derived.sample_paths
+    key = (by, inline)
+    paths = cache.get(key)
+    if paths is None:
+        paths = cache[key] = _core.sample_paths(profile._core, stack_nodes(profile, by, inline))
+    return paths
 
 
 def add_divisors(g: dict, counts: dict) -> None:
