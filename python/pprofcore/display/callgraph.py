@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
+from collections import deque
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
@@ -295,9 +296,9 @@ def _reachable_without(edge: int, ins: Dict[int, list], g: dict) -> bool:
     src = int(g["src"][edge])
     start = int(g["dst"][edge])
     seen = {start}
-    queue = [start]
+    queue = deque([start])
     while queue:
-        n = queue.pop(0)
+        n = queue.popleft()
         for e in ins.get(n, []):
             s = int(g["src"][e])
             if e == edge or s in seen:
