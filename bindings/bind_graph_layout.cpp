@@ -31,17 +31,12 @@ void bind_graph_layout(py::module_& m) {
           py::gil_scoped_release nogil;  // works on its own copies of the arrays
           g = layered_layout(w, h, s, d, options);
         }
-        py::dict out;
-        out["x"] = move_to_numpy(std::move(g.x));
-        out["y"] = move_to_numpy(std::move(g.y));
-        out["rank"] = move_to_numpy(std::move(g.rank));
-        out["upward"] = move_to_numpy(std::move(g.upward));
-        out["point_offsets"] = move_to_numpy(std::move(g.point_offsets));
-        out["px"] = move_to_numpy(std::move(g.px));
-        out["py"] = move_to_numpy(std::move(g.py));
-        out["width"] = g.width;
-        out["height"] = g.height;
-        return out;
+        using namespace pybind11::literals;
+        return py::dict("x"_a = move_to_numpy(std::move(g.x)), "y"_a = move_to_numpy(std::move(g.y)),
+                        "rank"_a = move_to_numpy(std::move(g.rank)), "upward"_a = move_to_numpy(std::move(g.upward)),
+                        "point_offsets"_a = move_to_numpy(std::move(g.point_offsets)),
+                        "px"_a = move_to_numpy(std::move(g.px)), "py"_a = move_to_numpy(std::move(g.py)),
+                        "width"_a = g.width, "height"_a = g.height);
       },
       py::arg("width"), py::arg("height"), py::arg("src"), py::arg("dst"), py::arg("rank_gap") = 48.0,
       py::arg("node_gap") = 18.0,
