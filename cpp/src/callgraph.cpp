@@ -111,14 +111,13 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   SamplePaths out;
   out.offsets.reserve(ns + 1);
   out.nodes.reserve(p.stack_locations.size());
-  out.inlined.reserve(p.stack_locations.size());
   for (size_t s = 0; s < ns; ++s) {
     for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
       for (int64_t j = ne - 1; j >= nb; --j) {
-        out.nodes.push_back(t.loc_nodes[static_cast<size_t>(j)]);
-        out.inlined.push_back(j != ne - 1 ? 1 : 0);
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        out.nodes.push_back(j != ne - 1 ? ~n : n);
       }
     }
     out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
@@ -168,7 +167,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
     if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;
     // The walk below ends on the first node of the innermost location that has one.
     if (paths.offsets[s + 1] == paths.offsets[s]) continue;
-    const int32_t leaf = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    const int32_t leaf = last < 0 ? ~last : last;
     if (is_kept(leaf)) tag_leaf[static_cast<size_t>(leaf)] = 1;
   }
   KeyIndex tag_index;
@@ -195,7 +195,9 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
     int32_t parent = -1;
     bool residual = false;
     for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
-      const int32_t n = paths.nodes[static_cast<size_t>(k)];
+      const int32_t raw = paths.nodes[static_cast<size_t>(k)];
+      const bool is_inline = raw < 0;
+      const int32_t n = is_inline ? ~raw : raw;
       if (!is_kept(n)) {
         residual = true;
         continue;
@@ -209,7 +211,6 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
       if (parts.edges && parent >= 0 && parent != n) {
         const int32_t found = edge_row(parent, n);
         const size_t e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
-        const bool is_inline = paths.inlined[static_cast<size_t>(k)] != 0;
         if (found < 0) {
           g.src.push_back(parent);
           g.dst.push_back(n);

@@ -37,8 +37,9 @@ struct CallGraphParts {
 // looking up each location's nodes.
 struct SamplePaths {
   std::vector<int64_t> offsets{0};  // per sample, into nodes
+  // A node row, or ~row when the node is an inlined frame of the location
+  // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
-  std::vector<uint8_t> inlined;  // the node is an inlined frame of the location before it
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 
