@@ -66,23 +66,30 @@ def _check_invariants(width, height, src, dst, lay):
             assert (step > 0).all() if not lay["upward"][e] else (step < 0).all(), f"edge {e} zigzags"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graphs(dag=True))
-def test_dag_layout_invariants(g):
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _laid_out(g):
+    """The layout of generated graph ``g``, its invariants checked."""
     width, height, src, dst = g
     lay = _core.graph_layout(width, height, src, dst)
     _check_invariants(width, height, src, dst, lay)
+    return lay
+
+
+@PROPERTY
+@given(graphs(dag=True))
+def test_dag_layout_invariants(g):
+    lay, src, dst = _laid_out(g), g[2], g[3]
     assert not lay["upward"].any(), "a DAG's edges all point down"
     assert all(lay["rank"][s] < lay["rank"][d] for s, d in zip(src, dst))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(graphs(dag=False))
 def test_layout_invariants_with_cycles_and_loops(g):
-    width, height, src, dst = g
-    lay = _core.graph_layout(width, height, src, dst)
-    _check_invariants(width, height, src, dst, lay)
-    again = _core.graph_layout(width, height, src, dst)
+    lay, src, dst = _laid_out(g), g[2], g[3]
+    again = _core.graph_layout(*g)
     for key in ("x", "y", "rank", "upward", "point_offsets", "px", "py"):
         assert np.array_equal(lay[key], again[key]), f"{key} differs between two runs"
     # edges not marked upward form a DAG that the ranks follow
