@@ -109,6 +109,7 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     throw InternalError("node table was built from another profile");
   const size_t ns = p.num_samples();
   SamplePaths out;
+  out.num_nodes = t.size();
   out.offsets.reserve(ns + 1);
   out.nodes.reserve(p.stack_locations.size());
   for (size_t s = 0; s < ns; ++s) {
@@ -136,7 +137,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (type >= nt) throw ProfileError("sample type index out of range");
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
-  if (paths.offsets.size() != ns + 1) throw InternalError("sample paths were built from another profile");
+  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn)
+    throw InternalError("sample paths were built from another profile or node table");
   check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
   auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
 

@@ -40,6 +40,7 @@ struct SamplePaths {
   // A node row, or ~row when the node is an inlined frame of the location
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
+  size_t num_nodes = 0;  // rows of the node table they were built over
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 
