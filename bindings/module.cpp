@@ -13,6 +13,7 @@ PYBIND11_MODULE(_core, m) {
   pprofcore::bindings::bind_tables(m);
   pprofcore::bindings::bind_stacks(m);
   pprofcore::bindings::bind_callgraph(m);
+  pprofcore::bindings::bind_graph_layout(m);
   pprofcore::bindings::bind_symbolize(m);
   pprofcore::bindings::bind_series(m);
   pprofcore::bindings::bind_go_repairs(m);

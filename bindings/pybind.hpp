@@ -115,6 +115,7 @@ void bind_aggregate(py::module_& m);
 void bind_tables(py::module_& m);
 void bind_stacks(py::module_& m);
 void bind_callgraph(py::module_& m);
+void bind_graph_layout(py::module_& m);
 void bind_symbolize(py::module_& m);
 void bind_series(py::module_& m);
 void bind_go_repairs(py::module_& m);

@@ -13,6 +13,8 @@ namespace pprofcore {
 
 namespace {
 
+constexpr size_t kDenseEdges = size_t{1} << 20;  // (caller, callee) cells of an edge matrix, at most
+
 inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
 
 // Per sample, an id of its set of string labels ("key:value" sorted, as pprof's
@@ -102,13 +104,41 @@ TagSignatures tag_signatures(const Profile& p) {
 
 }  // namespace
 
-CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
-                           int64_t tag_cutoff, CallGraphParts parts) {
-  const size_t nt = p.num_types(), ns = p.num_samples(), nn = t.size();
-  if (type >= nt) throw ProfileError("sample type index out of range");
-  if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
+SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
+  const size_t ns = p.num_samples();
+  SamplePaths out;
+  out.num_nodes = t.size();
+  out.offsets.reserve(ns + 1);
+  out.nodes.reserve(p.stack_locations.size());
+  for (size_t s = 0; s < ns; ++s) {
+    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        out.nodes.push_back(j != ne - 1 ? ~n : n);
+      }
+    }
+    out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
+  }
+  return out;
+}
+
+CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
+                           int64_t tag_cutoff, CallGraphParts parts) {
+  if (type >= p.num_types()) throw ProfileError("sample type index out of range");
+  return build_call_graph(p, sample_paths(p, t), t.size(), type, kept, tag_cutoff, parts);
+}
+
+CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
+                           const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts) {
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  if (type >= nt) throw ProfileError("sample type index out of range");
+  if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
+  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn)
+    throw InternalError("sample paths were built from another profile or node table");
   check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
   auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
 
@@ -116,8 +146,20 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   g.flat.assign(nn, 0);
   g.cum.assign(nn, 0);
   std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
-  KeyIndex edge_index;
   std::vector<uint32_t> edge_seen;
+  // An edge's row: a dense (caller, callee) matrix when it is small (a few MB),
+  // else a hash; -1 after recording the next row for a new edge.
+  const bool dense = parts.edges && nn * nn <= kDenseEdges;
+  std::vector<int32_t> edge_matrix(dense ? nn * nn : 0, -1);
+  KeyIndex edge_index;
+  auto edge_row = [&](int32_t a, int32_t b) -> int32_t {
+    const auto fresh = static_cast<int32_t>(g.src.size());
+    if (!dense) return edge_index.find_or_insert(KeyIndex::pair(a, b), fresh);
+    int32_t& slot = edge_matrix[static_cast<size_t>(a) * nn + static_cast<size_t>(b)];
+    if (slot >= 0) return slot;
+    slot = fresh;
+    return -1;
+  };
   // Label tags are summed per (node, sample signature) while walking the frames,
   // then spread over the signature's tags at the end. Only tags with a flat
   // count, so only nodes that end a tagged sample need their cum summed.
@@ -126,14 +168,10 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   for (size_t s = 0; parts.tags && s < ns; ++s) {
     if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;
     // The walk below ends on the first node of the innermost location that has one.
-    for (int64_t i = p.stack_offsets[s]; i < p.stack_offsets[s + 1]; ++i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-      const int64_t nb = t.loc_node_offsets[loc];
-      if (nb == t.loc_node_offsets[loc + 1]) continue;
-      const int32_t leaf = t.loc_nodes[static_cast<size_t>(nb)];
-      if (is_kept(leaf)) tag_leaf[static_cast<size_t>(leaf)] = 1;
-      break;
-    }
+    if (paths.offsets[s + 1] == paths.offsets[s]) continue;
+    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    const int32_t leaf = last < 0 ? ~last : last;
+    if (is_kept(leaf)) tag_leaf[static_cast<size_t>(leaf)] = 1;
   }
   KeyIndex tag_index;
   std::vector<int32_t> tag_node, tag_sig;
@@ -158,44 +196,40 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
     const int32_t sig = parts.tags ? sigs.of_sample[s] : 0;
     int32_t parent = -1;
     bool residual = false;
-    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      for (int64_t j = ne - 1; j >= nb; --j) {
-        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
-        if (!is_kept(n)) {
-          residual = true;
-          continue;
-        }
-        const size_t nr = static_cast<size_t>(n);
-        if (seen[nr] != stamp) {
-          seen[nr] = stamp;
-          g.cum[nr] = wrapping_add(g.cum[nr], w);
-          add_tags(n, sig, w, false);
-        }
-        if (parts.edges && parent >= 0 && parent != n) {
-          const int32_t found =
-              edge_index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(g.src.size()));
-          const size_t e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
-          const bool is_inline = j != ne - 1;
-          if (found < 0) {
-            g.src.push_back(parent);
-            g.dst.push_back(n);
-            g.weight.push_back(0);
-            g.residual.push_back(0);
-            g.is_inline.push_back(is_inline ? 1 : 0);
-            edge_seen.push_back(0);
-          }
-          if (edge_seen[e] != stamp) {  // once per sample; later repeats change no flags either
-            edge_seen[e] = stamp;
-            g.weight[e] = wrapping_add(g.weight[e], w);
-            if (residual) g.residual[e] = 1;
-            if (!is_inline) g.is_inline[e] = 0;
-          }
-        }
-        parent = n;
-        residual = false;
+    for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
+      const int32_t raw = paths.nodes[static_cast<size_t>(k)];
+      const bool is_inline = raw < 0;
+      const int32_t n = is_inline ? ~raw : raw;
+      if (!is_kept(n)) {
+        residual = true;
+        continue;
       }
+      const size_t nr = static_cast<size_t>(n);
+      if (seen[nr] != stamp) {
+        seen[nr] = stamp;
+        g.cum[nr] = wrapping_add(g.cum[nr], w);
+        if (sig) add_tags(n, sig, w, false);
+      }
+      if (parts.edges && parent >= 0 && parent != n) {
+        const int32_t found = edge_row(parent, n);
+        const size_t e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
+        if (found < 0) {
+          g.src.push_back(parent);
+          g.dst.push_back(n);
+          g.weight.push_back(0);
+          g.residual.push_back(0);
+          g.is_inline.push_back(is_inline ? 1 : 0);
+          edge_seen.push_back(0);
+        }
+        if (edge_seen[e] != stamp) {  // once per sample; later repeats change no flags either
+          edge_seen[e] = stamp;
+          g.weight[e] = wrapping_add(g.weight[e], w);
+          if (residual) g.residual[e] = 1;
+          if (!is_inline) g.is_inline[e] = 0;
+        }
+      }
+      parent = n;
+      residual = false;
     }
     if (parent >= 0 && !residual) {
       const size_t pr = static_cast<size_t>(parent);

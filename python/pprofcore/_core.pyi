@@ -275,9 +275,34 @@ def call_graph(
     tag_cutoff: typing.SupportsInt | typing.SupportsIndex = 0,
     edges: bool = True,
     tags: bool = True,
+    paths: SamplePaths | None = None,
 ) -> dict[str, typing.Any]:
     """
-    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero).
+    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's sample_paths over nodes, walked instead of the locations.
+    """
+
+class SamplePaths:
+    """
+    Each sample's report nodes, root first: what call_graph walks (keep one per profile and node table)
+    """
+
+    def __len__(self) -> int: ...
+
+def sample_paths(profile: Profile, nodes: NodeTable) -> SamplePaths:
+    """
+    The SamplePaths of profile over the report nodes of nodes.
+    """
+
+def graph_layout(
+    width: typing.Any,
+    height: typing.Any,
+    src: typing.Any,
+    dst: typing.Any,
+    rank_gap: typing.SupportsFloat | typing.SupportsIndex = 48.0,
+    node_gap: typing.SupportsFloat | typing.SupportsIndex = 18.0,
+) -> dict[str, typing.Any]:
+    """
+    A layered (Sugiyama) drawing, top-down: node centres x, y, rank; per edge upward (closes a cycle) and its route (point_offsets into px, py, from the caller's box to the callee's); width, height.
     """
 
 def apply_symbols(

@@ -33,6 +33,7 @@ class Derived:
         "stack_ids",
         "nodes",
         "stack_nodes",
+        "sample_paths",
         "used_locations",
         "report_totals",
     )
@@ -48,6 +49,8 @@ class Derived:
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
+        #: each sample's report nodes (``_core.sample_paths``) by granularity: ``display.callgraph.sample_paths``
+        self.sample_paths: Dict[Any, Any] = {}
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
         self.used_locations: Optional[np.ndarray] = None
         #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``

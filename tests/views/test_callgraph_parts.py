@@ -112,3 +112,26 @@ def test_parts_and_tags_on_corpus_profiles(row):
     kept = np.arange(len(table)) % 3 != 1
     check_parts(p, ti, None, total // 200)
     check_parts(p, ti, kept, total // 200)
+
+
+@pytest.mark.parametrize("by", ["functions", "lines", "files", "addresses"])
+def test_builds_over_sample_paths_equal_the_location_walk(cpu, by):
+    """The explorer's builds walk each sample's nodes (``_core.sample_paths``);
+    every part of every build (kept masks, residual and inline flags, tags)
+    equals the walk over the locations."""
+    table = stack_nodes(cpu, by, True)
+    paths = _core.sample_paths(cpu._core, table)
+    n = len(table.printable_names())
+    masks = [None, (np.arange(n) % 3 != 0).astype(np.uint8)]
+    for ti in range(len(cpu.sample_types)):
+        for mask in masks:
+            want = _core.call_graph(cpu._core, table, ti, mask, 0)
+            got = _core.call_graph(cpu._core, table, ti, mask, 0, paths=paths)
+            for key in want:
+                assert np.array_equal(want[key], got[key]), f"{by}, type {ti}: {key} differs"
+
+
+def test_sample_paths_of_another_node_table_are_refused(cpu):
+    paths = _core.sample_paths(cpu._core, stack_nodes(cpu, "lines", True))
+    with pytest.raises(RuntimeError, match="another profile or node table"):
+        _core.call_graph(cpu._core, stack_nodes(cpu, "files", True), 0, paths=paths)

@@ -156,6 +156,19 @@ def test_refine_by_clicking_a_graph_node(browser, server, plain):
     assert not browser.find_elements("css selector", '.px-graph g.node[data-name="compress"]')
 
 
+def test_graph_drawing_equals_the_python_api_and_its_golden(browser, server, plain, check_golden):
+    _open(browser, server + "?si=samples&q=work")
+    want = plain.callgraph("samples")
+    nodes = browser.find_elements("css selector", ".px-graph g.node")
+    assert [n.get_attribute("data-name") for n in nodes] == list(want.nodes()["name"])
+    assert [int(n.get_attribute("data-cum")) for n in nodes] == want.nodes()["cum"].tolist()
+    assert len(browser.find_elements("css selector", ".px-graph g.edge path")) == len(want.edges()["src"])
+    matched = browser.find_elements("css selector", ".px-graph g.node.px-match")
+    assert [n.get_attribute("data-name") for n in matched] == ["work"]  # the search is highlighted
+    svg = browser.execute_script("return document.querySelector('.px-graph svg').outerHTML")
+    check_golden("explorer-graph.svg", svg.replace(" px-match", "") + "\n")
+
+
 def test_refine_by_clicking_the_flame_graph(browser, server, plain):
     from selenium.webdriver.common.action_chains import ActionChains
 

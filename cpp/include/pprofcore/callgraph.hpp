@@ -31,10 +31,26 @@ struct CallGraphParts {
   bool tags = true;
 };
 
+// Each sample's report nodes, root first, as the graph's walk meets them (one
+// per inlined frame): built once per profile and node table, so every build
+// (each sample type, each kept mask) reads one array in order instead of
+// looking up each location's nodes.
+struct SamplePaths {
+  std::vector<int64_t> offsets{0};  // per sample, into nodes
+  // A node row, or ~row when the node is an inlined frame of the location
+  // before it (one array: the walk reads a single stream).
+  std::vector<int32_t> nodes;
+  size_t num_nodes = 0;  // rows of the node table they were built over
+};
+SamplePaths sample_paths(const Profile& p, const NodeTable& t);
+
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or
 // zero (tag_count). Throws ProfileError on a bad type or mask size.
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
                            int64_t tag_cutoff, CallGraphParts parts = {});
+// The same over `paths` (sample_paths of p and t).
+CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t num_nodes, size_t type,
+                           const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts = {});
 
 }  // namespace pprofcore

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
+from collections import deque
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
@@ -73,12 +74,14 @@ def callgraph(
     ti = profile.sample_type_index(sample_type)
     table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
+    paths = sample_paths(profile, by, inline)
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int, edges: bool = True, tags: bool = False) -> dict:
         mask = None if kept is None else kept.astype(np.uint8)
-        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags)
+        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags, paths=paths)
         if mean:  # the same graph over the counts: the divisors (its tags are summed in dot_tags)
-            add_divisors(g, _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False))
+            counts = _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False, paths=paths)
+            add_divisors(g, counts)
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
             shown &= ~((g["flat"] < 0) | ((g["flat"] == 0) & (g["cum"] < 0)))
@@ -130,6 +133,18 @@ def callgraph(
         fractions=(nodefraction, edgefraction),
         mean=mean,
     )
+
+
+def sample_paths(profile: "Profile", by: str, inline: bool = True):
+    """Each sample's report nodes of ``by``, root first (``_core.sample_paths``),
+    cached on the profile: every build of its graphs (each sample type, each
+    trimming step) walks them instead of the locations."""
+    cache = profile._derived.sample_paths
+    key = (by, inline)
+    paths = cache.get(key)
+    if paths is None:
+        paths = cache[key] = _core.sample_paths(profile._core, stack_nodes(profile, by, inline))
+    return paths
 
 
 def add_divisors(g: dict, counts: dict) -> None:
@@ -281,9 +296,9 @@ def _reachable_without(edge: int, ins: Dict[int, list], g: dict) -> bool:
     src = int(g["src"][edge])
     start = int(g["dst"][edge])
     seen = {start}
-    queue = [start]
+    queue = deque([start])
     while queue:
-        n = queue.pop(0)
+        n = queue.popleft()
         for e in ins.get(n, []):
             s = int(g["src"][e])
             if e == edge or s in seen:

@@ -37,6 +37,7 @@ LEGEND_HELP = "\nSee https://git.io/JfYMW for how to read the graph"
 # pprof's ShortenFunctionName patterns (RE2's \w is ASCII).
 _CPP_ANON = re.compile(r"^\(anonymous namespace\)::", re.ASCII)
 _GO_VER = re.compile(r"^(.*?)/v(?:[2-9]|[1-9][0-9]+)([./].*)$", re.ASCII | re.DOTALL)
+_NAME_BREAKS = re.compile(r"::|\.")  # where a node's label breaks its short name
 _SHORTEN = [
     re.compile(r"^(?:[\w\-\.]+\/)+(.+)", re.ASCII | re.DOTALL),
     re.compile(r"^(?:[a-z]\w*\.)*([A-Z][\w\$]*\.(?:<init>|[a-z][\w\$]*(?:\$\d+)?))(?:(?:\()|$)", re.ASCII),
@@ -56,23 +57,28 @@ def shorten_function_name(name: str) -> str:
     return name
 
 
-def multiline_name(address: int, name: str, file: str, lineno: int, objfile: str) -> str:
-    """A node's label lines: address, the short name split at ``::`` and ``.``,
-    then file:line, file or ``[binary]``; each line ends in ``\\n``."""
-    short = esc(shorten_function_name(name)).replace("::", "\\n").replace(".", "\\n")
+def label_lines(address: int, name: str, file: str, lineno: int, objfile: str) -> List[str]:
+    """A node's label lines as plain text: address, the short name split at
+    ``::`` and ``.``, then file:line, file or ``[binary]``."""
+    short = shorten_function_name(name)
     parts = []
     if address:
         parts.append(f"{address:016x}")
     if short:
-        parts.append(short)
-    base = esc(os.path.basename(file)) if file else ""
+        parts.extend(_NAME_BREAKS.split(short))
+    base = os.path.basename(file) if file else ""
     if lineno:
         parts.append(f"{base}:{lineno}")
     elif base:
         parts.append(base)
     elif not name:  # a named function needs no more; else the binary, or pprof's <unknown>
-        parts.append("[" + esc(os.path.basename(objfile)) + "]" if objfile else "<unknown>")
-    return "\\n".join(parts) + "\\n"
+        parts.append("[" + os.path.basename(objfile) + "]" if objfile else "<unknown>")
+    return parts
+
+
+def multiline_name(address: int, name: str, file: str, lineno: int, objfile: str) -> str:
+    """:func:`label_lines` escaped for DOT, each line ending in ``\\n``."""
+    return "".join(esc(x) + "\\n" for x in label_lines(address, name, file, lineno, objfile))
 
 
 def dot_color(score: float, background: bool) -> str:

@@ -4,8 +4,8 @@ Each function is a thin call into the existing API (``Profile.top``,
 ``flamegraph``, ``callgraph``, ``peek``, ``list``, ``disasm``, ``tags``) on the
 session's refined profile; the browser script only draws what it gets. Names
 travel as JSON strings and are put into the page with ``textContent`` (never
-as markup); the call graph's SVG comes from Graphviz over DOT text that
-``display/_escape`` escaped.
+as markup); the call graph comes as boxes and routes that the page draws as
+SVG, its names set as text too.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _units
 from .._frames import num_label_units
+from ..display.callgraph_layout import callgraph_layout
 from ..display.html import flamegraph_data
 from ..display.timeline import Timeline
 from ._session import Session
@@ -139,7 +140,8 @@ def flamegraph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
 
 def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     """pprof's call graph (its trimming: nodecount 80, nodefraction 0.005,
-    edgefraction 0.001) as SVG, with the name of each node id."""
+    edgefraction 0.001) laid out by the C++ layered layout
+    (``display/callgraph_layout``), drawn as SVG by the page."""
     g = prof.callgraph(
         ti,
         by=state.granularity,
@@ -147,13 +149,7 @@ def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         nodefraction=state.nodefraction,
         edgefraction=state.edgefraction,
     )
-    names = list(g.nodes()["name"])
-    try:
-        svg = g.to_svg()
-    except RuntimeError as e:  # no Graphviz: the nodes as a table instead
-        return {"svg": "", "names": names, "error": str(e)}
-    start = svg.find("<svg")
-    return {"svg": svg[start:] if start >= 0 else svg, "names": {f"N{i + 1}": n for i, n in enumerate(names)}}
+    return {"graph": callgraph_layout(g)}
 
 
 def _regex(state: State) -> str:

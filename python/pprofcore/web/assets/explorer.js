@@ -302,24 +302,69 @@
   };
 
   // ---------------------------------------------------------------- Graph
+  // The server sends the graph laid out (boxes, routes); it is drawn here as
+  // SVG, every name set as text. Routes are vertical S-curves through their
+  // points, ending in an arrowhead; dashed: inlined call, dotted: residual.
+  var SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  var ARROW = 7;
+  function drawEdge(parent, e, nodes) {
+    var p = e.points, n = p.length;
+    if (n < 2) return;
+    var last = p[n - 1], prev = p[n - 2], down = last[1] >= prev[1] ? 1 : -1;
+    var end = [last[0], last[1] - down * ARROW], d = "M" + p[0][0] + " " + p[0][1];
+    for (var i = 1; i < n; i++) {
+      var a = p[i - 1], b = i === n - 1 ? end : p[i], h = (b[1] - a[1]) / 2;
+      d += " C" + a[0] + " " + (a[1] + h) + " " + b[0] + " " + (b[1] - h) + " " + b[0] + " " + b[1];
+    }
+    var g = svgEl("g", { "class": "edge" });
+    g.appendChild(svgEl("title", {}, nodes[e.src].name + (e.style === "dotted" ? " ... " : " -> ") + nodes[e.dst].name + " (" + e.label + ")"));
+    var path = svgEl("path", { d: d, fill: "none", stroke: e.color, "stroke-width": e.penwidth });
+    if (e.style !== "solid") path.setAttribute("stroke-dasharray", e.style === "dotted" ? "1 3" : "5 3");
+    g.appendChild(path);
+    var w = ARROW / 2 + e.penwidth;
+    g.appendChild(svgEl("polygon", { fill: e.color, stroke: e.color,
+      points: last[0] + "," + last[1] + " " + (end[0] - w) + "," + end[1] + " " + (end[0] + w) + "," + end[1] }));
+    var m = n % 2 ? p[(n - 1) / 2] : [(p[n / 2 - 1][0] + p[n / 2][0]) / 2, (p[n / 2 - 1][1] + p[n / 2][1]) / 2];
+    g.appendChild(svgEl("text", { x: m[0] + 4, y: m[1] + 4, "class": "px-edge-label" }, e.label));
+    parent.appendChild(g);
+  }
+  function drawNode(parent, n) {
+    var g = svgEl("g", { "class": "node" });
+    g.appendChild(svgEl("title", {}, n.name));
+    g.appendChild(svgEl("rect", { x: n.x - n.w / 2, y: n.y - n.h / 2, width: n.w, height: n.h, fill: n.fill, stroke: n.color }));
+    var t = svgEl("text", { x: n.x, y: n.y - n.h / 2 + 4, "font-size": n.fontsize, "text-anchor": "middle" });
+    n.lines.forEach(function (line) { t.appendChild(svgEl("tspan", { x: n.x, dy: n.fontsize * 1.2 }, line)); });
+    g.appendChild(t);
+    g.setAttribute("data-name", n.name);
+    g.setAttribute("data-flat", String(n.flat)); g.setAttribute("data-cum", String(n.cum));
+    parent.appendChild(g);
+    return g;
+  }
+
   Explorer.prototype.draw_graph = function (d) {
-    var self = this, rx = searchRx(this.params().get("q"));
-    if (!d.svg) return;
-    var doc = new DOMParser().parseFromString(d.svg, "image/svg+xml");
-    var svg = doc.documentElement;
-    if (!svg || svg.nodeName !== "svg") { this.note("the call graph could not be read", true); return; }
-    // Only Graphviz's drawing is kept: no script or foreign object can come along.
-    Array.prototype.forEach.call(svg.querySelectorAll("script,foreignObject,a"), function (n) {
-      while (n.firstChild && n.nodeName === "a") n.parentNode.insertBefore(n.firstChild, n);
-      n.parentNode.removeChild(n);
-    });
+    var self = this, rx = searchRx(this.params().get("q")), lay = d.graph;
+    if (!lay) return;
     var wrap = el("div", "px-graph"); this.body.appendChild(wrap);
-    var node = document.importNode(svg, true);
+    var legend = el("div", "px-graph-legend");
+    lay.legend.forEach(function (line) { legend.appendChild(el("div", "", line)); });
+    wrap.appendChild(legend);
+    var view = [0, 0, Math.max(lay.width, 1), Math.max(lay.height, 1)];
+    var node = svgEl("svg", { viewBox: view.join(" "), preserveAspectRatio: "xMidYMin meet" });
+    var edges = svgEl("g", { "class": "px-edges" }), boxes = svgEl("g", { "class": "px-nodes" });
+    node.appendChild(edges); node.appendChild(boxes);
+    lay.edges.forEach(function (e) { drawEdge(edges, e, lay.nodes); });
+    lay.nodes.forEach(function (n) {
+      var g = drawNode(boxes, n);
+      if (rx && rx.test(n.name)) g.classList.add("px-match");
+      if (self.selection.indexOf(n.name) >= 0) g.classList.add("px-selected");
+    });
     wrap.appendChild(node);
-    var vb = (node.getAttribute("viewBox") || "0 0 800 600").split(/[ ,]+/).map(Number);
-    node.removeAttribute("width"); node.removeAttribute("height");
-    node.setAttribute("preserveAspectRatio", "xMidYMin meet");
-    var view = vb.slice();
     function apply() { node.setAttribute("viewBox", view.join(" ")); }
     wrap.addEventListener("wheel", function (ev) {
       ev.preventDefault();
@@ -336,18 +381,12 @@
       var r = wrap.getBoundingClientRect(), s = Math.max(view[2] / r.width, view[3] / r.height);
       view[0] = drag[2] - (ev.clientX - drag[0]) * s; view[1] = drag[3] - (ev.clientY - drag[1]) * s; apply();
     });
-    Array.prototype.forEach.call(node.querySelectorAll("g.node"), function (g) {
-      var t = g.querySelector("title"), id = t ? t.textContent : "", name = d.names[id];
-      if (name === undefined) return;
-      t.textContent = name;  // the hover text: the node's name rather than Graphviz's id
-      g.setAttribute("data-name", name);
-      if (rx && rx.test(name)) g.classList.add("px-match");
-      if (self.selection.indexOf(name) >= 0) g.classList.add("px-selected");
-      g.addEventListener("click", function (ev) {
-        ev.stopPropagation();
-        var on = self.select(name);
-        g.classList.toggle("px-selected", on);
-      });
+    // one listener for every node
+    boxes.addEventListener("click", function (ev) {
+      var g = ev.target.closest && ev.target.closest("g.node");
+      if (!g) return;
+      ev.stopPropagation();
+      g.classList.toggle("px-selected", self.select(g.getAttribute("data-name")));
     });
   };
 
