@@ -5,7 +5,7 @@ memory in powers of 1024 (B, kB, MB, ...), time (ns ... hrs), GCU; ``minimum`` /
 from __future__ import annotations
 
 import functools
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 # (canonical name, aliases, factor to the base unit)
 _MEMORY = [
@@ -34,8 +34,9 @@ _GCU = [
     ("T*GCU", ("teragcu",), 1e12),
     ("P*GCU", ("petagcu",), 1e15),
 ]
+_Unit = Tuple[str, Tuple[str, ...], float]  # (canonical name, aliases, factor)
 # (units, default unit name, default factor)
-_TYPES = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
+_TYPES: Sequence[Tuple[Sequence[_Unit], str, float]] = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
 
 
 # Per table (by identity), alias -> entry: a report formats thousands of
@@ -88,7 +89,8 @@ def scale(value: float, from_unit: str, to_unit: str) -> Tuple[float, str]:
         return -v, u
     family = _family(from_unit)
     if family is not None:
-        return _convert(*family, value, to_unit)
+        units, default, f = family
+        return _convert(units, default, f, value, to_unit)
     if to_unit in ("count", "sample", "unit", "minimum", "auto"):
         return float(value), ""
     return float(value), to_unit
