@@ -99,6 +99,18 @@ void bind_filter(py::module_& m) {
                      [](const Profile& p, const std::vector<uint8_t>& k) { return keep_samples(p, k); });
 
   m.def(
+      "used_locations",
+      [](const Profile& p) {
+        std::vector<uint8_t> out;
+        {
+          py::gil_scoped_release nogil;  // p is immutable
+          out = used_locations(p);
+        }
+        return move_to_numpy(std::move(out));
+      },
+      py::arg("profile"));
+
+  m.def(
       "samples_with_label",
       [](const Profile& p, const Mask& rows) {
         auto r = to_vec(rows);

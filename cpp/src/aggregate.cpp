@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "pprofcore/errors.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "pprofcore/hashing.hpp"
 #include "pprofcore/key_index.hpp"
 #include "pprofcore/packages.hpp"
@@ -113,6 +114,116 @@ void throw_sums_overflow(const Profile& p, size_t type) {
                      "': its values add up past the int64 range, so totals would wrap; scale the "
                      "values down (Profile.scale) or filter samples first");
 }
+
+namespace {
+
+// The label bit of a sample with any non-zero value (see the sample loop).
+constexpr uint64_t kAnyTypeBit = uint64_t{1} << 63;
+
+// What the sample loop reads besides the profile and the node table.
+struct SumContext {
+  size_t nt, nn;
+  const std::vector<uint8_t>* inline_capable;
+  bool any_inline, by_type;
+  int label_type, label_div_type;
+};
+
+// What samples [first, last) add: flat and cum per node, the label bits of
+// each node's non-inline in-edges, and of the edges into nodes that can be
+// inline, keyed by (caller, callee) in order of first appearance.
+struct SampleSums {
+  std::vector<int64_t> flat, cum;
+  std::vector<uint64_t> noinline_in;
+  KeyIndex edge_index;
+  std::vector<int32_t> edge_caller, edge_callee;
+  std::vector<uint64_t> edge_inline, edge_plain;
+
+  // The row of edge caller -> callee, added with no bits when new.
+  size_t edge_row(int32_t caller, int32_t callee) {
+    const int32_t row =
+        edge_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(edge_callee.size()));
+    if (row >= 0) return static_cast<size_t>(row);
+    edge_caller.push_back(caller);
+    edge_callee.push_back(callee);
+    edge_inline.push_back(0);
+    edge_plain.push_back(0);
+    return edge_callee.size() - 1;
+  }
+};
+
+void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size_t first, size_t last,
+                 SampleSums& out) {
+  const size_t nt = c.nt;
+  out.flat.assign(c.nn * nt, 0);
+  out.cum.assign(c.nn * nt, 0);
+  out.noinline_in.assign(c.nn, 0);
+  std::vector<uint32_t> seen(c.nn, 0);  // stamp = sample index + 1
+  // Inline labels: each sample has bits (with at most kMaxInlineLabelTypes
+  // types: bit k when its value of type k is non-zero, the top bit when any is;
+  // with more: bit 0 when it counts for the label type). Edges into nodes that
+  // can be inline and the nodes' non-inline in-edges keep the bits of their
+  // occurrences, so one pass gives the labels of every label type.
+  for (size_t s = first; s < last; ++s) {
+    const int64_t* v = p.values.data() + s * nt;
+    uint64_t bits = 0;
+    bool nonzero = false;
+    for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
+    if (!nonzero) continue;
+    if (c.by_type) {
+      bits = kAnyTypeBit;
+      for (size_t k = 0; k < nt; ++k)
+        if (v[k] != 0) bits |= uint64_t{1} << k;
+    } else if (c.label_type < 0) {
+      bits = 1;
+    } else if (static_cast<size_t>(c.label_type) < nt) {
+      const bool div = c.label_div_type >= 0 && static_cast<size_t>(c.label_div_type) < nt;
+      bits = (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
+    }
+    const uint32_t stamp = static_cast<uint32_t>(s + 1);
+    int32_t parent = -1;
+    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+    for (int64_t i = se - 1; i >= sb; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      for (int64_t j = ne - 1; j >= nb; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        const size_t nr = static_cast<size_t>(n);
+        if (seen[nr] != stamp) {
+          seen[nr] = stamp;
+          int64_t* cum = out.cum.data() + nr * nt;
+          for (size_t k = 0; k < nt; ++k) cum[k] = wrapping_add(cum[k], v[k]);
+        }
+        if (bits && parent >= 0 && parent != n) {
+          const bool is_inline = j != ne - 1;
+          if (!is_inline) out.noinline_in[nr] |= bits;
+          if (c.any_inline && (*c.inline_capable)[nr])
+            (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+        }
+        parent = n;
+      }
+    }
+    if (parent >= 0) {
+      int64_t* f = out.flat.data() + static_cast<size_t>(parent) * nt;
+      for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
+    }
+  }
+}
+
+// Adds the sums of a later part of the samples to `to`.
+void add_sums(SampleSums& to, const SampleSums& from) {
+  for (size_t i = 0; i < to.flat.size(); ++i) {
+    to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
+    to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
+  }
+  for (size_t n = 0; n < to.noinline_in.size(); ++n) to.noinline_in[n] |= from.noinline_in[n];
+  for (size_t e = 0; e < from.edge_callee.size(); ++e) {
+    const size_t row = to.edge_row(from.edge_caller[e], from.edge_callee[e]);
+    to.edge_inline[row] |= from.edge_inline[e];
+    to.edge_plain[row] |= from.edge_plain[e];
+  }
+}
+
+}  // namespace
 
 NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const Granularity g = opt.granularity;
@@ -257,79 +368,27 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   inline_capable.resize(nn, 0);
   const bool any_inline = std::find(inline_capable.begin(), inline_capable.end(), 1) != inline_capable.end();
 
-  t.flat.assign(nn * nt, 0);
-  t.cum.assign(nn * nt, 0);
   // Without sums: no per-sample state (flat, cum and the labels stay zero).
   const size_t ns = opt.sums ? p.num_samples() : 0;
   t.sums_overflow.assign(nt, 0);
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
-  std::vector<uint32_t> seen(ns ? nn : 0, 0);  // stamp = sample index + 1
-  // Inline labels: each sample has bits (with at most kMaxInlineLabelTypes
-  // types: bit k when its value of type k is non-zero, the top bit when any is;
-  // with more: bit 0 when it counts for opt's label type). Edges into nodes that
-  // can be inline and the nodes' non-inline in-edges keep the bits of their
-  // occurrences, so one pass gives the labels of every label type.
   const bool by_type = nt <= kMaxInlineLabelTypes;
-  constexpr uint64_t kAny = uint64_t{1} << 63;
+  const SumContext ctx{nt, nn, &inline_capable, any_inline, by_type, opt.label_type, opt.label_div_type};
+  // Big profiles are summed in parts on threads and the parts added in order
+  // (sums wrap as one pass would; edges keep their first appearance).
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  std::vector<SampleSums> done(parts);
+  fork_join(parts, [&](size_t k) { sum_samples(p, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
+  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
+  SampleSums& sums = done[0];
+  t.flat = std::move(sums.flat);
+  t.cum = std::move(sums.cum);
+  const std::vector<int32_t>& inline_callee = sums.edge_callee;
+  const std::vector<uint64_t>&edge_inline = sums.edge_inline, &edge_plain = sums.edge_plain;
+  const std::vector<uint64_t>& node_noinline_in = sums.noinline_in;
+  constexpr uint64_t kAny = kAnyTypeBit;
   auto bit = [](size_t k) { return uint64_t{1} << k; };
-  KeyIndex inline_index;
-  std::vector<int32_t> inline_callee;
-  std::vector<uint64_t> edge_inline, edge_plain;  // bits of the edge's inline / non-inline occurrences
-  std::vector<uint64_t> node_noinline_in(ns ? nn : 0, 0);
-
-  for (size_t s = 0; s < ns; ++s) {
-    const int64_t* v = p.values.data() + s * nt;
-    uint64_t bits = 0;
-    bool nonzero = false;
-    for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
-    if (!nonzero) continue;
-    if (by_type) {
-      bits = kAny;
-      for (size_t k = 0; k < nt; ++k)
-        if (v[k] != 0) bits |= bit(k);
-    } else if (opt.label_type < 0) {
-      bits = 1;
-    } else if (static_cast<size_t>(opt.label_type) < nt) {
-      const bool div = opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt;
-      bits = (v[opt.label_type] != 0 || (div && v[opt.label_div_type] != 0)) ? 1 : 0;
-    }
-    const uint32_t stamp = static_cast<uint32_t>(s + 1);
-    int32_t parent = -1;
-    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
-    for (int64_t i = se - 1; i >= sb; --i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      for (int64_t j = ne - 1; j >= nb; --j) {
-        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
-        const size_t nr = static_cast<size_t>(n);
-        if (seen[nr] != stamp) {
-          seen[nr] = stamp;
-          int64_t* c = t.cum.data() + nr * nt;
-          for (size_t k = 0; k < nt; ++k) c[k] = wrapping_add(c[k], v[k]);
-        }
-        if (bits && parent >= 0 && parent != n) {
-          const bool is_inline = j != ne - 1;
-          if (!is_inline) node_noinline_in[nr] |= bits;
-          if (any_inline && inline_capable[nr]) {
-            int32_t row =
-                inline_index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(inline_callee.size()));
-            if (row < 0) {
-              row = static_cast<int32_t>(inline_callee.size());
-              inline_callee.push_back(n);
-              edge_inline.push_back(0);
-              edge_plain.push_back(0);
-            }
-            (is_inline ? edge_inline : edge_plain)[static_cast<size_t>(row)] |= bits;
-          }
-        }
-        parent = n;
-      }
-    }
-    if (parent >= 0) {
-      int64_t* f = t.flat.data() + static_cast<size_t>(parent) * nt;
-      for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
-    }
-  }
 
   // Node labels as in report.TextItems: "(inline)" when every in-edge is
   // inline, "(partial-inline)" when some are; counting the samples with any of
@@ -425,8 +484,18 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
   e.n_types = nt;
   KeyIndex index;
   std::vector<uint32_t> stamp;
+  // Every edge wanted touches a masked node, so a sample none of whose
+  // locations holds one adds nothing: one byte per frame tells, before any hashing.
+  std::vector<uint8_t> touches(p.locations.size(), 0);
+  for (size_t l = 0; l < touches.size(); ++l)
+    for (int64_t j = t.loc_node_offsets[l]; j < t.loc_node_offsets[l + 1]; ++j)
+      touches[l] |= node_mask[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])];
+  const int32_t* stack = p.stack_locations.data();
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
+    const int32_t* b = stack + p.stack_offsets[s];
+    const int32_t* end = stack + p.stack_offsets[s + 1];
+    if (std::none_of(b, end, [&](int32_t l) { return touches[static_cast<size_t>(l)] != 0; })) continue;
     bool use = false;
     if (label_type >= 0 && static_cast<size_t>(label_type) < nt) {
       use = v[label_type] != 0 ||

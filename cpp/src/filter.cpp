@@ -40,12 +40,16 @@ std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<ui
     if (universe->size() != p.locations.size()) throw InternalError("universe mask size mismatch");
     return *universe;
   }
+  return used_locations(p);
+}
+
+}  // namespace
+
+std::vector<uint8_t> used_locations(const Profile& p) {
   std::vector<uint8_t> used(p.locations.size(), 0);
   for (int32_t l : p.stack_locations) used[static_cast<size_t>(l)] = 1;
   return used;
 }
-
-}  // namespace
 
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
                                 const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe) {

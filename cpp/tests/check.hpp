@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,51 @@ inline int run_all() {
 inline void counted_samples(pprofcore::Profile& p, pprofcore::StringInterner& s) {
   p.sample_type_type = {s.intern("samples")};
   p.sample_type_unit = {s.intern("count")};
+}
+
+// A random profile: functions sharing names (so report nodes share frames),
+// locations of one to three lines (inline frames), stacks with recursion and
+// empty ones, values of both signs and zeros (as a diff has).
+inline pprofcore::Profile random_profile(uint32_t seed, size_t n_samples) {
+  std::mt19937 rng(seed);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  pprofcore::Profile p;
+  pprofcore::StringInterner s;
+  counted_samples(p, s);
+  const size_t nfn = 12, nloc = 20;
+  for (size_t f = 0; f < nfn; ++f) {
+    p.functions.id.push_back(f + 1);
+    p.functions.name.push_back(s.intern("fn" + std::to_string(f % 9)));
+    p.functions.filename.push_back(s.intern("file" + std::to_string(f % 4) + ".go"));
+    p.functions.start_line.push_back(static_cast<int64_t>(f * 10));
+  }
+  p.functions.system_name = p.functions.name;
+  p.locations.line_offsets = {0};
+  for (size_t l = 0; l < nloc; ++l) {
+    p.locations.id.push_back(l + 1);
+    p.locations.mapping.push_back(-1);
+    p.locations.address.push_back(0);
+    p.locations.is_folded.push_back(0);
+    const size_t lines = 1 + (pick(4) == 0 ? 1 + pick(2) : 0);
+    for (size_t k = 0; k < lines; ++k) {
+      p.lines.function.push_back(static_cast<int32_t>(pick(nfn)));
+      p.lines.line.push_back(static_cast<int64_t>(1 + pick(5)));
+      p.lines.column.push_back(0);
+    }
+    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.function.size()));
+  }
+  p.stack_offsets = {0};
+  p.label_offsets = {0};
+  for (size_t i = 0; i < n_samples; ++i) {
+    const size_t depth = pick(9);  // 0: an empty stack
+    for (size_t k = 0; k < depth; ++k) p.stack_locations.push_back(static_cast<int32_t>(pick(k < 2 ? 3 : nloc)));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    p.label_offsets.push_back(0);
+    const int64_t v = pick(6) == 0 ? 0 : static_cast<int64_t>(pick(200)) - (pick(3) == 0 ? 120 : 0);
+    p.values.push_back(v);
+  }
+  p.strings = s.take();
+  return p;
 }
 
 // The one mapping (id 1) of a hand-built test profile: [start, limit) of

@@ -176,8 +176,6 @@ TEST(frame_columns_expand_inline) {
   EXPECT(f.line[0] == 31 && f.line[1] == 12);
 }
 
-int main() { return check::run_all(); }
-
 TEST(sums_past_int64_are_refused) {
   Profile p = recursive_profile();
   p.values = {INT64_MAX - 2, 2};  // the sum of |values| is exactly INT64_MAX: fits
@@ -198,3 +196,42 @@ TEST(folded_frames_escape_line_breaks_and_semicolons) {
   append_folded_frame(out, "a;b\nc\r\x1b\td\xc2\x85\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa#");
   EXPECT(out == "a\\x3bb\\x0ac\\x0d\\x1b\td\\x85\\u2028\\u2029\xe2\x80\xaa#");
 }
+
+TEST(threads_give_the_same_sums) {
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    Profile p = check::random_profile(seed, 20 + seed * 9);
+    for (Granularity g : {Granularity::Functions, Granularity::Lines, Granularity::Files}) {
+      AggregateOptions serial, threaded;
+      serial.granularity = threaded.granularity = g;
+      serial.min_samples_per_thread = 1000000;
+      threaded.min_samples_per_thread = 1;  // one sample per part (as many parts as cores)
+      NodeTable a = aggregate(p, serial), b = aggregate(p, threaded);
+      EXPECT(a.flat == b.flat && a.cum == b.cum);
+      EXPECT(a.inline_label == b.inline_label && a.inline_labels_by_type == b.inline_labels_by_type);
+    }
+  }
+}
+
+// Edges touching a few nodes are the edges of every node that touch them, in
+// the same order: samples that hold none of the few are skipped unread.
+TEST(edges_of_some_nodes_are_a_subset_of_all) {
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    Profile p = check::random_profile(seed, 20 + seed * 9);
+    NodeTable t = aggregate(p, AggregateOptions{});
+    std::vector<uint8_t> all(t.size(), 1), some(t.size(), 0);
+    for (size_t n = 0; n < t.size(); n += 3) some[n] = 1;
+    EdgeTable full = aggregate_edges(p, t, all, -1), part = aggregate_edges(p, t, some, -1);
+    EdgeTable want;
+    for (size_t e = 0; e < full.size(); ++e) {
+      if (!some[static_cast<size_t>(full.src[e])] && !some[static_cast<size_t>(full.dst[e])]) continue;
+      want.src.push_back(full.src[e]);
+      want.dst.push_back(full.dst[e]);
+      want.weight.push_back(full.weight[e]);
+      want.is_inline.push_back(full.is_inline[e]);
+    }
+    EXPECT(part.src == want.src && part.dst == want.dst && part.weight == want.weight &&
+           part.is_inline == want.is_inline);
+  }
+}
+
+int main() { return check::run_all(); }

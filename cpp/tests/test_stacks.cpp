@@ -1,7 +1,6 @@
 // C++ unit tests of stacks: the flame graph call tree (paths, self/total, recursion,
 // inline frames, inversion, base profiles, "..." merging and pre-order), and the
 // pruned build held to the whole-trie build on random profiles.
-#include <random>
 
 #include "check.hpp"
 #include "pprofcore/aggregate.hpp"
@@ -170,51 +169,6 @@ TEST(threads_give_the_same_tree) {
   }
 }
 
-// A random profile: functions sharing names (so report nodes share frames),
-// locations of one to three lines (inline frames), stacks with recursion and
-// empty ones, values of both signs and zeros (as a diff has).
-static Profile random_profile(uint32_t seed, size_t n_samples) {
-  std::mt19937 rng(seed);
-  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  Profile p;
-  StringInterner s;
-  check::counted_samples(p, s);
-  const size_t nfn = 12, nloc = 20;
-  for (size_t f = 0; f < nfn; ++f) {
-    p.functions.id.push_back(f + 1);
-    p.functions.name.push_back(s.intern("fn" + std::to_string(f % 9)));
-    p.functions.filename.push_back(s.intern("file" + std::to_string(f % 4) + ".go"));
-    p.functions.start_line.push_back(static_cast<int64_t>(f * 10));
-  }
-  p.functions.system_name = p.functions.name;
-  p.locations.line_offsets = {0};
-  for (size_t l = 0; l < nloc; ++l) {
-    p.locations.id.push_back(l + 1);
-    p.locations.mapping.push_back(-1);
-    p.locations.address.push_back(0);
-    p.locations.is_folded.push_back(0);
-    const size_t lines = 1 + (pick(4) == 0 ? 1 + pick(2) : 0);
-    for (size_t k = 0; k < lines; ++k) {
-      p.lines.function.push_back(static_cast<int32_t>(pick(nfn)));
-      p.lines.line.push_back(static_cast<int64_t>(1 + pick(5)));
-      p.lines.column.push_back(0);
-    }
-    p.locations.line_offsets.push_back(static_cast<int64_t>(p.lines.function.size()));
-  }
-  p.stack_offsets = {0};
-  p.label_offsets = {0};
-  for (size_t i = 0; i < n_samples; ++i) {
-    const size_t depth = pick(9);  // 0: an empty stack
-    for (size_t k = 0; k < depth; ++k) p.stack_locations.push_back(static_cast<int32_t>(pick(k < 2 ? 3 : nloc)));
-    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
-    p.label_offsets.push_back(0);
-    const int64_t v = pick(6) == 0 ? 0 : static_cast<int64_t>(pick(200)) - (pick(3) == 0 ? 120 : 0);
-    p.values.push_back(v);
-  }
-  p.strings = s.take();
-  return p;
-}
-
 static bool same_tree(const CallTree& a, const CallTree& b) {
   bool frames = a.frame_name.size() == b.frame_name.size();
   for (size_t i = 0; frames && i < a.frame_name.size(); ++i)
@@ -229,7 +183,7 @@ static bool same_tree(const CallTree& a, const CallTree& b) {
 TEST(pruned_build_equals_trie_build) {
   size_t checked = 0, trimmed = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
-    Profile cur = random_profile(seed, 30 + seed * 7), base = random_profile(seed + 1000, 25 + seed * 5);
+    Profile cur = check::random_profile(seed, 30 + seed * 7), base = check::random_profile(seed + 1000, 25 + seed * 5);
     AggregateOptions agg;
     agg.granularity = seed % 3 == 0 ? Granularity::Lines : Granularity::Functions;
     NodeTable nc = aggregate(cur, agg), nb = aggregate(base, agg);

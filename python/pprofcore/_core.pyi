@@ -57,6 +57,7 @@ __all__: list[str] = [
     "set_label",
     "show_from",
     "stack_ids",
+    "used_locations",
 ]
 DEFAULT_MAX_DECOMPRESSED_SIZE: int
 MAX_INLINE_LABEL_TYPES: int
@@ -486,6 +487,11 @@ def select_sample_types(
 ) -> Profile: ...
 def set_label(profile: Profile, key: str, values: collections.abc.Sequence[str]) -> Profile: ...
 def show_from(profile: Profile, match: typing.Any, universe: typing.Any = None) -> tuple[Profile, bool]: ...
+def used_locations(profile: Profile) -> numpy.ndarray:
+    """
+    Per location, 1 when some sample's stack holds it (uint8).
+    """
+
 def stack_ids(profile: Profile) -> numpy.ndarray:
     """
     Per sample, a dense id of its stack (0.. in order of first appearance).

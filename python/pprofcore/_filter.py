@@ -70,15 +70,31 @@ def used_locations(p: "Profile") -> np.ndarray:
     the profile: the explorer filters one profile many times."""
     used = p._derived.used_locations
     if used is None:
-        counts = np.bincount(p.stack_locations, minlength=len(p.locations))
-        used = p._derived.used_locations = (counts > 0).astype(np.uint8)
+        used = p._derived.used_locations = _core.used_locations(p._core)
     return used
+
+
+def has_empty_stacks(p: "Profile") -> bool:
+    """Whether some sample has no location (the name filter drops those)."""
+    offsets = p.stack_offsets
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
+def same_samples(p: "Profile") -> "Profile":
+    """What the name filter gives when it would keep every sample as it is: a
+    new profile over the same C++ profile (no copy), sharing what ``p``
+    computed (node tables, totals), since that depends on the samples alone."""
+    out = p._derive(p._core)
+    out._derived = p._derived
+    return out
 
 
 def filter_by_name(
     p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True, universe=None
 ) -> "Profile":
     rx = [compile_filter(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
+    if all(r is None for r in rx) and not has_empty_stacks(p):
+        return same_samples(p)
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
     core, *matched = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
     if warn:
@@ -191,7 +207,8 @@ def apply_filters(
     p = add_label_frames(p, tagroot, tagleaf, warn=warn)
     # pprof judges "matched" against all locations of the profile it started
     # from; later steps keep the location table, so one mask serves them all.
-    universe = used_locations(p)
+    names = (focus, ignore, hide, show, show_from)
+    universe = used_locations(p) if any(e is not None for e in names) else None
     p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe)
     p = apply_show_from(p, show_from, warn=warn, universe=universe)
     p = filter_by_tag(p, tf, ti, units=units, warn=warn)

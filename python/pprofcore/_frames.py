@@ -36,6 +36,7 @@ class Derived:
         "sample_paths",
         "used_locations",
         "report_totals",
+        "num_label_units",
     )
 
     def __init__(self) -> None:
@@ -55,6 +56,8 @@ class Derived:
         self.used_locations: Optional[np.ndarray] = None
         #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``
         self.report_totals: Optional[Tuple[Tuple[int, int], ...]] = None
+        #: numeric label key -> unit: :func:`num_label_units`
+        self.num_label_units: Optional[Dict[str, str]] = None
 
 
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
@@ -248,18 +251,27 @@ def to_arrow(profile: "Profile", kind: str = "samples"):
 def num_label_units(p: "Profile") -> Dict[str, str]:
     """pprof's ``NumLabelUnits``: the unit of each numeric label key (the first
     unit seen; ``"bytes"`` for ``alignment``/``request`` and the key itself
-    when no label of the key has a unit)."""
+    when no label of the key has a unit). Kept on the profile: the explorer
+    filters one profile by numeric labels many times."""
+    cached = p._derived.num_label_units
+    if cached is None:
+        cached = p._derived.num_label_units = _num_label_units(p)
+    return dict(cached)
+
+
+def _num_label_units(p: "Profile") -> Dict[str, str]:
     lab = p.labels
     numeric = lab.str < 0
-    keys = np.unique(lab.key[numeric])
+    # Keys are string codes: counting them finds the few distinct ones without a sort.
+    keys = np.flatnonzero(np.bincount(lab.key[numeric], minlength=1))
     with_unit = numeric & (lab.num_unit != 0)
-    k, first = np.unique(lab.key[with_unit], return_index=True)
-    units = dict(zip(k.tolist(), lab.num_unit[with_unit][first].tolist()))
+    unit_keys, unit_codes = lab.key[with_unit], lab.num_unit[with_unit]
     out = {}
     for key in keys.tolist():
         name = p._core.string(key)
-        if key in units:
-            out[name] = p._core.string(units[key])
+        at = np.flatnonzero(unit_keys == key)
+        if len(at):
+            out[name] = p._core.string(int(unit_codes[at[0]]))
         else:
             out[name] = "bytes" if name in ("alignment", "request") else name
     return out

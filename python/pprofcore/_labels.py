@@ -95,7 +95,7 @@ class TagFilter:
         mul = np.zeros(p._core.num_strings)
         div = np.ones(p._core.num_strings)
         ok = np.zeros(p._core.num_strings, dtype=bool)
-        for k in np.unique(lab.key[rows]).tolist():
+        for k in np.flatnonzero(np.bincount(lab.key[rows], minlength=1)).tolist():  # the few keys, no sort
             m, d, u = _scale_factor(units.get(p._core.string(k), ""), unit)
             mul[k], div[k], ok[k] = m, d, u == unit
         keys = lab.key

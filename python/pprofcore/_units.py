@@ -4,7 +4,8 @@ memory in powers of 1024 (B, kB, MB, ...), time (ns ... hrs), GCU; ``minimum`` /
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+import functools
+from typing import List, Optional, Sequence, Tuple
 
 # (canonical name, aliases, factor to the base unit)
 _MEMORY = [
@@ -33,24 +34,35 @@ _GCU = [
     ("T*GCU", ("teragcu",), 1e12),
     ("P*GCU", ("petagcu",), 1e15),
 ]
+_Unit = Tuple[str, Tuple[str, ...], float]  # (canonical name, aliases, factor)
 # (units, default unit name, default factor)
-_TYPES = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
+_TYPES: Sequence[Tuple[Sequence[_Unit], str, float]] = [(_MEMORY, "B", 1.0), (_TIME, "s", 1e9), (_GCU, "GCU", 1.0)]
+
+
+# Per table (by identity), alias -> entry: a report formats thousands of
+# values, each sniffing its units, so the lookup is a dict, not a scan.
+_ALIASES = {id(units): {a: u for u in reversed(units) for a in u[1]} for units, _, _ in _TYPES}
 
 
 def _sniff(units, unit: str):
     unit = unit.lower()
     if len(unit) > 2 and unit.endswith("s"):
         unit = unit[:-1]
-    for u in units:
-        if unit in u[1]:
-            return u
+    return _ALIASES[id(units)].get(unit)
+
+
+@functools.lru_cache(maxsize=256)
+def _family(unit: str):
+    """(table, (default name, default factor), entry) of the first table that
+    knows ``unit``, or None: found once per unit, not once per formatted value."""
+    for units, dname, dfactor in _TYPES:
+        f = _sniff(units, unit)
+        if f is not None:
+            return units, (dname, dfactor), f
     return None
 
 
-def _convert(units, default, value: float, from_unit: str, to_unit: str):
-    f = _sniff(units, from_unit)
-    if f is None:
-        return None
+def _convert(units, default, f, value: float, to_unit: str):
     v = value * f[2]
     if to_unit in ("minimum", "auto"):
         best, name = 0.0, ""
@@ -75,10 +87,10 @@ def scale(value: float, from_unit: str, to_unit: str) -> Tuple[float, str]:
     if value < 0:
         v, u = scale(-value, from_unit, to_unit)
         return -v, u
-    for units, dname, dfactor in _TYPES:
-        r = _convert(units, (dname, dfactor), value, from_unit, to_unit)
-        if r is not None:
-            return r
+    family = _family(from_unit)
+    if family is not None:
+        units, default, f = family
+        return _convert(units, default, f, value, to_unit)
     if to_unit in ("count", "sample", "unit", "minimum", "auto"):
         return float(value), ""
     return float(value), to_unit

@@ -36,6 +36,9 @@ struct AggregateOptions {
   // false: `printable` stays empty; printable_name() names the nodes a caller
   // needs (a fleet series names only its non-zero nodes).
   bool names = true;
+  // Profiles with at least twice this many samples are summed in parts on
+  // threads (the same sums: they wrap alike in any order).
+  size_t min_samples_per_thread = 50000;
 };
 
 // The most sample types whose inline labels one aggregation gives for every label type.

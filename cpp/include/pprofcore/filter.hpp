@@ -50,6 +50,10 @@ Profile show_from(const Profile& p, const NameMatch& match, bool* matched,
 // of) the leaf-most matching frame of each sample.
 Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match);
 
+// Per location: 1 when some sample's stack holds it (the default `universe`
+// above). One byte per stack entry written, no counts: cheap on 10M entries.
+std::vector<uint8_t> used_locations(const Profile& p);
+
 // Keeps the samples whose `keep` entry is non-zero.
 Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep);
 
