@@ -62,8 +62,11 @@ PPROFCORE_INLINE int64_t scalar(Reader& r, uint32_t wt, const char* field, const
 PPROFCORE_INLINE uint64_t fixed64(Reader& r, const char* field) {
   const uint8_t* p = r.pos();
   if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
-  uint64_t v = 0;
-  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);  // the wire is little-endian
+#endif
   r.seek(p + 8);
   return v;
 }
@@ -751,18 +754,37 @@ Message read_wire(const uint8_t* data, size_t n) {
   return m;
 }
 
+// A varint of at most nine bytes (any int64 a sample's list may hold) ending
+// before e, read at p (which moves past it); false for anything else, which
+// the Reader then reads (and reports).
+PPROFCORE_INLINE bool short_varint(const uint8_t*& p, const uint8_t* e, uint64_t& x) {
+  const uint8_t* q = p;
+  x = 0;
+  for (int shift = 0; q < e && shift <= 56; shift += 7) {
+    const uint8_t c = *q++;
+    x |= uint64_t(c & 0x7f) << shift;
+    if (c < 0x80) {
+      p = q;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The varints of a packed payload [p, e) into out (at most room), or false
+// for more of them or one short_varint() does not read.
+PPROFCORE_INLINE bool short_packed(const uint8_t* p, const uint8_t* e, int64_t* out, size_t room, size_t& n) {
+  n = 0;
+  for (uint64_t x; p < e; out[n++] = static_cast<int64_t>(x))
+    if (n == room || !short_varint(p, e, x)) return false;
+  return true;
+}
+
 // Packed varints into `out` (room for `room`); false when there are more (or
-// a varint is 10 bytes long: a negative number), for the general path to read.
+// one short_varint() does not read), for the general path to read.
 PPROFCORE_INLINE bool packed_inline(Reader& r, const char* field, int64_t* out, size_t room, size_t& n) {
   const uint8_t* e = r.length_delimited(field);
-  Reader m(r.base(), r.pos(), e);
-  n = 0;
-  while (!m.done()) {
-    if (n == room) return false;
-    const uint64_t x = m.varint(field);
-    if (x >> 63) return false;
-    out[n++] = static_cast<int64_t>(x);
-  }
+  if (!short_packed(r.pos(), e, out, room, n)) return false;
   r.seek(e);
   return true;
 }
@@ -865,24 +887,6 @@ bool SampleCursor::next(SampleView& v) {
   const uint8_t *begin, *end;
   if (!next_payload(begin, end)) return false;
   read(begin, end, v);
-  return true;
-}
-
-// The varints of a packed payload [p, e) into out (at most room), or false
-// for more of them, a malformed one, or one past int64.
-bool short_packed(const uint8_t* p, const uint8_t* e, int64_t* out, size_t room, size_t& n) {
-  n = 0;
-  while (p < e) {
-    uint64_t x = 0;
-    for (int shift = 0;; shift += 7) {
-      if (p == e || shift > 56) return false;  // nine bytes hold any int64 a sample may have
-      const uint8_t c = *p++;
-      x |= uint64_t(c & 0x7f) << shift;
-      if (c < 0x80) break;
-    }
-    if (n == room) return false;
-    out[n++] = static_cast<int64_t>(x);
-  }
   return true;
 }
 

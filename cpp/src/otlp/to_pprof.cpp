@@ -469,7 +469,7 @@ class Builder {
 
   void copy_rows(uint64_t range, std::vector<LabelRow>& out) const {
     const LabelRow* r = made_.data() + (range >> 32);
-    out.insert(out.end(), r, r + static_cast<uint32_t>(range));
+    for (uint32_t k = 0; k < static_cast<uint32_t>(range); ++k) out.push_back(r[k]);  // mostly one: no range insert
   }
 
   static constexpr uint64_t kNotMade = ~uint64_t(0);
