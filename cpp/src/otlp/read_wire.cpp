@@ -834,6 +834,13 @@ PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int
 }
 
 bool SampleCursor::next_payload(const uint8_t*& begin, const uint8_t*& end) {
+  // Most often: the samples field's one-byte tag and a one-byte length.
+  if (p_.end - at_ >= 2 && at_[0] == (f::profile::kSamples << 3 | kLen) && at_[1] < 0x80 &&
+      static_cast<size_t>(p_.end - at_ - 2) >= at_[1]) {
+    begin = at_ + 2;
+    end = at_ = begin + at_[1];
+    return true;
+  }
   Reader r(p_.base, at_, p_.end);
   while (!r.done()) {
     const uint8_t* at = r.pos();

@@ -266,9 +266,12 @@ class Builder {
     if (stack_at_.empty()) stack_at_.assign(m_.stack_offsets.size() - 1, -1);
     if (stack_at_[s] >= 0) return append_copy(col, static_cast<size_t>(stack_at_[s]), e - b);
     stack_at_[s] = static_cast<int64_t>(col.size());
-    int32_t* out = extend(col, e - b);  // location() grows other columns, never this one
     const int64_t at = m_.stack_offset[s];
     if (const uint8_t* q = m_.stack_packed.empty() ? nullptr : m_.stack_packed[s]) {
+      // Most stacks are decoded here and appended in one copy: growing the
+      // column by resize() would first fill it with zeros.
+      int32_t local[kLocalDepth];
+      int32_t* out = e - b <= kLocalDepth ? local : extend(col, e - b);  // location() never grows col
       // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
       for (size_t k = b; k < e; ++k) {
         uint64_t v = 0;
@@ -279,8 +282,10 @@ class Builder {
         }
         *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
       }
+      if (e - b <= kLocalDepth) col.insert(col.end(), local, out);
       return;
     }
+    int32_t* out = extend(col, e - b);
     const int32_t* indices = m_.stack_locations.data() + m_.stack_first[s];
     for (size_t k = b; k < e; ++k) *out++ = location(*indices++, at);
   }
@@ -473,6 +478,7 @@ class Builder {
   }
 
   static constexpr uint64_t kNotMade = ~uint64_t(0);
+  static constexpr size_t kLocalDepth = 256;  // stacks up to this deep are decoded on the C++ stack
 
   const Message& m_;
   Strings strings_;
