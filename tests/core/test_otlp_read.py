@@ -396,7 +396,9 @@ def test_sample_types_join_while_samples_differ_in_values_alone(seed):
     for j in range(30):
         n = rng.choice([1, 2])
         times = [1000 + j] * n if rng.random() < 0.5 else []
-        base.append((n, dict(stack_index=rng.choice(stacks), link_index=rng.choice([0, 1]), timestamps_unix_nano=times)))
+        base.append(
+            (n, dict(stack_index=rng.choice(stacks), link_index=rng.choice([0, 1]), timestamps_unix_nano=times))
+        )
     sp = m.resource_profiles.add().scope_profiles.add()
     for t in range(4):
         p = sp.profiles.add(period=10)

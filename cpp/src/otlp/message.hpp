@@ -184,7 +184,7 @@ class SampleCursor {
   // it was read by the common-shape reader with one values field).
   const uint8_t *sample_begin_ = nullptr, *sample_end_ = nullptr;
   const uint8_t *values_begin_ = nullptr, *values_end_ = nullptr;
-  size_t j_ = 0;       // JSON: the next sample's row
+  size_t j_ = 0;  // JSON: the next sample's row
   int64_t attrs_inline_[kInline], values_inline_[kInline];
   uint64_t times_inline_[kInline];
   std::vector<int64_t> attrs_, values_;

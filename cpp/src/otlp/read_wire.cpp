@@ -864,8 +864,8 @@ void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v)
   sample_begin_ = begin;
   sample_end_ = end;
   const uint8_t *values_field = nullptr, *values_end = nullptr;
-  if (sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_, times_inline_, kInline,
-                    values_field, values_end)) {
+  if (sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_, times_inline_, kInline, values_field,
+                    values_end)) {
     values_begin_ = values_field;
     values_end_ = values_end;
     return;

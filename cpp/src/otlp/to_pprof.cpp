@@ -483,8 +483,8 @@ class Builder {
   const Message& m_;
   Strings strings_;
   std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
-  std::vector<int64_t> stack_at_;  // per stack_table entry: where stack() first wrote it, -1 until used
-  std::vector<LabelRow> made_;     // the label rows of the attribute and link entries used so far
+  std::vector<int64_t> stack_at_;                // per stack_table entry: where stack() first wrote it, -1 until used
+  std::vector<LabelRow> made_;                   // the label rows of the attribute and link entries used so far
   std::vector<uint64_t> attr_rows_, link_rows_;  // per entry: its range of made_ (rows()), kNotMade until used
 };
 
