@@ -897,6 +897,19 @@ bool SampleCursor::next(SampleView& v) {
   return true;
 }
 
+// memcmp() == 0 for the few bytes of a sample, without a call.
+PPROFCORE_INLINE bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (; n >= 8; n -= 8, a += 8, b += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (; n; --n)
+    if (*a++ != *b++) return false;
+  return true;
+}
+
 bool SampleCursor::next_sibling(const SampleCursor& first, const SampleView& like, SampleView& v, bool& same) {
   same = false;
   if (!p_.begin || !first.values_begin_) return next(v);
@@ -909,7 +922,7 @@ bool SampleCursor::next_sibling(const SampleCursor& first, const SampleView& lik
   const size_t tail = static_cast<size_t>(first.sample_end_ - first.values_end_);
   const uint8_t* field = begin + head;
   if (static_cast<size_t>(end - begin) >= head + tail + 2 && *field == first.values_begin_[0] &&
-      std::memcmp(begin, first.sample_begin_, head) == 0 && std::memcmp(end - tail, first.values_end_, tail) == 0) {
+      same_bytes(begin, first.sample_begin_, head) && same_bytes(end - tail, first.values_end_, tail)) {
     const uint8_t* payload = field + 2;
     const size_t len = field[1];  // a one-byte length (a few values)
     size_t n = 0;
