@@ -361,6 +361,73 @@ def test_damaged_messages_never_crash():
             o.profile._core.check_invariants()
 
 
+def _joined(profiles) -> list:
+    """The oracle for how the profiles of one scope (same header) join: each
+    group is the longest run from its first profile whose samples all match
+    the first's but for their values (as many of them)."""
+
+    def key(s):
+        return s.stack_index, list(s.attribute_indices), s.link_index, list(s.timestamps_unix_nano), len(s.values)
+
+    groups, i = [], 0
+    while i < len(profiles):
+        k = i + 1
+        while k < len(profiles) and all(key(a) == key(b) for a, b in zip(profiles[i].samples, profiles[k].samples)):
+            k += 1
+        groups.append(list(range(i, k)))
+        i = k
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sample_types_join_while_samples_differ_in_values_alone(seed):
+    """Four sample types over the same samples, with now and then a sample of
+    a later type that differs in more than its values (stack, attributes,
+    link, number of values): the reader compares the later types' samples
+    with the first's bytes, and must join exactly the types the oracle joins,
+    each value in its place (values of 1 to 6 bytes)."""
+    rng = random.Random(seed)
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    stacks = [d.stack(d.frame("a"), d.frame("b")), d.stack(d.frame("c"))]
+    attrs = [d.attr("thread", string_value="t1"), d.attr("size", unit="bytes", int_value=4096)]
+    d.d.link_table.add(trace_id=TRACE, span_id=SPAN)
+    base = []
+    for j in range(30):
+        n = rng.choice([1, 2])
+        times = [1000 + j] * n if rng.random() < 0.5 else []
+        base.append(
+            (n, dict(stack_index=rng.choice(stacks), link_index=rng.choice([0, 1]), timestamps_unix_nano=times))
+        )
+    sp = m.resource_profiles.add().scope_profiles.add()
+    for t in range(4):
+        p = sp.profiles.add(period=10)
+        p.sample_type.type_strindex = d.s(f"type{t}")
+        for n, fields in base:
+            fields = dict(fields, attribute_indices=attrs[: len(fields["timestamps_unix_nano"]) + 1])
+            if t and rng.random() < 0.01:
+                what = rng.choice(["stack_index", "attribute_indices", "link_index", "values"])
+                if what == "values" and not fields["timestamps_unix_nano"]:
+                    n += 1
+                elif what == "attribute_indices":
+                    fields[what] = fields[what][::-1] + [attrs[0]]
+                elif what == "link_index":
+                    fields[what] = 1 - fields[what]
+                else:
+                    fields["stack_index"] = sum(stacks) - fields["stack_index"]
+            p.samples.add(values=[rng.randrange(1, 1 << rng.choice([7, 14, 40])) for _ in range(n)], **fields)
+    groups = _joined(sp.profiles)
+    got = pprofcore.load_otlp(m.SerializeToString())
+    assert [list(o.profile_indices) for o in got] == groups
+    for o, group in zip(got, groups):
+        want = [
+            [sp.profiles[t].samples[j].values[k] for t in group]
+            for j in range(len(base))
+            for k in range(len(sp.profiles[group[0]].samples[j].values))
+        ]
+        assert np.asarray(o.profile.values).tolist() == want
+
+
 def test_deep_attribute_nesting_is_refused():
     inner = b""
     for _ in range(200):  # AnyValue{array_value{values{...}}}

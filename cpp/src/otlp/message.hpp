@@ -164,12 +164,27 @@ class SampleCursor {
   explicit SampleCursor(const ProfileMsg& p) : p_(p), at_(p.begin) {}
   bool next(SampleView& v);
 
+  // next() for a sample expected to differ from `first`'s current one (read
+  // into `like`) in its values alone, as the sample types of one pprof
+  // profile do when written side by side. When its bytes are first's but
+  // for one values field, v is `like` with these values and `same` is set,
+  // without reading the rest again; otherwise it is read as next() reads it.
+  bool next_sibling(const SampleCursor& first, const SampleView& like, SampleView& v, bool& same);
+
  private:
   static constexpr size_t kInline = 16;  // list lengths read without a vector
 
+  // The next Profile.samples field's payload, or false at the end.
+  bool next_payload(const uint8_t*& begin, const uint8_t*& end);
+  void read(const uint8_t* begin, const uint8_t* end, SampleView& v);
+
   const ProfileMsg& p_;
   const uint8_t* at_;  // protobuf: where the next field starts
-  size_t j_ = 0;       // JSON: the next sample's row
+  // The last sample's payload, and its values field (tag to end; null unless
+  // it was read by the common-shape reader with one values field).
+  const uint8_t *sample_begin_ = nullptr, *sample_end_ = nullptr;
+  const uint8_t *values_begin_ = nullptr, *values_end_ = nullptr;
+  size_t j_ = 0;  // JSON: the next sample's row
   int64_t attrs_inline_[kInline], values_inline_[kInline];
   uint64_t times_inline_[kInline];
   std::vector<int64_t> attrs_, values_;

@@ -62,8 +62,11 @@ PPROFCORE_INLINE int64_t scalar(Reader& r, uint32_t wt, const char* field, const
 PPROFCORE_INLINE uint64_t fixed64(Reader& r, const char* field) {
   const uint8_t* p = r.pos();
   if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
-  uint64_t v = 0;
-  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);  // the wire is little-endian
+#endif
   r.seek(p + 8);
   return v;
 }
@@ -556,9 +559,24 @@ void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) 
 
 // The number of varints in a packed payload, or -1 when it does not end
 // with a varint's last byte or holds one longer than 5 bytes (35 bits: past
-// any table's size), which the general path then reads and reports.
+// any table's size), which the general path then reads and reports. Eight
+// bytes at a time (the stack table holds most of a large message's bytes):
+// a varint ends at each byte without the high bit, and a run of five high
+// bits lies inside one of the words read at p or at p + 4.
 int64_t short_varints(const uint8_t* p, const uint8_t* e) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  const auto five_high = [](uint64_t h) { return (h & h << 8 & h << 16 & h << 24 & h << 32) != 0; };
   int64_t n = 0;
+  for (; e - p >= 12; p += 8) {
+    uint64_t w, shifted;
+    std::memcpy(&w, p, 8);
+    std::memcpy(&shifted, p + 4, 8);
+    if (five_high(w & kHigh) || five_high(shifted & kHigh)) return -1;
+    // One per byte below 0x80, summed by a multiply (no popcount instruction in a baseline x86-64 build).
+    n += static_cast<int64_t>(((~w & kHigh) >> 7) * 0x0101010101010101ull >> 56);
+  }
+  // The rest byte by byte. A run reaching back before p was checked by the
+  // word at p - 4; the last byte decides whether the payload ends a varint.
   int run = 0;
   for (; p < e; ++p) {
     if (*p < 0x80) {
@@ -736,18 +754,37 @@ Message read_wire(const uint8_t* data, size_t n) {
   return m;
 }
 
+// A varint of at most nine bytes (any int64 a sample's list may hold) ending
+// before e, read at p (which moves past it); false for anything else, which
+// the Reader then reads (and reports).
+PPROFCORE_INLINE bool short_varint(const uint8_t*& p, const uint8_t* e, uint64_t& x) {
+  const uint8_t* q = p;
+  x = 0;
+  for (int shift = 0; q < e && shift <= 56; shift += 7) {
+    const uint8_t c = *q++;
+    x |= uint64_t(c & 0x7f) << shift;
+    if (c < 0x80) {
+      p = q;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The varints of a packed payload [p, e) into out (at most room), or false
+// for more of them or one short_varint() does not read.
+PPROFCORE_INLINE bool short_packed(const uint8_t* p, const uint8_t* e, int64_t* out, size_t room, size_t& n) {
+  n = 0;
+  for (uint64_t x; p < e; out[n++] = static_cast<int64_t>(x))
+    if (n == room || !short_varint(p, e, x)) return false;
+  return true;
+}
+
 // Packed varints into `out` (room for `room`); false when there are more (or
-// a varint is 10 bytes long: a negative number), for the general path to read.
+// one short_varint() does not read), for the general path to read.
 PPROFCORE_INLINE bool packed_inline(Reader& r, const char* field, int64_t* out, size_t room, size_t& n) {
   const uint8_t* e = r.length_delimited(field);
-  Reader m(r.base(), r.pos(), e);
-  n = 0;
-  while (!m.done()) {
-    if (n == room) return false;
-    const uint64_t x = m.varint(field);
-    if (x >> 63) return false;
-    out[n++] = static_cast<int64_t>(x);
-  }
+  if (!short_packed(r.pos(), e, out, room, n)) return false;
   r.seek(e);
   return true;
 }
@@ -756,7 +793,7 @@ PPROFCORE_INLINE bool packed_inline(Reader& r, const char* field, int64_t* out, 
 // usual wire type and one-byte tag, and short lists. Returns false for
 // anything else, and sample() then reads the sample (and reports its errors).
 PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int64_t* values, uint64_t* times,
-                                    size_t room) {
+                                    size_t room, const uint8_t*& values_field, const uint8_t*& values_end) {
   v.stack = 0;
   v.link = 0;
   v.n_attrs = v.n_values = v.n_times = 0;
@@ -774,7 +811,9 @@ PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int
         if (v.n_attrs || !packed_inline(r, "Sample.attribute_indices", attrs, room, v.n_attrs)) return false;
         break;
       case f::sample::kValues << 3 | kLen:
+        values_field = r.pos() - 1;
         if (v.n_values || !packed_inline(r, "Sample.values", values, room, v.n_values)) return false;
+        values_end = r.pos();
         break;
       case f::sample::kTimestampsUnixNano << 3 | kLen: {
         const uint8_t* e = r.length_delimited("Sample.timestamps_unix_nano");
@@ -794,6 +833,47 @@ PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int
   return true;
 }
 
+bool SampleCursor::next_payload(const uint8_t*& begin, const uint8_t*& end) {
+  // Most often: the samples field's one-byte tag and a one-byte length.
+  if (p_.end - at_ >= 2 && at_[0] == (f::profile::kSamples << 3 | kLen) && at_[1] < 0x80 &&
+      static_cast<size_t>(p_.end - at_ - 2) >= at_[1]) {
+    begin = at_ + 2;
+    end = at_ = begin + at_[1];
+    return true;
+  }
+  Reader r(p_.base, at_, p_.end);
+  while (!r.done()) {
+    const uint8_t* at = r.pos();
+    const uint32_t tag = r.tag("Profile");
+    if ((tag >> 3) != f::profile::kSamples) {
+      r.skip(tag & 7, "Profile");
+      continue;
+    }
+    Reader m = sub(r, tag & 7, "Profile.samples", at);
+    at_ = r.pos();
+    begin = m.pos();
+    end = m.end();
+    return true;
+  }
+  at_ = r.pos();
+  return false;
+}
+
+void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v) {
+  v.offset = begin - p_.base;
+  sample_begin_ = begin;
+  sample_end_ = end;
+  const uint8_t *values_field = nullptr, *values_end = nullptr;
+  if (sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_, times_inline_, kInline, values_field,
+                    values_end)) {
+    values_begin_ = values_field;
+    values_end_ = values_end;
+    return;
+  }
+  values_begin_ = values_end_ = nullptr;
+  sample(Reader(p_.base, begin, end), v, attrs_, values_, times_);
+}
+
 bool SampleCursor::next(SampleView& v) {
   if (!p_.begin) {  // JSON: columns
     const Samples& s = p_.samples;
@@ -811,23 +891,53 @@ bool SampleCursor::next(SampleView& v) {
     return true;
   }
   // Protobuf: the next Profile.samples field (the profile's other fields were read with it).
-  Reader r(p_.base, at_, p_.end);
-  while (!r.done()) {
-    const uint8_t* at = r.pos();
-    const uint32_t tag = r.tag("Profile");
-    if ((tag >> 3) != f::profile::kSamples) {
-      r.skip(tag & 7, "Profile");
-      continue;
-    }
-    Reader m = sub(r, tag & 7, "Profile.samples", at);
-    at_ = r.pos();
-    v.offset = r.offset_of(m.pos());
-    if (!sample_inline(m, v, attrs_inline_, values_inline_, times_inline_, kInline))
-      sample(m, v, attrs_, values_, times_);
-    return true;
+  const uint8_t *begin, *end;
+  if (!next_payload(begin, end)) return false;
+  read(begin, end, v);
+  return true;
+}
+
+// memcmp() == 0 for the few bytes of a sample, without a call.
+PPROFCORE_INLINE bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (; n >= 8; n -= 8, a += 8, b += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
   }
-  at_ = r.pos();
-  return false;
+  for (; n; --n)
+    if (*a++ != *b++) return false;
+  return true;
+}
+
+bool SampleCursor::next_sibling(const SampleCursor& first, const SampleView& like, SampleView& v, bool& same) {
+  same = false;
+  if (!p_.begin || !first.values_begin_) return next(v);
+  const uint8_t *begin, *end;
+  if (!next_payload(begin, end)) return false;
+  // Same bytes before and after the values field, and between them exactly
+  // one values field (tag, length, that many bytes of short varints) with as
+  // many values as first's.
+  const size_t head = static_cast<size_t>(first.values_begin_ - first.sample_begin_);
+  const size_t tail = static_cast<size_t>(first.sample_end_ - first.values_end_);
+  const uint8_t* field = begin + head;
+  if (static_cast<size_t>(end - begin) >= head + tail + 2 && *field == first.values_begin_[0] &&
+      same_bytes(begin, first.sample_begin_, head) && same_bytes(end - tail, first.values_end_, tail)) {
+    const uint8_t* payload = field + 2;
+    const size_t len = field[1];  // a one-byte length (a few values)
+    size_t n = 0;
+    if (len < 0x80 && payload + len == end - tail && short_packed(payload, payload + len, values_inline_, kInline, n) &&
+        n == like.n_values) {
+      v = like;
+      v.offset = begin - p_.base;
+      v.values = values_inline_;
+      v.n_values = n;
+      same = true;
+      return true;
+    }
+  }
+  read(begin, end, v);
+  return true;
 }
 
 }  // namespace pprofcore::otlp::detail

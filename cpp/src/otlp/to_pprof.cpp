@@ -266,9 +266,12 @@ class Builder {
     if (stack_at_.empty()) stack_at_.assign(m_.stack_offsets.size() - 1, -1);
     if (stack_at_[s] >= 0) return append_copy(col, static_cast<size_t>(stack_at_[s]), e - b);
     stack_at_[s] = static_cast<int64_t>(col.size());
-    int32_t* out = extend(col, e - b);  // location() grows other columns, never this one
     const int64_t at = m_.stack_offset[s];
     if (const uint8_t* q = m_.stack_packed.empty() ? nullptr : m_.stack_packed[s]) {
+      // Most stacks are decoded here and appended in one copy: growing the
+      // column by resize() would first fill it with zeros.
+      int32_t local[kLocalDepth];
+      int32_t* out = e - b <= kLocalDepth ? local : extend(col, e - b);  // location() never grows col
       // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
       for (size_t k = b; k < e; ++k) {
         uint64_t v = 0;
@@ -279,27 +282,45 @@ class Builder {
         }
         *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
       }
+      if (e - b <= kLocalDepth) col.insert(col.end(), local, out);
       return;
     }
+    int32_t* out = extend(col, e - b);
     const int32_t* indices = m_.stack_locations.data() + m_.stack_first[s];
     for (size_t k = b; k < e; ++k) *out++ = location(*indices++, at);
   }
 
-  // The labels of attribute_table[index] (several for an array value).
+  // The labels of attribute_table[index] (several for an array value):
+  // made on the entry's first use, copied from then on (a sample's labels
+  // are mostly the same few entries, and making one interns its text).
   void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
     if (index == 0) return;  // attribute_table[0] is the zero value: "no attribute"
-    const Attribute& a =
-        m_.attributes[checked(m_, index, m_.attributes.size(), "attribute_indices", "attribute_table", offset)];
-    int32_t key = code(a.key, "KeyValueAndUnit.key_strindex", a.offset);
-    int32_t unit = code(a.unit, "KeyValueAndUnit.unit_strindex", a.offset);
-    value_labels(key, a.value, unit, a.offset, out);
+    const size_t i = checked(m_, index, m_.attributes.size(), "attribute_indices", "attribute_table", offset);
+    if (attr_rows_.empty()) attr_rows_.assign(m_.attributes.size(), kNotMade);
+    if (attr_rows_[i] == kNotMade) {
+      const Attribute& a = m_.attributes[i];
+      const size_t begin = made_.size();
+      int32_t key = code(a.key, "KeyValueAndUnit.key_strindex", a.offset);
+      int32_t unit = code(a.unit, "KeyValueAndUnit.unit_strindex", a.offset);
+      value_labels(key, a.value, unit, a.offset, made_);
+      attr_rows_[i] = rows(begin);
+    }
+    copy_rows(attr_rows_[i], out);
   }
 
+  // The trace and span id labels of link_table[index], made once per entry too.
   void link_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
     if (index == 0) return;
-    const Link& l = m_.links[checked(m_, index, m_.links.size(), "Sample.link_index", "link_table", offset)];
-    if (!l.trace_id.empty()) out.push_back({intern(names::kTraceIdLabel), intern(hex(l.trace_id)), 0, 0});
-    if (!l.span_id.empty()) out.push_back({intern(names::kSpanIdLabel), intern(hex(l.span_id)), 0, 0});
+    const size_t i = checked(m_, index, m_.links.size(), "Sample.link_index", "link_table", offset);
+    if (link_rows_.empty()) link_rows_.assign(m_.links.size(), kNotMade);
+    if (link_rows_[i] == kNotMade) {
+      const Link& l = m_.links[i];
+      const size_t begin = made_.size();
+      if (!l.trace_id.empty()) made_.push_back({intern(names::kTraceIdLabel), intern(hex(l.trace_id)), 0, 0});
+      if (!l.span_id.empty()) made_.push_back({intern(names::kSpanIdLabel), intern(hex(l.span_id)), 0, 0});
+      link_rows_[i] = rows(begin);
+    }
+    copy_rows(link_rows_[i], out);
   }
 
   // No check_invariants pass (a tenth of the time on large inputs): every row
@@ -448,10 +469,23 @@ class Builder {
     return row;
   }
 
+  // made_[begin, made_.size()) as one word: begin in the high half, count in the low.
+  uint64_t rows(size_t begin) const { return uint64_t(begin) << 32 | (made_.size() - begin); }
+
+  void copy_rows(uint64_t range, std::vector<LabelRow>& out) const {
+    const LabelRow* r = made_.data() + (range >> 32);
+    for (uint32_t k = 0; k < static_cast<uint32_t>(range); ++k) out.push_back(r[k]);  // mostly one: no range insert
+  }
+
+  static constexpr uint64_t kNotMade = ~uint64_t(0);
+  static constexpr size_t kLocalDepth = 256;  // stacks up to this deep are decoded on the C++ stack
+
   const Message& m_;
   Strings strings_;
   std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
-  std::vector<int64_t> stack_at_;  // per stack_table entry: where stack() first wrote it, -1 until used
+  std::vector<int64_t> stack_at_;                // per stack_table entry: where stack() first wrote it, -1 until used
+  std::vector<LabelRow> made_;                   // the label rows of the attribute and link entries used so far
+  std::vector<uint64_t> attr_rows_, link_rows_;  // per entry: its range of made_ (rows()), kNotMade until used
 };
 
 // Whether OTLP profiles a and b may be two sample types of one pprof profile
@@ -558,11 +592,16 @@ size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& gro
   cursors.reserve(nt);
   for (const ProfileMsg* g : group) cursors.emplace_back(*g);
   std::vector<SampleView> views(nt);
+  std::vector<uint8_t> same(nt);  // per profile: its sample read as the first's but for the values
   for (size_t j = 0; j < n; ++j) {
-    for (size_t t = 0; t < nt; ++t)
-      if (!cursors[t].next(views[t])) throw std::logic_error("pprofcore internal error: OTLP samples miscounted");
+    for (size_t t = 0; t < nt; ++t) {
+      bool same_t = false;
+      if (!(t ? cursors[t].next_sibling(cursors[0], views[0], views[t], same_t) : cursors[0].next(views[0])))
+        throw std::logic_error("pprofcore internal error: OTLP samples miscounted");
+      same[t] = same_t;
+    }
     for (size_t t = 1; t < nt; ++t)
-      if (!same_sample(views[0], views[t])) return t;
+      if (!same[t] && !same_sample(views[0], views[t])) return t;
     const SampleView& s = views[0];
     const size_t obs = observations(s);
     const size_t stack = p.stack_locations.size();
