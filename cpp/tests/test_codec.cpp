@@ -243,8 +243,8 @@ TEST(packed_location_ids_of_every_width) {
   std::vector<std::vector<uint64_t>> id_sets(4);
   for (uint64_t i = 1; i <= 300; ++i) id_sets[0].push_back(i);    // one and two bytes
   for (uint64_t i = 1; i <= 30000; ++i) id_sets[1].push_back(i);  // up to three bytes
-  for (uint64_t w : {uint64_t(1), uint64_t(1) << 7, uint64_t(1) << 14, uint64_t(1) << 21, uint64_t(1) << 28,
-                     uint64_t(1) << 35})
+  for (uint64_t w :
+       {uint64_t(1), uint64_t(1) << 7, uint64_t(1) << 14, uint64_t(1) << 21, uint64_t(1) << 28, uint64_t(1) << 35})
     for (uint64_t i = 0; i < 40; ++i) id_sets[2].push_back(w + i);  // every width, sparse
   for (uint64_t i = 1; i <= 16400; ++i) id_sets[3].push_back(i);    // three-byte ids rare
   for (size_t k = 0; k < id_sets.size(); ++k) {
