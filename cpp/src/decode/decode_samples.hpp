@@ -204,7 +204,7 @@ class SampleDecoder {
         // No id of three bytes seen yet (fewer than 16384 locations, the
         // usual case): one or two bytes, without a branch on which.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        p = short_ids_by_block(p, e, w, mx);
+        p = ids_by_block<2>(p, e, w, mx);
 #endif
         const uint8_t* const last = e - 1;  // two bytes readable before it
         while (p < last && (p[0] & p[1] & 0x80) == 0) {
@@ -221,7 +221,7 @@ class SampleDecoder {
         // masked off and the three 7-bit groups packed. More instructions
         // than the loop above, but a mix of two- and three-byte ids made
         // that loop's branches mispredict.
-        p = ids_by_block(p, e, w, mx);
+        p = ids_by_block<3>(p, e, w, mx);
         const uint8_t* const last = e - 3;  // four bytes readable before it
         while (p < last) {
           uint32_t x;
@@ -252,10 +252,10 @@ class SampleDecoder {
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   // The packed-id loops above find each id's end from the one before, a
-  // chain of loads that left most of the CPU idle. These two take 16 bytes
+  // chain of loads that left most of the CPU idle. ids_by_block takes 16 bytes
   // at a time: one mask of their continuation bits says where every id ends
   // (the next start is one past the last end, no load on the way), so the
-  // ids of a block decode side by side. Each writes a fixed number of ids per
+  // ids of a block decode side by side. It writes a fixed number of ids per
   // block, which cannot mispredict, and leaves shorter tails (and blocks
   // holding a longer id) to the loops above.
 
@@ -271,53 +271,42 @@ class SampleDecoder {
            (static_cast<uint32_t>(((hi & kHigh) * kGather) >> 56) << 8);
   }
 
-  // Ids of one or two bytes, eight per block (eight such ids fit in 16
-  // bytes); returns where it stopped, at an id boundary.
-  static PPROFCORE_INLINE const uint8_t* short_ids_by_block(const uint8_t* p, const uint8_t* e, int32_t*& out,
-                                                            uint32_t& max_row) {
-    while (e - p >= 16) {
-      const uint32_t cont = continuation_bits(p);
-      if (cont & (cont >> 1)) break;  // an id of three bytes or more starts here
-      uint32_t ends = ~cont, start = 0, mx = max_row;
-#pragma GCC unroll 8
-      for (int k = 0; k < 8; ++k) {
-        uint16_t x;
-        std::memcpy(&x, p + start, 2);
-        const uint32_t second = (x >> 7) & 1u;  // 1 when the id is two bytes
-        const uint32_t row = ((x & 0x7fu) | ((uint32_t(x) >> 1) & 0x3f80u & (0u - second))) - 1u;
-        start = static_cast<uint32_t>(__builtin_ctz(ends)) + 1u;
-        ends &= ends - 1;
-        mx = std::max(mx, row);
-        out[k] = static_cast<int32_t>(row);
-      }
-      max_row = mx;
-      out += 8;
-      p += start;
-    }
-    return p;
-  }
-
-  // Ids of one to three bytes, five per block; as short_ids_by_block.
+  // Ids of up to kMaxBytes (2 or 3) bytes, as many per block as surely fit
+  // in 16 bytes (8 or 5); returns where it stopped, at an id boundary.
+  template <int kMaxBytes>
   static PPROFCORE_INLINE const uint8_t* ids_by_block(const uint8_t* p, const uint8_t* e, int32_t*& out,
                                                       uint32_t& max_row) {
+    static_assert(kMaxBytes == 2 || kMaxBytes == 3);
+    constexpr int kIds = 16 / kMaxBytes;
     while (e - p >= 16) {
       const uint32_t cont = continuation_bits(p);
-      if (cont & (cont >> 1) & (cont >> 2)) break;  // an id of four bytes or more starts here
+      // kMaxBytes continuation bits in a row: a longer id starts there.
+      uint32_t run = cont & (cont >> 1);
+      if constexpr (kMaxBytes == 3) run &= cont >> 2;
+      if (run) break;
       uint32_t ends = ~cont, start = 0, mx = max_row;
-#pragma GCC unroll 5
-      for (int k = 0; k < 5; ++k) {
-        uint32_t x;
-        std::memcpy(&x, p + start, 4);
-        const uint32_t stops = ~x & 0x00808080u;
-        x &= stops ^ (stops - 1);  // this id's bytes only
-        const uint32_t row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
+#pragma GCC unroll 8
+      for (int k = 0; k < kIds; ++k) {
+        uint32_t row;
+        if constexpr (kMaxBytes == 2) {
+          uint16_t x;
+          std::memcpy(&x, p + start, 2);
+          const uint32_t second = (x >> 7) & 1u;  // 1 when the id is two bytes
+          row = ((x & 0x7fu) | ((uint32_t(x) >> 1) & 0x3f80u & (0u - second))) - 1u;
+        } else {
+          uint32_t x;
+          std::memcpy(&x, p + start, 4);
+          const uint32_t stops = ~x & 0x00808080u;
+          x &= stops ^ (stops - 1);  // this id's bytes only
+          row = ((x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)) - 1u;
+        }
         start = static_cast<uint32_t>(__builtin_ctz(ends)) + 1u;
         ends &= ends - 1;
         mx = std::max(mx, row);
         out[k] = static_cast<int32_t>(row);
       }
       max_row = mx;
-      out += 5;
+      out += kIds;
       p += start;
     }
     return p;
