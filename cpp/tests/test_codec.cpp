@@ -202,6 +202,61 @@ TEST(encode_is_the_same_on_any_number_of_threads) {
   EXPECT(back.label_offsets == p.label_offsets);
 }
 
+// Samples over `ids` (one location per id, no lines) with stacks of 0-59
+// locations drawn at random.
+static Profile stacks_over_ids(const std::vector<uint64_t>& ids, uint64_t seed) {
+  Profile p = small_profile();
+  p.locations = Locations();
+  for (uint64_t id : ids) {
+    p.locations.id.push_back(id);
+    p.locations.mapping.push_back(-1);
+    p.locations.address.push_back(id);
+    p.locations.is_folded.push_back(0);
+    p.locations.line_offsets.push_back(0);
+  }
+  p.locations.line_offsets.push_back(0);
+  p.lines = Lines();
+  p.values.clear();
+  p.stack_offsets = {0};
+  p.stack_locations.clear();
+  p.label_offsets = {0};
+  p.labels = Labels();
+  uint64_t x = seed;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  for (int s = 0; s < 20000; ++s) {
+    p.values.insert(p.values.end(), {1, 2});
+    // Runs of one width now and then, so that blocks of only short ids occur.
+    const uint64_t run = next() % 4 == 0 ? next() : 0;
+    for (uint64_t k = next() % 60; k > 0; --k)
+      p.stack_locations.push_back(static_cast<int32_t>((run ? run % 97 : next()) % ids.size()));
+    p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
+    p.label_offsets.push_back(0);
+  }
+  return p;
+}
+
+// Packed location ids are decoded 16 bytes at a time while they are short and
+// one by one otherwise: stacks mixing ids of one to five bytes (ids past
+// INT32_MAX included) read back as the encoder wrote them, on both loops
+// (fewer and more than 16384 locations) and across their switches.
+TEST(packed_location_ids_of_every_width) {
+  std::vector<std::vector<uint64_t>> id_sets(4);
+  for (uint64_t i = 1; i <= 300; ++i) id_sets[0].push_back(i);    // one and two bytes
+  for (uint64_t i = 1; i <= 30000; ++i) id_sets[1].push_back(i);  // up to three bytes
+  for (uint64_t w :
+       {uint64_t(1), uint64_t(1) << 7, uint64_t(1) << 14, uint64_t(1) << 21, uint64_t(1) << 28, uint64_t(1) << 35})
+    for (uint64_t i = 0; i < 40; ++i) id_sets[2].push_back(w + i);  // every width, sparse
+  for (uint64_t i = 1; i <= 16400; ++i) id_sets[3].push_back(i);    // three-byte ids rare
+  for (size_t k = 0; k < id_sets.size(); ++k) {
+    const Profile p = stacks_over_ids(id_sets[k], 88172645463325252ull + k);
+    const std::string bytes = encode_raw(p);
+    const Profile back = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    EXPECT(back.stack_offsets == p.stack_offsets);
+    EXPECT(back.stack_locations == p.stack_locations);
+    EXPECT(back.locations.id == p.locations.id);
+  }
+}
+
 // ISA-L's level 1 deflates inputs of 2 MiB and more in 1 MiB pieces on
 // several threads: every inflater reads the joined stream back, and the bytes
 // do not depend on the thread count. Sizes around the piece boundaries.

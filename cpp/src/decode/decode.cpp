@@ -211,7 +211,12 @@ void Decoder::prescan() {
       uint32_t field = tag >> 3, wt = tag & 7;
       if (field == kSample && (counts[kSample] & 1023) == 0) marks.emplace_back(tag_at, bytes[kSample]);
       const uint8_t* before = r.pos();
-      r.skip(wt, kProfilePath);
+      // Nearly every top-level field is a message: its length inline, the
+      // rest out of line (the same checks and errors either way).
+      if (wt == kLen)
+        r.seek(r.length_delimited(kProfilePath));
+      else
+        r.skip(wt, kProfilePath);
       if (field < kFields) {
         counts[field]++;
         bytes[field] += static_cast<size_t>(r.pos() - before);
