@@ -364,15 +364,15 @@ void Decoder::location(Reader& r) {
     switch (*tag_at) {
       case tag_byte(LocationField::kId, kVarint):
         m.seek(tag_at + 1);
-        id = m.varint(kLocationPath);
+        id = long_varint(m, kLocationPath);
         continue;
       case tag_byte(LocationField::kMappingId, kVarint):
         m.seek(tag_at + 1);
-        mapping_id = m.varint(kLocationPath);
+        mapping_id = long_varint(m, kLocationPath);
         continue;
       case tag_byte(LocationField::kAddress, kVarint):
         m.seek(tag_at + 1);
-        address = m.varint(kLocationPath);
+        address = long_varint(m, kLocationPath);
         continue;
       case tag_byte(LocationField::kLine, kLen):
         m.seek(line(tag_at + 1, m.end()));
@@ -432,7 +432,7 @@ const uint8_t* Decoder::line(const uint8_t* p, const uint8_t* end) {
     // The usual one-byte tags first, as in location().
     if (*tag_at == tag_byte(LineField::kFunctionId, kVarint)) {
       m.seek(tag_at + 1);
-      function_id = m.varint(field);
+      function_id = long_varint(m, field);
       continue;
     }
     if (*tag_at == tag_byte(LineField::kLine, kVarint)) {
@@ -478,19 +478,19 @@ void Decoder::function(Reader& r) {
     switch (*tag_at) {
       case tag_byte(FunctionField::kId, kVarint):
         m.seek(tag_at + 1);
-        id = m.varint(kFunctionPath);
+        id = long_varint(m, kFunctionPath);
         continue;
       case tag_byte(FunctionField::kName, kVarint):
         m.seek(tag_at + 1);
-        name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kName));
+        name = string_code(m, long_varint(m, kFunctionPath), path(FunctionField::kName));
         continue;
       case tag_byte(FunctionField::kSystemName, kVarint):
         m.seek(tag_at + 1);
-        system_name = string_code(m, m.varint(kFunctionPath), path(FunctionField::kSystemName));
+        system_name = string_code(m, long_varint(m, kFunctionPath), path(FunctionField::kSystemName));
         continue;
       case tag_byte(FunctionField::kFilename, kVarint):
         m.seek(tag_at + 1);
-        filename = string_code(m, m.varint(kFunctionPath), path(FunctionField::kFilename));
+        filename = string_code(m, long_varint(m, kFunctionPath), path(FunctionField::kFilename));
         continue;
       case tag_byte(FunctionField::kStartLine, kVarint):
         m.seek(tag_at + 1);
