@@ -257,6 +257,40 @@ TEST(packed_location_ids_of_every_width) {
   }
 }
 
+// Varints of three to eight bytes in sample values, addresses and function ids
+// are read eight bytes at a time, longer ones and the last bytes of a message
+// the general way: numbers of every width (1 to 10 bytes, negative values
+// included) read back as the encoder wrote them.
+TEST(long_varints_of_every_width) {
+  std::vector<uint64_t> ids;
+  for (int w = 0; w < 9; ++w)
+    for (uint64_t i = 0; i < 5; ++i) ids.push_back((uint64_t(1) << (7 * w)) + i);
+  Profile p = stacks_over_ids(ids, 2463534242ull);
+  p.functions.id = {(uint64_t(1) << 35) + 3, (uint64_t(1) << 56) + 5};
+  std::vector<uint64_t> numbers = {0, ~uint64_t(0)};
+  for (int bit = 6; bit < 64; ++bit)
+    for (uint64_t d : {uint64_t(0), uint64_t(1)}) numbers.push_back((uint64_t(1) << bit) - d);
+  p.lines = Lines();
+  p.locations.line_offsets = {0};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    p.locations.address[i] = numbers[i % numbers.size()];
+    p.locations.line_offsets.push_back(static_cast<int64_t>(i + 1));
+    p.lines.function.push_back(static_cast<int32_t>(i % 2));
+    p.lines.line.push_back(static_cast<int64_t>(numbers[(i * 7) % numbers.size()] >> 1));
+    p.lines.column.push_back(0);
+  }
+  for (size_t i = 0; i < p.values.size(); ++i) p.values[i] = static_cast<int64_t>(numbers[(i * 5) % numbers.size()]);
+  check_invariants(p);
+  const std::string bytes = encode_raw(p);
+  const Profile back = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  EXPECT(back.values == p.values);
+  EXPECT(back.locations.address == p.locations.address);
+  EXPECT(back.locations.id == p.locations.id);
+  EXPECT(back.functions.id == p.functions.id);
+  EXPECT(back.lines.line == p.lines.line);
+  EXPECT(back.stack_locations == p.stack_locations);
+}
+
 // ISA-L's level 1 deflates inputs of 2 MiB and more in 1 MiB pieces on
 // several threads: every inflater reads the joined stream back, and the bytes
 // do not depend on the thread count. Sizes around the piece boundaries.
