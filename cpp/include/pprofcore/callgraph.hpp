@@ -2,7 +2,7 @@
 // nodes outside `kept` are left out, edges jump over them (marked residual),
 // each node and edge counts once per sample, flat goes to a kept leaf only.
 // Also counts each node's label tags (pprof's "nodelets"), which pprof weighs
-// when it picks the top nodes. Trimming and ordering are the caller's (Python).
+// when it picks the top nodes. Ordering and redundant edges: graph_trim.hpp.
 #pragma once
 #include <cstdint>
 #include <vector>
