@@ -79,7 +79,8 @@ def check_against_reference(g: dict, names: list) -> None:
 @st.composite
 def graphs(draw):
     nn = draw(st.integers(1, 12))
-    value = st.integers(-(10**6), 10**6) | st.sampled_from([0, 1, -1, 2**62, -(2**62)])
+    # big values whose sums stay inside int64, as the builds check they do
+    value = st.integers(-(10**6), 10**6) | st.sampled_from([0, 1, -1, 2**57, -(2**57)])
     names = [draw(st.sampled_from("abcde")) for _ in range(nn)]  # shared names: ties broken further
     pairs = draw(st.lists(st.tuples(st.integers(0, nn - 1), st.integers(0, nn - 1)), max_size=30, unique=True))
     ne = len(pairs)

@@ -35,12 +35,25 @@ struct CallGraphParts {
 // per inlined frame): built once per profile and node table, so every build
 // (each sample type, each kept mask) reads one array in order instead of
 // looking up each location's nodes.
+// What each sample adds to the label tags: its label set and its "bytes"
+// values. Samples with the same set and values share a signature id.
+struct TagSignatures {
+  std::vector<int32_t> of_sample;            // per sample; 0 = no tags
+  std::vector<int32_t> set{0};               // per signature: its label set id
+  std::vector<int64_t> bytes_offsets{0, 0};  // per signature: its "bytes" values
+  std::vector<int64_t> bytes;
+};
+TagSignatures tag_signatures(const Profile& p);
+
 struct SamplePaths {
   std::vector<int64_t> offsets{0};  // per sample, into nodes
   // A node row, or ~row when the node is an inlined frame of the location
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
+  // The samples' tag signatures, found once here rather than in every build
+  // that counts tags (they depend on the profile only).
+  TagSignatures tags;
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 
