@@ -94,6 +94,7 @@ void remove_redundant_edges(const CallGraph& g, const std::vector<int32_t>& orde
                             const std::vector<int32_t>& name_rank) {
   check_graph(g, keep_edge, name_rank);
   check_nodes(g, order);
+  if (g.residual.size() != g.src.size()) throw InternalError("residual must have one entry per edge");
   const size_t nn = g.flat.size();
   std::vector<std::vector<int32_t>> ins(nn);  // live in-edges, in edge order
   for (size_t e = 0; e < g.src.size(); ++e)

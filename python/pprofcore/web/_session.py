@@ -65,7 +65,9 @@ class Session:
     loads them; ``base``: a profile every view is compared against
     (``base_mode`` ``"diff_base"`` or ``"base"``, pprof's ``-diff_base``/``-base``);
     ``source_path``/``trim_path``: pprof's flags for the Source view, fixed for
-    the session's life; ``initial``: the state of ``/ui/`` without parameters.
+    the session's life; ``initial``: the state of ``/ui/`` without parameters;
+    ``paths_budget``: bytes of the Graph view's sample paths kept over the
+    cached profiles (see :meth:`bound_paths`).
 
     Examples
     --------
