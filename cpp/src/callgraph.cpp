@@ -114,6 +114,7 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     }
     out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
   }
+  out.nodes.shrink_to_fit();  // inlined frames can make it outgrow its reserve (twice the memory kept)
   out.tags = tag_signatures(p);
   return out;
 }
