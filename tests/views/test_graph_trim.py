@@ -97,7 +97,7 @@ def graphs(draw):
     return g, names
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs())
 def test_trimming_steps_on_random_graphs(graph):
     check_against_reference(*graph)
