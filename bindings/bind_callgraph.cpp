@@ -43,9 +43,8 @@ void bind_callgraph(py::module_& m) {
       .def_property_readonly(
           "nbytes",
           [](const SamplePaths& s) {
-            const TagSignatures& t = s.tags;
-            return (s.offsets.capacity() + t.bytes_offsets.capacity() + t.bytes.capacity()) * sizeof(int64_t) +
-                   (s.nodes.capacity() + t.of_sample.capacity() + t.set.capacity()) * sizeof(int32_t);
+            return s.offsets.capacity() * sizeof(int64_t) + s.nodes.capacity() * sizeof(int32_t) +
+                   s.tag_signature_bytes();
           },
           "Bytes the paths hold (what a cache of them weighs).");
   m.def(

@@ -115,8 +115,21 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
   }
   out.nodes.shrink_to_fit();  // inlined frames can make it outgrow its reserve (twice the memory kept)
-  out.tags = tag_signatures(p);
   return out;
+}
+
+const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
+  return *tags_;
+}
+
+size_t SamplePaths::tag_signature_bytes() const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) return 0;
+  const TagSignatures& t = *tags_;
+  return (t.bytes_offsets.capacity() + t.bytes.capacity()) * sizeof(int64_t) +
+         (t.of_sample.capacity() + t.set.capacity()) * sizeof(int32_t);
 }
 
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
@@ -161,7 +174,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   // Label tags are summed per (node, sample signature) while walking the frames,
   // then spread over the signature's tags at the end. Only tags with a flat
   // count, so only nodes that end a tagged sample need their cum summed.
-  const TagSignatures& sigs = paths.tags;
+  static const TagSignatures kNoTags;
+  const TagSignatures& sigs = parts.tags ? paths.tag_signatures_of(p) : kNoTags;
   std::vector<uint8_t> tag_leaf(parts.tags ? nn : 0, 0);
   for (size_t s = 0; parts.tags && s < ns; ++s) {
     if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;

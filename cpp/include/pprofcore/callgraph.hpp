@@ -5,6 +5,8 @@
 // when it picks the top nodes. Ordering and redundant edges: graph_trim.hpp.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -51,9 +53,15 @@ struct SamplePaths {
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
-  // The samples' tag signatures, found once here rather than in every build
-  // that counts tags (they depend on the profile only).
-  TagSignatures tags;
+
+  // The samples' tag signatures, found by the first build that counts tags and
+  // kept for the next ones (they depend on the profile only). Thread-safe.
+  const TagSignatures& tag_signatures_of(const Profile& p) const;
+  size_t tag_signature_bytes() const;  // 0 until a build found them
+
+ private:
+  mutable std::shared_ptr<std::mutex> tags_lock_ = std::make_shared<std::mutex>();
+  mutable std::shared_ptr<const TagSignatures> tags_;
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 

@@ -22,7 +22,7 @@ from ._state import State
 # Refined profiles and view payloads kept per session (LRU): enough for
 # back/forward over a few states without holding many copies of a big profile.
 CACHE_SIZE = 24
-# Bytes of the Graph view's sample paths (each sample's node list, about 44 MB
+# Bytes of the Graph view's sample paths (each sample's node list, about 52 MB
 # for a 480k-sample heap profile) kept over the session's cached profiles; the
 # least recently used profiles' go first. The most recent profile keeps its
 # paths whatever their size.
