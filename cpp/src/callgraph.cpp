@@ -102,7 +102,14 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   SamplePaths out;
   out.num_nodes = t.size();
   out.offsets.reserve(ns + 1);
-  out.nodes.reserve(p.stack_locations.size());
+  // The exact size first: growing past a guess copies the array and keeps up
+  // to twice its memory (inlined frames make it longer than the stacks).
+  size_t total = 0;
+  for (const auto loc : p.stack_locations) {
+    const size_t l = static_cast<size_t>(loc);
+    total += static_cast<size_t>(t.loc_node_offsets[l + 1] - t.loc_node_offsets[l]);
+  }
+  out.nodes.reserve(total);
   for (size_t s = 0; s < ns; ++s) {
     for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
@@ -114,7 +121,6 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     }
     out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
   }
-  out.nodes.shrink_to_fit();  // inlined frames can make it outgrow its reserve (twice the memory kept)
   return out;
 }
 
