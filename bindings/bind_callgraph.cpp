@@ -2,14 +2,51 @@
 // nodes (flat/cum per node, edges with residual/inline flags, tag counts).
 #include "pybind.hpp"
 #include "pprofcore/callgraph.hpp"
+#include "pprofcore/graph_trim.hpp"
 
 namespace pprofcore::bindings {
+
+namespace {
+
+template <typename T>
+std::vector<T> vector_of(const py::handle& h, const std::string& what) {
+  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw py::type_error(what + " is not an array");
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+template <typename T>
+std::vector<T> column(const py::dict& g, const char* name) {
+  if (!g.contains(name)) throw py::key_error(std::string("call graph has no column ") + name);
+  return vector_of<T>(g[name], std::string("call graph column ") + name);
+}
+
+// The parts of a call_graph() dict the trimming steps read.
+CallGraph graph_of(const py::dict& g) {
+  CallGraph out;
+  out.flat = column<int64_t>(g, "flat");
+  out.cum = column<int64_t>(g, "cum");
+  out.src = column<int32_t>(g, "src");
+  out.dst = column<int32_t>(g, "dst");
+  out.weight = column<int64_t>(g, "weight");
+  out.residual = column<uint8_t>(g, "residual");
+  return out;
+}
+
+}  // namespace
 
 void bind_callgraph(py::module_& m) {
   py::class_<SamplePaths>(m, "SamplePaths",
                           "Each sample's report nodes, root first: what call_graph walks (keep one per profile "
                           "and node table)")
-      .def("__len__", [](const SamplePaths& s) { return s.nodes.size(); });
+      .def("__len__", [](const SamplePaths& s) { return s.nodes.size(); })
+      .def_property_readonly(
+          "nbytes",
+          [](const SamplePaths& s) {
+            return s.offsets.capacity() * sizeof(int64_t) + s.nodes.capacity() * sizeof(int32_t) +
+                   s.tag_signature_bytes();
+          },
+          "Bytes the paths hold (what a cache of them weighs).");
   m.def(
       "sample_paths",
       [](const Profile& p, const NodeTable& nodes) {
@@ -47,6 +84,38 @@ void bind_callgraph(py::module_& m) {
       "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), "
       "tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's "
       "sample_paths over nodes, walked instead of the locations.");
+  m.def(
+      "graph_entropy_order",
+      [](const py::dict& g, const py::object& ranks) {
+        const CallGraph graph = graph_of(g);
+        const auto name_rank = vector_of<int32_t>(ranks, "name_rank");
+        const auto nodes = column<int32_t>(g, "nodes");
+        const auto keep = column<uint8_t>(g, "keep_edge");
+        std::vector<int32_t> order;
+        {
+          py::gil_scoped_release nogil;  // everything read was copied above
+          order = entropy_order(graph, nodes, keep, name_rank);
+        }
+        return move_to_numpy(std::move(order));
+      },
+      py::arg("graph"), py::arg("name_rank"),
+      "pprof's EntropyOrder of graph['nodes'] (a call_graph() dict with nodes and keep_edge) as an int32 array; "
+      "name_rank orders the nodes' names.");
+  m.def(
+      "graph_remove_redundant_edges",
+      [](const py::dict& g, const py::object& nodes, const py::object& ranks) {
+        const CallGraph graph = graph_of(g);
+        const auto order = vector_of<int32_t>(nodes, "order");
+        const auto name_rank = vector_of<int32_t>(ranks, "name_rank");
+        auto keep = column<uint8_t>(g, "keep_edge");
+        {
+          py::gil_scoped_release nogil;  // everything read was copied above
+          remove_redundant_edges(graph, order, keep, name_rank);
+        }
+        return move_to_numpy(std::move(keep));
+      },
+      py::arg("graph"), py::arg("order"), py::arg("name_rank"),
+      "pprof's RemoveRedundantEdges: graph['keep_edge'] (uint8) with the redundant residual edges cleared.");
 }
 
 }  // namespace pprofcore::bindings

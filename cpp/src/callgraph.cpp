@@ -58,14 +58,7 @@ struct NumHash {
   }
 };
 
-// What each sample adds to the label tags: its label set and its "bytes"
-// values. Samples with the same set and values share a signature id.
-struct TagSignatures {
-  std::vector<int32_t> of_sample;            // per sample; 0 = no tags
-  std::vector<int32_t> set{0};               // per signature: its label set id
-  std::vector<int64_t> bytes_offsets{0, 0};  // per signature: its "bytes" values
-  std::vector<int64_t> bytes;
-};
+}  // namespace
 
 TagSignatures tag_signatures(const Profile& p) {
   TagSignatures out;
@@ -102,8 +95,6 @@ TagSignatures tag_signatures(const Profile& p) {
   return out;
 }
 
-}  // namespace
-
 SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
@@ -111,7 +102,14 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   SamplePaths out;
   out.num_nodes = t.size();
   out.offsets.reserve(ns + 1);
-  out.nodes.reserve(p.stack_locations.size());
+  // The exact size first: growing past a guess copies the array and keeps up
+  // to twice its memory (inlined frames make it longer than the stacks).
+  size_t total = 0;
+  for (const auto loc : p.stack_locations) {
+    const size_t l = static_cast<size_t>(loc);
+    total += static_cast<size_t>(t.loc_node_offsets[l + 1] - t.loc_node_offsets[l]);
+  }
+  out.nodes.reserve(total);
   for (size_t s = 0; s < ns; ++s) {
     for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
@@ -124,6 +122,20 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
   }
   return out;
+}
+
+const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
+  return *tags_;
+}
+
+size_t SamplePaths::tag_signature_bytes() const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) return 0;
+  const TagSignatures& t = *tags_;
+  return (t.bytes_offsets.capacity() + t.bytes.capacity()) * sizeof(int64_t) +
+         (t.of_sample.capacity() + t.set.capacity()) * sizeof(int32_t);
 }
 
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
@@ -147,15 +159,20 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   g.cum.assign(nn, 0);
   std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
   std::vector<uint32_t> edge_seen;
-  // An edge's row: a dense (caller, callee) matrix when it is small (a few MB),
-  // else a hash; -1 after recording the next row for a new edge.
-  const bool dense = parts.edges && nn * nn <= kDenseEdges;
-  std::vector<int32_t> edge_matrix(dense ? nn * nn : 0, -1);
+  // An edge's row: a dense (caller, callee) matrix over the kept nodes when it
+  // is small (a few MB; a trimmed graph's fits the cache), else a hash; -1
+  // after recording the next row for a new edge.
+  std::vector<int32_t> kept_id(nn);
+  size_t nk = 0;
+  for (size_t n = 0; n < nn; ++n) kept_id[n] = is_kept(static_cast<int32_t>(n)) ? static_cast<int32_t>(nk++) : -1;
+  const bool dense = parts.edges && nk * nk <= kDenseEdges;
+  std::vector<int32_t> edge_matrix(dense ? nk * nk : 0, -1);
   KeyIndex edge_index;
   auto edge_row = [&](int32_t a, int32_t b) -> int32_t {
     const auto fresh = static_cast<int32_t>(g.src.size());
     if (!dense) return edge_index.find_or_insert(KeyIndex::pair(a, b), fresh);
-    int32_t& slot = edge_matrix[static_cast<size_t>(a) * nn + static_cast<size_t>(b)];
+    const size_t cell = static_cast<size_t>(kept_id[static_cast<size_t>(a)]) * nk + kept_id[static_cast<size_t>(b)];
+    int32_t& slot = edge_matrix[cell];
     if (slot >= 0) return slot;
     slot = fresh;
     return -1;
@@ -163,7 +180,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   // Label tags are summed per (node, sample signature) while walking the frames,
   // then spread over the signature's tags at the end. Only tags with a flat
   // count, so only nodes that end a tagged sample need their cum summed.
-  const TagSignatures sigs = parts.tags ? tag_signatures(p) : TagSignatures{};
+  static const TagSignatures kNoTags;
+  const TagSignatures& sigs = parts.tags ? paths.tag_signatures_of(p) : kNoTags;
   std::vector<uint8_t> tag_leaf(parts.tags ? nn : 0, 0);
   for (size_t s = 0; parts.tags && s < ns; ++s) {
     if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;

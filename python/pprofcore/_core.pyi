@@ -288,6 +288,23 @@ class SamplePaths:
     """
 
     def __len__(self) -> int: ...
+    @property
+    def nbytes(self) -> int:
+        """
+        Bytes the paths hold (what a cache of them weighs).
+        """
+
+def graph_entropy_order(graph: dict[str, typing.Any], name_rank: typing.Any) -> numpy.typing.NDArray[numpy.int32]:
+    """
+    pprof's EntropyOrder of graph['nodes'] (a call_graph() dict with nodes and keep_edge) as an int32 array; name_rank orders the nodes' names.
+    """
+
+def graph_remove_redundant_edges(
+    graph: dict[str, typing.Any], order: typing.Any, name_rank: typing.Any
+) -> numpy.typing.NDArray[numpy.uint8]:
+    """
+    pprof's RemoveRedundantEdges: graph['keep_edge'] (uint8) with the redundant residual edges cleared.
+    """
 
 def sample_paths(profile: Profile, nodes: NodeTable) -> SamplePaths:
     """

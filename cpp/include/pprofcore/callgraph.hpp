@@ -2,9 +2,11 @@
 // nodes outside `kept` are left out, edges jump over them (marked residual),
 // each node and edge counts once per sample, flat goes to a kept leaf only.
 // Also counts each node's label tags (pprof's "nodelets"), which pprof weighs
-// when it picks the top nodes. Trimming and ordering are the caller's (Python).
+// when it picks the top nodes. Ordering and redundant edges: graph_trim.hpp.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -35,12 +37,31 @@ struct CallGraphParts {
 // per inlined frame): built once per profile and node table, so every build
 // (each sample type, each kept mask) reads one array in order instead of
 // looking up each location's nodes.
+// What each sample adds to the label tags: its label set and its "bytes"
+// values. Samples with the same set and values share a signature id.
+struct TagSignatures {
+  std::vector<int32_t> of_sample;            // per sample; 0 = no tags
+  std::vector<int32_t> set{0};               // per signature: its label set id
+  std::vector<int64_t> bytes_offsets{0, 0};  // per signature: its "bytes" values
+  std::vector<int64_t> bytes;
+};
+TagSignatures tag_signatures(const Profile& p);
+
 struct SamplePaths {
   std::vector<int64_t> offsets{0};  // per sample, into nodes
   // A node row, or ~row when the node is an inlined frame of the location
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
+
+  // The samples' tag signatures, found by the first build that counts tags and
+  // kept for the next ones (they depend on the profile only). Thread-safe.
+  const TagSignatures& tag_signatures_of(const Profile& p) const;
+  size_t tag_signature_bytes() const;  // 0 until a build found them
+
+ private:
+  mutable std::shared_ptr<std::mutex> tags_lock_ = std::make_shared<std::mutex>();
+  mutable std::shared_ptr<const TagSignatures> tags_;
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 

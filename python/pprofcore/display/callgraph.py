@@ -1,7 +1,9 @@
 """Call graphs with pprof's semantics (``go tool pprof -dot``): the graph is built
 in C++ (``_core.call_graph``) over the report nodes of ``by``; this module runs
 pprof's trimming steps (node fraction, top-N selection with its entropy order,
-edge fraction, redundant residual edges) and writes DOT or, through Graphviz's
+edge fraction, redundant residual edges; the entropy order and the redundant
+edge search in C++, ``_core.graph_entropy_order`` and
+``_core.graph_remove_redundant_edges``) and writes DOT or, through Graphviz's
 ``dot``, SVG."""
 
 from __future__ import annotations
@@ -9,8 +11,7 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
-from collections import deque
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import numpy as np
 
@@ -147,6 +148,17 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
     return paths
 
 
+def sample_paths_nbytes(profile: "Profile") -> int:
+    """Bytes held by the sample paths cached on ``profile`` (every granularity)."""
+    return sum(paths.nbytes for paths in profile._derived.sample_paths.values())
+
+
+def drop_sample_paths(profile: "Profile") -> None:
+    """Forgets the sample paths cached on ``profile``: its next graph builds
+    them again. A build already running keeps the paths it holds."""
+    profile._derived.sample_paths.clear()
+
+
 def add_divisors(g: dict, counts: dict) -> None:
     """Adds to ``g`` the divisors of a ``-mean`` graph from ``counts``, the same
     graph over the first sample type: ``flat_div``, ``cum_div`` per node and
@@ -182,28 +194,25 @@ def _shown(g: dict, column: str) -> np.ndarray:
     return g[column] if div is None else _report_base.go_div(g[column], div)
 
 
-def _edges_of(g: dict):
+def name_ranks(g: dict, names: List[str]) -> np.ndarray:
+    """Per node row, the rank of its name among the graph's nodes and live
+    edges' ends (equal names share one; other rows -1): how the C++ trimming
+    steps compare names."""
     live = np.flatnonzero(g["keep_edge"])
-    return live
+    rows = np.union1d(g["nodes"], np.concatenate([g["src"][live], g["dst"][live]])).tolist()
+    rows.sort(key=names.__getitem__)
+    ranks = np.full(len(names), -1, dtype=np.int32)
+    rank, last = -1, None
+    for n in rows:
+        if names[n] != last:
+            rank, last = rank + 1, names[n]
+        ranks[n] = rank
+    return ranks
 
 
 def _entropy_order(g: dict, names: List[str]) -> List[int]:
     """pprof's EntropyOrder: |entropy score| desc, printable name, |flat| desc."""
-    flat, cum, w = g["flat"], g["cum"], g["weight"]
-    ins: Dict[int, list] = {}
-    outs: Dict[int, list] = {}
-    for e in _edges_of(g):
-        outs.setdefault(int(g["src"][e]), []).append(int(w[e]))
-        ins.setdefault(int(g["dst"][e]), []).append(int(w[e]))
-
-    scores = {}
-    for n in g["nodes"]:
-        n = int(n)
-        s = 0.0
-        s += edge_entropy(ins[n], 0) if n in ins else 1.0
-        s += edge_entropy(outs[n], int(flat[n])) if n in outs else 1.0
-        scores[n] = wrap64(go_int64(s * float(cum[n])) + int(flat[n]))
-    return sorted(scores, key=lambda n: (-wrap64(abs(scores[n])), names[n], -abs(int(flat[n])), n))
+    return _core.graph_entropy_order(g, name_ranks(g, names)).tolist()
 
 
 def edge_entropy(weights, self_: int) -> float:
@@ -277,37 +286,8 @@ def _trim_edges(g: dict, cutoff: int) -> int:
 def _remove_redundant_edges(g: dict, order: List[int], names: List[str]) -> None:
     """pprof's RemoveRedundantEdges: drop a residual edge, lightest first, when its
     destination is still reachable from its source another way."""
-    live = _edges_of(g)
-    ins: Dict[int, list] = {}
-    for e in live:
-        ins.setdefault(int(g["dst"][e]), []).append(int(e))
-    w, src, dst, res = g["weight"], g["src"], g["dst"], g["residual"]
-    for n in reversed(order):
-        edges = sorted(ins.get(n, []), key=lambda e: (-abs(int(w[e])), names[int(src[e])], names[int(dst[e])]))
-        for e in reversed(edges):
-            if not res[e]:
-                break
-            if _reachable_without(e, ins, g):
-                g["keep_edge"][e] = False
-                ins[n].remove(e)
-
-
-def _reachable_without(edge: int, ins: Dict[int, list], g: dict) -> bool:
-    src = int(g["src"][edge])
-    start = int(g["dst"][edge])
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        n = queue.popleft()
-        for e in ins.get(n, []):
-            s = int(g["src"][e])
-            if e == edge or s in seen:
-                continue
-            if s == src:
-                return True
-            seen.add(s)
-            queue.append(s)
-    return False
+    keep = _core.graph_remove_redundant_edges(g, np.asarray(order, dtype=np.int32), name_ranks(g, names))
+    g["keep_edge"] = keep.astype(bool)
 
 
 class CallGraph:

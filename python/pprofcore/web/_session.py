@@ -15,12 +15,18 @@ import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
+from ..display.callgraph import drop_sample_paths, sample_paths_nbytes
 from ..errors import FilterWarning
 from ._state import State
 
 # Refined profiles and view payloads kept per session (LRU): enough for
 # back/forward over a few states without holding many copies of a big profile.
 CACHE_SIZE = 24
+# Bytes of the Graph view's sample paths (each sample's node list, about 52 MB
+# for a 480k-sample heap profile) kept over the session's cached profiles; the
+# least recently used profiles' go first. The most recent profile keeps its
+# paths whatever their size.
+PATHS_BUDGET = 160 << 20
 
 
 class _Cache:
@@ -59,7 +65,9 @@ class Session:
     loads them; ``base``: a profile every view is compared against
     (``base_mode`` ``"diff_base"`` or ``"base"``, pprof's ``-diff_base``/``-base``);
     ``source_path``/``trim_path``: pprof's flags for the Source view, fixed for
-    the session's life; ``initial``: the state of ``/ui/`` without parameters.
+    the session's life; ``initial``: the state of ``/ui/`` without parameters;
+    ``paths_budget``: bytes of the Graph view's sample paths kept over the
+    cached profiles (see :meth:`bound_paths`).
 
     Examples
     --------
@@ -80,6 +88,7 @@ class Session:
         trim_path: str = "",
         initial: Optional[State] = None,
         title: str = "",
+        paths_budget: int = PATHS_BUDGET,
     ):
         if not profiles:
             raise ValueError("the explorer needs at least one profile")
@@ -92,6 +101,7 @@ class Session:
         self.title = title or self.profiles[0][0]
         self.configs: Dict[str, str] = {}  # saved configurations: name -> URL query
         self._profiles = _Cache(CACHE_SIZE)
+        self.paths_budget = paths_budget
         self.views = _Cache(CACHE_SIZE * 4)
         self.texts = _Cache(CACHE_SIZE * 4)  # the views' data as JSON text (the server's responses)
 
@@ -131,6 +141,32 @@ class Session:
         ("focus expression matched no samples", ...) to show."""
         key = ("refined", state.profile, state.compare, tuple(sorted(state.filters().items())), state.timewindow)
         return self._profiles.get(key, lambda: _filtered(self.combined(state), state))
+
+    def cached_profiles(self) -> List[Any]:
+        """The distinct profiles the session holds, most recently used first."""
+        with self._profiles.lock:
+            values = list(self._profiles.items.values())
+        out: Dict[int, Any] = {}
+        for value in reversed(values):
+            for item in value if isinstance(value, tuple) else (value,):
+                if hasattr(item, "_derived"):  # a (profile, warnings) pair holds a list too
+                    out.setdefault(id(item), item)
+        for _, p in self.profiles:  # the loaded ones, in case no state asked for them lately
+            out.setdefault(id(p), p)
+        if self.base is not None:
+            out.setdefault(id(self.base), self.base)
+        return list(out.values())
+
+    def bound_paths(self) -> None:
+        """Drops the sample paths of the least recently used profiles until the
+        rest weigh at most ``paths_budget`` bytes (the most recent keeps its own)."""
+        held = 0
+        for i, p in enumerate(self.cached_profiles()):
+            size = sample_paths_nbytes(p)
+            if i and held + size > self.paths_budget:
+                drop_sample_paths(p)
+            else:
+                held += size
 
     def refined_parts(self, state: State) -> Tuple[Any, Optional[Any]]:
         """(new, base) each refined by the state's filters: the diff flame graph's input."""

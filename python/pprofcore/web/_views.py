@@ -38,7 +38,9 @@ def view(session: Session, name: str, state: State) -> Dict[str, Any]:
         raise ValueError(f"no view named {name!r}")
     session.check(state)
     state = view_state(name, state)
-    return session.views.get((name, state), lambda: _with_common(session, name, state, fn))
+    data = session.views.get((name, state), lambda: _with_common(session, name, state, fn))
+    session.bound_paths()  # a graph may have cached new sample paths on its profile
+    return data
 
 
 def view_state(name: str, state: State) -> State:
