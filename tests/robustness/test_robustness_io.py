@@ -388,12 +388,10 @@ _INTERRUPT_BATCH = """
         for fifo in fifos[:threads]:
             with open(fifo, "wb") as f:
                 f.write(good)
+    batch = getattr(pprofcore, call)  # its imports done before the interrupt, which must find the workers reading
     threading.Thread(target=feed, daemon=True).start()
     try:
-        if call == "merge_files":
-            pprofcore.merge_files(fifos, threads=threads)
-        else:
-            pprofcore.load_many(fifos, threads=threads)
+        batch(fifos, threads=threads)
         print("finished")
     except KeyboardInterrupt:
         print("interrupted")
