@@ -40,21 +40,10 @@ VarintAt varint_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, co
   // short message, where the eight-byte read below has no room.
   if (end - p >= 3 && (p[0] & p[1] & 0x80) && p[2] < 0x80)
     return {(p[0] & 0x7fu) | ((p[1] & 0x7fu) << 7) | (uint64_t(p[2]) << 14), p + 3};
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(PPROFCORE_VARINT_IN_WORD)
   if (end - p >= 8) {
-    // Up to eight bytes at once, without a branch per byte: the first byte
-    // below 0x80 ends the varint, the bytes after it are masked off, and the
-    // 7-bit groups are packed in three steps (pairs, quads, the two halves).
-    uint64_t x;
-    std::memcpy(&x, p, 8);
-    const uint64_t stops = ~x & 0x8080808080808080ull;
-    if (stops != 0) {
-      x &= stops ^ (stops - 1);
-      x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
-      x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
-      x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
-      return {x, p + (__builtin_ctzll(stops) >> 3) + 1};
-    }
+    const VarintAt v = varint_in_word(p);
+    if (v.next) return v;
   }
 #endif
   return varint_checked(base, p, end, field);

@@ -27,6 +27,26 @@ struct VarintAt {
   const uint8_t* next;
 };
 
+// A varint of up to eight bytes at p, which must have eight readable bytes,
+// from one 8-byte load: the first byte below 0x80 ends it, the bytes after it
+// are masked off, and the 7-bit groups are packed in three steps (pairs,
+// quads, the two halves). next == nullptr when the varint is longer.
+// Little-endian builds only.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PPROFCORE_VARINT_IN_WORD 1
+PPROFCORE_INLINE VarintAt varint_in_word(const uint8_t* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const uint64_t stops = ~x & 0x8080808080808080ull;  // bytes without a continuation bit
+  if (stops == 0) return {0, nullptr};
+  x &= stops ^ (stops - 1);  // this varint's bytes only
+  x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+  x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+  x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+  return {x, p + (__builtin_ctzll(stops) >> 3) + 1};
+}
+#endif
+
 // The out-of-line halves of Reader. They take positions by value and never a
 // Reader, for the reason above; base is where offsets in errors count from.
 VarintAt varint_at(const uint8_t* base, const uint8_t* p, const uint8_t* end, const char* field);

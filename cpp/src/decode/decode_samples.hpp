@@ -64,33 +64,16 @@ PPROFCORE_INLINE int32_t string_code(wire::Reader& r, uint64_t raw, const char* 
   return static_cast<int32_t>(raw);
 }
 
-// A varint of up to eight bytes at p (e - p >= 8) from one 8-byte load: its
-// value and end, or next == nullptr when it is longer. Heap values and
-// addresses take three to six bytes, which the reader's inline path leaves
-// to an out-of-line call per varint. Little-endian builds only.
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-PPROFCORE_INLINE wire::VarintAt varint_by_word(const uint8_t* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  const uint64_t stops = ~x & 0x8080808080808080ull;  // bytes without a continuation bit
-  if (stops == 0) return {0, nullptr};
-  x &= stops ^ (stops - 1);  // this varint's bytes only
-  // The 7-bit groups packed pairwise: into 14, then 28, then 56 bits.
-  x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-  x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-  x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-  return {x, p + ((static_cast<unsigned>(__builtin_ctzll(stops)) + 1u) >> 3)};
-}
-#endif
-
-// r.varint(field), with varints of three to eight bytes read by
-// varint_by_word when eight bytes remain (the same values; errors, which
-// need more than eight bytes, still come from the reader).
+// r.varint(field), with varints of three to eight bytes read inline by
+// wire::varint_in_word when eight bytes remain (heap values and addresses
+// take three to six bytes, which the reader's inline path leaves to an
+// out-of-line call; errors, which need more than eight bytes, still come
+// from the reader).
 PPROFCORE_INLINE uint64_t long_varint(wire::Reader& r, const char* field) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(PPROFCORE_VARINT_IN_WORD)
   const uint8_t* p = r.pos();
   if (r.end() - p >= 8 && (p[0] & p[1]) >= 0x80) {  // three bytes or more
-    const wire::VarintAt v = varint_by_word(p);
+    const wire::VarintAt v = wire::varint_in_word(p);
     if (v.next) {
       r.seek(v.next);
       return v.value;
