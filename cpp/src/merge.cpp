@@ -98,13 +98,6 @@ void reserve_projected(std::vector<T>& column, size_t extra, size_t done, size_t
   column.reserve(std::max(need, size_t(std::min(projected, double(need) * kMaxGrowth))));
 }
 
-// Gives back a merged column's capacity when reserve_projected overshot by
-// more than doubling would have.
-template <class T>
-void release_unused(std::vector<T>& column) {
-  if (column.capacity() > 2 * column.size() + 1024) column.shrink_to_fit();
-}
-
 bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
                 const std::vector<uint32_t>& probe) {
   const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
@@ -536,11 +529,6 @@ Profile Merger::take_result() {
   const size_t nt = out_.num_types();
   for (size_t i = 0; i < out_.num_samples(); ++i)
     if (all_zero(out_.values.data() + i * nt, nt)) return compact(out_);
-  if (expected_inputs_ != 0) {
-    release_unused(out_.values), release_unused(out_.stack_offsets), release_unused(out_.label_offsets);
-    release_unused(out_.stack_locations);
-    Labels::visit_columns([](const char*, auto& column) { release_unused(column); }, out_.labels);
-  }
   Profile p = std::move(out_);
   *this = Merger();
   return p;
