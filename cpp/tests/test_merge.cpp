@@ -155,6 +155,25 @@ TEST(merge_sums_across_key_blocks) {
   }
 }
 
+// merge() of a list sizes its sample columns ahead from the first inputs
+// (over-reserving when later inputs add nothing new, as a fleet of repeats);
+// the result equals an incremental merge whose columns only grew.
+TEST(merge_sized_ahead_equals_grown) {
+  const Profile p = heap_step(3, 400);
+  const std::vector<const Profile*> repeats(300, &p);
+  Profile m = merge(repeats);
+  Merger grown;
+  for (const Profile* q : repeats) grown.add(*q);
+  EXPECT(m == grown.take_result());
+  EXPECT(m.num_samples() == compact(p).num_samples());
+  std::vector<Profile> steps;
+  for (int i = 0; i < 60; ++i) steps.push_back(heap_step(i, 30 + i));
+  std::vector<const Profile*> ptrs;
+  Merger stepwise;
+  for (const Profile& q : steps) ptrs.push_back(&q), stepwise.add(q);
+  EXPECT(merge(ptrs) == stepwise.take_result());
+}
+
 TEST(merge_drops_cancelled_samples) {
   Profile a = heap_step(2);
   Profile neg = scale_n(a, {-1, -1, -1, -1});
