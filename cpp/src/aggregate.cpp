@@ -474,6 +474,39 @@ std::string printable_name(const Profile& p, const NodeTable& t, size_t n) {
   return buf;
 }
 
+namespace {
+
+// One location's kept nodes as the edge walk sees them: the first visited
+// (outermost) and the last (innermost), whether the first is an inline frame,
+// and whether any kept node is masked. A location with no masked node adds
+// at most the edge into its first node, so its inner nodes need no visit.
+struct LocationEdges {
+  int32_t first = -1, last = -1;  // -1: no kept node
+  uint8_t first_inline = 0, masked = 0;
+};
+
+std::vector<LocationEdges> location_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
+                                          const std::vector<uint8_t>& node_keep) {
+  std::vector<LocationEdges> out(p.locations.size());
+  for (size_t l = 0; l < out.size(); ++l) {
+    LocationEdges& le = out[l];
+    const int64_t nb = t.loc_node_offsets[l], ne = t.loc_node_offsets[l + 1];
+    for (int64_t j = ne - 1; j >= nb; --j) {
+      const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+      if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;
+      if (le.first < 0) {
+        le.first = n;
+        le.first_inline = j != ne - 1 ? 1 : 0;
+      }
+      le.last = n;
+      le.masked |= node_mask[static_cast<size_t>(n)];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
                           int label_div_type, const std::vector<uint8_t>& node_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
@@ -484,18 +517,35 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
   e.n_types = nt;
   KeyIndex index;
   std::vector<uint32_t> stamp;
-  // Every edge wanted touches a masked node, so a sample none of whose
-  // locations holds one adds nothing: one byte per frame tells, before any hashing.
-  std::vector<uint8_t> touches(p.locations.size(), 0);
-  for (size_t l = 0; l < touches.size(); ++l)
-    for (int64_t j = t.loc_node_offsets[l]; j < t.loc_node_offsets[l + 1]; ++j)
-      touches[l] |= node_mask[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])];
+  const std::vector<LocationEdges> locs = location_edges(p, t, node_mask, node_keep);
   const int32_t* stack = p.stack_locations.data();
+  // Inlined at both calls: a call per edge was a fifth of a walk that adds an edge per frame.
+  auto add_edge = [&](int32_t parent, int32_t n, bool is_inline, const int64_t* v, uint32_t st)
+      __attribute__((always_inline)) {
+    const int32_t found = index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(e.src.size()));
+    const size_t row = found >= 0 ? static_cast<size_t>(found) : e.src.size();
+    if (found < 0) {
+      e.src.push_back(parent);
+      e.dst.push_back(n);
+      e.weight.resize(e.weight.size() + nt, 0);
+      e.is_inline.push_back(is_inline ? 1 : 0);
+      stamp.push_back(0);
+    } else if (!is_inline) {
+      e.is_inline[row] = 0;
+    }
+    if (stamp[row] != st) {  // once per sample
+      stamp[row] = st;
+      int64_t* w = e.weight.data() + row * nt;
+      for (size_t k = 0; k < nt; ++k) w[k] = wrapping_add(w[k], v[k]);
+    }
+  };
   for (size_t s = 0; s < ns; ++s) {
     const int64_t* v = p.values.data() + s * nt;
     const int32_t* b = stack + p.stack_offsets[s];
+    // Every edge wanted touches a masked node, so a sample none of whose
+    // locations holds one adds nothing: one byte per frame tells, before any hashing.
     const int32_t* end = stack + p.stack_offsets[s + 1];
-    if (std::none_of(b, end, [&](int32_t l) { return touches[static_cast<size_t>(l)] != 0; })) continue;
+    if (std::none_of(b, end, [&](int32_t l) { return locs[static_cast<size_t>(l)].masked != 0; })) continue;
     bool use = false;
     if (label_type >= 0 && static_cast<size_t>(label_type) < nt) {
       use = v[label_type] != 0 ||
@@ -506,32 +556,22 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
     if (!use) continue;
     const uint32_t st = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
-    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+    for (const int32_t* it = end; it-- != b;) {
+      const size_t loc = static_cast<size_t>(*it);
+      const LocationEdges& le = locs[loc];
+      if (le.first < 0) continue;  // every node trimmed away
+      if (!le.masked) {
+        if (parent >= 0 && parent != le.first && node_mask[static_cast<size_t>(parent)])
+          add_edge(parent, le.first, le.first_inline != 0, v, st);
+        parent = le.last;
+        continue;
+      }
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
         if (!node_keep.empty() && !node_keep[static_cast<size_t>(n)]) continue;  // trimmed away
-        if (parent >= 0 && parent != n &&
-            (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)])) {
-          const int32_t found = index.find_or_insert(KeyIndex::pair(parent, n), static_cast<int32_t>(e.src.size()));
-          const size_t row = found >= 0 ? static_cast<size_t>(found) : e.src.size();
-          const bool is_inline = j != ne - 1;
-          if (found < 0) {
-            e.src.push_back(parent);
-            e.dst.push_back(n);
-            e.weight.resize(e.weight.size() + nt, 0);
-            e.is_inline.push_back(is_inline ? 1 : 0);
-            stamp.push_back(0);
-          } else if (!is_inline) {
-            e.is_inline[row] = 0;
-          }
-          if (stamp[row] != st) {  // once per sample
-            stamp[row] = st;
-            int64_t* w = e.weight.data() + row * nt;
-            for (size_t k = 0; k < nt; ++k) w[k] = wrapping_add(w[k], v[k]);
-          }
-        }
+        if (parent >= 0 && parent != n && (node_mask[static_cast<size_t>(parent)] || node_mask[static_cast<size_t>(n)]))
+          add_edge(parent, n, j != ne - 1, v, st);
         parent = n;
       }
     }

@@ -1,4 +1,8 @@
 // C++ unit tests of aggregate (nodes, flat/cum, names, order), folded and stack ids.
+#include <map>
+#include <random>
+#include <set>
+
 #include "check.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/errors.hpp"
@@ -231,6 +235,63 @@ TEST(edges_of_some_nodes_are_a_subset_of_all) {
     }
     EXPECT(part.src == want.src && part.dst == want.dst && part.weight == want.weight &&
            part.is_inline == want.is_inline);
+  }
+}
+
+// The edges a plain walk finds: every kept node of every frame, root first,
+// an edge wherever caller or callee is masked (the reference the walk that
+// skips unmasked locations is held to).
+EdgeTable edges_frame_by_frame(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& mask,
+                               const std::vector<uint8_t>& keep) {
+  EdgeTable e;
+  e.n_types = p.num_types();
+  std::map<std::pair<int32_t, int32_t>, size_t> rows;
+  std::set<size_t> added;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    if (p.values[s] == 0) continue;
+    added.clear();
+    int32_t parent = -1;
+    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
+      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      for (int64_t j = t.loc_node_offsets[loc + 1] - 1; j >= t.loc_node_offsets[loc]; --j) {
+        const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
+        if (!keep[static_cast<size_t>(n)]) continue;
+        const bool is_inline = j != t.loc_node_offsets[loc + 1] - 1;
+        if (parent >= 0 && parent != n && (mask[static_cast<size_t>(parent)] || mask[static_cast<size_t>(n)])) {
+          auto [it, fresh] = rows.try_emplace({parent, n}, e.src.size());
+          if (fresh) {
+            e.src.push_back(parent);
+            e.dst.push_back(n);
+            e.weight.push_back(0);
+            e.is_inline.push_back(is_inline);
+          }
+          if (!is_inline) e.is_inline[it->second] = 0;
+          if (added.insert(it->second).second) e.weight[it->second] += p.values[s];
+        }
+        parent = n;
+      }
+    }
+  }
+  return e;
+}
+
+TEST(edges_equal_a_frame_by_frame_walk) {
+  for (uint32_t seed = 0; seed < 60; ++seed) {
+    Profile p = check::random_profile(seed, 20 + seed * 9);
+    NodeTable t = aggregate(p, AggregateOptions{});
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> mask(t.size()), keep(t.size());
+    for (size_t n = 0; n < t.size(); ++n) {
+      mask[n] = rng() % 4 == 0;
+      keep[n] = rng() % 5 != 0;
+    }
+    const std::vector<uint8_t> all(t.size(), 1), none;
+    for (bool trimmed : {true, false}) {
+      EdgeTable got = aggregate_edges(p, t, mask, -1, -1, trimmed ? keep : none);
+      EdgeTable want = edges_frame_by_frame(p, t, mask, trimmed ? keep : all);
+      EXPECT(got.src == want.src && got.dst == want.dst && got.weight == want.weight &&
+             got.is_inline == want.is_inline);
+    }
   }
 }
 
