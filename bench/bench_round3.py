@@ -11,7 +11,9 @@ average (1 min) at the start of each round. Workloads (``--only``):
   against Debian's google/pprof ``profile.Parse`` (``tools/goref/parsebench``)
   and against the fastest gunzip of the build (``_core.gunzip`` with each
   inflater, timed in the same process as ``loads``, interleaved; the ratio
-  there is loads / gunzip, target at most 1.3);
+  there is loads / gunzip, target at most 1.3), and the minor page faults of
+  each call in that process after the timing (``faults_per_call`` in the
+  JSON: memory the heap gave back and faulted in again shows there);
 - ``flamegraph``: ``Profile.flamegraph()`` + ``to_html()`` of ``large.cpu``
   (``bench_flamegraph.time_flamegraph``) as a share of pprof's Parse of the
   same file in the same round (best times of each, target at most 0.2);
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import resource
 import statistics
 import subprocess
 import sys
@@ -78,7 +81,19 @@ def decode_worker(path: str, reps: int) -> None:
     for b in C.inflaters():
         fns[f"gunzip {b}"] = lambda b=b: _core.gunzip(data, backend=b)
     got = C.timeit_many(fns, reps=reps)
-    print(json.dumps({k: t.times for k, t in got.items()}))
+    out: dict = {k: t.times for k, t in got.items()}
+    out["faults_per_call"] = {k: faults_per_call(fn, reps) for k, fn in fns.items()}
+    print(json.dumps(out))
+
+
+def faults_per_call(fn, reps: int) -> float:
+    """Minor page faults of one call of fn (the mean of reps calls, each
+    result freed before the next call, as in the timing)."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(reps):
+        out = fn()
+        del out
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / reps
 
 
 def flame_worker(path: str, reps: int) -> None:
@@ -107,6 +122,7 @@ def decode_round(paths: dict, flame: bool, have_go: bool) -> dict:
         gunzips = {k: statistics.median(v) for k, v in ours.items() if k.startswith("gunzip")}
         fastest = min(gunzips, key=gunzips.get) if gunzips else None
         row = {"loads_s": statistics.median(ours["loads"]), "gunzip_s": gunzips, "fastest_gunzip": fastest}
+        row["faults_per_call"] = ours["faults_per_call"]
         if fastest:
             row["loads_over_gunzip"] = row["loads_s"] / gunzips[fastest]
         if have_go:
