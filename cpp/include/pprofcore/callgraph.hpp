@@ -53,6 +53,11 @@ struct SamplePaths {
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
+  // Per node row and sample type (row * num_types + type): the flat and cum of
+  // the graph of every node, found while the paths are built, so the first
+  // trimming step (every node kept, no edges) reads them instead of a walk.
+  size_t num_types = 0;
+  std::vector<int64_t> flat, cum;
 
   // The samples' tag signatures, found by the first build that counts tags and
   // kept for the next ones (they depend on the profile only). Thread-safe.
