@@ -3,6 +3,7 @@
 #include "pprofcore/key_index.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -159,6 +160,109 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
     case 2: walk_paths<2>(p, t, out); break;
     case 4: walk_paths<4>(p, t, out); break;
     default: walk_paths<0>(p, t, out);
+  }
+  return out;
+}
+
+namespace {
+
+// Parent rows of child's samples, matched in order by stack and values; empty
+// (with ok false) when some child sample has no such parent sample left.
+std::vector<size_t> matching_samples(const Profile& child, const Profile& parent, bool& ok) {
+  const size_t nt = parent.num_types(), np = parent.num_samples();
+  std::vector<size_t> rows;
+  rows.reserve(child.num_samples());
+  size_t i = 0;
+  ok = false;
+  for (size_t j = 0; j < child.num_samples(); ++j) {
+    const int64_t cb = child.stack_offsets[j], len = child.stack_offsets[j + 1] - cb;
+    const int32_t* cs = child.stack_locations.data() + cb;
+    const int64_t* cv = child.values.data() + j * nt;
+    for (;; ++i) {
+      if (i == np) return {};
+      const int64_t pb = parent.stack_offsets[i];
+      if (parent.stack_offsets[i + 1] - pb != len) continue;
+      if (std::memcmp(parent.stack_locations.data() + pb, cs, static_cast<size_t>(len) * sizeof(int32_t)) != 0)
+        continue;
+      if (std::memcmp(parent.values.data() + i * nt, cv, nt * sizeof(int64_t)) != 0) continue;
+      break;
+    }
+    rows.push_back(i++);
+  }
+  ok = true;
+  return rows;
+}
+
+// Adds (or, with `sign` -1, takes away) one sample's values to the sums of the
+// nodes on its path, as walk_paths does.
+void add_path_sums(const SamplePaths& paths, size_t s, const int64_t* w, int64_t sign, uint32_t stamp,
+                   std::vector<uint32_t>& seen, SamplePaths& out) {
+  const size_t nt = out.num_types;
+  auto add = [&](int64_t* to) {
+    for (size_t k = 0; k < nt; ++k)
+      to[k] = sign > 0 ? wrapping_add(to[k], w[k]) : wrapping_sub(to[k], w[k]);
+  };
+  int32_t leaf = -1;
+  for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
+    const int32_t raw = paths.nodes[static_cast<size_t>(k)];
+    const int32_t n = raw < 0 ? ~raw : raw;
+    if (seen[static_cast<size_t>(n)] != stamp) {
+      seen[static_cast<size_t>(n)] = stamp;
+      add(out.cum.data() + static_cast<size_t>(n) * nt);
+    }
+    leaf = n;
+  }
+  if (leaf >= 0) add(out.flat.data() + static_cast<size_t>(leaf) * nt);
+}
+
+}  // namespace
+
+std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths) {
+  const size_t nt = parent.num_types(), np = parent.num_samples();
+  if (child.num_types() != nt || t.size() != parent_t.size() || t.loc_node_offsets != parent_t.loc_node_offsets ||
+      t.loc_nodes != parent_t.loc_nodes)
+    return std::nullopt;  // the same location maps to other rows: the paths would differ
+  if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
+      parent_paths.num_types != nt)
+    throw InternalError("sample paths were built from another profile or node table");
+  bool ok = false;
+  const std::vector<size_t> rows = matching_samples(child, parent, ok);
+  if (!ok) return std::nullopt;
+  SamplePaths out;
+  out.num_nodes = parent_paths.num_nodes;
+  out.num_types = nt;
+  out.offsets.assign(rows.size() + 1, 0);
+  size_t total = 0;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    total += static_cast<size_t>(parent_paths.offsets[rows[j] + 1] - parent_paths.offsets[rows[j]]);
+    out.offsets[j + 1] = static_cast<int64_t>(total);
+  }
+  out.nodes.resize(total);
+  for (size_t j = 0; j < rows.size(); ++j) {
+    const int64_t b = parent_paths.offsets[rows[j]], e = parent_paths.offsets[rows[j] + 1];
+    std::copy(parent_paths.nodes.begin() + b, parent_paths.nodes.begin() + e, out.nodes.begin() + out.offsets[j]);
+  }
+  // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
+  // left-out samples' equal the kept samples' own.
+  std::vector<uint32_t> seen(out.num_nodes, 0);
+  uint32_t stamp = 0;
+  if (rows.size() * 2 >= np) {
+    out.flat = parent_paths.flat;
+    out.cum = parent_paths.cum;
+    size_t next = 0;  // the next kept parent sample
+    for (size_t s = 0; s < np; ++s) {
+      if (next < rows.size() && rows[next] == s) {
+        ++next;
+        continue;
+      }
+      add_path_sums(parent_paths, s, parent.values.data() + s * nt, -1, ++stamp, seen, out);
+    }
+  } else {
+    out.flat.assign(out.num_nodes * nt, 0);
+    out.cum.assign(out.num_nodes * nt, 0);
+    for (size_t j = 0; j < rows.size(); ++j)
+      add_path_sums(out, j, child.values.data() + j * nt, 1, ++stamp, seen, out);
   }
   return out;
 }

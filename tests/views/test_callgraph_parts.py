@@ -141,7 +141,10 @@ _types = [("t%d" % i, "count") for i in range(5)]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(1, 5), st.lists(st.tuples(st.lists(_frames, min_size=1, max_size=6), st.integers(-50, 200)), max_size=25))
+@given(
+    st.integers(1, 5),
+    st.lists(st.tuples(st.lists(_frames, min_size=1, max_size=6), st.integers(-50, 200)), max_size=25),
+)
 def test_sums_found_with_the_paths_equal_the_walk(num_types, samples):
     """The first trimming step's flat and cum (every node, no edges) come from
     the sums ``_core.sample_paths`` adds for every sample type while it builds

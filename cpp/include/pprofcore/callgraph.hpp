@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -69,6 +70,15 @@ struct SamplePaths {
   mutable std::shared_ptr<const TagSignatures> tags_;
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
+
+// The sample paths of `child`, a profile whose samples are some of `parent`'s
+// (same stacks and values, in order; what focus, ignore and tag filters keep),
+// from `parent_paths` (sample_paths of parent and parent_t): each kept sample's
+// path copied, and the sums found from the parent's minus those of the samples
+// left out (or from the kept ones, when fewer). Equal to sample_paths(child, t);
+// nullopt when child is not such a profile or t maps locations otherwise.
+std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or
