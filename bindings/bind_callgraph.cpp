@@ -44,8 +44,7 @@ void bind_callgraph(py::module_& m) {
           "nbytes",
           [](const SamplePaths& s) {
             return (s.offsets.capacity() + s.flat.capacity() + s.cum.capacity()) * sizeof(int64_t) +
-                   s.nodes.capacity() * sizeof(int32_t) +
-                   s.tag_signature_bytes();
+                   s.nodes.capacity() * sizeof(int32_t) + s.tag_signature_bytes();
           },
           "Bytes the paths hold (what a cache of them weighs).");
   m.def(

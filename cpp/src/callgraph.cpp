@@ -156,10 +156,17 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   }
   out.nodes.resize(total);
   switch (nt) {
-    case 1: walk_paths<1>(p, t, out); break;
-    case 2: walk_paths<2>(p, t, out); break;
-    case 4: walk_paths<4>(p, t, out); break;
-    default: walk_paths<0>(p, t, out);
+    case 1:
+      walk_paths<1>(p, t, out);
+      break;
+    case 2:
+      walk_paths<2>(p, t, out);
+      break;
+    case 4:
+      walk_paths<4>(p, t, out);
+      break;
+    default:
+      walk_paths<0>(p, t, out);
   }
   return out;
 }
@@ -199,8 +206,7 @@ void add_path_sums(const SamplePaths& paths, size_t s, const int64_t* w, int64_t
                    std::vector<uint32_t>& seen, SamplePaths& out) {
   const size_t nt = out.num_types;
   auto add = [&](int64_t* to) {
-    for (size_t k = 0; k < nt; ++k)
-      to[k] = sign > 0 ? wrapping_add(to[k], w[k]) : wrapping_sub(to[k], w[k]);
+    for (size_t k = 0; k < nt; ++k) to[k] = sign > 0 ? wrapping_add(to[k], w[k]) : wrapping_sub(to[k], w[k]);
   };
   int32_t leaf = -1;
   for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
@@ -261,8 +267,7 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
-    for (size_t j = 0; j < rows.size(); ++j)
-      add_path_sums(out, j, child.values.data() + j * nt, 1, ++stamp, seen, out);
+    for (size_t j = 0; j < rows.size(); ++j) add_path_sums(out, j, child.values.data() + j * nt, 1, ++stamp, seen, out);
   }
   return out;
 }
