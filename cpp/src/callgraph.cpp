@@ -111,17 +111,18 @@ void walk_paths(const Profile& p, const NodeTable& t, SamplePaths& out) {
   int64_t* cum = out.cum.data();
   int32_t* nodes = out.nodes.data();
   size_t at = 0;
-  std::vector<uint32_t> seen(out.num_nodes, 0);  // stamp = sample index + 1
+  std::vector<uint32_t> seen(out.num_nodes, 0);
   for (size_t s = 0; s < p.num_samples(); ++s) {
     const int64_t* w = p.values.data() + s * nt;
-    const uint32_t stamp = static_cast<uint32_t>(s + 1);
+    const auto stamp = static_cast<uint32_t>(s + 1);  // marks the nodes this sample has summed
     int32_t leaf = -1;
-    for (int64_t i = p.stack_offsets[s + 1] - 1; i >= p.stack_offsets[s]; --i) {
-      const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
-      const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      for (int64_t j = ne - 1; j >= nb; --j) {
+    // Root first: the stack backwards, each location's nodes outermost first.
+    const int32_t* root_end = p.stack_locations.data() + p.stack_offsets[s];
+    for (const int32_t* loc = p.stack_locations.data() + p.stack_offsets[s + 1]; loc-- != root_end;) {
+      const int64_t* span = t.loc_node_offsets.data() + *loc;
+      for (int64_t j = span[1] - 1; j >= span[0]; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
-        nodes[at++] = j != ne - 1 ? ~n : n;
+        nodes[at++] = j != span[1] - 1 ? ~n : n;
         const size_t nr = static_cast<size_t>(n);
         if (seen[nr] != stamp) {
           seen[nr] = stamp;
