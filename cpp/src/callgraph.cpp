@@ -233,6 +233,9 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
       parent_paths.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
+  // The match reads every parent sample: for a child of few frames, building
+  // its paths anew is cheaper.
+  if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
   bool ok = false;
   const std::vector<size_t> rows = matching_samples(child, parent, ok);
   if (!ok) return std::nullopt;

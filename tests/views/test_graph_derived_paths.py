@@ -65,7 +65,8 @@ def test_paths_copied_from_the_parent_equal_paths_built_anew(samples, filters, m
     got = sample_paths(child, "functions")
     want = _core.sample_paths(child._core, table)
     assert len(got) == len(want)
-    if not {"hide", "show", "show_from"} & set(filters):  # these keep samples as they are: copied
+    big = 2 * len(child.stack_locations) >= len(parent.stack_locations)  # smaller ones are built anew
+    if big and not {"hide", "show", "show_from"} & set(filters):  # these keep samples as they are: copied
         parent_table, parent_paths = stack_nodes(parent, "functions"), sample_paths(parent, "functions")
         assert _core.derived_sample_paths(child._core, table, parent._core, parent_table, parent_paths) is not None
     for g, w in zip(graphs(child, table, got), graphs(child, table, want)):
@@ -86,3 +87,7 @@ def test_paths_of_a_profile_with_other_samples_are_not_copied(cpu):
     same = cpu.filter(focus=".")
     assert copied(same) is not None and len(copied(same)) == len(parent_paths)
     assert copied(cpu.scale(2)) is None
+    few = cpu.filter(focus="sha256")  # under half the frames: built anew
+    assert 2 * len(few.stack_locations) < len(cpu.stack_locations) and copied(few) is None
+    many = cpu.filter(ignore="sha256")
+    assert 2 * len(many.stack_locations) >= len(cpu.stack_locations) and copied(many) is not None

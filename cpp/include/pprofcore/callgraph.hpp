@@ -75,8 +75,9 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t);
 // (same stacks and values, in order; what focus, ignore and tag filters keep),
 // from `parent_paths` (sample_paths of parent and parent_t): each kept sample's
 // path copied, and the sums found from the parent's minus those of the samples
-// left out (or from the kept ones, when fewer). Equal to sample_paths(child, t);
-// nullopt when child is not such a profile or t maps locations otherwise.
+// left out (or from the kept ones, when fewer). Equal to sample_paths(child, t).
+// nullopt when child is not such a profile, t maps locations otherwise, or
+// child holds under half the parent's frames (building anew costs less).
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths);
 
