@@ -43,8 +43,8 @@ void bind_callgraph(py::module_& m) {
       .def_property_readonly(
           "nbytes",
           [](const SamplePaths& s) {
-            return s.offsets.capacity() * sizeof(int64_t) + s.nodes.capacity() * sizeof(int32_t) +
-                   s.tag_signature_bytes();
+            return (s.offsets.capacity() + s.flat.capacity() + s.cum.capacity()) * sizeof(int64_t) +
+                   s.nodes.capacity() * sizeof(int32_t) + s.tag_signature_bytes();
           },
           "Bytes the paths hold (what a cache of them weighs).");
   m.def(
@@ -54,6 +54,16 @@ void bind_callgraph(py::module_& m) {
         return sample_paths(p, nodes);
       },
       py::arg("profile"), py::arg("nodes"), "The SamplePaths of profile over the report nodes of nodes.");
+  m.def(
+      "derived_sample_paths",
+      [](const Profile& child, const NodeTable& nodes, const Profile& parent, const NodeTable& parent_nodes,
+         const SamplePaths& parent_paths) {
+        py::gil_scoped_release nogil;  // profiles, node tables and paths are immutable
+        return derived_sample_paths(child, nodes, parent, parent_nodes, parent_paths);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("parent"), py::arg("parent_nodes"), py::arg("parent_paths"),
+      "The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of "
+      "parent's (same stacks and values, in order) and both node tables map locations alike; else None.");
   m.def(
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,

@@ -31,6 +31,7 @@ __all__: list[str] = [
     "decode_file",
     "decode_file_repair",
     "decode_repair",
+    "derived_sample_paths",
     "drop_go_type_params",
     "drop_type_params",
     "filter_by_name",
@@ -304,6 +305,13 @@ def graph_remove_redundant_edges(
 ) -> numpy.typing.NDArray[numpy.uint8]:
     """
     pprof's RemoveRedundantEdges: graph['keep_edge'] (uint8) with the redundant residual edges cleared.
+    """
+
+def derived_sample_paths(
+    profile: Profile, nodes: NodeTable, parent: Profile, parent_nodes: NodeTable, parent_paths: SamplePaths
+) -> SamplePaths | None:
+    """
+    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None.
     """
 
 def sample_paths(profile: Profile, nodes: NodeTable) -> SamplePaths:

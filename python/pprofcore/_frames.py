@@ -34,6 +34,7 @@ class Derived:
         "nodes",
         "stack_nodes",
         "sample_paths",
+        "paths_parent",
         "used_locations",
         "report_totals",
         "num_label_units",
@@ -52,6 +53,9 @@ class Derived:
         self.stack_nodes: Dict[Any, Any] = {}
         #: each sample's report nodes (``_core.sample_paths``) by granularity: ``display.callgraph.sample_paths``
         self.sample_paths: Dict[Any, Any] = {}
+        #: a profile whose samples hold this one's (a filter's input), whose sample
+        #: paths this one's are copied from: ``display.callgraph.derive_sample_paths``
+        self.paths_parent: Any = None
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
         self.used_locations: Optional[np.ndarray] = None
         #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``

@@ -135,3 +135,38 @@ def test_sample_paths_of_another_node_table_are_refused(cpu):
     paths = _core.sample_paths(cpu._core, stack_nodes(cpu, "lines", True))
     with pytest.raises(RuntimeError, match="another profile or node table"):
         _core.call_graph(cpu._core, stack_nodes(cpu, "files", True), 0, paths=paths)
+
+
+_types = [("t%d" % i, "count") for i in range(5)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 5),
+    st.lists(st.tuples(st.lists(_frames, min_size=1, max_size=6), st.integers(-50, 200)), max_size=25),
+)
+def test_sums_found_with_the_paths_equal_the_walk(num_types, samples):
+    """The first trimming step's flat and cum (every node, no edges) come from
+    the sums ``_core.sample_paths`` adds for every sample type while it builds
+    the paths (its walk unrolled for 1, 2 and 4 types); each equals the
+    graph's walk of that type, which skips samples of value 0."""
+    stacks = [(names, [v * (k + 1) if (v + k) % 3 else 0 for k in range(num_types)]) for names, v in samples]
+    p = explorer_data.build(stacks, sample_types=_types[:num_types])
+    table = stack_nodes(p, "functions")
+    paths = _core.sample_paths(p._core, table)
+    for ti in range(num_types):
+        sums = _core.call_graph(p._core, table, ti, None, 0, edges=False, tags=False, paths=paths)
+        walk = _core.call_graph(p._core, table, ti, None, 0, tags=False, paths=paths)
+        for k in ("flat", "cum"):
+            assert np.array_equal(sums[k], walk[k]), (ti, k)
+
+
+@pytest.mark.parametrize("by", ["functions", "lines", "files"])
+def test_sums_found_with_the_paths_on_inlined_frames(heap, by):
+    table = stack_nodes(heap, by, True)
+    paths = _core.sample_paths(heap._core, table)
+    for ti in range(len(heap.sample_types)):
+        sums = _core.call_graph(heap._core, table, ti, None, 0, edges=False, tags=False, paths=paths)
+        walk = _core.call_graph(heap._core, table, ti, None, 0, tags=False, paths=paths)
+        for k in ("flat", "cum"):
+            assert np.array_equal(sums[k], walk[k]), (by, ti, k)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -53,6 +54,11 @@ struct SamplePaths {
   // before it (one array: the walk reads a single stream).
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
+  // Per node row and sample type (row * num_types + type): the flat and cum of
+  // the graph of every node, found while the paths are built, so the first
+  // trimming step (every node kept, no edges) reads them instead of a walk.
+  size_t num_types = 0;
+  std::vector<int64_t> flat, cum;
 
   // The samples' tag signatures, found by the first build that counts tags and
   // kept for the next ones (they depend on the profile only). Thread-safe.
@@ -64,6 +70,16 @@ struct SamplePaths {
   mutable std::shared_ptr<const TagSignatures> tags_;
 };
 SamplePaths sample_paths(const Profile& p, const NodeTable& t);
+
+// The sample paths of `child`, a profile whose samples are some of `parent`'s
+// (same stacks and values, in order; what focus, ignore and tag filters keep),
+// from `parent_paths` (sample_paths of parent and parent_t): each kept sample's
+// path copied, and the sums found from the parent's minus those of the samples
+// left out (or from the kept ones, when fewer). Equal to sample_paths(child, t).
+// nullopt when child is not such a profile, t maps locations otherwise, or
+// child holds under half the parent's frames (building anew costs less).
+std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or

@@ -144,8 +144,26 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
     key = (by, inline)
     paths = cache.get(key)
     if paths is None:
-        paths = cache[key] = _core.sample_paths(profile._core, stack_nodes(profile, by, inline))
+        table = stack_nodes(profile, by, inline)
+        parent = profile._derived.paths_parent
+        parent_paths = None if parent is None else parent._derived.sample_paths.get(key)
+        if parent_paths is not None:  # copied from the parent's when its samples hold these
+            parent_table = stack_nodes(parent, by, inline)
+            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths)
+        if paths is None:
+            paths = _core.sample_paths(profile._core, table)
+        cache[key] = paths
     return paths
+
+
+def derive_sample_paths(profile: "Profile", parent: "Profile") -> None:
+    """Lets ``profile``, made from ``parent`` by a filter that keeps some of its
+    samples as they are (focus, ignore, a label filter), copy its sample paths
+    from ``parent``'s when those are cached: a copy of the kept samples' paths
+    instead of a walk of every frame. Other filters are found out by
+    ``_core.derived_sample_paths``, and the paths are built as usual."""
+    if profile._derived is not parent._derived:  # a filter that kept everything shares them already
+        profile._derived.paths_parent = parent
 
 
 def sample_paths_nbytes(profile: "Profile") -> int:

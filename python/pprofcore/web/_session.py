@@ -15,7 +15,7 @@ import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
-from ..display.callgraph import drop_sample_paths, sample_paths_nbytes
+from ..display.callgraph import derive_sample_paths, drop_sample_paths, sample_paths_nbytes
 from ..errors import FilterWarning
 from ._state import State
 
@@ -187,4 +187,5 @@ def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FilterWarning)
         out = profile.filter(**kwargs)
+    derive_sample_paths(out, profile)
     return out, [str(w.message) for w in caught if issubclass(w.category, FilterWarning)]
