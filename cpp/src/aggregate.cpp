@@ -474,6 +474,11 @@ std::string printable_name(const Profile& p, const NodeTable& t, size_t n) {
   return buf;
 }
 
+std::string_view printable_name_in_place(const Profile& p, const NodeTable& t, size_t n) {
+  if (t.address[n] != 0 || t.lineno[n] != 0 || !t.file[n].empty()) return {};
+  return p.str(t.name[n]);  // empty: no name, named from its binary by printable_name
+}
+
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
                           int label_div_type, const std::vector<uint8_t>& node_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
