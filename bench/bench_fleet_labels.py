@@ -29,15 +29,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "helpers"))
 
+from bench_fleet import PANDAS_PRELUDE  # noqa: E402
 from bench_merge import CHILD_PRELUDE, CORPUS, synthetic_fleet  # noqa: E402
 
 OURS = (
     CHILD_PRELUDE
+    + PANDAS_PRELUDE
     + """
-import pandas  # imported before the timer, as Go's runtime starts before its timer
-# pandas' one-time set-up of its Arrow-backed strings (20-60 ms at the first
-# string column a process builds) is start-up too, not work on the files.
-pandas.Categorical.from_codes([0], categories=["x"])
 cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 by, paths = sys.argv[1].split(","), sys.argv[2:]
 t, c = time.perf_counter(), cpu()

@@ -474,6 +474,11 @@ std::string printable_name(const Profile& p, const NodeTable& t, size_t n) {
   return buf;
 }
 
+std::string_view printable_name_in_place(const Profile& p, const NodeTable& t, size_t n) {
+  if (t.address[n] != 0 || t.lineno[n] != 0 || !t.file[n].empty()) return {};
+  return p.str(t.name[n]);  // empty: no name, named from its binary by printable_name
+}
+
 namespace {
 
 // One location's kept nodes as the edge walk sees them: the first visited

@@ -365,7 +365,11 @@ NodeTable lean_nodes(const Profile& p, const SeriesOptions& o) {
 void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sums, Reduced& r) {
   for (size_t k = 0; k < t.size(); ++k) {
     if (sums.sums[k] == 0) continue;
-    r.names.push_back(printable_name(p, t, k));
+    const std::string_view name = printable_name_in_place(p, t, k);  // no std::string for the usual name
+    if (!name.empty())
+      r.names.push_back(name);
+    else
+      r.names.push_back(printable_name(p, t, k));
     r.values.push_back(sums.sums[k]);
   }
   r.order.resize(r.values.size());

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
@@ -90,6 +91,11 @@ inline void check_sums_fit(const Profile& p, size_t type) {
 // pprof's printable name of node `n` (graph.NodeInfo.PrintableName): what
 // `printable` holds when the table was built with names.
 std::string printable_name(const Profile& p, const NodeTable& t, size_t n);
+
+// printable_name(p, t, n) where it is one of the profile's strings (a named
+// function's node without address, file or line: the name alone), read in
+// place; empty otherwise (then printable_name builds it).
+std::string_view printable_name_in_place(const Profile& p, const NodeTable& t, size_t n);
 
 // Call edges (caller -> callee) touching nodes selected by `node_mask` (one
 // byte per node), as graph.newGraph builds them: weights summed over samples,
