@@ -111,6 +111,9 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
   if (lines_changed) keep_lines(r.profile, p, line_keep);
   SampleAppender out(p, r.profile);
   std::vector<int32_t> stack;
+  // With no frame hidden, kept samples are copied unchanged in runs: an
+  // ignore or focus that keeps most samples copies a few long blocks.
+  size_t run_start = 0;
   for (size_t s = 0; s < p.num_samples(); ++s) {
     const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
     const int32_t* e = p.stack_locations.data() + p.stack_offsets[s + 1];
@@ -123,17 +126,21 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
       }
       focused = focused || st > 0;
     }
-    if (!focused || ignored) continue;
     if (!any_hidden) {
-      out.add(s);
+      if (!focused || ignored) {
+        out.add_range(run_start, s);
+        run_start = s + 1;
+      }
       continue;
     }
+    if (!focused || ignored) continue;
     stack.clear();
     for (const int32_t* it = b; it != e; ++it)
       if (!hidden[static_cast<size_t>(*it)]) stack.push_back(*it);
     if (stack.empty()) continue;
     out.add(s, stack.data(), stack.size());
   }
+  if (!any_hidden) out.add_range(run_start, p.num_samples());
   return r;
 }
 

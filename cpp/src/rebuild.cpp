@@ -1,6 +1,8 @@
 // rebuild: copying a profile's tables around rewritten samples and lines.
 #include "pprofcore/rebuild.hpp"
 
+#include "pprofcore/memory.hpp"
+
 namespace pprofcore {
 
 int32_t find_or_add_string(Profile& out, std::string_view s) {
@@ -50,10 +52,15 @@ void keep_lines(Profile& out, const Profile& src, const std::vector<uint8_t>& ke
 SampleAppender::SampleAppender(const Profile& src, Profile& dst) : src_(src), dst_(dst) {
   dst_.stack_offsets.assign(1, 0);
   dst_.label_offsets.assign(1, 0);
-  dst_.values.reserve(src.values.size());
-  dst_.stack_offsets.reserve(src.num_samples() + 1);
-  dst_.label_offsets.reserve(src.num_samples() + 1);
-  dst_.stack_locations.reserve(src.stack_locations.size());
+  // Room for every sample of src, in huge pages where the columns are big:
+  // a filter writes tens of megabytes of fresh memory, and page faults were
+  // a third of its time. Pages never written stay unmapped.
+  reserve_huge(dst_.values, src.values.size());
+  reserve_huge(dst_.stack_offsets, src.num_samples() + 1);
+  reserve_huge(dst_.label_offsets, src.num_samples() + 1);
+  reserve_huge(dst_.stack_locations, src.stack_locations.size());
+  Labels::visit_columns([](const char*, auto& to, const auto& from) { reserve_huge(to, from.size()); }, dst_.labels,
+                        src.labels);
 }
 
 void SampleAppender::add(size_t s, const int32_t* stack, size_t n, const std::vector<uint8_t>* label_keep) {
@@ -64,6 +71,30 @@ void SampleAppender::add(size_t s, const int32_t* stack, size_t n, const std::ve
 void SampleAppender::add_with_values(size_t s, const int64_t* values, size_t n_values) {
   append(s, values, n_values, src_.stack_locations.data() + src_.stack_offsets[s],
          static_cast<size_t>(src_.stack_offsets[s + 1] - src_.stack_offsets[s]), nullptr);
+}
+
+void SampleAppender::add_range(size_t first, size_t last) {
+  if (first >= last) return;
+  const size_t nt = src_.num_types();
+  dst_.values.insert(dst_.values.end(), src_.values.begin() + static_cast<std::ptrdiff_t>(first * nt),
+                     src_.values.begin() + static_cast<std::ptrdiff_t>(last * nt));
+  // Offsets shift by where the block starts in dst instead of where it started in src.
+  auto append_offsets = [first, last](std::vector<int64_t>& to, const std::vector<int64_t>& from) {
+    const int64_t shift = to.back() - from[first];
+    for (size_t s = first + 1; s <= last; ++s) to.push_back(from[s] + shift);
+  };
+  const auto block = [](const std::vector<int64_t>& offsets, size_t s) {
+    return static_cast<std::ptrdiff_t>(offsets[s]);
+  };
+  dst_.stack_locations.insert(dst_.stack_locations.end(),
+                              src_.stack_locations.begin() + block(src_.stack_offsets, first),
+                              src_.stack_locations.begin() + block(src_.stack_offsets, last));
+  append_offsets(dst_.stack_offsets, src_.stack_offsets);
+  const std::ptrdiff_t lb = block(src_.label_offsets, first), le = block(src_.label_offsets, last);
+  Labels::visit_columns(
+      [lb, le](const char*, auto& to, const auto& from) { to.insert(to.end(), from.begin() + lb, from.begin() + le); },
+      dst_.labels, src_.labels);
+  append_offsets(dst_.label_offsets, src_.label_offsets);
 }
 
 void SampleAppender::append(size_t s, const int64_t* v, size_t nt, const int32_t* stack, size_t n,

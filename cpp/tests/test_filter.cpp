@@ -1,5 +1,7 @@
 // C++ unit tests of filter/prune/labels on a hand-built profile: pprof's
 // documented examples (ShowFrom, PruneFrom, Prune) and output invariants.
+#include <random>
+
 #include "check.hpp"
 #include "pprofcore/filter.hpp"
 #include "pprofcore/labels.hpp"
@@ -89,6 +91,48 @@ TEST(focus_ignore_hide_show) {
   EXPECT(r.profile.labels.size() == 1);
   r = filter_by_name(p, none, none, none, match(D));
   EXPECT(!r.show_matched && r.profile.num_samples() == 0);
+}
+
+// Random profiles with labels: a focus/ignore filter, which copies the kept
+// samples in runs, equals keep_samples (one sample at a time) on the samples
+// pprof's rule keeps, computed here frame by frame.
+TEST(focus_ignore_copies_the_kept_samples) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    Profile p = check::random_profile(seed, 30 + seed * 7);
+    std::mt19937 rng(seed);
+    p.label_offsets = {0};
+    for (size_t s = 0; s < p.num_samples(); ++s) {
+      for (uint32_t k = rng() % 3; k > 0; --k) p.labels.push_back(1, -1, static_cast<int64_t>(rng() % 100), 0);
+      p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
+    }
+    NameMatch focus, ignore;
+    for (NameMatch* m : {&focus, &ignore}) {
+      m->active = seed % 3 != 0 || m == &ignore;
+      m->mapping.assign(p.mappings.size(), 0);
+      for (size_t f = 0; f < p.functions.size(); ++f) m->function.push_back(rng() % (m == &ignore ? 6 : 2) == 0);
+    }
+    auto matches = [&](const NameMatch& m, int32_t loc) {
+      if (!m.active) return false;
+      for (int64_t i = p.locations.line_offsets[loc]; i < p.locations.line_offsets[loc + 1]; ++i)
+        if (m.function[static_cast<size_t>(p.lines.function[static_cast<size_t>(i)])]) return true;
+      return false;
+    };
+    std::vector<uint8_t> keep(p.num_samples(), 0);
+    for (size_t s = 0; s < p.num_samples(); ++s) {
+      bool focused = false, ignored = false;
+      for (int32_t loc : stack_of(p, s)) {
+        focused = focused || !focus.active || matches(focus, loc);
+        ignored = ignored || matches(ignore, loc);
+      }
+      keep[s] = focused && !ignored;
+    }
+    const Profile want = keep_samples(p, keep);
+    const Profile got = filter_by_name(p, focus, ignore, NameMatch(), NameMatch()).profile;
+    check_invariants(got);
+    EXPECT(got.values == want.values && got.stack_offsets == want.stack_offsets);
+    EXPECT(got.stack_locations == want.stack_locations && got.label_offsets == want.label_offsets);
+    EXPECT(got.labels.key == want.labels.key && got.labels.num == want.labels.num);
+  }
 }
 
 TEST(label_frames_and_keep_labels) {

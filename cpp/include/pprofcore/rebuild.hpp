@@ -34,6 +34,8 @@ class SampleAppender {
   // Appends sample `s` with its stack and labels but the given values (as many
   // as dst has sample types).
   void add_with_values(size_t s, const int64_t* values, size_t n_values);
+  // Appends samples [first, last) unchanged, each column copied as one block.
+  void add_range(size_t first, size_t last);
   // Appends sample `s` unchanged.
   void add(size_t s) {
     add(s, src_.stack_locations.data() + src_.stack_offsets[s],
