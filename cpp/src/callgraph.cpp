@@ -3,7 +3,6 @@
 #include "pprofcore/key_index.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -59,78 +58,6 @@ struct NumHash {
     return std::hash<uint64_t>()(k.node_set * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.value));
   }
 };
-
-// A path entry standing for one or more left-out nodes between two kept ones.
-constexpr int32_t kLeftOut = INT32_MIN;
-
-// The samples' paths over the kept nodes only, equal ones summed: with few
-// kept nodes most samples share a projected path, and the walk then reads
-// each distinct path once instead of every frame of every sample.
-struct ProjectedPaths {
-  std::vector<int64_t> offsets{0};  // per path, into nodes
-  std::vector<int32_t> nodes;       // as SamplePaths' nodes, kLeftOut for skipped runs
-  std::vector<int64_t> weight;      // per path: the sum of its samples' values
-  std::vector<int32_t> sig;         // per path: its samples' tag signature
-};
-
-// Projects each sample of non-zero value. Keeps what the walk reads: a run of
-// left-out nodes after a kept one (one kLeftOut; none before the first kept
-// node, where it changes nothing), and not a kept node repeating the previous
-// kept one (it adds no edge and only clears the left-out mark). Paths are
-// numbered by their first sample, so edges are met in the same order.
-ProjectedPaths project_paths(const Profile& p, const SamplePaths& paths, size_t type, const std::vector<uint8_t>& kept,
-                             const std::vector<int32_t>* sample_sig) {
-  const size_t nt = p.num_types(), ns = p.num_samples();
-  ProjectedPaths out;
-  std::unordered_map<uint64_t, int32_t> first_of_hash;  // hash -> first path with it
-  std::vector<int32_t> next_same_hash;                  // chain of paths sharing a hash
-  std::vector<int32_t> path;
-  for (size_t s = 0; s < ns; ++s) {
-    const int64_t w = p.values[s * nt + type];
-    if (w == 0) continue;
-    path.clear();
-    int32_t last_kept = -1;
-    for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
-      const int32_t raw = paths.nodes[static_cast<size_t>(k)];
-      const int32_t n = raw < 0 ? ~raw : raw;
-      if (!kept[static_cast<size_t>(n)]) {
-        if (!path.empty() && path.back() != kLeftOut) path.push_back(kLeftOut);
-        continue;
-      }
-      if (n == last_kept) {
-        if (path.back() == kLeftOut) path.pop_back();
-        continue;
-      }
-      path.push_back(raw);
-      last_kept = n;
-    }
-    const int32_t sig = sample_sig ? (*sample_sig)[s] : 0;
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint32_t>(sig);
-    for (const int32_t v : path) h = (h ^ static_cast<uint32_t>(v)) * 0x100000001b3ULL + (h >> 29);
-    auto [it, fresh] = first_of_hash.try_emplace(h, static_cast<int32_t>(out.weight.size()));
-    int32_t found = -1;
-    for (int32_t c = fresh ? -1 : it->second; c >= 0; c = next_same_hash[static_cast<size_t>(c)]) {
-      const size_t cu = static_cast<size_t>(c);
-      const auto b = out.nodes.begin() + out.offsets[cu], e = out.nodes.begin() + out.offsets[cu + 1];
-      if (out.sig[cu] == sig && std::equal(b, e, path.begin(), path.end())) {
-        found = c;
-        break;
-      }
-    }
-    if (found >= 0) {
-      out.weight[static_cast<size_t>(found)] = wrapping_add(out.weight[static_cast<size_t>(found)], w);
-      continue;
-    }
-    const auto id = static_cast<int32_t>(out.weight.size());
-    next_same_hash.push_back(fresh ? -1 : it->second);
-    if (!fresh) it->second = id;  // newest first: the chain stays complete
-    out.nodes.insert(out.nodes.end(), path.begin(), path.end());
-    out.offsets.push_back(static_cast<int64_t>(out.nodes.size()));
-    out.weight.push_back(w);
-    out.sig.push_back(sig);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -463,16 +390,15 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
 
-  // One path's walk; `stamp` is distinct per path.
-  auto walk = [&](const int32_t* begin, const int32_t* end, int64_t w, int32_t sig, uint32_t stamp) {
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t w = p.values[s * nt + type];
+    if (w == 0) continue;
+    const uint32_t stamp = static_cast<uint32_t>(s + 1);
+    const int32_t sig = parts.tags ? sigs.of_sample[s] : 0;
     int32_t parent = -1;
     bool residual = false;
-    for (const int32_t* k = begin; k != end; ++k) {
-      const int32_t raw = *k;
-      if (raw == kLeftOut) {
-        residual = true;
-        continue;
-      }
+    for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
+      const int32_t raw = paths.nodes[static_cast<size_t>(k)];
       const bool is_inline = raw < 0;
       const int32_t n = is_inline ? ~raw : raw;
       if (!is_kept(n)) {
@@ -515,22 +441,6 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
       const size_t pr = static_cast<size_t>(parent);
       g.flat[pr] = wrapping_add(g.flat[pr], w);
       add_tags(parent, sig, w, true);
-    }
-  };
-  if (kept.empty()) {
-    for (size_t s = 0; s < ns; ++s) {
-      const int64_t w = p.values[s * nt + type];
-      if (w == 0) continue;
-      const int32_t* nodes = paths.nodes.data();
-      walk(nodes + paths.offsets[s], nodes + paths.offsets[s + 1], w, parts.tags ? sigs.of_sample[s] : 0,
-           static_cast<uint32_t>(s + 1));
-    }
-  } else {
-    const ProjectedPaths proj = project_paths(p, paths, type, kept, parts.tags ? &sigs.of_sample : nullptr);
-    for (size_t i = 0; i < proj.weight.size(); ++i) {
-      const int32_t* nodes = proj.nodes.data();
-      walk(nodes + proj.offsets[i], nodes + proj.offsets[i + 1], proj.weight[i], proj.sig[i],
-           static_cast<uint32_t>(i + 1));
     }
   }
   // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label

@@ -1,10 +1,10 @@
-"""The call graph built over a kept mask (``_core.call_graph`` with ``kept``),
-which walks each sample's path projected onto the kept nodes with equal
-projections summed, against a plain walk over every frame of every sample
-written here: flat, cum and the edges in the order they are first met (weight,
-residual, inline). Generated profiles (Hypothesis: recursion, repeated stacks,
-zero and negative values, labels splitting equal stacks) and a profile with
-inlined frames."""
+"""The call graph built over a kept mask (``_core.call_graph`` with ``kept``,
+over the sample paths and over the locations) against a plain walk over every
+frame of every sample written here: flat, cum and the edges in the order they
+are first met (weight, residual, inline). Generated profiles (Hypothesis:
+recursion, repeated stacks, zero and negative values, labels splitting equal
+stacks) and a profile with inlined frames. A faster build over a kept mask
+(projected or deduplicated paths) must keep this test passing."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def reference_graph(p, table, ti: int, kept) -> dict:
     }
 
 
-def check_projected_build(p, by: str, kept_of) -> None:
+def check_kept_build(p, by: str, kept_of) -> None:
     table = stack_nodes(p, by)
     paths = sample_paths(p, by)
     kept = np.asarray(kept_of(len(table)), dtype=np.uint8)
@@ -86,12 +86,12 @@ _samples = st.lists(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_samples, st.lists(st.booleans(), min_size=1, max_size=6))
-def test_projected_build_equals_the_frame_walk(samples, keep):
+def test_kept_build_equals_the_frame_walk(samples, keep):
     p = explorer_data.build([(names, (v, -v)) for names, v, _ in samples], labels=[lab for _, _, lab in samples])
-    check_projected_build(p, "functions", lambda n: [keep[i % len(keep)] for i in range(n)])
+    check_kept_build(p, "functions", lambda n: [keep[i % len(keep)] for i in range(n)])
 
 
-def test_projected_build_on_inlined_frames(heap):
+def test_kept_build_on_inlined_frames(heap):
     rng = np.random.default_rng(29)
     for by in ("functions", "lines"):
-        check_projected_build(heap, by, lambda n: rng.random(n) < 0.3)
+        check_kept_build(heap, by, lambda n: rng.random(n) < 0.3)
