@@ -33,6 +33,7 @@ class Derived:
         "stack_ids",
         "nodes",
         "stack_nodes",
+        "path_sums",
         "sample_paths",
         "used_locations",
         "report_totals",
@@ -50,6 +51,8 @@ class Derived:
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
+        #: every sample type's frame sums by (by, inverted): ``display.flamegraph.keep_path_sums``
+        self.path_sums: Dict[Tuple[str, bool], Any] = {}
         #: each sample's report nodes (``_core.sample_paths``) by granularity: ``display.callgraph.sample_paths``
         self.sample_paths: Dict[Any, Any] = {}
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``

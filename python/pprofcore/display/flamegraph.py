@@ -43,6 +43,18 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     return t
 
 
+def keep_path_sums(profile: "Profile", by: str, inverted: bool = False) -> None:
+    """Sums every sample type's frames of ``profile`` in one pass and keeps them on
+    the profile, so its flame graphs of other sample types (same ``by`` and
+    direction, no base) only split the samples of the kept tree. About four bytes
+    per sample and sixteen per frame and sample type; for a caller that switches
+    sample types (the explorer), since it costs more than one type's tree."""
+    cache = profile._derived.path_sums
+    key = (by, bool(inverted))
+    if key not in cache:
+        cache[key] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+
+
 def flamegraph(
     profile: "Profile",
     sample_type=None,
@@ -79,6 +91,8 @@ def flamegraph(
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
+    if base is None:
+        kwargs = dict(sums=profile._derived.path_sums.get((by, bool(inverted))))
     tree = _core.call_tree(
         profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
     )
