@@ -340,7 +340,8 @@ namespace pprofcore {
 
 PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted) {
   const StackSource src{&profile, &nodes, 0};
-  stacks::check_source(src, "profile");
+  for (size_t t = 0; t < std::max<size_t>(1, profile.num_types()); ++t)
+    stacks::check_source(StackSource{&profile, &nodes, t}, "profile");  // each type's sums fit int64
   CallTree scratch;
   stacks::FrameTable frames(scratch);
   const std::vector<int32_t> frame_of = stacks::frames_of(src, frames);

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _atomic, _core, _units
 from .._args import check_str, type_name
-from ..errors import unknown_sample_type
+from ..errors import ProfileError, unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._files import save_by_extension
@@ -52,7 +52,10 @@ def keep_path_sums(profile: "Profile", by: str, inverted: bool = False) -> None:
     cache = profile._derived.path_sums
     key = (by, bool(inverted))
     if key not in cache:
-        cache[key] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+        try:
+            cache[key] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+        except ProfileError:  # a sample type whose sums pass int64: each type's tree says so itself
+            cache[key] = None
 
 
 def flamegraph(
