@@ -72,3 +72,10 @@ def test_sums_of_another_profile_or_direction_are_refused():
         _core.call_tree(other._core, stack_nodes(other, "functions"), 0, min_fraction=0.01, sums=sums)
     with pytest.raises(ValueError, match="direction"):
         _core.call_tree(HEAP._core, nodes, 0, inverted=True, min_fraction=0.01, sums=sums)
+
+
+def test_only_the_first_granularity_is_kept():
+    p = pprofcore.load(pprofcore.__path__[0] + "/data/example-heap.pb.gz")
+    keep_path_sums(p, "functions")
+    keep_path_sums(p, "lines")
+    assert list(p._derived.path_sums) == [("functions", False)]

@@ -46,16 +46,18 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
 def keep_path_sums(profile: "Profile", by: str, inverted: bool = False) -> None:
     """Sums every sample type's frames of ``profile`` in one pass and keeps them on
     the profile, so its flame graphs of other sample types (same ``by`` and
-    direction, no base) only split the samples of the kept tree. About four bytes
-    per sample and sixteen per frame and sample type; for a caller that switches
-    sample types (the explorer), since it costs more than one type's tree."""
+    direction, no base) only split the samples of the kept tree. For a caller
+    that switches sample types (the explorer): it costs about one full sample
+    type's tree. Only the first ``(by, inverted)`` asked is kept, so a profile
+    holds one set (about four bytes per sample and sixteen per frame and sample
+    type) and a later granularity change costs what it did without."""
     cache = profile._derived.path_sums
-    key = (by, bool(inverted))
-    if key not in cache:
-        try:
-            cache[key] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
-        except ProfileError:  # a sample type whose sums pass int64: each type's tree says so itself
-            cache[key] = None
+    if cache:
+        return
+    try:
+        cache[(by, bool(inverted))] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+    except ProfileError:  # a sample type whose sums pass int64: each type's tree says so itself
+        cache[(by, bool(inverted))] = None
 
 
 def flamegraph(
