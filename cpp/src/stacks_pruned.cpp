@@ -69,8 +69,8 @@ void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool 
 // each path's length and pprof's flat and cum per frame (flat to the path's
 // last frame, cum once per distinct frame of a path, so recursion is counted
 // once per sample). Samples with no value in those types are skipped.
-void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first,
-               size_t last, PathSums& part) {
+void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
+               PathSums& part) {
   const size_t ntp = p.num_types(), nf = part.num_frames;
   part.len.assign(last - first, 0);
   part.fself.assign(nf * nt, 0);
@@ -98,7 +98,8 @@ void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t t
       len += off[loc + 1] - off[loc];
     }
     for (size_t t = 0; t < nt; ++t)
-      part.fself[static_cast<size_t>(leaf) * nt + t] = wrapping_add(part.fself[static_cast<size_t>(leaf) * nt + t], v[t]);
+      part.fself[static_cast<size_t>(leaf) * nt + t] =
+          wrapping_add(part.fself[static_cast<size_t>(leaf) * nt + t], v[t]);
     part.len[s - first] = static_cast<int32_t>(len);
   }
 }
@@ -113,7 +114,8 @@ void sum_source(const StackSource& src, const SourceFrames& sf, bool inverted, s
       std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, min_samples_per_thread)));
   std::vector<PathSums> done(parts);
   for (PathSums& d : done) d.num_frames = n_frames;
-  fork_join(parts, [&](size_t k) { sum_paths(p, sf, inverted, tb, nt, ns * k / parts, ns * (k + 1) / parts, done[k]); });
+  fork_join(parts,
+            [&](size_t k) { sum_paths(p, sf, inverted, tb, nt, ns * k / parts, ns * (k + 1) / parts, done[k]); });
   out.profile = &p;
   out.nodes = src.nodes;
   out.inverted = inverted;

@@ -52,8 +52,8 @@ struct PathSums {
   const NodeTable* nodes = nullptr;
   bool inverted = false;
   size_t first_type = 0, num_types = 0, num_frames = 0;
-  std::vector<int32_t> len;              // per sample, in frames
-  std::vector<int64_t> fself, ftotal;    // [frame * num_types + type - first_type]
+  std::vector<int32_t> len;            // per sample, in frames
+  std::vector<int64_t> fself, ftotal;  // [frame * num_types + type - first_type]
   size_t bytes() const { return len.size() * sizeof(int32_t) + (fself.size() + ftotal.size()) * sizeof(int64_t); }
 };
 
