@@ -24,10 +24,22 @@ void bind_stacks(py::module_& m) {
       .def(
           "__eq__", [](const StringTable& a, const StringTable& b) { return a == b; }, py::is_operator())
       .def("tolist", &to_str_list, "Every string, as a list.");
+  py::class_<PathSums>(m, "PathSums",
+                       "Every sample type's frame sums of one profile and node table (_core.path_sums), "
+                       "kept so call_tree(sums=...) of another sample type reads no frame outside the kept tree.")
+      .def_property_readonly("nbytes", &PathSums::bytes);
+  m.def(
+      "path_sums",
+      [](const Profile& p, const NodeTable& nodes, bool inverted) {
+        py::gil_scoped_release nogil;  // profiles and node tables are immutable
+        return path_sums(p, nodes, inverted);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("inverted") = false,
+      "Each sample's path length and pprof's flat and cum per frame for every sample type, for call_tree(sums=...).");
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,
-         size_t base_type, bool inverted, double min_fraction, const std::string& method) {
+         size_t base_type, bool inverted, double min_fraction, const std::string& method, const PathSums* sums) {
         if ((base == nullptr) != (base_nodes == nullptr))
           throw py::value_error("call_tree: base and base_nodes must be given together");
         CallTreeOptions opt;
@@ -41,6 +53,9 @@ void bind_stacks(py::module_& m) {
         StackSource bsrc{base, base_nodes, base_type};
         opt.inverted = inverted;
         opt.min_fraction = min_fraction;
+        if (sums && (sums->profile != &p || sums->nodes != &nodes || sums->inverted != inverted))
+          throw py::value_error("call_tree: sums were computed for another profile, node table or direction");
+        opt.sums = sums;
         CallTree t;
         {
           py::gil_scoped_release nogil;  // profiles and node tables are immutable
@@ -68,9 +83,11 @@ void bind_stacks(py::module_& m) {
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr, py::arg("base_nodes") = nullptr,
       py::arg("base_type") = 0, py::arg("inverted") = false, py::arg("min_fraction") = 0.0, py::arg("method") = "auto",
+      py::arg("sums") = nullptr,
       "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. "
       "method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, "
-      "'auto' is 'pruned' when min_fraction > 0.");
+      "'auto' is 'pruned' when min_fraction > 0. sums: _core.path_sums of the same profile, nodes and "
+      "direction (used by the pruned build without a base).");
 }
 
 }  // namespace pprofcore::bindings

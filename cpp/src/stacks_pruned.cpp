@@ -65,76 +65,104 @@ void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool 
   }
 }
 
-// What one range of samples adds: their walks, pprof's flat and cum per frame
-// (flat to the path's last frame, cum once per distinct frame of a path, so
-// recursion is counted once per sample) and the root's total.
-struct Part {
-  std::vector<PathRef> refs;
-  std::vector<int64_t> fself, ftotal;
-  int64_t root = 0;
-};
-
-void walk_samples(const StackSource& src, const SourceFrames& sf, bool inverted, bool is_base, size_t first,
-                  size_t last, size_t n_frames, Part& part) {
-  const Profile& p = *src.profile;
-  const size_t nt = p.num_types();
-  part.fself.assign(n_frames, 0);
-  part.ftotal.assign(n_frames, 0);
-  std::vector<uint32_t> seen(n_frames, 0);
+// Sums one range of samples [first, last) for sample types [tb, tb + nt):
+// each path's length and pprof's flat and cum per frame (flat to the path's
+// last frame, cum once per distinct frame of a path, so recursion is counted
+// once per sample). Samples with no value in those types are skipped.
+void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
+               PathSums& part) {
+  const size_t ntp = p.num_types(), nf = part.num_frames;
+  part.len.assign(last - first, 0);
+  part.fself.assign(nf * nt, 0);
+  part.ftotal.assign(nf * nt, 0);
+  std::vector<uint32_t> seen(nf, 0);
   const int64_t* off = sf.off.data();
   const int32_t* frames = sf.frames.data();
   for (size_t s = first; s < last; ++s) {
-    const int64_t v = p.values[s * nt + src.type];
-    if (v == 0) continue;
-    part.root = wrapping_add(part.root, v);
-    const uint32_t stamp = static_cast<uint32_t>(part.refs.size() + 1);
+    const int64_t* v = &p.values[s * ntp + tb];
+    if (std::all_of(v, v + nt, [](int64_t x) { return x == 0; })) continue;
+    const uint32_t stamp = static_cast<uint32_t>(s - first + 1);
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
     int64_t len = 0;
     int32_t leaf = 0;  // an empty stack ends at the root
     for (int64_t k = 0; k < se - sb; ++k) {
       const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
       for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
-        const int32_t f = frames[j];
-        if (seen[static_cast<size_t>(f)] != stamp) {
-          seen[static_cast<size_t>(f)] = stamp;
-          part.ftotal[static_cast<size_t>(f)] = wrapping_add(part.ftotal[static_cast<size_t>(f)], v);
+        const size_t f = static_cast<size_t>(frames[j]);
+        if (seen[f] != stamp) {
+          seen[f] = stamp;
+          for (size_t t = 0; t < nt; ++t) part.ftotal[f * nt + t] = wrapping_add(part.ftotal[f * nt + t], v[t]);
         }
-        leaf = f;
+        leaf = frames[j];
       }
       len += off[loc + 1] - off[loc];
     }
-    part.fself[static_cast<size_t>(leaf)] = wrapping_add(part.fself[static_cast<size_t>(leaf)], v);
-    // aggregate() gives every location at least one node, so every step of the walk has a frame.
-    part.refs.push_back(PathRef{inverted ? sb : se - 1, 0, static_cast<int32_t>(len), v, is_base ? 1 : 0});
+    for (size_t t = 0; t < nt; ++t)
+      part.fself[static_cast<size_t>(leaf) * nt + t] =
+          wrapping_add(part.fself[static_cast<size_t>(leaf) * nt + t], v[t]);
+    part.len[s - first] = static_cast<int32_t>(len);
   }
 }
 
-// Walks every sample of one source with a non-zero value, split across
-// threads for large profiles, and appends the walks in sample order (so the
-// result does not depend on the split).
-void add_source(const StackSource& src, const std::vector<int32_t>& frame_of, const CallTreeOptions& opt, bool is_base,
-                Paths& paths, CallTree& out) {
-  SourceFrames& sf = paths.src[is_base ? 1 : 0];
-  prepare(src, frame_of, opt.inverted, sf);
-  const size_t ns = src.profile->num_samples(), nf = out.frame_name.size();
+// The path sums of one source for types [tb, tb + nt), split across threads
+// for large profiles; sums wrap, so the split does not change them.
+void sum_source(const StackSource& src, const SourceFrames& sf, bool inverted, size_t tb, size_t nt,
+                size_t min_samples_per_thread, size_t n_frames, PathSums& out) {
+  const Profile& p = *src.profile;
+  const size_t ns = p.num_samples();
   const size_t parts =
-      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
-  std::vector<Part> done(parts);
-  fork_join(parts, [&](size_t k) {
-    walk_samples(src, sf, opt.inverted, is_base, ns * k / parts, ns * (k + 1) / parts, nf, done[k]);
-  });
+      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, min_samples_per_thread)));
+  std::vector<PathSums> done(parts);
+  for (PathSums& d : done) d.num_frames = n_frames;
+  fork_join(parts,
+            [&](size_t k) { sum_paths(p, sf, inverted, tb, nt, ns * k / parts, ns * (k + 1) / parts, done[k]); });
+  out.profile = &p;
+  out.nodes = src.nodes;
+  out.inverted = inverted;
+  out.first_type = tb;
+  out.num_types = nt;
+  out.num_frames = n_frames;
+  out.len.clear();
+  out.len.reserve(ns);
+  out.fself.assign(n_frames * nt, 0);
+  out.ftotal.assign(n_frames * nt, 0);
+  for (PathSums& part : done) {
+    for (size_t i = 0; i < out.fself.size(); ++i) {
+      out.fself[i] = wrapping_add(out.fself[i], part.fself[i]);
+      out.ftotal[i] = wrapping_add(out.ftotal[i], part.ftotal[i]);
+    }
+    out.len.insert(out.len.end(), part.len.begin(), part.len.end());
+    part = PathSums{};
+  }
+}
+
+// Adds one source's walks (every sample with a non-zero value, in sample
+// order), its per-frame sums and its root total, from its path sums.
+void add_source(const StackSource& src, const PathSums& sums, bool inverted, bool is_base, Paths& paths,
+                CallTree& out) {
+  const Profile& p = *src.profile;
+  const size_t nt = p.num_types(), col = src.type - sums.first_type, snt = sums.num_types;
   std::vector<int64_t>& fself = is_base ? out.frame_base_self : out.frame_self;
   std::vector<int64_t>& ftotal = is_base ? out.frame_base_total : out.frame_total;
-  int64_t& root = is_base ? paths.base_total : paths.total;
-  for (Part& part : done) {
-    for (size_t f = 0; f < nf; ++f) {
-      fself[f] = wrapping_add(fself[f], part.fself[f]);
-      ftotal[f] = wrapping_add(ftotal[f], part.ftotal[f]);
-    }
-    root = wrapping_add(root, part.root);
-    paths.refs.insert(paths.refs.end(), part.refs.begin(), part.refs.end());
-    part = Part{};
+  for (size_t f = 0; f < sums.num_frames; ++f) {
+    fself[f] = sums.fself[f * snt + col];
+    ftotal[f] = sums.ftotal[f * snt + col];
   }
+  int64_t& root = is_base ? paths.base_total : paths.total;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int64_t v = p.values[s * nt + src.type];
+    if (v == 0) continue;
+    root = wrapping_add(root, v);
+    const int64_t pos = inverted ? p.stack_offsets[s] : p.stack_offsets[s + 1] - 1;
+    // aggregate() gives every location at least one node, so every step of the walk has a frame.
+    paths.refs.push_back(PathRef{pos, 0, sums.len[s], v, is_base ? 1 : 0});
+  }
+}
+
+// Whether `sums` were computed from this source, direction and frame count.
+bool sums_fit(const PathSums& sums, const StackSource& src, bool inverted, size_t n_frames) {
+  return sums.profile == src.profile && sums.nodes == src.nodes && sums.inverted == inverted &&
+         sums.num_frames == n_frames && src.type >= sums.first_type && src.type < sums.first_type + sums.num_types;
 }
 
 // The frame `r` is at, and the walk moved on to the next one.
@@ -176,8 +204,19 @@ void build_pruned(const StackSource& cur, const StackSource* base, const CallTre
   for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total}) v->assign(nf, 0);
   Paths paths;
   paths.refs.reserve(n_samples);
-  add_source(cur, cur_frames, opt, false, paths, out);
-  if (base) add_source(*base, base_frames, opt, true, paths, out);
+  prepare(cur, cur_frames, opt.inverted, paths.src[0]);
+  PathSums own;
+  const PathSums* cur_sums = opt.sums;
+  if (base || !cur_sums || !sums_fit(*cur_sums, cur, opt.inverted, nf)) {
+    sum_source(cur, paths.src[0], opt.inverted, cur.type, 1, opt.min_samples_per_thread, nf, own);
+    cur_sums = &own;
+  }
+  add_source(cur, *cur_sums, opt.inverted, false, paths, out);
+  if (base) {
+    prepare(*base, base_frames, opt.inverted, paths.src[1]);
+    sum_source(*base, paths.src[1], opt.inverted, base->type, 1, opt.min_samples_per_thread, nf, own);
+    add_source(*base, own, opt.inverted, true, paths, out);
+  }
   out.frame_total[0] = paths.total;  // the root frame is on no path
   out.frame_base_total[0] = paths.base_total;
   const TrimRule rule(opt.min_fraction, paths.total, paths.base_total, base != nullptr);
@@ -298,3 +337,22 @@ void build_pruned(const StackSource& cur, const StackSource* base, const CallTre
 }
 
 }  // namespace pprofcore::stacks
+
+namespace pprofcore {
+
+PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted) {
+  const StackSource src{&profile, &nodes, 0};
+  for (size_t t = 0; t < std::max<size_t>(1, profile.num_types()); ++t)
+    stacks::check_source(StackSource{&profile, &nodes, t}, "profile");  // each type's sums fit int64
+  CallTree scratch;
+  stacks::FrameTable frames(scratch);
+  const std::vector<int32_t> frame_of = stacks::frames_of(src, frames);
+  stacks::SourceFrames sf;
+  stacks::prepare(src, frame_of, inverted, sf);
+  PathSums out;
+  stacks::sum_source(src, sf, inverted, 0, profile.num_types(), CallTreeOptions{}.min_samples_per_thread,
+                     scratch.frame_name.size(), out);
+  return out;
+}
+
+}  // namespace pprofcore

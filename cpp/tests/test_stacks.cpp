@@ -208,6 +208,43 @@ TEST(pruned_build_equals_trie_build) {
   EXPECT(checked == 40 * 6 * 4 && trimmed > checked / 4);  // the trimming paths were taken
 }
 
+// `p` with a second sample type: its values, some zeroed (a type only some samples have).
+static Profile with_second_type(const Profile& p, uint32_t seed) {
+  Profile q = p;
+  q.sample_type_type.push_back(q.sample_type_type[0]);
+  q.sample_type_unit.push_back(q.sample_type_unit[0]);
+  q.values.clear();
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    q.values.push_back(p.values[s]);
+    q.values.push_back((s + seed) % 3 == 0 ? 0 : p.values[s] * 3 - 7);
+  }
+  return q;
+}
+
+TEST(kept_path_sums_give_the_tree_built_from_scratch) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const Profile cur = with_second_type(check::random_profile(seed, 30 + seed * 7), seed);
+    const Profile base = with_second_type(check::random_profile(seed + 1000, 25 + seed * 5), seed);
+    const NodeTable nc = aggregate(cur, AggregateOptions{}), nb = aggregate(base, AggregateOptions{});
+    for (bool inverted : {false, true}) {
+      const PathSums sums = path_sums(cur, nc, inverted);
+      for (size_t type : {0, 1})
+        for (double mf : {0.002, 0.05, 0.2})
+          for (bool with_base : {false, true}) {  // with a base the sums are not used
+            CallTreeOptions scratch, kept;
+            scratch.min_fraction = kept.min_fraction = mf;
+            scratch.inverted = kept.inverted = inverted;
+            kept.sums = &sums;
+            kept.min_samples_per_thread = seed % 2 ? 1 : 50000;
+            const StackSource bs{&base, &nb, type};
+            const StackSource* b = with_base ? &bs : nullptr;
+            EXPECT(same_tree(build_call_tree(StackSource{&cur, &nc, type}, b, scratch),
+                             build_call_tree(StackSource{&cur, &nc, type}, b, kept)));
+          }
+    }
+  }
+}
+
 TEST(pruned_build_on_the_hand_built_tree) {
   for (double mf : {0.0, 0.05}) {
     Profile p = tree_profile({30, 20, 1, 4});

@@ -264,9 +264,22 @@ def call_tree(
     inverted: bool = False,
     min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
     method: str = "auto",
+    sums: PathSums | None = None,
 ) -> dict[str, typing.Any]:
     """
-    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0.
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0. sums: _core.path_sums of the same profile, nodes and direction (used by the pruned build without a base).
+    """
+
+class PathSums:
+    """
+    Every sample type's frame sums of one profile and node table (_core.path_sums), kept so call_tree(sums=...) of another sample type reads no frame outside the kept tree.
+    """
+    @property
+    def nbytes(self) -> int: ...
+
+def path_sums(profile: Profile, nodes: NodeTable, inverted: bool = False) -> PathSums:
+    """
+    Each sample's path length and pprof's flat and cum per frame for every sample type, for call_tree(sums=...).
     """
 
 def call_graph(

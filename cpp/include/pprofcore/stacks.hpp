@@ -22,6 +22,8 @@ struct StackSource {
   size_t type = 0;
 };
 
+struct PathSums;
+
 struct CallTreeOptions {
   bool inverted = false;  // leaf functions under the root (callers below them)
   // Children whose |total| (and |base_total|) is below min_fraction of the root's
@@ -36,7 +38,27 @@ struct CallTreeOptions {
   // when min_fraction > 0.
   enum class Method { Auto, Trie, Pruned };
   Method method = Method::Auto;
+  // The frame sums of every sample type of `cur` (path_sums), kept by a caller
+  // that builds several sample types of one profile: the pruned build then
+  // reads no frame outside the kept tree. Ignored with a base or the trie.
+  const PathSums* sums = nullptr;
 };
+
+// What the pruned build reads every frame for: each sample's path length and
+// pprof's flat and cum per frame, for sample types [first_type, first_type +
+// num_types). Frame ids are those a build without a base gives.
+struct PathSums {
+  const Profile* profile = nullptr;  // what it was computed from (checked on use)
+  const NodeTable* nodes = nullptr;
+  bool inverted = false;
+  size_t first_type = 0, num_types = 0, num_frames = 0;
+  std::vector<int32_t> len;            // per sample, in frames
+  std::vector<int64_t> fself, ftotal;  // [frame * num_types + type - first_type]
+  size_t bytes() const { return len.size() * sizeof(int32_t) + (fself.size() + ftotal.size()) * sizeof(int64_t); }
+};
+
+// The path sums of every sample type of `profile` (one pass over every frame).
+PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted);
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
 // Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _atomic, _core, _units
 from .._args import check_str, type_name
-from ..errors import unknown_sample_type
+from ..errors import ProfileError, unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
 from ._files import save_by_extension
@@ -41,6 +41,23 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     if t is None:
         t = cache[key] = _core.aggregate(profile._core, by, inline, -1, -1, False)
     return t
+
+
+def keep_path_sums(profile: "Profile", by: str, inverted: bool = False) -> None:
+    """Sums every sample type's frames of ``profile`` in one pass and keeps them on
+    the profile, so its flame graphs of other sample types (same ``by`` and
+    direction, no base) only split the samples of the kept tree. For a caller
+    that switches sample types (the explorer): it costs about one full sample
+    type's tree. Only the first ``(by, inverted)`` asked is kept, so a profile
+    holds one set (about four bytes per sample and sixteen per frame and sample
+    type) and a later granularity change costs what it did without."""
+    cache = profile._derived.path_sums
+    if cache:
+        return
+    try:
+        cache[(by, bool(inverted))] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+    except ProfileError:  # a sample type whose sums pass int64: each type's tree says so itself
+        cache[(by, bool(inverted))] = None
 
 
 def flamegraph(
@@ -79,6 +96,8 @@ def flamegraph(
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
+    if base is None:
+        kwargs = dict(sums=profile._derived.path_sums.get((by, bool(inverted))))
     tree = _core.call_tree(
         profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
     )
