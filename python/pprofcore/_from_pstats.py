@@ -16,11 +16,11 @@ Built-ins (file ``~``) keep their ``<built-in ...>`` names.
 
 from __future__ import annotations
 
-import marshal
 import math
 from typing import Dict, Tuple
 
 from ._build import ProfileBuilder, input_error
+from ._marshal_subset import MarshalError, loads
 from ._profile import Profile
 
 FORMAT = "cProfile/pstats dump"
@@ -64,8 +64,8 @@ def _calls(n: float, where: str) -> int:
 def read_pstats_bytes(data: bytes) -> Profile:
     """Build a Profile from a cProfile/pstats dump (see the module docstring)."""
     try:
-        stats = marshal.loads(data)
-    except (EOFError, ValueError, TypeError) as e:
+        stats = loads(data)  # not marshal.loads, which can crash on damaged input
+    except MarshalError as e:
         raise input_error(FORMAT, f"not a valid marshal dump ({e})") from None
     if not isinstance(stats, dict):
         raise input_error(FORMAT, "the dump is not a dict of functions")

@@ -94,6 +94,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_speedscope",
             "_from_collapsed",
             "_from_pstats",
+            "_marshal_subset",
             "_from_perf_script",
             "_from_jfr",
         },
