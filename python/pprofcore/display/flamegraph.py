@@ -79,7 +79,6 @@ def flamegraph(
         raise ValueError(f"min_fraction must be between 0 and 1, got {min_fraction}")
     ti = profile.sample_type_index(sample_type)
     stype, unit = profile.sample_types[ti]
-    kwargs = {}
     ratio = 1.0
     if base is not None and not isinstance(base, type(profile)):
         raise TypeError(f"base must be a Profile, not {type_name(base)}")
@@ -96,7 +95,7 @@ def flamegraph(
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
-    if base is None:
+    else:
         kwargs = dict(sums=profile._derived.path_sums.get((by, bool(inverted))))
     tree = _core.call_tree(
         profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
