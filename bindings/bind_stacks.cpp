@@ -36,10 +36,38 @@ void bind_stacks(py::module_& m) {
       },
       py::arg("profile"), py::arg("nodes"), py::arg("inverted") = false,
       "Each sample's path length and pprof's flat and cum per frame for every sample type, for call_tree(sums=...).");
+  py::class_<KeptTree>(m, "KeptTree",
+                       "Every sample type's trimmed call tree of one profile and node table (_core.kept_tree), "
+                       "kept so call_tree(kept=...) reads a covered type's tree off it without a split.")
+      .def_property_readonly("nbytes", &KeptTree::bytes)
+      .def("__len__", &KeptTree::size)
+      .def("covers", &KeptTree::covers, py::arg("type"), py::arg("min_fraction"),
+           "Whether the tree of this sample type trimmed at min_fraction is read off this one.");
+  m.def(
+      "kept_tree",
+      [](const Profile& p, const NodeTable& nodes, bool inverted, double min_fraction, double slack) {
+        py::gil_scoped_release nogil;  // profiles and node tables are immutable
+        return kept_tree(p, nodes, inverted, min_fraction, slack);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("inverted") = false, py::arg("min_fraction") = 0.0005,
+      py::arg("slack") = 0.5, py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
+      "Every sample type's trimmed call tree (trimmed at slack * min_fraction) and path sums, for "
+      "call_tree(kept=...) and derive_kept_tree.");
+  m.def(
+      "derive_kept_tree",
+      [](const Profile& child, const NodeTable& nodes, const KeptTree& parent) {
+        py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable
+        return derive_kept_tree(child, nodes, parent);
+      },
+      py::arg("child"), py::arg("nodes"), py::arg("parent"), py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
+      "The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an "
+      "equal node table: parent's less the dropped samples'. None when child is not such a profile or "
+      "building anew is cheaper.");
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,
-         size_t base_type, bool inverted, double min_fraction, const std::string& method, const PathSums* sums) {
+         size_t base_type, bool inverted, double min_fraction, const std::string& method, const PathSums* sums,
+         const KeptTree* kept) {
         if ((base == nullptr) != (base_nodes == nullptr))
           throw py::value_error("call_tree: base and base_nodes must be given together");
         CallTreeOptions opt;
@@ -56,6 +84,9 @@ void bind_stacks(py::module_& m) {
         if (sums && (sums->profile != &p || sums->nodes != &nodes || sums->inverted != inverted))
           throw py::value_error("call_tree: sums were computed for another profile, node table or direction");
         opt.sums = sums;
+        if (kept && (kept->sums.profile != &p || kept->sums.nodes != &nodes || kept->sums.inverted != inverted))
+          throw py::value_error("call_tree: kept tree was built for another profile, node table or direction");
+        opt.kept = kept;
         CallTree t;
         {
           py::gil_scoped_release nogil;  // profiles and node tables are immutable
@@ -83,11 +114,12 @@ void bind_stacks(py::module_& m) {
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("base") = nullptr, py::arg("base_nodes") = nullptr,
       py::arg("base_type") = 0, py::arg("inverted") = false, py::arg("min_fraction") = 0.0, py::arg("method") = "auto",
-      py::arg("sums") = nullptr,
+      py::arg("sums") = nullptr, py::arg("kept") = nullptr,
       "Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. "
       "method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, "
       "'auto' is 'pruned' when min_fraction > 0. sums: _core.path_sums of the same profile, nodes and "
-      "direction (used by the pruned build without a base).");
+      "direction (used by the pruned build without a base). kept: _core.kept_tree of the same profile, nodes and "
+      "direction: a type it covers is read off it, others split from its sums.");
 }
 
 }  // namespace pprofcore::bindings

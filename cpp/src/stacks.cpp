@@ -23,17 +23,18 @@ int32_t FrameTable::intern(std::string_view name, std::string_view file, int64_t
   return add(name, file, line, h);
 }
 
-int32_t FrameTable::ellipsis() {
-  if (out_.ellipsis_frame < 0) {
+int32_t FrameTable::ellipsis() { return add_ellipsis(out_); }
+
+int32_t add_ellipsis(CallTree& out) {
+  if (out.ellipsis_frame < 0) {
     // Not in the name index: a function named "..." keeps a frame of its own.
-    out_.ellipsis_frame = static_cast<int32_t>(out_.frame_name.size());
-    out_.frame_name.push_back("...");
-    out_.frame_file.push_back("");
-    out_.frame_line.push_back(0);
-    for (auto* v : {&out_.frame_self, &out_.frame_total, &out_.frame_base_self, &out_.frame_base_total})
-      v->push_back(0);
+    out.ellipsis_frame = static_cast<int32_t>(out.frame_name.size());
+    out.frame_name.push_back("...");
+    out.frame_file.push_back("");
+    out.frame_line.push_back(0);
+    for (auto* v : {&out.frame_self, &out.frame_total, &out.frame_base_self, &out.frame_base_total}) v->push_back(0);
   }
-  return out_.ellipsis_frame;
+  return out.ellipsis_frame;
 }
 
 void FrameTable::reserve(const NodeTable& nodes) {
@@ -98,10 +99,18 @@ CallTree build_call_tree(const StackSource& cur, const StackSource* base, const 
   out.with_base = base != nullptr;
   const bool pruned = opt.method == CallTreeOptions::Method::Pruned ||
                       (opt.method == CallTreeOptions::Method::Auto && opt.min_fraction > 0.0);
-  if (pruned)
+  if (pruned && !base && opt.kept && opt.kept->sums.profile == cur.profile && opt.kept->sums.nodes == cur.nodes &&
+      opt.kept->sums.inverted == opt.inverted && opt.kept->covers(cur.type, opt.min_fraction)) {
+    stacks::emit_kept(*opt.kept, cur.type, opt.min_fraction, out);
+  } else if (pruned && opt.kept) {
+    CallTreeOptions with_sums = opt;  // what the kept tree does not cover is split from its sums
+    with_sums.sums = &opt.kept->sums;
+    stacks::build_pruned(cur, base, with_sums, out);
+  } else if (pruned) {
     stacks::build_pruned(cur, base, opt, out);
-  else
+  } else {
     stacks::build_trie(cur, base, opt, out);
+  }
   if (!base) {
     out.base_self.clear();
     out.base_total.clear();

@@ -62,6 +62,61 @@ inline bool wider(int64_t ta, int64_t ba, std::string_view na, int64_t tb, int64
   return na < nb;
 }
 
+// One source's frames per location, in walking order: a location's frames
+// are frames[off[loc], off[loc + 1]), outermost inline frame first (innermost
+// when inverted), and a sample's locations are walked by `step` from its
+// stack's root end (its leaf end when inverted).
+struct SourceFrames {
+  const int32_t* stack = nullptr;  // the profile's stack_locations
+  int64_t step = -1;
+  std::vector<int64_t> off{0};
+  std::vector<int32_t> frames;
+};
+
+void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, SourceFrames& sf);
+
+// The path sums of one source for types [tb, tb + nt), split across threads
+// for large profiles; sums wrap, so the split does not change them.
+void sum_source(const StackSource& src, const SourceFrames& sf, bool inverted, size_t tb, size_t nt,
+                size_t min_samples_per_thread, size_t n_frames, PathSums& out);
+
+// Every sample type's path sums of a profile (path_sums), with the frame
+// table they number (frame_table's frame columns) and the frames per location.
+PathSums all_type_sums(const Profile& profile, const NodeTable& nodes, bool inverted, CallTree& frame_table,
+                       SourceFrames& sf);
+
+// Adds the "..." frame to `out`'s frame table (zero sums) unless it is there.
+int32_t add_ellipsis(CallTree& out);
+
+// Adds (or takes away) sample s's values of types [tb, tb + nt) to pprof's
+// flat and cum per frame ([frame * nt + type]); returns its path length (0
+// when it has no value in those types). `seen` holds one stamp per frame,
+// `stamp` new for each sample.
+int64_t add_frame_sums(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t s,
+                       uint32_t stamp, std::vector<uint32_t>& seen, int64_t* fself, int64_t* ftotal, bool subtract);
+
+// The frame a walk (pos: its stack entry, sub: the frame within that
+// location) is at, and the walk moved on to the next one.
+template <class Walk>
+inline int32_t next_frame(const SourceFrames& sf, Walk& r) {
+  const size_t loc = static_cast<size_t>(sf.stack[r.pos]);
+  const int64_t b = sf.off[loc];
+  const int32_t f = sf.frames[static_cast<size_t>(b + r.sub)];
+  if (b + r.sub + 1 < sf.off[loc + 1]) {
+    ++r.sub;
+  } else {
+    r.pos += sf.step;
+    r.sub = 0;
+  }
+  return f;
+}
+
+// How many samples ahead a split loop prefetches the stack entry it will read.
+constexpr size_t kPrefetch = 16;
+
+// The tree of `type` read off a kept tree that covers it (KeptTree::covers).
+void emit_kept(const KeptTree& kept, size_t type, double min_fraction, CallTree& out);
+
 // The two builds; build_call_tree checks the sources and picks one. Both fill
 // every column of `out` (base columns included; the caller clears them).
 void build_trie(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt, CallTree& out);

@@ -21,17 +21,6 @@ namespace pprofcore::stacks {
 
 namespace {
 
-// One source's frames per location, in walking order: a location's frames
-// are frames[off[loc], off[loc + 1]), outermost inline frame first (innermost
-// when inverted), and a sample's locations are walked by `step` from its
-// stack's root end (its leaf end when inverted).
-struct SourceFrames {
-  const int32_t* stack = nullptr;  // the profile's stack_locations
-  int64_t step = -1;
-  std::vector<int64_t> off{0};
-  std::vector<int32_t> frames;
-};
-
 // One sample's walk: the frame it is at is the `sub`-th of the location at
 // stack[pos]; `len` frames in all. The split advances it one frame per level,
 // so no path is ever copied out.
@@ -49,6 +38,62 @@ struct Paths {
   int64_t total = 0, base_total = 0;  // the root's
 };
 
+// Sums one range of samples [first, last) for sample types [tb, tb + nt):
+// each path's length and pprof's flat and cum per frame. Samples with no
+// value in those types are skipped.
+void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
+               PathSums& part) {
+  const size_t nf = part.num_frames;
+  part.len.assign(last - first, 0);
+  part.fself.assign(nf * nt, 0);
+  part.ftotal.assign(nf * nt, 0);
+  std::vector<uint32_t> seen(nf, 0);
+  for (size_t s = first; s < last; ++s) {
+    const uint32_t stamp = static_cast<uint32_t>(s - first + 1);
+    part.len[s - first] = static_cast<int32_t>(
+        add_frame_sums(p, sf, inverted, tb, nt, s, stamp, seen, part.fself.data(), part.ftotal.data(), false));
+  }
+}
+
+// Adds one source's walks (every sample with a non-zero value, in sample
+// order), its per-frame sums and its root total, from its path sums.
+void add_source(const StackSource& src, const PathSums& sums, bool inverted, bool is_base, Paths& paths,
+                CallTree& out) {
+  const Profile& p = *src.profile;
+  const size_t nt = p.num_types(), col = src.type - sums.first_type, snt = sums.num_types;
+  std::vector<int64_t>& fself = is_base ? out.frame_base_self : out.frame_self;
+  std::vector<int64_t>& ftotal = is_base ? out.frame_base_total : out.frame_total;
+  for (size_t f = 0; f < sums.num_frames; ++f) {
+    fself[f] = sums.fself[f * snt + col];
+    ftotal[f] = sums.ftotal[f * snt + col];
+  }
+  int64_t& root = is_base ? paths.base_total : paths.total;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const int64_t v = p.values[s * nt + src.type];
+    if (v == 0) continue;
+    root = wrapping_add(root, v);
+    const int64_t pos = inverted ? p.stack_offsets[s] : p.stack_offsets[s + 1] - 1;
+    // aggregate() gives every location at least one node, so every step of the walk has a frame.
+    paths.refs.push_back(PathRef{pos, 0, sums.len[s], v, is_base ? 1 : 0});
+  }
+}
+
+// Whether `sums` were computed from this source, direction and frame count.
+bool sums_fit(const PathSums& sums, const StackSource& src, bool inverted, size_t n_frames) {
+  return sums.profile == src.profile && sums.nodes == src.nodes && sums.inverted == inverted &&
+         sums.num_frames == n_frames && src.type >= sums.first_type && src.type < sums.first_type + sums.num_types;
+}
+
+// A node waiting to be emitted: its samples are refs[begin, end) (none for a
+// "..." node, whose self is given).
+struct Pending {
+  int32_t out_parent, depth, frame;  // frame -1: a "..." node
+  int64_t total, base_total;
+  size_t begin, end;
+};
+
+}  // namespace
+
 // A source's frames per location (see SourceFrames).
 void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, SourceFrames& sf) {
   const Profile& p = *src.profile;
@@ -62,45 +107,6 @@ void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool 
       sf.frames.push_back(
           frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
     sf.off.push_back(static_cast<int64_t>(sf.frames.size()));
-  }
-}
-
-// Sums one range of samples [first, last) for sample types [tb, tb + nt):
-// each path's length and pprof's flat and cum per frame (flat to the path's
-// last frame, cum once per distinct frame of a path, so recursion is counted
-// once per sample). Samples with no value in those types are skipped.
-void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
-               PathSums& part) {
-  const size_t ntp = p.num_types(), nf = part.num_frames;
-  part.len.assign(last - first, 0);
-  part.fself.assign(nf * nt, 0);
-  part.ftotal.assign(nf * nt, 0);
-  std::vector<uint32_t> seen(nf, 0);
-  const int64_t* off = sf.off.data();
-  const int32_t* frames = sf.frames.data();
-  for (size_t s = first; s < last; ++s) {
-    const int64_t* v = &p.values[s * ntp + tb];
-    if (std::all_of(v, v + nt, [](int64_t x) { return x == 0; })) continue;
-    const uint32_t stamp = static_cast<uint32_t>(s - first + 1);
-    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
-    int64_t len = 0;
-    int32_t leaf = 0;  // an empty stack ends at the root
-    for (int64_t k = 0; k < se - sb; ++k) {
-      const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
-      for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
-        const size_t f = static_cast<size_t>(frames[j]);
-        if (seen[f] != stamp) {
-          seen[f] = stamp;
-          for (size_t t = 0; t < nt; ++t) part.ftotal[f * nt + t] = wrapping_add(part.ftotal[f * nt + t], v[t]);
-        }
-        leaf = frames[j];
-      }
-      len += off[loc + 1] - off[loc];
-    }
-    for (size_t t = 0; t < nt; ++t)
-      part.fself[static_cast<size_t>(leaf) * nt + t] =
-          wrapping_add(part.fself[static_cast<size_t>(leaf) * nt + t], v[t]);
-    part.len[s - first] = static_cast<int32_t>(len);
   }
 }
 
@@ -136,61 +142,33 @@ void sum_source(const StackSource& src, const SourceFrames& sf, bool inverted, s
   }
 }
 
-// Adds one source's walks (every sample with a non-zero value, in sample
-// order), its per-frame sums and its root total, from its path sums.
-void add_source(const StackSource& src, const PathSums& sums, bool inverted, bool is_base, Paths& paths,
-                CallTree& out) {
-  const Profile& p = *src.profile;
-  const size_t nt = p.num_types(), col = src.type - sums.first_type, snt = sums.num_types;
-  std::vector<int64_t>& fself = is_base ? out.frame_base_self : out.frame_self;
-  std::vector<int64_t>& ftotal = is_base ? out.frame_base_total : out.frame_total;
-  for (size_t f = 0; f < sums.num_frames; ++f) {
-    fself[f] = sums.fself[f * snt + col];
-    ftotal[f] = sums.ftotal[f * snt + col];
+int64_t add_frame_sums(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t s,
+                       uint32_t stamp, std::vector<uint32_t>& seen, int64_t* fself, int64_t* ftotal, bool subtract) {
+  const int64_t* v = &p.values[s * p.num_types() + tb];
+  if (std::all_of(v, v + nt, [](int64_t x) { return x == 0; })) return 0;
+  const auto add = [&](int64_t* to) {
+    for (size_t t = 0; t < nt; ++t) to[t] = subtract ? wrapping_sub(to[t], v[t]) : wrapping_add(to[t], v[t]);
+  };
+  const int64_t* off = sf.off.data();
+  const int32_t* frames = sf.frames.data();
+  const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+  int64_t len = 0;
+  int32_t leaf = 0;  // an empty stack ends at the root
+  for (int64_t k = 0; k < se - sb; ++k) {
+    const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
+    for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
+      const size_t f = static_cast<size_t>(frames[j]);
+      if (seen[f] != stamp) {  // cum once per distinct frame of a path: recursion counts once
+        seen[f] = stamp;
+        add(ftotal + f * nt);
+      }
+      leaf = frames[j];
+    }
+    len += off[loc + 1] - off[loc];
   }
-  int64_t& root = is_base ? paths.base_total : paths.total;
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int64_t v = p.values[s * nt + src.type];
-    if (v == 0) continue;
-    root = wrapping_add(root, v);
-    const int64_t pos = inverted ? p.stack_offsets[s] : p.stack_offsets[s + 1] - 1;
-    // aggregate() gives every location at least one node, so every step of the walk has a frame.
-    paths.refs.push_back(PathRef{pos, 0, sums.len[s], v, is_base ? 1 : 0});
-  }
+  add(fself + static_cast<size_t>(leaf) * nt);  // flat to the path's last frame
+  return len;
 }
-
-// Whether `sums` were computed from this source, direction and frame count.
-bool sums_fit(const PathSums& sums, const StackSource& src, bool inverted, size_t n_frames) {
-  return sums.profile == src.profile && sums.nodes == src.nodes && sums.inverted == inverted &&
-         sums.num_frames == n_frames && src.type >= sums.first_type && src.type < sums.first_type + sums.num_types;
-}
-
-// The frame `r` is at, and the walk moved on to the next one.
-inline int32_t next_frame(const SourceFrames& sf, PathRef& r) {
-  const size_t loc = static_cast<size_t>(sf.stack[r.pos]);
-  const int64_t b = sf.off[loc];
-  const int32_t f = sf.frames[static_cast<size_t>(b + r.sub)];
-  if (b + r.sub + 1 < sf.off[loc + 1]) {
-    ++r.sub;
-  } else {
-    r.pos += sf.step;
-    r.sub = 0;
-  }
-  return f;
-}
-
-// How many samples ahead the split loop prefetches the stack entry it will read.
-constexpr size_t kPrefetch = 16;
-
-// A node waiting to be emitted: its samples are refs[begin, end) (none for a
-// "..." node, whose self is given).
-struct Pending {
-  int32_t out_parent, depth, frame;  // frame -1: a "..." node
-  int64_t total, base_total;
-  size_t begin, end;
-};
-
-}  // namespace
 
 void build_pruned(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt, CallTree& out) {
   size_t n_samples = cur.profile->num_samples();
@@ -340,19 +318,28 @@ void build_pruned(const StackSource& cur, const StackSource* base, const CallTre
 
 namespace pprofcore {
 
-PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted) {
+namespace stacks {
+
+PathSums all_type_sums(const Profile& profile, const NodeTable& nodes, bool inverted, CallTree& frame_table,
+                       SourceFrames& sf) {
   const StackSource src{&profile, &nodes, 0};
   for (size_t t = 0; t < std::max<size_t>(1, profile.num_types()); ++t)
-    stacks::check_source(StackSource{&profile, &nodes, t}, "profile");  // each type's sums fit int64
-  CallTree scratch;
-  stacks::FrameTable frames(scratch);
-  const std::vector<int32_t> frame_of = stacks::frames_of(src, frames);
-  stacks::SourceFrames sf;
-  stacks::prepare(src, frame_of, inverted, sf);
+    check_source(StackSource{&profile, &nodes, t}, "profile");  // each type's sums fit int64
+  FrameTable frames(frame_table);
+  const std::vector<int32_t> frame_of = frames_of(src, frames);
+  prepare(src, frame_of, inverted, sf);
   PathSums out;
-  stacks::sum_source(src, sf, inverted, 0, profile.num_types(), CallTreeOptions{}.min_samples_per_thread,
-                     scratch.frame_name.size(), out);
+  sum_source(src, sf, inverted, 0, profile.num_types(), CallTreeOptions{}.min_samples_per_thread,
+             frame_table.frame_name.size(), out);
   return out;
+}
+
+}  // namespace stacks
+
+PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted) {
+  CallTree scratch;
+  stacks::SourceFrames sf;
+  return stacks::all_type_sums(profile, nodes, inverted, scratch, sf);
 }
 
 }  // namespace pprofcore

@@ -5,6 +5,7 @@
 #include "check.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/filter.hpp"
 #include "pprofcore/stacks.hpp"
 
 using namespace pprofcore;
@@ -243,6 +244,50 @@ TEST(kept_path_sums_give_the_tree_built_from_scratch) {
           }
     }
   }
+}
+
+// Every tree read off (or split from) `kept` equals the one built from scratch.
+static size_t check_kept_tree(const Profile& p, const NodeTable& nodes, const KeptTree& kept, bool inverted) {
+  size_t covered = 0;
+  for (size_t type = 0; type < p.num_types(); ++type)
+    for (double mf : {0.002, 0.05, 0.2}) {
+      CallTreeOptions scratch, read;
+      scratch.min_fraction = read.min_fraction = mf;
+      scratch.inverted = read.inverted = inverted;
+      read.kept = &kept;
+      EXPECT(same_tree(build_call_tree(StackSource{&p, &nodes, type}, nullptr, scratch),
+                       build_call_tree(StackSource{&p, &nodes, type}, nullptr, read)));
+      covered += kept.covers(type, mf);
+    }
+  return covered;
+}
+
+TEST(kept_trees_and_derived_ones_give_the_trees_built_from_scratch) {
+  size_t covered = 0, derived = 0;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    Profile cur = with_second_type(check::random_profile(seed, 30 + seed * 7), seed);
+    if (seed % 2)  // no negative value: the derived trees cover both types
+      for (int64_t& v : cur.values) v = v < 0 ? -v : v;
+    const NodeTable nc = aggregate(cur, AggregateOptions{});
+    std::vector<uint8_t> keep(cur.num_samples(), 1);
+    for (size_t s = seed % 5; s < keep.size(); s += 5) keep[s] = 0;  // a fifth dropped
+    const Profile child = keep_samples(cur, keep);
+    const NodeTable nk = aggregate(child, AggregateOptions{});
+    for (bool inverted : {false, true})
+      for (double slack : {1.0, 0.5}) {
+        const KeptTree kept = kept_tree(cur, nc, inverted, 0.002, slack);
+        covered += check_kept_tree(cur, nc, kept, inverted);
+        const std::optional<KeptTree> sub = derive_kept_tree(child, nk, kept);
+        EXPECT(sub.has_value());
+        if (!sub) continue;
+        derived += check_kept_tree(child, nk, *sub, inverted);
+      }
+    // A profile whose samples are not the parent's gets none.
+    EXPECT(!derive_kept_tree(with_second_type(check::random_profile(seed + 99, 40), seed), nc,
+                             kept_tree(cur, nc, false, 0.002, 0.5))
+                .has_value());
+  }
+  EXPECT(covered > 100 && derived > 50);  // most trees were read off the kept ones
 }
 
 TEST(pruned_build_on_the_hand_built_tree) {

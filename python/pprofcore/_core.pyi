@@ -265,9 +265,10 @@ def call_tree(
     min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0,
     method: str = "auto",
     sums: PathSums | None = None,
+    kept: KeptTree | None = None,
 ) -> dict[str, typing.Any]:
     """
-    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0. sums: _core.path_sums of the same profile, nodes and direction (used by the pruned build without a base).
+    Flame graph call tree: nodes in pre-order (parent, frame, depth, self, total[, base_*]) and frames. method: 'trie' builds every node then trims (the reference), 'pruned' never builds trimmed nodes, 'auto' is 'pruned' when min_fraction > 0. sums: _core.path_sums of the same profile, nodes and direction (used by the pruned build without a base). kept: _core.kept_tree of the same profile, nodes and direction: a type it covers is read off it, others split from its sums.
     """
 
 class PathSums:
@@ -276,6 +277,34 @@ class PathSums:
     """
     @property
     def nbytes(self) -> int: ...
+
+class KeptTree:
+    """
+    Every sample type's trimmed call tree of one profile and node table (_core.kept_tree), kept so call_tree(kept=...) reads a covered type's tree off it without a split.
+    """
+    def __len__(self) -> int: ...
+    def covers(self, type: typing.SupportsInt | typing.SupportsIndex, min_fraction: typing.SupportsFloat | typing.SupportsIndex) -> bool:
+        """
+        Whether the tree of this sample type trimmed at min_fraction is read off this one.
+        """
+    @property
+    def nbytes(self) -> int: ...
+
+def kept_tree(
+    profile: Profile,
+    nodes: NodeTable,
+    inverted: bool = False,
+    min_fraction: typing.SupportsFloat | typing.SupportsIndex = 0.0005,
+    slack: typing.SupportsFloat | typing.SupportsIndex = 0.5,
+) -> KeptTree:
+    """
+    Every sample type's trimmed call tree (trimmed at slack * min_fraction) and path sums, for call_tree(kept=...) and derive_kept_tree.
+    """
+
+def derive_kept_tree(child: Profile, nodes: NodeTable, parent: KeptTree) -> KeptTree | None:
+    """
+    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. None when child is not such a profile or building anew is cheaper.
+    """
 
 def path_sums(profile: Profile, nodes: NodeTable, inverted: bool = False) -> PathSums:
     """

@@ -33,7 +33,7 @@ class Derived:
         "stack_ids",
         "nodes",
         "stack_nodes",
-        "path_sums",
+        "kept_trees",
         "sample_paths",
         "paths_parent",
         "used_locations",
@@ -52,8 +52,9 @@ class Derived:
         self.nodes: Dict[Tuple[str, bool, int, int], Any] = {}
         #: the report nodes without sums, by granularity: ``display.flamegraph.stack_nodes``
         self.stack_nodes: Dict[Any, Any] = {}
-        #: every sample type's frame sums by (by, inverted): ``display.flamegraph.keep_path_sums``
-        self.path_sums: Dict[Tuple[str, bool], Any] = {}
+        #: every sample type's trimmed call tree by (by, inverted): ``display.flamegraph.keep_call_trees``
+        #: (or ``derive_call_trees``, from a filter's input)
+        self.kept_trees: Dict[Tuple[str, bool], Any] = {}
         #: each sample's report nodes (``_core.sample_paths``) by granularity: ``display.callgraph.sample_paths``
         self.sample_paths: Dict[Any, Any] = {}
         #: a profile whose samples hold this one's (a filter's input), whose sample

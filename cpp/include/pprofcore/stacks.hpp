@@ -7,6 +7,7 @@
 // min_fraction > 0 (stacks_pruned.cpp). Does not lay out, colour or format.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -23,6 +24,7 @@ struct StackSource {
 };
 
 struct PathSums;
+struct KeptTree;
 
 struct CallTreeOptions {
   bool inverted = false;  // leaf functions under the root (callers below them)
@@ -42,6 +44,10 @@ struct CallTreeOptions {
   // that builds several sample types of one profile: the pruned build then
   // reads no frame outside the kept tree. Ignored with a base or the trie.
   const PathSums* sums = nullptr;
+  // Every sample type's trimmed tree of `cur` (kept_tree): a tree it covers is
+  // emitted from it without reading a frame; otherwise its sums serve as
+  // `sums`. Ignored with a base or the trie.
+  const KeptTree* kept = nullptr;
 };
 
 // What the pruned build reads every frame for: each sample's path length and
@@ -59,6 +65,41 @@ struct PathSums {
 
 // The path sums of every sample type of `profile` (one pass over every frame).
 PathSums path_sums(const Profile& profile, const NodeTable& nodes, bool inverted);
+
+// The trimmed call trees of every sample type of one profile at once: the
+// nodes whose total reaches `bound[t]` in some type t, with each type's self,
+// total and count (samples with a non-zero value) per node, and per node the
+// same sums over its children left out. Every node left out has |total| below
+// bound[t] in each type t, so a tree trimmed at a threshold of at least
+// bound[t] keeps only nodes of this one and is read off it (emit order,
+// "..." nodes and sums as the pruned build gives). A filtered profile that
+// keeps some samples unchanged derives its own by taking the dropped
+// samples away (derive_kept_tree). Built without a base only.
+struct KeptTree {
+  PathSums sums;                                                      // the profile, node table and direction are sums'
+  std::vector<double> bound;                                          // per type; +inf: this type is not covered
+  std::vector<uint8_t> nonneg;                                        // per type: no sample has a negative value
+  std::vector<int32_t> parent, frame, depth, child_begin, child_end;  // children: ids [begin, end)
+  std::vector<int64_t> self, total, count, rest_total, rest_count;    // [node * num_types + type]
+  StringTable frame_name, frame_file;                                 // the frame table of a build without a base
+  std::vector<int64_t> frame_line;
+  size_t size() const { return parent.size(); }
+  size_t bytes() const;
+  // Whether the tree of `type` trimmed at min_fraction is read off this one.
+  bool covers(size_t type, double min_fraction) const;
+};
+
+// Builds the kept tree of `profile` for trimming at min_fraction and above:
+// nodes reaching slack * min_fraction of a type's root total are kept, so a
+// filtered profile keeping at least `slack` of each total can derive its own.
+KeptTree kept_tree(const Profile& profile, const NodeTable& nodes, bool inverted, double min_fraction, double slack);
+
+// The kept tree of `child`, a profile whose samples are some of `parent`'s
+// (kept.sums.profile) unchanged, in order, over an equal node table (focus,
+// ignore, label filters): the parent's sums less the dropped samples'. Empty
+// (nullopt) when child is not such a profile or building anew is cheaper.
+// Types with negative values are not covered by the result.
+std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent);
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
 // Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),

@@ -43,21 +43,37 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     return t
 
 
-def keep_path_sums(profile: "Profile", by: str, inverted: bool = False) -> None:
-    """Sums every sample type's frames of ``profile`` in one pass and keeps them on
-    the profile, so its flame graphs of other sample types (same ``by`` and
-    direction, no base) only split the samples of the kept tree. For a caller
-    that switches sample types (the explorer): it costs about one full sample
-    type's tree. Only the first ``(by, inverted)`` asked is kept, so a profile
-    holds one set (about four bytes per sample and sixteen per frame and sample
-    type) and a later granularity change costs what it did without."""
-    cache = profile._derived.path_sums
+def keep_call_trees(profile: "Profile", by: str, inverted: bool = False) -> None:
+    """Splits the samples of ``profile`` once for every sample type
+    (``_core.kept_tree``: each type's trimmed tree and frame sums side by side)
+    and keeps the result on the profile, so its flame graphs of any sample type
+    (same ``by`` and direction, no base, the default trimming or coarser) are
+    read off it without reading a frame. For a caller that switches sample
+    types (the explorer): it costs about one sample type's tree with every
+    sample. Only the first ``(by, inverted)`` asked is kept, so a profile holds
+    one (a few bytes per sample and per node and type) and a later granularity
+    change costs what it did without."""
+    cache = profile._derived.kept_trees
     if cache:
         return
     try:
-        cache[(by, bool(inverted))] = _core.path_sums(profile._core, stack_nodes(profile, by), bool(inverted))
+        kept = _core.kept_tree(profile._core, stack_nodes(profile, by), bool(inverted), DEFAULT_MIN_FRACTION)
     except ProfileError:  # a sample type whose sums pass int64: each type's tree says so itself
-        cache[(by, bool(inverted))] = None
+        kept = None
+    cache[(by, bool(inverted))] = kept
+
+
+def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: bool = False) -> None:
+    """Gives ``profile``, made from ``parent`` by a filter that keeps some of its
+    samples unchanged (focus, ignore, a label filter), the call trees of
+    :func:`keep_call_trees` from ``parent``'s kept ones less the dropped
+    samples, when ``parent`` has them. Otherwise (other filters, or a child
+    small enough to split anew) nothing is kept and its trees are built as usual."""
+    kept = parent._derived.kept_trees.get((by, bool(inverted)))
+    cache = profile._derived.kept_trees
+    if kept is None or cache:
+        return
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(profile._core, stack_nodes(profile, by), kept)
 
 
 def flamegraph(
@@ -96,7 +112,7 @@ def flamegraph(
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
     else:
-        kwargs = dict(sums=profile._derived.path_sums.get((by, bool(inverted))))
+        kwargs = dict(kept=profile._derived.kept_trees.get((by, bool(inverted))))
     tree = _core.call_tree(
         profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
     )

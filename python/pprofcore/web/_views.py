@@ -19,7 +19,7 @@ import numpy as np
 from .. import _units
 from .._frames import num_label_units
 from ..display.callgraph_layout import callgraph_layout
-from ..display.flamegraph import keep_path_sums
+from ..display.flamegraph import derive_call_trees, keep_call_trees
 from ..display.html import flamegraph_data
 from ..display.timeline import Timeline
 from ._session import Session
@@ -137,8 +137,11 @@ def flamegraph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     a diff flame graph when the state compares against a base."""
     new, base = session.refined_parts(state)
     stype = prof.sample_types[ti][0]
-    if base is None and new is session.parts(state)[0]:  # unfiltered: a sample type switch only re-splits
-        keep_path_sums(new, state.granularity)
+    loaded = session.parts(state)[0]
+    if base is None and new is loaded:  # unfiltered: every sample type's tree from one split
+        keep_call_trees(new, state.granularity)
+    elif base is None:  # filtered: the loaded profile's trees less the dropped samples, where it can
+        derive_call_trees(new, loaded, state.granularity)
     fg = new.flamegraph(stype, by=state.granularity, base=base, normalize=True)
     return {"flame": flamegraph_data(fg)}
 
