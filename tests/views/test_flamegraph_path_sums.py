@@ -14,7 +14,7 @@ from pbprofile import valid_profiles
 
 import pprofcore
 from pprofcore import _core
-from pprofcore.display.flamegraph import keep_path_sums, stack_nodes
+from pprofcore.display.flamegraph import keep_call_trees, stack_nodes
 
 HEAP = pprofcore.load(pprofcore.__path__[0] + "/data/example-heap.pb.gz")
 
@@ -58,8 +58,8 @@ def test_kept_sums_on_a_heap_profile(inverted):
 def test_flamegraph_is_unchanged_by_kept_sums():
     p = pprofcore.load(pprofcore.__path__[0] + "/data/example-heap.pb.gz")
     before = [p.flamegraph(ti).nodes().to_pandas() for ti in range(len(p.sample_types))]
-    keep_path_sums(p, "functions")
-    assert p._derived.path_sums[("functions", False)].nbytes > 0
+    keep_call_trees(p, "functions")
+    assert p._derived.kept_trees[("functions", False)].nbytes > 0
     for ti, want in enumerate(before):
         assert p.flamegraph(ti).nodes().to_pandas().equals(want)
 
@@ -72,10 +72,3 @@ def test_sums_of_another_profile_or_direction_are_refused():
         _core.call_tree(other._core, stack_nodes(other, "functions"), 0, min_fraction=0.01, sums=sums)
     with pytest.raises(ValueError, match="direction"):
         _core.call_tree(HEAP._core, nodes, 0, inverted=True, min_fraction=0.01, sums=sums)
-
-
-def test_only_the_first_granularity_is_kept():
-    p = pprofcore.load(pprofcore.__path__[0] + "/data/example-heap.pb.gz")
-    keep_path_sums(p, "functions")
-    keep_path_sums(p, "lines")
-    assert list(p._derived.path_sums) == [("functions", False)]
