@@ -93,7 +93,10 @@ void split(const Profile& p, const SourceFrames& sf, std::vector<Walk>& walks, K
     slot_at.resize(w.end - w.begin);
     for (size_t i = w.begin; i < w.end; ++i) {
       Walk& r = walks[i];
-      if (i + kPrefetch < w.end) __builtin_prefetch(sf.stack + walks[i + kPrefetch].pos);
+      if (i + kPrefetch < w.end) {  // the stack entry and the values ahead miss the cache
+        __builtin_prefetch(sf.stack + walks[i + kPrefetch].pos);
+        __builtin_prefetch(p.values.data() + walks[i + kPrefetch].sample * nt);
+      }
       const int64_t* v = p.values.data() + r.sample * nt;
       if (static_cast<size_t>(r.len) == d) {
         add_row(&k.self[node * nt], nullptr, v, nt, 1);
