@@ -69,8 +69,12 @@ void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool 
 // each path's length and pprof's flat and cum per frame (flat to the path's
 // last frame, cum once per distinct frame of a path, so recursion is counted
 // once per sample). Samples with no value in those types are skipped.
-void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
-               PathSums& part) {
+// `Fixed` is nt when known at compile time (1: one flame graph's type, whose
+// adds then need no loop), 0 when only known at run time.
+template <size_t Fixed>
+void sum_paths_of(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t runtime_nt, size_t first,
+                  size_t last, PathSums& part) {
+  const size_t nt = Fixed ? Fixed : runtime_nt;
   const size_t ntp = p.num_types(), nf = part.num_frames;
   part.len.assign(last - first, 0);
   part.fself.assign(nf * nt, 0);
@@ -102,6 +106,14 @@ void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t t
           wrapping_add(part.fself[static_cast<size_t>(leaf) * nt + t], v[t]);
     part.len[s - first] = static_cast<int32_t>(len);
   }
+}
+
+void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
+               PathSums& part) {
+  if (nt == 1)
+    sum_paths_of<1>(p, sf, inverted, tb, nt, first, last, part);
+  else
+    sum_paths_of<0>(p, sf, inverted, tb, nt, first, last, part);
 }
 
 // The path sums of one source for types [tb, tb + nt), split across threads
