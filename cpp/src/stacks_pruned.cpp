@@ -38,11 +38,45 @@ struct Paths {
   int64_t total = 0, base_total = 0;  // the root's
 };
 
+// add_frame_sums; `Fixed` is nt when known at compile time (1: one flame
+// graph's type, whose adds then need no loop), 0 when only known at run time.
+template <size_t Fixed>
+int64_t add_frame_sums_of(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t runtime_nt,
+                          size_t s, uint32_t stamp, std::vector<uint32_t>& seen, int64_t* fself, int64_t* ftotal,
+                          bool subtract) {
+  const size_t nt = Fixed ? Fixed : runtime_nt;
+  const int64_t* v = &p.values[s * p.num_types() + tb];
+  if (std::all_of(v, v + nt, [](int64_t x) { return x == 0; })) return 0;
+  const auto add = [&](int64_t* to) {
+    for (size_t t = 0; t < nt; ++t) to[t] = subtract ? wrapping_sub(to[t], v[t]) : wrapping_add(to[t], v[t]);
+  };
+  const int64_t* off = sf.off.data();
+  const int32_t* frames = sf.frames.data();
+  const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+  int64_t len = 0;
+  int32_t leaf = 0;  // an empty stack ends at the root
+  for (int64_t k = 0; k < se - sb; ++k) {
+    const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
+    for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
+      const size_t f = static_cast<size_t>(frames[j]);
+      if (seen[f] != stamp) {  // cum once per distinct frame of a path: recursion counts once
+        seen[f] = stamp;
+        add(ftotal + f * nt);
+      }
+      leaf = frames[j];
+    }
+    len += off[loc + 1] - off[loc];
+  }
+  add(fself + static_cast<size_t>(leaf) * nt);  // flat to the path's last frame
+  return len;
+}
+
 // Sums one range of samples [first, last) for sample types [tb, tb + nt):
 // each path's length and pprof's flat and cum per frame. Samples with no
 // value in those types are skipped.
-void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
-               PathSums& part) {
+template <size_t Fixed>
+void sum_paths_of(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first,
+                  size_t last, PathSums& part) {
   const size_t nf = part.num_frames;
   part.len.assign(last - first, 0);
   part.fself.assign(nf * nt, 0);
@@ -50,9 +84,17 @@ void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t t
   std::vector<uint32_t> seen(nf, 0);
   for (size_t s = first; s < last; ++s) {
     const uint32_t stamp = static_cast<uint32_t>(s - first + 1);
-    part.len[s - first] = static_cast<int32_t>(
-        add_frame_sums(p, sf, inverted, tb, nt, s, stamp, seen, part.fself.data(), part.ftotal.data(), false));
+    part.len[s - first] = static_cast<int32_t>(add_frame_sums_of<Fixed>(p, sf, inverted, tb, nt, s, stamp, seen,
+                                                                        part.fself.data(), part.ftotal.data(), false));
   }
+}
+
+void sum_paths(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t first, size_t last,
+               PathSums& part) {
+  if (nt == 1)
+    sum_paths_of<1>(p, sf, inverted, tb, nt, first, last, part);
+  else
+    sum_paths_of<0>(p, sf, inverted, tb, nt, first, last, part);
 }
 
 // Adds one source's walks (every sample with a non-zero value, in sample
@@ -144,30 +186,7 @@ void sum_source(const StackSource& src, const SourceFrames& sf, bool inverted, s
 
 int64_t add_frame_sums(const Profile& p, const SourceFrames& sf, bool inverted, size_t tb, size_t nt, size_t s,
                        uint32_t stamp, std::vector<uint32_t>& seen, int64_t* fself, int64_t* ftotal, bool subtract) {
-  const int64_t* v = &p.values[s * p.num_types() + tb];
-  if (std::all_of(v, v + nt, [](int64_t x) { return x == 0; })) return 0;
-  const auto add = [&](int64_t* to) {
-    for (size_t t = 0; t < nt; ++t) to[t] = subtract ? wrapping_sub(to[t], v[t]) : wrapping_add(to[t], v[t]);
-  };
-  const int64_t* off = sf.off.data();
-  const int32_t* frames = sf.frames.data();
-  const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
-  int64_t len = 0;
-  int32_t leaf = 0;  // an empty stack ends at the root
-  for (int64_t k = 0; k < se - sb; ++k) {
-    const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
-    for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
-      const size_t f = static_cast<size_t>(frames[j]);
-      if (seen[f] != stamp) {  // cum once per distinct frame of a path: recursion counts once
-        seen[f] = stamp;
-        add(ftotal + f * nt);
-      }
-      leaf = frames[j];
-    }
-    len += off[loc + 1] - off[loc];
-  }
-  add(fself + static_cast<size_t>(leaf) * nt);  // flat to the path's last frame
-  return len;
+  return add_frame_sums_of<0>(p, sf, inverted, tb, nt, s, stamp, seen, fself, ftotal, subtract);
 }
 
 void build_pruned(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt, CallTree& out) {
