@@ -114,6 +114,15 @@ inline int32_t next_frame(const SourceFrames& sf, Walk& r) {
 // How many samples ahead a split loop prefetches the stack entry it will read.
 constexpr size_t kPrefetch = 16;
 
+// Appends a tree node's parent, depth and totals to `out`; returns its id.
+inline int32_t open_node(CallTree& out, int32_t parent, int32_t depth, int64_t total, int64_t base_total) {
+  out.parent.push_back(parent);
+  out.depth.push_back(depth);
+  out.total.push_back(total);
+  out.base_total.push_back(base_total);
+  return static_cast<int32_t>(out.parent.size() - 1);
+}
+
 // The tree of `type` read off a kept tree that covers it (KeptTree::covers).
 void emit_kept(const KeptTree& kept, size_t type, double min_fraction, CallTree& out);
 

@@ -223,11 +223,7 @@ void emit_kept(const KeptTree& k, size_t type, double min_fraction, CallTree& ou
   while (!stack.empty()) {
     const Item e = stack.back();
     stack.pop_back();
-    const int32_t id = static_cast<int32_t>(out.parent.size());
-    out.parent.push_back(e.out_parent);
-    out.depth.push_back(e.depth);
-    out.total.push_back(e.total);
-    out.base_total.push_back(0);
+    const int32_t id = open_node(out, e.out_parent, e.depth, e.total, 0);
     out.base_self.push_back(0);
     if (e.node < 0) {
       out.frame.push_back(add_ellipsis(out));

@@ -234,11 +234,7 @@ void build_pruned(const StackSource& cur, const StackSource* base, const CallTre
   while (!stack.empty()) {
     const Pending e = stack.back();
     stack.pop_back();
-    const int32_t id = static_cast<int32_t>(out.parent.size());
-    out.parent.push_back(e.out_parent);
-    out.depth.push_back(e.depth);
-    out.total.push_back(e.total);
-    out.base_total.push_back(e.base_total);
+    const int32_t id = open_node(out, e.out_parent, e.depth, e.total, e.base_total);
     if (e.frame < 0) {
       out.frame.push_back(frames.ellipsis());
       out.self.push_back(e.total);
