@@ -283,7 +283,9 @@ class KeptTree:
     Every sample type's trimmed call tree of one profile and node table (_core.kept_tree), kept so call_tree(kept=...) reads a covered type's tree off it without a split.
     """
     def __len__(self) -> int: ...
-    def covers(self, type: typing.SupportsInt | typing.SupportsIndex, min_fraction: typing.SupportsFloat | typing.SupportsIndex) -> bool:
+    def covers(
+        self, type: typing.SupportsInt | typing.SupportsIndex, min_fraction: typing.SupportsFloat | typing.SupportsIndex
+    ) -> bool:
         """
         Whether the tree of this sample type trimmed at min_fraction is read off this one.
         """
