@@ -57,7 +57,7 @@ def filtered(p, **kwargs):
         return p.filter(**kwargs)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     valid_profiles(),
     st.booleans(),
