@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import warnings
@@ -453,3 +454,21 @@ def test_http_sources_are_fetched(tmp_path, plain, monkeypatch):
         assert list(tmp_path.glob("pprof.*.pb.gz"))  # kept, as pprof keeps what it fetched
     finally:
         srv.shutdown()
+
+
+def test_background_work_runs_once_per_key_on_a_daemon_thread(plain):
+    session = Session([("p", plain)])
+    release, runs, daemons = threading.Event(), [], []
+
+    def work():
+        runs.append(1)
+        daemons.append(threading.current_thread().daemon)  # a server's Ctrl-C does not wait for it
+        release.wait(30)
+
+    session.in_background("build", work)
+    session.in_background("build", work)  # while the first runs
+    assert not session.wait_background(0.01)
+    release.set()
+    assert session.wait_background(30)
+    session.in_background("build", work)  # after it ended
+    assert session.wait_background(30) and runs == [1] and daemons == [True]

@@ -129,17 +129,56 @@ def test_a_kept_tree_of_another_profile_or_direction_is_refused():
         _core.kept_tree(p._core, nodes, False, 0.0005, 0.0)
 
 
-def test_explorer_flamegraph_after_filters_equals_a_fresh_build():
+def explorer_session(deferred: bool):
+    """A session on the example heap profile; ``deferred``: its background work
+    is kept for the test to run when it chooses (a build that has not ended yet)."""
     pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starlette uvicorn httpx")
+    from pprofcore.web import Session
+
+    class DeferredSession(Session):
+        def in_background(self, key, work):
+            self.deferred.setdefault(key, work)
+
+    session = (DeferredSession if deferred else Session)([("heap", pprofcore.load(HEAP))])
+    session.deferred = {}
+    return session, session.profiles[0][1]
+
+
+def test_explorer_first_page_leaves_the_kept_trees_to_the_background(monkeypatch):
+    from pprofcore.display.html import flamegraph_data
+    from pprofcore.web import State
+    from pprofcore.web._views import kept_trees_key, view
+
+    fresh = pprofcore.load(HEAP)
+    want = {t: flamegraph_data(fresh.flamegraph(t)) for t, _ in fresh.sample_types}
+    session, p = explorer_session(deferred=True)
+    kept_passed = []  # the kept tree each call_tree was given
+    call_tree = _core.call_tree
+    monkeypatch.setattr(_core, "call_tree", lambda *a, **kw: kept_passed.append(kw.get("kept")) or call_tree(*a, **kw))
+    first = view(session, "flamegraph", State())
+    assert not p._derived.kept_trees and kept_passed == [None]  # one type's tree, no split
+    assert list(session.deferred) == [kept_trees_key(State())]
+    early = State.from_query({"si": "alloc_space"})  # a switch before the build ends: its own tree
+    assert view(session, "flamegraph", early)["flame"] == want["alloc_space"]
+    assert kept_passed[-1] is None and not p._derived.kept_trees
+    session.deferred[kept_trees_key(State())]()  # the build ends
+    kept = p._derived.kept_trees[("functions", False)]
+    late = State.from_query({"si": "alloc_objects"})  # a switch after it: read off the kept tree
+    assert view(session, "flamegraph", late)["flame"] == want["alloc_objects"]
+    assert kept_passed[-1] is kept
+    assert first["flame"] == want[fresh.sample_types[fresh.sample_type_index(None)][0]]
+
+
+def test_explorer_flamegraph_after_filters_equals_a_fresh_build():
     pytest.importorskip("httpx", reason="the Starlette test client needs httpx")
     from pprofcore.display.html import flamegraph_data
-    from pprofcore.web import Session, State
-    from pprofcore.web._views import view
+    from pprofcore.web import State
+    from pprofcore.web._views import kept_trees_key, view
 
-    p = pprofcore.load(HEAP)
-    session = Session([("heap", p)])
+    session, p = explorer_session(deferred=False)
     first = view(session, "flamegraph", State())
-    assert p._derived.kept_trees  # the first page kept every type's tree
+    assert session.background_started(kept_trees_key(State())) and session.wait_background(60)
+    assert p._derived.kept_trees  # every type's tree, kept by the background build
     for query in ["si=alloc_space", "i=compress", "f=main&si=alloc_objects", "h=runtime", "s=main", "tf=bytes%3D:1MB"]:
         state = State.from_query(dict(parse_qsl(query)))
         got = view(session, "flamegraph", state)["flame"]

@@ -104,6 +104,35 @@ class Session:
         self.paths_budget = paths_budget
         self.views = _Cache(CACHE_SIZE * 4)
         self.texts = _Cache(CACHE_SIZE * 4)  # the views' data as JSON text (the server's responses)
+        self._background: Dict[Hashable, threading.Thread] = {}
+        self._background_lock = threading.Lock()
+
+    def in_background(self, key: Hashable, work: Callable[[], None]) -> None:
+        """Runs ``work`` on a thread of its own, once per ``key`` for the
+        session's life (a second call with the same key does nothing, whether
+        the first run is under way or over). The thread is a daemon: a server
+        stopped by Ctrl-C does not wait for it."""
+        with self._background_lock:
+            if key in self._background:
+                return
+            thread = self._background[key] = threading.Thread(
+                target=_ignoring_errors, args=(work,), name="pprofcore-background", daemon=True
+            )
+        thread.start()
+
+    def background_started(self, key: Hashable) -> bool:
+        """Whether :meth:`in_background` was called with ``key``."""
+        with self._background_lock:
+            return key in self._background
+
+    def wait_background(self, timeout: Optional[float] = None) -> bool:
+        """Waits up to ``timeout`` seconds (None: no limit) for the work started
+        by :meth:`in_background` so far; True when all of it has ended."""
+        with self._background_lock:
+            threads = list(self._background.values())
+        for thread in threads:
+            thread.join(timeout)
+        return not any(thread.is_alive() for thread in threads)
 
     def check(self, state: State) -> None:
         """Refuses a state that names a profile this session does not have."""
@@ -189,3 +218,10 @@ def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
         out = profile.filter(**kwargs)
     derive_sample_paths(out, profile)
     return out, [str(w.message) for w in caught if issubclass(w.category, FilterWarning)]
+
+
+def _ignoring_errors(work: Callable[[], None]) -> None:
+    try:
+        work()
+    except Exception:  # noqa: BLE001 - background work only saves later requests time; they compute their own
+        pass

@@ -138,12 +138,22 @@ def flamegraph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     new, base = session.refined_parts(state)
     stype = prof.sample_types[ti][0]
     loaded = session.parts(state)[0]
-    if base is None and new is loaded:  # unfiltered: every sample type's tree from one split
-        keep_call_trees(new, state.granularity)
-    elif base is None:  # filtered: the loaded profile's trees less the dropped samples, where it can
+    if base is None and new is not loaded:  # filtered: the loaded profile's trees less the dropped samples, if kept
         derive_call_trees(new, loaded, state.granularity)
     fg = new.flamegraph(stype, by=state.granularity, base=base, normalize=True)
+    if base is None and new is loaded:
+        # Every sample type's tree from one split, for a later switch to read
+        # its tree off: built off the request path once this answer is ready.
+        # Until it is kept, requests build their one type's tree (as this one
+        # did), which costs less than waiting for the split.
+        session.in_background(kept_trees_key(state), lambda: keep_call_trees(loaded, state.granularity))
     return {"flame": flamegraph_data(fg)}
+
+
+def kept_trees_key(state: State) -> tuple:
+    """The session's background work that keeps the call trees of ``state``'s
+    loaded profile (one per profile: only its first granularity is kept)."""
+    return ("kept call trees", state.profile)
 
 
 def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
