@@ -125,8 +125,7 @@ int32_t Merger::intern(std::string_view s, uint64_t h) {
 
 int32_t Merger::map_new_string(int32_t code) {
   const std::string_view s = src_->str(code);
-  return str_map_[static_cast<size_t>(code)] =
-             intern(s, src_string_hashes_ ? src_string_hashes_[code] : hash_bytes(s));
+  return str_map_[static_cast<size_t>(code)] = intern(s, src_string_hashes_ ? src_string_hashes_[code] : hash_bytes(s));
 }
 
 std::vector<uint64_t> source_string_hashes(const Profile& p) {
