@@ -567,6 +567,10 @@ bool quick_to_decode(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kCallerDecodeMax;
 }
 
+// The largest merged file (Profile::memory_bytes) merge_files hands back to
+// a decoding thread to free.
+constexpr size_t kHandBackMax = size_t(1) << 20;
+
 // A file decoded for merge_files, with its strings hashed by the thread that
 // decoded it (see Merger::add).
 struct DecodedFile {
@@ -598,7 +602,8 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   std::vector<std::unique_ptr<DecodedFile>> ready(n);
   // Merged files wait here for a worker to free them: freeing a profile costs
   // the thread that does it (and the decoder's allocator lock), and the
-  // merging thread is the one the others wait for.
+  // merging thread is the one the others wait for. Only small ones: a worker
+  // may not come back for half a window, and large files would raise the peak.
   std::vector<std::unique_ptr<DecodedFile>> spent;
   std::vector<std::exception_ptr> errors(n);
   std::mutex mu;
@@ -689,11 +694,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }
+      const bool hand_back = p->profile.memory_bytes() <= kHandBackMax;
       {
         std::lock_guard<std::mutex> lock(mu);
         merged = i + 1;
-        spent.push_back(std::move(p));
+        if (hand_back) spent.push_back(std::move(p));
       }
+      p.reset();
       cv_space.notify_all();
       if (on_file) on_file(i);
       if (poll) poll();
