@@ -114,8 +114,7 @@ size_t Merger::memory_bytes() const {
          loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
 }
 
-int32_t Merger::intern(std::string_view s) {
-  uint64_t h = hash_bytes(s);
+int32_t Merger::intern(std::string_view s, uint64_t h) {
   int32_t row = strings_.find(h, [&](int32_t r) { return out_.strings[static_cast<size_t>(r)] == s; });
   if (row >= 0) return row;
   row = static_cast<int32_t>(out_.strings.size());
@@ -124,10 +123,15 @@ int32_t Merger::intern(std::string_view s) {
   return row;
 }
 
-int32_t Merger::map_string(int32_t code) {
-  int32_t& m = str_map_[static_cast<size_t>(code)];
-  if (m < 0) m = intern(src_->str(code));
-  return m;
+int32_t Merger::map_new_string(int32_t code) {
+  const std::string_view s = src_->str(code);
+  return str_map_[static_cast<size_t>(code)] = intern(s, src_string_hashes_ ? src_string_hashes_[code] : hash_bytes(s));
+}
+
+std::vector<uint64_t> source_string_hashes(const Profile& p) {
+  std::vector<uint64_t> h(p.strings.size());
+  for (size_t i = 0; i < h.size(); ++i) h[i] = hash_bytes(p.strings[i]);
+  return h;
 }
 
 int32_t Merger::map_function(int32_t row) {
@@ -259,6 +263,7 @@ int32_t Merger::map_location(int32_t row) {
 
 void Merger::begin_source(const Profile& src) {
   src_ = &src;
+  src_string_hashes_ = nullptr;
   str_map_.assign(src.strings.size(), -1);
   fn_map_.assign(src.functions.size(), -1);
   map_map_.assign(src.mappings.size(), -1);
@@ -484,10 +489,11 @@ void Merger::reserve_samples(const Profile& src) {
                         out_.labels);
 }
 
-void Merger::add(const Profile& p) {
+void Merger::add(const Profile& p, const uint64_t* string_hashes) {
   if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
   begin_source(p);
+  src_string_hashes_ = string_hashes;
   reserve_samples(p);
   const size_t nt = p.num_types(), ns = p.num_samples();
   // The keys of a block of samples are built (interning in sample order, as
@@ -516,6 +522,7 @@ void Merger::add(const Profile& p) {
     }
   }
   src_ = nullptr;
+  src_string_hashes_ = nullptr;
 }
 
 Profile Merger::result() const {
@@ -560,6 +567,17 @@ bool quick_to_decode(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kCallerDecodeMax;
 }
 
+// The largest merged file (Profile::memory_bytes) merge_files hands back to
+// a decoding thread to free.
+constexpr size_t kHandBackMax = size_t(1) << 20;
+
+// A file decoded for merge_files, with its strings hashed by the thread that
+// decoded it (see Merger::add).
+struct DecodedFile {
+  Profile profile;
+  std::vector<uint64_t> string_hashes;
+};
+
 }  // namespace
 
 Profile merge_files(const std::vector<std::string>& paths, unsigned threads, const DecodeOptions& options,
@@ -581,7 +599,12 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   // One thread per file: the decoders and the merge already use the cores.
   DecodeOptions per_file = options;
   if (n > 1) per_file.threads = 1;
-  std::vector<std::unique_ptr<Profile>> ready(n);
+  std::vector<std::unique_ptr<DecodedFile>> ready(n);
+  // Merged files wait here for a worker to free them: freeing a profile costs
+  // the thread that does it (and the decoder's allocator lock), and the
+  // merging thread is the one the others wait for. Only small ones: a worker
+  // may not come back for half a window, and large files would raise the peak.
+  std::vector<std::unique_ptr<DecodedFile>> spent;
   std::vector<std::exception_ptr> errors(n);
   std::mutex mu;
   std::condition_variable cv_ready, cv_space;
@@ -590,11 +613,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
 
   // Decodes file i into ready[i], or its error into errors[i].
   auto decode_one = [&](size_t i) {
-    std::unique_ptr<Profile> p;
+    std::unique_ptr<DecodedFile> p;
     std::exception_ptr e;
     try {
       try {
-        p = std::make_unique<Profile>(load_file(paths[i], per_file));
+        p = std::make_unique<DecodedFile>();
+        p->profile = load_file(paths[i], per_file);
+        p->string_hashes = source_string_hashes(p->profile);
       } catch (...) {
         rethrow_with_path(paths[i]);
       }
@@ -609,15 +634,18 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
     cv_ready.notify_all();
   };
   auto worker = [&] {
+    std::vector<std::unique_ptr<DecodedFile>> to_free;
     for (;;) {
       size_t i;
       {
         std::unique_lock<std::mutex> lock(mu);
         if (next >= merged + window)
           cv_space.wait(lock, [&] { return stop || next >= n || next <= merged + window / 2; });
+        to_free.swap(spent);
         if (stop || next >= n) return;
         i = next++;
       }
+      to_free.clear();
       decode_one(i);
     }
   };
@@ -660,15 +688,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   try {
     for (size_t w = 0; w < decoders; ++w) pool.emplace_back(worker);
     for (size_t i = 0; i < n; ++i) {
-      std::unique_ptr<Profile> p = take(i);
+      std::unique_ptr<DecodedFile> p = take(i);
       try {
-        m.add(*p);
+        m.add(p->profile, p->string_hashes.data());
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }
+      const bool hand_back = p->profile.memory_bytes() <= kHandBackMax;
       {
         std::lock_guard<std::mutex> lock(mu);
         merged = i + 1;
+        if (hand_back) spent.push_back(std::move(p));
       }
       p.reset();
       cv_space.notify_all();

@@ -174,6 +174,24 @@ TEST(merge_sized_ahead_equals_grown) {
   EXPECT(merge(ptrs) == stepwise.take_result());
 }
 
+// Strings hashed ahead (merge_files hashes them on the decoding thread) merge
+// exactly as strings hashed by the Merger. Inputs alternate between the two,
+// so a hash that differs from the Merger's own, or one read at the wrong
+// code, interns a string twice or maps it to another string.
+TEST(merge_with_strings_hashed_ahead_equals_hashed_here) {
+  std::vector<Profile> steps;
+  for (int i = 0; i < 40; ++i) steps.push_back(heap_step(i, 10 + (i * 7) % 30));
+  Merger here, ahead;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    here.add(steps[i]);
+    const std::vector<uint64_t> hashes = source_string_hashes(steps[i]);
+    ahead.add(steps[i], i % 2 ? hashes.data() : nullptr);
+  }
+  Profile a = ahead.take_result();
+  check_invariants(a);
+  EXPECT(a == here.take_result());
+}
+
 TEST(merge_drops_cancelled_samples) {
   Profile a = heap_step(2);
   Profile neg = scale_n(a, {-1, -1, -1, -1});

@@ -33,8 +33,11 @@ class Merger {
   // types, else ProfileError), combines headers as pprof does (earliest
   // time_nanos with pprof's zero quirk, summed duration, max period, comments
   // deduplicated, first non-empty default_sample_type) and sums the values of
-  // its non-zero samples into the merged samples.
-  void add(const Profile& p);
+  // its non-zero samples into the merged samples. `string_hashes` (may be
+  // null) is source_string_hashes(p), computed where that is cheaper:
+  // merge_files hashes on the decoding thread, which has the bytes in its
+  // cache and time to spare, rather than on the merging thread.
+  void add(const Profile& p, const uint64_t* string_hashes = nullptr);
   // How many profiles add() will be given in all (0: unknown, the default).
   // Known, the merged sample columns are sized ahead from their growth so far
   // instead of doubling: each doubling copies the column into fresh pages
@@ -68,8 +71,15 @@ class Merger {
     int64_t num;
     int32_t unit;
   };
-  int32_t map_string(int32_t code);
-  int32_t intern(std::string_view s);
+  // The merged code of source string `code`: the memo inline (most calls),
+  // the interning out of line.
+  int32_t map_string(int32_t code) {
+    const int32_t m = str_map_[static_cast<size_t>(code)];
+    return m >= 0 ? m : map_new_string(code);
+  }
+  int32_t map_new_string(int32_t code);
+  int32_t intern(std::string_view s, uint64_t h);
+  int32_t intern(std::string_view s) { return intern(s, hash_bytes(s)); }
   int32_t map_function(int32_t row);
   int32_t map_mapping(int32_t row);
   int32_t map_location(int32_t row);
@@ -96,6 +106,7 @@ class Merger {
 
   // Per-source memo tables (reused between sources; only grow).
   const Profile* src_ = nullptr;
+  const uint64_t* src_string_hashes_ = nullptr;  // see add(); null: hashed here
   std::vector<int32_t> str_map_, fn_map_, map_map_, loc_map_;
   std::vector<int64_t> map_offset_;
   std::vector<int32_t> line_functions_;
@@ -130,6 +141,10 @@ class Merger {
   // for a chance of two keys colliding of about n^2 / 2^129.
   std::vector<Fingerprint> sample_prints_{};
 };
+
+// hash_bytes of each of p's strings, in code order: what Merger::add takes to
+// intern p's strings without hashing them again.
+std::vector<uint64_t> source_string_hashes(const Profile& p);
 
 // Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
 // the list is empty or the profiles are incompatible.
