@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "aggregate_internal.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/hashing.hpp"
@@ -115,41 +116,88 @@ void throw_sums_overflow(const Profile& p, size_t type) {
                      "values down (Profile.scale) or filter samples first");
 }
 
+namespace aggregate_detail {
+
+uint64_t sample_label_bits(const SumContext& c, const int64_t* v) {
+  const size_t nt = c.nt;
+  if (c.by_type) {
+    uint64_t bits = kAnyTypeBit;
+    for (size_t k = 0; k < nt; ++k)
+      if (v[k] != 0) bits |= uint64_t{1} << k;
+    return bits;
+  }
+  if (c.label_type < 0) return 1;
+  if (static_cast<size_t>(c.label_type) >= nt) return 0;
+  const bool div = c.label_div_type >= 0 && static_cast<size_t>(c.label_div_type) < nt;
+  return (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
+}
+
+size_t sample_parts(size_t ns, const AggregateOptions& opt) {
+  return std::max<size_t>(1,
+                          std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+}
+
+void add_sums(SampleSums& to, const SampleSums& from) {
+  for (size_t i = 0; i < to.flat.size(); ++i) to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
+  for (size_t i = 0; i < to.cum.size(); ++i) to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
+  for (size_t n = 0; n < to.noinline_in.size(); ++n) to.noinline_in[n] |= from.noinline_in[n];
+  for (size_t e = 0; e < from.edge_callee.size(); ++e) {
+    const size_t row = to.edge_row(from.edge_caller[e], from.edge_callee[e]);
+    to.edge_inline[row] |= from.edge_inline[e];
+    to.edge_plain[row] |= from.edge_plain[e];
+  }
+}
+
+void set_inline_labels(NodeTable& t, size_t nn, const SampleSums& sums, const AggregateOptions& opt, bool by_type,
+                       bool summed) {
+  const size_t nt = t.n_types;
+  const std::vector<int32_t>& inline_callee = sums.edge_callee;
+  const std::vector<uint64_t>&edge_inline = sums.edge_inline, &edge_plain = sums.edge_plain;
+  const std::vector<uint64_t>& node_noinline_in = sums.noinline_in;
+  constexpr uint64_t kAny = kAnyTypeBit;
+  auto bit = [](size_t k) { return uint64_t{1} << k; };
+
+  // Node labels as in report.TextItems: "(inline)" when every in-edge is
+  // inline, "(partial-inline)" when some are; counting the samples with any of
+  // `choice`'s bits.
+  std::vector<uint8_t> inline_in(nn, 0);
+  auto labels_of = [&](uint64_t choice, uint8_t* out, size_t stride) {
+    std::fill(inline_in.begin(), inline_in.end(), 0);
+    for (size_t e = 0; e < inline_callee.size(); ++e)
+      if ((edge_inline[e] & choice) && !(edge_plain[e] & choice)) inline_in[static_cast<size_t>(inline_callee[e])] = 1;
+    for (size_t n = 0; summed && n < nn; ++n)
+      if (inline_in[n]) out[n * stride] = (node_noinline_in[n] & choice) ? 2 : 1;
+  };
+
+  t.inline_label.assign(nn, 0);
+  uint64_t own = 1;  // opt's label type, in this pass's bits
+  if (by_type) {
+    own = 0;
+    if (opt.label_type < 0)
+      own = kAny;
+    else if (static_cast<size_t>(opt.label_type) < nt) {
+      own = bit(static_cast<size_t>(opt.label_type));
+      if (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt)
+        own |= bit(static_cast<size_t>(opt.label_div_type));
+    }
+  }
+  labels_of(own, t.inline_label.data(), 1);
+  if (by_type && summed) {
+    const size_t nc = 2 * nt + 1;
+    t.inline_labels_by_type.assign(nn * nc, 0);
+    labels_of(kAny, t.inline_labels_by_type.data(), nc);
+    for (size_t k = 0; k < nt; ++k) {
+      labels_of(bit(k), t.inline_labels_by_type.data() + 1 + k, nc);
+      labels_of(bit(k) | bit(0), t.inline_labels_by_type.data() + 1 + nt + k, nc);
+    }
+  }
+}
+
+}  // namespace aggregate_detail
+
 namespace {
 
-// The label bit of a sample with any non-zero value (see the sample loop).
-constexpr uint64_t kAnyTypeBit = uint64_t{1} << 63;
-
-// What the sample loop reads besides the profile and the node table.
-struct SumContext {
-  size_t nt, nn;
-  const std::vector<uint8_t>* inline_capable;
-  bool any_inline, by_type;
-  int label_type, label_div_type;
-};
-
-// What samples [first, last) add: flat and cum per node, the label bits of
-// each node's non-inline in-edges, and of the edges into nodes that can be
-// inline, keyed by (caller, callee) in order of first appearance.
-struct SampleSums {
-  std::vector<int64_t> flat, cum;
-  std::vector<uint64_t> noinline_in;
-  KeyIndex edge_index;
-  std::vector<int32_t> edge_caller, edge_callee;
-  std::vector<uint64_t> edge_inline, edge_plain;
-
-  // The row of edge caller -> callee, added with no bits when new.
-  size_t edge_row(int32_t caller, int32_t callee) {
-    const int32_t row =
-        edge_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(edge_callee.size()));
-    if (row >= 0) return static_cast<size_t>(row);
-    edge_caller.push_back(caller);
-    edge_callee.push_back(callee);
-    edge_inline.push_back(0);
-    edge_plain.push_back(0);
-    return edge_callee.size() - 1;
-  }
-};
+using namespace aggregate_detail;
 
 void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size_t first, size_t last,
                  SampleSums& out) {
@@ -158,27 +206,15 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
   out.cum.assign(c.nn * nt, 0);
   out.noinline_in.assign(c.nn, 0);
   std::vector<uint32_t> seen(c.nn, 0);  // stamp = sample index + 1
-  // Inline labels: each sample has bits (with at most kMaxInlineLabelTypes
-  // types: bit k when its value of type k is non-zero, the top bit when any is;
-  // with more: bit 0 when it counts for the label type). Edges into nodes that
-  // can be inline and the nodes' non-inline in-edges keep the bits of their
-  // occurrences, so one pass gives the labels of every label type.
+  // Inline labels: each sample has bits (sample_label_bits). Edges into nodes
+  // that can be inline and the nodes' non-inline in-edges keep the bits of
+  // their occurrences, so one pass gives the labels of every label type.
   for (size_t s = first; s < last; ++s) {
     const int64_t* v = p.values.data() + s * nt;
-    uint64_t bits = 0;
     bool nonzero = false;
     for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
     if (!nonzero) continue;
-    if (c.by_type) {
-      bits = kAnyTypeBit;
-      for (size_t k = 0; k < nt; ++k)
-        if (v[k] != 0) bits |= uint64_t{1} << k;
-    } else if (c.label_type < 0) {
-      bits = 1;
-    } else if (static_cast<size_t>(c.label_type) < nt) {
-      const bool div = c.label_div_type >= 0 && static_cast<size_t>(c.label_div_type) < nt;
-      bits = (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
-    }
+    const uint64_t bits = sample_label_bits(c, v);
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
@@ -206,20 +242,6 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
       int64_t* f = out.flat.data() + static_cast<size_t>(parent) * nt;
       for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
     }
-  }
-}
-
-// Adds the sums of a later part of the samples to `to`.
-void add_sums(SampleSums& to, const SampleSums& from) {
-  for (size_t i = 0; i < to.flat.size(); ++i) {
-    to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
-    to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
-  }
-  for (size_t n = 0; n < to.noinline_in.size(); ++n) to.noinline_in[n] |= from.noinline_in[n];
-  for (size_t e = 0; e < from.edge_callee.size(); ++e) {
-    const size_t row = to.edge_row(from.edge_caller[e], from.edge_callee[e]);
-    to.edge_inline[row] |= from.edge_inline[e];
-    to.edge_plain[row] |= from.edge_plain[e];
   }
 }
 
@@ -376,53 +398,14 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const SumContext ctx{nt, nn, &inline_capable, any_inline, by_type, opt.label_type, opt.label_div_type};
   // Big profiles are summed in parts on threads and the parts added in order
   // (sums wrap as one pass would; edges keep their first appearance).
-  const size_t parts =
-      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  const size_t parts = sample_parts(ns, opt);
   std::vector<SampleSums> done(parts);
   fork_join(parts, [&](size_t k) { sum_samples(p, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
   for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
   SampleSums& sums = done[0];
   t.flat = std::move(sums.flat);
   t.cum = std::move(sums.cum);
-  const std::vector<int32_t>& inline_callee = sums.edge_callee;
-  const std::vector<uint64_t>&edge_inline = sums.edge_inline, &edge_plain = sums.edge_plain;
-  const std::vector<uint64_t>& node_noinline_in = sums.noinline_in;
-  constexpr uint64_t kAny = kAnyTypeBit;
-  auto bit = [](size_t k) { return uint64_t{1} << k; };
-
-  // Node labels as in report.TextItems: "(inline)" when every in-edge is
-  // inline, "(partial-inline)" when some are; counting the samples with any of
-  // `choice`'s bits.
-  std::vector<uint8_t> inline_in(nn, 0);
-  auto labels_of = [&](uint64_t choice, uint8_t* out, size_t stride) {
-    std::fill(inline_in.begin(), inline_in.end(), 0);
-    for (size_t e = 0; e < inline_callee.size(); ++e)
-      if ((edge_inline[e] & choice) && !(edge_plain[e] & choice)) inline_in[static_cast<size_t>(inline_callee[e])] = 1;
-    for (size_t n = 0; ns && n < nn; ++n)
-      if (inline_in[n]) out[n * stride] = (node_noinline_in[n] & choice) ? 2 : 1;
-  };
-  t.inline_label.assign(nn, 0);
-  uint64_t own = 1;  // opt's label type, in this pass's bits
-  if (by_type) {
-    own = 0;
-    if (opt.label_type < 0)
-      own = kAny;
-    else if (static_cast<size_t>(opt.label_type) < nt) {
-      own = bit(static_cast<size_t>(opt.label_type));
-      if (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt)
-        own |= bit(static_cast<size_t>(opt.label_div_type));
-    }
-  }
-  labels_of(own, t.inline_label.data(), 1);
-  if (by_type && ns) {
-    const size_t nc = 2 * nt + 1;
-    t.inline_labels_by_type.assign(nn * nc, 0);
-    labels_of(kAny, t.inline_labels_by_type.data(), nc);
-    for (size_t k = 0; k < nt; ++k) {
-      labels_of(bit(k), t.inline_labels_by_type.data() + 1 + k, nc);
-      labels_of(bit(k) | bit(0), t.inline_labels_by_type.data() + 1 + nt + k, nc);
-    }
-  }
+  set_inline_labels(t, nn, sums, opt, by_type, ns != 0);
 
   // Columns and printable names.
   t.name.resize(nn);

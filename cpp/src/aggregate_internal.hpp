@@ -1,0 +1,66 @@
+// aggregate_internal (private): what aggregate.cpp and aggregate_derived.cpp
+// share. The per-sample label bits, the sums a pass over some samples adds up
+// (flat, cum, the bits of the edges behind the inline labels) and the labels
+// made from them. Not installed; only aggregate*.cpp include it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/key_index.hpp"
+
+namespace pprofcore::aggregate_detail {
+
+// The label bit of a sample with any non-zero value.
+inline constexpr uint64_t kAnyTypeBit = uint64_t{1} << 63;
+
+// What a pass over samples reads besides the profile and the node table.
+struct SumContext {
+  size_t nt, nn;
+  const std::vector<uint8_t>* inline_capable;
+  bool any_inline, by_type;
+  int label_type, label_div_type;
+};
+
+// The label bits of a sample whose values are `v` (0: it adds no edge). With
+// at most kMaxInlineLabelTypes types: bit k when its value of type k is
+// non-zero, kAnyTypeBit when any is; with more: bit 0 when it counts for the
+// label type.
+uint64_t sample_label_bits(const SumContext& c, const int64_t* v);
+
+// What samples [first, last) add: flat and cum per node, the label bits of
+// each node's non-inline in-edges, and of the edges into nodes that can be
+// inline, keyed by (caller, callee) in order of first appearance.
+struct SampleSums {
+  std::vector<int64_t> flat, cum;  // either may be empty when a pass does not sum it
+  std::vector<uint64_t> noinline_in;
+  KeyIndex edge_index;
+  std::vector<int32_t> edge_caller, edge_callee;
+  std::vector<uint64_t> edge_inline, edge_plain;
+
+  // The row of edge caller -> callee, added with no bits when new.
+  size_t edge_row(int32_t caller, int32_t callee) {
+    const int32_t row =
+        edge_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(edge_callee.size()));
+    if (row >= 0) return static_cast<size_t>(row);
+    edge_caller.push_back(caller);
+    edge_callee.push_back(callee);
+    edge_inline.push_back(0);
+    edge_plain.push_back(0);
+    return edge_callee.size() - 1;
+  }
+};
+
+// How many parts (threads) a pass over `ns` samples is split into.
+size_t sample_parts(size_t ns, const AggregateOptions& opt);
+
+// Adds the sums of a later part of the samples to `to`.
+void add_sums(SampleSums& to, const SampleSums& from);
+
+// Sets t.inline_label (for opt's label type) of the table's `nn` nodes and t.inline_labels_by_type
+// from the bits of `sums`, as report.TextItems labels nodes; all zero when
+// `summed` is false (a table without sums).
+void set_inline_labels(NodeTable& t, size_t nn, const SampleSums& sums, const AggregateOptions& opt, bool by_type,
+                       bool summed);
+
+}  // namespace pprofcore::aggregate_detail
