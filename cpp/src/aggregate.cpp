@@ -132,6 +132,18 @@ uint64_t sample_label_bits(const SumContext& c, const int64_t* v) {
   return (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
 }
 
+InlinePlaces inline_places(const NodeTable& t, size_t nn) {
+  const size_t nloc = t.loc_node_offsets.size() - 1;
+  InlinePlaces out{std::vector<uint8_t>(nn, 0), std::vector<uint8_t>(nloc, 0)};
+  for (size_t l = 0; l < nloc; ++l)
+    for (int64_t j = t.loc_node_offsets[l]; j + 1 < t.loc_node_offsets[l + 1]; ++j)
+      out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])] = 1;
+  for (size_t l = 0; l < nloc; ++l)
+    for (int64_t j = t.loc_node_offsets[l]; j < t.loc_node_offsets[l + 1] && !out.holds_inline[l]; ++j)
+      out.holds_inline[l] = out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])];
+  return out;
+}
+
 size_t sample_parts(size_t ns, const AggregateOptions& opt) {
   return std::max<size_t>(1,
                           std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
@@ -218,22 +230,28 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+    auto add_cum = [&](size_t nr) {
+      if (seen[nr] == stamp) return;
+      seen[nr] = stamp;
+      int64_t* cum = out.cum.data() + nr * nt;
+      for (size_t k = 0; k < nt; ++k) cum[k] = wrapping_add(cum[k], v[k]);
+    };
     for (int64_t i = se - 1; i >= sb; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      if (!c.holds_inline[loc]) {  // none of its nodes is inline anywhere: their in-edges make no label
+        for (int64_t j = ne - 1; j >= nb; --j) add_cum(static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)]));
+        parent = t.loc_nodes[static_cast<size_t>(nb)];
+        continue;
+      }
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
         const size_t nr = static_cast<size_t>(n);
-        if (seen[nr] != stamp) {
-          seen[nr] = stamp;
-          int64_t* cum = out.cum.data() + nr * nt;
-          for (size_t k = 0; k < nt; ++k) cum[k] = wrapping_add(cum[k], v[k]);
-        }
+        add_cum(nr);
         if (bits && parent >= 0 && parent != n) {
           const bool is_inline = j != ne - 1;
           if (!is_inline) out.noinline_in[nr] |= bits;
-          if (c.any_inline && (*c.inline_capable)[nr])
-            (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+          if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
         }
         parent = n;
       }
@@ -333,7 +351,6 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const size_t nloc = p.locations.size();
   t.loc_node_offsets.reserve(nloc + 1);
   t.loc_nodes.reserve(p.lines.size() + nloc);
-  std::vector<uint8_t> inline_capable;  // node appears as a non-outermost inline frame
   // Without lines and addresses, a named function's frames are all one node:
   // found once per function row instead of hashed once per frame.
   const bool by_function = !keep_line && !keep_address && !addresses_raw;
@@ -378,24 +395,20 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (by_function && k.name != 0) function_node[fr] = n;
         }
         t.loc_nodes.push_back(n);
-        if (i != e - 1) {
-          if (inline_capable.size() <= static_cast<size_t>(n)) inline_capable.resize(keys.size(), 0);
-          inline_capable[static_cast<size_t>(n)] = 1;
-        }
       }
     }
     t.loc_node_offsets.push_back(static_cast<int64_t>(t.loc_nodes.size()));
   }
   const size_t nn = keys.size();
-  inline_capable.resize(nn, 0);
-  const bool any_inline = std::find(inline_capable.begin(), inline_capable.end(), 1) != inline_capable.end();
+  const InlinePlaces places = inline_places(t, nn);
 
   // Without sums: no per-sample state (flat, cum and the labels stay zero).
   const size_t ns = opt.sums ? p.num_samples() : 0;
   t.sums_overflow.assign(nt, 0);
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
   const bool by_type = nt <= kMaxInlineLabelTypes;
-  const SumContext ctx{nt, nn, &inline_capable, any_inline, by_type, opt.label_type, opt.label_div_type};
+  const SumContext ctx{
+      nt, nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type, opt.label_div_type};
   // Big profiles are summed in parts on threads and the parts added in order
   // (sums wrap as one pass would; edges keep their first appearance).
   const size_t parts = sample_parts(ns, opt);

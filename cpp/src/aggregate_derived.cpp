@@ -17,24 +17,6 @@ namespace {
 
 using namespace aggregate_detail;
 
-// Per node of `t`: whether it is an inlined frame somewhere; per location,
-// whether it holds such a node (the only nodes whose in-edges make labels).
-struct InlinePlaces {
-  std::vector<uint8_t> inline_capable, holds_inline;
-};
-
-InlinePlaces inline_places(const NodeTable& t) {
-  const size_t nloc = t.loc_node_offsets.size() - 1;
-  InlinePlaces out{std::vector<uint8_t>(t.size(), 0), std::vector<uint8_t>(nloc, 0)};
-  for (size_t l = 0; l < nloc; ++l)
-    for (int64_t j = t.loc_node_offsets[l]; j + 1 < t.loc_node_offsets[l + 1]; ++j)
-      out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])] = 1;
-  for (size_t l = 0; l < nloc; ++l)
-    for (int64_t j = t.loc_node_offsets[l]; j < t.loc_node_offsets[l + 1] && !out.holds_inline[l]; ++j)
-      out.holds_inline[l] = out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])];
-  return out;
-}
-
 bool same_key(const NodeTable& a, size_t n, const NodeTable& b, size_t m) {
   return a.name[n] == b.name[m] && a.start_line[n] == b.start_line[m] && a.lineno[n] == b.lineno[m] &&
          a.address[n] == b.address[m] && a.objfile[n] == b.objfile[m] && a.file[n] == b.file[m];
@@ -126,8 +108,8 @@ void subtract_dropped(const Profile& parent, const NodeTable& t, const std::vect
 // Flat per node and the label bits of samples [first, last) of `p`, as
 // aggregate's pass finds them; a location without an inlined node is passed
 // over in one step (it can only add an edge into a node that is never inline).
-void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c,
-                     const std::vector<uint8_t>& holds_inline, size_t first, size_t last, SampleSums& out) {
+void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c, size_t first, size_t last,
+                     SampleSums& out) {
   const size_t nt = c.nt;
   out.flat.assign(c.nn * nt, 0);
   out.noinline_in.assign(c.nn, 0);
@@ -142,12 +124,12 @@ void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c,
     int64_t* f = out.flat.data() + leaf * nt;
     for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
     const uint64_t bits = sample_label_bits(c, v);
-    if (!bits || !c.any_inline) continue;
+    if (!bits) continue;
     int32_t parent = -1;
     for (int64_t i = se - 1; i >= sb; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
-      if (!holds_inline[loc]) {
+      if (!c.holds_inline[loc]) {
         parent = t.loc_nodes[static_cast<size_t>(nb)];  // its innermost node
         continue;
       }
@@ -157,7 +139,7 @@ void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c,
         if (parent >= 0 && parent != n) {
           const bool is_inline = j != ne - 1;
           if (!is_inline) out.noinline_in[nr] |= bits;
-          if ((*c.inline_capable)[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+          if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
         }
         parent = n;
       }
@@ -217,16 +199,13 @@ std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& 
       std::copy_n(parent_cum.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(of[n]) * nt), nt,
                   t.cum.begin() + static_cast<ptrdiff_t>(n * nt));
 
-  const InlinePlaces places = inline_places(t);
-  const bool any_inline =
-      std::find(places.inline_capable.begin(), places.inline_capable.end(), 1) != places.inline_capable.end();
+  const InlinePlaces places = inline_places(t, nn);
   const bool by_type = nt <= kMaxInlineLabelTypes;
-  const SumContext ctx{nt, nn, &places.inline_capable, any_inline, by_type, opt.label_type, opt.label_div_type};
+  const SumContext ctx{
+      nt, nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type, opt.label_div_type};
   const size_t parts = sample_parts(ns, opt);
   std::vector<SampleSums> done(parts);
-  fork_join(parts, [&](size_t k) {
-    flat_and_labels(child, t, ctx, places.holds_inline, ns * k / parts, ns * (k + 1) / parts, done[k]);
-  });
+  fork_join(parts, [&](size_t k) { flat_and_labels(child, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
   for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
   t.flat = std::move(done[0].flat);
   set_inline_labels(t, nn, done[0], opt, by_type, ns != 0);

@@ -14,11 +14,19 @@ namespace pprofcore::aggregate_detail {
 // The label bit of a sample with any non-zero value.
 inline constexpr uint64_t kAnyTypeBit = uint64_t{1} << 63;
 
-// What a pass over samples reads besides the profile and the node table.
+// Per node of a table: whether it is an inlined frame somewhere; per
+// location, whether it holds such a node (only their in-edges make labels).
+struct InlinePlaces {
+  std::vector<uint8_t> inline_capable, holds_inline;
+};
+InlinePlaces inline_places(const NodeTable& t, size_t nn);  // nn: the table's nodes
+
+// What a pass over samples reads besides the profile and the node table
+// (inline_capable and holds_inline: an InlinePlaces').
 struct SumContext {
   size_t nt, nn;
-  const std::vector<uint8_t>* inline_capable;
-  bool any_inline, by_type;
+  const uint8_t *inline_capable, *holds_inline;
+  bool by_type;
   int label_type, label_div_type;
 };
 
