@@ -144,11 +144,9 @@ InlinePlaces inline_places(const NodeTable& t, size_t nn) {
   return out;
 }
 
-size_t sample_parts(size_t ns, const AggregateOptions& opt) {
-  return std::max<size_t>(1,
-                          std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
-}
+namespace {
 
+// Adds the sums of a later part of the samples to `to`.
 void add_sums(SampleSums& to, const SampleSums& from) {
   for (size_t i = 0; i < to.flat.size(); ++i) to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
   for (size_t i = 0; i < to.cum.size(); ++i) to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
@@ -158,6 +156,24 @@ void add_sums(SampleSums& to, const SampleSums& from) {
     to.edge_inline[row] |= from.edge_inline[e];
     to.edge_plain[row] |= from.edge_plain[e];
   }
+}
+
+}  // namespace
+
+void sum_into(NodeTable& t, size_t nn, size_t ns, const AggregateOptions& opt, const SamplePass& pass) {
+  const InlinePlaces places = inline_places(t, nn);
+  const bool by_type = t.n_types <= kMaxInlineLabelTypes;
+  const SumContext ctx{
+      t.n_types,         nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type,
+      opt.label_div_type};
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  std::vector<SampleSums> done(parts);
+  fork_join(parts, [&](size_t k) { pass(ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
+  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
+  t.flat = std::move(done[0].flat);
+  if (!done[0].cum.empty()) t.cum = std::move(done[0].cum);
+  set_inline_labels(t, nn, done[0], opt, by_type, ns != 0);
 }
 
 void set_inline_labels(NodeTable& t, size_t nn, const SampleSums& sums, const AggregateOptions& opt, bool by_type,
@@ -400,25 +416,14 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
     t.loc_node_offsets.push_back(static_cast<int64_t>(t.loc_nodes.size()));
   }
   const size_t nn = keys.size();
-  const InlinePlaces places = inline_places(t, nn);
-
   // Without sums: no per-sample state (flat, cum and the labels stay zero).
   const size_t ns = opt.sums ? p.num_samples() : 0;
   t.sums_overflow.assign(nt, 0);
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
-  const bool by_type = nt <= kMaxInlineLabelTypes;
-  const SumContext ctx{
-      nt, nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type, opt.label_div_type};
-  // Big profiles are summed in parts on threads and the parts added in order
-  // (sums wrap as one pass would; edges keep their first appearance).
-  const size_t parts = sample_parts(ns, opt);
-  std::vector<SampleSums> done(parts);
-  fork_join(parts, [&](size_t k) { sum_samples(p, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
-  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
-  SampleSums& sums = done[0];
-  t.flat = std::move(sums.flat);
-  t.cum = std::move(sums.cum);
-  set_inline_labels(t, nn, sums, opt, by_type, ns != 0);
+  // Big profiles are summed in parts on threads.
+  sum_into(t, nn, ns, opt, [&](const SumContext& c, size_t first, size_t last, SampleSums& out) {
+    sum_samples(p, t, c, first, last, out);
+  });
 
   // Columns and printable names.
   t.name.resize(nn);

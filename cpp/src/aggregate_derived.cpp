@@ -9,7 +9,6 @@
 #include "aggregate_internal.hpp"
 #include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
-#include "pprofcore/fork_join.hpp"
 
 namespace pprofcore {
 
@@ -168,17 +167,8 @@ std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& 
   // tables give the same rows), else found from the child's few locations.
   NodeTable t;
   if (child.locations.line_offsets == parent.locations.line_offsets) {
-    t.n_types = nt;
-    t.function = parent_t.function;
-    t.name = parent_t.name;
-    t.start_line = parent_t.start_line;
-    t.lineno = parent_t.lineno;
-    t.address = parent_t.address;
-    t.objfile = parent_t.objfile;
-    t.file = parent_t.file;
-    t.printable = parent_t.printable;
-    t.loc_node_offsets = parent_t.loc_node_offsets;
-    t.loc_nodes = parent_t.loc_nodes;
+    t = parent_t;  // its sums and labels are found again below
+    t.inline_labels_by_type.clear();
   } else {
     AggregateOptions nodes_only = opt;
     nodes_only.sums = false;
@@ -199,16 +189,9 @@ std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& 
       std::copy_n(parent_cum.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(of[n]) * nt), nt,
                   t.cum.begin() + static_cast<ptrdiff_t>(n * nt));
 
-  const InlinePlaces places = inline_places(t, nn);
-  const bool by_type = nt <= kMaxInlineLabelTypes;
-  const SumContext ctx{
-      nt, nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type, opt.label_div_type};
-  const size_t parts = sample_parts(ns, opt);
-  std::vector<SampleSums> done(parts);
-  fork_join(parts, [&](size_t k) { flat_and_labels(child, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
-  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
-  t.flat = std::move(done[0].flat);
-  set_inline_labels(t, nn, done[0], opt, by_type, ns != 0);
+  sum_into(t, nn, ns, opt, [&](const SumContext& c, size_t first, size_t last, SampleSums& out) {
+    flat_and_labels(child, t, c, first, last, out);
+  });
   return t;
 }
 

@@ -4,6 +4,7 @@
 // made from them. Not installed; only aggregate*.cpp include it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
@@ -59,11 +60,12 @@ struct SampleSums {
   }
 };
 
-// How many parts (threads) a pass over `ns` samples is split into.
-size_t sample_parts(size_t ns, const AggregateOptions& opt);
-
-// Adds the sums of a later part of the samples to `to`.
-void add_sums(SampleSums& to, const SampleSums& from);
+// Runs pass(context, first, last, out) over samples [0, ns) in parts on
+// threads (as many as opt allows) and adds the parts in sample order (sums
+// wrap as one pass would, edges keep their first appearance); sets t's flat,
+// its cum when the pass sums it, and its inline labels. `nn`: t's nodes.
+using SamplePass = std::function<void(const SumContext&, size_t, size_t, SampleSums&)>;
+void sum_into(NodeTable& t, size_t nn, size_t ns, const AggregateOptions& opt, const SamplePass& pass);
 
 // Sets t.inline_label (for opt's label type) of the table's `nn` nodes and t.inline_labels_by_type
 // from the bits of `sums`, as report.TextItems labels nodes; all zero when
