@@ -16,6 +16,7 @@ constructs such as ``[[:alpha:]]`` are not translated.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
@@ -102,7 +103,9 @@ def filter_by_name(
             if r is not None and not m:
                 warn_no_match(name, r)
     out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
-    out._derived.filter_origin = (p, kept, hidden)  # reports derive their node tables from p's
+    # Reports derive their node tables from p's; a weak reference, so the
+    # filtered profile does not keep its input alive.
+    out._derived.filter_origin = (weakref.ref(p), kept, hidden)
     return out
 
 

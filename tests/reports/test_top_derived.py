@@ -9,6 +9,7 @@ the bundled examples, and corpus files."""
 
 from __future__ import annotations
 
+import gc
 import re
 import warnings
 
@@ -45,7 +46,8 @@ def assert_same_tables(a, b) -> None:
 
 def derived_table(child, key):
     """The derived table of ``key``, or None where the C++ side declines."""
-    parent, kept, hidden = child._derived.filter_origin
+    parent_ref, kept, hidden = child._derived.filter_origin
+    parent = parent_ref()
     by, inline, label_type, divisor = key
     parent_t = nodes(parent, by, inline, label_type, mean=divisor == 0)
     return _core.derived_aggregate(child._core, parent._core, parent_t, kept, hidden, *key)
@@ -58,7 +60,7 @@ def check_filter(data: bytes, kwargs: dict, by: str, label_type: int = -1, mean:
     if not p.sample_types:
         return False
     child = filtered(p, kwargs)
-    if child._derived.filter_origin is None:  # lines changed, or nothing filtered
+    if child._derived.filter_origin is None:  # nothing filtered: the input itself
         return False
     key = (by, True, label_type, 0 if mean else -1)
     got = derived_table(child, key)
@@ -124,6 +126,18 @@ def test_a_derived_table_is_used_by_top():
     assert derived_table(child, key) is not None
     child.top()
     assert_same_tables(child._derived.nodes[key], _core.aggregate(child._core, *key))
+
+
+def test_a_filtered_profile_does_not_keep_its_input_alive():
+    p = pprofcore.load(EXAMPLES[0])
+    nodes(p, "functions")
+    child = filtered(p, {"ignore": "sha256"})
+    want = child.top().to_text()
+    del p
+    gc.collect()
+    assert child._derived.filter_origin[0]() is None
+    child._derived.nodes.clear()  # aggregated anew now: the same table
+    assert child.top().to_text() == want
 
 
 CORPUS_FILES = ["go/generated/gen-bigheap-150k.raw.pb"]

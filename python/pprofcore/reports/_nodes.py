@@ -54,8 +54,9 @@ def derived_nodes(profile: "Profile", key):
     origin = profile._derived.filter_origin
     if origin is None:
         return None
-    parent, kept, hidden = origin
-    parent_t = parent._derived.nodes.get(key)
+    parent_ref, kept, hidden = origin
+    parent = parent_ref()
+    parent_t = None if parent is None else parent._derived.nodes.get(key)
     if parent_t is None:
         return None
     return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
