@@ -1,9 +1,11 @@
 // bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
-// for all sample types), its pprof row order and folded stacks; _core.package_of. Python formats the reports.
+// for all sample types), derived_aggregate() (a filtered profile's, from its input's),
+// its pprof row order and folded stacks; _core.package_of. Python formats the reports.
 #include <optional>
 
 #include "pybind.hpp"
 #include "pprofcore/aggregate.hpp"
+#include "pprofcore/aggregate_derived.hpp"
 #include "pprofcore/folded.hpp"
 #include "pprofcore/packages.hpp"
 
@@ -12,6 +14,7 @@ namespace pprofcore::bindings {
 namespace {
 
 using NodeTablePtr = std::shared_ptr<const NodeTable>;
+using Mask = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
 
 py::dict columns(const py::object& self) {
   const NodeTable& t = self.cast<const NodeTable&>();
@@ -146,6 +149,32 @@ void bind_aggregate(py::module_& m) {
       py::arg("profile"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
       py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("sums") = true,
       "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
+  m.def(
+      "derived_aggregate",
+      [](const Profile& child, const Profile& parent, const NodeTable& parent_nodes, const Mask& kept,
+         const std::optional<Mask>& hidden, const std::string& granularity, bool inline_frames, int label_type,
+         int label_div_type) -> std::optional<std::shared_ptr<NodeTable>> {
+        AggregateOptions opt;
+        opt.granularity = parse_granularity(granularity);
+        opt.inline_frames = inline_frames;
+        opt.label_type = label_type;
+        opt.label_div_type = label_div_type;
+        const std::vector<uint8_t> k(kept.data(), kept.data() + kept.size());
+        std::vector<uint8_t> h;
+        if (hidden) h.assign(hidden->data(), hidden->data() + hidden->size());
+        std::optional<NodeTable> t;
+        {
+          py::gil_scoped_release nogil;  // the profiles and the table are immutable; the masks were copied
+          t = derived_aggregate(child, parent, parent_nodes, k, h, opt);
+        }
+        if (!t) return std::nullopt;
+        return std::make_shared<NodeTable>(std::move(*t));
+      },
+      py::arg("profile"), py::arg("parent"), py::arg("parent_nodes"), py::arg("kept"), py::arg("hidden"),
+      py::arg("granularity") = "functions", py::arg("inline_frames") = true, py::arg("label_type") = -1,
+      py::arg("label_div_type") = -1,
+      "aggregate() of a profile that filter_by_name made from `parent` (its kept and hidden masks), from parent's "
+      "table built with the same arguments; None when it must be aggregated anew.");
   m.attr("MAX_INLINE_LABEL_TYPES") = kMaxInlineLabelTypes;
   m.def("package_of", &package_of, py::arg("name"), py::arg("file") = "",
         "The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, "

@@ -69,8 +69,11 @@ void bind_filter(py::module_& m) {
           py::gil_scoped_release nogil;  // p is immutable; masks were copied above
           r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr);
         }
+        // What the filter kept and hid, from which a report's node table is derived.
+        py::object kept = move_to_numpy(std::move(r.kept)), hidden = py::none();
+        if (!r.hidden.empty()) hidden = move_to_numpy(std::move(r.hidden));
         return py::make_tuple(std::make_shared<Profile>(std::move(r.profile)), r.focus_matched, r.ignore_matched,
-                              r.hide_matched, r.show_matched);
+                              r.hide_matched, r.show_matched, kept, hidden);
       },
       py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"),
       py::arg("universe") = py::none());

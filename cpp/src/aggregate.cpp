@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "aggregate_internal.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/hashing.hpp"
@@ -115,41 +116,116 @@ void throw_sums_overflow(const Profile& p, size_t type) {
                      "values down (Profile.scale) or filter samples first");
 }
 
+namespace aggregate_detail {
+
+uint64_t sample_label_bits(const SumContext& c, const int64_t* v) {
+  const size_t nt = c.nt;
+  if (c.by_type) {
+    uint64_t bits = kAnyTypeBit;
+    for (size_t k = 0; k < nt; ++k)
+      if (v[k] != 0) bits |= uint64_t{1} << k;
+    return bits;
+  }
+  if (c.label_type < 0) return 1;
+  if (static_cast<size_t>(c.label_type) >= nt) return 0;
+  const bool div = c.label_div_type >= 0 && static_cast<size_t>(c.label_div_type) < nt;
+  return (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
+}
+
+InlinePlaces inline_places(const NodeTable& t, size_t nn) {
+  const size_t nloc = t.loc_node_offsets.size() - 1;
+  InlinePlaces out{std::vector<uint8_t>(nn, 0), std::vector<uint8_t>(nloc, 0)};
+  for (size_t l = 0; l < nloc; ++l)
+    for (int64_t j = t.loc_node_offsets[l]; j + 1 < t.loc_node_offsets[l + 1]; ++j)
+      out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])] = 1;
+  for (size_t l = 0; l < nloc; ++l)
+    for (int64_t j = t.loc_node_offsets[l]; j < t.loc_node_offsets[l + 1] && !out.holds_inline[l]; ++j)
+      out.holds_inline[l] = out.inline_capable[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)])];
+  return out;
+}
+
 namespace {
 
-// The label bit of a sample with any non-zero value (see the sample loop).
-constexpr uint64_t kAnyTypeBit = uint64_t{1} << 63;
-
-// What the sample loop reads besides the profile and the node table.
-struct SumContext {
-  size_t nt, nn;
-  const std::vector<uint8_t>* inline_capable;
-  bool any_inline, by_type;
-  int label_type, label_div_type;
-};
-
-// What samples [first, last) add: flat and cum per node, the label bits of
-// each node's non-inline in-edges, and of the edges into nodes that can be
-// inline, keyed by (caller, callee) in order of first appearance.
-struct SampleSums {
-  std::vector<int64_t> flat, cum;
-  std::vector<uint64_t> noinline_in;
-  KeyIndex edge_index;
-  std::vector<int32_t> edge_caller, edge_callee;
-  std::vector<uint64_t> edge_inline, edge_plain;
-
-  // The row of edge caller -> callee, added with no bits when new.
-  size_t edge_row(int32_t caller, int32_t callee) {
-    const int32_t row =
-        edge_index.find_or_insert(KeyIndex::pair(caller, callee), static_cast<int32_t>(edge_callee.size()));
-    if (row >= 0) return static_cast<size_t>(row);
-    edge_caller.push_back(caller);
-    edge_callee.push_back(callee);
-    edge_inline.push_back(0);
-    edge_plain.push_back(0);
-    return edge_callee.size() - 1;
+// Adds the sums of a later part of the samples to `to`.
+void add_sums(SampleSums& to, const SampleSums& from) {
+  for (size_t i = 0; i < to.flat.size(); ++i) to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
+  for (size_t i = 0; i < to.cum.size(); ++i) to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
+  for (size_t n = 0; n < to.noinline_in.size(); ++n) to.noinline_in[n] |= from.noinline_in[n];
+  for (size_t e = 0; e < from.edge_callee.size(); ++e) {
+    const size_t row = to.edge_row(from.edge_caller[e], from.edge_callee[e]);
+    to.edge_inline[row] |= from.edge_inline[e];
+    to.edge_plain[row] |= from.edge_plain[e];
   }
-};
+}
+
+}  // namespace
+
+void sum_into(NodeTable& t, size_t nn, size_t ns, const AggregateOptions& opt, const SamplePass& pass) {
+  const InlinePlaces places = inline_places(t, nn);
+  const bool by_type = t.n_types <= kMaxInlineLabelTypes;
+  const SumContext ctx{
+      t.n_types,         nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type,
+      opt.label_div_type};
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  std::vector<SampleSums> done(parts);
+  fork_join(parts, [&](size_t k) { pass(ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
+  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
+  t.flat = std::move(done[0].flat);
+  if (!done[0].cum.empty()) t.cum = std::move(done[0].cum);
+  set_inline_labels(t, nn, done[0], opt, by_type, ns != 0);
+}
+
+void set_inline_labels(NodeTable& t, size_t nn, const SampleSums& sums, const AggregateOptions& opt, bool by_type,
+                       bool summed) {
+  const size_t nt = t.n_types;
+  const std::vector<int32_t>& inline_callee = sums.edge_callee;
+  const std::vector<uint64_t>&edge_inline = sums.edge_inline, &edge_plain = sums.edge_plain;
+  const std::vector<uint64_t>& node_noinline_in = sums.noinline_in;
+  constexpr uint64_t kAny = kAnyTypeBit;
+  auto bit = [](size_t k) { return uint64_t{1} << k; };
+
+  // Node labels as in report.TextItems: "(inline)" when every in-edge is
+  // inline, "(partial-inline)" when some are; counting the samples with any of
+  // `choice`'s bits.
+  std::vector<uint8_t> inline_in(nn, 0);
+  auto labels_of = [&](uint64_t choice, uint8_t* out, size_t stride) {
+    std::fill(inline_in.begin(), inline_in.end(), 0);
+    for (size_t e = 0; e < inline_callee.size(); ++e)
+      if ((edge_inline[e] & choice) && !(edge_plain[e] & choice)) inline_in[static_cast<size_t>(inline_callee[e])] = 1;
+    for (size_t n = 0; summed && n < nn; ++n)
+      if (inline_in[n]) out[n * stride] = (node_noinline_in[n] & choice) ? 2 : 1;
+  };
+
+  t.inline_label.assign(nn, 0);
+  uint64_t own = 1;  // opt's label type, in this pass's bits
+  if (by_type) {
+    own = 0;
+    if (opt.label_type < 0)
+      own = kAny;
+    else if (static_cast<size_t>(opt.label_type) < nt) {
+      own = bit(static_cast<size_t>(opt.label_type));
+      if (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt)
+        own |= bit(static_cast<size_t>(opt.label_div_type));
+    }
+  }
+  labels_of(own, t.inline_label.data(), 1);
+  if (by_type && summed) {
+    const size_t nc = 2 * nt + 1;
+    t.inline_labels_by_type.assign(nn * nc, 0);
+    labels_of(kAny, t.inline_labels_by_type.data(), nc);
+    for (size_t k = 0; k < nt; ++k) {
+      labels_of(bit(k), t.inline_labels_by_type.data() + 1 + k, nc);
+      labels_of(bit(k) | bit(0), t.inline_labels_by_type.data() + 1 + nt + k, nc);
+    }
+  }
+}
+
+}  // namespace aggregate_detail
+
+namespace {
+
+using namespace aggregate_detail;
 
 void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size_t first, size_t last,
                  SampleSums& out) {
@@ -158,46 +234,40 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
   out.cum.assign(c.nn * nt, 0);
   out.noinline_in.assign(c.nn, 0);
   std::vector<uint32_t> seen(c.nn, 0);  // stamp = sample index + 1
-  // Inline labels: each sample has bits (with at most kMaxInlineLabelTypes
-  // types: bit k when its value of type k is non-zero, the top bit when any is;
-  // with more: bit 0 when it counts for the label type). Edges into nodes that
-  // can be inline and the nodes' non-inline in-edges keep the bits of their
-  // occurrences, so one pass gives the labels of every label type.
+  // Inline labels: each sample has bits (sample_label_bits). Edges into nodes
+  // that can be inline and the nodes' non-inline in-edges keep the bits of
+  // their occurrences, so one pass gives the labels of every label type.
   for (size_t s = first; s < last; ++s) {
     const int64_t* v = p.values.data() + s * nt;
-    uint64_t bits = 0;
     bool nonzero = false;
     for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
     if (!nonzero) continue;
-    if (c.by_type) {
-      bits = kAnyTypeBit;
-      for (size_t k = 0; k < nt; ++k)
-        if (v[k] != 0) bits |= uint64_t{1} << k;
-    } else if (c.label_type < 0) {
-      bits = 1;
-    } else if (static_cast<size_t>(c.label_type) < nt) {
-      const bool div = c.label_div_type >= 0 && static_cast<size_t>(c.label_div_type) < nt;
-      bits = (v[c.label_type] != 0 || (div && v[c.label_div_type] != 0)) ? 1 : 0;
-    }
+    const uint64_t bits = sample_label_bits(c, v);
     const uint32_t stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+    auto add_cum = [&](size_t nr) {
+      if (seen[nr] == stamp) return;
+      seen[nr] = stamp;
+      int64_t* cum = out.cum.data() + nr * nt;
+      for (size_t k = 0; k < nt; ++k) cum[k] = wrapping_add(cum[k], v[k]);
+    };
     for (int64_t i = se - 1; i >= sb; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
+      if (!c.holds_inline[loc]) {  // none of its nodes is inline anywhere: their in-edges make no label
+        for (int64_t j = ne - 1; j >= nb; --j) add_cum(static_cast<size_t>(t.loc_nodes[static_cast<size_t>(j)]));
+        parent = t.loc_nodes[static_cast<size_t>(nb)];
+        continue;
+      }
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
         const size_t nr = static_cast<size_t>(n);
-        if (seen[nr] != stamp) {
-          seen[nr] = stamp;
-          int64_t* cum = out.cum.data() + nr * nt;
-          for (size_t k = 0; k < nt; ++k) cum[k] = wrapping_add(cum[k], v[k]);
-        }
+        add_cum(nr);
         if (bits && parent >= 0 && parent != n) {
           const bool is_inline = j != ne - 1;
           if (!is_inline) out.noinline_in[nr] |= bits;
-          if (c.any_inline && (*c.inline_capable)[nr])
-            (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+          if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
         }
         parent = n;
       }
@@ -206,20 +276,6 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
       int64_t* f = out.flat.data() + static_cast<size_t>(parent) * nt;
       for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
     }
-  }
-}
-
-// Adds the sums of a later part of the samples to `to`.
-void add_sums(SampleSums& to, const SampleSums& from) {
-  for (size_t i = 0; i < to.flat.size(); ++i) {
-    to.flat[i] = wrapping_add(to.flat[i], from.flat[i]);
-    to.cum[i] = wrapping_add(to.cum[i], from.cum[i]);
-  }
-  for (size_t n = 0; n < to.noinline_in.size(); ++n) to.noinline_in[n] |= from.noinline_in[n];
-  for (size_t e = 0; e < from.edge_callee.size(); ++e) {
-    const size_t row = to.edge_row(from.edge_caller[e], from.edge_callee[e]);
-    to.edge_inline[row] |= from.edge_inline[e];
-    to.edge_plain[row] |= from.edge_plain[e];
   }
 }
 
@@ -311,7 +367,6 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
   const size_t nloc = p.locations.size();
   t.loc_node_offsets.reserve(nloc + 1);
   t.loc_nodes.reserve(p.lines.size() + nloc);
-  std::vector<uint8_t> inline_capable;  // node appears as a non-outermost inline frame
   // Without lines and addresses, a named function's frames are all one node:
   // found once per function row instead of hashed once per frame.
   const bool by_function = !keep_line && !keep_address && !addresses_raw;
@@ -356,73 +411,19 @@ NodeTable aggregate(const Profile& p, const AggregateOptions& opt) {
           if (by_function && k.name != 0) function_node[fr] = n;
         }
         t.loc_nodes.push_back(n);
-        if (i != e - 1) {
-          if (inline_capable.size() <= static_cast<size_t>(n)) inline_capable.resize(keys.size(), 0);
-          inline_capable[static_cast<size_t>(n)] = 1;
-        }
       }
     }
     t.loc_node_offsets.push_back(static_cast<int64_t>(t.loc_nodes.size()));
   }
   const size_t nn = keys.size();
-  inline_capable.resize(nn, 0);
-  const bool any_inline = std::find(inline_capable.begin(), inline_capable.end(), 1) != inline_capable.end();
-
   // Without sums: no per-sample state (flat, cum and the labels stay zero).
   const size_t ns = opt.sums ? p.num_samples() : 0;
   t.sums_overflow.assign(nt, 0);
   for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(p, k) ? 0 : 1;
-  const bool by_type = nt <= kMaxInlineLabelTypes;
-  const SumContext ctx{nt, nn, &inline_capable, any_inline, by_type, opt.label_type, opt.label_div_type};
-  // Big profiles are summed in parts on threads and the parts added in order
-  // (sums wrap as one pass would; edges keep their first appearance).
-  const size_t parts =
-      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
-  std::vector<SampleSums> done(parts);
-  fork_join(parts, [&](size_t k) { sum_samples(p, t, ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
-  for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);
-  SampleSums& sums = done[0];
-  t.flat = std::move(sums.flat);
-  t.cum = std::move(sums.cum);
-  const std::vector<int32_t>& inline_callee = sums.edge_callee;
-  const std::vector<uint64_t>&edge_inline = sums.edge_inline, &edge_plain = sums.edge_plain;
-  const std::vector<uint64_t>& node_noinline_in = sums.noinline_in;
-  constexpr uint64_t kAny = kAnyTypeBit;
-  auto bit = [](size_t k) { return uint64_t{1} << k; };
-
-  // Node labels as in report.TextItems: "(inline)" when every in-edge is
-  // inline, "(partial-inline)" when some are; counting the samples with any of
-  // `choice`'s bits.
-  std::vector<uint8_t> inline_in(nn, 0);
-  auto labels_of = [&](uint64_t choice, uint8_t* out, size_t stride) {
-    std::fill(inline_in.begin(), inline_in.end(), 0);
-    for (size_t e = 0; e < inline_callee.size(); ++e)
-      if ((edge_inline[e] & choice) && !(edge_plain[e] & choice)) inline_in[static_cast<size_t>(inline_callee[e])] = 1;
-    for (size_t n = 0; ns && n < nn; ++n)
-      if (inline_in[n]) out[n * stride] = (node_noinline_in[n] & choice) ? 2 : 1;
-  };
-  t.inline_label.assign(nn, 0);
-  uint64_t own = 1;  // opt's label type, in this pass's bits
-  if (by_type) {
-    own = 0;
-    if (opt.label_type < 0)
-      own = kAny;
-    else if (static_cast<size_t>(opt.label_type) < nt) {
-      own = bit(static_cast<size_t>(opt.label_type));
-      if (opt.label_div_type >= 0 && static_cast<size_t>(opt.label_div_type) < nt)
-        own |= bit(static_cast<size_t>(opt.label_div_type));
-    }
-  }
-  labels_of(own, t.inline_label.data(), 1);
-  if (by_type && ns) {
-    const size_t nc = 2 * nt + 1;
-    t.inline_labels_by_type.assign(nn * nc, 0);
-    labels_of(kAny, t.inline_labels_by_type.data(), nc);
-    for (size_t k = 0; k < nt; ++k) {
-      labels_of(bit(k), t.inline_labels_by_type.data() + 1 + k, nc);
-      labels_of(bit(k) | bit(0), t.inline_labels_by_type.data() + 1 + nt + k, nc);
-    }
-  }
+  // Big profiles are summed in parts on threads.
+  sum_into(t, nn, ns, opt, [&](const SumContext& c, size_t first, size_t last, SampleSums& out) {
+    sum_samples(p, t, c, first, last, out);
+  });
 
   // Columns and printable names.
   t.name.resize(nn);

@@ -4,6 +4,8 @@
 // semantics; the per-location decisions are made once, then applied to stacks.
 #include "pprofcore/filter.hpp"
 
+#include <algorithm>
+
 #include "pprofcore/errors.hpp"
 #include "pprofcore/rebuild.hpp"
 
@@ -109,6 +111,10 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
 
   r.profile = copy_without_samples(p);
   if (lines_changed) keep_lines(r.profile, p, line_keep);
+  r.kept.assign(p.num_samples(), 0);
+  auto keep_run = [&](size_t first, size_t last) {
+    std::fill(r.kept.begin() + static_cast<ptrdiff_t>(first), r.kept.begin() + static_cast<ptrdiff_t>(last), 1);
+  };
   SampleAppender out(p, r.profile);
   std::vector<int32_t> stack;
   // With no frame hidden, kept samples are copied unchanged in runs: an
@@ -129,6 +135,7 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
     if (!any_hidden) {
       if (!focused || ignored) {
         out.add_range(run_start, s);
+        keep_run(run_start, s);
         run_start = s + 1;
       }
       continue;
@@ -139,8 +146,13 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
       if (!hidden[static_cast<size_t>(*it)]) stack.push_back(*it);
     if (stack.empty()) continue;
     out.add(s, stack.data(), stack.size());
+    keep_run(s, s + 1);
   }
-  if (!any_hidden) out.add_range(run_start, p.num_samples());
+  if (!any_hidden) {
+    out.add_range(run_start, p.num_samples());
+    keep_run(run_start, p.num_samples());
+  }
+  if (any_hidden) r.hidden = std::move(hidden);
   return r;
 }
 

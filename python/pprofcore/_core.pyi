@@ -31,6 +31,7 @@ __all__: list[str] = [
     "decode_file",
     "decode_file_repair",
     "decode_repair",
+    "derived_aggregate",
     "derived_sample_paths",
     "drop_go_type_params",
     "drop_type_params",
@@ -254,6 +255,21 @@ def aggregate(
     Flat/cum per pprof report node, all sample types at once.
     """
 
+def derived_aggregate(
+    profile: Profile,
+    parent: Profile,
+    parent_nodes: NodeTable,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None,
+    granularity: str = "functions",
+    inline_frames: bool = True,
+    label_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+) -> NodeTable | None:
+    """
+    aggregate() of a profile that filter_by_name made from `parent`, from parent's table; None when it must be aggregated anew.
+    """
+
 def call_tree(
     profile: Profile,
     nodes: NodeTable,
@@ -456,7 +472,7 @@ def filter_by_name(
     hide: typing.Any,
     show: typing.Any,
     universe: typing.Any = None,
-) -> tuple[Profile, bool, bool, bool, bool]: ...
+) -> tuple[Profile, bool, bool, bool, bool, typing.Any, typing.Any]: ...
 def frame_columns(profile: Profile) -> dict[str, typing.Any]:
     """
     Columns of the frames table (one row per sample x frame, leaf first).

@@ -16,6 +16,7 @@ constructs such as ``[[:alpha:]]`` are not translated.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
@@ -96,12 +97,16 @@ def filter_by_name(
     if all(r is None for r in rx) and not has_empty_stacks(p):
         return same_samples(p)
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
-    core, *matched = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
+    core, *matched, kept, hidden = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
     if warn:
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
                 warn_no_match(name, r)
-    return filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
+    out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
+    # Reports derive their node tables from p's; a weak reference, so the
+    # filtered profile does not keep its input alive.
+    out._derived.filter_origin = (weakref.ref(p), kept, hidden)
+    return out
 
 
 def apply_show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":

@@ -36,6 +36,7 @@ class Derived:
         "kept_trees",
         "sample_paths",
         "paths_parent",
+        "filter_origin",
         "used_locations",
         "report_totals",
         "num_label_units",
@@ -60,6 +61,10 @@ class Derived:
         #: a profile whose samples hold this one's (a filter's input), whose sample
         #: paths this one's are copied from: ``display.callgraph.derive_sample_paths``
         self.paths_parent: Any = None
+        #: (weak reference to the input profile, kept samples, hidden locations
+        #: or None) of a name filter, from which node tables are derived:
+        #: ``_filter.filter_by_name``, read by ``reports._nodes.nodes``
+        self.filter_origin: Optional[Tuple[Any, np.ndarray, Optional[np.ndarray]]] = None
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
         self.used_locations: Optional[np.ndarray] = None
         #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``

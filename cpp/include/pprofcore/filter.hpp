@@ -23,6 +23,11 @@ struct NameMatch {
 struct NameFilterResult {
   Profile profile;
   bool focus_matched = false, ignore_matched = false, hide_matched = false, show_matched = false;
+  // What the filter did: `kept`, per input sample, 1 when it is in
+  // `profile`; `hidden`, per location, 1 when it left every stack (its lines
+  // all hidden; empty when none did). A report's node table is derived from
+  // the input's with them (aggregate_derived.hpp).
+  std::vector<uint8_t> kept, hidden;
 };
 
 // The "matched" results follow pprof's, which look at every location of the

@@ -38,8 +38,28 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
     key = (by, bool(inline), int(label_type), 0 if mean else -1)
     t = cache.get(key)
     if t is None:
-        t = cache[key] = _core.aggregate(profile._core, *key)
+        t = derived_nodes(profile, key)
+        if t is None:
+            t = _core.aggregate(profile._core, *key)
+        cache[key] = t
     return t
+
+
+def derived_nodes(profile: "Profile", key):
+    """The node table of ``key`` for a profile a name filter made (focus,
+    ignore, hide, show), from its input's cached table: the input's sums
+    less those of the samples the filter dropped, without summing every
+    frame again (``_core.derived_aggregate``). None when the input has no
+    such table or the C++ side finds that it must sum anew."""
+    origin = profile._derived.filter_origin
+    if origin is None:
+        return None
+    parent_ref, kept, hidden = origin
+    parent = parent_ref()
+    parent_t = None if parent is None else parent._derived.nodes.get(key)
+    if parent_t is None:
+        return None
+    return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
 
 
 def node_inline_labels(profile: "Profile", by: str, inline: bool, label_type: int, mean: bool) -> np.ndarray:

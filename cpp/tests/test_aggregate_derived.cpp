@@ -1,0 +1,99 @@
+// C++ tests of aggregate_derived: the node table of a name filter's output,
+// found from its input's, equals aggregate() of that output, field by field,
+// on random profiles (inline frames, recursion, shared names, three sample
+// types with zeros of their own) under random focus/ignore/hide/show masks.
+#include <cstdio>
+#include <random>
+
+#include "check.hpp"
+#include "pprofcore/aggregate.hpp"
+#include "pprofcore/aggregate_derived.hpp"
+#include "pprofcore/errors.hpp"
+#include "pprofcore/filter.hpp"
+
+using namespace pprofcore;
+
+// random_profile with two more sample types: a multiple of the first that is
+// sometimes zero, and small values mostly zero, so each type's labels differ.
+static Profile three_types(uint32_t seed, size_t n_samples) {
+  Profile p = check::random_profile(seed, n_samples);
+  std::mt19937 rng(seed * 7 + 1);
+  std::vector<int64_t> values;
+  for (int64_t v : p.values) {
+    values.push_back(v);
+    values.push_back(rng() % 4 == 0 ? 0 : v * 3);
+    values.push_back(rng() % 3 == 0 ? static_cast<int64_t>(rng() % 50) : 0);
+  }
+  p.values = std::move(values);
+  for (int k = 0; k < 2; ++k) {
+    p.sample_type_type.push_back(p.sample_type_type[0]);
+    p.sample_type_unit.push_back(p.sample_type_unit[0]);
+  }
+  return p;
+}
+
+static NameMatch random_match(const Profile& p, std::mt19937& rng, uint32_t one_in) {
+  NameMatch m;
+  m.active = rng() % 2 == 0;
+  for (size_t f = 0; f < p.functions.size(); ++f) m.function.push_back(rng() % one_in == 0);
+  m.mapping.assign(p.mappings.size(), 0);
+  return m;
+}
+
+static bool same_table(const NodeTable& a, const NodeTable& b) {
+  return a.n_types == b.n_types && a.flat == b.flat && a.cum == b.cum && a.function == b.function && a.name == b.name &&
+         a.start_line == b.start_line && a.lineno == b.lineno && a.address == b.address && a.objfile == b.objfile &&
+         a.inline_label == b.inline_label && a.inline_labels_by_type == b.inline_labels_by_type && a.file == b.file &&
+         a.printable == b.printable && a.loc_node_offsets == b.loc_node_offsets && a.loc_nodes == b.loc_nodes &&
+         a.sums_overflow == b.sums_overflow;
+}
+
+TEST(derived_tables_equal_aggregated_ones) {
+  size_t same_rows = 0, own_rows = 0, declined = 0, lines_changed = 0;
+  for (uint32_t seed = 1; seed <= 150; ++seed) {
+    const Profile p = three_types(seed, 20 + seed * 5);
+    std::mt19937 rng(seed);
+    const NameMatch focus = random_match(p, rng, 2), ignore = random_match(p, rng, 6), hide = random_match(p, rng, 5),
+                    show = random_match(p, rng, 2);
+    const NameFilterResult r = filter_by_name(p, focus, ignore, hide, show);
+    lines_changed += r.profile.lines.size() != p.lines.size();
+    for (Granularity g : {Granularity::Functions, Granularity::Lines, Granularity::Files, Granularity::Addresses}) {
+      for (int label_type : {-1, 1}) {
+        AggregateOptions opt;
+        opt.granularity = g;
+        opt.inline_frames = seed % 5 != 0;
+        opt.label_type = label_type;
+        opt.label_div_type = seed % 2 ? 0 : -1;
+        opt.min_samples_per_thread = seed % 3 ? 1000000 : 1;  // one part, or as many as cores
+        const NodeTable parent_t = aggregate(p, opt);
+        const std::optional<NodeTable> got = derived_aggregate(r.profile, p, parent_t, r.kept, r.hidden, opt);
+        if (!got) {
+          ++declined;
+          continue;
+        }
+        ++(r.profile.lines.size() == p.lines.size() ? same_rows : own_rows);
+        EXPECT(same_table(*got, aggregate(r.profile, opt)));
+      }
+    }
+  }
+  // Every path taken: derived with the parent's rows and with the child's, declined.
+  std::printf("  derived %zu + %zu, declined %zu, lines changed %zu\n", same_rows, own_rows, declined, lines_changed);
+  EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0);
+}
+
+TEST(derived_tables_refuse_masks_of_another_profile) {
+  const Profile p = three_types(3, 60);
+  const NameFilterResult r = filter_by_name(p, NameMatch(), NameMatch(), NameMatch(), NameMatch());
+  const NodeTable t = aggregate(p, AggregateOptions{});
+  std::vector<uint8_t> short_mask(r.kept.begin(), r.kept.end() - 1);
+  EXPECT_THROWS(derived_aggregate(r.profile, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
+  std::vector<uint8_t> one_more = r.kept;
+  for (auto& k : one_more)
+    if (!k) {
+      k = 1;
+      break;
+    }
+  EXPECT_THROWS(derived_aggregate(r.profile, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
+}
+
+int main() { return check::run_all(); }
