@@ -58,8 +58,8 @@ struct SamplePaths {
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
   // Per node row and sample type (row * num_types + type): the flat and cum of
-  // the graph of every node, found while the paths are built, so the first
-  // trimming step (every node kept, no edges) reads them instead of a walk.
+  // the graph of every node, found while the paths are built: every build
+  // reads its kept nodes' flat and cum here and walks only for edges and tags.
   size_t num_types = 0;
   std::vector<int64_t> flat, cum;
   // Per sample: 1 when a node occurs twice on its path (recursion). The
