@@ -385,12 +385,13 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
   std::vector<uint32_t> edge_seen;
   // Per caller, a few slots (by the callee's low bits) holding the edges last
   // seen from it: a caller has a handful of callees, so most calls find their
-  // row here, in the cache, without a lookup.
+  // row here, in the cache, without a lookup. One slot each past 16,384
+  // nodes (addresses), where 16 would make the slots megabytes per part.
   struct LastCall {
     int32_t callee = -1, row = -1;
   };
-  constexpr size_t kCallSlots = 16;
-  std::vector<LastCall> last_call(in.edges ? nn * kCallSlots : 0);
+  const size_t call_slots = nn <= (size_t{1} << 14) ? 16 : 1;
+  std::vector<LastCall> last_call(in.edges ? nn * call_slots : 0);
   PairRows edge_rows(in.edges ? in.num_kept : 0, in.num_kept);
   const size_t nsig = num_signatures(in);
   PairRows tag_rows(nsig ? nn : 0, nsig);
@@ -423,7 +424,7 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
         add_tags(n, sig, w, false);
       }
       if (in.edges && parent >= 0 && parent != n) {
-        LastCall& last = last_call[static_cast<size_t>(parent) * kCallSlots + (nr & (kCallSlots - 1))];
+        LastCall& last = last_call[static_cast<size_t>(parent) * call_slots + (nr & (call_slots - 1))];
         if (last.callee != n) {
           const int32_t found = edge_rows.find_or_insert(in.kept_id[static_cast<size_t>(parent)], in.kept_id[nr],
                                                          static_cast<int32_t>(out.src.size()));
