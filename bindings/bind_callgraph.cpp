@@ -44,7 +44,7 @@ void bind_callgraph(py::module_& m) {
           "nbytes",
           [](const SamplePaths& s) {
             return (s.offsets.capacity() + s.flat.capacity() + s.cum.capacity()) * sizeof(int64_t) +
-                   s.nodes.capacity() * sizeof(int32_t) + s.tag_signature_bytes();
+                   s.nodes.capacity() * sizeof(int32_t) + s.repeats.capacity() + s.tag_signature_bytes();
           },
           "Bytes the paths hold (what a cache of them weighs).");
   m.def(
@@ -68,13 +68,13 @@ void bind_callgraph(py::module_& m) {
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,
          std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> kept, int64_t tag_cutoff,
-         bool edges, bool tags, const SamplePaths* paths) {
+         bool edges, bool tags, const SamplePaths* paths, size_t walk_parts) {
         std::vector<uint8_t> mask;
         if (kept) mask.assign(kept->data(), kept->data() + kept->size());
         CallGraph g;
         {
           py::gil_scoped_release nogil;  // profile, node table and paths are immutable; mask is a copy
-          const CallGraphParts parts{edges, tags};
+          const CallGraphParts parts{edges, tags, walk_parts};
           g = paths ? build_call_graph(p, *paths, nodes.size(), type, mask, tag_cutoff, parts)
                     : build_call_graph(p, nodes, type, mask, tag_cutoff, parts);
         }
@@ -90,10 +90,11 @@ void bind_callgraph(py::module_& m) {
         return d;
       },
       py::arg("profile"), py::arg("nodes"), py::arg("type"), py::arg("kept") = py::none(), py::arg("tag_cutoff") = 0,
-      py::arg("edges") = true, py::arg("tags") = true, py::arg("paths") = nullptr,
+      py::arg("edges") = true, py::arg("tags") = true, py::arg("paths") = nullptr, py::arg("walk_parts") = 0,
       "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), "
       "tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's "
-      "sample_paths over nodes, walked instead of the locations.");
+      "sample_paths over nodes, walked instead of the locations; walk_parts: threads the walk is split into (0: one "
+      "per core for big profiles).");
   m.def(
       "graph_entropy_order",
       [](const py::dict& g, const py::object& ranks) {

@@ -9,12 +9,11 @@
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/fork_join.hpp"
 
 namespace pprofcore {
 
 namespace {
-
-constexpr size_t kDenseEdges = size_t{1} << 20;  // (caller, callee) cells of an edge matrix, at most
 
 inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
 
@@ -98,24 +97,47 @@ TagSignatures tag_signatures(const Profile& p) {
 
 namespace {
 
+// Adds (or, with kSubtract, takes away) one sample's values `w` to the sums of
+// the nodes on its path [path, end): each node's cum once, the leaf's flat.
+// True when a node occurs twice on the path (recursion): only such samples
+// need the builds' once-per-sample checks. `seen` marks the nodes summed under
+// `stamp`. kTypes fixes the number of sample types when it is small (a loop
+// the compiler unrolls); 0 reads `nt`.
+template <size_t kTypes, bool kSubtract>
+bool add_sample_sums(const int32_t* path, const int32_t* end, const int64_t* w, size_t nt, uint32_t stamp,
+                     uint32_t* seen, int64_t* flat, int64_t* cum) {
+  const size_t n_types = kTypes ? kTypes : nt;
+  auto add = [&](int64_t* to) {
+    for (size_t k = 0; k < n_types; ++k) to[k] = kSubtract ? wrapping_sub(to[k], w[k]) : wrapping_add(to[k], w[k]);
+  };
+  bool repeats = false;
+  int32_t leaf = -1;
+  for (; path != end; ++path) {
+    const int32_t n = *path < 0 ? ~*path : *path;
+    const size_t nr = static_cast<size_t>(n);
+    if (seen[nr] != stamp) {
+      seen[nr] = stamp;
+      add(cum + nr * n_types);
+    } else {
+      repeats = true;
+    }
+    leaf = n;
+  }
+  if (leaf >= 0) add(flat + static_cast<size_t>(leaf) * n_types);
+  return repeats;
+}
+
 // The walk of sample_paths, with the number of sample types fixed when it is
-// small (the sums of every type are added per node: a loop the compiler unrolls).
+// small. Every type's sums in the same walk: a sample of value 0 adds 0, as
+// the graph's walk, which skips it, leaves the sums.
 template <size_t kTypes>
 void walk_paths(const Profile& p, const NodeTable& t, SamplePaths& out) {
   const size_t nt = kTypes ? kTypes : p.num_types();
-  // Every type's sums in the same walk: a sample of value 0 adds 0, as the
-  // graph's walk, which skips it, leaves the sums.
-  auto add_values = [nt](int64_t* to, const int64_t* w) {
-    for (size_t k = 0; k < nt; ++k) to[k] = wrapping_add(to[k], w[k]);
-  };
-  int64_t* cum = out.cum.data();
   int32_t* nodes = out.nodes.data();
   size_t at = 0;
   std::vector<uint32_t> seen(out.num_nodes, 0);
   for (size_t s = 0; s < p.num_samples(); ++s) {
-    const int64_t* w = p.values.data() + s * nt;
-    const auto stamp = static_cast<uint32_t>(s + 1);  // marks the nodes this sample has summed
-    int32_t leaf = -1;
+    const size_t begin = at;
     // Root first: the stack backwards, each location's nodes outermost first.
     const int32_t* root_end = p.stack_locations.data() + p.stack_offsets[s];
     for (const int32_t* loc = p.stack_locations.data() + p.stack_offsets[s + 1]; loc-- != root_end;) {
@@ -123,16 +145,13 @@ void walk_paths(const Profile& p, const NodeTable& t, SamplePaths& out) {
       for (int64_t j = span[1] - 1; j >= span[0]; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
         nodes[at++] = j != span[1] - 1 ? ~n : n;
-        const size_t nr = static_cast<size_t>(n);
-        if (seen[nr] != stamp) {
-          seen[nr] = stamp;
-          add_values(cum + nr * nt, w);
-        }
-        leaf = n;
       }
     }
-    if (leaf >= 0) add_values(out.flat.data() + static_cast<size_t>(leaf) * nt, w);
     out.offsets[s + 1] = static_cast<int64_t>(at);
+    // stamp = s + 1 marks the nodes this sample has summed
+    out.repeats[s] =
+        add_sample_sums<kTypes, false>(nodes + begin, nodes + at, p.values.data() + s * nt, nt,
+                                       static_cast<uint32_t>(s + 1), seen.data(), out.flat.data(), out.cum.data());
   }
 }
 
@@ -148,6 +167,7 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
   out.offsets.assign(ns + 1, 0);
+  out.repeats.assign(ns, 0);
   // The exact size first: growing past a guess copies the array and keeps up
   // to twice its memory (inlined frames make it longer than the stacks).
   size_t total = 0;
@@ -201,27 +221,6 @@ std::vector<size_t> matching_samples(const Profile& child, const Profile& parent
   return rows;
 }
 
-// Adds (or, with `sign` -1, takes away) one sample's values to the sums of the
-// nodes on its path, as walk_paths does.
-void add_path_sums(const SamplePaths& paths, size_t s, const int64_t* w, int64_t sign, uint32_t stamp,
-                   std::vector<uint32_t>& seen, SamplePaths& out) {
-  const size_t nt = out.num_types;
-  auto add = [&](int64_t* to) {
-    for (size_t k = 0; k < nt; ++k) to[k] = sign > 0 ? wrapping_add(to[k], w[k]) : wrapping_sub(to[k], w[k]);
-  };
-  int32_t leaf = -1;
-  for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
-    const int32_t raw = paths.nodes[static_cast<size_t>(k)];
-    const int32_t n = raw < 0 ? ~raw : raw;
-    if (seen[static_cast<size_t>(n)] != stamp) {
-      seen[static_cast<size_t>(n)] = stamp;
-      add(out.cum.data() + static_cast<size_t>(n) * nt);
-    }
-    leaf = n;
-  }
-  if (leaf >= 0) add(out.flat.data() + static_cast<size_t>(leaf) * nt);
-}
-
 }  // namespace
 
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
@@ -249,14 +248,17 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
     out.offsets[j + 1] = static_cast<int64_t>(total);
   }
   out.nodes.resize(total);
+  out.repeats.resize(rows.size());
   for (size_t j = 0; j < rows.size(); ++j) {
     const int64_t b = parent_paths.offsets[rows[j]], e = parent_paths.offsets[rows[j] + 1];
     std::copy(parent_paths.nodes.begin() + b, parent_paths.nodes.begin() + e, out.nodes.begin() + out.offsets[j]);
+    out.repeats[j] = parent_paths.repeats[rows[j]];
   }
   // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
   // left-out samples' equal the kept samples' own.
   std::vector<uint32_t> seen(out.num_nodes, 0);
   uint32_t stamp = 0;
+  auto path_of = [](const SamplePaths& paths, size_t s) { return paths.nodes.data() + paths.offsets[s]; };
   if (rows.size() * 2 >= np) {
     out.flat = parent_paths.flat;
     out.cum = parent_paths.cum;
@@ -266,12 +268,15 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
         ++next;
         continue;
       }
-      add_path_sums(parent_paths, s, parent.values.data() + s * nt, -1, ++stamp, seen, out);
+      add_sample_sums<0, true>(path_of(parent_paths, s), path_of(parent_paths, s + 1), parent.values.data() + s * nt,
+                               nt, ++stamp, seen.data(), out.flat.data(), out.cum.data());
     }
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
-    for (size_t j = 0; j < rows.size(); ++j) add_path_sums(out, j, child.values.data() + j * nt, 1, ++stamp, seen, out);
+    for (size_t j = 0; j < rows.size(); ++j)
+      add_sample_sums<0, false>(path_of(out, j), path_of(out, j + 1), child.values.data() + j * nt, nt, ++stamp,
+                                seen.data(), out.flat.data(), out.cum.data());
   }
   return out;
 }
@@ -296,153 +301,239 @@ CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, co
   return build_call_graph(p, sample_paths(p, t), t.size(), type, kept, tag_cutoff, parts);
 }
 
-CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
-                           const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts) {
-  const size_t nt = p.num_types(), ns = p.num_samples();
-  if (type >= nt) throw ProfileError("sample type index out of range");
-  if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
-  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn)
-    throw InternalError("sample paths were built from another profile or node table");
-  check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
-  if (kept.empty() && !parts.edges && !parts.tags && paths.num_types == nt) {
-    CallGraph sums;  // every node, no edges: what the paths' walk summed
-    sums.flat.resize(nn);
-    sums.cum.resize(nn);
-    for (size_t n = 0; n < nn; ++n) {
-      sums.flat[n] = paths.flat[n * nt + type];
-      sums.cum[n] = paths.cum[n * nt + type];
-    }
-    sums.tag_count.assign(nn, 0);
-    return sums;
-  }
-  auto is_kept = [&](int32_t n) { return kept.empty() || kept[static_cast<size_t>(n)] != 0; };
+namespace {
 
-  CallGraph g;
-  g.flat.assign(nn, 0);
-  g.cum.assign(nn, 0);
-  std::vector<uint32_t> seen(nn, 0);  // stamp = sample index + 1
+// Rows of (a, b) pairs of dense ids (an edge's caller and callee, a node and
+// a tag signature): a matrix when it has at most kDenseCells cells (256 KB:
+// it stays in the core's cache, where a bigger one missed on most calls),
+// else a hash.
+class PairRows {
+ public:
+  PairRows(size_t na, size_t nb) : nb_(nb), dense_(na * nb <= kDenseCells) {
+    if (dense_) cells_.assign(na * nb, -1);
+  }
+  // The row of (a, b), or -1 after recording `fresh` as its row.
+  int32_t find_or_insert(int32_t a, int32_t b, int32_t fresh) {
+    if (!dense_) return index_.find_or_insert(KeyIndex::pair(a, b), fresh);
+    int32_t& slot = cells_[static_cast<size_t>(a) * nb_ + static_cast<size_t>(b)];
+    if (slot >= 0) return slot;
+    slot = fresh;
+    return -1;
+  }
+
+ private:
+  static constexpr size_t kDenseCells = size_t{1} << 16;
+  size_t nb_;
+  bool dense_;
+  std::vector<int32_t> cells_;
+  KeyIndex index_;
+};
+
+// What one build reads: the kept mask (empty: every node) with each kept
+// node's dense id, and which parts to find.
+struct BuildInput {
+  const Profile& p;
+  const SamplePaths& paths;
+  size_t type;
+  const std::vector<uint8_t>& kept;
+  const std::vector<int32_t>& kept_id;
+  size_t num_kept;
+  bool edges;
+  const TagSignatures* sigs;             // nullptr: no label tags
+  const std::vector<uint8_t>& tag_leaf;  // nodes that end a tagged sample
+};
+
+// One range of samples' edges and label tag sums, in the order its samples
+// first meet them: a build walks its samples in parts on threads and adds the
+// parts in order, which keeps the order one walk would give.
+struct GraphPart {
+  std::vector<int32_t> src, dst;
+  std::vector<int64_t> weight;
+  std::vector<uint8_t> residual, is_inline;
+  std::vector<int32_t> tag_node, tag_sig;
+  std::vector<std::pair<int64_t, int64_t>> tag_sums;  // (flat, cum)
+
+  // Row of a new tag pair (node, signature) with zero sums.
+  size_t add_tag_row(int32_t n, int32_t sig) {
+    tag_node.push_back(n);
+    tag_sig.push_back(sig);
+    tag_sums.emplace_back(0, 0);
+    return tag_sums.size() - 1;
+  }
+  // Row of a new edge, its flags as one occurrence sets them.
+  size_t add_edge(int32_t a, int32_t b, bool inline_call) {
+    src.push_back(a);
+    dst.push_back(b);
+    weight.push_back(0);
+    residual.push_back(0);
+    is_inline.push_back(inline_call ? 1 : 0);
+    return src.size() - 1;
+  }
+};
+
+size_t num_signatures(const BuildInput& in) { return in.sigs ? in.sigs->set.size() : 0; }
+
+// The walk over samples [s0, s1): each kept node's edge from the kept node
+// before it (residual when nodes were left out between them) and, for the
+// nodes that end a tagged sample, the tag sums. Each node and edge counts once
+// per sample; only samples whose path repeats a node need the check.
+void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
+  const size_t nn = in.paths.num_nodes, nt = in.p.num_types();
+  const bool all = in.kept.empty();
+  const int32_t* nodes = in.paths.nodes.data();
+  std::vector<uint32_t> seen(in.sigs ? nn : 0, 0);  // stamp = sample index + 1
   std::vector<uint32_t> edge_seen;
-  // An edge's row: a dense (caller, callee) matrix over the kept nodes when it
-  // is small (a few MB; a trimmed graph's fits the cache), else a hash; -1
-  // after recording the next row for a new edge.
-  // Per caller, the edge to the callee it was last seen with: most calls
-  // repeat the caller's last one, and this row is in the cache where the
-  // matrix's cell may not be.
+  // Per caller, a few slots (by the callee's low bits) holding the edges last
+  // seen from it: a caller has a handful of callees, so most calls find their
+  // row here, in the cache, without a lookup. One slot each past 16,384
+  // nodes (addresses), where 16 would make the slots megabytes per part.
   struct LastCall {
     int32_t callee = -1, row = -1;
   };
-  std::vector<LastCall> last_call(parts.edges ? nn : 0);
-  std::vector<int32_t> kept_id(nn);
-  size_t nk = 0;
-  for (size_t n = 0; n < nn; ++n) kept_id[n] = is_kept(static_cast<int32_t>(n)) ? static_cast<int32_t>(nk++) : -1;
-  const bool dense = parts.edges && nk * nk <= kDenseEdges;
-  std::vector<int32_t> edge_matrix(dense ? nk * nk : 0, -1);
-  KeyIndex edge_index;
-  auto edge_row = [&](int32_t a, int32_t b) -> int32_t {
-    const auto fresh = static_cast<int32_t>(g.src.size());
-    if (!dense) return edge_index.find_or_insert(KeyIndex::pair(a, b), fresh);
-    const size_t cell = static_cast<size_t>(kept_id[static_cast<size_t>(a)]) * nk + kept_id[static_cast<size_t>(b)];
-    int32_t& slot = edge_matrix[cell];
-    if (slot >= 0) return slot;
-    slot = fresh;
-    return -1;
-  };
-  // Label tags are summed per (node, sample signature) while walking the frames,
-  // then spread over the signature's tags at the end. Only tags with a flat
-  // count, so only nodes that end a tagged sample need their cum summed.
-  static const TagSignatures kNoTags;
-  const TagSignatures& sigs = parts.tags ? paths.tag_signatures_of(p) : kNoTags;
-  std::vector<uint8_t> tag_leaf(parts.tags ? nn : 0, 0);
-  for (size_t s = 0; parts.tags && s < ns; ++s) {
-    if (p.values[s * nt + type] == 0 || sigs.of_sample[s] == 0) continue;
-    // The walk below ends on the first node of the innermost location that has one.
-    if (paths.offsets[s + 1] == paths.offsets[s]) continue;
-    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
-    const int32_t leaf = last < 0 ? ~last : last;
-    if (is_kept(leaf)) tag_leaf[static_cast<size_t>(leaf)] = 1;
-  }
-  std::vector<int32_t> tag_node, tag_sig;
-  std::vector<std::pair<int64_t, int64_t>> tag_sums;  // (flat, cum)
-  // A (node, signature) pair's row: a dense matrix when there are few
-  // signatures (a heap profile's "bytes" values), else a hash; -1 for a new one.
-  const size_t nsig = parts.tags ? sigs.set.size() : 0;
-  const bool dense_tags = nsig * nn <= kDenseEdges;
-  std::vector<int32_t> tag_matrix(dense_tags ? nsig * nn : 0, -1);
-  KeyIndex tag_index;
-  auto tag_row = [&](int32_t n, int32_t sig) -> int32_t {
-    const auto fresh = static_cast<int32_t>(tag_sums.size());
-    if (!dense_tags) return tag_index.find_or_insert(KeyIndex::pair(n, sig), fresh);
-    int32_t& slot = tag_matrix[static_cast<size_t>(n) * nsig + static_cast<size_t>(sig)];
-    if (slot >= 0) return slot;
-    slot = fresh;
-    return -1;
-  };
+  const size_t call_slots = nn <= (size_t{1} << 14) ? 16 : 1;
+  std::vector<LastCall> last_call(in.edges ? nn * call_slots : 0);
+  PairRows edge_rows(in.edges ? in.num_kept : 0, in.num_kept);
+  const size_t nsig = num_signatures(in);
+  PairRows tag_rows(nsig ? nn : 0, nsig);
   auto add_tags = [&](int32_t n, int32_t sig, int64_t w, bool flat) {
-    if (sig == 0 || !tag_leaf[static_cast<size_t>(n)]) return;
-    int32_t row = tag_row(n, sig);
-    if (row < 0) {
-      row = static_cast<int32_t>(tag_sums.size());
-      tag_node.push_back(n);
-      tag_sig.push_back(sig);
-      tag_sums.emplace_back(0, 0);
-    }
-    auto& tg = tag_sums[static_cast<size_t>(row)];
+    int32_t row = tag_rows.find_or_insert(n, sig, static_cast<int32_t>(out.tag_sums.size()));
+    if (row < 0) row = static_cast<int32_t>(out.add_tag_row(n, sig));
+    auto& tg = out.tag_sums[static_cast<size_t>(row)];
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
-
-  for (size_t s = 0; s < ns; ++s) {
-    const int64_t w = p.values[s * nt + type];
+  for (size_t s = s0; s < s1; ++s) {
+    const int64_t w = in.p.values[s * nt + in.type];
     if (w == 0) continue;
-    const uint32_t stamp = static_cast<uint32_t>(s + 1);
-    const int32_t sig = parts.tags ? sigs.of_sample[s] : 0;
+    const int32_t sig = in.sigs ? in.sigs->of_sample[s] : 0;
+    if (!in.edges && sig == 0) continue;
+    const bool once = in.paths.repeats[s] != 0;
+    const auto stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     bool residual = false;
-    for (int64_t k = paths.offsets[s]; k < paths.offsets[s + 1]; ++k) {
-      const int32_t raw = paths.nodes[static_cast<size_t>(k)];
-      const bool is_inline = raw < 0;
-      const int32_t n = is_inline ? ~raw : raw;
-      if (!is_kept(n)) {
+    const int32_t* end = nodes + in.paths.offsets[s + 1];
+    for (const int32_t* k = nodes + in.paths.offsets[s]; k != end; ++k) {
+      const bool is_inline = *k < 0;
+      const int32_t n = is_inline ? ~*k : *k;
+      const size_t nr = static_cast<size_t>(n);
+      if (!all && !in.kept[nr]) {
         residual = true;
         continue;
       }
-      const size_t nr = static_cast<size_t>(n);
-      if (seen[nr] != stamp) {
-        seen[nr] = stamp;
-        g.cum[nr] = wrapping_add(g.cum[nr], w);
-        if (sig) add_tags(n, sig, w, false);
+      if (sig && in.tag_leaf[nr] && (!once || seen[nr] != stamp)) {
+        if (once) seen[nr] = stamp;
+        add_tags(n, sig, w, false);
       }
-      if (parts.edges && parent >= 0 && parent != n) {
-        LastCall& last = last_call[static_cast<size_t>(parent)];
-        size_t e = static_cast<size_t>(last.row);
+      if (in.edges && parent >= 0 && parent != n) {
+        LastCall& last = last_call[static_cast<size_t>(parent) * call_slots + (nr & (call_slots - 1))];
         if (last.callee != n) {
-          const int32_t found = edge_row(parent, n);
-          e = found >= 0 ? static_cast<size_t>(found) : g.src.size();
-          if (found < 0) {
-            g.src.push_back(parent);
-            g.dst.push_back(n);
-            g.weight.push_back(0);
-            g.residual.push_back(0);
-            g.is_inline.push_back(is_inline ? 1 : 0);
-            edge_seen.push_back(0);
-          }
-          last = LastCall{n, static_cast<int32_t>(e)};
+          const int32_t found = edge_rows.find_or_insert(in.kept_id[static_cast<size_t>(parent)], in.kept_id[nr],
+                                                         static_cast<int32_t>(out.src.size()));
+          if (found < 0) edge_seen.push_back(0);
+          last = LastCall{n, found >= 0 ? found : static_cast<int32_t>(out.add_edge(parent, n, is_inline))};
         }
-        if (edge_seen[e] != stamp) {  // once per sample; later repeats change no flags either
-          edge_seen[e] = stamp;
-          g.weight[e] = wrapping_add(g.weight[e], w);
-          if (residual) g.residual[e] = 1;
-          if (!is_inline) g.is_inline[e] = 0;
+        const auto e = static_cast<size_t>(last.row);
+        if (!once || edge_seen[e] != stamp) {  // later repeats in a sample change no flags either
+          if (once) edge_seen[e] = stamp;
+          out.weight[e] = wrapping_add(out.weight[e], w);
+          if (residual) out.residual[e] = 1;
+          if (!is_inline) out.is_inline[e] = 0;
         }
       }
       parent = n;
       residual = false;
     }
-    if (parent >= 0 && !residual) {
-      const size_t pr = static_cast<size_t>(parent);
-      g.flat[pr] = wrapping_add(g.flat[pr], w);
-      add_tags(parent, sig, w, true);
-    }
+    if (sig && parent >= 0 && !residual && in.tag_leaf[static_cast<size_t>(parent)]) add_tags(parent, sig, w, true);
   }
+}
+
+// Adds `more`, the part after `into`'s samples, to `into`: its new edges and
+// tag pairs after `into`'s, in their order.
+void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
+  PairRows edge_rows(in.num_kept, in.num_kept);
+  for (size_t e = 0; e < into.src.size(); ++e)
+    edge_rows.find_or_insert(in.kept_id[static_cast<size_t>(into.src[e])], in.kept_id[static_cast<size_t>(into.dst[e])],
+                             static_cast<int32_t>(e));
+  for (size_t e = 0; e < more.src.size(); ++e) {
+    const int32_t found =
+        edge_rows.find_or_insert(in.kept_id[static_cast<size_t>(more.src[e])],
+                                 in.kept_id[static_cast<size_t>(more.dst[e])], static_cast<int32_t>(into.src.size()));
+    const size_t row = found >= 0 ? static_cast<size_t>(found) : into.add_edge(more.src[e], more.dst[e], true);
+    into.weight[row] = wrapping_add(into.weight[row], more.weight[e]);
+    into.residual[row] |= more.residual[e];
+    into.is_inline[row] &= more.is_inline[e];
+  }
+  const size_t nsig = num_signatures(in);
+  PairRows tag_rows(nsig ? in.paths.num_nodes : 0, nsig);
+  for (size_t r = 0; r < into.tag_sums.size(); ++r)
+    tag_rows.find_or_insert(into.tag_node[r], into.tag_sig[r], static_cast<int32_t>(r));
+  for (size_t r = 0; r < more.tag_sums.size(); ++r) {
+    const int32_t found =
+        tag_rows.find_or_insert(more.tag_node[r], more.tag_sig[r], static_cast<int32_t>(into.tag_sums.size()));
+    auto& to =
+        into.tag_sums[found >= 0 ? static_cast<size_t>(found) : into.add_tag_row(more.tag_node[r], more.tag_sig[r])];
+    to.first = wrapping_add(to.first, more.tag_sums[r].first);
+    to.second = wrapping_add(to.second, more.tag_sums[r].second);
+  }
+}
+
+// Samples a part of a build's walk takes at least (fewer run on one thread).
+constexpr size_t kSamplesPerPart = 50000;
+
+}  // namespace
+
+CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
+                           const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts) {
+  const size_t nt = p.num_types(), ns = p.num_samples();
+  if (type >= nt) throw ProfileError("sample type index out of range");
+  if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
+  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn || paths.num_types != nt || paths.repeats.size() != ns)
+    throw InternalError("sample paths were built from another profile or node table");
+  check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
+  auto is_kept = [&](size_t n) { return kept.empty() || kept[n] != 0; };
+
+  // A kept node's flat and cum are those of the whole graph (each sample that
+  // holds it counts once; flat where it is the leaf), which the paths' walk
+  // summed: only the edges and the tags need a walk.
+  CallGraph g;
+  g.flat.assign(nn, 0);
+  g.cum.assign(nn, 0);
+  std::vector<int32_t> kept_id(nn, -1);
+  size_t nk = 0;
+  for (size_t n = 0; n < nn; ++n) {
+    if (!is_kept(n)) continue;
+    g.flat[n] = paths.flat[n * nt + type];
+    g.cum[n] = paths.cum[n * nt + type];
+    kept_id[n] = static_cast<int32_t>(nk++);
+  }
+  // Label tags are summed per (node, sample signature) while walking the frames,
+  // then spread over the signature's tags at the end. Only tags with a flat
+  // count, so only nodes that end a tagged sample need their cum summed.
+  const TagSignatures* sigs = parts.tags ? &paths.tag_signatures_of(p) : nullptr;
+  std::vector<uint8_t> tag_leaf(sigs ? nn : 0, 0);
+  for (size_t s = 0; sigs && s < ns; ++s) {
+    if (p.values[s * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
+    // The walk ends on the first node of the innermost location that has one.
+    if (paths.offsets[s + 1] == paths.offsets[s]) continue;
+    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
+    if (is_kept(leaf)) tag_leaf[leaf] = 1;
+  }
+  const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf};
+  size_t num_parts = 0;
+  if (parts.edges || parts.tags)
+    num_parts = parts.walk_parts ? std::min(parts.walk_parts, std::max<size_t>(ns, 1))
+                                 : std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / kSamplesPerPart));
+  std::vector<GraphPart> done(num_parts);
+  fork_join(num_parts, [&](size_t k) { walk_part(in, ns * k / num_parts, ns * (k + 1) / num_parts, done[k]); });
+  for (size_t k = 1; k < num_parts; ++k) add_part(in, done[0], done[k]);
+  GraphPart walked = num_parts ? std::move(done[0]) : GraphPart{};
+  g.src = std::move(walked.src);
+  g.dst = std::move(walked.dst);
+  g.weight = std::move(walked.weight);
+  g.residual = std::move(walked.residual);
+  g.is_inline = std::move(walked.is_inline);
+  const std::vector<int32_t>&tag_node = walked.tag_node, &tag_sig = walked.tag_sig;
+  const std::vector<std::pair<int64_t, int64_t>>& tag_sums = walked.tag_sums;
   // Label tags: (node, label set) -> (flat, cum). pprof keeps one numeric label
   // for the graph, "bytes": its tags are (node, label set, value).
   std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> tags;
@@ -453,11 +544,11 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   };
   for (size_t r = 0; r < tag_sums.size(); ++r) {
     const size_t sig = static_cast<size_t>(tag_sig[r]);
-    const int32_t set = sigs.set[sig];
+    const int32_t set = sigs->set[sig];
     const uint64_t key = KeyIndex::pair(tag_node[r], set);
     if (set) add_to(tags[key], tag_sums[r]);
-    for (int64_t i = sigs.bytes_offsets[sig]; i < sigs.bytes_offsets[sig + 1]; ++i)
-      add_to(num_tags[NumKey{key, sigs.bytes[static_cast<size_t>(i)]}], tag_sums[r]);
+    for (int64_t i = sigs->bytes_offsets[sig]; i < sigs->bytes_offsets[sig + 1]; ++i)
+      add_to(num_tags[NumKey{key, sigs->bytes[static_cast<size_t>(i)]}], tag_sums[r]);
   }
   g.tag_count.assign(nn, 0);
   for (const auto& [key, fc] : tags) {

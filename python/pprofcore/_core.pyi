@@ -338,9 +338,10 @@ def call_graph(
     edges: bool = True,
     tags: bool = True,
     paths: SamplePaths | None = None,
+    walk_parts: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> dict[str, typing.Any]:
     """
-    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's sample_paths over nodes, walked instead of the locations.
+    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's sample_paths over nodes, walked instead of the locations; walk_parts: threads the walk is split into (0: one per core for big profiles).
     """
 
 class SamplePaths:

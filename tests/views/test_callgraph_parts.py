@@ -12,6 +12,7 @@ from collections import defaultdict
 import explorer_data
 import numpy as np
 import pytest
+from graph_reference import reference_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from testenv import load_with_samples, one_per_producer
@@ -72,6 +73,10 @@ def check_parts(p, ti: int, kept, cutoff: int) -> None:
     no_tags = _core.call_graph(p._core, table, ti, mask, cutoff, tags=False)
     for k in ("flat", "cum", "src", "dst", "weight", "residual", "inline"):
         assert np.array_equal(no_tags[k], full[k]), k
+    for walk_parts in (2, 5):  # the walk split over threads, its parts added in order
+        split = _core.call_graph(p._core, table, ti, mask, cutoff, walk_parts=walk_parts)
+        for k in full:
+            assert np.array_equal(split[k], full[k]), (walk_parts, k)
 
 
 _frames = st.sampled_from(["main", "a", "b", "c", "leaf"])
@@ -146,27 +151,29 @@ _types = [("t%d" % i, "count") for i in range(5)]
     st.lists(st.tuples(st.lists(_frames, min_size=1, max_size=6), st.integers(-50, 200)), max_size=25),
 )
 def test_sums_found_with_the_paths_equal_the_walk(num_types, samples):
-    """The first trimming step's flat and cum (every node, no edges) come from
-    the sums ``_core.sample_paths`` adds for every sample type while it builds
-    the paths (its walk unrolled for 1, 2 and 4 types); each equals the
-    graph's walk of that type, which skips samples of value 0."""
+    """Every build's flat and cum (of the kept nodes) come from the sums
+    ``_core.sample_paths`` adds for every sample type while it builds the
+    paths (its walk unrolled for 1, 2 and 4 types); each equals pprof's walk
+    of that type (``graph_reference``), which skips samples of value 0."""
     stacks = [(names, [v * (k + 1) if (v + k) % 3 else 0 for k in range(num_types)]) for names, v in samples]
     p = explorer_data.build(stacks, sample_types=_types[:num_types])
     table = stack_nodes(p, "functions")
     paths = _core.sample_paths(p._core, table)
+    every = np.ones(len(table), dtype=np.uint8)
     for ti in range(num_types):
+        want = reference_graph(p, table, ti, every)
         sums = _core.call_graph(p._core, table, ti, None, 0, edges=False, tags=False, paths=paths)
-        walk = _core.call_graph(p._core, table, ti, None, 0, tags=False, paths=paths)
         for k in ("flat", "cum"):
-            assert np.array_equal(sums[k], walk[k]), (ti, k)
+            assert np.array_equal(sums[k], want[k]), (ti, k)
 
 
 @pytest.mark.parametrize("by", ["functions", "lines", "files"])
 def test_sums_found_with_the_paths_on_inlined_frames(heap, by):
     table = stack_nodes(heap, by, True)
     paths = _core.sample_paths(heap._core, table)
+    every = np.ones(len(table), dtype=np.uint8)
     for ti in range(len(heap.sample_types)):
+        want = reference_graph(heap, table, ti, every)
         sums = _core.call_graph(heap._core, table, ti, None, 0, edges=False, tags=False, paths=paths)
-        walk = _core.call_graph(heap._core, table, ti, None, 0, tags=False, paths=paths)
         for k in ("flat", "cum"):
-            assert np.array_equal(sums[k], walk[k]), (by, ti, k)
+            assert np.array_equal(sums[k], want[k]), (by, ti, k)

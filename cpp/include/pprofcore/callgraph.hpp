@@ -32,6 +32,9 @@ struct CallGraph {
 struct CallGraphParts {
   bool edges = true;
   bool tags = true;
+  // Parts the walk over the samples is split into, each on a thread of its
+  // own; 0: one per core, each of at least 50,000 samples.
+  size_t walk_parts = 0;
 };
 
 // Each sample's report nodes, root first, as the graph's walk meets them (one
@@ -55,10 +58,14 @@ struct SamplePaths {
   std::vector<int32_t> nodes;
   size_t num_nodes = 0;  // rows of the node table they were built over
   // Per node row and sample type (row * num_types + type): the flat and cum of
-  // the graph of every node, found while the paths are built, so the first
-  // trimming step (every node kept, no edges) reads them instead of a walk.
+  // the graph of every node, found while the paths are built: every build
+  // reads its kept nodes' flat and cum here and walks only for edges and tags.
   size_t num_types = 0;
   std::vector<int64_t> flat, cum;
+  // Per sample: 1 when a node occurs twice on its path (recursion). The
+  // builds count each node and edge once per sample; on the other paths every
+  // occurrence is the first, so they skip that check.
+  std::vector<uint8_t> repeats;
 
   // The samples' tag signatures, found by the first build that counts tags and
   // kept for the next ones (they depend on the profile only). Thread-safe.
