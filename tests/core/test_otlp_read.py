@@ -167,6 +167,33 @@ def test_array_attribute_becomes_repeated_labels():
     assert _labels(q, 0) == {"tag": ["a", (3, "")]}
 
 
+def test_string_codes_follow_the_table_and_made_texts_reuse_them():
+    """A dictionary string keeps its own code (a duplicate entry stays a second
+    string, as profile.proto's decoder keeps its table as is), and a text the
+    reader makes (here an inline string value) shares the code of an equal
+    dictionary string, whichever comes first."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    f = d.frame("f")
+    again = len(d.d.string_table)
+    d.d.string_table.append("f")
+    d.d.function_table.add(name_strindex=again)
+    d.d.location_table.add().lines.add(function_index=len(d.d.function_table) - 1)
+    f_again = len(d.d.location_table) - 1
+    thread = d.attr("thread", string_value="g")
+    g = d.frame("g")
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=d.stack(f, f_again), attribute_indices=[thread], values=[1])
+    p.samples.add(stack_index=d.stack(g), values=[1])
+    q = pprofcore.loads(m.SerializeToString())
+    names = [q.functions.name[q.lines.function[q.locations.line_offsets[x]]] for x in (*q.stack(0), *q.stack(1))]
+    assert [q._s(c) for c in names] == ["f", "f", "g"]
+    assert names[0] != names[1]
+    assert q.labels.str[q.label_offsets[0]] == names[2]
+    assert list(q.strings).count("g") == 1
+
+
 @pytest.mark.parametrize("wrap", ["raw", "gzip", "request", "json", "json-gzip"])
 def test_encodings_read_the_same(wrap, tmp_path):
     m = _message()

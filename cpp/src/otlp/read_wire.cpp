@@ -622,11 +622,10 @@ void stack(Reader s, Message& m) {
 }
 
 // Sizes the tables before they are read: one pass over the dictionary's tags
-// counts each table's entries (and the bytes of the strings), so no
-// table grows by copying. A malformed dictionary stops the count; the reading
-// pass then reports it.
+// counts each table's entries, so no table grows by copying. A malformed
+// dictionary stops the count; the reading pass then reports it.
 void reserve_tables(Reader r, Message& m) {
-  size_t count[8] = {}, string_bytes = 0;
+  size_t count[8] = {};
   try {
     while (!r.done()) {
       const uint32_t tag = r.tag("ProfilesDictionary");
@@ -635,9 +634,8 @@ void reserve_tables(Reader r, Message& m) {
         continue;
       }
       const uint8_t* e = r.length_delimited("ProfilesDictionary");
-      const size_t field = tag >> 3, len = static_cast<size_t>(e - r.pos());
+      const size_t field = tag >> 3;
       if (field < 8) ++count[field];
-      if (field == f::dictionary::kStringTable) string_bytes += len;
       r.seek(e);
     }
   } catch (const DecodeError&) {
@@ -648,8 +646,7 @@ void reserve_tables(Reader r, Message& m) {
   m.functions.reserve(m.functions.size() + count[f::dictionary::kFunctionTable]);
   m.links.reserve(m.links.size() + count[f::dictionary::kLinkTable]);
   m.attributes.reserve(m.attributes.size() + count[f::dictionary::kAttributeTable]);
-  m.strings.offsets.reserve(m.strings.offsets.size() + count[f::dictionary::kStringTable]);
-  m.strings.data.reserve(m.strings.data.size() + string_bytes);
+  m.strings.views.reserve(m.strings.size() + count[f::dictionary::kStringTable]);
   const size_t stacks = count[f::dictionary::kStackTable];
   m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
   m.stack_offset.reserve(m.stack_offset.size() + stacks);
