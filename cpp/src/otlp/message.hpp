@@ -183,8 +183,9 @@ class SampleCursor {
   // next() for a sample expected to differ from `first`'s current one (read
   // into `like`) in its values alone, as the sample types of one pprof
   // profile do when written side by side. When its bytes are first's but
-  // for one values field, v is `like` with these values and `same` is set,
-  // without reading the rest again; otherwise it is read as next() reads it.
+  // for one values field, `same` is set and only v's values and offset are
+  // (the rest is like's), without reading the rest again; otherwise it is
+  // read as next() reads it.
   bool next_sibling(const SampleCursor& first, const SampleView& like, SampleView& v, bool& same);
 
  private:
@@ -192,6 +193,7 @@ class SampleCursor {
 
   // The next Profile.samples field's payload, or false at the end.
   bool next_payload(const uint8_t*& begin, const uint8_t*& end);
+  bool next_payload_slow(const uint8_t*& begin, const uint8_t*& end);  // other tags, longer lengths
   void read(const uint8_t* begin, const uint8_t* end, SampleView& v);
 
   const ProfileMsg& p_;
