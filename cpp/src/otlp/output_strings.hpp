@@ -94,8 +94,7 @@ class OutputStrings {
   // given since its last use, so each string is hashed once at most, and only
   // when a text is made after it.
   int32_t intern(std::string_view s) {
-    for (; indexed_ < table_.size(); ++indexed_)
-      all_.add(static_cast<int32_t>(indexed_), hash_bytes(table_[indexed_]));
+    for (; indexed_ < table_.size(); ++indexed_) all_.add(static_cast<int32_t>(indexed_), hash_bytes(table_[indexed_]));
     const uint64_t h = hash_bytes(s);
     int32_t code = all_.find(table_, s, h);
     if (code >= 0) return code;
@@ -116,10 +115,10 @@ class OutputStrings {
   }
 
   StringTable table_{{}, {0}};
-  TextIndex all_;               // codes [0, indexed_)
+  TextIndex all_;  // codes [0, indexed_)
   size_t indexed_ = 0;
-  TextIndex made_;              // the codes of made texts
-  uint64_t made_lengths_ = 0;   // bit (length % 64) of each made text
+  TextIndex made_;             // the codes of made texts
+  uint64_t made_lengths_ = 0;  // bit (length % 64) of each made text
 };
 
 }  // namespace pprofcore::otlp::detail
