@@ -358,6 +358,41 @@ def test_stack_encodings_read_alike(shape):
         assert [q._s(q.functions.name[q.lines.function[q.locations.line_offsets[x]]]) for x in q.stack(i)] == ["f", "g"]
 
 
+def _padded(n: int, size: int) -> bytes:
+    """n as a varint of exactly `size` bytes (protobuf accepts the padding)."""
+    out = bytearray(_varint(n))
+    if size > len(out):
+        out[-1] |= 0x80
+        out += b"\x80" * (size - len(out) - 1) + b"\x00"
+    return bytes(out)
+
+
+def test_packed_stacks_of_every_length_read_as_unpacked():
+    """The stack table's counting pass reads a packed payload by words and its
+    last bytes by overlapping ones: payloads of 0-40 bytes, varints of 1-6 bytes
+    (6 takes the general reader) give the frames of the same indices unpacked."""
+    rng = random.Random(5)
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    frames = [d.frame(f"f{k}") for k in range(200)]
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=1, values=[1])
+    p.samples.add(stack_index=2, values=[1])
+    base = m.SerializeToString()
+    for _ in range(120):
+        indices, packed = [], b""
+        while len(packed) < rng.randrange(41):
+            indices.append(rng.choice(frames))
+            packed += _padded(indices[-1], rng.choice([1, 2, 2, 3, 4, 5, 6] if indices[-1] < 128 else [2, 3, 5, 6]))
+        unpacked = b"".join(bytes([1 << 3]) + _varint(i) for i in indices)
+        q = pprofcore.loads(base + _ld(2, _ld(7, _ld(1, packed)) + _ld(7, unpacked)))
+        assert list(q.stack(0)) == list(q.stack(1))
+        assert [q._s(q.functions.name[q.lines.function[q.locations.line_offsets[x]]]) for x in q.stack(0)] == [
+            f"f{frames.index(i)}" for i in indices
+        ]
+
+
 @pytest.mark.parametrize("index", [9, 1 << 33])
 def test_packed_stack_index_out_of_range(index):
     m = pb.ProfilesData()
