@@ -167,6 +167,33 @@ def test_array_attribute_becomes_repeated_labels():
     assert _labels(q, 0) == {"tag": ["a", (3, "")]}
 
 
+def test_string_codes_follow_the_table_and_made_texts_reuse_them():
+    """A dictionary string keeps its own code (a duplicate entry stays a second
+    string, as profile.proto's decoder keeps its table as is), and a text the
+    reader makes (here an inline string value) shares the code of an equal
+    dictionary string, whichever comes first."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    f = d.frame("f")
+    again = len(d.d.string_table)
+    d.d.string_table.append("f")
+    d.d.function_table.add(name_strindex=again)
+    d.d.location_table.add().lines.add(function_index=len(d.d.function_table) - 1)
+    f_again = len(d.d.location_table) - 1
+    thread = d.attr("thread", string_value="g")
+    g = d.frame("g")
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=d.stack(f, f_again), attribute_indices=[thread], values=[1])
+    p.samples.add(stack_index=d.stack(g), values=[1])
+    q = pprofcore.loads(m.SerializeToString())
+    names = [q.functions.name[q.lines.function[q.locations.line_offsets[x]]] for x in (*q.stack(0), *q.stack(1))]
+    assert [q._s(c) for c in names] == ["f", "f", "g"]
+    assert names[0] != names[1]
+    assert q.labels.str[q.label_offsets[0]] == names[2]
+    assert list(q.strings).count("g") == 1
+
+
 @pytest.mark.parametrize("wrap", ["raw", "gzip", "request", "json", "json-gzip"])
 def test_encodings_read_the_same(wrap, tmp_path):
     m = _message()
@@ -329,6 +356,41 @@ def test_stack_encodings_read_alike(shape):
     q = pprofcore.loads(m.SerializeToString() + _ld(2, _ld(7, shape(f, g))))
     for i in range(2):
         assert [q._s(q.functions.name[q.lines.function[q.locations.line_offsets[x]]]) for x in q.stack(i)] == ["f", "g"]
+
+
+def _padded(n: int, size: int) -> bytes:
+    """n as a varint of exactly `size` bytes (protobuf accepts the padding)."""
+    out = bytearray(_varint(n))
+    if size > len(out):
+        out[-1] |= 0x80
+        out += b"\x80" * (size - len(out) - 1) + b"\x00"
+    return bytes(out)
+
+
+def test_packed_stacks_of_every_length_read_as_unpacked():
+    """The stack table's counting pass reads a packed payload by words and its
+    last bytes by overlapping ones: payloads of 0-40 bytes, varints of 1-6 bytes
+    (6 takes the general reader) give the frames of the same indices unpacked."""
+    rng = random.Random(5)
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    frames = [d.frame(f"f{k}") for k in range(200)]
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    p.samples.add(stack_index=1, values=[1])
+    p.samples.add(stack_index=2, values=[1])
+    base = m.SerializeToString()
+    for _ in range(120):
+        indices, packed = [], b""
+        while len(packed) < rng.randrange(41):
+            indices.append(rng.choice(frames))
+            packed += _padded(indices[-1], rng.choice([1, 2, 2, 3, 4, 5, 6] if indices[-1] < 128 else [2, 3, 5, 6]))
+        unpacked = b"".join(bytes([1 << 3]) + _varint(i) for i in indices)
+        q = pprofcore.loads(base + _ld(2, _ld(7, _ld(1, packed)) + _ld(7, unpacked)))
+        assert list(q.stack(0)) == list(q.stack(1))
+        assert [q._s(q.functions.name[q.lines.function[q.locations.line_offsets[x]]]) for x in q.stack(0)] == [
+            f"f{frames.index(i)}" for i in indices
+        ]
 
 
 @pytest.mark.parametrize("index", [9, 1 << 33])

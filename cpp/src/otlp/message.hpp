@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/errors.hpp"
@@ -99,6 +100,21 @@ struct ProfileMsg {
   const uint8_t *base = nullptr, *begin = nullptr, *end = nullptr;
 };
 
+// ProfilesDictionary.string_table: views into the input (protobuf: no copy)
+// or into `unescaped` (JSON, whose strings are decoded copies).
+struct DictionaryStrings {
+  std::vector<std::string_view> views;
+  size_t bytes = 0;                    // the views' total length
+  std::vector<std::string> unescaped;  // JSON only (moving a vector keeps its elements in place)
+
+  size_t size() const { return views.size(); }
+  std::string_view operator[](size_t i) const { return views[i]; }
+  void push_back(std::string_view s) {
+    views.push_back(s);
+    bytes += s.size();
+  }
+};
+
 using RawAttributes = std::vector<RawValue::Pair>;  // Resource/scope attributes (strindex allowed)
 
 struct ScopeMsg {
@@ -121,7 +137,7 @@ struct Message {
   std::vector<int64_t> location_attributes;
   std::vector<Function> functions;
   std::vector<Link> links;
-  StringTable strings;  // one buffer: no allocation per string
+  DictionaryStrings strings;
   std::vector<Attribute> attributes;
   // Stack entry s has stack_offsets[s + 1] - stack_offsets[s] locations. In
   // the usual protobuf shape (one packed field) they stay in the input,
@@ -167,8 +183,9 @@ class SampleCursor {
   // next() for a sample expected to differ from `first`'s current one (read
   // into `like`) in its values alone, as the sample types of one pprof
   // profile do when written side by side. When its bytes are first's but
-  // for one values field, v is `like` with these values and `same` is set,
-  // without reading the rest again; otherwise it is read as next() reads it.
+  // for one values field, `same` is set and only v's values and offset are
+  // (the rest is like's), without reading the rest again; otherwise it is
+  // read as next() reads it.
   bool next_sibling(const SampleCursor& first, const SampleView& like, SampleView& v, bool& same);
 
  private:
@@ -176,6 +193,7 @@ class SampleCursor {
 
   // The next Profile.samples field's payload, or false at the end.
   bool next_payload(const uint8_t*& begin, const uint8_t*& end);
+  bool next_payload_slow(const uint8_t*& begin, const uint8_t*& end);  // other tags, longer lengths
   void read(const uint8_t* begin, const uint8_t* end, SampleView& v);
 
   const ProfileMsg& p_;

@@ -479,8 +479,10 @@ void dictionary(const Json& d, Message& m) {
   }
   for (const Json& e : list(get(d, "linkTable"), "ProfilesDictionary.link_table"))
     m.links.push_back({hex_bytes(get(e, "traceId"), "Link.trace_id"), hex_bytes(get(e, "spanId"), "Link.span_id")});
+  std::vector<std::string>& texts = m.strings.unescaped;
   for (const Json& e : list(get(d, "stringTable"), "ProfilesDictionary.string_table"))
-    m.strings.push_back(text(&e, "ProfilesDictionary.string_table"));
+    texts.push_back(text(&e, "ProfilesDictionary.string_table"));
+  for (const std::string& t : texts) m.strings.push_back(t);  // texts is complete: the views stay valid
   for (const Json& e : list(get(d, "attributeTable"), "ProfilesDictionary.attribute_table")) {
     Attribute a;
     a.offset = e.offset;

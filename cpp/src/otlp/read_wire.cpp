@@ -294,10 +294,18 @@ void profile(Reader r, ProfileMsg& p) {
         seen_sample_type = true;
         p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
         break;
-      case f::profile::kSamples:
+      case f::profile::kSamples: {
         sub(r, wt, "Profile.samples", at);  // read when converted (SampleCursor)
         ++p.num_samples;
+        // The samples that follow, most with a one-byte tag and length, are
+        // only counted here: skipped without the general reader.
+        const uint8_t *q = r.pos(), *const e = r.end();
+        for (; e - q >= 2 && q[0] == (f::profile::kSamples << 3 | kLen) && q[1] < 0x80 && e - q - 2 >= q[1];
+             q += 2 + q[1])
+          ++p.num_samples;
+        r.seek(q);
         break;
+      }
       case f::profile::kTimeUnixNano:
         if (wt != kFixed64)
           older_layout(r, at, "Profile.time_unix_nano",
@@ -567,27 +575,52 @@ void stack_locations(Reader& r, uint32_t wt, const uint8_t* tag_at, Message& m) 
 int64_t short_varints(const uint8_t* p, const uint8_t* e) {
   constexpr uint64_t kHigh = 0x8080808080808080ull;
   const auto five_high = [](uint64_t h) { return (h & h << 8 & h << 16 & h << 24 & h << 32) != 0; };
+  // One per byte below 0x80, summed by a multiply (no popcount instruction in a baseline x86-64 build).
+  const auto ends = [](uint64_t h) { return static_cast<int64_t>((h >> 7) * 0x0101010101010101ull >> 56); };
+  if (e - p < 8) {  // byte by byte
+    int64_t n = 0;
+    int run = 0;
+    for (; p < e; ++p) {
+      if (*p < 0x80) {
+        ++n;
+        run = 0;
+      } else if (++run == 5) {
+        return -1;
+      }
+    }
+    return run ? -1 : n;
+  }
+  if (e[-1] >= 0x80) return -1;
   int64_t n = 0;
+  uint64_t w;
   for (; e - p >= 12; p += 8) {
-    uint64_t w, shifted;
+    uint64_t shifted;
     std::memcpy(&w, p, 8);
     std::memcpy(&shifted, p + 4, 8);
     if (five_high(w & kHigh) || five_high(shifted & kHigh)) return -1;
-    // One per byte below 0x80, summed by a multiply (no popcount instruction in a baseline x86-64 build).
-    n += static_cast<int64_t>(((~w & kHigh) >> 7) * 0x0101010101010101ull >> 56);
+    n += ends(~w & kHigh);
   }
-  // The rest byte by byte. A run reaching back before p was checked by the
-  // word at p - 4; the last byte decides whether the payload ends a varint.
-  int run = 0;
-  for (; p < e; ++p) {
-    if (*p < 0x80) {
-      ++n;
-      run = 0;
-    } else if (++run == 5) {
-      return -1;
-    }
+  // The last 0-11 bytes: the word at p when there are 8 or more, and the one
+  // ending at e (inside the payload, which is 8 bytes or more) with the bytes
+  // already counted masked off. Those two words hold every run of five bytes
+  // the loop's words did not.
+  const size_t left = static_cast<size_t>(e - p);
+  size_t counted = 8 - left;  // bytes of the last word before p
+  if (left >= 8) {
+    std::memcpy(&w, p, 8);
+    if (five_high(w & kHigh)) return -1;
+    n += ends(~w & kHigh);
+    counted = 16 - left;
   }
-  return run ? -1 : n;
+  if (counted < 8) {
+    std::memcpy(&w, e - 8, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);  // the mask counts bytes from the first
+#endif
+    if (five_high(w & kHigh)) return -1;
+    n += ends(~w & kHigh & ~uint64_t(0) << (8 * counted));  // byte i at bits 8i
+  }
+  return n;
 }
 
 // One stack_table entry. The usual shape, a single packed location_indices,
@@ -622,11 +655,10 @@ void stack(Reader s, Message& m) {
 }
 
 // Sizes the tables before they are read: one pass over the dictionary's tags
-// counts each table's entries (and the bytes of the strings), so no
-// table grows by copying. A malformed dictionary stops the count; the reading
-// pass then reports it.
+// counts each table's entries, so no table grows by copying. A malformed
+// dictionary stops the count; the reading pass then reports it.
 void reserve_tables(Reader r, Message& m) {
-  size_t count[8] = {}, string_bytes = 0;
+  size_t count[8] = {};
   try {
     while (!r.done()) {
       const uint32_t tag = r.tag("ProfilesDictionary");
@@ -635,9 +667,8 @@ void reserve_tables(Reader r, Message& m) {
         continue;
       }
       const uint8_t* e = r.length_delimited("ProfilesDictionary");
-      const size_t field = tag >> 3, len = static_cast<size_t>(e - r.pos());
+      const size_t field = tag >> 3;
       if (field < 8) ++count[field];
-      if (field == f::dictionary::kStringTable) string_bytes += len;
       r.seek(e);
     }
   } catch (const DecodeError&) {
@@ -648,8 +679,7 @@ void reserve_tables(Reader r, Message& m) {
   m.functions.reserve(m.functions.size() + count[f::dictionary::kFunctionTable]);
   m.links.reserve(m.links.size() + count[f::dictionary::kLinkTable]);
   m.attributes.reserve(m.attributes.size() + count[f::dictionary::kAttributeTable]);
-  m.strings.offsets.reserve(m.strings.offsets.size() + count[f::dictionary::kStringTable]);
-  m.strings.data.reserve(m.strings.data.size() + string_bytes);
+  m.strings.views.reserve(m.strings.size() + count[f::dictionary::kStringTable]);
   const size_t stacks = count[f::dictionary::kStackTable];
   m.stack_offsets.reserve(m.stack_offsets.size() + stacks);
   m.stack_offset.reserve(m.stack_offset.size() + stacks);
@@ -846,7 +876,7 @@ PPROFCORE_INLINE bool sample_inline(Reader r, SampleView& v, int64_t* attrs, int
   return true;
 }
 
-bool SampleCursor::next_payload(const uint8_t*& begin, const uint8_t*& end) {
+PPROFCORE_INLINE bool SampleCursor::next_payload(const uint8_t*& begin, const uint8_t*& end) {
   // Most often: the samples field's one-byte tag and a one-byte length.
   if (p_.end - at_ >= 2 && at_[0] == (f::profile::kSamples << 3 | kLen) && at_[1] < 0x80 &&
       static_cast<size_t>(p_.end - at_ - 2) >= at_[1]) {
@@ -854,6 +884,10 @@ bool SampleCursor::next_payload(const uint8_t*& begin, const uint8_t*& end) {
     end = at_ = begin + at_[1];
     return true;
   }
+  return next_payload_slow(begin, end);
+}
+
+bool SampleCursor::next_payload_slow(const uint8_t*& begin, const uint8_t*& end) {
   Reader r(p_.base, at_, p_.end);
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -910,13 +944,27 @@ bool SampleCursor::next(SampleView& v) {
   return true;
 }
 
-// memcmp() == 0 for the few bytes of a sample, without a call.
+// memcmp() == 0 for the few bytes of a sample, without a call: a word at a
+// time, the last (partial) word read overlapping the one before.
 PPROFCORE_INLINE bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
-  for (; n >= 8; n -= 8, a += 8, b += 8) {
+  if (n >= 8) {
     uint64_t x, y;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    if (x != y) return false;
+    for (size_t k = 0; k + 8 < n; k += 8) {
+      std::memcpy(&x, a + k, 8);
+      std::memcpy(&y, b + k, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+  }
+  if (n >= 4) {
+    uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4);
+    std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4);
+    std::memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
   }
   for (; n; --n)
     if (*a++ != *b++) return false;
@@ -941,7 +989,6 @@ bool SampleCursor::next_sibling(const SampleCursor& first, const SampleView& lik
     size_t n = 0;
     if (len < 0x80 && payload + len == end - tail && short_packed(payload, payload + len, values_inline_, kInline, n) &&
         n == like.n_values) {
-      v = like;
       v.offset = begin - p_.base;
       v.values = values_inline_;
       v.n_values = n;

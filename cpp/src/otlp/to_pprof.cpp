@@ -17,7 +17,7 @@
 
 #include "conventions.hpp"
 #include "message.hpp"
-#include "pprofcore/hashing.hpp"
+#include "output_strings.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/strings.hpp"
 
@@ -144,64 +144,6 @@ std::vector<KeyValue> resolve(const Message& m, const RawAttributes& raw) {
   return out;
 }
 
-// The output string table with deduplication, code 0 "". Unlike StringInterner
-// (whose map key is a std::string, so every lookup allocates), the index is an
-// open-addressing table of codes: a hash tag and the code in one word, the text
-// only in the table. Interning is on every string a sample reaches.
-class Strings {
- public:
-  // Room for `expected` strings without growing (the input's string table: most reach the output).
-  explicit Strings(size_t expected) {
-    size_t slots = 64;
-    while (slots < expected * 2) slots *= 2;
-    slots_.assign(slots, 0);
-    table_.offsets.reserve(expected + 1);
-    intern(std::string_view());
-  }
-
-  void reserve_bytes(size_t n) { table_.data.reserve(n); }
-
-  int32_t intern(std::string_view s) {
-    if ((used_ + 1) * 2 > slots_.size()) grow();  // at most half full: short probes
-    const uint64_t h = hash_bytes(s);
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      const uint64_t e = slots_[i];
-      if (e == 0) {
-        const int32_t code = static_cast<int32_t>(table_.size());
-        table_.push_back(s);
-        slots_[i] = slot(h, code);
-        ++used_;
-        return code;
-      }
-      if (e >> 32 == h >> 32 && table_[code_of(e)] == s) return static_cast<int32_t>(code_of(e));
-    }
-  }
-
-  StringTable take() { return std::move(table_); }
-
- private:
-  static uint64_t slot(uint64_t hash, int32_t code) { return (hash >> 32) << 32 | static_cast<uint32_t>(code + 1); }
-  static size_t code_of(uint64_t slot) { return static_cast<uint32_t>(slot) - 1u; }
-
-  void grow() {
-    std::vector<uint64_t> old(slots_.empty() ? 64 : slots_.size() * 2, 0);
-    old.swap(slots_);
-    const size_t mask = slots_.size() - 1;
-    for (uint64_t e : old) {
-      if (e == 0) continue;
-      const uint64_t h = hash_bytes(table_[code_of(e)]);
-      size_t i = h & mask;
-      while (slots_[i] != 0) i = (i + 1) & mask;
-      slots_[i] = slot(h, static_cast<int32_t>(code_of(e)));
-    }
-  }
-
-  StringTable table_{{}, {0}};
-  std::vector<uint64_t> slots_;  // 0: empty; else (hash >> 32) << 32 | (code + 1)
-  size_t used_ = 0;
-};
-
 bool truthy(const Value& v) { return (v.kind == Value::kBool || v.kind == Value::kInt) && v.i != 0; }
 
 // Makes col n longer (growing geometrically) and returns the new elements.
@@ -245,7 +187,7 @@ class Builder {
     p.lines.for_each_column([this](const char*, auto& c) { c.reserve(m_.lines.size()); });
     p.functions.for_each_column([nf](const char*, auto& c) { c.reserve(nf); });
     p.mappings.for_each_column([nm](const char*, auto& c) { c.reserve(nm); });
-    strings_.reserve_bytes(m_.strings.data.size() + 64);
+    strings_.reserve_bytes(m_.strings.bytes + 64);
   }
 
   int32_t intern(std::string_view s) { return strings_.intern(s); }
@@ -253,7 +195,7 @@ class Builder {
   int32_t code(int64_t index, const char* field, int64_t offset) {
     if (index == 0) return 0;
     size_t i = checked(m_, index, m_.strings.size(), field, "string_table", offset);
-    if (str_code_[i] < 0) str_code_[i] = strings_.intern(m_.strings[i]);
+    if (str_code_[i] < 0) str_code_[i] = strings_.first_use(m_.strings[i]);
     return str_code_[i];
   }
 
@@ -481,7 +423,7 @@ class Builder {
   static constexpr size_t kLocalDepth = 256;  // stacks up to this deep are decoded on the C++ stack
 
   const Message& m_;
-  Strings strings_;
+  OutputStrings strings_;
   std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
   std::vector<int64_t> stack_at_;                // per stack_table entry: where stack() first wrote it, -1 until used
   std::vector<LabelRow> made_;                   // the label rows of the attribute and link entries used so far
