@@ -3,7 +3,9 @@
 // the same header, tables and samples; the scan may refuse anything (the
 // ordinary path then decides). The labels-only walk (scan_labels.hpp) must
 // accept exactly what the sample walk accepts, with the same values and each
-// wanted key's first label as decoded. Anything else (crash, sanitizer report,
+// wanted key's first label as decoded; the lean pass that keeps function
+// names (scan_function_tables) accepts only what scan_tables accepts, keeping
+// the same. Anything else (crash, sanitizer report,
 // an accepted input that decode_raw refuses or reads differently) is a bug.
 #include <cstdint>
 #include <cstdio>
@@ -47,8 +49,19 @@ void same_tables(const Profile& s, const Profile& d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static Scan scan;  // reused, as the series workers reuse theirs
-  if (!scan_tables(data, size, scan)) return 0;
+  static Scan scan, lean;  // reused, as the series workers reuse theirs
+  // The lean pass that keeps function names by line accepts only what the
+  // full pass accepts, and keeps the same names, lines and line offsets.
+  const bool lean_ok = scan_function_tables(data, size, lean);
+  if (!scan_tables(data, size, scan)) {
+    if (lean_ok) fail("the lean function pass accepted what scan_tables refuses");
+    return 0;
+  }
+  if (lean_ok && (lean.tables.functions.name != scan.tables.functions.name ||
+                  lean.tables.lines.function != scan.tables.lines.function ||
+                  lean.tables.locations.line_offsets != scan.tables.locations.line_offsets ||
+                  !(lean.tables.strings == scan.tables.strings) || lean.samples.size() != scan.samples.size()))
+    fail("the lean function pass: tables");
   std::vector<int64_t> values, stack_offsets{0};
   std::vector<int32_t> rows;
   const bool walked = for_each_sample(scan, [&](const int64_t* v, const int32_t* r, size_t n) {

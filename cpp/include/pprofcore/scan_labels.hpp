@@ -24,6 +24,12 @@ namespace pprofcore {
 // otherwise: the caller then takes scan_tables.
 bool scan_label_tables(const uint8_t* data, size_t n, Scan& out);
 
+// scan_label_tables that also keeps what a sum per function name needs:
+// tables.functions.name, tables.lines.function (rows) and
+// tables.locations.line_offsets, as scan_tables would fill them. The same
+// answers as scan_label_tables otherwise.
+bool scan_function_tables(const uint8_t* data, size_t n, Scan& out);
+
 // The first label of one wanted key that a sample carries: a string (value:
 // its code) or a number (value: the number); kind kNone without one.
 struct FirstLabel {
