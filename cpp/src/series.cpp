@@ -95,16 +95,12 @@ class NodeSums {
   // One sample: its values (one per type) and location rows, leaf first.
   void add(const int64_t* values, const int32_t* rows, size_t n_rows) {
     const int64_t v = values[ti_];
+    if (!cum_) return add_flat(v, n_rows ? rows[0] : -1);
     total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     ++stamp_;
     if (v == 0 || n_rows == 0) return;
     const int64_t* offsets = t_.offsets;
     const int32_t* nodes = t_.nodes;
-    if (!cum_) {
-      int64_t& sum = sums[static_cast<size_t>(nodes[offsets[rows[0]]])];
-      sum = wrapping_add(sum, v);
-      return;
-    }
     for (size_t i = 0; i < n_rows; ++i) {
       for (int64_t j = offsets[rows[i]]; j < offsets[rows[i] + 1]; ++j) {
         const size_t n = static_cast<size_t>(nodes[j]);
@@ -113,6 +109,15 @@ class NodeSums {
         sums[n] = wrapping_add(sums[n], v);
       }
     }
+  }
+
+  // One sample of a flat sum: its value of the chosen type and its leaf
+  // location's row (-1: no location).
+  void add_flat(int64_t v, int32_t leaf) {
+    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    if (v == 0 || leaf < 0) return;
+    int64_t& sum = sums[static_cast<size_t>(t_.nodes[t_.offsets[leaf]])];
+    sum = wrapping_add(sum, v);
   }
 
   std::vector<int64_t> sums;
@@ -576,8 +581,14 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
     NodeTable t;
     if (!named) t = lean_nodes(p, o);
     NodeSums sums(named ? scratch.names.nodes(p) : LocationNodes::of(t), ti, o.cum);
-    if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); }))
-      return false;
+    // A flat sum needs only each sample's value and leaf: the labels walk
+    // with no key wanted reads just those.
+    std::vector<FirstLabel> no_keys;
+    const bool walked =
+        !o.cum ? for_each_sample_labels(scan, ti, {}, no_keys,
+                                        [&](int64_t v, const FirstLabel*, int32_t leaf) { sums.add_flat(v, leaf); })
+               : for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); });
+    if (!walked) return false;
     if (named)
       scratch.names.rows(p, sums.sums, r);
     else
@@ -588,8 +599,9 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
   LabelSplit split(p, o.labels);
   if (labels_only) {  // the lean walk, no location rows, each label read once
     KeyedSums sums(nullptr, ti, o.cum);
-    if (!for_each_sample_labels(scan, ti, split.key_of_code(), split.firsts(),
-                                [&](int64_t v, const FirstLabel* firsts) { sums.add_value(v, split.combo(firsts)); }))
+    if (!for_each_sample_labels(
+            scan, ti, split.key_of_code(), split.firsts(),
+            [&](int64_t v, const FirstLabel* firsts, int32_t) { sums.add_value(v, split.combo(firsts)); }))
       return false;
     finish_keyed(p, ti, nullptr, sums, split, r);
     return true;
