@@ -75,11 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t c = 1; c < key_of_code.size() && c < 4; ++c) key_of_code[c] = static_cast<int32_t>(c - 1);
   std::vector<FirstLabel> firsts(3), got_firsts;
   std::vector<int64_t> got_values;
-  std::vector<int32_t> got_leaves;
+  std::vector<uint64_t> got_leaves;
   const bool labels_walked =
-      for_each_sample_labels(scan, ti, key_of_code, firsts, [&](int64_t v, const FirstLabel* f, int32_t leaf) {
+      for_each_sample_labels(scan, ti, key_of_code, firsts, [&](int64_t v, const FirstLabel* f, uint64_t leaf) {
         got_values.push_back(v);
-        got_leaves.push_back(leaf);
+        got_leaves.push_back(leaf ? static_cast<uint64_t>(scan.locations.row(leaf)) : ~uint64_t(0));
         got_firsts.insert(got_firsts.end(), f, f + 3);
       });
   if (labels_walked != walked) fail("the labels-only walk and the sample walk disagree");
@@ -98,7 +98,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t s = 0; s < d.num_samples(); ++s) {
     if (got_values[s] != d.values[s * n_types + ti]) fail("labels-only walk: values");
     const int64_t b = d.stack_offsets[s];
-    if (got_leaves[s] != (b < d.stack_offsets[s + 1] ? d.stack_locations[static_cast<size_t>(b)] : -1))
+    if (got_leaves[s] !=
+        (b < d.stack_offsets[s + 1] ? static_cast<uint64_t>(d.stack_locations[static_cast<size_t>(b)]) : ~uint64_t(0)))
       fail("labels-only walk: leaf");
     FirstLabel want[3];
     for (int64_t i = d.label_offsets[s]; i < d.label_offsets[s + 1]; ++i) {

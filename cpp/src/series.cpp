@@ -586,7 +586,9 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
     std::vector<FirstLabel> no_keys;
     const bool walked =
         !o.cum ? for_each_sample_labels(scan, ti, {}, no_keys,
-                                        [&](int64_t v, const FirstLabel*, int32_t leaf) { sums.add_flat(v, leaf); })
+                                        [&](int64_t v, const FirstLabel*, uint64_t leaf) {
+                                          sums.add_flat(v, leaf ? scan.locations.row(leaf) : -1);
+                                        })
                : for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); });
     if (!walked) return false;
     if (named)
@@ -601,7 +603,7 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
     KeyedSums sums(nullptr, ti, o.cum);
     if (!for_each_sample_labels(
             scan, ti, split.key_of_code(), split.firsts(),
-            [&](int64_t v, const FirstLabel* firsts, int32_t) { sums.add_value(v, split.combo(firsts)); }))
+            [&](int64_t v, const FirstLabel* firsts, uint64_t) { sums.add_value(v, split.combo(firsts)); }))
       return false;
     finish_keyed(p, ti, nullptr, sums, split, r);
     return true;

@@ -40,8 +40,9 @@ struct FirstLabel {
 // Calls fn(value, firsts, leaf) for each sample of a successful scan, in
 // order: `value` of type `ti`, firsts[k] the first label whose key code c has
 // key_of_code[c] == k (key_of_code has one entry per string, -1 where not
-// wanted; or none at all: no key wanted), `leaf` the row of the sample's
-// first location (-1 without one: a flat sum needs no more of the stack). A
+// wanted; or none at all: no key wanted), `leaf` the id of the sample's
+// first location, checked (0 without one: a flat sum needs no more of the
+// stack; s.locations.row(leaf) is its row). A
 // label with neither string, number nor unit is dropped, as decode() drops
 // it. false where decode() would refuse the samples (fn may have been called
 // for the samples before).
@@ -109,15 +110,14 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     const uint8_t* const e = span.end;
     size_t n_values = 0;
     int64_t value = 0;
-    int32_t leaf = -1;
+    uint64_t leaf = 0;
     for (FirstLabel& f : firsts) f = FirstLabel{};
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag)) return false;
       if (tag == kLocation) {
-        int32_t row;
-        if (!varint(p, e, v) || (row = s.locations.row(v)) < 0) return false;
-        if (leaf < 0) leaf = row;
+        if (!varint(p, e, v) || s.locations.row(v) < 0) return false;
+        leaf = leaf ? leaf : v;
         continue;
       }
       if (tag == kValue) {
@@ -132,9 +132,9 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
         if (!label(p, end)) return false;
         p = end;
       } else if (tag == kLocations) {
-        if (leaf < 0 && p < end) {  // the first id; checked with the rest below
+        if (!leaf && p < end) {  // the first id; checked with the rest below
           const uint8_t* q = p;
-          if (varint(q, end, v)) leaf = s.locations.row(v);
+          if (!varint(q, end, leaf)) return false;
         }
         while (p < end) {
           uint8_t known = 1;  // a run of one-byte ids, checked without a branch each
