@@ -162,7 +162,7 @@ class NameNodes {
     mark_.assign(p.strings.size(), 0);
     codes_.clear();
     names_.clear();
-    names_.reserve(p.functions.size());
+    names_.reserve(p.functions.name.size());
     for (const int32_t c : p.functions.name) {
       if (c <= 0) return false;  // nameless: named from its binary
       if (mark_[static_cast<size_t>(c)]) continue;

@@ -26,8 +26,9 @@ bool scan_label_tables(const uint8_t* data, size_t n, Scan& out);
 
 // scan_label_tables that also keeps what a sum per function name needs:
 // tables.functions.name, tables.lines.function (rows) and
-// tables.locations.line_offsets, as scan_tables would fill them. The same
-// answers as scan_label_tables otherwise.
+// tables.locations.line_offsets, as scan_tables would fill them (the other
+// columns of the tables are left as they were). The same answers as
+// scan_label_tables otherwise.
 bool scan_function_tables(const uint8_t* data, size_t n, Scan& out);
 
 // The first label of one wanted key that a sample carries: a string (value:
