@@ -3,7 +3,9 @@
 // the same header, tables and samples; the scan may refuse anything (the
 // ordinary path then decides). The labels-only walk (scan_labels.hpp) must
 // accept exactly what the sample walk accepts, with the same values and each
-// wanted key's first label as decoded. Anything else (crash, sanitizer report,
+// wanted key's first label as decoded; the lean pass that keeps function
+// names (scan_function_tables) accepts only what scan_tables accepts, keeping
+// the same. Anything else (crash, sanitizer report,
 // an accepted input that decode_raw refuses or reads differently) is a bug.
 #include <cstdint>
 #include <cstdio>
@@ -47,8 +49,19 @@ void same_tables(const Profile& s, const Profile& d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static Scan scan;  // reused, as the series workers reuse theirs
-  if (!scan_tables(data, size, scan)) return 0;
+  static Scan scan, lean;  // reused, as the series workers reuse theirs
+  // The lean pass that keeps function names by line accepts only what the
+  // full pass accepts, and keeps the same names, lines and line offsets.
+  const bool lean_ok = scan_function_tables(data, size, lean);
+  if (!scan_tables(data, size, scan)) {
+    if (lean_ok) fail("the lean function pass accepted what scan_tables refuses");
+    return 0;
+  }
+  if (lean_ok && (lean.tables.functions.name != scan.tables.functions.name ||
+                  lean.tables.lines.function != scan.tables.lines.function ||
+                  lean.tables.locations.line_offsets != scan.tables.locations.line_offsets ||
+                  !(lean.tables.strings == scan.tables.strings) || lean.samples.size() != scan.samples.size()))
+    fail("the lean function pass: tables");
   std::vector<int64_t> values, stack_offsets{0};
   std::vector<int32_t> rows;
   const bool walked = for_each_sample(scan, [&](const int64_t* v, const int32_t* r, size_t n) {
@@ -62,10 +75,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t c = 1; c < key_of_code.size() && c < 4; ++c) key_of_code[c] = static_cast<int32_t>(c - 1);
   std::vector<FirstLabel> firsts(3), got_firsts;
   std::vector<int64_t> got_values;
-  const bool labels_walked = for_each_sample_labels(scan, ti, key_of_code, firsts, [&](int64_t v, const FirstLabel* f) {
-    got_values.push_back(v);
-    got_firsts.insert(got_firsts.end(), f, f + 3);
-  });
+  std::vector<uint64_t> got_leaves;
+  const bool labels_walked =
+      for_each_sample_labels(scan, ti, key_of_code, firsts, [&](int64_t v, const FirstLabel* f, uint64_t leaf) {
+        got_values.push_back(v);
+        got_leaves.push_back(leaf ? static_cast<uint64_t>(scan.locations.row(leaf)) : ~uint64_t(0));
+        got_firsts.insert(got_firsts.end(), f, f + 3);
+      });
   if (labels_walked != walked) fail("the labels-only walk and the sample walk disagree");
   if (!walked) return 0;
   Profile d;
@@ -81,6 +97,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (values != d.values || rows != d.stack_locations || stack_offsets != d.stack_offsets) fail("samples");
   for (size_t s = 0; s < d.num_samples(); ++s) {
     if (got_values[s] != d.values[s * n_types + ti]) fail("labels-only walk: values");
+    const int64_t b = d.stack_offsets[s];
+    if (got_leaves[s] !=
+        (b < d.stack_offsets[s + 1] ? static_cast<uint64_t>(d.stack_locations[static_cast<size_t>(b)]) : ~uint64_t(0)))
+      fail("labels-only walk: leaf");
     FirstLabel want[3];
     for (int64_t i = d.label_offsets[s]; i < d.label_offsets[s + 1]; ++i) {
       const auto j = static_cast<size_t>(i);

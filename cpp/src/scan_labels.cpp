@@ -4,6 +4,8 @@
 // over its tag bytes that looks up what the byte allows in a table. Anything
 // off the common shape (ids other than 1..n in file order, a tag of two bytes)
 // answers false, and the caller takes scan_tables, which knows every rule.
+// The same pass also serves sums per function name: it then keeps each line's
+// function row and each function's name code as well.
 #include "pprofcore/scan_labels.hpp"
 
 #include <algorithm>
@@ -21,7 +23,7 @@ using scanning::varint;
 // What a tag byte may carry in one kind of message: a varint (a string code,
 // and/or the value the caller keeps: the id), or the nested Line message.
 // Bytes not in the table (0) are refused, which covers wrong wire types.
-enum : uint8_t { kVarint = 1, kCode = 2, kKeep = 4, kLine = 8 };
+enum : uint8_t { kVarint = 1, kCode = 2, kKeep = 4, kLine = 8, kName = 16 };
 
 struct Acts {
   uint8_t at[256] = {};  // tags of two bytes (from 0x80) are not ours: 0
@@ -64,6 +66,12 @@ constexpr Acts kFunctionActs = acts<FunctionField>({{FunctionField::kId, kVarint
                                                     {FunctionField::kSystemName, kVarint | kCode},
                                                     {FunctionField::kFilename, kVarint | kCode},
                                                     {FunctionField::kStartLine, kVarint}});
+// The same, with the name code kept beside the id.
+constexpr Acts kNamedFunctionActs = acts<FunctionField>({{FunctionField::kId, kVarint | kKeep},
+                                                         {FunctionField::kName, kVarint | kCode | kName},
+                                                         {FunctionField::kSystemName, kVarint | kCode},
+                                                         {FunctionField::kFilename, kVarint | kCode},
+                                                         {FunctionField::kStartLine, kVarint}});
 
 // Past a varint we do not keep: at most ten bytes, the last under 0x80.
 PPROFCORE_INLINE bool skip_varint(const uint8_t*& p, const uint8_t* e) {
@@ -86,6 +94,9 @@ PPROFCORE_INLINE bool skip_varint(const uint8_t*& p, const uint8_t* e) {
 
 constexpr uint64_t kMaxCode = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
 
+// kKeepFunctions: also keep tables.functions.name, tables.lines.function
+// (rows: ids are 1..n) and tables.locations.line_offsets.
+template <bool kKeepFunctions>
 class LeanTables {
  public:
   explicit LeanTables(Scan& out) : s_(out), p_(out.tables) {}
@@ -137,9 +148,17 @@ class LeanTables {
         s_.samples.push_back({b, p});
         return true;
       case len(ProfileField::kLocation):
-        return numbered(b, p, kLocationActs, n_locations_);
-      case len(ProfileField::kFunction):
-        return numbered(b, p, kFunctionActs, n_functions_);
+        if (!numbered(b, p, kLocationActs, n_locations_)) return false;
+        if constexpr (kKeepFunctions)
+          p_.locations.line_offsets.push_back(static_cast<int64_t>(p_.lines.function.size()));
+        return true;
+      case len(ProfileField::kFunction): {
+        if constexpr (!kKeepFunctions) return numbered(b, p, kFunctionActs, n_functions_);
+        uint64_t id = 0, name = 0;
+        if (!fields(b, p, kNamedFunctionActs, id, name, no_line) || id != ++n_functions_) return false;
+        p_.functions.name.push_back(static_cast<int32_t>(name));  // within the table: checked in finish()
+        return true;
+      }
       case len(ProfileField::kMapping):
         return numbered(b, p, kMappingActs, n_mappings_);
       case len(ProfileField::kStringTable):
@@ -178,23 +197,28 @@ class LeanTables {
     return walk(b, e, a, id) && id == ++count;
   }
 
+  static constexpr auto no_line = [](const uint8_t*, const uint8_t*) { return false; };
+
   // Checks one message's fields against `a`; `kept` gets the last value of
   // the field marked kKeep. A Line's function id must be set (the table of
   // functions, later in the file, is checked in finish()).
   bool walk(const uint8_t* p, const uint8_t* e, const Acts& a, uint64_t& kept) {
-    return fields(p, e, a, kept, [&](const uint8_t* b, const uint8_t* le) {
+    uint64_t unnamed = 0;
+    return fields(p, e, a, kept, unnamed, [&](const uint8_t* b, const uint8_t* le) {
       uint64_t function = 0;
-      if (!fields(b, le, kLineActs, function, [](const uint8_t*, const uint8_t*) { return false; }) || function == 0)
-        return false;
+      if (!fields(b, le, kLineActs, function, unnamed, no_line) || function == 0) return false;
       max_function_ = std::max(max_function_, function);
+      if constexpr (kKeepFunctions) p_.lines.function.push_back(static_cast<int32_t>(function - 1));
       return true;
     });
   }
 
+  // `name` gets the last value of the field marked kName.
   template <class OnLine>
-  PPROFCORE_INLINE bool fields(const uint8_t* p, const uint8_t* e, const Acts& a, uint64_t& kept, OnLine&& on_line) {
+  PPROFCORE_INLINE bool fields(const uint8_t* p, const uint8_t* e, const Acts& a, uint64_t& kept, uint64_t& name,
+                               OnLine&& on_line) {
     // In locals: stores through `kept` could alias the members.
-    uint64_t keep = kept, max_code = max_code_;
+    uint64_t keep = kept, named = name, max_code = max_code_;
     while (p < e) {
       const uint8_t act = a.at[*p++];
       uint64_t v;
@@ -205,6 +229,7 @@ class LeanTables {
         const uint64_t as_code = (act & kCode) ? v : 0;
         max_code = as_code > max_code ? as_code : max_code;
         keep = (act & kKeep) ? v : keep;
+        named = (act & kName) ? v : named;
       } else if (act == kLine) {
         if (!varint(p, e, v) || v > static_cast<uint64_t>(e - p) || !on_line(p, p + v)) return false;
         p += v;
@@ -213,6 +238,7 @@ class LeanTables {
       }
     }
     kept = keep;
+    name = named;
     max_code_ = max_code;
     return true;
   }
@@ -234,7 +260,10 @@ class LeanTables {
 
 }  // namespace
 
-bool scan_label_tables(const uint8_t* data, size_t n, Scan& out) {
+namespace {
+
+template <bool kKeepFunctions>
+bool lean_tables(const uint8_t* data, size_t n, Scan& out) {
   Profile& p = out.tables;
   p.sample_type_type.clear();
   p.sample_type_unit.clear();
@@ -242,8 +271,19 @@ bool scan_label_tables(const uint8_t* data, size_t n, Scan& out) {
   p.default_sample_type = 0;
   p.strings.clear();
   out.samples.clear();
+  if constexpr (kKeepFunctions) {
+    p.functions.name.clear();
+    p.lines.function.clear();
+    p.locations.line_offsets.assign(1, 0);
+  }
   if (n == 0) return false;
-  return LeanTables(out).run(data, data + n);
+  return LeanTables<kKeepFunctions>(out).run(data, data + n);
 }
+
+}  // namespace
+
+bool scan_label_tables(const uint8_t* data, size_t n, Scan& out) { return lean_tables<false>(data, n, out); }
+
+bool scan_function_tables(const uint8_t* data, size_t n, Scan& out) { return lean_tables<true>(data, n, out); }
 
 }  // namespace pprofcore

@@ -73,29 +73,34 @@ constexpr auto kPollWait = std::chrono::milliseconds(50);
 // How many items ahead of the one it needs the collecting thread sleeps to.
 constexpr size_t kWakeLag = 32;
 
-// The chosen type's sum per node of `t`, sample by sample, as aggregate() sums
+// Each location's nodes, innermost first, as CSR: a NodeTable's, or
+// NameNodes' one per line.
+struct LocationNodes {
+  const int64_t* offsets;
+  const int32_t* nodes;
+  size_t n_nodes;
+  static LocationNodes of(const NodeTable& t) { return {t.loc_node_offsets.data(), t.loc_nodes.data(), t.size()}; }
+};
+
+// The chosen type's sum per node, sample by sample, as aggregate() sums
 // it: flat to the leaf location's innermost frame, cum once per node and
 // sample (wrapping int64 additions); and pprof's total, the sum of |value|
 // (wrapping like NumPy's abs and int64 sum).
 class NodeSums {
  public:
-  NodeSums(const NodeTable& t, size_t ti, bool cum) : sums(t.size(), 0), t_(t), ti_(ti), cum_(cum) {
-    if (cum) seen_.assign(t.size(), 0);
+  NodeSums(LocationNodes t, size_t ti, bool cum) : sums(t.n_nodes, 0), t_(t), ti_(ti), cum_(cum) {
+    if (cum) seen_.assign(t.n_nodes, 0);
   }
 
   // One sample: its values (one per type) and location rows, leaf first.
   void add(const int64_t* values, const int32_t* rows, size_t n_rows) {
     const int64_t v = values[ti_];
+    if (!cum_) return add_flat(v, n_rows ? rows[0] : -1);
     total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     ++stamp_;
     if (v == 0 || n_rows == 0) return;
-    const int64_t* offsets = t_.loc_node_offsets.data();
-    const int32_t* nodes = t_.loc_nodes.data();
-    if (!cum_) {
-      int64_t& sum = sums[static_cast<size_t>(nodes[offsets[rows[0]]])];
-      sum = wrapping_add(sum, v);
-      return;
-    }
+    const int64_t* offsets = t_.offsets;
+    const int32_t* nodes = t_.nodes;
     for (size_t i = 0; i < n_rows; ++i) {
       for (int64_t j = offsets[rows[i]]; j < offsets[rows[i] + 1]; ++j) {
         const size_t n = static_cast<size_t>(nodes[j]);
@@ -106,11 +111,20 @@ class NodeSums {
     }
   }
 
+  // One sample of a flat sum: its value of the chosen type and its leaf
+  // location's row (-1: no location).
+  void add_flat(int64_t v, int32_t leaf) {
+    total += v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    if (v == 0 || leaf < 0) return;
+    int64_t& sum = sums[static_cast<size_t>(t_.nodes[t_.offsets[leaf]])];
+    sum = wrapping_add(sum, v);
+  }
+
   std::vector<int64_t> sums;
   uint64_t total = 0;
 
  private:
-  const NodeTable& t_;
+  LocationNodes t_;
   size_t ti_;
   bool cum_;
   std::vector<uint32_t> seen_;  // stamp = sample number, as aggregate() counts
@@ -130,6 +144,83 @@ struct Reduced {
   std::vector<int32_t> combo;
   std::vector<std::string> combo_values;
   std::vector<uint8_t> combo_present;
+};
+
+// The functions granularity's nodes keyed by string code: a line's node is its
+// function's name code, so nothing is hashed per string or per frame, and a
+// name is read only for a node that got a value. That is aggregate()'s table
+// where every function has a non-empty name held once in the string table (a
+// code is then a name); build() answers false otherwise, and the caller takes
+// aggregate()'s table. The buffers serve file after file.
+class NameNodes {
+ public:
+  // From a scan_function_tables pass's tables.
+  bool build(const Profile& p) {
+    const std::vector<int64_t>& offsets = p.locations.line_offsets;
+    for (size_t l = 1; l < offsets.size(); ++l)
+      if (offsets[l] == offsets[l - 1]) return false;  // no lines: a node per binary
+    mark_.assign(p.strings.size(), 0);
+    codes_.clear();
+    names_.clear();
+    names_.reserve(p.functions.name.size());
+    for (const int32_t c : p.functions.name) {
+      if (c <= 0) return false;  // nameless: named from its binary
+      if (mark_[static_cast<size_t>(c)]) continue;
+      mark_[static_cast<size_t>(c)] = kFunctionName;
+      const std::string_view name = p.strings[static_cast<size_t>(c)];
+      if (name.empty()) return false;
+      // Two codes of one name would be two nodes here but one in aggregate().
+      const uint64_t h = quick_hash(name);
+      if (names_.find(h, [&](int32_t r) {
+            return p.strings[static_cast<size_t>(codes_[static_cast<size_t>(r)])] == name;
+          }) >= 0)
+        return false;
+      names_.insert(h, static_cast<int32_t>(codes_.size()));
+      codes_.push_back(c);
+    }
+    line_nodes_.resize(p.lines.function.size());
+    for (size_t i = 0; i < line_nodes_.size(); ++i)
+      line_nodes_[i] = p.functions.name[static_cast<size_t>(p.lines.function[i])];
+    return true;
+  }
+
+  LocationNodes nodes(const Profile& p) const {
+    return {p.locations.line_offsets.data(), line_nodes_.data(), p.strings.size()};
+  }
+
+  // Appends the non-zero nodes' names and sums to r in aggregate()'s node
+  // order (first appearance among the lines).
+  void rows(const Profile& p, const std::vector<int64_t>& sums, Reduced& r) {
+    for (const int32_t c : line_nodes_) {
+      uint8_t& mark = mark_[static_cast<size_t>(c)];
+      if (mark == kVisited) continue;
+      mark = kVisited;
+      if (sums[static_cast<size_t>(c)] == 0) continue;
+      r.names.push_back(p.strings[static_cast<size_t>(c)]);
+      r.values.push_back(sums[static_cast<size_t>(c)]);
+    }
+  }
+
+ private:
+  static constexpr uint8_t kFunctionName = 1, kVisited = 2;
+  // Length and the first and last eight bytes: enough to tell function names
+  // apart (equal hashes are compared whole).
+  static uint64_t quick_hash(std::string_view s) {
+    const size_t n = s.size(), k = n < 8 ? n : 8;
+    uint64_t head = 0, tail = 0;
+    std::memcpy(&head, s.data(), k);
+    std::memcpy(&tail, s.data() + n - k, k);
+    return hash_mix(hash_mix(n, head), tail);
+  }
+  std::vector<uint8_t> mark_;  // per string code
+  std::vector<int32_t> codes_, line_nodes_;
+  IdTable names_;  // rows of codes_, by name
+};
+
+// A worker's buffers, kept from file to file.
+struct SeriesScratch {
+  Scan scan;
+  NameNodes names;
 };
 
 // One label of a sample: string codes of key and value (str -1: numeric).
@@ -361,8 +452,8 @@ NodeTable lean_nodes(const Profile& p, const SeriesOptions& o) {
   return aggregate(p, ao);
 }
 
-// Fills `r` from a profile's header (p), its node table and the node sums.
-void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sums, Reduced& r) {
+// Appends the non-zero nodes' names and sums to r, in node order.
+void node_rows(const Profile& p, const NodeTable& t, const NodeSums& sums, Reduced& r) {
   for (size_t k = 0; k < t.size(); ++k) {
     if (sums.sums[k] == 0) continue;
     const std::string_view name = printable_name_in_place(p, t, k);  // no std::string for the usual name
@@ -372,6 +463,10 @@ void finish(const Profile& p, size_t ti, const NodeTable& t, const NodeSums& sum
       r.names.push_back(printable_name(p, t, k));
     r.values.push_back(sums.sums[k]);
   }
+}
+
+// Completes `r`, whose rows are in, from a profile's header (p) and the sums.
+void finish(const Profile& p, size_t ti, const NodeSums& sums, Reduced& r) {
   r.order.resize(r.values.size());
   for (uint32_t j = 0; j < r.order.size(); ++j) r.order[j] = j;
   std::stable_sort(r.order.begin(), r.order.end(), [&](uint32_t a, uint32_t b) {
@@ -418,12 +513,13 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
   const size_t nt = p.num_types();
   if (o.labels.empty()) {
     const NodeTable t = lean_nodes(p, o);
-    NodeSums sums(t, ti, o.cum);
+    NodeSums sums(LocationNodes::of(t), ti, o.cum);
     for (size_t s = 0; s < p.num_samples(); ++s) {
       const int64_t b = p.stack_offsets[s];
       sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b));
     }
-    finish(p, ti, t, sums, r);
+    node_rows(p, t, sums, r);
+    finish(p, ti, sums, r);
     return;
   }
   NodeTable t;
@@ -444,13 +540,19 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
 // needs, and the samples are summed straight from the file's `bytes`. false:
 // the file must go the ordinary way (which then reports any error), `r`
 // untouched. `inflated_size`: what gzip input inflated to.
-bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan, Reduced& r, size_t& inflated_size) {
+bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScratch& scratch, Reduced& r,
+                    size_t& inflated_size) {
   const DecodeOptions& d = o.decode;
+  Scan& scan = scratch.scan;
   const bool labels_only = !o.labels.empty() && !o.nodes;
-  // Labels only: the lean pass keeps no tables; input off its common shape
-  // goes to the full one.
+  const bool by_name = o.labels.empty() && o.granularity == Granularity::Functions;
+  bool named = false;  // the nodes are NameNodes'
+  // Labels only: the lean pass keeps no tables; by function: it keeps what
+  // NameNodes need. Input off their common shape goes to the full pass.
   auto tables = [&](const uint8_t* data, size_t n) {
-    return (labels_only && scan_label_tables(data, n, scan)) || scan_tables(data, n, scan);
+    if (labels_only && scan_label_tables(data, n, scan)) return true;
+    if (by_name && scan_function_tables(data, n, scan) && scratch.names.build(scan.tables)) return named = true;
+    return scan_tables(data, n, scan);
   };
   gzip::Buffer inflated;
   try {
@@ -476,18 +578,32 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, Scan& scan
     return false;  // decode() may refuse the samples first: let it decide
   }
   if (o.labels.empty()) {
-    const NodeTable t = lean_nodes(p, o);
-    NodeSums sums(t, ti, o.cum);
-    if (!for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); }))
-      return false;
-    finish(p, ti, t, sums, r);
+    NodeTable t;
+    if (!named) t = lean_nodes(p, o);
+    NodeSums sums(named ? scratch.names.nodes(p) : LocationNodes::of(t), ti, o.cum);
+    // A flat sum needs only each sample's value and leaf: the labels walk
+    // with no key wanted reads just those.
+    std::vector<FirstLabel> no_keys;
+    const bool walked =
+        !o.cum ? for_each_sample_labels(scan, ti, {}, no_keys,
+                                        [&](int64_t v, const FirstLabel*, uint64_t leaf) {
+                                          sums.add_flat(v, leaf ? scan.locations.row(leaf) : -1);
+                                        })
+               : for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); });
+    if (!walked) return false;
+    if (named)
+      scratch.names.rows(p, sums.sums, r);
+    else
+      node_rows(p, t, sums, r);
+    finish(p, ti, sums, r);
     return true;
   }
   LabelSplit split(p, o.labels);
   if (labels_only) {  // the lean walk, no location rows, each label read once
     KeyedSums sums(nullptr, ti, o.cum);
-    if (!for_each_sample_labels(scan, ti, split.key_of_code(), split.firsts(),
-                                [&](int64_t v, const FirstLabel* firsts) { sums.add_value(v, split.combo(firsts)); }))
+    if (!for_each_sample_labels(
+            scan, ti, split.key_of_code(), split.firsts(),
+            [&](int64_t v, const FirstLabel* firsts, uint64_t) { sums.add_value(v, split.combo(firsts)); }))
       return false;
     finish_keyed(p, ti, nullptr, sums, split, r);
     return true;
@@ -513,13 +629,13 @@ Reduced reduce(const std::string& path, const SeriesOptions& o) {
     const std::string bytes =
         read_file(path, d.max_decompressed_size, [&](const uint8_t* b, size_t n) { judge_prefix(b, n, d); });
     if (o.scan) {
-      static Pool<Scan> scans;  // their buffers serve file after file
-      auto scan = scans.take();
+      static Pool<SeriesScratch> scratches;  // their buffers serve file after file
+      auto scratch = scratches.take();
       size_t inflated_size = 0;
-      const bool done = reduce_scanned(bytes, o, *scan, r, inflated_size);
+      const bool done = reduce_scanned(bytes, o, *scratch, r, inflated_size);
       // The buffers grow to the largest file read: past 1 MiB they are given
       // back rather than kept in the pool, which outlives the call.
-      if (bytes.size() + inflated_size > (size_t(1) << 20)) scan.drop();
+      if (bytes.size() + inflated_size > (size_t(1) << 20)) scratch.drop();
       if (done) return r;
     }
     p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), d);

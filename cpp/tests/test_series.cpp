@@ -227,7 +227,7 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
   // Valid files, then every truncation and two bit flips at every byte of
   // each one: the lean scan either gives what decoding gives, or leaves the
   // file to decoding (the same rows, the same error).
-  size_t compared = 0, rows = 0, scanned = 0, lean = 0;
+  size_t compared = 0, rows = 0, scanned = 0, lean = 0, lean_functions = 0;
   Scan scan, lean_scan, full_scan;
   for (int seed = 0; seed < 3; ++seed) {
     for (bool gz : {false, true}) {
@@ -272,6 +272,14 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
           EXPECT(scan_tables(data, inputs[k].size(), full_scan) && lean_agrees(lean_scan, full_scan));
           ++lean;
         }
+        // So does the pass that keeps function names by line, and it keeps what the full pass keeps.
+        if (!gz && scan_function_tables(data, inputs[k].size(), lean_scan)) {
+          const Profile &a = lean_scan.tables, &b = full_scan.tables;
+          EXPECT(scan_tables(data, inputs[k].size(), full_scan) && lean_agrees(lean_scan, full_scan) &&
+                 a.functions.name == b.functions.name && a.lines.function == b.lines.function &&
+                 a.locations.line_offsets == b.locations.line_offsets);
+          ++lean_functions;
+        }
         if (!gz && scan_tables(data, inputs[k].size(), scan) && for_each_sample(scan, [](auto...) {})) {
           // Decoding accepts it; only the sample type can still be refused (a flipped default_sample_type).
           EXPECT(fast.rfind("error: ", 0) != 0 || fast.find("no sample_type") != std::string::npos);
@@ -282,7 +290,7 @@ TEST(series_scan_agrees_with_the_ordinary_path) {
     }
   }
   // Valid and refused inputs were compared, and many mutants took the lean way.
-  EXPECT(compared > 3000 && rows > 100 && scanned > 100 && lean > 100);
+  EXPECT(compared > 3000 && rows > 100 && scanned > 100 && lean > 100 && lean_functions > 100);
 }
 
 TEST(series_sample_type_choice) {

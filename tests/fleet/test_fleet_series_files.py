@@ -171,17 +171,28 @@ def utf8_keys(msg) -> list:
     return sorted(keys - {""}) or ["absent"]
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
-@given(msg=valid_profiles(), data=st.data())
-def test_label_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, data):
-    """By labels only, files are read by a lean tables pass of their own
-    (``scan_labels.cpp``, ids 1..n in file order; other ids go to the full
-    scan): on generated profiles with string and numeric labels, and on the
-    same bytes cut short or with one byte changed, it gives the series of the
-    decoded profiles, or the same error."""
-    if data.draw(st.booleans(), label="renumber"):
+def named(msg, duplicate: bool):
+    """``msg`` with every function named by a string of its own and every
+    location given a line: the shape the functions-granularity lean pass keys
+    by string code. ``duplicate``: the last function's name is a second code
+    of the first one's bytes (one node to pprof; the pass must step aside)."""
+    for i, f in enumerate(msg.function):
+        f.name = len(msg.string_table)
+        msg.string_table.append(f"fn{i}".encode())
+    if duplicate and len(msg.function) > 1:
+        msg.function[-1].name = len(msg.string_table)
+        msg.string_table.append(b"fn0")
+    if msg.function:
+        for loc in msg.location:
+            if not loc.line:
+                loc.line.add(function_id=msg.function[0].id)
+    return msg
+
+
+def written(tmp_path_factory, msg, data, renumber=None) -> str:
+    """``msg`` (its ids renumbered 1..n or not; None: drawn) written to a file
+    as it is, cut short, or with one byte changed; the path."""
+    if renumber if renumber is not None else data.draw(st.booleans(), label="renumber"):
         msg = renumbered(msg)
     raw = msg.SerializeToString()
     change = data.draw(st.sampled_from(["none", "cut", "flip"]), label="change")
@@ -192,8 +203,41 @@ def test_label_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, da
     path = str(tmp_path_factory.mktemp("lean") / "p.pb")
     with open(path, "wb") as f:
         f.write(raw)
+    return path
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(msg=valid_profiles(), data=st.data())
+def test_label_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, data):
+    """By labels only, files are read by a lean tables pass of their own
+    (``scan_labels.cpp``, ids 1..n in file order; other ids go to the full
+    scan): on generated profiles with string and numeric labels, and on the
+    same bytes cut short or with one byte changed, it gives the series of the
+    decoded profiles, or the same error."""
+    path = written(tmp_path_factory, msg, data)
     keys = data.draw(st.lists(st.sampled_from(utf8_keys(msg)), min_size=1, max_size=2, unique=True), label="keys")
     by = [f"label:{k}" for k in keys]
     got = outcome(lambda: pprofcore.ProfileSet([path]).series(by=by))
     want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(by=by))
+    assert_same_outcome(got, want)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(msg=valid_profiles(), data=st.data(), value=st.sampled_from(["flat", "cum"]))
+def test_function_series_of_files_equals_decoded_profiles(tmp_path_factory, msg, data, value):
+    """By function, files of the common shape (ids 1..n, every function named
+    by a string of its own) are summed per name code, the node table built
+    from the lean tables pass (``NameNodes`` in ``series.cpp``): it gives the
+    series of the decoded profiles, or the same error, also on the bytes cut
+    short or with one byte changed, and where two codes hold one name."""
+    shape = data.draw(st.sampled_from(["as drawn", "named", "duplicate"]), label="shape")
+    if shape != "as drawn":
+        msg = named(msg, duplicate=shape == "duplicate")
+    path = written(tmp_path_factory, msg, data, renumber=True if shape != "as drawn" else None)
+    got = outcome(lambda: pprofcore.ProfileSet([path]).series(value=value))
+    want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(value=value))
     assert_same_outcome(got, want)

@@ -24,6 +24,13 @@ namespace pprofcore {
 // otherwise: the caller then takes scan_tables.
 bool scan_label_tables(const uint8_t* data, size_t n, Scan& out);
 
+// scan_label_tables that also keeps what a sum per function name needs:
+// tables.functions.name, tables.lines.function (rows) and
+// tables.locations.line_offsets, as scan_tables would fill them (the other
+// columns of the tables are left as they were). The same answers as
+// scan_label_tables otherwise.
+bool scan_function_tables(const uint8_t* data, size_t n, Scan& out);
+
 // The first label of one wanted key that a sample carries: a string (value:
 // its code) or a number (value: the number); kind kNone without one.
 struct FirstLabel {
@@ -31,12 +38,15 @@ struct FirstLabel {
   int64_t kind = kNone, value = 0;
 };
 
-// Calls fn(value, firsts) for each sample of a successful scan, in order:
-// `value` of type `ti`, firsts[k] the first label whose key code c has
-// key_of_code[c] == k (key_of_code has one entry per string; -1 where not
-// wanted). A label with neither string, number nor unit is dropped, as
-// decode() drops it. false where decode() would refuse the samples (fn may
-// have been called for the samples before).
+// Calls fn(value, firsts, leaf) for each sample of a successful scan, in
+// order: `value` of type `ti`, firsts[k] the first label whose key code c has
+// key_of_code[c] == k (key_of_code has one entry per string, -1 where not
+// wanted; or none at all: no key wanted), `leaf` the id of the sample's
+// first location, checked (0 without one: a flat sum needs no more of the
+// stack; s.locations.row(leaf) is its row). A
+// label with neither string, number nor unit is dropped, as decode() drops
+// it. false where decode() would refuse the samples (fn may have been called
+// for the samples before).
 template <class Fn>
 bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>& key_of_code,
                             std::vector<FirstLabel>& firsts, Fn&& fn) {
@@ -83,7 +93,7 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
       }
       if (v >= n_strings) return false;
     }
-    if (str == 0 && num == 0 && unit == 0) return true;  // dropped
+    if ((str == 0 && num == 0 && unit == 0) || key_of_code.empty()) return true;  // dropped, or no key wanted
     const int32_t k = key_of_code[static_cast<size_t>(key)];
     if (k >= 0 && firsts[static_cast<size_t>(k)].kind == FirstLabel::kNone)
       firsts[static_cast<size_t>(k)] = str != 0 ? FirstLabel{FirstLabel::kString, static_cast<int64_t>(str)}
@@ -101,12 +111,14 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     const uint8_t* const e = span.end;
     size_t n_values = 0;
     int64_t value = 0;
+    uint64_t leaf = 0;
     for (FirstLabel& f : firsts) f = FirstLabel{};
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag)) return false;
       if (tag == kLocation) {
         if (!varint(p, e, v) || s.locations.row(v) < 0) return false;
+        leaf = leaf ? leaf : v;
         continue;
       }
       if (tag == kValue) {
@@ -121,6 +133,10 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
         if (!label(p, end)) return false;
         p = end;
       } else if (tag == kLocations) {
+        if (!leaf && p < end) {  // the first id; checked with the rest below
+          const uint8_t* q = p;
+          if (!varint(q, end, leaf)) return false;
+        }
         while (p < end) {
           uint8_t known = 1;  // a run of one-byte ids, checked without a branch each
           while (p < end && *p < 0x80) known &= small_ids[*p++];
@@ -137,7 +153,7 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
       }
     }
     if (n_values != n_types) return false;
-    fn(value, static_cast<const FirstLabel*>(firsts.data()));
+    fn(value, static_cast<const FirstLabel*>(firsts.data()), leaf);
   }
   return true;
 }
