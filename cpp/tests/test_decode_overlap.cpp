@@ -4,6 +4,7 @@
 // cost time, so it is checked here), and falls back when it must.
 #include <random>
 #include <string>
+#include <vector>
 
 #include "../src/decode/decode_internal.hpp"
 #include "check.hpp"
@@ -119,6 +120,24 @@ TEST(falls_back_when_it_must) {
     via = e.what();
   }
   EXPECT(!direct.empty() && direct == via);
+}
+
+// From a process's second streaming load on, the decoder writes into columns
+// the process keeps (stream_scratch.cpp) and the profile gets copies: a later
+// load writing over the kept columns must leave every earlier profile as it was.
+TEST(kept_columns_are_never_a_profiles) {
+  if (!gzip::have_isal()) return;
+  std::string raw_a = encode_raw(big_profile(60000)), raw_b = encode_raw(big_profile(20000, 40));
+  std::string gz_a = gzip_of(raw_a), gz_b = gzip_of(raw_b);
+  const Profile plain_a = decode_raw(reinterpret_cast<const uint8_t*>(raw_a.data()), raw_a.size());
+  const Profile plain_b = decode_raw(reinterpret_cast<const uint8_t*>(raw_b.data()), raw_b.size());
+  std::vector<Profile> loads(5);
+  for (size_t i = 0; i < loads.size(); ++i) EXPECT(overlapped(i % 2 ? gz_b : gz_a, loads[i]));
+  for (size_t i = 0; i < loads.size(); ++i) EXPECT(loads[i] == (i % 2 ? plain_b : plain_a));
+  // Exact sizes from the second load on: the copy, not the kept reservation.
+  for (size_t i = 1; i < loads.size(); ++i)
+    EXPECT(loads[i].stack_locations.capacity() == loads[i].stack_locations.size() &&
+           loads[i].strings.offsets.capacity() == loads[i].strings.offsets.size());
 }
 
 // Corrupt deflate data: a GzipError, whether the window sees it first or

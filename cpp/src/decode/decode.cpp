@@ -80,6 +80,7 @@ Profile Decoder::run() {
   }
   max_string_code_.merge(main_samples_.codes);
   fixup();
+  if (scratch_) scratch_->copy_out(p_);
   return std::move(p_);
 }
 

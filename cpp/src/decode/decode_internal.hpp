@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -102,6 +103,28 @@ class StreamWindow final : public gzip::ChunkSink {
   std::condition_variable cv_;
   std::atomic<size_t> wend_{0};         // end of the inflated bytes in the window (written under mu_)
   bool done_ = false, closed_ = false;  // under mu_
+};
+
+// Streaming mode's columns, kept by the process between loads
+// (stream_scratch.cpp). Holds the spare from construction to destruction, or
+// nothing: for a stream over the size limit, a process's first streaming
+// load, or while another decoder holds it.
+class StreamScratch {
+ public:
+  explicit StreamScratch(size_t stream_bytes);
+  ~StreamScratch();
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+
+  // p's columns (still empty) take the kept buffers, capacity and all.
+  void lend(Profile& p);
+  // p's columns become exact-size copies, and the kept buffers come back:
+  // the profile never shares memory with a later load.
+  void copy_out(Profile& p);
+
+ private:
+  std::unique_ptr<Profile> columns_;
+  bool lent_ = false;
 };
 
 // Maps ids to dense rows. Fast path: ids are 1..n in order.
@@ -221,7 +244,8 @@ class Decoder {
   const uint8_t* data_;
   size_t n_;
   unsigned threads_;
-  StreamWindow* window_ = nullptr;  // streaming mode only
+  StreamWindow* window_ = nullptr;        // streaming mode only
+  std::optional<StreamScratch> scratch_;  // streaming mode only
   // Huge pages for the sample columns whose size is estimated (advise_growth):
   // stack locations, and in streaming mode the values and offsets too.
   HugePageGrowth growth_[4];

@@ -117,6 +117,8 @@ void Decoder::append_tail(SampleColumns& t, SampleDecoder& d) {
 void Decoder::reserve_for_stream() {
   const size_t cap = size_t(1) << 28;
   size_t n = std::min(n_, cap);
+  scratch_.emplace(n_);
+  scratch_->lend(p_);  // these reservations are then no-ops from the second load on
   p_.stack_locations.reserve(n);
   p_.values.reserve(n / 2);
   p_.stack_offsets.reserve(n / 16);

@@ -1,0 +1,74 @@
+// stream_scratch: the streaming decoder's columns, kept between loads. Not
+// knowing the counts, the stream reserves every column from the inflated size
+// (megabytes per megabyte of profile); that memory grows the heap's top, and
+// glibc gives it back once the profile is freed, so the next load faulted the
+// same pages in again: about 1,300 page faults, a third of large.cpu's loads
+// (docs/performance-log.md, decode rounds eleven and twelve). The decoder
+// writes into one set of columns the process keeps, and the profile gets
+// exact-size copies: the only memory it owns is its own.
+#include <atomic>
+#include <memory>
+
+#include "decode_internal.hpp"
+
+namespace pprofcore::decoding {
+
+namespace {
+
+// Streams up to this size use the kept columns; a process keeps at most what
+// such a stream touched (a few times its size), never a huge profile's columns.
+constexpr size_t kScratchStreamBytes = size_t(16) << 20;
+
+// The kept columns (one set; a decoder running beside the holder reserves its
+// own), and whether a streaming load ran before: a process that loads once
+// copies nothing and keeps nothing.
+std::atomic<Profile*> spare_columns{nullptr};
+std::atomic<bool> streamed_before{false};
+
+// Gives col the spare's buffer with col's initial contents ({} or {0}); the
+// spare keeps col's small buffer until copy_out swaps them back.
+template <class V>
+void lend_column(V& col, V& spare) {
+  V initial = col;
+  col.swap(spare);
+  col.assign(initial.begin(), initial.end());
+}
+
+// col becomes an exact-size copy of itself; the spare takes back the buffer.
+template <class V>
+void copy_column_out(V& col, V& spare) {
+  spare.swap(col);
+  col.assign(spare.begin(), spare.end());
+}
+
+}  // namespace
+
+StreamScratch::StreamScratch(size_t stream_bytes) {
+  if (stream_bytes > kScratchStreamBytes || !streamed_before.exchange(true)) return;
+  columns_.reset(spare_columns.exchange(nullptr));
+  if (!columns_) columns_ = std::make_unique<Profile>();
+}
+
+StreamScratch::~StreamScratch() {
+  if (!columns_) return;
+  Profile* expected = nullptr;
+  if (spare_columns.compare_exchange_strong(expected, columns_.get())) columns_.release();
+}
+
+void StreamScratch::lend(Profile& p) {
+  if (!columns_) return;
+  Profile::visit_columns([](const char*, const char*, auto& col, auto& spare) { lend_column(col, spare); }, p,
+                         *columns_);
+  lend_column(p.strings.data, columns_->strings.data);
+  lent_ = true;
+}
+
+void StreamScratch::copy_out(Profile& p) {
+  if (!lent_) return;
+  Profile::visit_columns([](const char*, const char*, auto& col, auto& spare) { copy_column_out(col, spare); }, p,
+                         *columns_);
+  copy_column_out(p.strings.data, columns_->strings.data);
+  lent_ = false;
+}
+
+}  // namespace pprofcore::decoding
