@@ -3,12 +3,12 @@
 #include "pprofcore/key_index.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/filter.hpp"
 #include "pprofcore/fork_join.hpp"
 
 namespace pprofcore {
@@ -191,37 +191,6 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   }
   return out;
 }
-
-namespace {
-
-// Parent rows of child's samples, matched in order by stack and values; empty
-// (with ok false) when some child sample has no such parent sample left.
-std::vector<size_t> matching_samples(const Profile& child, const Profile& parent, bool& ok) {
-  const size_t nt = parent.num_types(), np = parent.num_samples();
-  std::vector<size_t> rows;
-  rows.reserve(child.num_samples());
-  size_t i = 0;
-  ok = false;
-  for (size_t j = 0; j < child.num_samples(); ++j) {
-    const int64_t cb = child.stack_offsets[j], len = child.stack_offsets[j + 1] - cb;
-    const int32_t* cs = child.stack_locations.data() + cb;
-    const int64_t* cv = child.values.data() + j * nt;
-    for (;; ++i) {
-      if (i == np) return {};
-      const int64_t pb = parent.stack_offsets[i];
-      if (parent.stack_offsets[i + 1] - pb != len) continue;
-      if (std::memcmp(parent.stack_locations.data() + pb, cs, static_cast<size_t>(len) * sizeof(int32_t)) != 0)
-        continue;
-      if (std::memcmp(parent.values.data() + i * nt, cv, nt * sizeof(int64_t)) != 0) continue;
-      break;
-    }
-    rows.push_back(i++);
-  }
-  ok = true;
-  return rows;
-}
-
-}  // namespace
 
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths) {

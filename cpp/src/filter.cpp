@@ -5,6 +5,7 @@
 #include "pprofcore/filter.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/rebuild.hpp"
@@ -245,6 +246,31 @@ Profile keep_labels(const Profile& p, const std::vector<uint8_t>& keep) {
     app.add(s, b, static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]), &keep);
   }
   return out;
+}
+
+std::vector<size_t> matching_samples(const Profile& child, const Profile& parent, bool& ok) {
+  const size_t nt = parent.num_types(), np = parent.num_samples();
+  std::vector<size_t> rows;
+  rows.reserve(child.num_samples());
+  size_t i = 0;
+  ok = false;
+  for (size_t j = 0; j < child.num_samples(); ++j) {
+    const int64_t cb = child.stack_offsets[j], len = child.stack_offsets[j + 1] - cb;
+    const int32_t* cs = child.stack_locations.data() + cb;
+    const int64_t* cv = child.values.data() + j * nt;
+    for (;; ++i) {
+      if (i == np) return {};
+      const int64_t pb = parent.stack_offsets[i];
+      if (parent.stack_offsets[i + 1] - pb != len) continue;
+      if (std::memcmp(parent.stack_locations.data() + pb, cs, static_cast<size_t>(len) * sizeof(int32_t)) != 0)
+        continue;
+      if (std::memcmp(parent.values.data() + i * nt, cv, nt * sizeof(int64_t)) != 0) continue;
+      break;
+    }
+    rows.push_back(i++);
+  }
+  ok = true;
+  return rows;
 }
 
 }  // namespace pprofcore

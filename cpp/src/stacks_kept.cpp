@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "pprofcore/arith.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/filter.hpp"
 #include "stacks_internal.hpp"
 
 namespace pprofcore {
@@ -147,25 +147,14 @@ void split(const Profile& p, const SourceFrames& sf, std::vector<Walk>& walks, K
   }
 }
 
-// Parent row of each of child's samples, matched in order by stack and
-// values; false when some child sample has no such parent sample left.
+// Which of parent's samples the child kept (filter's matching_samples);
+// false when some child sample has no parent sample left to match.
 bool kept_rows(const Profile& child, const Profile& parent, std::vector<uint8_t>& kept) {
-  const size_t nt = parent.num_types(), np = parent.num_samples();
-  kept.assign(np, 0);
-  size_t i = 0;
-  for (size_t j = 0; j < child.num_samples(); ++j, ++i) {
-    const int64_t cb = child.stack_offsets[j], n = child.stack_offsets[j + 1] - cb;
-    for (;; ++i) {
-      if (i == np) return false;
-      const int64_t pb = parent.stack_offsets[i];
-      if (parent.stack_offsets[i + 1] - pb == n &&
-          std::memcmp(parent.stack_locations.data() + pb, child.stack_locations.data() + cb,
-                      static_cast<size_t>(n) * sizeof(int32_t)) == 0 &&
-          std::memcmp(parent.values.data() + i * nt, child.values.data() + j * nt, nt * sizeof(int64_t)) == 0)
-        break;
-    }
-    kept[i] = 1;
-  }
+  bool ok = false;
+  const std::vector<size_t> rows = matching_samples(child, parent, ok);
+  if (!ok) return false;
+  kept.assign(parent.num_samples(), 0);
+  for (const size_t i : rows) kept[i] = 1;
   return true;
 }
 

@@ -65,6 +65,12 @@ Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep);
 // Per sample: does any of its label rows have a non-zero `row_match`?
 std::vector<uint8_t> samples_with_label(const Profile& p, const std::vector<uint8_t>& row_match);
 
+// The parent row of each of child's samples, for a child a filter made by
+// keeping some of parent's samples as they were (focus, ignore, a label
+// filter): matched in order by stack and values. Empty, with ok false, when
+// some child sample has no such parent sample left.
+std::vector<size_t> matching_samples(const Profile& child, const Profile& parent, bool& ok);
+
 // Keeps the label rows whose `keep` entry is non-zero (samples unchanged).
 Profile keep_labels(const Profile& p, const std::vector<uint8_t>& keep);
 
