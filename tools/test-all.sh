@@ -21,4 +21,7 @@ for variant in auto zlib; do
   cmake --build "build/ctest-$variant"
   ctest --test-dir "build/ctest-$variant" --output-on-failure
 done
-python3 -m pytest tests "$@"
+# One worker process per core (at most 4), a test file's tests in one worker so
+# its module fixtures (pprof's outputs, built programs) are made once; "$@" may
+# override, e.g. `-n 0` for one process.
+python3 -m pytest tests -n auto --maxprocesses 4 --dist loadfile "$@"

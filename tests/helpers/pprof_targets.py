@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from testenv import REPO
+from testenv import REPO, go_build_once
 
 SOURCE = REPO / "tests" / "producers" / "pprofserver"
 BIN = REPO / "build" / "test-bin" / "pprofserver"
@@ -37,12 +37,7 @@ def go_missing() -> Optional[str]:
 
 def go_binary() -> str:
     """The built ``pprofserver`` (rebuilt when its source is newer)."""
-    newest = max(p.stat().st_mtime for p in SOURCE.glob("*.go"))
-    if not BIN.exists() or BIN.stat().st_mtime < newest:
-        BIN.parent.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, GO111MODULE="off", GOFLAGS="")
-        subprocess.run(["go", "build", "-o", str(BIN), "."], cwd=SOURCE, env=env, check=True, capture_output=True)
-    return str(BIN)
+    return go_build_once(BIN, list(SOURCE.glob("*.go")), SOURCE, dict(os.environ, GO111MODULE="off", GOFLAGS=""))
 
 
 class GoTarget:

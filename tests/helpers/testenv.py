@@ -9,6 +9,7 @@ conftest.py keeps the fixtures and hooks."""
 from __future__ import annotations
 
 import csv
+import fcntl
 import functools
 import os
 import shutil
@@ -105,18 +106,30 @@ requires_go = pytest.mark.skipif(
 )
 
 
+def go_build_once(out: Path, sources: list, cwd: Path, env: dict) -> str:
+    """`go build -o out` in `cwd` unless `out` is newer than every source.
+    Test processes running side by side (pytest-xdist) share `out`: one
+    builds under a lock, into a temporary name renamed into place, so no
+    process runs a half-written binary."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_name(out.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        newest = max(p.stat().st_mtime for p in sources)
+        if not out.exists() or out.stat().st_mtime < newest:
+            partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
+            subprocess.run(["go", "build", "-o", str(partial), "."], cwd=cwd, env=env, check=True)
+            os.replace(partial, out)
+    return str(out)
+
+
 @functools.lru_cache(maxsize=None)
 def go_helper(name: str) -> str:
     """Builds tools/goref/<name>/main.go against google/pprof (GOPATH mode, so
     it may import ``../common``) and returns the binary's path. Cached per
     session and on disk."""
     src = GOREF / name
-    out = GOREF / "bin" / name
-    newest = max(p.stat().st_mtime for p in [*src.glob("*.go"), *(GOREF / "common").glob("*.go")])
-    if not out.exists() or out.stat().st_mtime < newest:
-        env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off")
-        subprocess.run(["go", "build", "-o", str(out), "."], cwd=src, env=env, check=True)
-    return str(out)
+    sources = [*src.glob("*.go"), *(GOREF / "common").glob("*.go")]
+    return go_build_once(GOREF / "bin" / name, sources, src, dict(os.environ, GOPATH=GOPATH, GO111MODULE="off"))
 
 
 def run_go_program(directory: Path, source: str, output: str) -> Path:
