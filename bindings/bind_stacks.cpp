@@ -1,5 +1,7 @@
 // bind_stacks: _core.call_tree() -> dict of the flame graph call tree's columns
 // (tree nodes in pre-order and the frame table). Python lays out and renders.
+#include <optional>
+
 #include "pybind.hpp"
 #include "pprofcore/stacks.hpp"
 
@@ -55,13 +57,18 @@ void bind_stacks(py::module_& m) {
       "call_tree(kept=...) and derive_kept_tree.");
   m.def(
       "derive_kept_tree",
-      [](const Profile& child, const NodeTable& nodes, const KeptTree& parent) {
-        py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable
-        return derive_kept_tree(child, nodes, parent);
+      [](const Profile& child, const NodeTable& nodes, const KeptTree& parent,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
+        std::vector<uint8_t> mask;
+        if (kept) mask.assign(kept->data(), kept->data() + kept->size());
+        py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable; the mask was copied
+        return derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr);
       },
-      py::arg("child"), py::arg("nodes"), py::arg("parent"), py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
+      py::arg("child"), py::arg("nodes"), py::arg("parent"), py::arg("kept") = py::none(), py::keep_alive<0, 1>(),
+      py::keep_alive<0, 2>(),
       "The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an "
-      "equal node table: parent's less the dropped samples'. None when child is not such a profile or "
+      "equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as "
+      "filter_by_name gives) says which, instead of matching them. None when child is not such a profile or "
       "building anew is cheaper.");
   m.def(
       "call_tree",

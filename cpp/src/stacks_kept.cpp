@@ -301,7 +301,8 @@ KeptTree kept_tree(const Profile& p, const NodeTable& nodes, bool inverted, doub
   return k;
 }
 
-std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent) {
+std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
+                                         const std::vector<uint8_t>* kept_mask) {
   const Profile& p = *parent.sums.profile;
   const NodeTable& pn = *parent.sums.nodes;
   const size_t nt = p.num_types();
@@ -317,8 +318,16 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
   if (!(frames.frame_name == parent.frame_name) || !(frames.frame_file == parent.frame_file) ||
       frames.frame_line != parent.frame_line)
     return std::nullopt;
-  std::vector<uint8_t> kept;
-  if (!stacks::kept_rows(child, p, kept)) return std::nullopt;
+  std::vector<uint8_t> matched;
+  if (kept_mask) {
+    const size_t n_kept =
+        static_cast<size_t>(std::count_if(kept_mask->begin(), kept_mask->end(), [](uint8_t k) { return k != 0; }));
+    if (kept_mask->size() != p.num_samples() || n_kept != child.num_samples())
+      throw InternalError("derive_kept_tree: the kept mask does not fit the parent and child profiles");
+  } else if (!stacks::kept_rows(child, p, matched)) {
+    return std::nullopt;
+  }
+  const std::vector<uint8_t>& kept = kept_mask ? *kept_mask : matched;
   for (size_t t = 0; t < std::max<size_t>(1, nt); ++t)
     stacks::check_source(StackSource{&child, &child_nodes, t}, "profile");
 

@@ -319,9 +319,14 @@ def kept_tree(
     Every sample type's trimmed call tree (trimmed at slack * min_fraction) and path sums, for call_tree(kept=...) and derive_kept_tree.
     """
 
-def derive_kept_tree(child: Profile, nodes: NodeTable, parent: KeptTree) -> KeptTree | None:
+def derive_kept_tree(
+    child: Profile,
+    nodes: NodeTable,
+    parent: KeptTree,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+) -> KeptTree | None:
     """
-    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. None when child is not such a profile or building anew is cheaper.
+    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. None when child is not such a profile or building anew is cheaper.
     """
 
 def path_sums(profile: Profile, nodes: NodeTable, inverted: bool = False) -> PathSums:

@@ -109,6 +109,18 @@ def filter_by_name(
     return out
 
 
+def samples_kept_from(p: "Profile", parent: "Profile") -> Optional[np.ndarray]:
+    """Which of ``parent``'s samples ``p`` holds unchanged, in order (one byte
+    per parent sample), when :func:`filter_by_name` made ``p`` from ``parent``
+    and hid no location; None otherwise. Lets a view take the dropped samples
+    away from ``parent``'s results without matching the samples again."""
+    origin = p._derived.filter_origin
+    if origin is None:
+        return None
+    parent_ref, kept, hidden = origin
+    return kept if hidden is None and parent_ref() is parent else None
+
+
 def apply_show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":
     rx = compile_filter("show_from", expr)
     if rx is None:

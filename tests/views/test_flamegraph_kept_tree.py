@@ -21,6 +21,7 @@ from pbprofile import valid_profiles
 
 import pprofcore
 from pprofcore import _core
+from pprofcore._filter import samples_kept_from
 from pprofcore.display.flamegraph import derive_call_trees, keep_call_trees, stack_nodes
 from pprofcore.errors import FilterWarning, ProfileError
 
@@ -80,12 +81,17 @@ def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by
     if not names:
         return
     child = filtered(p, **{kind: "^" + re.escape(names[pick % len(names)]) + "$"})
-    try:
-        sub = _core.derive_kept_tree(child._core, stack_nodes(child, by), kept)
-    except ProfileError:
-        return
-    if sub is not None:  # None: a child that hid frames, or one split anew more cheaply
-        assert_trees_read_off(child, sub, by, inverted)
+    # The filter's own record of the samples it kept, and the samples matched
+    # again by stack and values, must give the same trees.
+    mask = samples_kept_from(child, p)
+    assert (mask is None) == (child._derived.filter_origin[2] is not None)  # None: a location left every stack
+    for given_mask in (None, mask) if mask is not None else (None,):
+        try:
+            sub = _core.derive_kept_tree(child._core, stack_nodes(child, by), kept, given_mask)
+        except ProfileError:
+            return
+        if sub is not None:  # None: a child that hid frames, or one split anew more cheaply
+            assert_trees_read_off(child, sub, by, inverted)
 
 
 def test_heap_profile_every_type_is_read_off():
@@ -107,6 +113,16 @@ def test_filtered_heap_profile_derives_its_trees(kwargs):
         assert_same_tree(child.flamegraph(ti)._tree, fresh.flamegraph(ti)._tree, ti)
     assert sub is not None and all(sub.covers(ti, 0.0005) for ti in range(len(p.sample_types)))
     assert_trees_read_off(child, sub, "functions", False)
+
+
+def test_a_kept_mask_that_does_not_fit_is_refused():
+    p = pprofcore.load(HEAP)
+    kept = _core.kept_tree(p._core, stack_nodes(p, "functions"), False, 0.0005)
+    child = filtered(p, ignore="compress")
+    mask = samples_kept_from(child, p)
+    assert mask is not None and int(mask.sum()) == len(child)
+    with pytest.raises(RuntimeError, match="kept mask"):
+        _core.derive_kept_tree(child._core, stack_nodes(child, "functions"), kept, mask[1:])
 
 
 def test_only_the_first_granularity_is_kept():

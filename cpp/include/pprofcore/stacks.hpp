@@ -98,8 +98,12 @@ KeptTree kept_tree(const Profile& profile, const NodeTable& nodes, bool inverted
 // (kept.sums.profile) unchanged, in order, over an equal node table (focus,
 // ignore, label filters): the parent's sums less the dropped samples'. Empty
 // (nullopt) when child is not such a profile or building anew is cheaper.
-// Types with negative values are not covered by the result.
-std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent);
+// Types with negative values are not covered by the result. `kept`, when
+// given, says which parent samples child holds (filter_by_name's
+// NameFilterResult::kept of a filter that hid no location): the samples are
+// then not matched by stack and values, a read of both profiles' frames.
+std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
+                                         const std::vector<uint8_t>* kept = nullptr);
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
 // Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),

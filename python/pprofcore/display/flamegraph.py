@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _atomic, _core, _units
 from .._args import check_str, type_name
+from .._filter import samples_kept_from
 from ..errors import ProfileError, unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -73,7 +74,9 @@ def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: 
     cache = profile._derived.kept_trees
     if kept is None or cache:
         return
-    cache[(by, bool(inverted))] = _core.derive_kept_tree(profile._core, stack_nodes(profile, by), kept)
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(
+        profile._core, stack_nodes(profile, by), kept, samples_kept_from(profile, parent)
+    )
 
 
 def flamegraph(
