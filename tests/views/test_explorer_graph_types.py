@@ -51,6 +51,7 @@ def test_graph_of_every_sample_type_is_built_after_the_first_answer():
     assert list(session.deferred) == [graph_types_key(State())]  # a switch starts no other work
     assert first["graph"] == view(alone, "graph", State())["graph"]
     view(session, "graph", State.from_query({"f": "main"}))  # a refined profile: no work ahead
+    view(session, "graph", State.from_query({"g": "files"}))  # the profile's later graphs: none either
     assert list(session.deferred) == [graph_types_key(State())]
 
 
@@ -63,7 +64,7 @@ def test_exit_waits_for_background_work_inside_a_cpp_call():
         "from pprofcore.web import Session\n"
         f"p = pprofcore.load({HEAP!r})\n"
         "t = stack_nodes(p, 'functions')\n"
-        "Session([('p', p)]).in_background('k', lambda: [_core.sample_paths(p._core, t) for _ in range(3000)])\n"
+        "Session([('p', p)]).in_background('k', lambda: [_core.sample_paths(p._core, t) for _ in range(400)])\n"
     )
     r = subprocess.run(
         [sys.executable, "-c", script], env=testenv.pprofcore_env(), capture_output=True, text=True, timeout=120

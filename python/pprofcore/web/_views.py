@@ -182,9 +182,10 @@ MAX_GRAPH_TYPES = 8
 
 def graph_types_key(state: State) -> tuple:
     """The session's background work that builds the Graph view of ``state``
-    for the loaded profile's other sample types (once per profile and
-    trimming: the state without its sample type)."""
-    return ("graph of every sample type", view_state("graph", state.replace(si=None)))
+    for the loaded profile's other sample types: once per profile, for its
+    first graph (each later granularity or trimming would cost every type's
+    builds again, beside the requests that follow it)."""
+    return ("graph of every sample type", state.profile)
 
 
 def keep_graph_types(session: Session, state: State, prof, ti: int) -> None:
