@@ -19,9 +19,7 @@ from pprofcore import _core
 from pprofcore.display.flamegraph import stack_nodes
 
 _frames = st.sampled_from(["main", "a", "b", "c", "leaf"])
-_stacks = st.lists(
-    st.tuples(st.lists(_frames, min_size=0, max_size=7), st.integers(-50, 200)), min_size=1, max_size=30
-)
+_stacks = st.lists(st.tuples(st.lists(_frames, min_size=0, max_size=7), st.integers(-50, 200)), min_size=1, max_size=30)
 
 
 def check_split_paths(p, by: str) -> None:
