@@ -40,6 +40,8 @@ void bind_callgraph(py::module_& m) {
                           "Each sample's report nodes, root first: what call_graph walks (keep one per profile "
                           "and node table)")
       .def("__len__", [](const SamplePaths& s) { return s.nodes.size(); })
+      .def(
+          "__eq__", [](const SamplePaths& a, const SamplePaths& b) { return a == b; }, py::is_operator())
       .def_property_readonly(
           "nbytes",
           [](const SamplePaths& s) {
@@ -49,11 +51,13 @@ void bind_callgraph(py::module_& m) {
           "Bytes the paths hold (what a cache of them weighs).");
   m.def(
       "sample_paths",
-      [](const Profile& p, const NodeTable& nodes) {
+      [](const Profile& p, const NodeTable& nodes, size_t parts) {
         py::gil_scoped_release nogil;  // profile and node table are immutable
-        return sample_paths(p, nodes);
+        return sample_paths(p, nodes, parts);
       },
-      py::arg("profile"), py::arg("nodes"), "The SamplePaths of profile over the report nodes of nodes.");
+      py::arg("profile"), py::arg("nodes"), py::arg("parts") = 0,
+      "The SamplePaths of profile over the report nodes of nodes; parts: threads the walk is split into (0: two "
+      "or more for big profiles while a core is idle). The paths are the same for any.");
   m.def(
       "derived_sample_paths",
       [](const Profile& child, const NodeTable& nodes, const Profile& parent, const NodeTable& parent_nodes,

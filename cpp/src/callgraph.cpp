@@ -10,6 +10,7 @@
 #include "pprofcore/errors.hpp"
 #include "pprofcore/filter.hpp"
 #include "pprofcore/fork_join.hpp"
+#include "pprofcore/idle_cpu.hpp"
 
 namespace pprofcore {
 
@@ -127,17 +128,33 @@ bool add_sample_sums(const int32_t* path, const int32_t* end, const int64_t* w, 
   return repeats;
 }
 
-// The walk of sample_paths, with the number of sample types fixed when it is
-// small. Every type's sums in the same walk: a sample of value 0 adds 0, as
-// the graph's walk, which skips it, leaves the sums.
+// Samples a part of a walk over the samples takes at least (fewer run on one
+// thread): the paths' walk and each build's.
+constexpr size_t kSamplesPerPart = 50000;
+
+// Parts a walk over `ns` samples is split into when the caller leaves it
+// open: one per core, each of kSamplesPerPart samples or more, but one
+// while every CPU is busy and not crowded (idle_cpu.hpp), where a second
+// thread only takes turns with another process's.
+size_t automatic_parts(size_t ns) {
+  const size_t most = std::min<size_t>(hardware_threads(), ns / kSamplesPerPart);
+  return most >= 2 && second_thread_pays_now() ? most : 1;
+}
+
+// The walk of sample_paths over samples [s0, s1), their offsets already in
+// `out`: each path written, its repeat mark, and every sample type's sums
+// added to `flat` and `cum` (a sample of value 0 adds 0, as the graph's
+// walk, which skips it, leaves the sums). kTypes fixes the number of sample
+// types when it is small; 0 reads the profile's.
 template <size_t kTypes>
-void walk_paths(const Profile& p, const NodeTable& t, SamplePaths& out) {
+void walk_paths(const Profile& p, const NodeTable& t, size_t s0, size_t s1, SamplePaths& out, int64_t* flat,
+                int64_t* cum) {
   const size_t nt = kTypes ? kTypes : p.num_types();
   int32_t* nodes = out.nodes.data();
-  size_t at = 0;
   std::vector<uint32_t> seen(out.num_nodes, 0);
-  for (size_t s = 0; s < p.num_samples(); ++s) {
-    const size_t begin = at;
+  for (size_t s = s0; s < s1; ++s) {
+    const size_t begin = static_cast<size_t>(out.offsets[s]);
+    size_t at = begin;
     // Root first: the stack backwards, each location's nodes outermost first.
     const int32_t* root_end = p.stack_locations.data() + p.stack_offsets[s];
     for (const int32_t* loc = p.stack_locations.data() + p.stack_offsets[s + 1]; loc-- != root_end;) {
@@ -147,17 +164,29 @@ void walk_paths(const Profile& p, const NodeTable& t, SamplePaths& out) {
         nodes[at++] = j != span[1] - 1 ? ~n : n;
       }
     }
-    out.offsets[s + 1] = static_cast<int64_t>(at);
     // stamp = s + 1 marks the nodes this sample has summed
-    out.repeats[s] =
-        add_sample_sums<kTypes, false>(nodes + begin, nodes + at, p.values.data() + s * nt, nt,
-                                       static_cast<uint32_t>(s + 1), seen.data(), out.flat.data(), out.cum.data());
+    out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + at, p.values.data() + s * nt, nt,
+                                                    static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+  }
+}
+
+void walk_paths_part(const Profile& p, const NodeTable& t, size_t s0, size_t s1, SamplePaths& out, int64_t* flat,
+                     int64_t* cum) {
+  switch (p.num_types()) {
+    case 1:
+      return walk_paths<1>(p, t, s0, s1, out, flat, cum);
+    case 2:
+      return walk_paths<2>(p, t, s0, s1, out, flat, cum);
+    case 4:
+      return walk_paths<4>(p, t, s0, s1, out, flat, cum);
+    default:
+      return walk_paths<0>(p, t, s0, s1, out, flat, cum);
   }
 }
 
 }  // namespace
 
-SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
+SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
   const size_t ns = p.num_samples(), nt = p.num_types();
@@ -168,27 +197,34 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t) {
   out.cum.assign(out.num_nodes * nt, 0);
   out.offsets.assign(ns + 1, 0);
   out.repeats.assign(ns, 0);
-  // The exact size first: growing past a guess copies the array and keeps up
-  // to twice its memory (inlined frames make it longer than the stacks).
-  size_t total = 0;
-  for (const auto loc : p.stack_locations) {
-    const size_t l = static_cast<size_t>(loc);
-    total += static_cast<size_t>(t.loc_node_offsets[l + 1] - t.loc_node_offsets[l]);
+  // Each path's place first: the parts write their samples' paths at once, and
+  // the array is allocated at its exact size (growing past a guess copies it
+  // and keeps up to twice its memory; inlined frames make it longer than the
+  // stacks).
+  const int64_t* span = t.loc_node_offsets.data();
+  for (size_t s = 0; s < ns; ++s) {
+    int64_t len = 0;
+    for (int64_t i = p.stack_offsets[s]; i < p.stack_offsets[s + 1]; ++i) {
+      const size_t l = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      len += span[l + 1] - span[l];
+    }
+    out.offsets[s + 1] = out.offsets[s] + len;
   }
-  out.nodes.resize(total);
-  switch (nt) {
-    case 1:
-      walk_paths<1>(p, t, out);
-      break;
-    case 2:
-      walk_paths<2>(p, t, out);
-      break;
-    case 4:
-      walk_paths<4>(p, t, out);
-      break;
-    default:
-      walk_paths<0>(p, t, out);
-  }
+  out.nodes.resize(static_cast<size_t>(out.offsets[ns]));
+  // Parts after the first sum into sums of their own, added at the end
+  // (wrapping sums are exact in any order).
+  const size_t np = parts ? std::min(parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);
+  std::vector<std::vector<int64_t>> part_sums(2 * (np - 1), std::vector<int64_t>(out.num_nodes * nt, 0));
+  fork_join(np, [&](size_t k) {
+    int64_t* flat = k ? part_sums[2 * k - 2].data() : out.flat.data();
+    int64_t* cum = k ? part_sums[2 * k - 1].data() : out.cum.data();
+    walk_paths_part(p, t, ns * k / np, ns * (k + 1) / np, out, flat, cum);
+  });
+  for (size_t k = 1; k < np; ++k)
+    for (size_t i = 0; i < out.flat.size(); ++i) {
+      out.flat[i] = wrapping_add(out.flat[i], part_sums[2 * k - 2][i]);
+      out.cum[i] = wrapping_add(out.cum[i], part_sums[2 * k - 1][i]);
+    }
   return out;
 }
 
@@ -445,9 +481,6 @@ void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
   }
 }
 
-// Samples a part of a build's walk takes at least (fewer run on one thread).
-constexpr size_t kSamplesPerPart = 50000;
-
 }  // namespace
 
 CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
@@ -490,8 +523,7 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf};
   size_t num_parts = 0;
   if (parts.edges || parts.tags)
-    num_parts = parts.walk_parts ? std::min(parts.walk_parts, std::max<size_t>(ns, 1))
-                                 : std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / kSamplesPerPart));
+    num_parts = parts.walk_parts ? std::min(parts.walk_parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);
   std::vector<GraphPart> done(num_parts);
   fork_join(num_parts, [&](size_t k) { walk_part(in, ns * k / num_parts, ns * (k + 1) / num_parts, done[k]); });
   for (size_t k = 1; k < num_parts; ++k) add_part(in, done[0], done[k]);

@@ -354,6 +354,7 @@ class SamplePaths:
     Each sample's report nodes, root first: what call_graph walks (keep one per profile and node table)
     """
 
+    def __eq__(self, arg0: object) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def nbytes(self) -> int:
@@ -380,9 +381,11 @@ def derived_sample_paths(
     The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None.
     """
 
-def sample_paths(profile: Profile, nodes: NodeTable) -> SamplePaths:
+def sample_paths(
+    profile: Profile, nodes: NodeTable, parts: typing.SupportsInt | typing.SupportsIndex = 0
+) -> SamplePaths:
     """
-    The SamplePaths of profile over the report nodes of nodes.
+    The SamplePaths of profile over the report nodes of nodes; parts: threads the walk is split into (0: two or more for big profiles while a core is idle). The paths are the same for any.
     """
 
 def graph_layout(

@@ -71,12 +71,20 @@ struct SamplePaths {
   // kept for the next ones (they depend on the profile only). Thread-safe.
   const TagSignatures& tag_signatures_of(const Profile& p) const;
   size_t tag_signature_bytes() const;  // 0 until a build found them
+  // Same paths, repeat marks and sums over the same node rows.
+  bool operator==(const SamplePaths& o) const {
+    return num_nodes == o.num_nodes && num_types == o.num_types && offsets == o.offsets && nodes == o.nodes &&
+           flat == o.flat && cum == o.cum && repeats == o.repeats;
+  }
 
  private:
   mutable std::shared_ptr<std::mutex> tags_lock_ = std::make_shared<std::mutex>();
   mutable std::shared_ptr<const TagSignatures> tags_;
 };
-SamplePaths sample_paths(const Profile& p, const NodeTable& t);
+// `parts`: the samples are walked in that many parts, each on a thread of its
+// own (0: one per core, each of at least 50,000 samples, while a core is idle
+// or the machine crowded; idle_cpu.hpp). The paths are the same for any.
+SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts = 0);
 
 // The sample paths of `child`, a profile whose samples are some of `parent`'s
 // (same stacks and values, in order; what focus, ignore and tag filters keep),

@@ -10,6 +10,7 @@ a notebook) and then only read: requests compute the refined profile of their
 
 from __future__ import annotations
 
+import atexit
 import threading
 import warnings
 from collections import OrderedDict
@@ -27,6 +28,8 @@ CACHE_SIZE = 24
 # least recently used profiles' go first. The most recent profile keeps its
 # paths whatever their size.
 PATHS_BUDGET = 160 << 20
+# The name of the sessions' background threads (joined at exit).
+BACKGROUND_THREAD = "pprofcore-background"
 
 
 class _Cache:
@@ -110,13 +113,13 @@ class Session:
     def in_background(self, key: Hashable, work: Callable[[], None]) -> None:
         """Runs ``work`` on a thread of its own, once per ``key`` for the
         session's life (a second call with the same key does nothing, whether
-        the first run is under way or over). The thread is a daemon: a server
-        stopped by Ctrl-C does not wait for it."""
+        the first run is under way or over). The thread is a daemon, which
+        the interpreter's exit waits for (:func:`wait_background_at_exit`)."""
         with self._background_lock:
             if key in self._background:
                 return
             thread = self._background[key] = threading.Thread(
-                target=_ignoring_errors, args=(work,), name="pprofcore-background", daemon=True
+                target=_ignoring_errors, args=(work,), name=BACKGROUND_THREAD, daemon=True
             )
         thread.start()
 
@@ -218,6 +221,19 @@ def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
         out = profile.filter(**kwargs)
     derive_sample_paths(out, profile)
     return out, [str(w.message) for w in caught if issubclass(w.category, FilterWarning)]
+
+
+def wait_background_at_exit() -> None:
+    """Joins the sessions' background threads still running when the
+    interpreter exits: one stopped inside a C++ call that released the GIL
+    would end the process with std::terminate when it takes the GIL back
+    during finalization. Their work is bounded (a few graph or tree builds)."""
+    for thread in threading.enumerate():
+        if thread.name == BACKGROUND_THREAD and thread is not threading.current_thread():
+            thread.join()
+
+
+atexit.register(wait_background_at_exit)
 
 
 def _ignoring_errors(work: Callable[[], None]) -> None:

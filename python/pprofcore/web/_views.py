@@ -167,7 +167,33 @@ def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         nodefraction=state.nodefraction,
         edgefraction=state.edgefraction,
     )
+    new, base = session.refined_parts(state)
+    if base is None and new is session.parts(state)[0]:
+        # The loaded profile's graph of every other sample type, built off the
+        # request path once this answer is ready, for a switch to read from
+        # the view cache (a switch before it is built waits for that build).
+        session.in_background(graph_types_key(state), lambda: keep_graph_types(session, state, prof, ti))
     return {"graph": callgraph_layout(g)}
+
+
+# The most other sample types whose graphs are built ahead of a switch.
+MAX_GRAPH_TYPES = 8
+
+
+def graph_types_key(state: State) -> tuple:
+    """The session's background work that builds the Graph view of ``state``
+    for the loaded profile's other sample types: once per profile, for its
+    first graph (each later granularity or trimming would cost every type's
+    builds again, beside the requests that follow it)."""
+    return ("graph of every sample type", state.profile)
+
+
+def keep_graph_types(session: Session, state: State, prof, ti: int) -> None:
+    """Computes, into the session's view cache, the Graph view of ``state``
+    for up to :data:`MAX_GRAPH_TYPES` other sample types of ``prof``."""
+    others = [name for k, (name, _) in enumerate(prof.sample_types) if k != ti]
+    for name in others[:MAX_GRAPH_TYPES]:
+        view(session, "graph", state.replace(si=name))
 
 
 def _regex(state: State) -> str:
