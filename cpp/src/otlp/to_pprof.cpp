@@ -216,15 +216,23 @@ class Builder {
       // column by resize() would first fill it with zeros.
       int32_t local[kLocalDepth];
       int32_t* out = e - b <= kLocalDepth ? local : extend(col, e - b);  // location() never grows col
-      // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
+      // e - b varints of at most 5 bytes, each ending where read_wire.cpp
+      // counted one. The row table is read through a local pointer (it never
+      // moves while a profile is built), not reloaded for every frame.
+      const int32_t* const rows = t_.loc_row.data();
+      const uint64_t num_rows = t_.loc_row.size();
       for (size_t k = b; k < e; ++k) {
-        uint64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-          const uint8_t c = *q++;
-          v |= uint64_t(c & 0x7f) << shift;
-          if (c < 0x80) break;
+        uint64_t v = *q++;
+        if (v >= 0x80) {
+          v &= 0x7f;
+          for (int shift = 7;; shift += 7) {
+            const uint8_t c = *q++;
+            v |= uint64_t(c & 0x7f) << shift;
+            if (c < 0x80) break;
+          }
         }
-        *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
+        const int32_t row = v < num_rows ? rows[v] : -1;
+        *out++ = row >= 0 ? row : new_location(static_cast<int64_t>(v), at);
       }
       if (e - b <= kLocalDepth) col.insert(col.end(), local, out);
       return;
