@@ -1,8 +1,9 @@
 // kept_tables: the intermediate tables of an OTLP decode (the Message as read
 // and the converter's lookups), kept between loads. A fresh set faulted its
-// pages in on every load and glibc gave them back when it was freed (a third
-// of large.cpu's OTLP decode was the kernel's; docs/performance-log.md, OTLP
-// round six). The profiles made never point into these tables.
+// pages in on every load and glibc gave them back when it was freed (in a C++
+// program, a third of large.cpu's OTLP decode was the kernel's;
+// docs/performance-log.md, OTLP round six). The profiles made never point
+// into these tables.
 #pragma once
 #include <memory>
 
