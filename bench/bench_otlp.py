@@ -13,9 +13,10 @@ path), each written as OTLP ``ProfilesData`` with ``Profile.to_otlp()``
 * ``ProfilesData.FromString(otlp)``: upb's parse alone, no conversion;
 * the same parse followed by a Python walk reading every sample's stack
   index, attribute indices, link index, values and timestamps (``upb_walk``):
-  upb decodes the whole message eagerly into its arena, but makes the Python
-  objects of a message only when it is touched, which the plain parse never
-  does (the targets are against the plain parse; this shows the difference);
+  upb decodes the whole message eagerly into its arena (checked each run:
+  ``upb_parses_eagerly``), but makes the Python objects of a message only when
+  it is touched, which the plain parse never does (the targets are against
+  the plain parse; this shows the difference);
 * ``pprofcore.loads(pprof)``: profile.proto bytes to a ``Profile``;
 * ``Profile.to_otlp()`` against ``Profile.to_bytes(compress=False)`` (encode).
 
@@ -86,6 +87,27 @@ def upb_walk(message: bytes) -> int:
     return seen
 
 
+def upb_parses_eagerly() -> bool:
+    """Whether upb's parse reads nested messages at once: a message whose second
+    sample holds a field of wire type 7 (none exists) is refused by the parse
+    itself, before anything touches the sample (a lazy parse would accept it)."""
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.profiles.v1development.profiles_pb2 import ProfilesData, Sample
+
+    data = ProfilesData()
+    profile = data.resource_profiles.add().scope_profiles.add().profiles.add()
+    profile.samples.add().values.append(5)
+    profile.samples.add().values.append(1234567890123)
+    raw = bytearray(data.SerializeToString())
+    at = bytes(raw).find(Sample(values=[1234567890123]).SerializeToString())
+    raw[at] |= 7
+    try:
+        ProfilesData.FromString(bytes(raw))
+    except DecodeError:
+        return True
+    return False
+
+
 def _once(fn) -> tuple:
     """Wall-clock and CPU seconds of one call."""
     gc.collect()
@@ -140,7 +162,11 @@ def main() -> int:
                 timings[k].cpu_times.append(cpu)
         loads.append(C.loadavg()[0])
         print(f"round {r + 1}: load average {loads[-1]}", flush=True)
-    print(f"protobuf backend {backend}; best of {args.rounds} rounds; ratios (wall, then CPU time)")
+    eager = upb_parses_eagerly()
+    print(
+        f"protobuf backend {backend} ({'eager' if eager else 'lazy'} parse of nested messages); "
+        f"best of {args.rounds} rounds; ratios (wall, then CPU time)"
+    )
     heads = ("samples", "OTLP MB", "otlp ms", "upb ms", "pprof ms", "upb/otlp", "otlp/pprof", "enc ratio")
     print(f"{'input':48} " + " ".join(f"{h:>10}" for h in heads))
     rows = []
@@ -177,7 +203,8 @@ def main() -> int:
             f"{row['upb_walk_over_otlp']:.1f}x otlp)"
         )
     if args.json:
-        out = {"machine": C.machine_info(), "backend": backend, "rounds": args.rounds, "load_per_round": loads}
+        out = {"machine": C.machine_info(), "backend": backend, "upb_parses_eagerly": eager, "rounds": args.rounds}
+        out["load_per_round"] = loads
         args.json.write_text(json.dumps({**out, "rows": rows}, indent=1))
     return 0
 

@@ -3,6 +3,7 @@
 // bad indices and older layouts. The Python tests compare with
 // opentelemetry-proto and round-trip the corpus.
 #include <string>
+#include <vector>
 
 #include "check.hpp"
 #include "pprofcore/decode.hpp"
@@ -58,6 +59,25 @@ TEST(errors_name_the_field) {
   std::string two = otlp::write(go_heap());
   std::string many = two + two;  // two ProfilesData concatenated: two resources
   EXPECT_THROWS(decode(bytes(many), many.size()), DecodeError, "pprofcore.load_otlp");
+}
+
+// From the second decode on, the intermediate tables are the last decode's
+// (kept_tables.cpp): decodes of different messages, protobuf and JSON, one that
+// fails half-way among them, each give what a first decode gives.
+TEST(kept_tables_carry_nothing_between_loads) {
+  std::string text = "heap profile: 3: 96 [3: 96] @ heap/1048576\n2: 64 [2: 64] @ 0x1 0x2 0x3\n1: 32 [1: 32] @ 0x3\n";
+  const std::string a = otlp::write(go_heap()), b = otlp::write(decode(bytes(text), text.size()));
+  const std::string c = R"({"resourceProfiles":[{"scopeProfiles":[{"profiles":[{"samples":[{"values":["4"]}]}]}]}],
+    "dictionary":{"stringTable":[""],"stackTable":[{}]}})";
+  std::string broken = b;
+  broken.resize(broken.size() - 3);
+  const std::string* inputs[] = {&a, &b, &c};
+  std::vector<Profile> first;
+  for (const std::string* in : inputs) first.push_back(otlp::decode_single_raw(bytes(*in), in->size()));
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_THROWS(otlp::decode_single_raw(bytes(broken), broken.size()), DecodeError, "");
+    for (size_t i = 0; i < 3; ++i) EXPECT(otlp::decode_single_raw(bytes(*inputs[i]), inputs[i]->size()) == first[i]);
+  }
 }
 
 int main() { return check::run_all(); }

@@ -41,13 +41,15 @@ def _digest(p: pprofcore.Profile) -> tuple:
 
 @pytest.fixture(scope="module")
 def reference():
-    """Serial results: raw bytes of each input, and the digest of its decoding."""
+    """Serial results: raw bytes of each input, the digest of its decoding, and
+    the same for the profile written as OTLP."""
     ref = {}
     for path in PATHS:
         with open(path, "rb") as f:
             data = f.read()
         p = pprofcore.loads(data)
-        ref[path] = (data, p, _digest(p))
+        otlp = p.to_otlp()
+        ref[path] = (data, p, _digest(p), otlp, _digest(pprofcore.loads(otlp)))
     return ref
 
 
@@ -86,7 +88,16 @@ def op_load_many(ref, path):
     assert all(_digest(p) == ref[path][2] for p in out)
 
 
-OPERATIONS = [op_load, op_loads, op_encode_gzip, op_compare, op_views, op_repair, op_load_many]
+def op_otlp(ref, path):
+    """OTLP decodes share one set of kept intermediate tables per process: a
+    decode that fails half-way and others beside it get nothing of each other's."""
+    otlp = ref[path][3]
+    with pytest.raises(pprofcore.errors.DecodeError):
+        pprofcore.loads(otlp[: len(otlp) // 2])
+    assert _digest(pprofcore.loads(otlp)) == ref[path][4]
+
+
+OPERATIONS = [op_load, op_loads, op_encode_gzip, op_compare, op_views, op_repair, op_load_many, op_otlp]
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=lambda f: f.__name__[3:])

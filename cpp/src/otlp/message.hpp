@@ -152,6 +152,9 @@ struct Message {
   int64_t wide_location = -1;
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry
   bool json = false;                  // offsets count JSON text bytes
+
+  // Empty again, every table keeping its buffer (kept_tables.cpp reuses them).
+  void clear();
 };
 
 // A stack_table location index as stored in Message::stack_locations.
@@ -209,12 +212,22 @@ class SampleCursor {
   std::vector<uint64_t> times_;
 };
 
-// protobuf -> Message (read_wire.cpp); JSON -> Message (read_json.cpp).
-Message read_wire(const uint8_t* data, size_t n);
+// protobuf -> Message (read_wire.cpp: into an empty Message, whose tables may
+// hold buffers from an earlier load); JSON -> Message (read_json.cpp).
+void read_wire(const uint8_t* data, size_t n, Message& m);
 Message read_json(const uint8_t* data, size_t n);
 bool looks_like_json(const uint8_t* data, size_t n);
 
+// The converter's lookups, one entry per dictionary row: the profile's row
+// (or string code) of each, -1 until used. Their contents are set for each
+// profile converted; only the buffers are kept between loads.
+struct ConverterTables {
+  std::vector<int32_t> str_code, loc_row, fn_row, map_row;
+  std::vector<int64_t> stack_at;               // per stack_table entry: where its first copy starts
+  std::vector<uint64_t> attr_rows, link_rows;  // per entry: its range of label rows
+};
+
 // Message -> pprof profiles (to_pprof.cpp).
-std::vector<Decoded> to_pprof(Message& m);
+std::vector<Decoded> to_pprof(Message& m, ConverterTables& tables);
 
 }  // namespace pprofcore::otlp::detail

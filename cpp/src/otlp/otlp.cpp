@@ -2,6 +2,7 @@
 // the protobuf and the JSON reader, and the one-profile rule of load().
 #include "pprofcore/otlp.hpp"
 
+#include "kept_tables.hpp"
 #include "message.hpp"
 #include "pprofcore/gzip.hpp"
 #include "pprofcore/wire.hpp"
@@ -41,8 +42,13 @@ namespace {
 std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
   const bool json = detail::looks_like_json(data, n);
   try {
-    detail::Message m = json ? detail::read_json(data, n) : detail::read_wire(data, n);
-    return detail::to_pprof(m);
+    detail::KeptTables tables;
+    detail::Message& m = tables.message();
+    if (json)
+      m = detail::read_json(data, n);
+    else
+      detail::read_wire(data, n, m);
+    return detail::to_pprof(m, tables.converter());
   } catch (const GzipError&) {
     throw;
   } catch (const DecodeError& e) {

@@ -762,8 +762,7 @@ void dictionary(Reader r, Message& m) {
 
 }  // namespace
 
-Message read_wire(const uint8_t* data, size_t n) {
-  Message m;
+void read_wire(const uint8_t* data, size_t n, Message& m) {
   Reader r(data, data, data + n);
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -782,7 +781,6 @@ Message read_wire(const uint8_t* data, size_t n) {
         r.skip(wt, "ProfilesData");
     }
   }
-  return m;
 }
 
 // A varint of at most nine bytes (any int64 a sample's list may hold but a

@@ -169,13 +169,15 @@ struct LabelRow {
 // One pprof profile under construction: dictionary rows are copied on first use.
 class Builder {
  public:
-  explicit Builder(const Message& m)
-      : m_(m),
-        strings_(m.strings.size() + 16),
-        str_code_(m.strings.size(), -1),
-        loc_row_(m.locations.size(), -1),
-        fn_row_(m.functions.size(), -1),
-        map_row_(m.mappings.size(), -1) {}
+  Builder(const Message& m, ConverterTables& tables) : m_(m), t_(tables), strings_(m.strings.size() + 16) {
+    t_.str_code.assign(m.strings.size(), -1);
+    t_.loc_row.assign(m.locations.size(), -1);
+    t_.fn_row.assign(m.functions.size(), -1);
+    t_.map_row.assign(m.mappings.size(), -1);
+    t_.stack_at.clear();  // these three are filled on first use
+    t_.attr_rows.clear();
+    t_.link_rows.clear();
+  }
 
   Profile p;
 
@@ -195,8 +197,8 @@ class Builder {
   int32_t code(int64_t index, const char* field, int64_t offset) {
     if (index == 0) return 0;
     size_t i = checked(m_, index, m_.strings.size(), field, "string_table", offset);
-    if (str_code_[i] < 0) str_code_[i] = strings_.first_use(m_.strings[i]);
-    return str_code_[i];
+    if (t_.str_code[i] < 0) t_.str_code[i] = strings_.first_use(m_.strings[i]);
+    return t_.str_code[i];
   }
 
   // Appends the location rows of stack_table[index], leaf first, to `col`:
@@ -205,24 +207,32 @@ class Builder {
     if (index == 0 && m_.stack_offsets.size() == 1) return;  // no stack_table: stack 0 is the empty one
     size_t s = checked(m_, index, m_.stack_offsets.size() - 1, "Sample.stack_index", "stack_table", offset);
     const size_t b = static_cast<size_t>(m_.stack_offsets[s]), e = static_cast<size_t>(m_.stack_offsets[s + 1]);
-    if (stack_at_.empty()) stack_at_.assign(m_.stack_offsets.size() - 1, -1);
-    if (stack_at_[s] >= 0) return append_copy(col, static_cast<size_t>(stack_at_[s]), e - b);
-    stack_at_[s] = static_cast<int64_t>(col.size());
+    if (t_.stack_at.empty()) t_.stack_at.assign(m_.stack_offsets.size() - 1, -1);
+    if (t_.stack_at[s] >= 0) return append_copy(col, static_cast<size_t>(t_.stack_at[s]), e - b);
+    t_.stack_at[s] = static_cast<int64_t>(col.size());
     const int64_t at = m_.stack_offset[s];
     if (const uint8_t* q = m_.stack_packed.empty() ? nullptr : m_.stack_packed[s]) {
       // Most stacks are decoded here and appended in one copy: growing the
       // column by resize() would first fill it with zeros.
       int32_t local[kLocalDepth];
       int32_t* out = e - b <= kLocalDepth ? local : extend(col, e - b);  // location() never grows col
-      // e - b varints of at most 5 bytes, each ending where read_wire.cpp counted one.
+      // e - b varints of at most 5 bytes, each ending where read_wire.cpp
+      // counted one. The row table is read through a local pointer (it never
+      // moves while a profile is built), not reloaded for every frame.
+      const int32_t* const rows = t_.loc_row.data();
+      const uint64_t num_rows = t_.loc_row.size();
       for (size_t k = b; k < e; ++k) {
-        uint64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-          const uint8_t c = *q++;
-          v |= uint64_t(c & 0x7f) << shift;
-          if (c < 0x80) break;
+        uint64_t v = *q++;
+        if (v >= 0x80) {
+          v &= 0x7f;
+          for (int shift = 7;; shift += 7) {
+            const uint8_t c = *q++;
+            v |= uint64_t(c & 0x7f) << shift;
+            if (c < 0x80) break;
+          }
         }
-        *out++ = v <= INT32_MAX ? location(static_cast<int32_t>(v), at) : new_location(static_cast<int64_t>(v), at);
+        const int32_t row = v < num_rows ? rows[v] : -1;
+        *out++ = row >= 0 ? row : new_location(static_cast<int64_t>(v), at);
       }
       if (e - b <= kLocalDepth) col.insert(col.end(), local, out);
       return;
@@ -238,31 +248,31 @@ class Builder {
   void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
     if (index == 0) return;  // attribute_table[0] is the zero value: "no attribute"
     const size_t i = checked(m_, index, m_.attributes.size(), "attribute_indices", "attribute_table", offset);
-    if (attr_rows_.empty()) attr_rows_.assign(m_.attributes.size(), kNotMade);
-    if (attr_rows_[i] == kNotMade) {
+    if (t_.attr_rows.empty()) t_.attr_rows.assign(m_.attributes.size(), kNotMade);
+    if (t_.attr_rows[i] == kNotMade) {
       const Attribute& a = m_.attributes[i];
       const size_t begin = made_.size();
       int32_t key = code(a.key, "KeyValueAndUnit.key_strindex", a.offset);
       int32_t unit = code(a.unit, "KeyValueAndUnit.unit_strindex", a.offset);
       value_labels(key, a.value, unit, a.offset, made_);
-      attr_rows_[i] = rows(begin);
+      t_.attr_rows[i] = rows(begin);
     }
-    copy_rows(attr_rows_[i], out);
+    copy_rows(t_.attr_rows[i], out);
   }
 
   // The trace and span id labels of link_table[index], made once per entry too.
   void link_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
     if (index == 0) return;
     const size_t i = checked(m_, index, m_.links.size(), "Sample.link_index", "link_table", offset);
-    if (link_rows_.empty()) link_rows_.assign(m_.links.size(), kNotMade);
-    if (link_rows_[i] == kNotMade) {
+    if (t_.link_rows.empty()) t_.link_rows.assign(m_.links.size(), kNotMade);
+    if (t_.link_rows[i] == kNotMade) {
       const Link& l = m_.links[i];
       const size_t begin = made_.size();
       if (!l.trace_id.empty()) made_.push_back({intern(names::kTraceIdLabel), intern(hex(l.trace_id)), 0, 0});
       if (!l.span_id.empty()) made_.push_back({intern(names::kSpanIdLabel), intern(hex(l.span_id)), 0, 0});
-      link_rows_[i] = rows(begin);
+      t_.link_rows[i] = rows(begin);
     }
-    copy_rows(link_rows_[i], out);
+    copy_rows(t_.link_rows[i], out);
   }
 
   // No check_invariants pass (a tenth of the time on large inputs): every row
@@ -320,8 +330,8 @@ class Builder {
 
   // Once per frame of every stack: the row when the location has one.
   int32_t location(int32_t index, int64_t offset) {
-    if (static_cast<uint32_t>(index) < loc_row_.size() && loc_row_[static_cast<size_t>(index)] >= 0)
-      return loc_row_[static_cast<size_t>(index)];
+    if (static_cast<uint32_t>(index) < t_.loc_row.size() && t_.loc_row[static_cast<size_t>(index)] >= 0)
+      return t_.loc_row[static_cast<size_t>(index)];
     return new_location(index < 0 ? m_.wide_location : index, offset);
   }
 
@@ -351,14 +361,14 @@ class Builder {
     t.address.push_back(x.address);
     t.is_folded.push_back(folded);
     t.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
-    loc_row_[i] = row;
+    t_.loc_row[i] = row;
     return row;
   }
 
   int32_t function(int64_t index, int64_t offset) {
     if (index == 0 && m_.functions.empty()) index = -1;  // no function_table: refuse rather than invent one
     size_t i = checked(m_, index, m_.functions.size(), "Line.function_index", "function_table", offset);
-    if (fn_row_[i] >= 0) return fn_row_[i];
+    if (t_.fn_row[i] >= 0) return t_.fn_row[i];
     const Function& x = m_.functions[i];
     auto& t = p.functions;
     int32_t row = static_cast<int32_t>(t.size());
@@ -367,13 +377,13 @@ class Builder {
     t.system_name.push_back(code(x.system_name, "Function.system_name_strindex", x.offset));
     t.filename.push_back(code(x.filename, "Function.filename_strindex", x.offset));
     t.start_line.push_back(x.start_line);
-    fn_row_[i] = row;
+    t_.fn_row[i] = row;
     return row;
   }
 
   int32_t mapping(int64_t index, int64_t offset) {
     size_t i = checked(m_, index, m_.mappings.size(), "Location.mapping_index", "mapping_table", offset);
-    if (map_row_[i] >= 0) return map_row_[i];
+    if (t_.map_row[i] >= 0) return t_.map_row[i];
     const Mapping& x = m_.mappings[i];
     auto& t = p.mappings;
     int32_t row = static_cast<int32_t>(t.size());
@@ -407,7 +417,7 @@ class Builder {
     t.has_filenames.push_back(flags[1]);
     t.has_line_numbers.push_back(flags[2]);
     t.has_inline_frames.push_back(flags[3]);
-    map_row_[i] = row;
+    t_.map_row[i] = row;
     return row;
   }
 
@@ -423,11 +433,9 @@ class Builder {
   static constexpr size_t kLocalDepth = 256;  // stacks up to this deep are decoded on the C++ stack
 
   const Message& m_;
+  ConverterTables& t_;  // stack_at: where stack() first wrote each; attr_rows, link_rows: ranges of made_ (rows())
   OutputStrings strings_;
-  std::vector<int32_t> str_code_, loc_row_, fn_row_, map_row_;
-  std::vector<int64_t> stack_at_;                // per stack_table entry: where stack() first wrote it, -1 until used
-  std::vector<LabelRow> made_;                   // the label rows of the attribute and link entries used so far
-  std::vector<uint64_t> attr_rows_, link_rows_;  // per entry: its range of made_ (rows()), kNotMade until used
+  std::vector<LabelRow> made_;  // the label rows of the attribute and link entries used so far
 };
 
 // Whether OTLP profiles a and b may be two sample types of one pprof profile
@@ -496,9 +504,9 @@ size_t observations(const SampleView& v) {
 // One pprof profile from OTLP profiles group[0..] of one scope. Returns the
 // number of them that hold the same samples as group[0] (group.size() when
 // all do: then `out` is the profile; else the caller tries again with fewer).
-size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& group, bool whole, Origin& origin,
-                     Profile& out) {
-  Builder b(m);
+size_t convert_group(const Message& m, ConverterTables& tables, const std::vector<const ProfileMsg*>& group, bool whole,
+                     Origin& origin, Profile& out) {
+  Builder b(m, tables);
   if (whole) b.reserve_tables();
   Profile& p = b.p;
   const ProfileMsg& first = *group[0];
@@ -573,9 +581,10 @@ size_t convert_group(const Message& m, const std::vector<const ProfileMsg*>& gro
 // One pprof profile from the longest prefix of `group` (OTLP profiles of one
 // scope with the same header) that holds the same samples; `group` is cut to it.
 // `whole`: group holds every OTLP profile of the message.
-Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, bool whole, Origin& origin) {
+Profile convert(const Message& m, ConverterTables& tables, std::vector<const ProfileMsg*>& group, bool whole,
+                Origin& origin) {
   Profile p;
-  for (size_t joined; (joined = convert_group(m, group, whole, origin, p)) < group.size();) {
+  for (size_t joined; (joined = convert_group(m, tables, group, whole, origin, p)) < group.size();) {
     group.resize(joined);
     whole = false;
   }
@@ -584,7 +593,7 @@ Profile convert(const Message& m, std::vector<const ProfileMsg*>& group, bool wh
 
 }  // namespace
 
-std::vector<Decoded> to_pprof(Message& m) {
+std::vector<Decoded> to_pprof(Message& m, ConverterTables& tables) {
   std::vector<Decoded> out;
   size_t profiles = 0;
   for (const ResourceMsg& res : m.resources)
@@ -601,7 +610,7 @@ std::vector<Decoded> to_pprof(Message& m) {
           group.push_back(&scope.profiles[k]);
         Origin o;
         Decoded d;
-        d.profile = convert(m, group, group.size() == profiles, o);
+        d.profile = convert(m, tables, group, group.size() == profiles, o);
         for (size_t k = 0; k < group.size(); ++k) o.profile_indices.push_back(i + k);
         i += group.size();
         o.resource_index = r;
