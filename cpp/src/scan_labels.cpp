@@ -226,21 +226,21 @@ class LeanTables {
     if (p < e && *p == kMappingTag && !skip_varint(++p, e)) return false;
     if (p < e && *p == kAddressTag && !skip_varint(++p, e)) return false;
     const size_t lines_before = p_.lines.function.size();
+    auto refuse = [&] {  // nothing kept: walk() reads the message from the start
+      if constexpr (kKeepFunctions) p_.lines.function.resize(lines_before);
+      return false;
+    };
     uint64_t max_function = max_function_;
     while (p < e) {
       uint64_t function;
-      if (e - p < 2 || p[0] != kLineTag || p[1] >= 0x80 || p[1] > e - p - 2) break;
+      if (e - p < 2 || p[0] != kLineTag || p[1] >= 0x80 || p[1] > e - p - 2) return refuse();
       const uint8_t* const end = p + 2 + p[1];
       p += 2;
-      if (p == end || *p++ != kFunctionTag || !varint(p, end, function) || function == 0) break;
-      if (p < end && *p == kNumberTag && !skip_varint(++p, end)) break;
-      if (p != end) break;
+      if (p == end || *p++ != kFunctionTag || !varint(p, end, function) || function == 0) return refuse();
+      if (p < end && *p == kNumberTag && !skip_varint(++p, end)) return refuse();
+      if (p != end) return refuse();
       max_function = function > max_function ? function : max_function;
       if constexpr (kKeepFunctions) p_.lines.function.push_back(static_cast<int32_t>(function - 1));
-    }
-    if (p != e) {
-      if constexpr (kKeepFunctions) p_.lines.function.resize(lines_before);
-      return false;
     }
     max_function_ = max_function;
     ++n_locations_;
