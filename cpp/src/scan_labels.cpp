@@ -213,14 +213,13 @@ class LeanTables {
   // straight through, without the table walk(); false where the message is
   // any other (nothing kept then: walk() reads it from the start).
   bool usual_location(const uint8_t* p, const uint8_t* e) {
-    using proto::LineField;
-    using proto::LocationField;
-    constexpr uint8_t kIdTag = tag_byte(LocationField::kId, wire::kVarint);
-    constexpr uint8_t kMappingTag = tag_byte(LocationField::kMappingId, wire::kVarint);
-    constexpr uint8_t kAddressTag = tag_byte(LocationField::kAddress, wire::kVarint);
-    constexpr uint8_t kLineTag = tag_byte(LocationField::kLine, wire::kLen);
-    constexpr uint8_t kFunctionTag = tag_byte(LineField::kFunctionId, wire::kVarint);
-    constexpr uint8_t kNumberTag = tag_byte(LineField::kLine, wire::kVarint);
+    // The tag bytes of the fields read, in their order.
+    constexpr uint8_t kIdTag = tag_byte(LocationField::kId, wire::kVarint),
+                      kMappingTag = tag_byte(LocationField::kMappingId, wire::kVarint),
+                      kAddressTag = tag_byte(LocationField::kAddress, wire::kVarint),
+                      kLineTag = tag_byte(LocationField::kLine, wire::kLen),
+                      kFunctionTag = tag_byte(LineField::kFunctionId, wire::kVarint),
+                      kNumberTag = tag_byte(LineField::kLine, wire::kVarint);
     uint64_t id;
     if (p == e || *p++ != kIdTag || !varint(p, e, id) || id != n_locations_ + 1) return false;
     if (p < e && *p == kMappingTag && !skip_varint(++p, e)) return false;
@@ -251,7 +250,6 @@ class LeanTables {
   // start line, each once and in this order (any but the id may be missing).
   // false where it is any other, nothing kept.
   bool usual_function(const uint8_t* p, const uint8_t* e) {
-    using proto::FunctionField;
     constexpr uint8_t kIdTag = tag_byte(FunctionField::kId, wire::kVarint);
     uint64_t id, name = 0, system_name = 0, file = 0, start = 0;
     if (p == e || *p++ != kIdTag || !varint(p, e, id) || id != n_functions_ + 1) return false;

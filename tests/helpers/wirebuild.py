@@ -310,39 +310,15 @@ def profile_from_json(d: dict) -> bytes:
     )
 
 
-# ---------------------------------------------------------------- reading
-
-
-def read_varint(data: bytes, at: int) -> tuple:
-    """(value, position after it) of the varint at ``at``."""
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, at
-
-
 def split_fields(payload: bytes) -> list:
-    """A well-formed message's fields as (field number, raw bytes of tag and
-    value, the value: an int, or the bytes of a length-delimited field), in
-    order: to reorder, repeat or drop fields of an encoded message."""
-    out, at = [], 0
-    while at < len(payload):
-        start = at
-        tag, at = read_varint(payload, at)
-        wire_type = tag & 7
-        if wire_type == VARINT:
-            value, at = read_varint(payload, at)
-        elif wire_type == LEN:
-            n, at = read_varint(payload, at)
-            value, at = payload[at : at + n], at + n
-        elif wire_type in (FIXED64, FIXED32):
-            width = 8 if wire_type == FIXED64 else 4
-            value, at = int.from_bytes(payload[at : at + width], "little"), at + width
-        else:
-            raise ValueError(f"wire type {wire_type} at byte {start}")
-        out.append((tag >> 3, payload[start:at], value))
+    """A well-formed message's varint and length-delimited fields as (field
+    number, raw bytes of tag and value, the value: an int, or the payload of a
+    length-delimited field), in order: to reorder or repeat fields of an
+    encoded message."""
+    out = []
+    for number, start, end in top_level(payload):
+        raw = payload[start:end]
+        _, at = read_varint(raw, 0)  # past the tag
+        value, at = read_varint(raw, at)
+        out.append((number, raw, raw[at:] if raw[0] & 7 == LEN else value))
     return out
