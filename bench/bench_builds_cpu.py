@@ -15,7 +15,9 @@ Workloads (the files of bench_merge.synthetic_fleet and fleet/heapseries):
   process's CPU time, all threads: decode, merge and encode);
 - ``delta``: ``delta_bytes`` over the 50 uncompressed heap profiles, 10 times
   (the calling thread's CPU time);
-- ``series``: ``ProfileSet(paths).series()`` (the process's CPU time).
+- ``series``: ``ProfileSet(paths).series()`` (the process's CPU time);
+- ``series_zone``: ``ProfileSet(paths).series(by="label:zone")``, the same
+  files by their ``zone`` label (the process's CPU time).
 
     python3 bench/bench_builds_cpu.py --old OLD/python --new python [--rounds 6] [--reps 5]
 
@@ -58,7 +60,8 @@ elif workload == "delta":
 else:
     import pandas  # noqa: F401  (imported before the clock, like the series peers)
     clock = time.process_time
-    work = lambda: pprofcore.ProfileSet(paths).series()
+    by = "label:zone" if workload == "series_zone" else "functions"
+    work = lambda: pprofcore.ProfileSet(paths).series(by=by)
 work()
 best = float("inf")
 for _ in range(reps):
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
 
     fleet = synthetic_fleet(Path(tempfile.gettempdir()) / "pprofcore-bench-fleet")
     heap = sorted(str(p) for p in (CORPUS / "fleet" / "heapseries").glob("*.pb.gz"))
-    inputs = {"merge": fleet, "merge_files": fleet, "delta": heap, "series": fleet}
+    inputs = {"merge": fleet, "merge_files": fleet, "delta": heap, "series": fleet, "series_zone": fleet}
     for workload in args.only.split(","):
         builds = [("old", args.old), ("new", args.new)]
         cpu: dict = {"old": [], "new": []}

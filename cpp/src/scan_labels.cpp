@@ -148,11 +148,12 @@ class LeanTables {
         s_.samples.push_back({b, p});
         return true;
       case len(ProfileField::kLocation):
-        if (!numbered(b, p, kLocationActs, n_locations_)) return false;
+        if (!usual_location(b, p) && !numbered(b, p, kLocationActs, n_locations_)) return false;
         if constexpr (kKeepFunctions)
           p_.locations.line_offsets.push_back(static_cast<int64_t>(p_.lines.function.size()));
         return true;
       case len(ProfileField::kFunction): {
+        if (usual_function(b, p)) return true;
         if constexpr (!kKeepFunctions) return numbered(b, p, kFunctionActs, n_functions_);
         uint64_t id = 0, name = 0;
         if (!fields(b, p, kNamedFunctionActs, id, name, no_line) || id != ++n_functions_) return false;
@@ -198,6 +199,70 @@ class LeanTables {
   }
 
   static constexpr auto no_line = [](const uint8_t*, const uint8_t*) { return false; };
+
+  // A varint field whose tag byte is `tag` at p, if there: past it, v its value.
+  static PPROFCORE_INLINE bool optional(const uint8_t*& p, const uint8_t* e, uint8_t tag, uint64_t& v) {
+    if (p == e || *p != tag) return true;
+    ++p;
+    return varint(p, e, v);
+  }
+
+  // The Location most producers write (Go's runtime among them): id, then
+  // mapping id and address, then Lines of a function id and a line number,
+  // each field once and in this order, and Lines under 128 bytes. Read
+  // straight through, without the table walk(); false where the message is
+  // any other (nothing kept then: walk() reads it from the start).
+  bool usual_location(const uint8_t* p, const uint8_t* e) {
+    // The tag bytes of the fields read, in their order.
+    constexpr uint8_t kIdTag = tag_byte(LocationField::kId, wire::kVarint),
+                      kMappingTag = tag_byte(LocationField::kMappingId, wire::kVarint),
+                      kAddressTag = tag_byte(LocationField::kAddress, wire::kVarint),
+                      kLineTag = tag_byte(LocationField::kLine, wire::kLen),
+                      kFunctionTag = tag_byte(LineField::kFunctionId, wire::kVarint),
+                      kNumberTag = tag_byte(LineField::kLine, wire::kVarint);
+    uint64_t id;
+    if (p == e || *p++ != kIdTag || !varint(p, e, id) || id != n_locations_ + 1) return false;
+    if (p < e && *p == kMappingTag && !skip_varint(++p, e)) return false;
+    if (p < e && *p == kAddressTag && !skip_varint(++p, e)) return false;
+    const size_t lines_before = p_.lines.function.size();
+    auto refuse = [&] {  // nothing kept: walk() reads the message from the start
+      if constexpr (kKeepFunctions) p_.lines.function.resize(lines_before);
+      return false;
+    };
+    uint64_t max_function = max_function_;
+    while (p < e) {
+      uint64_t function;
+      if (e - p < 2 || p[0] != kLineTag || p[1] >= 0x80 || p[1] > e - p - 2) return refuse();
+      const uint8_t* const end = p + 2 + p[1];
+      p += 2;
+      if (p == end || *p++ != kFunctionTag || !varint(p, end, function) || function == 0) return refuse();
+      if (p < end && *p == kNumberTag && !skip_varint(++p, end)) return refuse();
+      if (p != end) return refuse();
+      max_function = function > max_function ? function : max_function;
+      if constexpr (kKeepFunctions) p_.lines.function.push_back(static_cast<int32_t>(function - 1));
+    }
+    max_function_ = max_function;
+    ++n_locations_;
+    return true;
+  }
+
+  // The Function most producers write: id, name, system name, file name and
+  // start line, each once and in this order (any but the id may be missing).
+  // false where it is any other, nothing kept.
+  bool usual_function(const uint8_t* p, const uint8_t* e) {
+    constexpr uint8_t kIdTag = tag_byte(FunctionField::kId, wire::kVarint);
+    uint64_t id, name = 0, system_name = 0, file = 0, start = 0;
+    if (p == e || *p++ != kIdTag || !varint(p, e, id) || id != n_functions_ + 1) return false;
+    if (!optional(p, e, tag_byte(FunctionField::kName, wire::kVarint), name) ||
+        !optional(p, e, tag_byte(FunctionField::kSystemName, wire::kVarint), system_name) ||
+        !optional(p, e, tag_byte(FunctionField::kFilename, wire::kVarint), file) ||
+        !optional(p, e, tag_byte(FunctionField::kStartLine, wire::kVarint), start) || p != e)
+      return false;
+    max_code_ = std::max({max_code_, name, system_name, file});
+    ++n_functions_;
+    if constexpr (kKeepFunctions) p_.functions.name.push_back(static_cast<int32_t>(name));  // checked in finish()
+    return true;
+  }
 
   // Checks one message's fields against `a`; `kept` gets the last value of
   // the field marked kKeep. A Line's function id must be set (the table of

@@ -206,10 +206,15 @@ class NameNodes {
   // Length and the first and last eight bytes: enough to tell function names
   // apart (equal hashes are compared whole).
   static uint64_t quick_hash(std::string_view s) {
-    const size_t n = s.size(), k = n < 8 ? n : 8;
+    const size_t n = s.size();
     uint64_t head = 0, tail = 0;
-    std::memcpy(&head, s.data(), k);
-    std::memcpy(&tail, s.data() + n - k, k);
+    if (n >= 8) {  // most names: two loads of a fixed size, no memcpy call
+      std::memcpy(&head, s.data(), 8);
+      std::memcpy(&tail, s.data() + n - 8, 8);
+    } else {
+      std::memcpy(&head, s.data(), n);
+      tail = head;
+    }
     return hash_mix(hash_mix(n, head), tail);
   }
   std::vector<uint8_t> mark_;  // per string code

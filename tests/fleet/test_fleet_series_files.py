@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pbprofile import valid_profiles
 from testenv import corpus_glob
+from wirebuild import ld, split_fields
 
 import pprofcore
 
@@ -189,12 +190,15 @@ def named(msg, duplicate: bool):
     return msg
 
 
-def written(tmp_path_factory, msg, data, renumber=None) -> str:
-    """``msg`` (its ids renumbered 1..n or not; None: drawn) written to a file
-    as it is, cut short, or with one byte changed; the path."""
+def written(tmp_path_factory, msg, data, renumber=None, rewrite=None) -> str:
+    """``msg`` (its ids renumbered 1..n or not; None: drawn; its bytes passed
+    through ``rewrite`` if given) written to a file as it is, cut short, or
+    with one byte changed; the path."""
     if renumber if renumber is not None else data.draw(st.booleans(), label="renumber"):
         msg = renumbered(msg)
     raw = msg.SerializeToString()
+    if rewrite:
+        raw = rewrite(raw)
     change = data.draw(st.sampled_from(["none", "cut", "flip"]), label="change")
     if change != "none" and raw:
         at = data.draw(st.integers(0, len(raw) - 1), label="at")
@@ -240,4 +244,47 @@ def test_function_series_of_files_equals_decoded_profiles(tmp_path_factory, msg,
     path = written(tmp_path_factory, msg, data, renumber=True if shape != "as drawn" else None)
     got = outcome(lambda: pprofcore.ProfileSet([path]).series(value=value))
     want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(value=value))
+    assert_same_outcome(got, want)
+
+
+def reordered(raw: bytes, how: str) -> bytes:
+    """A profile's bytes with the fields of each Location and Function written
+    in another order than protobuf's (reversed, or the Lines' own fields
+    reversed), or the id written twice: the lean pass reads the usual order
+    straight through and must hand any other to its general walk."""
+
+    def rewrite(message: int, payload: bytes) -> bytes:
+        fields = split_fields(payload)
+        if how == "reversed":
+            fields = fields[::-1]
+        elif how == "id twice":
+            fields = fields + [f for f in fields if f[0] == 1]
+        elif how == "lines reversed" and message == 4:
+            fields = [
+                (n, ld(n, b"".join(f[1] for f in split_fields(v)[::-1])) if n == 4 else b, v) for n, b, v in fields
+            ]
+        return b"".join(b for _, b, _ in fields)
+
+    # top-level Location (4) and Function (5) messages rewritten, the rest kept
+    return b"".join(ld(n, rewrite(n, v)) if n in (4, 5) else b for n, b, v in split_fields(raw))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    msg=valid_profiles(),
+    data=st.data(),
+    how=st.sampled_from(["reversed", "id twice", "lines reversed"]),
+    by=st.sampled_from(["functions", "label"]),
+)
+def test_tables_in_another_field_order_equal_decoded_profiles(tmp_path_factory, msg, data, how, by):
+    """Locations and Functions whose fields are not in protobuf's order (the
+    usual one, read straight through) give the decoded profiles' series or the
+    same error, by function and by label, also cut short or with a byte changed."""
+    msg = named(msg, duplicate=False)
+    path = written(tmp_path_factory, msg, data, renumber=True, rewrite=lambda raw: reordered(raw, how))
+    kw = {"by": f"label:{utf8_keys(msg)[0]}"} if by == "label" else {}
+    got = outcome(lambda: pprofcore.ProfileSet([path]).series(**kw))
+    want = outcome(lambda: pprofcore.ProfileSet([pprofcore.load(path)]).series(**kw))
     assert_same_outcome(got, want)

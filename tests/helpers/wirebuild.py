@@ -308,3 +308,17 @@ def profile_from_json(d: dict) -> bytes:
         strings=list(strings),
         **header,
     )
+
+
+def split_fields(payload: bytes) -> list:
+    """A well-formed message's varint and length-delimited fields as (field
+    number, raw bytes of tag and value, the value: an int, or the payload of a
+    length-delimited field), in order: to reorder or repeat fields of an
+    encoded message."""
+    out = []
+    for number, start, end in top_level(payload):
+        raw = payload[start:end]
+        _, at = read_varint(raw, 0)  # past the tag
+        value, at = read_varint(raw, at)
+        out.append((number, raw, raw[at:] if raw[0] & 7 == LEN else value))
+    return out

@@ -66,15 +66,19 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
   constexpr uint8_t kNumTag = tag_byte(LabelField::kNum, wire::kVarint);
   constexpr uint8_t kUnitTag = tag_byte(LabelField::kNumUnit, wire::kVarint);
 
+  // Notes a label decode() keeps (one with a string, number or unit) as its
+  // key's first, where that key is wanted.
+  auto keep = [&](uint64_t key, uint64_t str, uint64_t num, uint64_t unit) {
+    if ((str == 0 && num == 0 && unit == 0) || key_of_code.empty()) return;  // dropped, or no key wanted
+    const int32_t k = key_of_code[static_cast<size_t>(key)];
+    if (k >= 0 && firsts[static_cast<size_t>(k)].kind == FirstLabel::kNone)
+      firsts[static_cast<size_t>(k)] = str != 0 ? FirstLabel{FirstLabel::kString, static_cast<int64_t>(str)}
+                                                : FirstLabel{FirstLabel::kNumber, static_cast<int64_t>(num)};
+  };
+
   // One Label message: every field a varint, codes within the table.
   auto label = [&](const uint8_t* p, const uint8_t* e) {
     uint64_t key = 0, str = 0, num = 0, unit = 0;
-    if (e - p == 4 && p[0] == kKeyTag && p[1] < 0x80 && p[2] == kStrTag && p[3] < 0x80) {
-      // The usual label, key and string under code 128, in one look.
-      key = p[1], str = p[3];
-      if (key >= n_strings || str >= n_strings) return false;
-      p = e;
-    }
     while (p < e) {
       uint64_t tag, v;
       if (!varint(p, e, tag) || !varint(p, e, v)) return false;
@@ -93,11 +97,7 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
       }
       if (v >= n_strings) return false;
     }
-    if ((str == 0 && num == 0 && unit == 0) || key_of_code.empty()) return true;  // dropped, or no key wanted
-    const int32_t k = key_of_code[static_cast<size_t>(key)];
-    if (k >= 0 && firsts[static_cast<size_t>(k)].kind == FirstLabel::kNone)
-      firsts[static_cast<size_t>(k)] = str != 0 ? FirstLabel{FirstLabel::kString, static_cast<int64_t>(str)}
-                                                : FirstLabel{FirstLabel::kNumber, static_cast<int64_t>(num)};
+    keep(key, str, num, unit);
     return true;
   };
 
@@ -115,6 +115,15 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     for (FirstLabel& f : firsts) f = FirstLabel{};
     while (p < e) {
       uint64_t tag, v;
+      // The usual label, key and string codes under 128 (six bytes with its
+      // tag), read in one look: samples carry them one after another.
+      if (e - p >= 6 && p[0] == kLabel && p[1] == 4 && p[2] == kKeyTag && p[4] == kStrTag &&
+          ((p[3] | p[5]) & 0x80) == 0) {
+        if (p[3] >= n_strings || p[5] >= n_strings) return false;
+        keep(p[3], p[5], 0, 0);
+        p += 6;
+        continue;
+      }
       if (!varint(p, e, tag)) return false;
       if (tag == kLocation) {
         if (!varint(p, e, v) || s.locations.row(v) < 0) return false;
