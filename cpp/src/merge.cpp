@@ -98,11 +98,13 @@ void reserve_projected(std::vector<T>& column, size_t extra, size_t done, size_t
   column.reserve(std::max(need, size_t(std::min(projected, double(need) * kMaxGrowth))));
 }
 
-bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
-                const std::vector<uint32_t>& probe) {
-  const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
-  return e - b == probe.size() && std::memcmp(arena.data() + b, probe.data(), probe.size() * 4) == 0;
+uint64_t round_up_4k(uint64_t size) {
+  size += 0xfff;
+  return size - size % 0x1000;
 }
+
+// What a location without a mapping hashes in place of its mapping's key.
+constexpr uint64_t kNoMapping = 0x6e6f206d6170ULL;
 
 }  // namespace
 
@@ -111,7 +113,10 @@ size_t Merger::memory_bytes() const {
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (loc_keys_.capacity() + block_words_.capacity()) * 4 +
-         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
+         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint) +
+         (own_hashes_.strings.capacity() + own_hashes_.functions.capacity() + own_hashes_.mappings.capacity() +
+          own_hashes_.locations.capacity()) *
+             8;
 }
 
 int32_t Merger::intern(std::string_view s, uint64_t h) {
@@ -125,12 +130,48 @@ int32_t Merger::intern(std::string_view s, uint64_t h) {
 
 int32_t Merger::map_new_string(int32_t code) {
   const std::string_view s = src_->str(code);
-  return str_map_[static_cast<size_t>(code)] = intern(s, src_string_hashes_ ? src_string_hashes_[code] : hash_bytes(s));
+  const uint64_t h = src_hashes_ ? src_hashes_->strings[static_cast<size_t>(code)] : hash_bytes(s);
+  return str_map_[static_cast<size_t>(code)] = intern(s, h);
 }
 
-std::vector<uint64_t> source_string_hashes(const Profile& p) {
-  std::vector<uint64_t> h(p.strings.size());
-  for (size_t i = 0; i < h.size(); ++i) h[i] = hash_bytes(p.strings[i]);
+void compute_source_hashes(const Profile& p, SourceHashes& out) {
+  out.strings.resize(p.strings.size());
+  for (size_t i = 0; i < out.strings.size(); ++i) out.strings[i] = hash_bytes(p.strings[i]);
+  const uint64_t* str = out.strings.data();
+  const Functions& f = p.functions;
+  out.functions.resize(f.size());
+  for (size_t r = 0; r < f.size(); ++r)
+    out.functions[r] =
+        hash_mix(hash_mix(hash_mix(hash_mix(5, str[f.name[r]]), str[f.system_name[r]]), str[f.filename[r]]),
+                 uint64_t(f.start_line[r]));
+  // map_mapping's key: size rounded up to 4 KiB, file offset, build id or
+  // else file name (by their bytes).
+  const Mappings& m = p.mappings;
+  out.mappings.resize(m.size());
+  for (size_t r = 0; r < m.size(); ++r) {
+    const uint64_t size = round_up_4k(m.memory_limit[r] - m.memory_start[r]);
+    const int32_t bof = !p.str(m.build_id[r]).empty() ? m.build_id[r] : m.filename[r];
+    out.mappings[r] = hash_mix(hash_mix(hash_mix(6, size), m.file_offset[r]), str[bof]);
+  }
+  // map_location's key: address from the mapping's start, the mapping,
+  // is_folded, then function and line per line.
+  const Locations& l = p.locations;
+  out.locations.resize(l.size());
+  for (size_t r = 0; r < l.size(); ++r) {
+    const int32_t mr = l.mapping[r];
+    const uint64_t key_addr = l.address[r] - (mr >= 0 ? m.memory_start[size_t(mr)] : 0);
+    const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
+    uint64_t h = hash_mix(hash_mix(hash_mix(7, key_addr), mr >= 0 ? out.mappings[size_t(mr)] : kNoMapping),
+                          uint64_t(l.is_folded[r]) | (uint64_t(le - lb) << 8));
+    for (int64_t q = lb; q < le; ++q)
+      h = hash_mix(hash_mix(h, out.functions[size_t(p.lines.function[size_t(q)])]), uint64_t(p.lines.line[size_t(q)]));
+    out.locations[r] = h;
+  }
+}
+
+SourceHashes source_hashes(const Profile& p) {
+  SourceHashes h;
+  compute_source_hashes(p, h);
   return h;
 }
 
@@ -165,9 +206,7 @@ int32_t Merger::map_mapping(int32_t row) {
   if (memo >= 0) return memo;
   const Mappings& m = src_->mappings;
   const size_t r = static_cast<size_t>(row);
-  uint64_t size = m.memory_limit[r] - m.memory_start[r];
-  size = size + 0xfff;
-  size -= size % 0x1000;
+  const uint64_t size = round_up_4k(m.memory_limit[r] - m.memory_start[r]);
   const uint64_t offset = m.file_offset[r];
   int32_t bof = !src_->str(m.build_id[r]).empty()   ? map_string(m.build_id[r])
                 : !src_->str(m.filename[r]).empty() ? map_string(m.filename[r])
@@ -175,8 +214,7 @@ int32_t Merger::map_mapping(int32_t row) {
   uint64_t h = hash_mix(hash_mix(hash_mix(2, size), offset), uint64_t(bof));
   Mappings& o = out_.mappings;
   auto key_of = [&](size_t q) {
-    uint64_t s = o.memory_limit[q] - o.memory_start[q] + 0xfff;
-    s -= s % 0x1000;
+    const uint64_t s = round_up_4k(o.memory_limit[q] - o.memory_start[q]);
     int32_t b = o.build_id[q] != 0 ? o.build_id[q] : o.filename[q];
     return std::make_tuple(s, o.file_offset[q], b);
   };
@@ -216,14 +254,63 @@ int32_t Merger::map_location(int32_t row) {
     key_addr -= src_->mappings.memory_start[static_cast<size_t>(src_map)];
     shift = map_offset_[static_cast<size_t>(src_map)];
   }
+  // Found by the content hash and compared field by field: a location seen
+  // before needs neither its functions mapped nor their strings interned.
+  const uint64_t h = src_hashes_->locations[r];
+  int32_t got = locations_.find(h, [&](int32_t k) { return same_location(k, r, key_addr, mapping); });
+  if (got < 0) got = add_location(r, key_addr, mapping, shift, h);
+  return memo = got;
+}
+
+bool Merger::same_location(int32_t k, size_t row, uint64_t key_addr, int32_t mapping) {
+  const Locations& l = src_->locations;
+  const int64_t lb = l.line_offsets[row], le = l.line_offsets[row + 1];
+  const size_t b = size_t(loc_key_off_[size_t(k)]), e = size_t(loc_key_off_[size_t(k) + 1]);
+  const uint32_t* w = loc_keys_.data() + b;
+  if (e - b != 4 + 3 * size_t(le - lb) || w[0] != static_cast<uint32_t>(key_addr) ||
+      w[1] != static_cast<uint32_t>(key_addr >> 32) || w[2] != static_cast<uint32_t>(mapping) ||
+      w[3] != l.is_folded[row])
+    return false;
+  w += 4;
+  for (int64_t q = lb; q < le; ++q, w += 3) {
+    const uint64_t line = static_cast<uint64_t>(src_->lines.line[size_t(q)]);
+    if (w[1] != static_cast<uint32_t>(line) || w[2] != static_cast<uint32_t>(line >> 32) ||
+        !same_function(src_->lines.function[size_t(q)], static_cast<int32_t>(w[0])))
+      return false;
+  }
+  return true;
+}
+
+bool Merger::same_function(int32_t row, int32_t k) {
+  const size_t r = static_cast<size_t>(row), q = static_cast<size_t>(k);
+  if (fn_map_[r] >= 0) return fn_map_[r] == k;
+  const Functions& f = src_->functions;
+  const Functions& o = out_.functions;
+  if (f.start_line[r] != o.start_line[q] || !same_string(f.name[r], o.name[q]) ||
+      !same_string(f.system_name[r], o.system_name[q]) || !same_string(f.filename[r], o.filename[q]))
+    return false;
+  fn_map_[r] = k;
+  return true;
+}
+
+bool Merger::same_string(int32_t code, int32_t k) {
+  const size_t c = static_cast<size_t>(code);
+  if (str_map_[c] >= 0) return str_map_[c] == k;
+  if (src_->str(code) != out_.strings[static_cast<size_t>(k)]) return false;
+  str_map_[c] = k;
+  return true;
+}
+
+// A new merged location for source location `row`: its functions are mapped
+// (added when new) in line order, as the key needs them.
+int32_t Merger::add_location(size_t r, uint64_t key_addr, int32_t mapping, int64_t shift, uint64_t h) {
+  const Locations& l = src_->locations;
   const uint8_t folded = l.is_folded[r];
   const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
-  // The key, written through a pointer: [address - mapping start (two words),
-  // mapping, is_folded, then per line function, line (two words)]. Functions
-  // are kept in line_functions_ too, to fill the new row's lines.
+  // The key: [address - mapping start (two words), mapping, is_folded, then
+  // per line function, line (two words)].
   const size_t nlines = static_cast<size_t>(le - lb);
   loc_probe_.resize(4 + 3 * nlines);
-  line_functions_.resize(nlines);
   uint32_t* w = loc_probe_.data();
   w[0] = static_cast<uint32_t>(key_addr);
   w[1] = static_cast<uint32_t>(key_addr >> 32);
@@ -232,38 +319,37 @@ int32_t Merger::map_location(int32_t row) {
   w += 4;
   for (size_t i = 0; i < nlines; ++i, w += 3) {
     const size_t q = static_cast<size_t>(lb) + i;
-    const int32_t fn = map_function(src_->lines.function[q]);
     const uint64_t line = static_cast<uint64_t>(src_->lines.line[q]);
-    line_functions_[i] = fn;
-    w[0] = static_cast<uint32_t>(fn);
+    w[0] = static_cast<uint32_t>(map_function(src_->lines.function[q]));
     w[1] = static_cast<uint32_t>(line);
     w[2] = static_cast<uint32_t>(line >> 32);
   }
-  const uint64_t h = hash_words(3, loc_probe_.data(), loc_probe_.size());
   Locations& o = out_.locations;
-  int32_t got = locations_.find(h, [&](int32_t k) { return same_words(loc_keys_, loc_key_off_, k, loc_probe_); });
-  if (got < 0) {
-    got = static_cast<int32_t>(o.size());
-    o.id.push_back(uint64_t(got) + 1);
-    o.mapping.push_back(mapping);
-    o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
-    o.is_folded.push_back(folded);
-    for (int64_t i = lb; i < le; ++i) {
-      out_.lines.function.push_back(line_functions_[size_t(i - lb)]);
-      out_.lines.line.push_back(src_->lines.line[size_t(i)]);
-      out_.lines.column.push_back(src_->lines.column[size_t(i)]);
-    }
-    o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
-    loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
-    loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
-    locations_.insert(h, got);
+  const int32_t got = static_cast<int32_t>(o.size());
+  o.id.push_back(uint64_t(got) + 1);
+  o.mapping.push_back(mapping);
+  o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
+  o.is_folded.push_back(folded);
+  for (size_t i = 0; i < nlines; ++i) {
+    const size_t q = static_cast<size_t>(lb) + i;
+    out_.lines.function.push_back(static_cast<int32_t>(loc_probe_[4 + 3 * i]));
+    out_.lines.line.push_back(src_->lines.line[q]);
+    out_.lines.column.push_back(src_->lines.column[q]);
   }
-  return memo = got;
+  o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
+  loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
+  loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
+  locations_.insert(h, got);
+  return got;
 }
 
-void Merger::begin_source(const Profile& src) {
+void Merger::begin_source(const Profile& src, const SourceHashes* hashes) {
   src_ = &src;
-  src_string_hashes_ = nullptr;
+  if (!hashes) {
+    compute_source_hashes(src, own_hashes_);
+    hashes = &own_hashes_;
+  }
+  src_hashes_ = hashes;
   str_map_.assign(src.strings.size(), -1);
   fn_map_.assign(src.functions.size(), -1);
   map_map_.assign(src.mappings.size(), -1);
@@ -447,6 +533,7 @@ int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id)
 
 void Merger::combine_header(const Profile& p) {
   const size_t index = inputs_;
+  src_hashes_ = nullptr;  // the header's strings are hashed as they are interned
   if (inputs_ == 0) {
     src_ = &p;
     str_map_.assign(p.strings.size(), -1);
@@ -489,11 +576,10 @@ void Merger::reserve_samples(const Profile& src) {
                         out_.labels);
 }
 
-void Merger::add(const Profile& p, const uint64_t* string_hashes) {
+void Merger::add(const Profile& p, const SourceHashes* hashes) {
   if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
-  begin_source(p);
-  src_string_hashes_ = string_hashes;
+  begin_source(p, hashes);
   reserve_samples(p);
   const size_t nt = p.num_types(), ns = p.num_samples();
   // The keys of a block of samples are built (interning in sample order, as
@@ -522,7 +608,7 @@ void Merger::add(const Profile& p, const uint64_t* string_hashes) {
     }
   }
   src_ = nullptr;
-  src_string_hashes_ = nullptr;
+  src_hashes_ = nullptr;
 }
 
 Profile Merger::result() const {
@@ -571,11 +657,11 @@ bool quick_to_decode(const std::string& path) {
 // a decoding thread to free.
 constexpr size_t kHandBackMax = size_t(1) << 20;
 
-// A file decoded for merge_files, with its strings hashed by the thread that
+// A file decoded for merge_files, with its rows hashed by the thread that
 // decoded it (see Merger::add).
 struct DecodedFile {
   Profile profile;
-  std::vector<uint64_t> string_hashes;
+  SourceHashes hashes;
 };
 
 }  // namespace
@@ -619,7 +705,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
       try {
         p = std::make_unique<DecodedFile>();
         p->profile = load_file(paths[i], per_file);
-        p->string_hashes = source_string_hashes(p->profile);
+        compute_source_hashes(p->profile, p->hashes);
       } catch (...) {
         rethrow_with_path(paths[i]);
       }
@@ -690,7 +776,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
     for (size_t i = 0; i < n; ++i) {
       std::unique_ptr<DecodedFile> p = take(i);
       try {
-        m.add(p->profile, p->string_hashes.data());
+        m.add(p->profile, &p->hashes);
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }

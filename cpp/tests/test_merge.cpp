@@ -184,8 +184,8 @@ TEST(merge_with_strings_hashed_ahead_equals_hashed_here) {
   Merger here, ahead;
   for (size_t i = 0; i < steps.size(); ++i) {
     here.add(steps[i]);
-    const std::vector<uint64_t> hashes = source_string_hashes(steps[i]);
-    ahead.add(steps[i], i % 2 ? hashes.data() : nullptr);
+    const SourceHashes hashes = source_hashes(steps[i]);
+    ahead.add(steps[i], i % 2 ? &hashes : nullptr);
   }
   Profile a = ahead.take_result();
   check_invariants(a);
