@@ -65,19 +65,32 @@ bool all_zero(const int64_t* v, size_t n) {
   return true;
 }
 
-// Two independent chains over alternate pairs of words, joined at the end: a
-// sample key is some forty words, and one chain waits on each multiply.
-uint64_t hash_words(uint64_t seed, const uint32_t* w, size_t n) {
-  uint64_t a = hash_mix(seed, n), b = hash_mix(seed ^ 0x9e3779b97f4a7c15ULL, n);
-  auto pair = [&](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+// A sample key's hash: one multiply per four words (wyhash's step, 128
+// bits in), in two chains over alternate blocks of four, so a key of some
+// forty words costs about a dozen multiplies. Its quality only matters for
+// the table's probe lengths: every match is checked word for word.
+uint64_t hash_key(const uint32_t* w, size_t n) {
+  constexpr uint64_t k0 = 0xa0761d6478bd642fULL, k1 = 0xe7037ed1a0b428dbULL, k2 = 0x8ebc6af09c88c6e3ULL,
+                     k3 = 0x589965cc75374cc3ULL;
+  auto mum = [](uint64_t a, uint64_t b) {
+    const __uint128_t m = static_cast<__uint128_t>(a) * b;
+    return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
+  };
+  auto pair = [w](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+  uint64_t a = k0 ^ n, b = k1 ^ n;
   size_t i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = hash_mix(a, pair(i));
-    b = hash_mix(b, pair(i + 2));
+  for (; i + 8 <= n; i += 8) {
+    a = mum(pair(i) ^ k0, pair(i + 2) ^ a);
+    b = mum(pair(i + 4) ^ k1, pair(i + 6) ^ b);
   }
-  if (i + 1 < n) a = hash_mix(a, pair(i)), i += 2;
-  if (i < n) b = hash_mix(b, w[i]);
-  return hash_mix(a, b);
+  if (i + 4 <= n) {
+    a = mum(pair(i) ^ k0, pair(i + 2) ^ a);
+    i += 4;
+  }
+  const size_t rest = n - i;  // 0 to 3 words; n is in the seed, so zeros pad unambiguously
+  const uint64_t x = rest >= 2 ? pair(i) : rest == 1 ? w[i] : 0, y = rest == 3 ? w[i + 2] : 0;
+  a = mum(x ^ k2, y ^ a);
+  return mum(a ^ k3, b ^ k2);
 }
 
 // The number of a label key's words 2 and 3 (append_key's layout).
@@ -473,7 +486,7 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
 
 Fingerprint Merger::key_id(const uint32_t* key, size_t n) const {
   if (keep_ == Keep::KeysOnly) return fingerprint_words(key, n);
-  return Fingerprint{hash_words(4, key, n), 0};
+  return Fingerprint{hash_key(key, n), 0};
 }
 
 int32_t Merger::resolve(const uint32_t* key, size_t n, const Fingerprint& id) {

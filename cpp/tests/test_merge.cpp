@@ -174,11 +174,11 @@ TEST(merge_sized_ahead_equals_grown) {
   EXPECT(merge(ptrs) == stepwise.take_result());
 }
 
-// Strings hashed ahead (merge_files hashes them on the decoding thread) merge
-// exactly as strings hashed by the Merger. Inputs alternate between the two,
+// Rows hashed ahead (merge_files hashes them on the decoding thread) merge
+// exactly as rows hashed by the Merger. Inputs alternate between the two,
 // so a hash that differs from the Merger's own, or one read at the wrong
-// code, interns a string twice or maps it to another string.
-TEST(merge_with_strings_hashed_ahead_equals_hashed_here) {
+// row, interns a string twice or maps a location to another one.
+TEST(merge_with_rows_hashed_ahead_equals_hashed_here) {
   std::vector<Profile> steps;
   for (int i = 0; i < 40; ++i) steps.push_back(heap_step(i, 10 + (i * 7) % 30));
   Merger here, ahead;
