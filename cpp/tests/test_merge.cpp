@@ -192,6 +192,25 @@ TEST(merge_with_rows_hashed_ahead_equals_hashed_here) {
   EXPECT(a == here.take_result());
 }
 
+// Locations are found by a content hash, then compared field by field: a
+// location whose function differs only in its file, or whose line differs,
+// is another location; the same content at other rows and string codes is
+// the same one.
+TEST(merge_matches_locations_by_content) {
+  Profile a = heap_step(0);
+  Profile other_file = a;
+  other_file.strings.push_back("other.go");
+  other_file.functions.filename[3] = static_cast<int32_t>(other_file.strings.size() - 1);
+  Profile other_line = a;
+  other_line.lines.line[5] += 1;
+  Profile moved = heap_step(1);  // the mapping moved, so every address did: same keys
+  Profile m = merge({&a, &other_file, &other_line, &moved});
+  check_invariants(m);
+  EXPECT(m.functions.size() == 9);
+  EXPECT(m.locations.size() == 10);
+  EXPECT(total(m, 0) == 3 * total(a, 0) + total(moved, 0));
+}
+
 TEST(merge_drops_cancelled_samples) {
   Profile a = heap_step(2);
   Profile neg = scale_n(a, {-1, -1, -1, -1});
