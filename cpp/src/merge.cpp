@@ -126,10 +126,7 @@ size_t Merger::memory_bytes() const {
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (loc_keys_.capacity() + block_words_.capacity()) * 4 +
-         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint) +
-         (own_hashes_.strings.capacity() + own_hashes_.functions.capacity() + own_hashes_.mappings.capacity() +
-          own_hashes_.locations.capacity()) *
-             8;
+         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint) + own_prep_.memory_bytes();
 }
 
 int32_t Merger::intern(std::string_view s, uint64_t h) {
@@ -143,11 +140,63 @@ int32_t Merger::intern(std::string_view s, uint64_t h) {
 
 int32_t Merger::map_new_string(int32_t code) {
   const std::string_view s = src_->str(code);
-  const uint64_t h = src_hashes_ ? src_hashes_->strings[static_cast<size_t>(code)] : hash_bytes(s);
+  const uint64_t h = src_prep_ ? src_prep_->strings[static_cast<size_t>(code)] : hash_bytes(s);
   return str_map_[static_cast<size_t>(code)] = intern(s, h);
 }
 
-void compute_source_hashes(const Profile& p, SourceHashes& out) {
+namespace {
+
+// pprof groups labels by key (map), keeping each key's values in order, and
+// encodes string labels, then numeric labels, each part by key string
+// (sort.Strings): a stable sort by (is numeric, key's rank) gives that order.
+void order_labels(const Profile& p, PreparedSource& out) {
+  // The rank of each label key by its string; a string held under two codes
+  // is one key: one rank.
+  out.key_rank.assign(p.strings.size(), -1);
+  out.ranked_keys.clear();
+  for (const int32_t k : p.labels.key) {
+    const auto c = static_cast<size_t>(k);
+    if (c < out.key_rank.size() && out.key_rank[c] < 0) {
+      out.key_rank[c] = 0;
+      out.ranked_keys.push_back(k);
+    }
+  }
+  std::sort(out.ranked_keys.begin(), out.ranked_keys.end(), [&](int32_t a, int32_t b) { return p.str(a) < p.str(b); });
+  int32_t rank = 0;
+  for (size_t i = 0; i < out.ranked_keys.size(); ++i) {
+    if (i > 0 && p.str(out.ranked_keys[i - 1]) != p.str(out.ranked_keys[i])) ++rank;
+    out.key_rank[static_cast<size_t>(out.ranked_keys[i])] = rank;
+  }
+  const int32_t* key_rank = out.key_rank.data();
+  const Labels& l = p.labels;
+  auto before = [&](uint32_t a, uint32_t b) {
+    const bool an = l.str[a] < 0, bn = l.str[b] < 0;
+    return an != bn ? bn : key_rank[l.key[a]] < key_rank[l.key[b]];
+  };
+  out.label_order.resize(l.size());
+  uint32_t* order = out.label_order.data();
+  // Insertion sort for the usual handful of labels a sample (no allocation);
+  // merge sort beyond that, so a sample with a million labels is not quadratic.
+  constexpr size_t kInsertionSortMax = 32;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const size_t lb = static_cast<size_t>(p.label_offsets[s]), le = static_cast<size_t>(p.label_offsets[s + 1]);
+    for (size_t i = lb; i < le; ++i) order[i] = static_cast<uint32_t>(i);
+    if (le - lb > kInsertionSortMax) {
+      std::stable_sort(order + lb, order + le, before);
+      continue;
+    }
+    for (size_t i = lb + 1; i < le; ++i) {
+      const uint32_t x = order[i];
+      size_t j = i;
+      for (; j > lb && before(x, order[j - 1]); --j) order[j] = order[j - 1];
+      order[j] = x;
+    }
+  }
+}
+
+}  // namespace
+
+void prepare_source_into(const Profile& p, PreparedSource& out) {
   out.strings.resize(p.strings.size());
   for (size_t i = 0; i < out.strings.size(); ++i) out.strings[i] = hash_bytes(p.strings[i]);
   const uint64_t* str = out.strings.data();
@@ -180,12 +229,13 @@ void compute_source_hashes(const Profile& p, SourceHashes& out) {
       h = hash_mix(hash_mix(h, out.functions[size_t(p.lines.function[size_t(q)])]), uint64_t(p.lines.line[size_t(q)]));
     out.locations[r] = h;
   }
+  order_labels(p, out);
 }
 
-SourceHashes source_hashes(const Profile& p) {
-  SourceHashes h;
-  compute_source_hashes(p, h);
-  return h;
+PreparedSource prepare_source(const Profile& p) {
+  PreparedSource prep;
+  prepare_source_into(p, prep);
+  return prep;
 }
 
 int32_t Merger::map_function(int32_t row) {
@@ -269,7 +319,7 @@ int32_t Merger::map_location(int32_t row) {
   }
   // Found by the content hash and compared field by field: a location seen
   // before needs neither its functions mapped nor their strings interned.
-  const uint64_t h = src_hashes_->locations[r];
+  const uint64_t h = src_prep_->locations[r];
   int32_t got = locations_.find(h, [&](int32_t k) { return same_location(k, r, key_addr, mapping); });
   if (got < 0) got = add_location(r, key_addr, mapping, shift, h);
   return memo = got;
@@ -356,41 +406,22 @@ int32_t Merger::add_location(size_t r, uint64_t key_addr, int32_t mapping, int64
   return got;
 }
 
-void Merger::begin_source(const Profile& src, const SourceHashes* hashes) {
+void Merger::begin_source(const Profile& src, const PreparedSource* prep) {
   src_ = &src;
-  if (!hashes) {
-    compute_source_hashes(src, own_hashes_);
-    hashes = &own_hashes_;
+  if (!prep) {
+    prepare_source_into(src, own_prep_);
+    prep = &own_prep_;
   }
-  src_hashes_ = hashes;
+  src_prep_ = prep;
   str_map_.assign(src.strings.size(), -1);
   fn_map_.assign(src.functions.size(), -1);
   map_map_.assign(src.mappings.size(), -1);
   map_offset_.assign(src.mappings.size(), 0);
   loc_map_.assign(src.locations.size(), -1);
-  rank_label_keys(src);
   previous_ = -1;
   guess_ = first_;
   // pprof: the first mapping seen is the main binary and stays first.
   if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
-}
-
-void Merger::rank_label_keys(const Profile& src) {
-  key_rank_.assign(src.strings.size(), -1);
-  ranked_keys_.clear();
-  for (const int32_t k : src.labels.key) {
-    const auto c = static_cast<size_t>(k);
-    if (c < key_rank_.size() && key_rank_[c] < 0) {
-      key_rank_[c] = 0;
-      ranked_keys_.push_back(k);
-    }
-  }
-  std::sort(ranked_keys_.begin(), ranked_keys_.end(), [&](int32_t a, int32_t b) { return src.str(a) < src.str(b); });
-  int32_t rank = 0;  // a string held under two codes is one key: one rank
-  for (size_t i = 0; i < ranked_keys_.size(); ++i) {
-    if (i > 0 && src.str(ranked_keys_[i - 1]) != src.str(ranked_keys_[i])) ++rank;
-    key_rank_[static_cast<size_t>(ranked_keys_[i])] = rank;
-  }
 }
 
 void Merger::reserve_for(const Profile& src) {
@@ -438,49 +469,19 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
     const int32_t memo = loc_map_[static_cast<size_t>(stack[i])];  // mapped earlier in this source: no call
     *key++ = static_cast<uint32_t>(memo >= 0 ? memo : map_location(stack[i]));
   }
-  key_labels_.resize(nlab);
-  for (size_t i = 0; i < nlab; ++i) {
-    const size_t q = static_cast<size_t>(lb) + i;
+  // The labels in pprof's order (see label_order); strings are interned in
+  // that order (compact(compact(p)) == compact(p), and a merge of merged
+  // profiles interns keys as the merge of their inputs did).
+  const uint32_t* order = src_prep_->label_order.data() + lb;
+  for (size_t i = 0; i < nlab; ++i, key += kLabelWords) {
+    const size_t q = order[i];
     const int32_t str = s.labels.str[q];
-    // Keys and values hold source codes until after the sort, so strings are
-    // interned in canonical order (compact(compact(p)) == compact(p), and a
-    // merge of merged profiles interns keys as the merge of their inputs did).
-    key_labels_[i] = LabelKey{s.labels.key[q], str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]};
-  }
-  // pprof groups labels by key (map), keeping each key's values in order, and
-  // encodes string labels, then numeric labels, each part by key string
-  // (sort.Strings): a stable sort by (is numeric, key's rank) gives that order.
-  const int32_t* rank = key_rank_.data();
-  auto before = [rank](const LabelKey& a, const LabelKey& b) {
-    bool an = a.str < 0, bn = b.str < 0;
-    return an != bn ? bn : rank[a.key] < rank[b.key];
-  };
-  // Insertion sort for the usual handful of labels (no allocation); merge sort
-  // beyond that, so a sample with a million labels is not quadratic.
-  constexpr size_t kInsertionSortMax = 32;
-  if (key_labels_.size() > kInsertionSortMax) {
-    std::stable_sort(key_labels_.begin(), key_labels_.end(), before);
-  } else {
-    for (size_t i = 1; i < key_labels_.size(); ++i) {
-      LabelKey x = key_labels_[i];
-      size_t j = i;
-      while (j > 0 && before(x, key_labels_[j - 1])) {
-        key_labels_[j] = key_labels_[j - 1];
-        --j;
-      }
-      key_labels_[j] = x;
-    }
-  }
-  for (LabelKey& k : key_labels_) {
-    k.key = map_string(k.key);
-    if (k.str >= 0) k.str = map_string(k.str);
-    k.unit = map_string(k.unit);
-    key[0] = static_cast<uint32_t>(k.key);
-    key[1] = static_cast<uint32_t>(k.str);
-    key[2] = static_cast<uint32_t>(static_cast<uint64_t>(k.num));
-    key[3] = static_cast<uint32_t>(static_cast<uint64_t>(k.num) >> 32);
-    key[4] = static_cast<uint32_t>(k.unit);
-    key += kLabelWords;
+    const uint64_t num = static_cast<uint64_t>(s.labels.num[q]);
+    key[0] = static_cast<uint32_t>(map_string(s.labels.key[q]));
+    key[1] = static_cast<uint32_t>(str < 0 ? -1 : map_string(str));
+    key[2] = static_cast<uint32_t>(num);
+    key[3] = static_cast<uint32_t>(num >> 32);
+    key[4] = static_cast<uint32_t>(map_string(s.labels.num_unit[q]));
   }
 }
 
@@ -546,7 +547,7 @@ int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id)
 
 void Merger::combine_header(const Profile& p) {
   const size_t index = inputs_;
-  src_hashes_ = nullptr;  // the header's strings are hashed as they are interned
+  src_prep_ = nullptr;  // the header's strings are hashed as they are interned
   if (inputs_ == 0) {
     src_ = &p;
     str_map_.assign(p.strings.size(), -1);
@@ -589,10 +590,10 @@ void Merger::reserve_samples(const Profile& src) {
                         out_.labels);
 }
 
-void Merger::add(const Profile& p, const SourceHashes* hashes) {
+void Merger::add(const Profile& p, const PreparedSource* prep) {
   if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
-  begin_source(p, hashes);
+  begin_source(p, prep);
   reserve_samples(p);
   const size_t nt = p.num_types(), ns = p.num_samples();
   // The keys of a block of samples are built (interning in sample order, as
@@ -621,7 +622,7 @@ void Merger::add(const Profile& p, const SourceHashes* hashes) {
     }
   }
   src_ = nullptr;
-  src_hashes_ = nullptr;
+  src_prep_ = nullptr;
 }
 
 Profile Merger::result() const {
@@ -670,11 +671,11 @@ bool quick_to_decode(const std::string& path) {
 // a decoding thread to free.
 constexpr size_t kHandBackMax = size_t(1) << 20;
 
-// A file decoded for merge_files, with its rows hashed by the thread that
-// decoded it (see Merger::add).
+// A file decoded for merge_files, prepared by the thread that decoded it
+// (see Merger::add).
 struct DecodedFile {
   Profile profile;
-  SourceHashes hashes;
+  PreparedSource prep;
 };
 
 }  // namespace
@@ -718,7 +719,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
       try {
         p = std::make_unique<DecodedFile>();
         p->profile = load_file(paths[i], per_file);
-        compute_source_hashes(p->profile, p->hashes);
+        prepare_source_into(p->profile, p->prep);
       } catch (...) {
         rethrow_with_path(paths[i]);
       }
@@ -789,7 +790,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
     for (size_t i = 0; i < n; ++i) {
       std::unique_ptr<DecodedFile> p = take(i);
       try {
-        m.add(p->profile, &p->hashes);
+        m.add(p->profile, &p->prep);
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }

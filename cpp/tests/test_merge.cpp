@@ -174,18 +174,18 @@ TEST(merge_sized_ahead_equals_grown) {
   EXPECT(merge(ptrs) == stepwise.take_result());
 }
 
-// Rows hashed ahead (merge_files hashes them on the decoding thread) merge
-// exactly as rows hashed by the Merger. Inputs alternate between the two,
+// Files prepared ahead (merge_files prepares them on the decoding thread)
+// merge exactly as files prepared by the Merger. Inputs alternate between the two,
 // so a hash that differs from the Merger's own, or one read at the wrong
 // row, interns a string twice or maps a location to another one.
-TEST(merge_with_rows_hashed_ahead_equals_hashed_here) {
+TEST(merge_with_files_prepared_ahead_equals_prepared_here) {
   std::vector<Profile> steps;
   for (int i = 0; i < 40; ++i) steps.push_back(heap_step(i, 10 + (i * 7) % 30));
   Merger here, ahead;
   for (size_t i = 0; i < steps.size(); ++i) {
     here.add(steps[i]);
-    const SourceHashes hashes = source_hashes(steps[i]);
-    ahead.add(steps[i], i % 2 ? &hashes : nullptr);
+    const PreparedSource prep = prepare_source(steps[i]);
+    ahead.add(steps[i], i % 2 ? &prep : nullptr);
   }
   Profile a = ahead.take_result();
   check_invariants(a);

@@ -21,19 +21,29 @@
 
 namespace pprofcore {
 
-// Content hashes of a profile's rows, in row order, from their bytes and
-// fields, never from string codes or ids, so equal content hashes alike in
-// every file: strings (hash_bytes), functions (their strings and start line),
-// mappings (map_mapping's key) and locations (address from the mapping's
-// start, the mapping's key, lines).
-// What Merger::add takes to intern strings without hashing them again and to
-// find a location's merged twin without mapping its functions first.
-struct SourceHashes {
+// What Merger::add needs of a profile that depends on that profile alone,
+// so merge_files computes it on the thread that decoded the file, off the
+// merging thread. Content hashes of its rows, in row order, from their bytes
+// and fields, never from string codes or ids, so equal content hashes alike
+// in every file: strings (hash_bytes), functions (their strings and start
+// line), mappings (map_mapping's key) and locations (address from the
+// mapping's start, the mapping's key, lines); they let the Merger intern
+// strings without hashing them again and find a location's merged twin
+// without mapping its functions first. And each sample's label rows in
+// pprof's order (label_order[label_offsets[s] ...]).
+struct PreparedSource {
   std::vector<uint64_t> strings, functions, mappings, locations;
+  std::vector<uint32_t> label_order;
+  // Scratch of the label order: each key string code's rank, the keys ranked.
+  std::vector<int32_t> key_rank, ranked_keys;
+  size_t memory_bytes() const {
+    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity()) * 8 +
+           (label_order.capacity() + key_rank.capacity() + ranked_keys.capacity()) * 4;
+  }
 };
-SourceHashes source_hashes(const Profile& p);
+PreparedSource prepare_source(const Profile& p);
 // The same, into `out`'s buffers (reused between profiles).
-void compute_source_hashes(const Profile& p, SourceHashes& out);
+void prepare_source_into(const Profile& p, PreparedSource& out);
 
 class Merger {
  public:
@@ -47,11 +57,11 @@ class Merger {
   // types, else ProfileError), combines headers as pprof does (earliest
   // time_nanos with pprof's zero quirk, summed duration, max period, comments
   // deduplicated, first non-empty default_sample_type) and sums the values of
-  // its non-zero samples into the merged samples. `hashes` (may be null) is
-  // source_hashes(p), computed where that is cheaper: merge_files hashes on
-  // the decoding thread, which has the bytes in its cache and time to spare,
-  // rather than on the merging thread.
-  void add(const Profile& p, const SourceHashes* hashes = nullptr);
+  // its non-zero samples into the merged samples. `prep` (may be null) is
+  // prepare_source(p), computed where that is cheaper: merge_files prepares
+  // on the decoding thread, which has the bytes in its cache and time to
+  // spare, rather than on the merging thread.
+  void add(const Profile& p, const PreparedSource* prep = nullptr);
   // How many profiles add() will be given in all (0: unknown, the default).
   // Known, the merged sample columns are sized ahead from their growth so far
   // instead of doubling: each doubling copies the column into fresh pages
@@ -71,8 +81,8 @@ class Merger {
 
   // Lower level, used by delta: start mapping `src` (no header checks), then map
   // its sample rows to merged rows. A new merged sample starts with zero values.
-  // `hashes` as for add(); null: computed here.
-  void begin_source(const Profile& src, const SourceHashes* hashes = nullptr);
+  // `prep` as for add(); null: computed here.
+  void begin_source(const Profile& src, const PreparedSource* prep = nullptr);
   int32_t map_sample(size_t row);
   // Sizes the sample identity tables for `src`'s samples on top of what is
   // held, so that interning them does not leave the tables up to twice as
@@ -81,11 +91,6 @@ class Merger {
   const Profile& merged() const { return out_; }  // no sample rows with Keep::KeysOnly
 
  private:
-  struct LabelKey {
-    int32_t key, str;  // str -1 = numeric
-    int64_t num;
-    int32_t unit;
-  };
   // The merged code of source string `code`: the memo inline (most calls),
   // the interning out of line.
   int32_t map_string(int32_t code) {
@@ -117,7 +122,6 @@ class Merger {
   int32_t add_sample(const uint32_t* key, size_t n, const Fingerprint& id);
   bool same_sample(int32_t k, const uint32_t* key, size_t n) const;
   void combine_header(const Profile& p);
-  void rank_label_keys(const Profile& src);
   // Before adding `src`: sizes the merged sample columns (see expect_inputs).
   void reserve_samples(const Profile& src);
 
@@ -128,14 +132,10 @@ class Merger {
 
   // Per-source memo tables (reused between sources; only grow).
   const Profile* src_ = nullptr;
-  const SourceHashes* src_hashes_ = nullptr;  // see add(); &own_hashes_ when not given
-  SourceHashes own_hashes_{};
+  const PreparedSource* src_prep_ = nullptr;  // see add(); &own_prep_ when not given
+  PreparedSource own_prep_{};
   std::vector<int32_t> str_map_, fn_map_, map_map_, loc_map_;
   std::vector<int64_t> map_offset_;
-  std::vector<LabelKey> key_labels_;
-  // pprof's order of the source's label keys (by their strings): a rank per
-  // source string code, and the distinct keys while they are ranked.
-  std::vector<int32_t> key_rank_, ranked_keys_;
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.
