@@ -65,19 +65,32 @@ bool all_zero(const int64_t* v, size_t n) {
   return true;
 }
 
-// Two independent chains over alternate pairs of words, joined at the end: a
-// sample key is some forty words, and one chain waits on each multiply.
-uint64_t hash_words(uint64_t seed, const uint32_t* w, size_t n) {
-  uint64_t a = hash_mix(seed, n), b = hash_mix(seed ^ 0x9e3779b97f4a7c15ULL, n);
-  auto pair = [&](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+// A sample key's hash: one multiply per four words (wyhash's step, 128
+// bits in), in two chains over alternate blocks of four, so a key of some
+// forty words costs about a dozen multiplies. Its quality only matters for
+// the table's probe lengths: every match is checked word for word.
+uint64_t hash_key(const uint32_t* w, size_t n) {
+  constexpr uint64_t k0 = 0xa0761d6478bd642fULL, k1 = 0xe7037ed1a0b428dbULL, k2 = 0x8ebc6af09c88c6e3ULL,
+                     k3 = 0x589965cc75374cc3ULL;
+  auto mum = [](uint64_t a, uint64_t b) {
+    const __uint128_t m = static_cast<__uint128_t>(a) * b;
+    return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
+  };
+  auto pair = [w](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+  uint64_t a = k0 ^ n, b = k1 ^ n;
   size_t i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = hash_mix(a, pair(i));
-    b = hash_mix(b, pair(i + 2));
+  for (; i + 8 <= n; i += 8) {
+    a = mum(pair(i) ^ k0, pair(i + 2) ^ a);
+    b = mum(pair(i + 4) ^ k1, pair(i + 6) ^ b);
   }
-  if (i + 1 < n) a = hash_mix(a, pair(i)), i += 2;
-  if (i < n) b = hash_mix(b, w[i]);
-  return hash_mix(a, b);
+  if (i + 4 <= n) {
+    a = mum(pair(i) ^ k0, pair(i + 2) ^ a);
+    i += 4;
+  }
+  const size_t rest = n - i;  // 0 to 3 words; n is in the seed, so zeros pad unambiguously
+  const uint64_t x = rest >= 2 ? pair(i) : rest == 1 ? w[i] : 0, y = rest == 3 ? w[i + 2] : 0;
+  a = mum(x ^ k2, y ^ a);
+  return mum(a ^ k3, b ^ k2);
 }
 
 // The number of a label key's words 2 and 3 (append_key's layout).
@@ -98,11 +111,13 @@ void reserve_projected(std::vector<T>& column, size_t extra, size_t done, size_t
   column.reserve(std::max(need, size_t(std::min(projected, double(need) * kMaxGrowth))));
 }
 
-bool same_words(const std::vector<uint32_t>& arena, const std::vector<int64_t>& off, int32_t row,
-                const std::vector<uint32_t>& probe) {
-  const size_t b = size_t(off[size_t(row)]), e = size_t(off[size_t(row) + 1]);
-  return e - b == probe.size() && std::memcmp(arena.data() + b, probe.data(), probe.size() * 4) == 0;
+uint64_t round_up_4k(uint64_t size) {
+  size += 0xfff;
+  return size - size % 0x1000;
 }
+
+// What a location without a mapping hashes in place of its mapping's key.
+constexpr uint64_t kNoMapping = 0x6e6f206d6170ULL;
 
 }  // namespace
 
@@ -111,7 +126,7 @@ size_t Merger::memory_bytes() const {
          locations_.memory_bytes() + samples_.memory_bytes() +
          (str_map_.capacity() + fn_map_.capacity() + map_map_.capacity() + loc_map_.capacity() + next_.capacity()) * 4 +
          map_offset_.capacity() * 8 + (loc_keys_.capacity() + block_words_.capacity()) * 4 +
-         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint);
+         loc_key_off_.capacity() * 8 + sample_prints_.capacity() * sizeof(Fingerprint) + own_prep_.memory_bytes();
 }
 
 int32_t Merger::intern(std::string_view s, uint64_t h) {
@@ -125,13 +140,102 @@ int32_t Merger::intern(std::string_view s, uint64_t h) {
 
 int32_t Merger::map_new_string(int32_t code) {
   const std::string_view s = src_->str(code);
-  return str_map_[static_cast<size_t>(code)] = intern(s, src_string_hashes_ ? src_string_hashes_[code] : hash_bytes(s));
+  const uint64_t h = src_prep_ ? src_prep_->strings[static_cast<size_t>(code)] : hash_bytes(s);
+  return str_map_[static_cast<size_t>(code)] = intern(s, h);
 }
 
-std::vector<uint64_t> source_string_hashes(const Profile& p) {
-  std::vector<uint64_t> h(p.strings.size());
-  for (size_t i = 0; i < h.size(); ++i) h[i] = hash_bytes(p.strings[i]);
-  return h;
+namespace {
+
+// pprof groups labels by key (map), keeping each key's values in order, and
+// encodes string labels, then numeric labels, each part by key string
+// (sort.Strings): a stable sort by (is numeric, key's rank) gives that order.
+void order_labels(const Profile& p, PreparedSource& out) {
+  // The rank of each label key by its string; a string held under two codes
+  // is one key: one rank.
+  out.key_rank.assign(p.strings.size(), -1);
+  out.ranked_keys.clear();
+  for (const int32_t k : p.labels.key) {
+    const auto c = static_cast<size_t>(k);
+    if (c < out.key_rank.size() && out.key_rank[c] < 0) {
+      out.key_rank[c] = 0;
+      out.ranked_keys.push_back(k);
+    }
+  }
+  std::sort(out.ranked_keys.begin(), out.ranked_keys.end(), [&](int32_t a, int32_t b) { return p.str(a) < p.str(b); });
+  int32_t rank = 0;
+  for (size_t i = 0; i < out.ranked_keys.size(); ++i) {
+    if (i > 0 && p.str(out.ranked_keys[i - 1]) != p.str(out.ranked_keys[i])) ++rank;
+    out.key_rank[static_cast<size_t>(out.ranked_keys[i])] = rank;
+  }
+  const int32_t* key_rank = out.key_rank.data();
+  const Labels& l = p.labels;
+  auto before = [&](uint32_t a, uint32_t b) {
+    const bool an = l.str[a] < 0, bn = l.str[b] < 0;
+    return an != bn ? bn : key_rank[l.key[a]] < key_rank[l.key[b]];
+  };
+  out.label_order.resize(l.size());
+  uint32_t* order = out.label_order.data();
+  // Insertion sort for the usual handful of labels a sample (no allocation);
+  // merge sort beyond that, so a sample with a million labels is not quadratic.
+  constexpr size_t kInsertionSortMax = 32;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    const size_t lb = static_cast<size_t>(p.label_offsets[s]), le = static_cast<size_t>(p.label_offsets[s + 1]);
+    for (size_t i = lb; i < le; ++i) order[i] = static_cast<uint32_t>(i);
+    if (le - lb > kInsertionSortMax) {
+      std::stable_sort(order + lb, order + le, before);
+      continue;
+    }
+    for (size_t i = lb + 1; i < le; ++i) {
+      const uint32_t x = order[i];
+      size_t j = i;
+      for (; j > lb && before(x, order[j - 1]); --j) order[j] = order[j - 1];
+      order[j] = x;
+    }
+  }
+}
+
+}  // namespace
+
+void prepare_source_into(const Profile& p, PreparedSource& out) {
+  out.strings.resize(p.strings.size());
+  for (size_t i = 0; i < out.strings.size(); ++i) out.strings[i] = hash_bytes(p.strings[i]);
+  const uint64_t* str = out.strings.data();
+  const Functions& f = p.functions;
+  out.functions.resize(f.size());
+  for (size_t r = 0; r < f.size(); ++r)
+    out.functions[r] =
+        hash_mix(hash_mix(hash_mix(hash_mix(5, str[f.name[r]]), str[f.system_name[r]]), str[f.filename[r]]),
+                 uint64_t(f.start_line[r]));
+  // map_mapping's key: size rounded up to 4 KiB, file offset, build id or
+  // else file name (by their bytes).
+  const Mappings& m = p.mappings;
+  out.mappings.resize(m.size());
+  for (size_t r = 0; r < m.size(); ++r) {
+    const uint64_t size = round_up_4k(m.memory_limit[r] - m.memory_start[r]);
+    const int32_t bof = !p.str(m.build_id[r]).empty() ? m.build_id[r] : m.filename[r];
+    out.mappings[r] = hash_mix(hash_mix(hash_mix(6, size), m.file_offset[r]), str[bof]);
+  }
+  // map_location's key: address from the mapping's start, the mapping,
+  // is_folded, then function and line per line.
+  const Locations& l = p.locations;
+  out.locations.resize(l.size());
+  for (size_t r = 0; r < l.size(); ++r) {
+    const int32_t mr = l.mapping[r];
+    const uint64_t key_addr = l.address[r] - (mr >= 0 ? m.memory_start[size_t(mr)] : 0);
+    const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
+    uint64_t h = hash_mix(hash_mix(hash_mix(7, key_addr), mr >= 0 ? out.mappings[size_t(mr)] : kNoMapping),
+                          uint64_t(l.is_folded[r]) | (uint64_t(le - lb) << 8));
+    for (int64_t q = lb; q < le; ++q)
+      h = hash_mix(hash_mix(h, out.functions[size_t(p.lines.function[size_t(q)])]), uint64_t(p.lines.line[size_t(q)]));
+    out.locations[r] = h;
+  }
+  order_labels(p, out);
+}
+
+PreparedSource prepare_source(const Profile& p) {
+  PreparedSource prep;
+  prepare_source_into(p, prep);
+  return prep;
 }
 
 int32_t Merger::map_function(int32_t row) {
@@ -165,9 +269,7 @@ int32_t Merger::map_mapping(int32_t row) {
   if (memo >= 0) return memo;
   const Mappings& m = src_->mappings;
   const size_t r = static_cast<size_t>(row);
-  uint64_t size = m.memory_limit[r] - m.memory_start[r];
-  size = size + 0xfff;
-  size -= size % 0x1000;
+  const uint64_t size = round_up_4k(m.memory_limit[r] - m.memory_start[r]);
   const uint64_t offset = m.file_offset[r];
   int32_t bof = !src_->str(m.build_id[r]).empty()   ? map_string(m.build_id[r])
                 : !src_->str(m.filename[r]).empty() ? map_string(m.filename[r])
@@ -175,8 +277,7 @@ int32_t Merger::map_mapping(int32_t row) {
   uint64_t h = hash_mix(hash_mix(hash_mix(2, size), offset), uint64_t(bof));
   Mappings& o = out_.mappings;
   auto key_of = [&](size_t q) {
-    uint64_t s = o.memory_limit[q] - o.memory_start[q] + 0xfff;
-    s -= s % 0x1000;
+    const uint64_t s = round_up_4k(o.memory_limit[q] - o.memory_start[q]);
     int32_t b = o.build_id[q] != 0 ? o.build_id[q] : o.filename[q];
     return std::make_tuple(s, o.file_offset[q], b);
   };
@@ -216,14 +317,63 @@ int32_t Merger::map_location(int32_t row) {
     key_addr -= src_->mappings.memory_start[static_cast<size_t>(src_map)];
     shift = map_offset_[static_cast<size_t>(src_map)];
   }
+  // Found by the content hash and compared field by field: a location seen
+  // before needs neither its functions mapped nor their strings interned.
+  const uint64_t h = src_prep_->locations[r];
+  int32_t got = locations_.find(h, [&](int32_t k) { return same_location(k, r, key_addr, mapping); });
+  if (got < 0) got = add_location(r, key_addr, mapping, shift, h);
+  return memo = got;
+}
+
+bool Merger::same_location(int32_t k, size_t row, uint64_t key_addr, int32_t mapping) {
+  const Locations& l = src_->locations;
+  const int64_t lb = l.line_offsets[row], le = l.line_offsets[row + 1];
+  const size_t b = size_t(loc_key_off_[size_t(k)]), e = size_t(loc_key_off_[size_t(k) + 1]);
+  const uint32_t* w = loc_keys_.data() + b;
+  if (e - b != 4 + 3 * size_t(le - lb) || w[0] != static_cast<uint32_t>(key_addr) ||
+      w[1] != static_cast<uint32_t>(key_addr >> 32) || w[2] != static_cast<uint32_t>(mapping) ||
+      w[3] != l.is_folded[row])
+    return false;
+  w += 4;
+  for (int64_t q = lb; q < le; ++q, w += 3) {
+    const uint64_t line = static_cast<uint64_t>(src_->lines.line[size_t(q)]);
+    if (w[1] != static_cast<uint32_t>(line) || w[2] != static_cast<uint32_t>(line >> 32) ||
+        !same_function(src_->lines.function[size_t(q)], static_cast<int32_t>(w[0])))
+      return false;
+  }
+  return true;
+}
+
+bool Merger::same_function(int32_t row, int32_t k) {
+  const size_t r = static_cast<size_t>(row), q = static_cast<size_t>(k);
+  if (fn_map_[r] >= 0) return fn_map_[r] == k;
+  const Functions& f = src_->functions;
+  const Functions& o = out_.functions;
+  if (f.start_line[r] != o.start_line[q] || !same_string(f.name[r], o.name[q]) ||
+      !same_string(f.system_name[r], o.system_name[q]) || !same_string(f.filename[r], o.filename[q]))
+    return false;
+  fn_map_[r] = k;
+  return true;
+}
+
+bool Merger::same_string(int32_t code, int32_t k) {
+  const size_t c = static_cast<size_t>(code);
+  if (str_map_[c] >= 0) return str_map_[c] == k;
+  if (src_->str(code) != out_.strings[static_cast<size_t>(k)]) return false;
+  str_map_[c] = k;
+  return true;
+}
+
+// A new merged location for source location `row`: its functions are mapped
+// (added when new) in line order, as the key needs them.
+int32_t Merger::add_location(size_t r, uint64_t key_addr, int32_t mapping, int64_t shift, uint64_t h) {
+  const Locations& l = src_->locations;
   const uint8_t folded = l.is_folded[r];
   const int64_t lb = l.line_offsets[r], le = l.line_offsets[r + 1];
-  // The key, written through a pointer: [address - mapping start (two words),
-  // mapping, is_folded, then per line function, line (two words)]. Functions
-  // are kept in line_functions_ too, to fill the new row's lines.
+  // The key: [address - mapping start (two words), mapping, is_folded, then
+  // per line function, line (two words)].
   const size_t nlines = static_cast<size_t>(le - lb);
   loc_probe_.resize(4 + 3 * nlines);
-  line_functions_.resize(nlines);
   uint32_t* w = loc_probe_.data();
   w[0] = static_cast<uint32_t>(key_addr);
   w[1] = static_cast<uint32_t>(key_addr >> 32);
@@ -232,66 +382,46 @@ int32_t Merger::map_location(int32_t row) {
   w += 4;
   for (size_t i = 0; i < nlines; ++i, w += 3) {
     const size_t q = static_cast<size_t>(lb) + i;
-    const int32_t fn = map_function(src_->lines.function[q]);
     const uint64_t line = static_cast<uint64_t>(src_->lines.line[q]);
-    line_functions_[i] = fn;
-    w[0] = static_cast<uint32_t>(fn);
+    w[0] = static_cast<uint32_t>(map_function(src_->lines.function[q]));
     w[1] = static_cast<uint32_t>(line);
     w[2] = static_cast<uint32_t>(line >> 32);
   }
-  const uint64_t h = hash_words(3, loc_probe_.data(), loc_probe_.size());
   Locations& o = out_.locations;
-  int32_t got = locations_.find(h, [&](int32_t k) { return same_words(loc_keys_, loc_key_off_, k, loc_probe_); });
-  if (got < 0) {
-    got = static_cast<int32_t>(o.size());
-    o.id.push_back(uint64_t(got) + 1);
-    o.mapping.push_back(mapping);
-    o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
-    o.is_folded.push_back(folded);
-    for (int64_t i = lb; i < le; ++i) {
-      out_.lines.function.push_back(line_functions_[size_t(i - lb)]);
-      out_.lines.line.push_back(src_->lines.line[size_t(i)]);
-      out_.lines.column.push_back(src_->lines.column[size_t(i)]);
-    }
-    o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
-    loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
-    loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
-    locations_.insert(h, got);
+  const int32_t got = static_cast<int32_t>(o.size());
+  o.id.push_back(uint64_t(got) + 1);
+  o.mapping.push_back(mapping);
+  o.address.push_back(static_cast<uint64_t>(static_cast<int64_t>(l.address[r]) + shift));
+  o.is_folded.push_back(folded);
+  for (size_t i = 0; i < nlines; ++i) {
+    const size_t q = static_cast<size_t>(lb) + i;
+    out_.lines.function.push_back(static_cast<int32_t>(loc_probe_[4 + 3 * i]));
+    out_.lines.line.push_back(src_->lines.line[q]);
+    out_.lines.column.push_back(src_->lines.column[q]);
   }
-  return memo = got;
+  o.line_offsets.push_back(static_cast<int64_t>(out_.lines.size()));
+  loc_keys_.insert(loc_keys_.end(), loc_probe_.begin(), loc_probe_.end());
+  loc_key_off_.push_back(static_cast<int64_t>(loc_keys_.size()));
+  locations_.insert(h, got);
+  return got;
 }
 
-void Merger::begin_source(const Profile& src) {
+void Merger::begin_source(const Profile& src, const PreparedSource* prep) {
   src_ = &src;
-  src_string_hashes_ = nullptr;
+  if (!prep) {
+    prepare_source_into(src, own_prep_);
+    prep = &own_prep_;
+  }
+  src_prep_ = prep;
   str_map_.assign(src.strings.size(), -1);
   fn_map_.assign(src.functions.size(), -1);
   map_map_.assign(src.mappings.size(), -1);
   map_offset_.assign(src.mappings.size(), 0);
   loc_map_.assign(src.locations.size(), -1);
-  rank_label_keys(src);
   previous_ = -1;
   guess_ = first_;
   // pprof: the first mapping seen is the main binary and stays first.
   if (out_.mappings.size() == 0 && src.mappings.size() > 0) map_mapping(0);
-}
-
-void Merger::rank_label_keys(const Profile& src) {
-  key_rank_.assign(src.strings.size(), -1);
-  ranked_keys_.clear();
-  for (const int32_t k : src.labels.key) {
-    const auto c = static_cast<size_t>(k);
-    if (c < key_rank_.size() && key_rank_[c] < 0) {
-      key_rank_[c] = 0;
-      ranked_keys_.push_back(k);
-    }
-  }
-  std::sort(ranked_keys_.begin(), ranked_keys_.end(), [&](int32_t a, int32_t b) { return src.str(a) < src.str(b); });
-  int32_t rank = 0;  // a string held under two codes is one key: one rank
-  for (size_t i = 0; i < ranked_keys_.size(); ++i) {
-    if (i > 0 && src.str(ranked_keys_[i - 1]) != src.str(ranked_keys_[i])) ++rank;
-    key_rank_[static_cast<size_t>(ranked_keys_[i])] = rank;
-  }
 }
 
 void Merger::reserve_for(const Profile& src) {
@@ -339,55 +469,25 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
     const int32_t memo = loc_map_[static_cast<size_t>(stack[i])];  // mapped earlier in this source: no call
     *key++ = static_cast<uint32_t>(memo >= 0 ? memo : map_location(stack[i]));
   }
-  key_labels_.resize(nlab);
-  for (size_t i = 0; i < nlab; ++i) {
-    const size_t q = static_cast<size_t>(lb) + i;
+  // The labels in pprof's order (see label_order); strings are interned in
+  // that order (compact(compact(p)) == compact(p), and a merge of merged
+  // profiles interns keys as the merge of their inputs did).
+  const uint32_t* order = src_prep_->label_order.data() + lb;
+  for (size_t i = 0; i < nlab; ++i, key += kLabelWords) {
+    const size_t q = order[i];
     const int32_t str = s.labels.str[q];
-    // Keys and values hold source codes until after the sort, so strings are
-    // interned in canonical order (compact(compact(p)) == compact(p), and a
-    // merge of merged profiles interns keys as the merge of their inputs did).
-    key_labels_[i] = LabelKey{s.labels.key[q], str < 0 ? -1 : str, s.labels.num[q], s.labels.num_unit[q]};
-  }
-  // pprof groups labels by key (map), keeping each key's values in order, and
-  // encodes string labels, then numeric labels, each part by key string
-  // (sort.Strings): a stable sort by (is numeric, key's rank) gives that order.
-  const int32_t* rank = key_rank_.data();
-  auto before = [rank](const LabelKey& a, const LabelKey& b) {
-    bool an = a.str < 0, bn = b.str < 0;
-    return an != bn ? bn : rank[a.key] < rank[b.key];
-  };
-  // Insertion sort for the usual handful of labels (no allocation); merge sort
-  // beyond that, so a sample with a million labels is not quadratic.
-  constexpr size_t kInsertionSortMax = 32;
-  if (key_labels_.size() > kInsertionSortMax) {
-    std::stable_sort(key_labels_.begin(), key_labels_.end(), before);
-  } else {
-    for (size_t i = 1; i < key_labels_.size(); ++i) {
-      LabelKey x = key_labels_[i];
-      size_t j = i;
-      while (j > 0 && before(x, key_labels_[j - 1])) {
-        key_labels_[j] = key_labels_[j - 1];
-        --j;
-      }
-      key_labels_[j] = x;
-    }
-  }
-  for (LabelKey& k : key_labels_) {
-    k.key = map_string(k.key);
-    if (k.str >= 0) k.str = map_string(k.str);
-    k.unit = map_string(k.unit);
-    key[0] = static_cast<uint32_t>(k.key);
-    key[1] = static_cast<uint32_t>(k.str);
-    key[2] = static_cast<uint32_t>(static_cast<uint64_t>(k.num));
-    key[3] = static_cast<uint32_t>(static_cast<uint64_t>(k.num) >> 32);
-    key[4] = static_cast<uint32_t>(k.unit);
-    key += kLabelWords;
+    const uint64_t num = static_cast<uint64_t>(s.labels.num[q]);
+    key[0] = static_cast<uint32_t>(map_string(s.labels.key[q]));
+    key[1] = static_cast<uint32_t>(str < 0 ? -1 : map_string(str));
+    key[2] = static_cast<uint32_t>(num);
+    key[3] = static_cast<uint32_t>(num >> 32);
+    key[4] = static_cast<uint32_t>(map_string(s.labels.num_unit[q]));
   }
 }
 
 Fingerprint Merger::key_id(const uint32_t* key, size_t n) const {
   if (keep_ == Keep::KeysOnly) return fingerprint_words(key, n);
-  return Fingerprint{hash_words(4, key, n), 0};
+  return Fingerprint{hash_key(key, n), 0};
 }
 
 int32_t Merger::resolve(const uint32_t* key, size_t n, const Fingerprint& id) {
@@ -447,6 +547,7 @@ int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id)
 
 void Merger::combine_header(const Profile& p) {
   const size_t index = inputs_;
+  src_prep_ = nullptr;  // the header's strings are hashed as they are interned
   if (inputs_ == 0) {
     src_ = &p;
     str_map_.assign(p.strings.size(), -1);
@@ -489,11 +590,10 @@ void Merger::reserve_samples(const Profile& src) {
                         out_.labels);
 }
 
-void Merger::add(const Profile& p, const uint64_t* string_hashes) {
+void Merger::add(const Profile& p, const PreparedSource* prep) {
   if (keep_ != Keep::Samples) throw InternalError("Merger::add on a keys-only Merger (it has no values to sum into)");
   combine_header(p);
-  begin_source(p);
-  src_string_hashes_ = string_hashes;
+  begin_source(p, prep);
   reserve_samples(p);
   const size_t nt = p.num_types(), ns = p.num_samples();
   // The keys of a block of samples are built (interning in sample order, as
@@ -522,7 +622,7 @@ void Merger::add(const Profile& p, const uint64_t* string_hashes) {
     }
   }
   src_ = nullptr;
-  src_string_hashes_ = nullptr;
+  src_prep_ = nullptr;
 }
 
 Profile Merger::result() const {
@@ -571,11 +671,11 @@ bool quick_to_decode(const std::string& path) {
 // a decoding thread to free.
 constexpr size_t kHandBackMax = size_t(1) << 20;
 
-// A file decoded for merge_files, with its strings hashed by the thread that
-// decoded it (see Merger::add).
+// A file decoded for merge_files, prepared by the thread that decoded it
+// (see Merger::add).
 struct DecodedFile {
   Profile profile;
-  std::vector<uint64_t> string_hashes;
+  PreparedSource prep;
 };
 
 }  // namespace
@@ -619,7 +719,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
       try {
         p = std::make_unique<DecodedFile>();
         p->profile = load_file(paths[i], per_file);
-        p->string_hashes = source_string_hashes(p->profile);
+        prepare_source_into(p->profile, p->prep);
       } catch (...) {
         rethrow_with_path(paths[i]);
       }
@@ -690,7 +790,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
     for (size_t i = 0; i < n; ++i) {
       std::unique_ptr<DecodedFile> p = take(i);
       try {
-        m.add(p->profile, p->string_hashes.data());
+        m.add(p->profile, &p->prep);
       } catch (const ProfileError& err) {
         throw ProfileError(paths[i] + ": " + err.what());
       }

@@ -174,22 +174,41 @@ TEST(merge_sized_ahead_equals_grown) {
   EXPECT(merge(ptrs) == stepwise.take_result());
 }
 
-// Strings hashed ahead (merge_files hashes them on the decoding thread) merge
-// exactly as strings hashed by the Merger. Inputs alternate between the two,
+// Files prepared ahead (merge_files prepares them on the decoding thread)
+// merge exactly as files prepared by the Merger. Inputs alternate between the two,
 // so a hash that differs from the Merger's own, or one read at the wrong
-// code, interns a string twice or maps it to another string.
-TEST(merge_with_strings_hashed_ahead_equals_hashed_here) {
+// row, interns a string twice or maps a location to another one.
+TEST(merge_with_files_prepared_ahead_equals_prepared_here) {
   std::vector<Profile> steps;
   for (int i = 0; i < 40; ++i) steps.push_back(heap_step(i, 10 + (i * 7) % 30));
   Merger here, ahead;
   for (size_t i = 0; i < steps.size(); ++i) {
     here.add(steps[i]);
-    const std::vector<uint64_t> hashes = source_string_hashes(steps[i]);
-    ahead.add(steps[i], i % 2 ? hashes.data() : nullptr);
+    const PreparedSource prep = prepare_source(steps[i]);
+    ahead.add(steps[i], i % 2 ? &prep : nullptr);
   }
   Profile a = ahead.take_result();
   check_invariants(a);
   EXPECT(a == here.take_result());
+}
+
+// Locations are found by a content hash, then compared field by field: a
+// location whose function differs only in its file, or whose line differs,
+// is another location; the same content at other rows and string codes is
+// the same one.
+TEST(merge_matches_locations_by_content) {
+  Profile a = heap_step(0);
+  Profile other_file = a;
+  other_file.strings.push_back("other.go");
+  other_file.functions.filename[3] = static_cast<int32_t>(other_file.strings.size() - 1);
+  Profile other_line = a;
+  other_line.lines.line[5] += 1;
+  Profile moved = heap_step(1);  // the mapping moved, so every address did: same keys
+  Profile m = merge({&a, &other_file, &other_line, &moved});
+  check_invariants(m);
+  EXPECT(m.functions.size() == 9);
+  EXPECT(m.locations.size() == 10);
+  EXPECT(total(m, 0) == 3 * total(a, 0) + total(moved, 0));
 }
 
 TEST(merge_drops_cancelled_samples) {

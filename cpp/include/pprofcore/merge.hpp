@@ -21,6 +21,30 @@
 
 namespace pprofcore {
 
+// What Merger::add needs of a profile that depends on that profile alone,
+// so merge_files computes it on the thread that decoded the file, off the
+// merging thread. Content hashes of its rows, in row order, from their bytes
+// and fields, never from string codes or ids, so equal content hashes alike
+// in every file: strings (hash_bytes), functions (their strings and start
+// line), mappings (map_mapping's key) and locations (address from the
+// mapping's start, the mapping's key, lines); they let the Merger intern
+// strings without hashing them again and find a location's merged twin
+// without mapping its functions first. And each sample's label rows in
+// pprof's order (label_order[label_offsets[s] ...]).
+struct PreparedSource {
+  std::vector<uint64_t> strings, functions, mappings, locations;
+  std::vector<uint32_t> label_order;
+  // Scratch of the label order: each key string code's rank, the keys ranked.
+  std::vector<int32_t> key_rank, ranked_keys;
+  size_t memory_bytes() const {
+    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity()) * 8 +
+           (label_order.capacity() + key_rank.capacity() + ranked_keys.capacity()) * 4;
+  }
+};
+PreparedSource prepare_source(const Profile& p);
+// The same, into `out`'s buffers (reused between profiles).
+void prepare_source_into(const Profile& p, PreparedSource& out);
+
 class Merger {
  public:
   // What the merged profile holds: its samples (merge, compact), or only their
@@ -33,11 +57,11 @@ class Merger {
   // types, else ProfileError), combines headers as pprof does (earliest
   // time_nanos with pprof's zero quirk, summed duration, max period, comments
   // deduplicated, first non-empty default_sample_type) and sums the values of
-  // its non-zero samples into the merged samples. `string_hashes` (may be
-  // null) is source_string_hashes(p), computed where that is cheaper:
-  // merge_files hashes on the decoding thread, which has the bytes in its
-  // cache and time to spare, rather than on the merging thread.
-  void add(const Profile& p, const uint64_t* string_hashes = nullptr);
+  // its non-zero samples into the merged samples. `prep` (may be null) is
+  // prepare_source(p), computed where that is cheaper: merge_files prepares
+  // on the decoding thread, which has the bytes in its cache and time to
+  // spare, rather than on the merging thread.
+  void add(const Profile& p, const PreparedSource* prep = nullptr);
   // How many profiles add() will be given in all (0: unknown, the default).
   // Known, the merged sample columns are sized ahead from their growth so far
   // instead of doubling: each doubling copies the column into fresh pages
@@ -57,7 +81,8 @@ class Merger {
 
   // Lower level, used by delta: start mapping `src` (no header checks), then map
   // its sample rows to merged rows. A new merged sample starts with zero values.
-  void begin_source(const Profile& src);
+  // `prep` as for add(); null: computed here.
+  void begin_source(const Profile& src, const PreparedSource* prep = nullptr);
   int32_t map_sample(size_t row);
   // Sizes the sample identity tables for `src`'s samples on top of what is
   // held, so that interning them does not leave the tables up to twice as
@@ -66,11 +91,6 @@ class Merger {
   const Profile& merged() const { return out_; }  // no sample rows with Keep::KeysOnly
 
  private:
-  struct LabelKey {
-    int32_t key, str;  // str -1 = numeric
-    int64_t num;
-    int32_t unit;
-  };
   // The merged code of source string `code`: the memo inline (most calls),
   // the interning out of line.
   int32_t map_string(int32_t code) {
@@ -83,6 +103,13 @@ class Merger {
   int32_t map_function(int32_t row);
   int32_t map_mapping(int32_t row);
   int32_t map_location(int32_t row);
+  // Whether source location `row` (its key address and merged mapping given)
+  // has the content of merged location k, and source function `row` that of
+  // merged function k; a match is memoized (merged rows are unique by content).
+  bool same_location(int32_t k, size_t row, uint64_t key_addr, int32_t mapping);
+  bool same_function(int32_t row, int32_t k);
+  bool same_string(int32_t code, int32_t k);
+  int32_t add_location(size_t row, uint64_t key_addr, int32_t mapping, int64_t shift, uint64_t h);
   // A sample's key, appended to `words`: [number of locations, merged
   // locations..., then kLabelWords per label: key, value (-1: numeric), number
   // (low, high), unit], labels in pprof's canonical order.
@@ -95,7 +122,6 @@ class Merger {
   int32_t add_sample(const uint32_t* key, size_t n, const Fingerprint& id);
   bool same_sample(int32_t k, const uint32_t* key, size_t n) const;
   void combine_header(const Profile& p);
-  void rank_label_keys(const Profile& src);
   // Before adding `src`: sizes the merged sample columns (see expect_inputs).
   void reserve_samples(const Profile& src);
 
@@ -106,14 +132,10 @@ class Merger {
 
   // Per-source memo tables (reused between sources; only grow).
   const Profile* src_ = nullptr;
-  const uint64_t* src_string_hashes_ = nullptr;  // see add(); null: hashed here
+  const PreparedSource* src_prep_ = nullptr;  // see add(); &own_prep_ when not given
+  PreparedSource own_prep_{};
   std::vector<int32_t> str_map_, fn_map_, map_map_, loc_map_;
   std::vector<int64_t> map_offset_;
-  std::vector<int32_t> line_functions_;
-  std::vector<LabelKey> key_labels_;
-  // pprof's order of the source's label keys (by their strings): a rank per
-  // source string code, and the distinct keys while they are ranked.
-  std::vector<int32_t> key_rank_, ranked_keys_;
 
   // Sample order of the previous source: next_[r] is the merged sample that
   // followed merged sample r there (-1: none yet), first_ its first sample.
@@ -141,10 +163,6 @@ class Merger {
   // for a chance of two keys colliding of about n^2 / 2^129.
   std::vector<Fingerprint> sample_prints_{};
 };
-
-// hash_bytes of each of p's strings, in code order: what Merger::add takes to
-// intern p's strings without hashing them again.
-std::vector<uint64_t> source_string_hashes(const Profile& p);
 
 // Merges profiles in order (pprof's profile.Merge). Throws ProfileError when
 // the list is empty or the profiles are incompatible.
