@@ -190,8 +190,8 @@ void bind_aggregate(py::module_& m) {
       py::arg("profile"), "The sums aggregate_from_locations() builds node tables from, one pass over the samples.");
   m.def(
       "aggregate_from_locations",
-      [](const Profile& p, const LocationSums& sums, const std::string& granularity, bool inline_frames,
-         int label_type, int label_div_type, double max_walked_share) -> std::optional<std::shared_ptr<NodeTable>> {
+      [](const Profile& p, const LocationSums& sums, const std::string& granularity, bool inline_frames, int label_type,
+         int label_div_type, double max_walked_share) -> std::optional<std::shared_ptr<NodeTable>> {
         AggregateOptions opt;
         opt.granularity = parse_granularity(granularity);
         opt.inline_frames = inline_frames;

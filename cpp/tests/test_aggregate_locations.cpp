@@ -73,7 +73,8 @@ TEST(location_sums_give_the_aggregated_table) {
 
 TEST(location_sums_of_another_profile_are_refused) {
   const Profile p = varied(3, 40), other = check::random_profile(3, 40);
-  EXPECT_THROWS(aggregate_from_locations(p, location_sums(other), AggregateOptions{}), InternalError, "not the profile's");
+  EXPECT_THROWS(aggregate_from_locations(p, location_sums(other), AggregateOptions{}), InternalError,
+                "not the profile's");
 }
 
 int main() { return check::run_all(); }

@@ -51,7 +51,7 @@ def top_text(p, ti: int, by: str):
         return type(e)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_profiles(), st.data())
 def test_located_tables_equal_aggregated_ones(msg, data):
     data_bytes = msg.SerializeToString()
