@@ -78,10 +78,16 @@ def located_nodes(profile: "Profile", key):
     or when the C++ side finds that it must sum anew."""
     if key[0] not in LOCATED_GRANULARITIES:
         return None
+    return _core.aggregate_from_locations(profile._core, keep_location_sums(profile), *key)
+
+
+def keep_location_sums(profile: "Profile"):
+    """The profile's ``_core.location_sums``, summed on first use and kept
+    (the explorer sums them off the request path after its first Top)."""
     derived = profile._derived
     if derived.location_sums is None:
         derived.location_sums = _core.location_sums(profile._core)
-    return _core.aggregate_from_locations(profile._core, derived.location_sums, *key)
+    return derived.location_sums
 
 
 def node_inline_labels(profile: "Profile", by: str, inline: bool, label_type: int, mean: bool) -> np.ndarray:
