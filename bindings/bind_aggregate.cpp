@@ -1,11 +1,13 @@
 // bind_aggregate: _core.aggregate() -> _core.NodeTable (report nodes with flat/cum
 // for all sample types), derived_aggregate() (a filtered profile's, from its input's),
+// location_sums() and aggregate_from_locations() (a table from sums kept per location),
 // its pprof row order and folded stacks; _core.package_of. Python formats the reports.
 #include <optional>
 
 #include "pybind.hpp"
 #include "pprofcore/aggregate.hpp"
 #include "pprofcore/aggregate_derived.hpp"
+#include "pprofcore/aggregate_locations.hpp"
 #include "pprofcore/folded.hpp"
 #include "pprofcore/packages.hpp"
 
@@ -175,6 +177,38 @@ void bind_aggregate(py::module_& m) {
       py::arg("label_div_type") = -1,
       "aggregate() of a profile that filter_by_name made from `parent` (its kept and hidden masks), from parent's "
       "table built with the same arguments; None when it must be aggregated anew.");
+  py::class_<LocationSums, std::shared_ptr<LocationSums>>(
+      m, "LocationSums", "Per location of a profile: flat and cum of every sample type, and its frames.");
+  m.def(
+      "location_sums",
+      [](const Profile& p) {
+        auto out = std::make_shared<LocationSums>();
+        py::gil_scoped_release nogil;  // p is immutable; out is not shared yet
+        *out = location_sums(p);
+        return out;
+      },
+      py::arg("profile"), "The sums aggregate_from_locations() builds node tables from, one pass over the samples.");
+  m.def(
+      "aggregate_from_locations",
+      [](const Profile& p, const LocationSums& sums, const std::string& granularity, bool inline_frames, int label_type,
+         int label_div_type, double max_walked_share) -> std::optional<std::shared_ptr<NodeTable>> {
+        AggregateOptions opt;
+        opt.granularity = parse_granularity(granularity);
+        opt.inline_frames = inline_frames;
+        opt.label_type = label_type;
+        opt.label_div_type = label_div_type;
+        std::optional<NodeTable> t;
+        {
+          py::gil_scoped_release nogil;  // the profile and the sums are immutable
+          t = aggregate_from_locations(p, sums, opt, max_walked_share);
+        }
+        if (!t) return std::nullopt;
+        return std::make_shared<NodeTable>(std::move(*t));
+      },
+      py::arg("profile"), py::arg("sums"), py::arg("granularity") = "functions", py::arg("inline_frames") = true,
+      py::arg("label_type") = -1, py::arg("label_div_type") = -1, py::arg("max_walked_share") = 0.5,
+      "aggregate() from the profile's location_sums(); None when the frames it would walk are more than "
+      "max_walked_share of all.");
   m.attr("MAX_INLINE_LABEL_TYPES") = kMaxInlineLabelTypes;
   m.def("package_of", &package_of, py::arg("name"), py::arg("file") = "",
         "The package of a function from its name (and file): Go import path, Java package, C++/Rust namespace, "

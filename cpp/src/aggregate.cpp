@@ -262,13 +262,8 @@ void sum_samples(const Profile& p, const NodeTable& t, const SumContext& c, size
       }
       for (int64_t j = ne - 1; j >= nb; --j) {
         const int32_t n = t.loc_nodes[static_cast<size_t>(j)];
-        const size_t nr = static_cast<size_t>(n);
-        add_cum(nr);
-        if (bits && parent >= 0 && parent != n) {
-          const bool is_inline = j != ne - 1;
-          if (!is_inline) out.noinline_in[nr] |= bits;
-          if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
-        }
+        add_cum(static_cast<size_t>(n));
+        note_in_edge(c, out, parent, n, j != ne - 1, bits);
         parent = n;
       }
     }

@@ -60,6 +60,17 @@ struct SampleSums {
   }
 };
 
+// Notes the in-edge parent -> n of a sample with label bits `bits` (none
+// from the root, between frames of one node, or without bits); `is_inline`
+// when n is not its location's outermost frame.
+inline void note_in_edge(const SumContext& c, SampleSums& out, int32_t parent, int32_t n, bool is_inline,
+                         uint64_t bits) {
+  if (!bits || parent < 0 || parent == n) return;
+  const size_t nr = static_cast<size_t>(n);
+  if (!is_inline) out.noinline_in[nr] |= bits;
+  if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+}
+
 // Runs pass(context, first, last, out) over samples [0, ns) in parts on
 // threads (as many as opt allows) and adds the parts in sample order (sums
 // wrap as one pass would, edges keep their first appearance); sets t's flat,

@@ -18,6 +18,7 @@ __all__: list[str] = [
     "DecodeError",
     "DeltaComputer",
     "GzipError",
+    "LocationSums",
     "Merger",
     "NodeTable",
     "Profile",
@@ -25,6 +26,7 @@ __all__: list[str] = [
     "Strings",
     "add_label_frames",
     "aggregate",
+    "aggregate_from_locations",
     "apply_symbols",
     "compact",
     "decode",
@@ -45,6 +47,7 @@ __all__: list[str] = [
     "keep_labels",
     "keep_samples",
     "load_many",
+    "location_sums",
     "merge",
     "merge_files",
     "prune",
@@ -253,6 +256,29 @@ def aggregate(
 ) -> NodeTable:
     """
     Flat/cum per pprof report node, all sample types at once.
+    """
+
+class LocationSums:
+    """
+    Per location of a profile: flat and cum of every sample type, and its frames.
+    """
+
+def location_sums(profile: Profile) -> LocationSums:
+    """
+    The sums aggregate_from_locations() builds node tables from, one pass over the samples.
+    """
+
+def aggregate_from_locations(
+    profile: Profile,
+    sums: LocationSums,
+    granularity: str = "functions",
+    inline_frames: bool = True,
+    label_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    max_walked_share: typing.SupportsFloat | typing.SupportsIndex = 0.5,
+) -> NodeTable | None:
+    """
+    aggregate() from the profile's location_sums(); None when the frames it would walk are more than max_walked_share of all.
     """
 
 def derived_aggregate(

@@ -37,6 +37,7 @@ class Derived:
         "sample_paths",
         "paths_parent",
         "filter_origin",
+        "location_sums",
         "used_locations",
         "report_totals",
         "num_label_units",
@@ -65,6 +66,9 @@ class Derived:
         #: or None) of a name filter, from which node tables are derived:
         #: ``_filter.filter_by_name``, read by ``reports._nodes.nodes``
         self.filter_origin: Optional[Tuple[Any, np.ndarray, Optional[np.ndarray]]] = None
+        #: every sample type's flat and cum per location (``_core.location_sums``), from
+        #: which node tables of another granularity are built: ``reports._nodes.located_nodes``
+        self.location_sums: Any = None
         #: per location, 1 when a sample's stack holds it: ``_filter.used_locations``
         self.used_locations: Optional[np.ndarray] = None
         #: per sample type, the report totals (plain, mean) a filtered copy keeps: ``_report_base.carry``

@@ -40,6 +40,8 @@ def nodes(profile: "Profile", by: str = "functions", inline: bool = True, label_
     if t is None:
         t = derived_nodes(profile, key)
         if t is None:
+            t = located_nodes(profile, key)
+        if t is None:
             t = _core.aggregate(profile._core, *key)
         cache[key] = t
     return t
@@ -60,6 +62,32 @@ def derived_nodes(profile: "Profile", key):
     if parent_t is None:
         return None
     return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
+
+
+#: Granularities whose nodes mostly sit in one place of one location, so
+#: that their sums come from the locations' (:func:`located_nodes`); at the
+#: others most frames belong to nodes in several places and need a full walk.
+LOCATED_GRANULARITIES = ("lines", "addresses")
+
+
+def located_nodes(profile: "Profile", key):
+    """The node table of ``key`` from the profile's sums per location (one
+    pass over its samples, kept for every later table): only the frames of
+    nodes found in several places and of those behind the inline labels are
+    walked (``_core.aggregate_from_locations``). None at another granularity
+    or when the C++ side finds that it must sum anew."""
+    if key[0] not in LOCATED_GRANULARITIES:
+        return None
+    return _core.aggregate_from_locations(profile._core, keep_location_sums(profile), *key)
+
+
+def keep_location_sums(profile: "Profile"):
+    """The profile's ``_core.location_sums``, summed on first use and kept
+    (the explorer sums them off the request path after its first Top)."""
+    derived = profile._derived
+    if derived.location_sums is None:
+        derived.location_sums = _core.location_sums(profile._core)
+    return derived.location_sums
 
 
 def node_inline_labels(profile: "Profile", by: str, inline: bool, label_type: int, mean: bool) -> np.ndarray:

@@ -22,6 +22,7 @@ from ..display.callgraph_layout import callgraph_layout
 from ..display.flamegraph import derive_call_trees, keep_call_trees
 from ..display.html import flamegraph_data
 from ..display.timeline import Timeline
+from ..reports._nodes import keep_location_sums
 from ._session import Session
 from ._source import SourceGuard
 from ._state import State
@@ -109,6 +110,10 @@ def top(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         edgefraction=state.edgefraction,
         relative_percentages=state.relative_percentages,
     )
+    # The loaded profile's sums per location, for a later change to lines or
+    # addresses to map onto its nodes instead of summing every frame.
+    loaded = session.parts(state)[0]
+    session.in_background(("location sums", state.profile), lambda: keep_location_sums(loaded))
     unit = prof.sample_types[ti][1]
     names = t["name"]
     rows = []
@@ -214,6 +219,10 @@ def peek(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         inline=not state.noinlines,
         relative_percentages=state.relative_percentages,
     )
+    # The loaded profile's sums per location, for a later change to lines or
+    # addresses to map onto its nodes instead of summing every frame.
+    loaded = session.parts(state)[0]
+    session.in_background(("location sums", state.profile), lambda: keep_location_sums(loaded))
     unit = prof.sample_types[ti][1]
     rows = []
     for k in range(min(len(t["name"]), MAX_ROWS)):
