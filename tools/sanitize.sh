@@ -45,12 +45,14 @@ tests=${SANITIZE_PYTESTS:-"tests/core/test_repair.py tests/robustness/test_malfo
 existing=""
 for t in $tests; do [ -f "${t%%::*}" ] && existing="$existing $t"; done
 # -s: pytest must not capture stderr, or a sanitizer that halts the interpreter
-# (UBSan exits with status 1) leaves no report to read.
+# (UBSan exits with status 1) leaves no report to read. -n: one worker process
+# per job (pytest-xdist); a worker inherits the terminal's stderr, so a report
+# is printed as it happens, and a halted worker fails its test.
 status=0
 # shellcheck disable=SC2086
 LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   PPROFCORE_STRESS_SECONDS=${PPROFCORE_STRESS_SECONDS:-3} PYTHONPATH=build-asan/pypkg \
-  python3 -m pytest -q -s -p no:cacheprovider $existing || status=$?
+  python3 -m pytest -q -s -p no:cacheprovider -n "$jobs" --dist loadfile $existing || status=$?
 [ "$status" = 0 ] || { echo "sanitize: Python tests failed ($status)" >&2; exit "$status"; }
 
 if [ "${SANITIZE_SKIP_TSAN:-0}" = 1 ]; then
@@ -70,7 +72,7 @@ else
   # shellcheck disable=SC2086
   LD_PRELOAD="$tpreload" TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tools/tsan.supp" \
     PPROFCORE_STRESS_SECONDS=${PPROFCORE_STRESS_SECONDS:-3} PYTHONPATH=build-tsan/pypkg \
-    $norand python3 -m pytest -q -s -p no:cacheprovider $tsan_tests || status=$?
+    $norand python3 -m pytest -q -s -p no:cacheprovider -n "$jobs" --dist loadfile $tsan_tests || status=$?
   [ "$status" = 0 ] || { echo "sanitize: Python tests under TSan failed ($status)" >&2; exit "$status"; }
 fi
 
@@ -82,15 +84,16 @@ echo "== 4/4 valgrind --leak-check=full on the C++ tests"
 nice cmake -S . -B build-valgrind -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPROFCORE_BUILD_TESTS=ON \
   -DPPROFCORE_BUILD_PYTHON=OFF >/dev/null
 nice cmake --build build-valgrind -j "$jobs"
-status=0
-for t in build-valgrind/test_*; do
-  [ -x "$t" ] || continue
-  echo "-- $t"
-  # --show-mismatched-frees=no: test_merge replaces the global operator new/delete
-  # with malloc/free (to count allocations), which valgrind would report as
-  # new/free mismatches.
+# One test binary per job at a time; each prints its name and fails the step on
+# any error or leak. --show-mismatched-frees=no: test_merge replaces the global
+# operator new/delete with malloc/free (to count allocations), which valgrind
+# would report as new/free mismatches.
+valgrind_one() {
+  echo "-- $1"
   valgrind --quiet --leak-check=full --show-mismatched-frees=no --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
-    --error-exitcode=99 "$t" >/dev/null || status=$?
-  [ "$status" = 0 ] || { echo "valgrind: $t failed ($status)"; exit "$status"; }
-done
+    --error-exitcode=99 "$1" >/dev/null || { echo "valgrind: $1 failed ($?)"; return 1; }
+}
+export -f valgrind_one
+find build-valgrind -maxdepth 1 -name 'test_*' -type f -perm -u+x -print0 | sort -z |
+  xargs -0 -P "$jobs" -I{} bash -c 'valgrind_one "$1"' _ {} || { echo "sanitize: valgrind failed" >&2; exit 1; }
 echo "sanitize: all clean"
