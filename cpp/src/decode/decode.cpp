@@ -144,6 +144,12 @@ PPROFCORE_INLINE void Decoder::field(Reader& r) {
       break;
     case ProfileField::kStringTable:
       expect(r, wt, kLen, path(field), tag_at);
+      // Streaming: the columns before the strings are usually whole by now, so
+      // their copies are made while the inflater works on the strings.
+      if (scratch_ && p_.strings.size() == 0 && samples_seen_ > 0) {
+        main_samples_.finish();
+        scratch_->copy_out_before_strings(p_);
+      }
       string_table_entry(r, tag_at);
       break;
     case ProfileField::kDropFrames:

@@ -118,13 +118,18 @@ class StreamScratch {
 
   // p's columns (still empty) take the kept buffers, capacity and all.
   void lend(Profile& p);
+  // Every column of p but the string table's becomes an exact-size copy now
+  // (the stream reached its string table): rows that come later grow the
+  // copy, and copy_out cuts it back to size.
+  void copy_out_before_strings(Profile& p);
   // p's columns become exact-size copies, and the kept buffers come back:
   // the profile never shares memory with a later load.
   void copy_out(Profile& p);
 
  private:
+  enum class Lent { kNone, kAll, kStrings };
   std::unique_ptr<Profile> columns_;
-  bool lent_ = false;
+  Lent lent_ = Lent::kNone;
 };
 
 // Maps ids to dense rows. Fast path: ids are 1..n in order.
