@@ -166,8 +166,7 @@ void sum_into(NodeTable& t, size_t nn, size_t ns, const AggregateOptions& opt, c
   const SumContext ctx{
       t.n_types,         nn, places.inline_capable.data(), places.holds_inline.data(), by_type, opt.label_type,
       opt.label_div_type};
-  const size_t parts =
-      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  const size_t parts = sample_parts(ns, opt);
   std::vector<SampleSums> done(parts);
   fork_join(parts, [&](size_t k) { pass(ctx, ns * k / parts, ns * (k + 1) / parts, done[k]); });
   for (size_t k = 1; k < parts; ++k) add_sums(done[0], done[k]);

@@ -3,11 +3,13 @@
 // (flat, cum, the bits of the edges behind the inline labels) and the labels
 // made from them. Not installed; only aggregate*.cpp include it.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "pprofcore/aggregate.hpp"
+#include "pprofcore/fork_join.hpp"
 #include "pprofcore/key_index.hpp"
 
 namespace pprofcore::aggregate_detail {
@@ -69,6 +71,13 @@ inline void note_in_edge(const SumContext& c, SampleSums& out, int32_t parent, i
   const size_t nr = static_cast<size_t>(n);
   if (!is_inline) out.noinline_in[nr] |= bits;
   if (c.inline_capable[nr]) (is_inline ? out.edge_inline : out.edge_plain)[out.edge_row(parent, n)] |= bits;
+}
+
+// Parts a pass over `ns` samples is split into: one per core, each of at
+// least opt.min_samples_per_thread samples.
+inline size_t sample_parts(size_t ns, const AggregateOptions& opt) {
+  return std::max<size_t>(1,
+                          std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
 }
 
 // Runs pass(context, first, last, out) over samples [0, ns) in parts on

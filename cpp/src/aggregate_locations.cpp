@@ -44,8 +44,7 @@ void add_location_sums(const Profile& p, size_t first, size_t last, LocationSums
 
 LocationSums location_sums(const Profile& p, const AggregateOptions& opt) {
   const size_t ns = p.num_samples();
-  const size_t parts =
-      std::max<size_t>(1, std::min<size_t>(hardware_threads(), ns / std::max<size_t>(1, opt.min_samples_per_thread)));
+  const size_t parts = sample_parts(ns, opt);
   std::vector<LocationSums> done(parts);
   fork_join(parts, [&](size_t k) { add_location_sums(p, ns * k / parts, ns * (k + 1) / parts, done[k]); });
   LocationSums& out = done[0];
