@@ -110,10 +110,7 @@ def top(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         edgefraction=state.edgefraction,
         relative_percentages=state.relative_percentages,
     )
-    # The loaded profile's sums per location, for a later change to lines or
-    # addresses to map onto its nodes instead of summing every frame.
-    loaded = session.parts(state)[0]
-    session.in_background(("location sums", state.profile), lambda: keep_location_sums(loaded))
+    keep_location_sums_later(session, state)
     unit = prof.sample_types[ti][1]
     names = t["name"]
     rows = []
@@ -181,6 +178,14 @@ def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     return {"graph": callgraph_layout(g)}
 
 
+def keep_location_sums_later(session: Session, state: State) -> None:
+    """Sums the loaded profile's samples per location off the request path
+    (once per profile), for a later change to lines or addresses to map onto
+    its nodes instead of summing every frame (``reports._nodes.located_nodes``)."""
+    loaded = session.parts(state)[0]
+    session.in_background(("location sums", state.profile), lambda: keep_location_sums(loaded))
+
+
 # The most other sample types whose graphs are built ahead of a switch.
 MAX_GRAPH_TYPES = 8
 
@@ -219,10 +224,7 @@ def peek(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
         inline=not state.noinlines,
         relative_percentages=state.relative_percentages,
     )
-    # The loaded profile's sums per location, for a later change to lines or
-    # addresses to map onto its nodes instead of summing every frame.
-    loaded = session.parts(state)[0]
-    session.in_background(("location sums", state.profile), lambda: keep_location_sums(loaded))
+    keep_location_sums_later(session, state)
     unit = prof.sample_types[ti][1]
     rows = []
     for k in range(min(len(t["name"]), MAX_ROWS)):
