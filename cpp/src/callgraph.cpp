@@ -229,7 +229,8 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
 }
 
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths) {
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                                const std::vector<uint8_t>* kept) {
   const size_t nt = parent.num_types(), np = parent.num_samples();
   if (child.num_types() != nt || t.size() != parent_t.size() || t.loc_node_offsets != parent_t.loc_node_offsets ||
       t.loc_nodes != parent_t.loc_nodes)
@@ -237,12 +238,22 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
       parent_paths.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
-  // The match reads every parent sample: for a child of few frames, building
-  // its paths anew is cheaper.
-  if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
-  bool ok = false;
-  const std::vector<size_t> rows = matching_samples(child, parent, ok);
-  if (!ok) return std::nullopt;
+  std::vector<size_t> rows;
+  if (kept) {  // the filter's own record: no match needed, and a copy beats a walk at any size
+    if (kept->size() != np) throw InternalError("derived_sample_paths: the kept mask does not fit the parent");
+    rows.reserve(child.num_samples());
+    for (size_t s = 0; s < np; ++s)
+      if ((*kept)[s]) rows.push_back(s);
+    if (rows.size() != child.num_samples())
+      throw InternalError("derived_sample_paths: the kept mask does not fit the child");
+  } else {
+    // The match reads every parent sample: for a child of few frames, building
+    // its paths anew is cheaper.
+    if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
+    bool ok = false;
+    rows = matching_samples(child, parent, ok);
+    if (!ok) return std::nullopt;
+  }
   SamplePaths out;
   out.num_nodes = parent_paths.num_nodes;
   out.num_types = nt;

@@ -401,10 +401,15 @@ def graph_remove_redundant_edges(
     """
 
 def derived_sample_paths(
-    profile: Profile, nodes: NodeTable, parent: Profile, parent_nodes: NodeTable, parent_paths: SamplePaths
+    profile: Profile,
+    nodes: NodeTable,
+    parent: Profile,
+    parent_nodes: NodeTable,
+    parent_paths: SamplePaths,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
 ) -> SamplePaths | None:
     """
-    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None.
+    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them.
     """
 
 def sample_paths(

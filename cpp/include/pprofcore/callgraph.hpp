@@ -93,8 +93,12 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts = 0)
 // left out (or from the kept ones, when fewer). Equal to sample_paths(child, t).
 // nullopt when child is not such a profile, t maps locations otherwise, or
 // child holds under half the parent's frames (building anew costs less).
+// `kept` (one byte per parent sample, what filter_by_name records) names the
+// kept samples instead of matching them again; the child must hold exactly
+// those (InternalError otherwise).
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths);
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                                const std::vector<uint8_t>* kept = nullptr);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or

@@ -24,6 +24,7 @@ from ._escape import dot_string
 from ._files import save_by_extension
 from .dot import pprof_dot
 from .dot_tags import BASE_LABEL, node_tags
+from .._filter import samples_kept_from
 from .flamegraph import stack_nodes
 from .html import callgraph_html
 
@@ -149,7 +150,8 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
         parent_paths = None if parent is None else parent._derived.sample_paths.get(key)
         if parent_paths is not None:  # copied from the parent's when its samples hold these
             parent_table = stack_nodes(parent, by, inline)
-            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths)
+            kept = samples_kept_from(profile, parent)  # the name filter's record, else matched in C++
+            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths, kept)
         if paths is None:
             paths = _core.sample_paths(profile._core, table)
         cache[key] = paths
