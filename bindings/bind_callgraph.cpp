@@ -59,6 +59,17 @@ void bind_callgraph(py::module_& m) {
       "The SamplePaths of profile over the report nodes of nodes; parts: threads the walk is split into (0: two "
       "or more for big profiles while a core is idle). The paths are the same for any.");
   m.def(
+      "mapped_sample_paths",
+      [](const Profile& p, const NodeTable& nodes, const NodeTable& from_nodes, const SamplePaths& from,
+         size_t parts) {
+        py::gil_scoped_release nogil;  // profile, node tables and paths are immutable
+        return mapped_sample_paths(p, nodes, from_nodes, from, parts);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("from_nodes"), py::arg("from_paths"), py::arg("parts") = 0,
+      "The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each "
+      "location has as many nodes in both tables and each row of from_nodes always stands for the same row of "
+      "nodes (files from lines); else None.");
+  m.def(
       "derived_sample_paths",
       [](const Profile& child, const NodeTable& nodes, const Profile& parent, const NodeTable& parent_nodes,
          const SamplePaths& parent_paths,

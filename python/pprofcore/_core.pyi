@@ -48,6 +48,7 @@ __all__: list[str] = [
     "keep_samples",
     "load_many",
     "location_sums",
+    "mapped_sample_paths",
     "merge",
     "merge_files",
     "prune",
@@ -398,6 +399,17 @@ def graph_remove_redundant_edges(
 ) -> numpy.typing.NDArray[numpy.uint8]:
     """
     pprof's RemoveRedundantEdges: graph['keep_edge'] (uint8) with the redundant residual edges cleared.
+    """
+
+def mapped_sample_paths(
+    profile: Profile,
+    nodes: NodeTable,
+    from_nodes: NodeTable,
+    from_paths: SamplePaths,
+    parts: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> SamplePaths | None:
+    """
+    The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each location has as many nodes in both tables and each row of from_nodes always stands for the same row of nodes (files from lines); else None.
     """
 
 def derived_sample_paths(

@@ -140,7 +140,10 @@ def callgraph(
 def sample_paths(profile: "Profile", by: str, inline: bool = True):
     """Each sample's report nodes of ``by``, root first (``_core.sample_paths``),
     cached on the profile: every build of its graphs (each sample type, each
-    trimming step) walks them instead of the locations."""
+    trimming step) walks them instead of the locations. Copied from the
+    parent's paths after a filter, or renamed from another granularity's
+    cached paths when its nodes map one for one (files from lines), before
+    they are walked anew."""
     cache = profile._derived.sample_paths
     key = (by, inline)
     paths = cache.get(key)
@@ -152,6 +155,9 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
             parent_table = stack_nodes(parent, by, inline)
             kept = samples_kept_from(profile, parent)  # the name filter's record, else matched in C++
             paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths, kept)
+        for (other_by, other_inline), other in list(cache.items()):  # another granularity's, renamed
+            if paths is None and other_inline == inline:
+                paths = _core.mapped_sample_paths(profile._core, table, stack_nodes(profile, other_by, inline), other)
         if paths is None:
             paths = _core.sample_paths(profile._core, table)
         cache[key] = paths
