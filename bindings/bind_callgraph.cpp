@@ -60,8 +60,7 @@ void bind_callgraph(py::module_& m) {
       "or more for big profiles while a core is idle). The paths are the same for any.");
   m.def(
       "mapped_sample_paths",
-      [](const Profile& p, const NodeTable& nodes, const NodeTable& from_nodes, const SamplePaths& from,
-         size_t parts) {
+      [](const Profile& p, const NodeTable& nodes, const NodeTable& from_nodes, const SamplePaths& from, size_t parts) {
         py::gil_scoped_release nogil;  // profile, node tables and paths are immutable
         return mapped_sample_paths(p, nodes, from_nodes, from, parts);
       },

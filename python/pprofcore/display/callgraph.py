@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
+from .._filter import samples_kept_from
 from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -24,7 +25,6 @@ from ._escape import dot_string
 from ._files import save_by_extension
 from .dot import pprof_dot
 from .dot_tags import BASE_LABEL, node_tags
-from .._filter import samples_kept_from
 from .flamegraph import stack_nodes
 from .html import callgraph_html
 
