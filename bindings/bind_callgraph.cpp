@@ -59,15 +59,30 @@ void bind_callgraph(py::module_& m) {
       "The SamplePaths of profile over the report nodes of nodes; parts: threads the walk is split into (0: two "
       "or more for big profiles while a core is idle). The paths are the same for any.");
   m.def(
+      "mapped_sample_paths",
+      [](const Profile& p, const NodeTable& nodes, const NodeTable& from_nodes, const SamplePaths& from, size_t parts) {
+        py::gil_scoped_release nogil;  // profile, node tables and paths are immutable
+        return mapped_sample_paths(p, nodes, from_nodes, from, parts);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("from_nodes"), py::arg("from_paths"), py::arg("parts") = 0,
+      "The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each "
+      "location has as many nodes in both tables and each row of from_nodes always stands for the same row of "
+      "nodes (files from lines); else None.");
+  m.def(
       "derived_sample_paths",
       [](const Profile& child, const NodeTable& nodes, const Profile& parent, const NodeTable& parent_nodes,
-         const SamplePaths& parent_paths) {
-        py::gil_scoped_release nogil;  // profiles, node tables and paths are immutable
-        return derived_sample_paths(child, nodes, parent, parent_nodes, parent_paths);
+         const SamplePaths& parent_paths,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
+        std::vector<uint8_t> mask;
+        if (kept) mask.assign(kept->data(), kept->data() + kept->size());
+        py::gil_scoped_release nogil;  // profiles, node tables and paths are immutable; the mask was copied
+        return derived_sample_paths(child, nodes, parent, parent_nodes, parent_paths, kept ? &mask : nullptr);
       },
       py::arg("profile"), py::arg("nodes"), py::arg("parent"), py::arg("parent_nodes"), py::arg("parent_paths"),
+      py::arg("kept") = py::none(),
       "The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of "
-      "parent's (same stacks and values, in order) and both node tables map locations alike; else None.");
+      "parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept "
+      "(one byte per parent sample, as filter_by_name gives) says which, instead of matching them.");
   m.def(
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,

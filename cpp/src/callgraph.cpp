@@ -184,6 +184,57 @@ void walk_paths_part(const Profile& p, const NodeTable& t, size_t s0, size_t s1,
   }
 }
 
+// Runs walk(s0, s1, flat, cum) over the samples of `out` in parts on threads
+// (`parts` as sample_paths takes it); parts after the first sum into sums of
+// their own, added at the end (wrapping sums are exact in any order).
+template <class Walk>
+void walk_in_parts(size_t ns, size_t parts, SamplePaths& out, const Walk& walk) {
+  const size_t np = parts ? std::min(parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);
+  std::vector<std::vector<int64_t>> part_sums(2 * (np - 1), std::vector<int64_t>(out.flat.size(), 0));
+  fork_join(np, [&](size_t k) {
+    int64_t* flat = k ? part_sums[2 * k - 2].data() : out.flat.data();
+    int64_t* cum = k ? part_sums[2 * k - 1].data() : out.cum.data();
+    walk(ns * k / np, ns * (k + 1) / np, flat, cum);
+  });
+  for (size_t k = 1; k < np; ++k)
+    for (size_t i = 0; i < out.flat.size(); ++i) {
+      out.flat[i] = wrapping_add(out.flat[i], part_sums[2 * k - 2][i]);
+      out.cum[i] = wrapping_add(out.cum[i], part_sums[2 * k - 1][i]);
+    }
+}
+
+// mapped_sample_paths' walk over samples [s0, s1): each node of `from`'s
+// paths replaced by its row in `to` (the inline marks kept), the sums added.
+template <size_t kTypes>
+void map_paths(const Profile& p, const SamplePaths& from, const std::vector<int32_t>& to, size_t s0, size_t s1,
+               SamplePaths& out, int64_t* flat, int64_t* cum) {
+  const size_t nt = kTypes ? kTypes : p.num_types();
+  std::vector<uint32_t> seen(out.num_nodes, 0);
+  const int32_t* in = from.nodes.data();
+  int32_t* nodes = out.nodes.data();
+  const int32_t* row = to.data();
+  for (size_t s = s0; s < s1; ++s) {
+    const size_t begin = static_cast<size_t>(out.offsets[s]), end = static_cast<size_t>(out.offsets[s + 1]);
+    for (size_t i = begin; i < end; ++i) nodes[i] = in[i] < 0 ? ~row[~in[i]] : row[in[i]];
+    out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + s * nt, nt,
+                                                    static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+  }
+}
+
+void map_paths_part(const Profile& p, const SamplePaths& from, const std::vector<int32_t>& to, size_t s0, size_t s1,
+                    SamplePaths& out, int64_t* flat, int64_t* cum) {
+  switch (p.num_types()) {
+    case 1:
+      return map_paths<1>(p, from, to, s0, s1, out, flat, cum);
+    case 2:
+      return map_paths<2>(p, from, to, s0, s1, out, flat, cum);
+    case 4:
+      return map_paths<4>(p, from, to, s0, s1, out, flat, cum);
+    default:
+      return map_paths<0>(p, from, to, s0, s1, out, flat, cum);
+  }
+}
+
 }  // namespace
 
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
@@ -211,25 +262,48 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
     out.offsets[s + 1] = out.offsets[s] + len;
   }
   out.nodes.resize(static_cast<size_t>(out.offsets[ns]));
-  // Parts after the first sum into sums of their own, added at the end
-  // (wrapping sums are exact in any order).
-  const size_t np = parts ? std::min(parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);
-  std::vector<std::vector<int64_t>> part_sums(2 * (np - 1), std::vector<int64_t>(out.num_nodes * nt, 0));
-  fork_join(np, [&](size_t k) {
-    int64_t* flat = k ? part_sums[2 * k - 2].data() : out.flat.data();
-    int64_t* cum = k ? part_sums[2 * k - 1].data() : out.cum.data();
-    walk_paths_part(p, t, ns * k / np, ns * (k + 1) / np, out, flat, cum);
+  walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
+    walk_paths_part(p, t, s0, s1, out, flat, cum);
   });
-  for (size_t k = 1; k < np; ++k)
-    for (size_t i = 0; i < out.flat.size(); ++i) {
-      out.flat[i] = wrapping_add(out.flat[i], part_sums[2 * k - 2][i]);
-      out.cum[i] = wrapping_add(out.cum[i], part_sums[2 * k - 1][i]);
-    }
+  return out;
+}
+
+std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable& t, const NodeTable& from_t,
+                                               const SamplePaths& from, size_t parts) {
+  const size_t ns = p.num_samples(), nt = p.num_types();
+  if (t.loc_node_offsets.size() != p.locations.size() + 1)
+    throw InternalError("node table was built from another profile");
+  if (from.offsets.size() != ns + 1 || from.num_nodes != from_t.size() || from.num_types != nt)
+    throw InternalError("sample paths were built from another profile or node table");
+  // Each location's nodes one for one (the same count, so the same places in
+  // every path), and each of from_t's rows always the same row of t: found
+  // over the locations, not the samples.
+  if (t.loc_node_offsets != from_t.loc_node_offsets) return std::nullopt;
+  std::vector<int32_t> to(from_t.size(), -1);
+  for (size_t j = 0; j < from_t.loc_nodes.size(); ++j) {
+    int32_t& row = to[static_cast<size_t>(from_t.loc_nodes[j])];
+    if (row < 0)
+      row = t.loc_nodes[j];
+    else if (row != t.loc_nodes[j])
+      return std::nullopt;  // one node of from_t stands for several of t (lines to functions)
+  }
+  SamplePaths out;
+  out.num_nodes = t.size();
+  out.num_types = nt;
+  out.flat.assign(out.num_nodes * nt, 0);
+  out.cum.assign(out.num_nodes * nt, 0);
+  out.offsets = from.offsets;
+  out.repeats.assign(ns, 0);
+  out.nodes.resize(from.nodes.size());
+  walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
+    map_paths_part(p, from, to, s0, s1, out, flat, cum);
+  });
   return out;
 }
 
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths) {
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                                const std::vector<uint8_t>* kept) {
   const size_t nt = parent.num_types(), np = parent.num_samples();
   if (child.num_types() != nt || t.size() != parent_t.size() || t.loc_node_offsets != parent_t.loc_node_offsets ||
       t.loc_nodes != parent_t.loc_nodes)
@@ -237,12 +311,22 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
       parent_paths.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
-  // The match reads every parent sample: for a child of few frames, building
-  // its paths anew is cheaper.
-  if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
-  bool ok = false;
-  const std::vector<size_t> rows = matching_samples(child, parent, ok);
-  if (!ok) return std::nullopt;
+  std::vector<size_t> rows;
+  if (kept) {  // the filter's own record: no match needed, and a copy beats a walk at any size
+    if (kept->size() != np) throw InternalError("derived_sample_paths: the kept mask does not fit the parent");
+    rows.reserve(child.num_samples());
+    for (size_t s = 0; s < np; ++s)
+      if ((*kept)[s]) rows.push_back(s);
+    if (rows.size() != child.num_samples())
+      throw InternalError("derived_sample_paths: the kept mask does not fit the child");
+  } else {
+    // The match reads every parent sample: for a child of few frames, building
+    // its paths anew is cheaper.
+    if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
+    bool ok = false;
+    rows = matching_samples(child, parent, ok);
+    if (!ok) return std::nullopt;
+  }
   SamplePaths out;
   out.num_nodes = parent_paths.num_nodes;
   out.num_types = nt;

@@ -48,6 +48,7 @@ __all__: list[str] = [
     "keep_samples",
     "load_many",
     "location_sums",
+    "mapped_sample_paths",
     "merge",
     "merge_files",
     "prune",
@@ -400,11 +401,27 @@ def graph_remove_redundant_edges(
     pprof's RemoveRedundantEdges: graph['keep_edge'] (uint8) with the redundant residual edges cleared.
     """
 
-def derived_sample_paths(
-    profile: Profile, nodes: NodeTable, parent: Profile, parent_nodes: NodeTable, parent_paths: SamplePaths
+def mapped_sample_paths(
+    profile: Profile,
+    nodes: NodeTable,
+    from_nodes: NodeTable,
+    from_paths: SamplePaths,
+    parts: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> SamplePaths | None:
     """
-    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None.
+    The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each location has as many nodes in both tables and each row of from_nodes always stands for the same row of nodes (files from lines); else None.
+    """
+
+def derived_sample_paths(
+    profile: Profile,
+    nodes: NodeTable,
+    parent: Profile,
+    parent_nodes: NodeTable,
+    parent_paths: SamplePaths,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+) -> SamplePaths | None:
+    """
+    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them.
     """
 
 def sample_paths(

@@ -2,7 +2,8 @@
 (``_core.derived_sample_paths``, what the explorer does for focus, ignore and
 label filters) against the paths built from scratch on the filtered profile:
 every build of the call graph over them (each sample type, kept masks, edges,
-tags) is the same. Generated profiles (Hypothesis: recursion, zero and
+tags) is the same, whether the kept samples are matched again or named by the
+name filter's own record (``samples_kept_from``). Generated profiles (Hypothesis: recursion, zero and
 negative values, labels) under every filter kind, including those the copy
 must refuse (hide and show change the stacks)."""
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import explorer_data
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pprofcore import _core
+from pprofcore._filter import samples_kept_from
 from pprofcore.display.callgraph import derive_sample_paths, sample_paths
 from pprofcore.display.flamegraph import stack_nodes
 
@@ -69,6 +72,11 @@ def test_paths_copied_from_the_parent_equal_paths_built_anew(samples, filters, m
     if big and not {"hide", "show", "show_from"} & set(filters):  # these keep samples as they are: copied
         parent_table, parent_paths = stack_nodes(parent, "functions"), sample_paths(parent, "functions")
         assert _core.derived_sample_paths(child._core, table, parent._core, parent_table, parent_paths) is not None
+    mask = samples_kept_from(child, parent)
+    if mask is not None:  # the name filter's record: copied at any size, equal to the paths built anew
+        parent_table, parent_paths = stack_nodes(parent, "functions"), sample_paths(parent, "functions")
+        by_mask = _core.derived_sample_paths(child._core, table, parent._core, parent_table, parent_paths, mask)
+        assert by_mask == want, filters
     for g, w in zip(graphs(child, table, got), graphs(child, table, want)):
         for key in w:
             assert np.array_equal(g[key], w[key]), (filters, key)
@@ -91,3 +99,24 @@ def test_paths_of_a_profile_with_other_samples_are_not_copied(cpu):
     assert 2 * len(few.stack_locations) < len(cpu.stack_locations) and copied(few) is None
     many = cpu.filter(ignore="sha256")
     assert 2 * len(many.stack_locations) >= len(cpu.stack_locations) and copied(many) is not None
+
+
+def test_paths_copied_by_the_filters_mask_equal_those_matched(cpu):
+    """The name filter's kept mask gives the same paths as matching the
+    samples again, also for a child too small to be matched (copied anyway);
+    a mask that does not fit the parent or the child is refused."""
+    table = stack_nodes(cpu, "functions")
+    parent_paths = _core.sample_paths(cpu._core, table)
+    for kwargs in ({"ignore": "sha256"}, {"focus": "sha256"}, {"focus": "main", "ignore": "runtime"}):
+        child = cpu.filter(**kwargs)
+        mask = samples_kept_from(child, cpu)
+        assert mask is not None
+        child_table = stack_nodes(child, "functions")
+        got = _core.derived_sample_paths(child._core, child_table, cpu._core, table, parent_paths, mask)
+        assert got == _core.sample_paths(child._core, child_table), kwargs
+    with pytest.raises(RuntimeError, match="kept mask"):
+        _core.derived_sample_paths(child._core, child_table, cpu._core, table, parent_paths, mask[1:])
+    wrong = mask.copy()
+    wrong[np.flatnonzero(wrong == 0)[0]] = 1
+    with pytest.raises(RuntimeError, match="kept mask"):
+        _core.derived_sample_paths(child._core, child_table, cpu._core, table, parent_paths, wrong)

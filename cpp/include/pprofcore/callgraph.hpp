@@ -86,6 +86,15 @@ struct SamplePaths {
 // or the machine crowded; idle_cpu.hpp). The paths are the same for any.
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts = 0);
 
+// The sample paths of p over t from `from`, its paths over another node table
+// `from_t` of p, when each location has as many nodes in both tables and each
+// row of from_t always stands for the same row of t (files or functions from
+// lines; functions to files when every function has one file): each path's
+// nodes renamed, no walk of the stacks. Equal to sample_paths(p, t, parts);
+// nullopt when the tables do not map so.
+std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable& t, const NodeTable& from_t,
+                                               const SamplePaths& from, size_t parts = 0);
+
 // The sample paths of `child`, a profile whose samples are some of `parent`'s
 // (same stacks and values, in order; what focus, ignore and tag filters keep),
 // from `parent_paths` (sample_paths of parent and parent_t): each kept sample's
@@ -93,8 +102,12 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts = 0)
 // left out (or from the kept ones, when fewer). Equal to sample_paths(child, t).
 // nullopt when child is not such a profile, t maps locations otherwise, or
 // child holds under half the parent's frames (building anew costs less).
+// `kept` (one byte per parent sample, what filter_by_name records) names the
+// kept samples instead of matching them again; the child must hold exactly
+// those (InternalError otherwise).
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths);
+                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                                const std::vector<uint8_t>* kept = nullptr);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
+from .._filter import samples_kept_from
 from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -139,7 +140,10 @@ def callgraph(
 def sample_paths(profile: "Profile", by: str, inline: bool = True):
     """Each sample's report nodes of ``by``, root first (``_core.sample_paths``),
     cached on the profile: every build of its graphs (each sample type, each
-    trimming step) walks them instead of the locations."""
+    trimming step) walks them instead of the locations. Copied from the
+    parent's paths after a filter, or renamed from another granularity's
+    cached paths when its nodes map one for one (files from lines), before
+    they are walked anew."""
     cache = profile._derived.sample_paths
     key = (by, inline)
     paths = cache.get(key)
@@ -149,7 +153,11 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
         parent_paths = None if parent is None else parent._derived.sample_paths.get(key)
         if parent_paths is not None:  # copied from the parent's when its samples hold these
             parent_table = stack_nodes(parent, by, inline)
-            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths)
+            kept = samples_kept_from(profile, parent)  # the name filter's record, else matched in C++
+            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths, kept)
+        for (other_by, other_inline), other in list(cache.items()):  # another granularity's, renamed
+            if paths is None and other_inline == inline:
+                paths = _core.mapped_sample_paths(profile._core, table, stack_nodes(profile, other_by, inline), other)
         if paths is None:
             paths = _core.sample_paths(profile._core, table)
         cache[key] = paths
