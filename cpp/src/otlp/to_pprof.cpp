@@ -20,7 +20,6 @@
 #include "output_strings.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/strings.hpp"
-#include "pprofcore/wire.hpp"  // PPROFCORE_INLINE
 
 namespace pprofcore::otlp::detail {
 namespace {
@@ -183,16 +182,12 @@ class Builder {
   Profile p;
 
   // Room for every dictionary row, for a profile that is the whole message
-  // (most rows reach it): no table grows by copying. The location, line and
-  // function columns get their full size now and rows are stored by index
-  // (put()): a push_back per column and row was a tenth of large.cpu's
-  // decode. finish() cuts them to the rows made.
+  // (most rows reach it): no table grows by copying.
   void reserve_tables() {
     const size_t nl = m_.locations.size(), nf = m_.functions.size(), nm = m_.mappings.size();
-    p.locations.for_each_column([nl](const char*, auto& c) { c.resize(nl + 1); });
-    p.lines.for_each_column([this](const char*, auto& c) { c.resize(m_.lines.size()); });
-    p.functions.for_each_column([nf](const char*, auto& c) { c.resize(nf); });
-    presized_ = true;
+    p.locations.for_each_column([nl](const char*, auto& c) { c.reserve(nl + 1); });
+    p.lines.for_each_column([this](const char*, auto& c) { c.reserve(m_.lines.size()); });
+    p.functions.for_each_column([nf](const char*, auto& c) { c.reserve(nf); });
     p.mappings.for_each_column([nm](const char*, auto& c) { c.reserve(nm); });
     strings_.reserve_bytes(m_.strings.bytes + 64);
   }
@@ -289,11 +284,6 @@ class Builder {
   // index written here was checked against its table, as in the profile.proto
   // decoder; the fuzz target and the OTLP tests check the invariants.
   Profile finish() {
-    p.locations.for_each_column([this](const char* name, auto& c) {
-      c.resize(locations_ + (std::strcmp(name, "line_offsets") == 0));  // n + 1 offsets
-    });
-    p.lines.for_each_column([this](const char*, auto& c) { c.resize(lines_); });
-    p.functions.for_each_column([this](const char*, auto& c) { c.resize(functions_); });
     p.strings = strings_.take();
     return std::move(p);
   }
@@ -354,7 +344,7 @@ class Builder {
     size_t i = checked(m_, index, m_.locations.size(), "Stack.location_indices", "location_table", offset);
     const Location& x = m_.locations[i];
     auto& t = p.locations;
-    const size_t row = locations_++;
+    int32_t row = static_cast<int32_t>(t.size());
     int32_t mapping = x.mapping == 0 ? -1 : this->mapping(x.mapping, x.offset);
     bool folded = false;
     for (size_t k = x.attrs_begin; k < x.attrs_end; ++k) {
@@ -367,19 +357,18 @@ class Builder {
     }
     for (size_t k = x.lines_begin; k < x.lines_end; ++k) {
       const Line& l = m_.lines[k];
-      const size_t r = lines_++;
-      put(p.lines.function, r, function(l.function, x.offset));
-      put(p.lines.line, r, l.line);
-      put(p.lines.column, r, l.column);
+      p.lines.function.push_back(function(l.function, x.offset));
+      p.lines.line.push_back(l.line);
+      p.lines.column.push_back(l.column);
     }
-    put(t.id, row, row + 1);
-    put(t.mapping, row, mapping);
-    put(t.address, row, x.address);
-    put(t.is_folded, row, folded);
-    put(t.line_offsets, row + 1, lines_);
-    t_.loc_row[i] = static_cast<int32_t>(row);
-    if (row == in_order_ && i == in_order_ + 1) ++in_order_;
-    return static_cast<int32_t>(row);
+    t.id.push_back(static_cast<uint64_t>(row) + 1);
+    t.mapping.push_back(mapping);
+    t.address.push_back(x.address);
+    t.is_folded.push_back(folded);
+    t.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
+    t_.loc_row[i] = row;
+    if (static_cast<uint64_t>(row) == in_order_ && i == in_order_ + 1) ++in_order_;
+    return row;
   }
 
   int32_t function(int64_t index, int64_t offset) {
@@ -388,14 +377,14 @@ class Builder {
     if (t_.fn_row[i] >= 0) return t_.fn_row[i];
     const Function& x = m_.functions[i];
     auto& t = p.functions;
-    const size_t row = functions_++;
-    put(t.id, row, row + 1);
-    put(t.name, row, code(x.name, "Function.name_strindex", x.offset));
-    put(t.system_name, row, code(x.system_name, "Function.system_name_strindex", x.offset));
-    put(t.filename, row, code(x.filename, "Function.filename_strindex", x.offset));
-    put(t.start_line, row, x.start_line);
-    t_.fn_row[i] = static_cast<int32_t>(row);
-    return static_cast<int32_t>(row);
+    int32_t row = static_cast<int32_t>(t.size());
+    t.id.push_back(static_cast<uint64_t>(row) + 1);
+    t.name.push_back(code(x.name, "Function.name_strindex", x.offset));
+    t.system_name.push_back(code(x.system_name, "Function.system_name_strindex", x.offset));
+    t.filename.push_back(code(x.filename, "Function.filename_strindex", x.offset));
+    t.start_line.push_back(x.start_line);
+    t_.fn_row[i] = row;
+    return row;
   }
 
   int32_t mapping(int64_t index, int64_t offset) {
@@ -438,16 +427,6 @@ class Builder {
     return row;
   }
 
-  // Stores x as row `row` of col, the next row: by index into a column
-  // reserve_tables() sized, else appended.
-  template <class T, class U>
-  PPROFCORE_INLINE void put(std::vector<T>& col, size_t row, U x) {
-    if (presized_)
-      col[row] = static_cast<T>(x);
-    else
-      col.push_back(static_cast<T>(x));
-  }
-
   // made_[begin, made_.size()) as one word: begin in the high half, count in the low.
   uint64_t rows(size_t begin) const { return uint64_t(begin) << 32 | (made_.size() - begin); }
 
@@ -464,9 +443,6 @@ class Builder {
   // pprofcore) make every row so, and a frame in that prefix needs no
   // loc_row lookup (its row is its index - 1, as loc_row also says).
   uint64_t in_order_ = 0;
-  // Rows made so far (the columns are longer while presized_).
-  size_t locations_ = 0, lines_ = 0, functions_ = 0;
-  bool presized_ = false;
   const Message& m_;
   ConverterTables& t_;  // stack_at: where stack() first wrote each; attr_rows, link_rows: ranges of made_ (rows())
   OutputStrings strings_;
