@@ -219,6 +219,7 @@ class Builder {
       // e - b varints of at most 5 bytes, each ending where read_wire.cpp
       // counted one. The row table is read through a local pointer (it never
       // moves while a profile is built), not reloaded for every frame.
+      // Indices 1..in_order_ are rows 0..in_order_ - 1 (below): no table load.
       const int32_t* const rows = t_.loc_row.data();
       const uint64_t num_rows = t_.loc_row.size();
       for (size_t k = b; k < e; ++k) {
@@ -230,6 +231,10 @@ class Builder {
             v |= uint64_t(c & 0x7f) << shift;
             if (c < 0x80) break;
           }
+        }
+        if (v - 1 < in_order_) {  // index 0 wraps around: not in the prefix
+          *out++ = static_cast<int32_t>(v - 1);
+          continue;
         }
         const int32_t row = v < num_rows ? rows[v] : -1;
         *out++ = row >= 0 ? row : new_location(static_cast<int64_t>(v), at);
@@ -362,6 +367,7 @@ class Builder {
     t.is_folded.push_back(folded);
     t.line_offsets.push_back(static_cast<int64_t>(p.lines.size()));
     t_.loc_row[i] = row;
+    if (static_cast<uint64_t>(row) == in_order_ && i == in_order_ + 1) ++in_order_;
     return row;
   }
 
@@ -432,6 +438,11 @@ class Builder {
   static constexpr uint64_t kNotMade = ~uint64_t(0);
   static constexpr size_t kLocalDepth = 256;  // stacks up to this deep are decoded on the C++ stack
 
+  // Rows 0..in_order_ - 1 came from location_table[1..in_order_], in that
+  // order: writers that number locations by first use (Go's runtime, pprof,
+  // pprofcore) make every row so, and a frame in that prefix needs no
+  // loc_row lookup (its row is its index - 1, as loc_row also says).
+  uint64_t in_order_ = 0;
   const Message& m_;
   ConverterTables& t_;  // stack_at: where stack() first wrote each; attr_rows, link_rows: ranges of made_ (rows())
   OutputStrings strings_;
