@@ -59,7 +59,7 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
   constexpr uint64_t kValues = tag_byte(SampleField::kValue, wire::kLen);
   constexpr uint64_t kLabel = tag_byte(SampleField::kLabel, wire::kLen);
   const size_t n_types = s.tables.num_types();
-  const uint64_t n_strings = s.tables.strings.size();
+  const uint64_t n_strings = s.strings.size();
 
   constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
   constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
