@@ -8,6 +8,7 @@
 #include "pprofcore/arith.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/pool.hpp"
 #include "pprofcore/proto_fields.hpp"
 #include "pprofcore/scan.hpp"
@@ -18,9 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <exception>
-#include <iterator>
 #include <mutex>
 #include <string_view>
 #include <thread>
@@ -733,24 +732,29 @@ class Collector {
   }
 
  private:
-  // Strings numbered in order of first appearance (stable addresses for the index).
+  // Strings numbered in order of first appearance. An open-addressing table
+  // of codes (hashing.hpp): every row of every profile is looked up here, on
+  // the thread that also collects, and std::unordered_map's node per string
+  // and its hash cost several times more.
   class Interner {
    public:
     int32_t intern(std::string_view s) {
-      auto it = index_.find(s);
-      if (it != index_.end()) return it->second;
-      const int32_t code = static_cast<int32_t>(stored_.size());
+      const uint64_t h = hash_bytes(s);
+      const int32_t found = index_.find(h, [&](int32_t c) { return stored_[static_cast<size_t>(c)] == s; });
+      if (found >= 0) return found;
+      const auto code = static_cast<int32_t>(stored_.size());
       stored_.emplace_back(s);
-      index_.emplace(stored_.back(), code);
+      index_.insert(h, code);
       return code;
     }
     std::vector<std::string> take() {
-      return std::vector<std::string>(std::make_move_iterator(stored_.begin()), std::make_move_iterator(stored_.end()));
+      index_.clear();
+      return std::move(stored_);
     }
 
    private:
-    std::deque<std::string> stored_;
-    std::unordered_map<std::string_view, int32_t> index_;
+    std::vector<std::string> stored_;
+    IdTable index_;  // codes, by content
   };
 
   SeriesResult out;
