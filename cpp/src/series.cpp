@@ -80,13 +80,15 @@ size_t choose_type(const Profile& p, Str&& str, const SampleTypeChoice& choice) 
 }
 
 size_t choose_sample_type(const Profile& p, const Strings& strings, const SampleTypeChoice& choice) {
-  return choose_type(p, [&](int32_t c) { return strings[static_cast<size_t>(c)]; }, choice);
+  return choose_type(
+      p, [&](int32_t c) { return strings[static_cast<size_t>(c)]; }, choice);
 }
 
 }  // namespace
 
 size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
-  return choose_type(p, [&](int32_t c) { return p.str(c); }, choice);
+  return choose_type(
+      p, [&](int32_t c) { return p.str(c); }, choice);
 }
 
 namespace {
@@ -194,9 +196,8 @@ class NameNodes {
       if (name.empty()) return false;
       // Two codes of one name would be two nodes here but one in aggregate().
       const uint64_t h = quick_hash(name);
-      if (names_.find(h, [&](int32_t r) {
-            return strings[static_cast<size_t>(codes_[static_cast<size_t>(r)])] == name;
-          }) >= 0)
+      if (names_.find(
+              h, [&](int32_t r) { return strings[static_cast<size_t>(codes_[static_cast<size_t>(r)])] == name; }) >= 0)
         return false;
       names_.insert(h, static_cast<int32_t>(codes_.size()));
       codes_.push_back(c);
