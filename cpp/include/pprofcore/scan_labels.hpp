@@ -17,8 +17,9 @@
 namespace pprofcore {
 
 // The tables pass for the walk below, leaner than scan_tables: keeps the
-// header (sample types, default_sample_type, times), the strings and the
-// samples' spans, and checks the rest without keeping it. true: scan_tables
+// header (sample types, default_sample_type, times), the strings (views in
+// out.strings; tables.strings stays empty) and the samples' spans, and
+// checks the rest without keeping it. true: scan_tables
 // would accept `data` with the same header, strings and samples, and location
 // ids are 1..n. false where it might not, or where the ids are numbered
 // otherwise: the caller then takes scan_tables.
