@@ -303,9 +303,14 @@ class LabelSplit {
         key_of_code_(strings.size(), -1),
         firsts_(wanted.size()),
         tokens_(2 * wanted.size()) {
-    for (size_t s = 0; s < strings.size(); ++s)
-      for (size_t k = 0; k < wanted.size(); ++k)
-        if (key_of_code_[s] < 0 && strings[s] == wanted[k].key) key_of_code_[s] = static_cast<int32_t>(k);
+    // Key by key over the strings, lengths first: a pass of a few
+    // instructions a string (the first wanted key a string equals wins).
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const std::string_view key = wanted[k].key;
+      for (size_t s = 0; s < strings.size(); ++s)
+        if (strings[s].size() == key.size() && key_of_code_[s] < 0 && strings[s] == key)
+          key_of_code_[s] = static_cast<int32_t>(k);
+    }
   }
 
   // string code -> wanted key (-1: not wanted), and a buffer of one FirstLabel
