@@ -117,13 +117,15 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     while (p < e) {
       uint64_t tag, v;
       // The usual label, key and string codes under 128 (six bytes with its
-      // tag), read in one look: samples carry them one after another.
-      if (e - p >= 6 && p[0] == kLabel && p[1] == 4 && p[2] == kKeyTag && p[4] == kStrTag &&
-          ((p[3] | p[5]) & 0x80) == 0) {
-        if (p[3] >= n_strings || p[5] >= n_strings) return false;
-        keep(p[3], p[5], 0, 0);
-        p += 6;
-        continue;
+      // tag), read in one look: samples carry them one after another. Other
+      // fields pay the one compare.
+      if (p[0] == kLabel) {
+        if (e - p >= 6 && p[1] == 4 && p[2] == kKeyTag && p[4] == kStrTag && ((p[3] | p[5]) & 0x80) == 0) {
+          if (p[3] >= n_strings || p[5] >= n_strings) return false;
+          keep(p[3], p[5], 0, 0);
+          p += 6;
+          continue;
+        }
       }
       if (!varint(p, e, tag)) return false;
       if (tag == kLocation) {
