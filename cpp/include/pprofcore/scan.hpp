@@ -51,8 +51,9 @@ struct Scan {
   // resolved to rows; no samples, no labels, no comments. The lean passes
   // (scan_labels.hpp) leave tables.strings empty: see `strings`.
   Profile tables;
-  // The string table by code, as views into the data read: every pass fills
-  // it, so a series reads names without the lean passes copying any string.
+  // The string table by code, as views into the data read (valid while it
+  // lives): every pass fills it, so a series reads names without the lean
+  // passes copying any string.
   std::vector<std::string_view> strings;
   struct Span {
     const uint8_t* begin;
