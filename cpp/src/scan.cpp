@@ -135,6 +135,7 @@ class TablesScan {
         if (!f.payload(b, e)) return false;
         if (p_.strings.size() == 0 && e != b) return false;  // string_table[0] must be ""
         p_.strings.push_back(std::string_view(reinterpret_cast<const char*>(b), static_cast<size_t>(e - b)));
+        s_.strings.push_back(std::string_view(reinterpret_cast<const char*>(b), static_cast<size_t>(e - b)));
         return true;
       case ProfileField::kDropFrames:
         return f.code(p_.drop_frames, max_code_);
@@ -360,6 +361,7 @@ bool scan_tables(const uint8_t* data, size_t n, Scan& out) {
   p.functions.for_each_column([](const char*, auto& c) { c.clear(); });
   p.mappings.for_each_column([](const char*, auto& c) { c.clear(); });
   p.strings.clear();
+  out.strings.clear();
   out.samples.clear();
   out.mapping_ids.clear();
   out.function_ids.clear();

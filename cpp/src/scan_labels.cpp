@@ -163,8 +163,8 @@ class LeanTables {
       case len(ProfileField::kMapping):
         return numbered(b, p, kMappingActs, n_mappings_);
       case len(ProfileField::kStringTable):
-        if (p_.strings.size() == 0 && p != b) return false;  // string_table[0] must be ""
-        p_.strings.push_back(std::string_view(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b)));
+        if (s_.strings.empty() && p != b) return false;  // string_table[0] must be ""
+        s_.strings.push_back(std::string_view(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b)));
         return true;
       case len(ProfileField::kSampleType): {
         uint64_t type = 0;
@@ -310,7 +310,7 @@ class LeanTables {
 
   // The rules decode() applies once everything is read.
   bool finish() {
-    if (p_.strings.size() == 0 || max_code_ >= p_.strings.size() || max_code_ > kMaxCode) return false;
+    if (s_.strings.empty() || max_code_ >= s_.strings.size() || max_code_ > kMaxCode) return false;
     if (!s_.samples.empty() && p_.sample_type_type.empty()) return false;
     if (max_function_ > n_functions_) return false;
     s_.locations.index_dense(n_locations_);
@@ -334,7 +334,8 @@ bool lean_tables(const uint8_t* data, size_t n, Scan& out) {
   p.sample_type_unit.clear();
   p.time_nanos = p.duration_nanos = 0;
   p.default_sample_type = 0;
-  p.strings.clear();
+  p.strings.clear();  // the strings are out.strings: views, no copies
+  out.strings.clear();
   out.samples.clear();
   if constexpr (kKeepFunctions) {
     p.functions.name.clear();

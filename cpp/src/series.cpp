@@ -8,6 +8,7 @@
 #include "pprofcore/arith.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/gzip.hpp"
+#include "pprofcore/hashing.hpp"
 #include "pprofcore/pool.hpp"
 #include "pprofcore/proto_fields.hpp"
 #include "pprofcore/scan.hpp"
@@ -18,9 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <exception>
-#include <iterator>
 #include <mutex>
 #include <string_view>
 #include <thread>
@@ -39,13 +38,27 @@ std::string join(const std::vector<std::string>& v) {
 UnknownSampleType::UnknownSampleType(std::string w, std::vector<std::string> h)
     : ProfileError("no sample_type '" + w + "'; have " + join(h)), wanted(std::move(w)), have(std::move(h)) {}
 
-size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
+namespace {
+
+// A string table by code: a profile's own, or a scan's views into its file
+// (Scan::strings), which the lean passes fill without copying a string.
+using Strings = std::vector<std::string_view>;
+
+Strings views_of(const StringTable& t) {
+  Strings v(t.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t[i];
+  return v;
+}
+
+// choose_sample_type with the names read from `str(code)`.
+template <class Str>
+size_t choose_type(const Profile& p, Str&& str, const SampleTypeChoice& choice) {
   const int64_t n = static_cast<int64_t>(p.num_types());
   auto by_name = [&](std::string_view name) -> size_t {
     for (size_t t = 0; t < p.num_types(); ++t)
-      if (p.str(p.sample_type_type[t]) == name) return t;
+      if (str(p.sample_type_type[t]) == name) return t;
     std::vector<std::string> have;
-    for (size_t t = 0; t < p.num_types(); ++t) have.emplace_back(p.str(p.sample_type_type[t]));
+    for (size_t t = 0; t < p.num_types(); ++t) have.emplace_back(str(p.sample_type_type[t]));
     throw UnknownSampleType(std::string(name), std::move(have));
   };
   auto by_index = [&](int64_t i) -> size_t {
@@ -62,8 +75,20 @@ size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
     case SampleTypeChoice::Kind::Default:
       break;
   }
-  std::string_view def = p.str(p.default_sample_type);
+  std::string_view def = str(p.default_sample_type);
   return def.empty() ? by_index(n - 1) : by_name(def);
+}
+
+size_t choose_sample_type(const Profile& p, const Strings& strings, const SampleTypeChoice& choice) {
+  return choose_type(
+      p, [&](int32_t c) { return strings[static_cast<size_t>(c)]; }, choice);
+}
+
+}  // namespace
+
+size_t choose_sample_type(const Profile& p, const SampleTypeChoice& choice) {
+  return choose_type(
+      p, [&](int32_t c) { return p.str(c); }, choice);
 }
 
 namespace {
@@ -154,12 +179,12 @@ struct Reduced {
 // aggregate()'s table. The buffers serve file after file.
 class NameNodes {
  public:
-  // From a scan_function_tables pass's tables.
-  bool build(const Profile& p) {
+  // From a scan_function_tables pass's tables and strings.
+  bool build(const Profile& p, const Strings& strings) {
     const std::vector<int64_t>& offsets = p.locations.line_offsets;
     for (size_t l = 1; l < offsets.size(); ++l)
       if (offsets[l] == offsets[l - 1]) return false;  // no lines: a node per binary
-    mark_.assign(p.strings.size(), 0);
+    mark_.assign(strings.size(), 0);
     codes_.clear();
     names_.clear();
     names_.reserve(p.functions.name.size());
@@ -167,13 +192,12 @@ class NameNodes {
       if (c <= 0) return false;  // nameless: named from its binary
       if (mark_[static_cast<size_t>(c)]) continue;
       mark_[static_cast<size_t>(c)] = kFunctionName;
-      const std::string_view name = p.strings[static_cast<size_t>(c)];
+      const std::string_view name = strings[static_cast<size_t>(c)];
       if (name.empty()) return false;
       // Two codes of one name would be two nodes here but one in aggregate().
       const uint64_t h = quick_hash(name);
-      if (names_.find(h, [&](int32_t r) {
-            return p.strings[static_cast<size_t>(codes_[static_cast<size_t>(r)])] == name;
-          }) >= 0)
+      if (names_.find(
+              h, [&](int32_t r) { return strings[static_cast<size_t>(codes_[static_cast<size_t>(r)])] == name; }) >= 0)
         return false;
       names_.insert(h, static_cast<int32_t>(codes_.size()));
       codes_.push_back(c);
@@ -184,19 +208,19 @@ class NameNodes {
     return true;
   }
 
-  LocationNodes nodes(const Profile& p) const {
-    return {p.locations.line_offsets.data(), line_nodes_.data(), p.strings.size()};
+  LocationNodes nodes(const Profile& p, const Strings& strings) const {
+    return {p.locations.line_offsets.data(), line_nodes_.data(), strings.size()};
   }
 
   // Appends the non-zero nodes' names and sums to r in aggregate()'s node
   // order (first appearance among the lines).
-  void rows(const Profile& p, const std::vector<int64_t>& sums, Reduced& r) {
+  void rows(const Strings& strings, const std::vector<int64_t>& sums, Reduced& r) {
     for (const int32_t c : line_nodes_) {
       uint8_t& mark = mark_[static_cast<size_t>(c)];
       if (mark == kVisited) continue;
       mark = kVisited;
       if (sums[static_cast<size_t>(c)] == 0) continue;
-      r.names.push_back(p.strings[static_cast<size_t>(c)]);
+      r.names.push_back(strings[static_cast<size_t>(c)]);
       r.values.push_back(sums[static_cast<size_t>(c)]);
     }
   }
@@ -273,11 +297,20 @@ std::string bucket_name(const SeriesLabel& l, int64_t b) {
 // (in order of first appearance in the profile).
 class LabelSplit {
  public:
-  LabelSplit(const Profile& p, const std::vector<SeriesLabel>& wanted)
-      : p_(p), wanted_(wanted), key_of_code_(p.strings.size(), -1), firsts_(wanted.size()), tokens_(2 * wanted.size()) {
-    for (size_t s = 0; s < p.strings.size(); ++s)
-      for (size_t k = 0; k < wanted.size(); ++k)
-        if (key_of_code_[s] < 0 && p.strings[s] == wanted[k].key) key_of_code_[s] = static_cast<int32_t>(k);
+  LabelSplit(const Strings& strings, const std::vector<SeriesLabel>& wanted)
+      : strings_(strings),
+        wanted_(wanted),
+        key_of_code_(strings.size(), -1),
+        firsts_(wanted.size()),
+        tokens_(2 * wanted.size()) {
+    // Key by key over the strings, lengths first: a pass of a few
+    // instructions a string (the first wanted key a string equals wins).
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const std::string_view key = wanted[k].key;
+      for (size_t s = 0; s < strings.size(); ++s)
+        if (strings[s].size() == key.size() && key_of_code_[s] < 0 && strings[s] == key)
+          key_of_code_[s] = static_cast<int32_t>(k);
+    }
   }
 
   // string code -> wanted key (-1: not wanted), and a buffer of one FirstLabel
@@ -316,7 +349,7 @@ class LabelSplit {
       for (size_t k = 0; k < wanted_.size(); ++k) {
         const int64_t kind = combos_[c * tokens_.size() + 2 * k], v = combos_[c * tokens_.size() + 2 * k + 1];
         r.combo_present.push_back(kind != FirstLabel::kNone);
-        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(p_.str(static_cast<int32_t>(v)))
+        r.combo_values.push_back(kind == FirstLabel::kString   ? std::string(strings_[static_cast<size_t>(v)])
                                  : kind == FirstLabel::kNumber ? bucket_name(wanted_[k], v)
                                                                : std::string());
       }
@@ -346,7 +379,7 @@ class LabelSplit {
     return c;
   }
 
-  const Profile& p_;
+  const Strings& strings_;
   const std::vector<SeriesLabel>& wanted_;
   std::vector<int32_t> key_of_code_;     // string code -> wanted key (-1: not wanted)
   std::vector<FirstLabel> firsts_;       // of the sample at hand
@@ -471,7 +504,7 @@ void node_rows(const Profile& p, const NodeTable& t, const NodeSums& sums, Reduc
 }
 
 // Completes `r`, whose rows are in, from a profile's header (p) and the sums.
-void finish(const Profile& p, size_t ti, const NodeSums& sums, Reduced& r) {
+void finish(const Profile& p, const Strings& strings, size_t ti, const NodeSums& sums, Reduced& r) {
   r.order.resize(r.values.size());
   for (uint32_t j = 0; j < r.order.size(); ++j) r.order[j] = j;
   std::stable_sort(r.order.begin(), r.order.end(), [&](uint32_t a, uint32_t b) {
@@ -480,13 +513,13 @@ void finish(const Profile& p, size_t ti, const NodeSums& sums, Reduced& r) {
   r.total = static_cast<int64_t>(sums.total);
   r.time_nanos = p.time_nanos;
   r.duration_nanos = p.duration_nanos;
-  r.type_name = std::string(p.str(p.sample_type_type[ti]));
+  r.type_name = std::string(strings[static_cast<size_t>(p.sample_type_type[ti])]);
 }
 
 // Fills `r` from the label-split sums: rows by value descending, then node
 // name, then combination.
-void finish_keyed(const Profile& p, size_t ti, const NodeTable* t, const KeyedSums& sums, const LabelSplit& split,
-                  Reduced& r) {
+void finish_keyed(const Profile& p, const Strings& strings, size_t ti, const NodeTable* t, const KeyedSums& sums,
+                  const LabelSplit& split, Reduced& r) {
   const std::vector<std::pair<uint64_t, int64_t>> rows = sums.nonzero();
   std::vector<std::string> node_names(rows.size());
   for (size_t j = 0; j < rows.size(); ++j)
@@ -509,12 +542,13 @@ void finish_keyed(const Profile& p, size_t ti, const NodeTable* t, const KeyedSu
   r.total = static_cast<int64_t>(sums.total);
   r.time_nanos = p.time_nanos;
   r.duration_nanos = p.duration_nanos;
-  r.type_name = std::string(p.str(p.sample_type_type[ti]));
+  r.type_name = std::string(strings[static_cast<size_t>(p.sample_type_type[ti])]);
 }
 
 // A decoded profile's rows.
 void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
-  const size_t ti = choose_sample_type(p, o.sample_type);
+  const Strings strings = views_of(p.strings);
+  const size_t ti = choose_sample_type(p, strings, o.sample_type);
   const size_t nt = p.num_types();
   if (o.labels.empty()) {
     const NodeTable t = lean_nodes(p, o);
@@ -524,13 +558,13 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
       sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b));
     }
     node_rows(p, t, sums, r);
-    finish(p, ti, sums, r);
+    finish(p, strings, ti, sums, r);
     return;
   }
   NodeTable t;
   if (o.nodes) t = lean_nodes(p, o);
   KeyedSums sums(o.nodes ? &t : nullptr, ti, o.cum);
-  LabelSplit split(p, o.labels);
+  LabelSplit split(strings, o.labels);
   std::vector<SampleLabel> labels;
   for (size_t s = 0; s < p.num_samples(); ++s) {
     const int64_t b = p.stack_offsets[s];
@@ -538,7 +572,7 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
     sums.add(p.values.data() + s * nt, p.stack_locations.data() + b, static_cast<size_t>(p.stack_offsets[s + 1] - b),
              split.combo(labels.data(), labels.size()));
   }
-  finish_keyed(p, ti, o.nodes ? &t : nullptr, sums, split, r);
+  finish_keyed(p, strings, ti, o.nodes ? &t : nullptr, sums, split, r);
 }
 
 // The fast way (scan.hpp): no Profile is built, only the tables a node table
@@ -556,7 +590,8 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
   // NameNodes need. Input off their common shape goes to the full pass.
   auto tables = [&](const uint8_t* data, size_t n) {
     if (labels_only && scan_label_tables(data, n, scan)) return true;
-    if (by_name && scan_function_tables(data, n, scan) && scratch.names.build(scan.tables)) return named = true;
+    if (by_name && scan_function_tables(data, n, scan) && scratch.names.build(scan.tables, scan.strings))
+      return named = true;
     return scan_tables(data, n, scan);
   };
   gzip::Buffer inflated;
@@ -576,16 +611,17 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
     return false;  // the ordinary way says what is wrong
   }
   const Profile& p = scan.tables;
+  const Strings& strings = scan.strings;
   size_t ti;
   try {
-    ti = choose_sample_type(p, o.sample_type);
+    ti = choose_sample_type(p, strings, o.sample_type);
   } catch (const ProfileError&) {
     return false;  // decode() may refuse the samples first: let it decide
   }
   if (o.labels.empty()) {
     NodeTable t;
     if (!named) t = lean_nodes(p, o);
-    NodeSums sums(named ? scratch.names.nodes(p) : LocationNodes::of(t), ti, o.cum);
+    NodeSums sums(named ? scratch.names.nodes(p, strings) : LocationNodes::of(t), ti, o.cum);
     // A flat sum needs only each sample's value and leaf: the labels walk
     // with no key wanted reads just those.
     std::vector<FirstLabel> no_keys;
@@ -597,20 +633,20 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
                : for_each_sample(scan, [&](const int64_t* v, const int32_t* rows, size_t n) { sums.add(v, rows, n); });
     if (!walked) return false;
     if (named)
-      scratch.names.rows(p, sums.sums, r);
+      scratch.names.rows(strings, sums.sums, r);
     else
       node_rows(p, t, sums, r);
-    finish(p, ti, sums, r);
+    finish(p, strings, ti, sums, r);
     return true;
   }
-  LabelSplit split(p, o.labels);
+  LabelSplit split(strings, o.labels);
   if (labels_only) {  // the lean walk, no location rows, each label read once
     KeyedSums sums(nullptr, ti, o.cum);
     if (!for_each_sample_labels(
             scan, ti, split.key_of_code(), split.firsts(),
             [&](int64_t v, const FirstLabel* firsts, uint64_t) { sums.add_value(v, split.combo(firsts)); }))
       return false;
-    finish_keyed(p, ti, nullptr, sums, split, r);
+    finish_keyed(p, strings, ti, nullptr, sums, split, r);
     return true;
   }
   NodeTable t = lean_nodes(p, o);
@@ -621,7 +657,7 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
         sums.add(v, rows, n, split.combo(labels.data(), labels.size()));
       }))
     return false;
-  finish_keyed(p, ti, &t, sums, split, r);
+  finish_keyed(p, strings, ti, &t, sums, split, r);
   return true;
 }
 
@@ -702,24 +738,29 @@ class Collector {
   }
 
  private:
-  // Strings numbered in order of first appearance (stable addresses for the index).
+  // Strings numbered in order of first appearance. An open-addressing table
+  // of codes (hashing.hpp): every row of every profile is looked up here, on
+  // the thread that also collects, and std::unordered_map's node per string
+  // and its hash cost several times more.
   class Interner {
    public:
     int32_t intern(std::string_view s) {
-      auto it = index_.find(s);
-      if (it != index_.end()) return it->second;
-      const int32_t code = static_cast<int32_t>(stored_.size());
+      const uint64_t h = hash_bytes(s);
+      const int32_t found = index_.find(h, [&](int32_t c) { return stored_[static_cast<size_t>(c)] == s; });
+      if (found >= 0) return found;
+      const auto code = static_cast<int32_t>(stored_.size());
       stored_.emplace_back(s);
-      index_.emplace(stored_.back(), code);
+      index_.insert(h, code);
       return code;
     }
     std::vector<std::string> take() {
-      return std::vector<std::string>(std::make_move_iterator(stored_.begin()), std::make_move_iterator(stored_.end()));
+      index_.clear();
+      return std::move(stored_);
     }
 
    private:
-    std::deque<std::string> stored_;
-    std::unordered_map<std::string_view, int32_t> index_;
+    std::vector<std::string> stored_;
+    IdTable index_;  // codes, by content
   };
 
   SeriesResult out;

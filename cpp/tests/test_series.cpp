@@ -214,7 +214,7 @@ static std::string series_of(const std::string& path, const SeriesOptions& o) {
 static bool lean_agrees(const Scan& lean, const Scan& full) {
   const Profile &a = lean.tables, &b = full.tables;
   bool same = a.sample_type_type == b.sample_type_type && a.default_sample_type == b.default_sample_type &&
-              a.time_nanos == b.time_nanos && a.duration_nanos == b.duration_nanos && a.strings == b.strings &&
+              a.time_nanos == b.time_nanos && a.duration_nanos == b.duration_nanos && lean.strings == full.strings &&
               lean.samples.size() == full.samples.size();
   for (size_t i = 0; same && i < lean.samples.size(); ++i)
     same = lean.samples[i].begin == full.samples[i].begin && lean.samples[i].end == full.samples[i].end;

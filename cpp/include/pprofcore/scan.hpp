@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/hashing.hpp"
@@ -47,8 +48,13 @@ class ScanIds {
 struct Scan {
   // Header (sample types, period, times, default_sample_type...), mappings,
   // locations, lines, functions and strings as decode() builds them, ids
-  // resolved to rows; no samples, no labels, no comments.
+  // resolved to rows; no samples, no labels, no comments. The lean passes
+  // (scan_labels.hpp) leave tables.strings empty: see `strings`.
   Profile tables;
+  // The string table by code, as views into the data read (valid while it
+  // lives): every pass fills it, so a series reads names without the lean
+  // passes copying any string.
+  std::vector<std::string_view> strings;
   struct Span {
     const uint8_t* begin;
     const uint8_t* end;
@@ -119,7 +125,7 @@ template <class Fn>
 bool for_each_sample(const Scan& s, Fn&& fn) {
   using scanning::varint;
   const size_t n_types = s.tables.num_types();
-  const uint64_t n_strings = s.tables.strings.size();
+  const uint64_t n_strings = s.strings.size();
   for (const Scan::Span& span : s.samples) {
     const uint8_t* p = span.begin;
     const uint8_t* e = span.end;

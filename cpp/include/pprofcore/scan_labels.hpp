@@ -17,8 +17,9 @@
 namespace pprofcore {
 
 // The tables pass for the walk below, leaner than scan_tables: keeps the
-// header (sample types, default_sample_type, times), the strings and the
-// samples' spans, and checks the rest without keeping it. true: scan_tables
+// header (sample types, default_sample_type, times), the strings (views in
+// out.strings; tables.strings stays empty) and the samples' spans, and
+// checks the rest without keeping it. true: scan_tables
 // would accept `data` with the same header, strings and samples, and location
 // ids are 1..n. false where it might not, or where the ids are numbered
 // otherwise: the caller then takes scan_tables.
@@ -59,7 +60,7 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
   constexpr uint64_t kValues = tag_byte(SampleField::kValue, wire::kLen);
   constexpr uint64_t kLabel = tag_byte(SampleField::kLabel, wire::kLen);
   const size_t n_types = s.tables.num_types();
-  const uint64_t n_strings = s.tables.strings.size();
+  const uint64_t n_strings = s.strings.size();
 
   constexpr uint8_t kKeyTag = tag_byte(LabelField::kKey, wire::kVarint);
   constexpr uint8_t kStrTag = tag_byte(LabelField::kStr, wire::kVarint);
@@ -116,13 +117,15 @@ bool for_each_sample_labels(const Scan& s, size_t ti, const std::vector<int32_t>
     while (p < e) {
       uint64_t tag, v;
       // The usual label, key and string codes under 128 (six bytes with its
-      // tag), read in one look: samples carry them one after another.
-      if (e - p >= 6 && p[0] == kLabel && p[1] == 4 && p[2] == kKeyTag && p[4] == kStrTag &&
-          ((p[3] | p[5]) & 0x80) == 0) {
-        if (p[3] >= n_strings || p[5] >= n_strings) return false;
-        keep(p[3], p[5], 0, 0);
-        p += 6;
-        continue;
+      // tag), read in one look: samples carry them one after another. Other
+      // fields pay the one compare.
+      if (p[0] == kLabel) {
+        if (e - p >= 6 && p[1] == 4 && p[2] == kKeyTag && p[4] == kStrTag && ((p[3] | p[5]) & 0x80) == 0) {
+          if (p[3] >= n_strings || p[5] >= n_strings) return false;
+          keep(p[3], p[5], 0, 0);
+          p += 6;
+          continue;
+        }
       }
       if (!varint(p, e, tag)) return false;
       if (tag == kLocation) {
