@@ -173,6 +173,21 @@ void order_labels(const Profile& p, PreparedSource& out) {
     const bool an = l.str[a] < 0, bn = l.str[b] < 0;
     return an != bn ? bn : key_rank[l.key[a]] < key_rank[l.key[b]];
   };
+  // Files pprof wrote hold each sample's labels in this order already: one
+  // pass over neighbours finds that, and the merge reads the rows as they are.
+  out.labels_in_order = true;
+  for (size_t s = 0; s < p.num_samples() && out.labels_in_order; ++s) {
+    const auto lb = static_cast<uint32_t>(p.label_offsets[s]), le = static_cast<uint32_t>(p.label_offsets[s + 1]);
+    for (uint32_t i = lb + 1; i < le; ++i)
+      if (before(i, i - 1)) {
+        out.labels_in_order = false;
+        break;
+      }
+  }
+  if (out.labels_in_order) {
+    out.label_order.clear();
+    return;
+  }
   out.label_order.resize(l.size());
   uint32_t* order = out.label_order.data();
   // Insertion sort for the usual handful of labels a sample (no allocation);
@@ -472,9 +487,10 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
   // The labels in pprof's order (see label_order); strings are interned in
   // that order (compact(compact(p)) == compact(p), and a merge of merged
   // profiles interns keys as the merge of their inputs did).
-  const uint32_t* order = src_prep_->label_order.data() + lb;
+  const bool in_order = src_prep_->labels_in_order;
+  const uint32_t* order = in_order ? nullptr : src_prep_->label_order.data() + lb;
   for (size_t i = 0; i < nlab; ++i, key += kLabelWords) {
-    const size_t q = order[i];
+    const size_t q = in_order ? static_cast<size_t>(lb) + i : order[i];
     const int32_t str = s.labels.str[q];
     const uint64_t num = static_cast<uint64_t>(s.labels.num[q]);
     key[0] = static_cast<uint32_t>(map_string(s.labels.key[q]));
@@ -711,13 +727,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   size_t next = 0, merged = 0;
   bool stop = false;
 
-  // Decodes file i into ready[i], or its error into errors[i].
-  auto decode_one = [&](size_t i) {
-    std::unique_ptr<DecodedFile> p;
+  // Decodes file i into ready[i], or its error into errors[i]. `p` (may be
+  // null) is a merged file to reuse: its prepared tables keep their capacity,
+  // so a small file's prepare allocates nothing.
+  auto decode_one = [&](size_t i, std::unique_ptr<DecodedFile> p) {
     std::exception_ptr e;
     try {
       try {
-        p = std::make_unique<DecodedFile>();
+        if (p)
+          p->profile = Profile();  // freed before the decode, which reuses its memory
+        else
+          p = std::make_unique<DecodedFile>();
         p->profile = load_file(paths[i], per_file);
         prepare_source_into(p->profile, p->prep);
       } catch (...) {
@@ -745,8 +765,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         if (stop || next >= n) return;
         i = next++;
       }
+      std::unique_ptr<DecodedFile> reuse;
+      if (!to_free.empty()) {
+        reuse = std::move(to_free.back());
+        to_free.pop_back();
+      }
       to_free.clear();
-      decode_one(i);
+      decode_one(i, std::move(reuse));
     }
   };
   // Waits for file i, decoding the next unclaimed files meanwhile (file i
@@ -763,7 +788,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         if (quick && next == j) {
           ++next;
           lock.unlock();
-          decode_one(j);
+          decode_one(j, nullptr);
           if (poll) poll();
           lock.lock();
           continue;
