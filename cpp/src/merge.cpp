@@ -173,21 +173,6 @@ void order_labels(const Profile& p, PreparedSource& out) {
     const bool an = l.str[a] < 0, bn = l.str[b] < 0;
     return an != bn ? bn : key_rank[l.key[a]] < key_rank[l.key[b]];
   };
-  // Files pprof wrote hold each sample's labels in this order already: one
-  // pass over neighbours finds that, and the merge reads the rows as they are.
-  out.labels_in_order = true;
-  for (size_t s = 0; s < p.num_samples() && out.labels_in_order; ++s) {
-    const auto lb = static_cast<uint32_t>(p.label_offsets[s]), le = static_cast<uint32_t>(p.label_offsets[s + 1]);
-    for (uint32_t i = lb + 1; i < le; ++i)
-      if (before(i, i - 1)) {
-        out.labels_in_order = false;
-        break;
-      }
-  }
-  if (out.labels_in_order) {
-    out.label_order.clear();
-    return;
-  }
   out.label_order.resize(l.size());
   uint32_t* order = out.label_order.data();
   // Insertion sort for the usual handful of labels a sample (no allocation);
@@ -487,10 +472,9 @@ void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
   // The labels in pprof's order (see label_order); strings are interned in
   // that order (compact(compact(p)) == compact(p), and a merge of merged
   // profiles interns keys as the merge of their inputs did).
-  const bool in_order = src_prep_->labels_in_order;
-  const uint32_t* order = in_order ? nullptr : src_prep_->label_order.data() + lb;
+  const uint32_t* order = src_prep_->label_order.data() + lb;
   for (size_t i = 0; i < nlab; ++i, key += kLabelWords) {
-    const size_t q = in_order ? static_cast<size_t>(lb) + i : order[i];
+    const size_t q = order[i];
     const int32_t str = s.labels.str[q];
     const uint64_t num = static_cast<uint64_t>(s.labels.num[q]);
     key[0] = static_cast<uint32_t>(map_string(s.labels.key[q]));

@@ -193,54 +193,6 @@ TEST(merge_with_files_prepared_ahead_equals_prepared_here) {
   EXPECT(a == here.take_result());
 }
 
-// `p` with three labels a sample, listed in pprof's order (string labels by
-// key, then numeric) or in the reverse order.
-static Profile with_three_labels(Profile p, bool in_order) {
-  auto add = [&p](const char* text) {
-    p.strings.push_back(text);
-    return static_cast<int32_t>(p.strings.size() - 1);
-  };
-  const int32_t alpha = add("alpha"), kind = add("kind"), bytes = add("bytes"), a = add("a1"), k = add("k1");
-  p.labels = Labels();
-  p.label_offsets = {0};
-  for (size_t i = 0; i < p.num_samples(); ++i) {
-    struct Row {
-      int32_t key, str;
-      int64_t num;
-    };
-    std::vector<Row> rows = {{alpha, a, 0}, {kind, k, 0}, {bytes, -1, int64_t(i)}};
-    if (!in_order) std::reverse(rows.begin(), rows.end());
-    for (const Row& r : rows) {
-      p.labels.key.push_back(r.key);
-      p.labels.str.push_back(r.str);
-      p.labels.num.push_back(r.num);
-      p.labels.num_unit.push_back(0);
-    }
-    p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
-  }
-  check_invariants(p);
-  return p;
-}
-
-// Files whose labels are in pprof's order already skip the sort (their
-// prepared label order is left empty); both kinds merge to the same profile.
-TEST(merge_labels_in_order_or_not) {
-  const Profile sorted = with_three_labels(heap_step(0), true), reversed = with_three_labels(heap_step(0), false);
-  EXPECT(prepare_source(sorted).labels_in_order);
-  EXPECT(prepare_source(sorted).label_order.empty());
-  EXPECT(!prepare_source(reversed).labels_in_order);
-  Profile from_sorted = merge({&sorted, &reversed}), from_reversed = merge({&reversed, &sorted});
-  check_invariants(from_sorted);
-  EXPECT(from_sorted == from_reversed);
-  EXPECT(from_sorted.num_samples() == merge({&sorted}).num_samples());
-  EXPECT(merge({&reversed}) == merge({&sorted}));
-  Merger ahead;
-  const PreparedSource ps = prepare_source(sorted), pr = prepare_source(reversed);
-  ahead.add(sorted, &ps);
-  ahead.add(reversed, &pr);
-  EXPECT(ahead.take_result() == from_sorted);
-}
-
 // Locations are found by a content hash, then compared field by field: a
 // location whose function differs only in its file, or whose line differs,
 // is another location; the same content at other rows and string codes is

@@ -30,13 +30,10 @@ namespace pprofcore {
 // mapping's start, the mapping's key, lines); they let the Merger intern
 // strings without hashing them again and find a location's merged twin
 // without mapping its functions first. And each sample's label rows in
-// pprof's order (label_order[label_offsets[s] ...]), unless
-// `labels_in_order`: then every sample's labels are in that order already
-// (as pprof writes them) and label_order is left empty.
+// pprof's order (label_order[label_offsets[s] ...]).
 struct PreparedSource {
   std::vector<uint64_t> strings, functions, mappings, locations;
   std::vector<uint32_t> label_order;
-  bool labels_in_order = false;
   // Scratch of the label order: each key string code's rank, the keys ranked.
   std::vector<int32_t> key_rank, ranked_keys;
   size_t memory_bytes() const {
