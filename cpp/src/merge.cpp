@@ -711,13 +711,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   size_t next = 0, merged = 0;
   bool stop = false;
 
-  // Decodes file i into ready[i], or its error into errors[i].
-  auto decode_one = [&](size_t i) {
-    std::unique_ptr<DecodedFile> p;
+  // Decodes file i into ready[i], or its error into errors[i]. `p` (may be
+  // null) is a merged file to reuse: its prepared tables keep their capacity,
+  // so a small file's prepare allocates nothing.
+  auto decode_one = [&](size_t i, std::unique_ptr<DecodedFile> p) {
     std::exception_ptr e;
     try {
       try {
-        p = std::make_unique<DecodedFile>();
+        if (p)
+          p->profile = Profile();  // freed before the decode, which reuses its memory
+        else
+          p = std::make_unique<DecodedFile>();
         p->profile = load_file(paths[i], per_file);
         prepare_source_into(p->profile, p->prep);
       } catch (...) {
@@ -745,8 +749,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         if (stop || next >= n) return;
         i = next++;
       }
+      std::unique_ptr<DecodedFile> reuse;
+      if (!to_free.empty()) {
+        reuse = std::move(to_free.back());
+        to_free.pop_back();
+      }
       to_free.clear();
-      decode_one(i);
+      decode_one(i, std::move(reuse));
     }
   };
   // Waits for file i, decoding the next unclaimed files meanwhile (file i
@@ -763,7 +772,7 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         if (quick && next == j) {
           ++next;
           lock.unlock();
-          decode_one(j);
+          decode_one(j, nullptr);
           if (poll) poll();
           lock.lock();
           continue;

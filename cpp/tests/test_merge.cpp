@@ -3,6 +3,7 @@
 // replacing the global operator new in this test binary).
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "check.hpp"
@@ -295,6 +296,20 @@ TEST(fingerprints_tell_keys_apart) {
   EXPECT(collisions == 0);
   std::vector<uint32_t> again = keys[5];
   EXPECT(fingerprint_words(again.data(), again.size()) == prints[5]);
+}
+
+TEST(string_tail_word_equals_zero_padded_copy) {
+  // hash_bytes reads a string's last 1-7 bytes with fixed-size loads; the word
+  // must be the one a copy into a zeroed word gives, for every length and
+  // every byte position (high bytes included).
+  const unsigned char bytes[8] = {0x01, 0x80, 0xff, 0x7f, 0x10, 0xfe, 0x33, 0xc4};
+  for (size_t n = 1; n < 8; ++n)
+    for (size_t start = 0; start + n <= 8; ++start) {
+      const char* p = reinterpret_cast<const char*>(bytes) + start;
+      uint64_t want = 0;
+      std::memcpy(&want, p, n);
+      EXPECT(tail_word(p, n) == want);
+    }
 }
 
 // A profile of `n` samples whose stacks are `depth` frames deep (distinct stacks).

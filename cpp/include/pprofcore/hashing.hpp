@@ -17,6 +17,22 @@ inline uint64_t hash_mix(uint64_t h, uint64_t v) {
   return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
 }
 
+// The last 1-7 bytes of a string as one word (the value a memcpy into a
+// zeroed word gives on a little-endian machine), read with fixed-size loads:
+// a memcpy of a variable length is a library call, and its stores stall the
+// load that follows. Two loads that overlap give each byte once (or twice, at
+// the same place: OR keeps it).
+inline uint64_t tail_word(const char* p, size_t n) {
+  auto byte = [p](size_t i) { return uint64_t(static_cast<unsigned char>(p[i])); };
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return uint64_t(lo) | (uint64_t(hi) << (8 * (n - 4)));
+  }
+  return byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
+}
+
 inline uint64_t hash_bytes(std::string_view s) {
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
   const char* p = s.data();
@@ -28,11 +44,7 @@ inline uint64_t hash_bytes(std::string_view s) {
     p += 8;
     n -= 8;
   }
-  if (n) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = hash_mix(h, w ^ (uint64_t(n) << 56));
-  }
+  if (n) h = hash_mix(h, tail_word(p, n) ^ (uint64_t(n) << 56));
   return h;
 }
 
