@@ -71,6 +71,10 @@ struct SourceFrames {
   int64_t step = -1;
   std::vector<int64_t> off{0};
   std::vector<int32_t> frames;
+  // Per location: its frame when it has exactly one, else -1. Most locations
+  // have one (no inlining), and the sum pass then reads one array instead of
+  // off and frames in turn (a dependent cache miss less per frame).
+  std::vector<int32_t> single;
 };
 
 void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, SourceFrames& sf);
