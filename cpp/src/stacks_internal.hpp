@@ -104,6 +104,10 @@ int64_t add_frame_sums(const Profile& p, const SourceFrames& sf, bool inverted, 
 template <class Walk>
 inline int32_t next_frame(const SourceFrames& sf, Walk& r) {
   const size_t loc = static_cast<size_t>(sf.stack[r.pos]);
+  if (const int32_t one = sf.single[loc]; one >= 0) {  // r.sub is 0 at a one-frame location
+    r.pos += sf.step;
+    return one;
+  }
   const int64_t b = sf.off[loc];
   const int32_t f = sf.frames[static_cast<size_t>(b + r.sub)];
   if (b + r.sub + 1 < sf.off[loc + 1]) {
