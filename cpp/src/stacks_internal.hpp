@@ -71,6 +71,10 @@ struct SourceFrames {
   int64_t step = -1;
   std::vector<int64_t> off{0};
   std::vector<int32_t> frames;
+  // Per location: its frame when it has exactly one, else -1. Most locations
+  // have one (no inlining), and the sum pass then reads one array instead of
+  // off and frames in turn (a dependent cache miss less per frame).
+  std::vector<int32_t> single;
 };
 
 void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool inverted, SourceFrames& sf);
@@ -100,6 +104,10 @@ int64_t add_frame_sums(const Profile& p, const SourceFrames& sf, bool inverted, 
 template <class Walk>
 inline int32_t next_frame(const SourceFrames& sf, Walk& r) {
   const size_t loc = static_cast<size_t>(sf.stack[r.pos]);
+  if (const int32_t one = sf.single[loc]; one >= 0) {  // r.sub is 0 at a one-frame location
+    r.pos += sf.step;
+    return one;
+  }
   const int64_t b = sf.off[loc];
   const int32_t f = sf.frames[static_cast<size_t>(b + r.sub)];
   if (b + r.sub + 1 < sf.off[loc + 1]) {

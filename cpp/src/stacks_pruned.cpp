@@ -52,19 +52,26 @@ int64_t add_frame_sums_of(const Profile& p, const SourceFrames& sf, bool inverte
   };
   const int64_t* off = sf.off.data();
   const int32_t* frames = sf.frames.data();
+  const int32_t* single = sf.single.data();
   const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
   int64_t len = 0;
   int32_t leaf = 0;  // an empty stack ends at the root
+  const auto visit = [&](int32_t frame) {
+    const size_t f = static_cast<size_t>(frame);
+    if (seen[f] != stamp) {  // cum once per distinct frame of a path: recursion counts once
+      seen[f] = stamp;
+      add(ftotal + f * nt);
+    }
+    leaf = frame;
+  };
   for (int64_t k = 0; k < se - sb; ++k) {
     const size_t loc = static_cast<size_t>(sf.stack[inverted ? sb + k : se - 1 - k]);
-    for (int64_t j = off[loc]; j < off[loc + 1]; ++j) {
-      const size_t f = static_cast<size_t>(frames[j]);
-      if (seen[f] != stamp) {  // cum once per distinct frame of a path: recursion counts once
-        seen[f] = stamp;
-        add(ftotal + f * nt);
-      }
-      leaf = frames[j];
+    if (single[loc] >= 0) {
+      visit(single[loc]);
+      ++len;
+      continue;
     }
+    for (int64_t j = off[loc]; j < off[loc + 1]; ++j) visit(frames[j]);
     len += off[loc + 1] - off[loc];
   }
   add(fself + static_cast<size_t>(leaf) * nt);  // flat to the path's last frame
@@ -143,12 +150,14 @@ void prepare(const StackSource& src, const std::vector<int32_t>& frame_of, bool 
   sf.stack = p.stack_locations.data();
   sf.step = inverted ? 1 : -1;
   sf.frames.reserve(t.loc_nodes.size());
+  sf.single.reserve(p.locations.size());
   for (size_t l = 0; l < p.locations.size(); ++l) {
     const int64_t nb = t.loc_node_offsets[l], ne = t.loc_node_offsets[l + 1];
     for (int64_t j = 0; j < ne - nb; ++j)
       sf.frames.push_back(
           frame_of[static_cast<size_t>(t.loc_nodes[static_cast<size_t>(inverted ? nb + j : ne - 1 - j)])]);
     sf.off.push_back(static_cast<int64_t>(sf.frames.size()));
+    sf.single.push_back(ne - nb == 1 ? sf.frames.back() : -1);
   }
 }
 
