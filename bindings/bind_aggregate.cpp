@@ -110,14 +110,16 @@ void bind_aggregate(py::module_& m) {
           "edges",
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
              int label_type, int label_div_type,
-             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep) {
+             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep,
+             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> sample_keep) {
             std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
-            std::vector<uint8_t> k;
+            std::vector<uint8_t> k, sk;
             if (keep) k.assign(keep->data(), keep->data() + keep->size());
+            if (sample_keep) sk.assign(sample_keep->data(), sample_keep->data() + sample_keep->size());
             EdgeTable e;
             {
               py::gil_scoped_release nogil;  // inputs immutable or copied
-              e = aggregate_edges(p, t, m, label_type, label_div_type, k);
+              e = aggregate_edges(p, t, m, label_type, label_div_type, k, sk);
             }
             const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
             py::dict d;
@@ -128,8 +130,9 @@ void bind_aggregate(py::module_& m) {
             return d;
           },
           py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1, py::arg("label_div_type") = -1,
-          py::arg("node_keep") = py::none(),
-          "Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline.");
+          py::arg("node_keep") = py::none(), py::arg("sample_keep") = py::none(),
+          "Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline; "
+          "sample_keep (one byte per sample) walks only the samples it marks.");
 
   m.def(
       "aggregate",
@@ -153,7 +156,7 @@ void bind_aggregate(py::module_& m) {
       "Flat/cum per pprof report node, all sample types at once (sums=False: nodes and names only).");
   m.def(
       "derived_aggregate",
-      [](const Profile& child, const Profile& parent, const NodeTable& parent_nodes, const Mask& kept,
+      [](const Profile* child, const Profile& parent, const NodeTable& parent_nodes, const Mask& kept,
          const std::optional<Mask>& hidden, const std::string& granularity, bool inline_frames, int label_type,
          int label_div_type) -> std::optional<std::shared_ptr<NodeTable>> {
         AggregateOptions opt;

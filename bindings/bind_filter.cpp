@@ -61,22 +61,23 @@ void bind_filter(py::module_& m) {
   m.def(
       "filter_by_name",
       [](const Profile& p, const py::object& focus, const py::object& ignore, const py::object& hide,
-         const py::object& show, const py::object& universe) {
+         const py::object& show, const py::object& universe, bool defer_unchanged) {
         NameMatch f = name_match(focus), i = name_match(ignore), h = name_match(hide), s = name_match(show);
         auto u = optional_mask(universe);
         NameFilterResult r;
         {
           py::gil_scoped_release nogil;  // p is immutable; masks were copied above
-          r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr);
+          r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr, defer_unchanged);
         }
         // What the filter kept and hid, from which a report's node table is derived.
         py::object kept = move_to_numpy(std::move(r.kept)), hidden = py::none();
         if (!r.hidden.empty()) hidden = move_to_numpy(std::move(r.hidden));
-        return py::make_tuple(std::make_shared<Profile>(std::move(r.profile)), r.focus_matched, r.ignore_matched,
-                              r.hide_matched, r.show_matched, kept, hidden);
+        py::object out = py::none();  // deferred: keep_samples(profile, kept) when asked for
+        if (!r.deferred) out = py::cast(std::make_shared<Profile>(std::move(r.profile)));
+        return py::make_tuple(out, r.focus_matched, r.ignore_matched, r.hide_matched, r.show_matched, kept, hidden);
       },
       py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"),
-      py::arg("universe") = py::none());
+      py::arg("universe") = py::none(), py::arg("defer_unchanged") = false);
 
   m.def(
       "show_from",

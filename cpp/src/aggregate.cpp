@@ -508,9 +508,12 @@ std::vector<LocationEdges> location_edges(const Profile& p, const NodeTable& t, 
 }  // namespace
 
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
-                          int label_div_type, const std::vector<uint8_t>& node_keep) {
+                          int label_div_type, const std::vector<uint8_t>& node_keep,
+                          const std::vector<uint8_t>& sample_keep) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (node_mask.size() != t.size()) throw InternalError("node mask must have one entry per node");
+  if (!sample_keep.empty() && sample_keep.size() != ns)
+    throw InternalError("sample keep mask must have one entry per sample");
   if (!node_keep.empty() && node_keep.size() != t.size())
     throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
@@ -540,6 +543,7 @@ EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vecto
     }
   };
   for (size_t s = 0; s < ns; ++s) {
+    if (!sample_keep.empty() && !sample_keep[s]) continue;
     const int64_t* v = p.values.data() + s * nt;
     const int32_t* b = stack + p.stack_offsets[s];
     // Every edge wanted touches a masked node, so a sample none of whose

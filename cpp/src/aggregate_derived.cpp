@@ -5,6 +5,7 @@
 #include "pprofcore/aggregate_derived.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "aggregate_internal.hpp"
 #include "pprofcore/arith.hpp"
@@ -104,15 +105,17 @@ void subtract_dropped(const Profile& parent, const NodeTable& t, const std::vect
   }
 }
 
-// Flat per node and the label bits of samples [first, last) of `p`, as
-// aggregate's pass finds them; a location without an inlined node is passed
-// over in one step (it can only add an edge into a node that is never inline).
-void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c, size_t first, size_t last,
-                     SampleSums& out) {
+// Flat per node and the label bits of samples [first, last) of `p` (with
+// `rows`, of the samples rows[first, last) of p), as aggregate's pass finds
+// them; a location without an inlined node is passed over in one step (it
+// can only add an edge into a node that is never inline).
+void flat_and_labels(const Profile& p, const uint32_t* rows, const NodeTable& t, const SumContext& c, size_t first,
+                     size_t last, SampleSums& out) {
   const size_t nt = c.nt;
   out.flat.assign(c.nn * nt, 0);
   out.noinline_in.assign(c.nn, 0);
-  for (size_t s = first; s < last; ++s) {
+  for (size_t i = first; i < last; ++i) {
+    const size_t s = rows ? rows[i] : i;
     const int64_t* v = p.values.data() + s * nt;
     bool nonzero = false;
     for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
@@ -146,22 +149,43 @@ void flat_and_labels(const Profile& p, const NodeTable& t, const SumContext& c, 
   }
 }
 
+// sums_fit (aggregate.hpp) of the samples `rows` of p.
+bool rows_sums_fit(const Profile& p, const std::vector<uint32_t>& rows, size_t type) {
+  const size_t nt = p.num_types();
+  int64_t sum = 0;
+  for (uint32_t s : rows) {
+    const int64_t v = p.values[s * nt + type];
+    if (v == std::numeric_limits<int64_t>::min() || !checked_add(sum, v < 0 ? -v : v)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& parent, const NodeTable& parent_t,
+std::optional<NodeTable> derived_aggregate(const Profile* child_p, const Profile& parent, const NodeTable& parent_t,
                                            const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
                                            const AggregateOptions& opt) {
   const size_t nt = parent.num_types(), nloc = parent.locations.size();
   if (kept.size() != parent.num_samples() || (!hidden.empty() && hidden.size() != nloc))
     throw InternalError("derived_aggregate: the masks do not fit the input profile");
+  if (!child_p && !hidden.empty())
+    throw InternalError("derived_aggregate: a deferred filter output hides no location");
+  // A deferred output has parent's tables; its samples are parent's `rows`.
+  const Profile& child = child_p ? *child_p : parent;
+  std::vector<uint32_t> rows;
+  if (!child_p)
+    for (size_t s = 0; s < kept.size(); ++s)
+      if (kept[s]) rows.push_back(static_cast<uint32_t>(s));
+  const size_t ns = child_p ? child.num_samples() : rows.size();
   if (child.num_types() != nt || child.locations.size() != nloc || parent_t.n_types != nt ||
       parent_t.loc_node_offsets.size() != nloc + 1 || parent_t.flat.size() != parent_t.size() * nt ||
-      static_cast<size_t>(std::count(kept.begin(), kept.end(), 1)) != child.num_samples())
+      static_cast<size_t>(std::count(kept.begin(), kept.end(), 1)) != ns)
     throw InternalError("derived_aggregate: the profile is not its input filtered, or the table not the input's");
   size_t dropped_frames = 0;
   for (size_t s = 0; s < kept.size(); ++s)
     if (!kept[s]) dropped_frames += static_cast<size_t>(parent.stack_offsets[s + 1] - parent.stack_offsets[s]);
-  if (dropped_frames > child.stack_locations.size()) return std::nullopt;  // summing the kept ones costs less
+  const size_t child_frames = child_p ? child.stack_locations.size() : parent.stack_locations.size() - dropped_frames;
+  if (dropped_frames > child_frames) return std::nullopt;  // summing the kept ones costs less
 
   // The child's nodes: the parent's when no line left a location (the same
   // tables give the same rows), else found from the child's few locations.
@@ -176,9 +200,10 @@ std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& 
   }
   const std::vector<int32_t> of = parent_nodes(child, t, parent, parent_t, hidden);
   if (of.empty()) return std::nullopt;
-  const size_t nn = t.size(), ns = child.num_samples();
+  const size_t nn = t.size();
   t.sums_overflow.assign(nt, 0);
-  for (size_t k = 0; ns && k < nt; ++k) t.sums_overflow[k] = sums_fit(child, k) ? 0 : 1;
+  for (size_t k = 0; ns && k < nt; ++k)
+    t.sums_overflow[k] = (child_p ? sums_fit(child, k) : rows_sums_fit(parent, rows, k)) ? 0 : 1;
 
   // A child node is in a kept sample's stack exactly when its parent node was.
   std::vector<int64_t> parent_cum = parent_t.cum;
@@ -190,7 +215,7 @@ std::optional<NodeTable> derived_aggregate(const Profile& child, const Profile& 
                   t.cum.begin() + static_cast<ptrdiff_t>(n * nt));
 
   sum_into(t, nn, ns, opt, [&](const SumContext& c, size_t first, size_t last, SampleSums& out) {
-    flat_and_labels(child, t, c, first, last, out);
+    flat_and_labels(child, child_p ? nullptr : rows.data(), t, c, first, last, out);
   });
   return t;
 }

@@ -46,6 +46,27 @@ std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<ui
   return used_locations(p);
 }
 
+// Per sample of p: 1 when its stack holds a focused location (state > 0) and
+// no ignored one (state < 0); the samples filter_by_name keeps when it hides
+// no frame.
+std::vector<uint8_t> kept_samples(const Profile& p, const std::vector<int8_t>& state) {
+  std::vector<uint8_t> kept(p.num_samples(), 0);
+  const int32_t* stack = p.stack_locations.data();
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    bool focused = false;
+    for (const int32_t *it = stack + p.stack_offsets[s], *e = stack + p.stack_offsets[s + 1]; it != e; ++it) {
+      const int8_t st = state[static_cast<size_t>(*it)];
+      if (st < 0) {
+        focused = false;
+        break;
+      }
+      focused = focused || st > 0;
+    }
+    kept[s] = focused ? 1 : 0;
+  }
+  return kept;
+}
+
 }  // namespace
 
 std::vector<uint8_t> used_locations(const Profile& p) {
@@ -55,7 +76,8 @@ std::vector<uint8_t> used_locations(const Profile& p) {
 }
 
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
-                                const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe) {
+                                const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe,
+                                bool defer_unchanged) {
   require_sizes(p, focus, "focus");
   require_sizes(p, ignore, "ignore");
   require_sizes(p, hide, "hide");
@@ -110,6 +132,11 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
     any_hidden = any_hidden || hidden[l];
   }
 
+  r.deferred = defer_unchanged && !lines_changed && !any_hidden;
+  if (r.deferred) {
+    r.kept = kept_samples(p, state);
+    return r;
+  }
   r.profile = copy_without_samples(p);
   if (lines_changed) keep_lines(r.profile, p, line_keep);
   r.kept.assign(p.num_samples(), 0);
@@ -220,8 +247,17 @@ Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {
   if (keep.size() != p.num_samples()) throw InternalError("keep_samples: mask size mismatch");
   Profile out = copy_without_samples(p);
   SampleAppender app(p, out);
-  for (size_t s = 0; s < p.num_samples(); ++s)
-    if (keep[s]) app.add(s);
+  const size_t ns = p.num_samples();
+  for (size_t s = 0; s < ns;) {
+    if (!keep[s]) {
+      ++s;
+      continue;
+    }
+    size_t e = s + 1;
+    while (e < ns && keep[e]) ++e;
+    app.add_range(s, e);
+    s = e;
+  }
   return out;
 }
 

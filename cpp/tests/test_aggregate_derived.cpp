@@ -49,13 +49,23 @@ static bool same_table(const NodeTable& a, const NodeTable& b) {
 }
 
 TEST(derived_tables_equal_aggregated_ones) {
-  size_t same_rows = 0, own_rows = 0, declined = 0, lines_changed = 0;
+  size_t same_rows = 0, own_rows = 0, declined = 0, lines_changed = 0, in_place_rows = 0;
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     const Profile p = three_types(seed, 20 + seed * 5);
     std::mt19937 rng(seed);
     const NameMatch focus = random_match(p, rng, 2), ignore = random_match(p, rng, 6), hide = random_match(p, rng, 5),
                     show = random_match(p, rng, 2);
     const NameFilterResult r = filter_by_name(p, focus, ignore, hide, show);
+    // The same filter deferring its copy when it changes no sample.
+    const NameFilterResult lazy = filter_by_name(p, focus, ignore, hide, show, nullptr, true);
+    EXPECT(lazy.kept == r.kept && lazy.hidden == r.hidden);
+    EXPECT(lazy.deferred == (r.hidden.empty() && r.profile.lines.size() == p.lines.size()));
+    if (lazy.deferred) {
+      EXPECT(lazy.profile.num_samples() == 0);
+      EXPECT(keep_samples(p, lazy.kept) == r.profile);
+    } else {
+      EXPECT(lazy.profile == r.profile);
+    }
     lines_changed += r.profile.lines.size() != p.lines.size();
     for (Granularity g : {Granularity::Functions, Granularity::Lines, Granularity::Files, Granularity::Addresses}) {
       for (int label_type : {-1, 1}) {
@@ -66,19 +76,25 @@ TEST(derived_tables_equal_aggregated_ones) {
         opt.label_div_type = seed % 2 ? 0 : -1;
         opt.min_samples_per_thread = seed % 3 ? 1000000 : 1;  // one part, or as many as cores
         const NodeTable parent_t = aggregate(p, opt);
-        const std::optional<NodeTable> got = derived_aggregate(r.profile, p, parent_t, r.kept, r.hidden, opt);
+        const std::optional<NodeTable> got = derived_aggregate(&r.profile, p, parent_t, r.kept, r.hidden, opt);
         if (!got) {
           ++declined;
           continue;
         }
         ++(r.profile.lines.size() == p.lines.size() ? same_rows : own_rows);
         EXPECT(same_table(*got, aggregate(r.profile, opt)));
+        if (lazy.deferred) {  // read off p's samples in place
+          const std::optional<NodeTable> in_place = derived_aggregate(nullptr, p, parent_t, r.kept, r.hidden, opt);
+          EXPECT(in_place && same_table(*in_place, *got));
+          ++in_place_rows;
+        }
       }
     }
   }
   // Every path taken: derived with the parent's rows and with the child's, declined.
-  std::printf("  derived %zu + %zu, declined %zu, lines changed %zu\n", same_rows, own_rows, declined, lines_changed);
-  EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0);
+  std::printf("  derived %zu + %zu (%zu in place), declined %zu, lines changed %zu\n", same_rows, own_rows, in_place_rows,
+              declined, lines_changed);
+  EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0 && in_place_rows > 50);
 }
 
 TEST(derived_tables_refuse_masks_of_another_profile) {
@@ -86,14 +102,34 @@ TEST(derived_tables_refuse_masks_of_another_profile) {
   const NameFilterResult r = filter_by_name(p, NameMatch(), NameMatch(), NameMatch(), NameMatch());
   const NodeTable t = aggregate(p, AggregateOptions{});
   std::vector<uint8_t> short_mask(r.kept.begin(), r.kept.end() - 1);
-  EXPECT_THROWS(derived_aggregate(r.profile, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
+  EXPECT_THROWS(derived_aggregate(&r.profile, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
   std::vector<uint8_t> one_more = r.kept;
   for (auto& k : one_more)
     if (!k) {
       k = 1;
       break;
     }
-  EXPECT_THROWS(derived_aggregate(r.profile, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
+  EXPECT_THROWS(derived_aggregate(&r.profile, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
+}
+
+// aggregate_edges over a deferred output (p's samples with a keep mask)
+// equals aggregate_edges over the copied output.
+TEST(edges_with_a_sample_mask_equal_those_of_the_copy) {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    const Profile p = three_types(seed, 30 + seed * 4);
+    std::mt19937 rng(seed + 99);
+    const NameMatch focus = random_match(p, rng, 2), ignore = random_match(p, rng, 6);
+    const NameFilterResult r = filter_by_name(p, focus, ignore, NameMatch(), NameMatch());
+    const NodeTable t = aggregate(p, AggregateOptions{});
+    std::vector<uint8_t> nodes(t.size(), 0), keep(t.size(), 1);
+    for (auto& n : nodes) n = rng() % 3 == 0;
+    for (auto& k : keep) k = rng() % 4 != 0;
+    for (int label_type : {-1, 2}) {
+      const EdgeTable a = aggregate_edges(r.profile, t, nodes, label_type, -1, keep);
+      const EdgeTable b = aggregate_edges(p, t, nodes, label_type, -1, keep, r.kept);
+      EXPECT(a.src == b.src && a.dst == b.dst && a.weight == b.weight && a.is_inline == b.is_inline);
+    }
+  }
 }
 
 int main() { return check::run_all(); }

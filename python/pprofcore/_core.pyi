@@ -192,9 +192,11 @@ class NodeTable:
         node_mask: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
         label_type: typing.SupportsInt | typing.SupportsIndex = -1,
         label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+        node_keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+        sample_keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
     ) -> dict[str, typing.Any]:
         """
-        Call edges touching the masked nodes: src, dst, weight (n x types), inline.
+        Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline; sample_keep (one byte per sample) walks only the samples it marks.
         """
     def edge_list(
         self,
@@ -283,7 +285,7 @@ def aggregate_from_locations(
     """
 
 def derived_aggregate(
-    profile: Profile,
+    profile: Profile | None,
     parent: Profile,
     parent_nodes: NodeTable,
     kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
@@ -524,7 +526,8 @@ def filter_by_name(
     hide: typing.Any,
     show: typing.Any,
     universe: typing.Any = None,
-) -> tuple[Profile, bool, bool, bool, bool, typing.Any, typing.Any]: ...
+    defer_unchanged: bool = False,
+) -> tuple[Profile | None, bool, bool, bool, bool, typing.Any, typing.Any]: ...
 def frame_columns(profile: Profile) -> dict[str, typing.Any]:
     """
     Columns of the frames table (one row per sample x frame, leaf first).

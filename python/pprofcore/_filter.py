@@ -91,18 +91,31 @@ def same_samples(p: "Profile") -> "Profile":
 
 
 def filter_by_name(
-    p: "Profile", focus=None, ignore=None, hide=None, show=None, *, warn: bool = True, universe=None
+    p: "Profile",
+    focus=None,
+    ignore=None,
+    hide=None,
+    show=None,
+    *,
+    warn: bool = True,
+    universe=None,
+    defer_copy: bool = False,
 ) -> "Profile":
+    """pprof's FilterSamplesByName (see :func:`apply_filters`). ``defer_copy``:
+    when no line is removed (focus, ignore), the kept samples stay in ``p``
+    until something reads them (:mod:`._deferred`)."""
     rx = [compile_filter(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
     if all(r is None for r in rx) and not has_empty_stacks(p):
         return same_samples(p)
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
-    core, *matched, kept, hidden = _core.filter_by_name(p._core, focus_m, ignore_m, hide_m, show_m, universe)
+    core, *matched, kept, hidden = _core.filter_by_name(
+        p._core, focus_m, ignore_m, hide_m, show_m, universe, defer_unchanged=defer_copy
+    )
     if warn:
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
                 warn_no_match(name, r)
-    out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx))
+    out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx), kept=kept)
     # Reports derive their node tables from p's; a weak reference, so the
     # filtered profile does not keep its input alive.
     out._derived.filter_origin = (weakref.ref(p), kept, hidden)
@@ -170,6 +183,7 @@ def apply_filters(
     tagroot=None,
     tagleaf=None,
     warn: bool = True,
+    defer_copy: bool = False,
 ) -> "Profile":
     """Applies pprof's filters in pprof's order, like ``go tool pprof`` flags
     (internal/driver: tagroot/tagleaf, then applyFocus); ``p.filter(...)`` is
@@ -194,6 +208,10 @@ def apply_filters(
         Label keys turned into pseudo-frames at the root / leaf.
     warn : bool
         Emit :class:`pprofcore.FilterWarning` for expressions that matched nothing.
+    defer_copy : bool
+        When focus/ignore keep samples unchanged, leave them in ``p`` and copy
+        them only when something reads them: the result holds ``p``'s C++
+        profile while it lives. The explorer's reports read them in place.
 
     Returns
     -------
@@ -226,7 +244,7 @@ def apply_filters(
     # from; later steps keep the location table, so one mask serves them all.
     names = (focus, ignore, hide, show, show_from)
     universe = used_locations(p) if any(e is not None for e in names) else None
-    p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe)
+    p = filter_by_name(p, focus, ignore, hide, show, warn=warn, universe=universe, defer_copy=defer_copy)
     p = apply_show_from(p, show_from, warn=warn, universe=universe)
     p = filter_by_tag(p, tf, ti, units=units, warn=warn)
     p = filter_tags_by_name(p, tagshow, taghide, warn=warn)

@@ -61,11 +61,13 @@ def filter_regex(option: str, expr: Pattern, *, whole: bool = False) -> "re.Patt
         raise ValueError(f"parsing {option} regexp {expr!r}: {e}") from None
 
 
-def filtered(p: "Profile", core, *options) -> "Profile":
+def filtered(p: "Profile", core, *options, kept=None) -> "Profile":
     """A Profile of ``core`` that remembers it is ``p`` filtered by the given
     ``(option, expression)`` pairs (None expressions skipped), for report
-    percentages and "Active filters" lines."""
-    return carry(p, p._derive(core), [(n, e) for n, e in options if e is not None])
+    percentages and "Active filters" lines. ``core`` None: p's samples
+    marked by ``kept``, unchanged, their copy deferred (``Profile._derive_deferred``)."""
+    out = p._derive(core) if core is not None else p._derive_deferred(kept)
+    return carry(p, out, [(n, e) for n, e in options if e is not None])
 
 
 # ----------------------------------------------------------------- name masks

@@ -25,6 +25,7 @@ from . import (
 )
 from . import web as _web
 from ._columns import StringTable, Table
+from ._deferred import DeferredSamples
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
@@ -79,9 +80,19 @@ class Profile:
     True
     """
 
-    __slots__ = ("_core", "_cols_cache", "_strings", "_derived", "_report_base", "_types_cache", "__weakref__")
+    __slots__ = (
+        "_own_core",
+        "_deferred",
+        "_cols_cache",
+        "_strings",
+        "_derived",
+        "_report_base",
+        "_types_cache",
+        "__weakref__",
+    )
     # Set by _wrap (the only constructor); declared for type checkers.
-    _core: "CoreProfile"
+    _own_core: "Optional[CoreProfile]"
+    _deferred: Optional[DeferredSamples]
     _cols_cache: Optional[dict]
     _strings: Optional[StringTable]
     _derived: _frames.Derived
@@ -92,9 +103,10 @@ class Profile:
         raise TypeError("use pprofcore.load(), loads() or load_many() to create a Profile")
 
     @classmethod
-    def _wrap(cls, core: "CoreProfile") -> "Profile":
+    def _wrap(cls, core: "Optional[CoreProfile]") -> "Profile":
         self = object.__new__(cls)
-        self._core = core
+        self._own_core = core
+        self._deferred = None  # set instead of the core by _derive_deferred
         self._cols_cache = None  # views are built on first use: batch loads wrap thousands of profiles
         self._strings = None
         self._derived = _frames.Derived()  # results computed once: column tables, node tables, stack ids
@@ -107,15 +119,55 @@ class Profile:
         without importing this module (boost-histogram's ``_new_hist``)."""
         return type(self)._wrap(core)
 
+    def _derive_deferred(self, kept: np.ndarray) -> "Profile":
+        """A profile of this one's samples marked by ``kept`` (one byte per
+        sample), unchanged and in order, over the same header and tables (a
+        name filter that removed no line), whose samples are copied only when
+        something asks for its C++ profile (:mod:`._deferred`)."""
+        out = type(self)._wrap(None)
+        out._deferred = DeferredSamples(self._core, kept)
+        return out
+
+    @property
+    def _core(self) -> "CoreProfile":
+        """The C++ profile (a deferred filter output copies its samples here)."""
+        core = self._own_core
+        if core is None:
+            core = self._own_core = self._deferred.build()  # type: ignore[union-attr]
+        return core
+
+    @property
+    def _tables_core(self) -> "CoreProfile":
+        """A C++ profile with this one's header and tables: its own, or, while
+        a deferred filter output has not copied its samples, its input's."""
+        core = self._own_core
+        return core if core is not None else self._deferred.source  # type: ignore[union-attr]
+
+    def _sample_source(self) -> "Tuple[CoreProfile, Optional[np.ndarray]]":
+        """(C++ profile, None) whose samples are this profile's; or, while a
+        deferred filter output has not copied its samples, (its input's C++
+        profile, the kept mask, one byte per input sample)."""
+        if self._own_core is None and self._deferred is not None:
+            return self._deferred.source, self._deferred.kept
+        return self._core, None
+
     @property
     def _cols(self) -> dict:
         if self._cols_cache is None:
             self._cols_cache = self._core.columns()
         return self._cols_cache
 
+    @property
+    def _table_cols(self) -> dict:
+        """The header and table columns of :attr:`_cols` (and, once copied,
+        the sample columns), without copying a deferred output's samples."""
+        if self._cols_cache is None and self._own_core is None and self._deferred is not None:
+            return self._deferred.table_columns()
+        return self._cols
+
     # ------------------------------------------------------------------ header
     def _s(self, code: int) -> str:
-        return self._core.string(code)
+        return self._tables_core.string(code)
 
     @property
     def sample_types(self) -> List[Tuple[str, str]]:
@@ -126,7 +178,8 @@ class Profile:
         # Built once: the profile is immutable, and callers look types up in loops.
         if self._types_cache is None:
             types = tuple(
-                (self._s(t), self._s(u)) for t, u in zip(self._cols["sample_type.type"], self._cols["sample_type.unit"])
+                (self._s(t), self._s(u))
+                for t, u in zip(self._table_cols["sample_type.type"], self._table_cols["sample_type.unit"])
             )
             index: dict = {}
             for i, (t, _) in enumerate(types):
@@ -137,56 +190,58 @@ class Profile:
     @property
     def period_type(self) -> Optional[Tuple[str, str]]:
         """``(type, unit)`` of :attr:`period`, or ``None`` when the profile has none."""
-        if not self._core.has_period_type:
+        if not self._tables_core.has_period_type:
             return None
-        t, u = self._core.period_type_codes
+        t, u = self._tables_core.period_type_codes
         return (self._s(t), self._s(u))
 
     @property
     def period(self) -> int:
         """Sampling period in units of :attr:`period_type`."""
-        return self._core.period
+        return self._tables_core.period
 
     @property
     def time_nanos(self) -> int:
         """Collection time, nanoseconds since the Unix epoch (0 = unknown)."""
-        return self._core.time_nanos
+        return self._tables_core.time_nanos
 
     @property
     def duration_nanos(self) -> int:
         """Duration of the collection in nanoseconds."""
-        return self._core.duration_nanos
+        return self._tables_core.duration_nanos
 
     @property
     def comments(self) -> List[str]:
         """Free-form comments attached to the profile."""
-        return [self._s(int(c)) for c in self._cols["comments"]]
+        return [self._s(int(c)) for c in self._table_cols["comments"]]
 
     @property
     def drop_frames(self) -> str:
         """Regex of frames the producer wants dropped (with their callees); ``""`` if none."""
-        return self._s(self._core.drop_frames_code)
+        return self._s(self._tables_core.drop_frames_code)
 
     @property
     def keep_frames(self) -> str:
         """Regex of frames exempt from :attr:`drop_frames`; ``""`` if none."""
-        return self._s(self._core.keep_frames_code)
+        return self._s(self._tables_core.keep_frames_code)
 
     @property
     def default_sample_type(self) -> str:
         """Name of the sample type to show by default; ``""`` if unset."""
-        return self._s(self._core.default_sample_type_code)
+        return self._s(self._tables_core.default_sample_type_code)
 
     @property
     def doc_url(self) -> str:
         """Documentation link for the profile's sample types; ``""`` if unset."""
-        return self._s(self._core.doc_url_code)
+        return self._s(self._tables_core.doc_url_code)
 
     @property
     def strings(self) -> StringTable:
         """The string table (a sequence of ``str``; code 0 is ``""``)."""
         if self._strings is None:
-            self._strings = StringTable(self._core, self._cols["strings.data"], self._cols["strings.offsets"])
+            self._strings = StringTable(
+                self._tables_core, self._table_cols["strings.data"], self._table_cols["strings.offsets"]
+            )
         return self._strings
 
     # ----------------------------------------------------------------- columns
@@ -216,7 +271,8 @@ class Profile:
         t = self._derived.tables.get(name)
         if t is None:
             prefix = name + "."
-            t = Table(name, {k[len(prefix) :]: v for k, v in self._cols.items() if k.startswith(prefix)})
+            cols = self._cols if name == "labels" else self._table_cols  # labels: one row per sample label
+            t = Table(name, {k[len(prefix) :]: v for k, v in cols.items() if k.startswith(prefix)})
             self._derived.tables[name] = t
         return t
 
@@ -293,13 +349,13 @@ class Profile:
         """The first type named by ``default_sample_type``, compared as bytes
         as pprof compares it (two names of invalid UTF-8 may show alike as
         ``str``); None when it is unset, ``ValueError`` when it names no type."""
-        code = int(self._core.default_sample_type_code)
+        code = int(self._tables_core.default_sample_type_code)
         data, offsets = self.strings.data, self.strings.offsets
         raw = lambda c: data[offsets[c] : offsets[c + 1]].tobytes()  # noqa: E731
         if code <= 0 or offsets[code + 1] == offsets[code]:
             return None
         want = raw(code)
-        for i, t in enumerate(self._cols["sample_type.type"].tolist()):
+        for i, t in enumerate(self._table_cols["sample_type.type"].tolist()):
             if raw(t) == want:
                 return i
         types = self._types()[0]
@@ -316,7 +372,10 @@ class Profile:
         """
         if len(self) == 0:
             return 0
-        return int(self.values[:, self.sample_type_index(sample_type)].sum(dtype=np.int64))
+        ti = self.sample_type_index(sample_type)
+        if self._own_core is None and self._deferred is not None:  # summed in the input, not copied
+            return self._deferred.total(ti)
+        return int(self.values[:, ti].sum(dtype=np.int64))
 
     @property
     def memory_bytes(self) -> int:
@@ -324,6 +383,8 @@ class Profile:
         return self._core.memory_bytes()
 
     def __len__(self) -> int:
+        if self._own_core is None and self._deferred is not None:
+            return self._deferred.num_samples
         return self._core.num_samples
 
     # ----------------------------------------------------------------- filters

@@ -46,6 +46,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_core",
             "_units",
             "_columns",
+            "_deferred",
             "_optional",
             "_tabular",
             "_wire",

@@ -105,6 +105,9 @@ std::string_view printable_name_in_place(const Profile& p, const NodeTable& t, s
 // `node_keep` (empty = all nodes) is the node set of a trimmed graph: frames of
 // other nodes are skipped, so an edge may jump over them (pprof's residual
 // edges), as when pprof rebuilds its graph from the nodes it kept.
+// `sample_keep` (empty = all samples) walks only the samples it marks: the
+// edges of a filter's output that kept some of p's samples unchanged
+// (filter.hpp's NameFilterResult::kept), without a copy of them.
 struct EdgeTable {
   size_t n_types = 0;
   std::vector<int32_t> src, dst;
@@ -113,7 +116,8 @@ struct EdgeTable {
   size_t size() const { return src.size(); }
 };
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
-                          int label_div_type = -1, const std::vector<uint8_t>& node_keep = {});
+                          int label_div_type = -1, const std::vector<uint8_t>& node_keep = {},
+                          const std::vector<uint8_t>& sample_keep = {});
 
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then

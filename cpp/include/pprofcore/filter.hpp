@@ -28,6 +28,10 @@ struct NameFilterResult {
   // all hidden; empty when none did). A report's node table is derived from
   // the input's with them (aggregate_derived.hpp).
   std::vector<uint8_t> kept, hidden;
+  // Set when the filter was asked to defer (see filter_by_name) and left
+  // every kept sample as it was: `profile` is then empty, and
+  // keep_samples(input, kept) is the profile it stands for.
+  bool deferred = false;
 };
 
 // The "matched" results follow pprof's, which look at every location of the
@@ -40,9 +44,15 @@ struct NameFilterResult {
 // lines matching `hide` and lines not matching `show` (a mapping match covers
 // all lines of a location), drops locations left without lines from stacks,
 // and samples left without locations. Samples with empty stacks never survive.
+//
+// `defer_unchanged`: when the filter removes no line (focus and ignore, or a
+// hide/show that matched nothing), the kept samples are not copied (see
+// NameFilterResult::deferred): the copy of a big profile is mostly the
+// kernel clearing fresh pages, and most reports of a filtered profile can be
+// read off its input's samples and `kept`.
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
                                 const NameMatch& hide, const NameMatch& show,
-                                const std::vector<uint8_t>* universe = nullptr);
+                                const std::vector<uint8_t>* universe = nullptr, bool defer_unchanged = false);
 
 // pprof's ShowFrom: drops the frames above (callers of) the root-most matching
 // frame; samples with no matching frame are dropped. Returns whether any
@@ -59,7 +69,8 @@ Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match)
 // above). One byte per stack entry written, no counts: cheap on 10M entries.
 std::vector<uint8_t> used_locations(const Profile& p);
 
-// Keeps the samples whose `keep` entry is non-zero.
+// Keeps the samples whose `keep` entry is non-zero (each run of kept samples
+// copied as one block per column).
 Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep);
 
 // Per sample: does any of its label rows have a non-zero `row_match`?

@@ -61,7 +61,9 @@ def derived_nodes(profile: "Profile", key):
     parent_t = None if parent is None else parent._derived.nodes.get(key)
     if parent_t is None:
         return None
-    return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
+    source, in_place = profile._sample_source()  # a deferred copy: its samples read in the parent's
+    child = None if in_place is not None else source
+    return _core.derived_aggregate(child, parent._core, parent_t, kept, hidden, *key)
 
 
 #: Granularities whose nodes mostly sit in one place of one location, so
@@ -155,7 +157,8 @@ def trimmed_inline_labels(
     candidates = keep & (untrimmed != 0).astype(np.uint8)
     if not candidates.any():
         return out
-    e = t.edges(profile._core, candidates, ti, 0 if mean else -1, keep)
+    source, sample_keep = profile._sample_source()  # a deferred copy's samples, read in its input
+    e = t.edges(source, candidates, ti, 0 if mean else -1, keep, sample_keep)
     if len(e["src"]) == 0:
         return out
     live = (np.abs(e["weight"][:, ti]) >= edge_cut) & candidates[e["dst"]].astype(bool)

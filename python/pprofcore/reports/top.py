@@ -103,7 +103,7 @@ def top(
     ti = profile.sample_type_index(sample_type)
     t = nodes(profile, by, inline)  # the sums of every label type; the labels come apart
     cols = t.columns()
-    rows = t.order(profile._core, ti, sort == "cum")
+    rows = t.order(profile._tables_core, ti, sort == "cum")
     flat_total = int(cols["flat"][rows, ti].sum(dtype=np.int64))
     rows, dropped = trim_nodes(cols, rows, ti, nodefraction)
     all_rows = rows
@@ -187,12 +187,12 @@ def _top_many(profile, sample_types, by, n, sort, mean, inline) -> ReportTable:
         raise ValueError("no sample types given")
     t = nodes(profile, by, inline, idx[0])
     cols = t.columns()
-    first = t.order(profile._core, idx[0], sort == "cum")
+    first = t.order(profile._tables_core, idx[0], sort == "cum")
     seen = np.zeros(len(t), dtype=bool)
     seen[first] = True
     extra = []
     for ti in idx[1:]:
-        o = t.order(profile._core, ti, sort == "cum")
+        o = t.order(profile._tables_core, ti, sort == "cum")
         o = o[~seen[o]]
         seen[o] = True
         extra.append(o)

@@ -218,7 +218,9 @@ def _filtered(profile: Any, state: State) -> Tuple[Any, List[str]]:
         return profile, []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FilterWarning)
-        out = profile.filter(**kwargs)
+        # The kept samples of a focus or ignore stay in the input until read:
+        # Top reads them there, and the input stays loaded anyway.
+        out = profile.filter(**kwargs, defer_copy=True)
     derive_sample_paths(out, profile)
     return out, [str(w.message) for w in caught if issubclass(w.category, FilterWarning)]
 
