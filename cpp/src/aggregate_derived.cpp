@@ -168,8 +168,7 @@ std::optional<NodeTable> derived_aggregate(const Profile* child_p, const Profile
   const size_t nt = parent.num_types(), nloc = parent.locations.size();
   if (kept.size() != parent.num_samples() || (!hidden.empty() && hidden.size() != nloc))
     throw InternalError("derived_aggregate: the masks do not fit the input profile");
-  if (!child_p && !hidden.empty())
-    throw InternalError("derived_aggregate: a deferred filter output hides no location");
+  if (!child_p && !hidden.empty()) throw InternalError("derived_aggregate: a deferred filter output hides no location");
   // A deferred output has parent's tables; its samples are parent's `rows`.
   const Profile& child = child_p ? *child_p : parent;
   std::vector<uint32_t> rows;

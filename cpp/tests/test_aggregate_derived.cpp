@@ -92,8 +92,8 @@ TEST(derived_tables_equal_aggregated_ones) {
     }
   }
   // Every path taken: derived with the parent's rows and with the child's, declined.
-  std::printf("  derived %zu + %zu (%zu in place), declined %zu, lines changed %zu\n", same_rows, own_rows, in_place_rows,
-              declined, lines_changed);
+  std::printf("  derived %zu + %zu (%zu in place), declined %zu, lines changed %zu\n", same_rows, own_rows,
+              in_place_rows, declined, lines_changed);
   EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0 && in_place_rows > 50);
 }
 
