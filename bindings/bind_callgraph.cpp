@@ -84,6 +84,21 @@ void bind_callgraph(py::module_& m) {
       "parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept "
       "(one byte per parent sample, as filter_by_name gives) says which, instead of matching them.");
   m.def(
+      "share_tag_signatures",
+      [](const Profile& p, const SamplePaths& paths, const Profile& from_profile, const SamplePaths& from_paths,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
+        std::vector<uint8_t> mask;
+        if (kept) mask.assign(kept->data(), kept->data() + kept->size());
+        py::gil_scoped_release nogil;  // profiles are immutable, the signatures behind a lock; the mask was copied
+        return share_tag_signatures(p, paths, from_profile, from_paths, kept ? &mask : nullptr);
+      },
+      py::arg("profile"), py::arg("paths"), py::arg("from_profile"), py::arg("from_paths"),
+      py::arg("kept") = py::none(),
+      "Gives paths (of profile) the label tag signatures from_paths (of from_profile) found, so no build "
+      "finds them again: when profile is from_profile, or holds the samples of from_profile that kept marks "
+      "(one byte per sample, as filter_by_name gives) with the same labels. False when there were none to give "
+      "or they do not fit.");
+  m.def(
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,
          std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> kept, int64_t tag_cutoff,

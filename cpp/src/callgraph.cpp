@@ -43,7 +43,8 @@ std::vector<int32_t> label_set_ids(const Profile& p) {
       key += x;
       key.push_back('\n');
     }
-    ids[s] = index.emplace(key, static_cast<int32_t>(index.size() + 1)).first->second;
+    // try_emplace: a set seen before allocates nothing (emplace built a node per sample)
+    ids[s] = index.try_emplace(key, static_cast<int32_t>(index.size() + 1)).first->second;
   }
   return ids;
 }
@@ -85,7 +86,7 @@ TagSignatures tag_signatures(const Profile& p) {
     if (label_set[s] == 0 && values.empty()) continue;
     key.assign(reinterpret_cast<const char*>(&label_set[s]), sizeof(int32_t));
     key.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));
-    const auto [it, fresh] = index.emplace(key, static_cast<int32_t>(out.set.size()));
+    const auto [it, fresh] = index.try_emplace(key, static_cast<int32_t>(out.set.size()));
     if (fresh) {
       out.set.push_back(label_set[s]);
       out.bytes.insert(out.bytes.end(), values.begin(), values.end());
@@ -235,7 +236,60 @@ void map_paths_part(const Profile& p, const SamplePaths& from, const std::vector
   }
 }
 
+// Whether `child`'s samples are `parent`'s samples `rows`, in order, with the
+// same labels over an equal string table: then each has the same tag
+// signature. The stacks and values are not read (signatures ignore them).
+bool same_labels(const Profile& child, const Profile& parent, const std::vector<size_t>& rows) {
+  if (child.num_samples() != rows.size() || child.strings.size() != parent.strings.size() ||
+      !(child.strings == parent.strings))
+    return false;
+  const Labels &a = child.labels, &b = parent.labels;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    const auto cb = static_cast<size_t>(child.label_offsets[j]), ce = static_cast<size_t>(child.label_offsets[j + 1]);
+    const auto pb = static_cast<size_t>(parent.label_offsets[rows[j]]);
+    if (ce - cb != static_cast<size_t>(parent.label_offsets[rows[j] + 1]) - pb) return false;
+    for (size_t i = 0; i < ce - cb; ++i)
+      if (a.key[cb + i] != b.key[pb + i] || a.str[cb + i] != b.str[pb + i] || a.num[cb + i] != b.num[pb + i])
+        return false;
+  }
+  return true;
+}
+
+// Gives `to` (paths of child) the signatures of `from` (paths of parent) at
+// `rows`, when the parent's were found and the labels agree.
+bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, const Profile& parent,
+                               const SamplePaths& from, const std::vector<size_t>& rows) {
+  const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
+  if (!sigs || !same_labels(child, parent, rows)) return false;
+  auto out = std::make_shared<TagSignatures>();
+  out->set = sigs->set;  // signatures no kept sample has cost nothing: no build meets them
+  out->bytes_offsets = sigs->bytes_offsets;
+  out->bytes = sigs->bytes;
+  out->of_sample.resize(rows.size());
+  for (size_t j = 0; j < rows.size(); ++j) out->of_sample[j] = sigs->of_sample[rows[j]];
+  to.give_tag_signatures(std::move(out));
+  return true;
+}
+
 }  // namespace
+
+bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
+                          const std::vector<uint8_t>* kept) {
+  if (to.offsets.size() != p.num_samples() + 1 || from.offsets.size() != from_p.num_samples() + 1)
+    throw InternalError("share_tag_signatures: sample paths were built from another profile");
+  if (!kept) {
+    if (&p != &from_p) return false;
+    const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
+    if (sigs) to.give_tag_signatures(sigs);
+    return sigs != nullptr;
+  }
+  if (kept->size() != from_p.num_samples() || !from.tag_signatures_found()) return false;
+  std::vector<size_t> rows;
+  rows.reserve(p.num_samples());
+  for (size_t s = 0; s < kept->size(); ++s)
+    if ((*kept)[s]) rows.push_back(s);
+  return share_rows_tag_signatures(p, to, from_p, from, rows);
+}
 
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
@@ -298,6 +352,7 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     map_paths_part(p, from, to, s0, s1, out, flat, cum);
   });
+  if (auto sigs = from.tag_signatures_found()) out.give_tag_signatures(std::move(sigs));  // the same samples
   return out;
 }
 
@@ -367,6 +422,7 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
       add_sample_sums<0, false>(path_of(out, j), path_of(out, j + 1), child.values.data() + j * nt, nt, ++stamp,
                                 seen.data(), out.flat.data(), out.cum.data());
   }
+  share_rows_tag_signatures(child, out, parent, parent_paths, rows);
   return out;
 }
 
@@ -374,6 +430,16 @@ const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
   if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
   return *tags_;
+}
+
+std::shared_ptr<const TagSignatures> SamplePaths::tag_signatures_found() const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  return tags_;
+}
+
+void SamplePaths::give_tag_signatures(std::shared_ptr<const TagSignatures> sigs) const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) tags_ = std::move(sigs);
 }
 
 size_t SamplePaths::tag_signature_bytes() const {

@@ -71,6 +71,10 @@ struct SamplePaths {
   // kept for the next ones (they depend on the profile only). Thread-safe.
   const TagSignatures& tag_signatures_of(const Profile& p) const;
   size_t tag_signature_bytes() const;  // 0 until a build found them
+  // The signatures found so far (null: none yet), and a way to hand them
+  // over from other paths of the same samples (share_tag_signatures).
+  std::shared_ptr<const TagSignatures> tag_signatures_found() const;
+  void give_tag_signatures(std::shared_ptr<const TagSignatures> sigs) const;
   // Same paths, repeat marks and sums over the same node rows.
   bool operator==(const SamplePaths& o) const {
     return num_nodes == o.num_nodes && num_types == o.num_types && offsets == o.offsets && nodes == o.nodes &&
@@ -108,6 +112,16 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept = nullptr);
+
+// Gives `to` (paths of p) the tag signatures that `from` (paths of from_p)
+// found, so that no build of p's graph finds them again: when p is from_p
+// itself (kept null), or p holds the samples of from_p that `kept` marks (one
+// byte per from_p sample), in order, with the same labels and string table
+// (what the name filter keeps): each kept sample's signature. Signatures
+// depend on the labels only, not on stacks or node tables. False, and
+// nothing given, when `from` has found none yet or p does not fit.
+bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
+                          const std::vector<uint8_t>* kept = nullptr);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or
