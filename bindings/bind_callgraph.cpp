@@ -39,16 +39,13 @@ void bind_callgraph(py::module_& m) {
   py::class_<SamplePaths>(m, "SamplePaths",
                           "Each sample's report nodes, root first: what call_graph walks (keep one per profile "
                           "and node table)")
-      .def("__len__", [](const SamplePaths& s) { return s.nodes.size(); })
+      .def("__len__", [](const SamplePaths& s) { return s.path_nodes(); })
       .def(
           "__eq__", [](const SamplePaths& a, const SamplePaths& b) { return a == b; }, py::is_operator())
       .def_property_readonly(
-          "nbytes",
-          [](const SamplePaths& s) {
-            return (s.offsets.capacity() + s.flat.capacity() + s.cum.capacity()) * sizeof(int64_t) +
-                   s.nodes.capacity() * sizeof(int32_t) + s.repeats.capacity() + s.tag_signature_bytes();
-          },
-          "Bytes the paths hold (what a cache of them weighs).");
+          "nbytes", [](const SamplePaths& s) { return s.nbytes(); },
+          "Bytes the paths hold (what a cache of them weighs; a node array shared with the paths they were "
+          "derived from counts in full).");
   m.def(
       "sample_paths",
       [](const Profile& p, const NodeTable& nodes, size_t parts) {

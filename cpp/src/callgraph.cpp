@@ -151,7 +151,7 @@ template <size_t kTypes>
 void walk_paths(const Profile& p, const NodeTable& t, size_t s0, size_t s1, SamplePaths& out, int64_t* flat,
                 int64_t* cum) {
   const size_t nt = kTypes ? kTypes : p.num_types();
-  int32_t* nodes = out.nodes.data();
+  int32_t* nodes = out.node_store->data();
   std::vector<uint32_t> seen(out.num_nodes, 0);
   for (size_t s = s0; s < s1; ++s) {
     const size_t begin = static_cast<size_t>(out.offsets[s]);
@@ -211,11 +211,11 @@ void map_paths(const Profile& p, const SamplePaths& from, const std::vector<int3
                SamplePaths& out, int64_t* flat, int64_t* cum) {
   const size_t nt = kTypes ? kTypes : p.num_types();
   std::vector<uint32_t> seen(out.num_nodes, 0);
-  const int32_t* in = from.nodes.data();
-  int32_t* nodes = out.nodes.data();
+  int32_t* nodes = out.node_store->data();
   const int32_t* row = to.data();
   for (size_t s = s0; s < s1; ++s) {
     const size_t begin = static_cast<size_t>(out.offsets[s]), end = static_cast<size_t>(out.offsets[s + 1]);
+    const int32_t* in = from.path_begin(s) - begin;  // from's path may lie elsewhere in a shared store
     for (size_t i = begin; i < end; ++i) nodes[i] = in[i] < 0 ? ~row[~in[i]] : row[in[i]];
     out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + s * nt, nt,
                                                     static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
@@ -315,7 +315,7 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
     }
     out.offsets[s + 1] = out.offsets[s] + len;
   }
-  out.nodes.resize(static_cast<size_t>(out.offsets[ns]));
+  out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     walk_paths_part(p, t, s0, s1, out, flat, cum);
   });
@@ -346,9 +346,14 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   out.num_types = nt;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
-  out.offsets = from.offsets;
+  if (from.ends.empty()) {
+    out.offsets = from.offsets;
+  } else {  // from shares another's store: its paths are written back to back here
+    out.offsets.assign(ns + 1, 0);
+    for (size_t s = 0; s < ns; ++s) out.offsets[s + 1] = out.offsets[s] + (from.path_end(s) - from.path_begin(s));
+  }
   out.repeats.assign(ns, 0);
-  out.nodes.resize(from.nodes.size());
+  out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     map_paths_part(p, from, to, s0, s1, out, flat, cum);
   });
@@ -382,27 +387,26 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
     rows = matching_samples(child, parent, ok);
     if (!ok) return std::nullopt;
   }
+  // The kept samples' paths are the parent's: their places in its store,
+  // not a copy (tens of megabytes of fresh pages for a filter keeping most).
   SamplePaths out;
   out.num_nodes = parent_paths.num_nodes;
   out.num_types = nt;
-  out.offsets.assign(rows.size() + 1, 0);
-  size_t total = 0;
-  for (size_t j = 0; j < rows.size(); ++j) {
-    total += static_cast<size_t>(parent_paths.offsets[rows[j] + 1] - parent_paths.offsets[rows[j]]);
-    out.offsets[j + 1] = static_cast<int64_t>(total);
-  }
-  out.nodes.resize(total);
+  out.node_store = parent_paths.node_store;
+  out.offsets.resize(rows.size() + 1);
+  out.ends.resize(rows.size());
   out.repeats.resize(rows.size());
+  const int32_t* store = parent_paths.node_store->data();
   for (size_t j = 0; j < rows.size(); ++j) {
-    const int64_t b = parent_paths.offsets[rows[j]], e = parent_paths.offsets[rows[j] + 1];
-    std::copy(parent_paths.nodes.begin() + b, parent_paths.nodes.begin() + e, out.nodes.begin() + out.offsets[j]);
+    out.offsets[j] = parent_paths.path_begin(rows[j]) - store;
+    out.ends[j] = parent_paths.path_end(rows[j]) - store;
     out.repeats[j] = parent_paths.repeats[rows[j]];
   }
+  out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
   // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
   // left-out samples' equal the kept samples' own.
   std::vector<uint32_t> seen(out.num_nodes, 0);
   uint32_t stamp = 0;
-  auto path_of = [](const SamplePaths& paths, size_t s) { return paths.nodes.data() + paths.offsets[s]; };
   if (rows.size() * 2 >= np) {
     out.flat = parent_paths.flat;
     out.cum = parent_paths.cum;
@@ -412,14 +416,14 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
         ++next;
         continue;
       }
-      add_sample_sums<0, true>(path_of(parent_paths, s), path_of(parent_paths, s + 1), parent.values.data() + s * nt,
-                               nt, ++stamp, seen.data(), out.flat.data(), out.cum.data());
+      add_sample_sums<0, true>(parent_paths.path_begin(s), parent_paths.path_end(s), parent.values.data() + s * nt, nt,
+                               ++stamp, seen.data(), out.flat.data(), out.cum.data());
     }
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
     for (size_t j = 0; j < rows.size(); ++j)
-      add_sample_sums<0, false>(path_of(out, j), path_of(out, j + 1), child.values.data() + j * nt, nt, ++stamp,
+      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), child.values.data() + j * nt, nt, ++stamp,
                                 seen.data(), out.flat.data(), out.cum.data());
   }
   share_rows_tag_signatures(child, out, parent, parent_paths, rows);
@@ -430,6 +434,29 @@ const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
   if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
   return *tags_;
+}
+
+size_t SamplePaths::path_nodes() const {
+  if (ends.empty()) return static_cast<size_t>(offsets.back());
+  size_t n = 0;
+  for (size_t s = 0; s < ends.size(); ++s) n += static_cast<size_t>(ends[s] - offsets[s]);
+  return n;
+}
+
+size_t SamplePaths::nbytes() const {
+  // The store counts in full though derived paths share it: the bound on a
+  // cache of paths stays a bound when the paths it came from are dropped.
+  return (offsets.capacity() + ends.capacity() + flat.capacity() + cum.capacity()) * sizeof(int64_t) +
+         node_store->capacity() * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
+}
+
+bool SamplePaths::operator==(const SamplePaths& o) const {
+  if (num_nodes != o.num_nodes || num_types != o.num_types || offsets.size() != o.offsets.size() || flat != o.flat ||
+      cum != o.cum || repeats != o.repeats)
+    return false;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    if (!std::equal(path_begin(s), path_end(s), o.path_begin(s), o.path_end(s))) return false;
+  return true;
 }
 
 std::shared_ptr<const TagSignatures> SamplePaths::tag_signatures_found() const {
@@ -535,7 +562,6 @@ size_t num_signatures(const BuildInput& in) { return in.sigs ? in.sigs->set.size
 void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
   const size_t nn = in.paths.num_nodes, nt = in.p.num_types();
   const bool all = in.kept.empty();
-  const int32_t* nodes = in.paths.nodes.data();
   std::vector<uint32_t> seen(in.sigs ? nn : 0, 0);  // stamp = sample index + 1
   std::vector<uint32_t> edge_seen;
   // Per caller, a few slots (by the callee's low bits) holding the edges last
@@ -565,8 +591,8 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     const auto stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     bool residual = false;
-    const int32_t* end = nodes + in.paths.offsets[s + 1];
-    for (const int32_t* k = nodes + in.paths.offsets[s]; k != end; ++k) {
+    const int32_t* end = in.paths.path_end(s);
+    for (const int32_t* k = in.paths.path_begin(s); k != end; ++k) {
       const bool is_inline = *k < 0;
       const int32_t n = is_inline ? ~*k : *k;
       const size_t nr = static_cast<size_t>(n);
@@ -665,8 +691,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   for (size_t s = 0; sigs && s < ns; ++s) {
     if (p.values[s * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
-    if (paths.offsets[s + 1] == paths.offsets[s]) continue;
-    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    if (paths.path_end(s) == paths.path_begin(s)) continue;
+    const int32_t last = paths.path_end(s)[-1];
     const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
     if (is_kept(leaf)) tag_leaf[leaf] = 1;
   }

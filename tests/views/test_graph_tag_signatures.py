@@ -5,7 +5,9 @@ again (``_core.share_tag_signatures``, and the copies inside
 paths given them equals one built over paths that find their own, for every
 filter the explorer applies (the name filter's hidden frames included) and
 for another granularity of the same profile. Profiles whose labels differ,
-or masks that do not fit, are refused."""
+or masks that do not fit, are refused. A filter's derived paths share the
+parent's node array instead of copying it: renamed to another granularity
+or derived again, they read as paths walked anew."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pprofcore import _core
+from pprofcore._filter import samples_kept_from
 from pprofcore.display.callgraph import derive_sample_paths, sample_paths
 from pprofcore.display.flamegraph import stack_nodes
 
@@ -120,3 +123,32 @@ def test_share_refuses_what_does_not_fit():
     assert len(relabelled.values) == len(child.values)
     other = _core.sample_paths(relabelled._core, stack_nodes(relabelled, "functions"))
     assert not _core.share_tag_signatures(relabelled._core, other, p._core, paths, kept)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_samples, st.sampled_from([{"focus": "b"}, {"ignore": "leaf"}, {"focus": "main", "ignore": "c"}]))
+def test_paths_sharing_the_parents_nodes_read_as_paths_walked_anew(samples, filters):
+    """A name filter's child keeps its parent's node array (each kept path
+    where it lies there); renaming those paths to another granularity and
+    deriving a grandchild's from them read the same paths as walks anew."""
+    parent = parent_with_signatures(samples)
+    child = parent.filter(warn=False, **filters)
+    derive_sample_paths(child, parent)
+    shared = sample_paths(child, "functions")
+    assert shared == _core.sample_paths(child._core, stack_nodes(child, "functions"))
+    assert len(shared) == len(child.stack_locations)  # one node per frame: no inlined frames here
+    for by in ("files", "filefunctions", "lines"):
+        table = stack_nodes(child, by)
+        renamed = _core.mapped_sample_paths(child._core, table, stack_nodes(child, "functions"), shared)
+        if renamed is not None:
+            assert renamed == _core.sample_paths(child._core, table), by
+    grandchild = child.filter(warn=False, ignore="^a$")
+    kept = samples_kept_from(grandchild, child)
+    table = stack_nodes(grandchild, "functions")
+    again = _core.derived_sample_paths(
+        grandchild._core, table, child._core, stack_nodes(child, "functions"), shared, kept
+    )
+    want = _core.sample_paths(grandchild._core, table)
+    assert again is None or again == want
+    if again is not None:
+        assert_same_graphs(tag_graphs(grandchild, table, again), tag_graphs(grandchild, table, want), filters)

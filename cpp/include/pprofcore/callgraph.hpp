@@ -52,10 +52,17 @@ struct TagSignatures {
 TagSignatures tag_signatures(const Profile& p);
 
 struct SamplePaths {
-  std::vector<int64_t> offsets{0};  // per sample, into nodes
+  // Per sample, where its path starts in the node store (num_samples + 1
+  // entries: back to back, path s ends where s + 1 starts, unless `ends`).
+  std::vector<int64_t> offsets{0};
+  // Per sample, where its path ends, when the paths are some of another's and
+  // share its store (derived_sample_paths: a filter's kept samples, whose
+  // nodes are the parent's, are not copied); empty when back to back.
+  std::vector<int64_t> ends;
   // A node row, or ~row when the node is an inlined frame of the location
-  // before it (one array: the walk reads a single stream).
-  std::vector<int32_t> nodes;
+  // before it (one array: the walk reads a single stream). Written while the
+  // paths are built, read only after; shared by the paths derived from them.
+  std::shared_ptr<std::vector<int32_t>> node_store = std::make_shared<std::vector<int32_t>>();
   size_t num_nodes = 0;  // rows of the node table they were built over
   // Per node row and sample type (row * num_types + type): the flat and cum of
   // the graph of every node, found while the paths are built: every build
@@ -67,6 +74,12 @@ struct SamplePaths {
   // occurrence is the first, so they skip that check.
   std::vector<uint8_t> repeats;
 
+  // Sample s's path, root first: [path_begin(s), path_end(s)).
+  const int32_t* path_begin(size_t s) const { return node_store->data() + offsets[s]; }
+  const int32_t* path_end(size_t s) const { return node_store->data() + (ends.empty() ? offsets[s + 1] : ends[s]); }
+  size_t path_nodes() const;  // nodes on all the paths
+  size_t nbytes() const;      // bytes held, the shared store and the tag signatures included
+
   // The samples' tag signatures, found by the first build that counts tags and
   // kept for the next ones (they depend on the profile only). Thread-safe.
   const TagSignatures& tag_signatures_of(const Profile& p) const;
@@ -75,11 +88,8 @@ struct SamplePaths {
   // over from other paths of the same samples (share_tag_signatures).
   std::shared_ptr<const TagSignatures> tag_signatures_found() const;
   void give_tag_signatures(std::shared_ptr<const TagSignatures> sigs) const;
-  // Same paths, repeat marks and sums over the same node rows.
-  bool operator==(const SamplePaths& o) const {
-    return num_nodes == o.num_nodes && num_types == o.num_types && offsets == o.offsets && nodes == o.nodes &&
-           flat == o.flat && cum == o.cum && repeats == o.repeats;
-  }
+  // Same paths, repeat marks and sums over the same node rows (however stored).
+  bool operator==(const SamplePaths& o) const;
 
  private:
   mutable std::shared_ptr<std::mutex> tags_lock_ = std::make_shared<std::mutex>();
