@@ -39,16 +39,13 @@ void bind_callgraph(py::module_& m) {
   py::class_<SamplePaths>(m, "SamplePaths",
                           "Each sample's report nodes, root first: what call_graph walks (keep one per profile "
                           "and node table)")
-      .def("__len__", [](const SamplePaths& s) { return s.nodes.size(); })
+      .def("__len__", [](const SamplePaths& s) { return s.path_nodes(); })
       .def(
           "__eq__", [](const SamplePaths& a, const SamplePaths& b) { return a == b; }, py::is_operator())
       .def_property_readonly(
-          "nbytes",
-          [](const SamplePaths& s) {
-            return (s.offsets.capacity() + s.flat.capacity() + s.cum.capacity()) * sizeof(int64_t) +
-                   s.nodes.capacity() * sizeof(int32_t) + s.repeats.capacity() + s.tag_signature_bytes();
-          },
-          "Bytes the paths hold (what a cache of them weighs).");
+          "nbytes", [](const SamplePaths& s) { return s.nbytes(); },
+          "Bytes the paths hold (what a cache of them weighs; a node array shared with the paths they were "
+          "derived from counts in full).");
   m.def(
       "sample_paths",
       [](const Profile& p, const NodeTable& nodes, size_t parts) {
@@ -83,6 +80,21 @@ void bind_callgraph(py::module_& m) {
       "The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of "
       "parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept "
       "(one byte per parent sample, as filter_by_name gives) says which, instead of matching them.");
+  m.def(
+      "share_tag_signatures",
+      [](const Profile& p, const SamplePaths& paths, const Profile& from_profile, const SamplePaths& from_paths,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
+        std::vector<uint8_t> mask;
+        if (kept) mask.assign(kept->data(), kept->data() + kept->size());
+        py::gil_scoped_release nogil;  // profiles are immutable, the signatures behind a lock; the mask was copied
+        return share_tag_signatures(p, paths, from_profile, from_paths, kept ? &mask : nullptr);
+      },
+      py::arg("profile"), py::arg("paths"), py::arg("from_profile"), py::arg("from_paths"),
+      py::arg("kept") = py::none(),
+      "Gives paths (of profile) the label tag signatures from_paths (of from_profile) found, so no build "
+      "finds them again: when profile is from_profile, or holds the samples of from_profile that kept marks "
+      "(one byte per sample, as filter_by_name gives) with the same labels. False when there were none to give "
+      "or they do not fit.");
   m.def(
       "call_graph",
       [](const Profile& p, const NodeTable& nodes, size_t type,

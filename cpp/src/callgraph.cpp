@@ -11,6 +11,7 @@
 #include "pprofcore/filter.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/idle_cpu.hpp"
+#include "pprofcore/memory.hpp"
 
 namespace pprofcore {
 
@@ -43,7 +44,8 @@ std::vector<int32_t> label_set_ids(const Profile& p) {
       key += x;
       key.push_back('\n');
     }
-    ids[s] = index.emplace(key, static_cast<int32_t>(index.size() + 1)).first->second;
+    // try_emplace: a set seen before allocates nothing (emplace built a node per sample)
+    ids[s] = index.try_emplace(key, static_cast<int32_t>(index.size() + 1)).first->second;
   }
   return ids;
 }
@@ -85,7 +87,7 @@ TagSignatures tag_signatures(const Profile& p) {
     if (label_set[s] == 0 && values.empty()) continue;
     key.assign(reinterpret_cast<const char*>(&label_set[s]), sizeof(int32_t));
     key.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));
-    const auto [it, fresh] = index.emplace(key, static_cast<int32_t>(out.set.size()));
+    const auto [it, fresh] = index.try_emplace(key, static_cast<int32_t>(out.set.size()));
     if (fresh) {
       out.set.push_back(label_set[s]);
       out.bytes.insert(out.bytes.end(), values.begin(), values.end());
@@ -150,7 +152,7 @@ template <size_t kTypes>
 void walk_paths(const Profile& p, const NodeTable& t, size_t s0, size_t s1, SamplePaths& out, int64_t* flat,
                 int64_t* cum) {
   const size_t nt = kTypes ? kTypes : p.num_types();
-  int32_t* nodes = out.nodes.data();
+  int32_t* nodes = out.node_store->data();
   std::vector<uint32_t> seen(out.num_nodes, 0);
   for (size_t s = s0; s < s1; ++s) {
     const size_t begin = static_cast<size_t>(out.offsets[s]);
@@ -210,11 +212,11 @@ void map_paths(const Profile& p, const SamplePaths& from, const std::vector<int3
                SamplePaths& out, int64_t* flat, int64_t* cum) {
   const size_t nt = kTypes ? kTypes : p.num_types();
   std::vector<uint32_t> seen(out.num_nodes, 0);
-  const int32_t* in = from.nodes.data();
-  int32_t* nodes = out.nodes.data();
+  int32_t* nodes = out.node_store->data();
   const int32_t* row = to.data();
   for (size_t s = s0; s < s1; ++s) {
     const size_t begin = static_cast<size_t>(out.offsets[s]), end = static_cast<size_t>(out.offsets[s + 1]);
+    const int32_t* in = from.path_begin(s) - begin;  // from's path may lie elsewhere in a shared store
     for (size_t i = begin; i < end; ++i) nodes[i] = in[i] < 0 ? ~row[~in[i]] : row[in[i]];
     out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + s * nt, nt,
                                                     static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
@@ -235,7 +237,60 @@ void map_paths_part(const Profile& p, const SamplePaths& from, const std::vector
   }
 }
 
+// Whether `child`'s samples are `parent`'s samples `rows`, in order, with the
+// same labels over an equal string table: then each has the same tag
+// signature. The stacks and values are not read (signatures ignore them).
+bool same_labels(const Profile& child, const Profile& parent, const std::vector<size_t>& rows) {
+  if (child.num_samples() != rows.size() || child.strings.size() != parent.strings.size() ||
+      !(child.strings == parent.strings))
+    return false;
+  const Labels &a = child.labels, &b = parent.labels;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    const auto cb = static_cast<size_t>(child.label_offsets[j]), ce = static_cast<size_t>(child.label_offsets[j + 1]);
+    const auto pb = static_cast<size_t>(parent.label_offsets[rows[j]]);
+    if (ce - cb != static_cast<size_t>(parent.label_offsets[rows[j] + 1]) - pb) return false;
+    for (size_t i = 0; i < ce - cb; ++i)
+      if (a.key[cb + i] != b.key[pb + i] || a.str[cb + i] != b.str[pb + i] || a.num[cb + i] != b.num[pb + i])
+        return false;
+  }
+  return true;
+}
+
+// Gives `to` (paths of child) the signatures of `from` (paths of parent) at
+// `rows`, when the parent's were found and the labels agree.
+bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, const Profile& parent,
+                               const SamplePaths& from, const std::vector<size_t>& rows) {
+  const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
+  if (!sigs || !same_labels(child, parent, rows)) return false;
+  auto out = std::make_shared<TagSignatures>();
+  out->set = sigs->set;  // signatures no kept sample has cost nothing: no build meets them
+  out->bytes_offsets = sigs->bytes_offsets;
+  out->bytes = sigs->bytes;
+  out->of_sample.resize(rows.size());
+  for (size_t j = 0; j < rows.size(); ++j) out->of_sample[j] = sigs->of_sample[rows[j]];
+  to.give_tag_signatures(std::move(out));
+  return true;
+}
+
 }  // namespace
+
+bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
+                          const std::vector<uint8_t>* kept) {
+  if (to.offsets.size() != p.num_samples() + 1 || from.offsets.size() != from_p.num_samples() + 1)
+    throw InternalError("share_tag_signatures: sample paths were built from another profile");
+  if (!kept) {
+    if (&p != &from_p) return false;
+    const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
+    if (sigs) to.give_tag_signatures(sigs);
+    return sigs != nullptr;
+  }
+  if (kept->size() != from_p.num_samples() || !from.tag_signatures_found()) return false;
+  std::vector<size_t> rows;
+  rows.reserve(p.num_samples());
+  for (size_t s = 0; s < kept->size(); ++s)
+    if ((*kept)[s]) rows.push_back(s);
+  return share_rows_tag_signatures(p, to, from_p, from, rows);
+}
 
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
@@ -246,6 +301,7 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   out.num_types = nt;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
+  reserve_huge(out.offsets, ns + 1);
   out.offsets.assign(ns + 1, 0);
   out.repeats.assign(ns, 0);
   // Each path's place first: the parts write their samples' paths at once, and
@@ -261,7 +317,8 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
     }
     out.offsets[s + 1] = out.offsets[s] + len;
   }
-  out.nodes.resize(static_cast<size_t>(out.offsets[ns]));
+  reserve_huge(*out.node_store, static_cast<size_t>(out.offsets[ns]));  // tens of MB of fresh pages: fewer faults
+  out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     walk_paths_part(p, t, s0, s1, out, flat, cum);
   });
@@ -292,12 +349,19 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   out.num_types = nt;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
-  out.offsets = from.offsets;
+  if (from.ends.empty()) {
+    out.offsets = from.offsets;
+  } else {  // from shares another's store: its paths are written back to back here
+    out.offsets.assign(ns + 1, 0);
+    for (size_t s = 0; s < ns; ++s) out.offsets[s + 1] = out.offsets[s] + (from.path_end(s) - from.path_begin(s));
+  }
   out.repeats.assign(ns, 0);
-  out.nodes.resize(from.nodes.size());
+  reserve_huge(*out.node_store, static_cast<size_t>(out.offsets[ns]));  // tens of MB of fresh pages: fewer faults
+  out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     map_paths_part(p, from, to, s0, s1, out, flat, cum);
   });
+  if (auto sigs = from.tag_signatures_found()) out.give_tag_signatures(std::move(sigs));  // the same samples
   return out;
 }
 
@@ -327,27 +391,28 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
     rows = matching_samples(child, parent, ok);
     if (!ok) return std::nullopt;
   }
+  // The kept samples' paths are the parent's: their places in its store,
+  // not a copy (tens of megabytes of fresh pages for a filter keeping most).
   SamplePaths out;
   out.num_nodes = parent_paths.num_nodes;
   out.num_types = nt;
-  out.offsets.assign(rows.size() + 1, 0);
-  size_t total = 0;
-  for (size_t j = 0; j < rows.size(); ++j) {
-    total += static_cast<size_t>(parent_paths.offsets[rows[j] + 1] - parent_paths.offsets[rows[j]]);
-    out.offsets[j + 1] = static_cast<int64_t>(total);
-  }
-  out.nodes.resize(total);
+  out.node_store = parent_paths.node_store;
+  reserve_huge(out.offsets, rows.size() + 1);
+  reserve_huge(out.ends, rows.size());
+  out.offsets.resize(rows.size() + 1);
+  out.ends.resize(rows.size());
   out.repeats.resize(rows.size());
+  const int32_t* store = parent_paths.node_store->data();
   for (size_t j = 0; j < rows.size(); ++j) {
-    const int64_t b = parent_paths.offsets[rows[j]], e = parent_paths.offsets[rows[j] + 1];
-    std::copy(parent_paths.nodes.begin() + b, parent_paths.nodes.begin() + e, out.nodes.begin() + out.offsets[j]);
+    out.offsets[j] = parent_paths.path_begin(rows[j]) - store;
+    out.ends[j] = parent_paths.path_end(rows[j]) - store;
     out.repeats[j] = parent_paths.repeats[rows[j]];
   }
+  out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
   // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
   // left-out samples' equal the kept samples' own.
   std::vector<uint32_t> seen(out.num_nodes, 0);
   uint32_t stamp = 0;
-  auto path_of = [](const SamplePaths& paths, size_t s) { return paths.nodes.data() + paths.offsets[s]; };
   if (rows.size() * 2 >= np) {
     out.flat = parent_paths.flat;
     out.cum = parent_paths.cum;
@@ -357,16 +422,17 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
         ++next;
         continue;
       }
-      add_sample_sums<0, true>(path_of(parent_paths, s), path_of(parent_paths, s + 1), parent.values.data() + s * nt,
-                               nt, ++stamp, seen.data(), out.flat.data(), out.cum.data());
+      add_sample_sums<0, true>(parent_paths.path_begin(s), parent_paths.path_end(s), parent.values.data() + s * nt, nt,
+                               ++stamp, seen.data(), out.flat.data(), out.cum.data());
     }
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
     for (size_t j = 0; j < rows.size(); ++j)
-      add_sample_sums<0, false>(path_of(out, j), path_of(out, j + 1), child.values.data() + j * nt, nt, ++stamp,
+      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), child.values.data() + j * nt, nt, ++stamp,
                                 seen.data(), out.flat.data(), out.cum.data());
   }
+  share_rows_tag_signatures(child, out, parent, parent_paths, rows);
   return out;
 }
 
@@ -374,6 +440,39 @@ const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
   if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
   return *tags_;
+}
+
+size_t SamplePaths::path_nodes() const {
+  if (ends.empty()) return static_cast<size_t>(offsets.back());
+  size_t n = 0;
+  for (size_t s = 0; s < ends.size(); ++s) n += static_cast<size_t>(ends[s] - offsets[s]);
+  return n;
+}
+
+size_t SamplePaths::nbytes() const {
+  // The store counts in full though derived paths share it: the bound on a
+  // cache of paths stays a bound when the paths it came from are dropped.
+  return (offsets.capacity() + ends.capacity() + flat.capacity() + cum.capacity()) * sizeof(int64_t) +
+         node_store->capacity() * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
+}
+
+bool SamplePaths::operator==(const SamplePaths& o) const {
+  if (num_nodes != o.num_nodes || num_types != o.num_types || offsets.size() != o.offsets.size() || flat != o.flat ||
+      cum != o.cum || repeats != o.repeats)
+    return false;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    if (!std::equal(path_begin(s), path_end(s), o.path_begin(s), o.path_end(s))) return false;
+  return true;
+}
+
+std::shared_ptr<const TagSignatures> SamplePaths::tag_signatures_found() const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  return tags_;
+}
+
+void SamplePaths::give_tag_signatures(std::shared_ptr<const TagSignatures> sigs) const {
+  std::lock_guard<std::mutex> hold(*tags_lock_);
+  if (!tags_) tags_ = std::move(sigs);
 }
 
 size_t SamplePaths::tag_signature_bytes() const {
@@ -469,7 +568,6 @@ size_t num_signatures(const BuildInput& in) { return in.sigs ? in.sigs->set.size
 void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
   const size_t nn = in.paths.num_nodes, nt = in.p.num_types();
   const bool all = in.kept.empty();
-  const int32_t* nodes = in.paths.nodes.data();
   std::vector<uint32_t> seen(in.sigs ? nn : 0, 0);  // stamp = sample index + 1
   std::vector<uint32_t> edge_seen;
   // Per caller, a few slots (by the callee's low bits) holding the edges last
@@ -499,8 +597,8 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     const auto stamp = static_cast<uint32_t>(s + 1);
     int32_t parent = -1;
     bool residual = false;
-    const int32_t* end = nodes + in.paths.offsets[s + 1];
-    for (const int32_t* k = nodes + in.paths.offsets[s]; k != end; ++k) {
+    const int32_t* end = in.paths.path_end(s);
+    for (const int32_t* k = in.paths.path_begin(s); k != end; ++k) {
       const bool is_inline = *k < 0;
       const int32_t n = is_inline ? ~*k : *k;
       const size_t nr = static_cast<size_t>(n);
@@ -599,8 +697,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   for (size_t s = 0; sigs && s < ns; ++s) {
     if (p.values[s * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
-    if (paths.offsets[s + 1] == paths.offsets[s]) continue;
-    const int32_t last = paths.nodes[static_cast<size_t>(paths.offsets[s + 1] - 1)];
+    if (paths.path_end(s) == paths.path_begin(s)) continue;
+    const int32_t last = paths.path_end(s)[-1];
     const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
     if (is_kept(leaf)) tag_leaf[leaf] = 1;
   }

@@ -61,6 +61,7 @@ __all__: list[str] = [
     "scale_n",
     "select_sample_types",
     "set_label",
+    "share_tag_signatures",
     "show_from",
     "stack_ids",
     "used_locations",
@@ -424,6 +425,17 @@ def derived_sample_paths(
 ) -> SamplePaths | None:
     """
     The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them.
+    """
+
+def share_tag_signatures(
+    profile: Profile,
+    paths: SamplePaths,
+    from_profile: Profile,
+    from_paths: SamplePaths,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+) -> bool:
+    """
+    Gives paths (of profile) the label tag signatures from_paths (of from_profile) found, so no build finds them again: when profile is from_profile, or holds the samples of from_profile that kept marks (one byte per sample, as filter_by_name gives) with the same labels. False when there were none to give or they do not fit.
     """
 
 def sample_paths(

@@ -52,10 +52,17 @@ struct TagSignatures {
 TagSignatures tag_signatures(const Profile& p);
 
 struct SamplePaths {
-  std::vector<int64_t> offsets{0};  // per sample, into nodes
+  // Per sample, where its path starts in the node store (num_samples + 1
+  // entries: back to back, path s ends where s + 1 starts, unless `ends`).
+  std::vector<int64_t> offsets{0};
+  // Per sample, where its path ends, when the paths are some of another's and
+  // share its store (derived_sample_paths: a filter's kept samples, whose
+  // nodes are the parent's, are not copied); empty when back to back.
+  std::vector<int64_t> ends;
   // A node row, or ~row when the node is an inlined frame of the location
-  // before it (one array: the walk reads a single stream).
-  std::vector<int32_t> nodes;
+  // before it (one array: the walk reads a single stream). Written while the
+  // paths are built, read only after; shared by the paths derived from them.
+  std::shared_ptr<std::vector<int32_t>> node_store = std::make_shared<std::vector<int32_t>>();
   size_t num_nodes = 0;  // rows of the node table they were built over
   // Per node row and sample type (row * num_types + type): the flat and cum of
   // the graph of every node, found while the paths are built: every build
@@ -67,15 +74,22 @@ struct SamplePaths {
   // occurrence is the first, so they skip that check.
   std::vector<uint8_t> repeats;
 
+  // Sample s's path, root first: [path_begin(s), path_end(s)).
+  const int32_t* path_begin(size_t s) const { return node_store->data() + offsets[s]; }
+  const int32_t* path_end(size_t s) const { return node_store->data() + (ends.empty() ? offsets[s + 1] : ends[s]); }
+  size_t path_nodes() const;  // nodes on all the paths
+  size_t nbytes() const;      // bytes held, the shared store and the tag signatures included
+
   // The samples' tag signatures, found by the first build that counts tags and
   // kept for the next ones (they depend on the profile only). Thread-safe.
   const TagSignatures& tag_signatures_of(const Profile& p) const;
   size_t tag_signature_bytes() const;  // 0 until a build found them
-  // Same paths, repeat marks and sums over the same node rows.
-  bool operator==(const SamplePaths& o) const {
-    return num_nodes == o.num_nodes && num_types == o.num_types && offsets == o.offsets && nodes == o.nodes &&
-           flat == o.flat && cum == o.cum && repeats == o.repeats;
-  }
+  // The signatures found so far (null: none yet), and a way to hand them
+  // over from other paths of the same samples (share_tag_signatures).
+  std::shared_ptr<const TagSignatures> tag_signatures_found() const;
+  void give_tag_signatures(std::shared_ptr<const TagSignatures> sigs) const;
+  // Same paths, repeat marks and sums over the same node rows (however stored).
+  bool operator==(const SamplePaths& o) const;
 
  private:
   mutable std::shared_ptr<std::mutex> tags_lock_ = std::make_shared<std::mutex>();
@@ -108,6 +122,16 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
 std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept = nullptr);
+
+// Gives `to` (paths of p) the tag signatures that `from` (paths of from_p)
+// found, so that no build of p's graph finds them again: when p is from_p
+// itself (kept null), or p holds the samples of from_p that `kept` marks (one
+// byte per from_p sample), in order, with the same labels and string table
+// (what the name filter keeps): each kept sample's signature. Signatures
+// depend on the labels only, not on stacks or node tables. False, and
+// nothing given, when `from` has found none yet or p does not fit.
+bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
+                          const std::vector<uint8_t>* kept = nullptr);
 
 // `kept` is empty (all nodes) or one byte per NodeTable row. Samples whose value
 // of `type` is 0 add nothing. Parts left out of `parts` stay empty (edges) or

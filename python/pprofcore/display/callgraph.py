@@ -160,8 +160,26 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
                 paths = _core.mapped_sample_paths(profile._core, table, stack_nodes(profile, other_by, inline), other)
         if paths is None:
             paths = _core.sample_paths(profile._core, table)
+            share_tag_signatures(profile, paths, parent)
         cache[key] = paths
     return paths
+
+
+def share_tag_signatures(profile: "Profile", paths, parent: Optional["Profile"]) -> None:
+    """Gives ``paths``, walked anew, the label tag signatures (what each sample
+    adds to the nodes' tags) that other cached paths found: those of another
+    granularity of ``profile``, or those of ``parent`` when a name filter made
+    ``profile`` from it (hidden frames included: the labels are the same).
+    Finding them reads every sample's labels, about a tenth of a graph."""
+    for other in profile._derived.sample_paths.values():
+        if _core.share_tag_signatures(profile._core, paths, profile._core, other):
+            return
+    origin = profile._derived.filter_origin  # the name filter's record: (parent, kept, hidden)
+    if parent is None or origin is None or origin[0]() is not parent:
+        return
+    for other in list(parent._derived.sample_paths.values()):
+        if _core.share_tag_signatures(profile._core, paths, parent._core, other, origin[1]):
+            return
 
 
 def derive_sample_paths(profile: "Profile", parent: "Profile") -> None:
