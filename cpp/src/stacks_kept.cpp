@@ -23,24 +23,10 @@ namespace pprofcore {
 
 namespace stacks {
 
-namespace {
-
-constexpr double kUncovered = std::numeric_limits<double>::infinity();
-
-// One sample's walk down the split (see stacks_pruned.cpp's PathRef).
-struct Walk {
-  int64_t pos;
-  int32_t sub;
-  int32_t len;
-  size_t sample;
-};
-
 int64_t start_pos(const Profile& p, size_t s, bool inverted) {
   return inverted ? p.stack_offsets[s] : p.stack_offsets[s + 1] - 1;
 }
 
-// Adds (sign 1) or takes away (-1) one sample's values of every type to a row
-// of sums, and its non-zero values' count to a row of counts.
 void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_t sign) {
   for (size_t t = 0; t < nt; ++t) {
     sums[t] = sign > 0 ? wrapping_add(sums[t], v[t]) : wrapping_sub(sums[t], v[t]);
@@ -48,7 +34,6 @@ void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_
   }
 }
 
-// Appends a node (its sums zero but for total and count) and returns its id.
 int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, const int64_t* total,
                  const int64_t* count) {
   const size_t nt = k.sums.num_types;
@@ -63,6 +48,8 @@ int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, cons
   for (auto* v : {&k.self, &k.rest_total, &k.rest_count}) v->resize(v->size() + nt, 0);
   return id;
 }
+
+namespace {
 
 // Whether a child with these sums stays: it reaches the bound of some type.
 bool reaches_bound(const KeptTree& k, const int64_t* total) {
@@ -158,8 +145,8 @@ bool kept_rows(const Profile& child, const Profile& parent, std::vector<uint8_t>
   return true;
 }
 
-// Takes one parent sample away from the tree: from every node on its path in
-// the tree, and from the rest of the node where the path leaves it.
+}  // namespace
+
 void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, KeptTree& k) {
   const size_t nt = k.sums.num_types;
   const int64_t* v = p.values.data() + s * nt;
@@ -182,8 +169,6 @@ void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t
     add_row(&k.total[node * nt], &k.count[node * nt], v, nt, -1);
   }
 }
-
-}  // namespace
 
 void emit_kept(const KeptTree& k, size_t type, double min_fraction, CallTree& out) {
   const size_t nt = k.sums.num_types, t = type - k.sums.first_type, nf = k.sums.num_frames;
