@@ -153,10 +153,14 @@ void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_
 // Appends a kept tree node (its sums zero but for total and count); returns its id.
 int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, const int64_t* total, const int64_t* count);
 
-// Takes one sample of `p` (the kept tree's profile, walked with `sf`) away
-// from the tree: from every node on its path in the tree, and from the rest
-// of the node where the path leaves it.
-void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, KeptTree& k);
+// A copy of a kept tree without its per-sample path lengths (sums.len), for
+// a derived tree that writes its own: a few MB less to copy.
+KeptTree copy_but_lengths(const KeptTree& k);
+
+// Takes one sample of `p` (the kept tree's profile, walked with `sf`; `len`
+// its path length) away from the tree: from every node on its path in the
+// tree, and from the rest of the node where the path leaves it.
+void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, int32_t len, KeptTree& k);
 
 // The tree of `type` read off a kept tree that covers it (KeptTree::covers).
 void emit_kept(const KeptTree& kept, size_t type, double min_fraction, CallTree& out);

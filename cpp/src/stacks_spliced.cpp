@@ -244,14 +244,14 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
 
   // The dropped samples and those leaving the tree at a hidden frame taken
   // away; each kept sample's path length and whether its flat moves.
-  KeptTree k = parent;
+  KeptTree k = stacks::copy_but_lengths(parent);
   std::vector<uint32_t> seen(pnf, 0);
   uint32_t stamp = 0;
   std::vector<int32_t> len(child.num_samples(), 0);
   for (size_t s = 0; s < ns; ++s) {
     if (kept[s]) continue;
     stacks::add_frame_sums(p, psf, inverted, 0, nt, s, ++stamp, seen, k.sums.fself.data(), k.sums.ftotal.data(), true);
-    stacks::drop_sample(p, psf, inverted, s, k);
+    stacks::drop_sample(p, psf, inverted, s, parent.sums.len[s], k);
   }
   // A splice that fails on the tree as it is now fails after the walks too
   // (unless they empty a trimmed rest): fail before them.
