@@ -107,7 +107,7 @@ bool may_leave_hidden(const Profile& p, const stacks::SourceFrames& sf, bool inv
     int32_t f = 0;                    // the root when none
     if (before >= sb && before < se) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(before)]);
-      f = sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
+      f = sf.single[loc] >= 0 ? sf.single[loc] : sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
     }
     if (gate[static_cast<size_t>(f)]) return true;
   }
@@ -119,7 +119,8 @@ int32_t last_frame(const Profile& p, const stacks::SourceFrames& sf, bool invert
   const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
   if (sb == se) return 0;
   const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(inverted ? se - 1 : sb)]);
-  return sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
+  const int32_t one = sf.single[loc];
+  return one >= 0 ? one : sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
 }
 
 bool any_covered(const KeptTree& k, const int64_t* row) {
@@ -278,6 +279,10 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   for (size_t s = 0, j = 0; s < ns; ++s) {
     if (!kept[s]) continue;
     const size_t c = j++;
+    if (s + stacks::kPrefetch < ns && c + stacks::kPrefetch < child.num_samples()) {  // the leaf ends miss the cache
+      __builtin_prefetch(p.stack_locations.data() + p.stack_offsets[s + stacks::kPrefetch]);
+      __builtin_prefetch(child.stack_locations.data() + child.stack_offsets[c + stacks::kPrefetch]);
+    }
     const int32_t plen = parent.sums.len[s];
     const int64_t lost =
         (p.stack_offsets[s + 1] - p.stack_offsets[s]) - (child.stack_offsets[c + 1] - child.stack_offsets[c]);
