@@ -58,18 +58,26 @@ void bind_stacks(py::module_& m) {
   m.def(
       "derive_kept_tree",
       [](const Profile& child, const NodeTable& nodes, const KeptTree& parent,
-         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
-        std::vector<uint8_t> mask;
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& hidden,
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& used) {
+        std::vector<uint8_t> mask, gone, in_stacks;
         if (kept) mask.assign(kept->data(), kept->data() + kept->size());
-        py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable; the mask was copied
-        return derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr);
+        if (hidden) gone.assign(hidden->data(), hidden->data() + hidden->size());
+        if (used) in_stacks.assign(used->data(), used->data() + used->size());
+        if (hidden && !kept) throw py::value_error("derive_kept_tree: hidden needs kept");
+        py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable; the masks were copied
+        return hidden ? derive_spliced_tree(child, nodes, parent, mask, gone, used ? &in_stacks : nullptr)
+                      : derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr);
       },
-      py::arg("child"), py::arg("nodes"), py::arg("parent"), py::arg("kept") = py::none(), py::keep_alive<0, 1>(),
-      py::keep_alive<0, 2>(),
+      py::arg("child"), py::arg("nodes"), py::arg("parent"), py::arg("kept") = py::none(),
+      py::arg("hidden") = py::none(), py::arg("used") = py::none(), py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
       "The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an "
       "equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as "
-      "filter_by_name gives) says which, instead of matching them. None when child is not such a profile or "
-      "building anew is cheaper.");
+      "filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, "
+      "filter_by_name's), child is parent's profile after hide or show: parent's tree with the hidden frames "
+      "spliced out (used: the parent's used_locations, when known, spares the locations in no stack). None "
+      "when child is not such a profile, the result would not be exact, or building anew is cheaper.");
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,

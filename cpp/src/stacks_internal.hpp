@@ -5,6 +5,7 @@
 // builds what would be trimmed. Not installed; only stacks*.cpp include it.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -130,6 +131,36 @@ inline int32_t open_node(CallTree& out, int32_t parent, int32_t depth, int64_t t
   out.base_total.push_back(base_total);
   return static_cast<int32_t>(out.parent.size() - 1);
 }
+
+// A kept tree's bound for a type it does not cover.
+constexpr double kUncovered = std::numeric_limits<double>::infinity();
+
+// One sample's walk down a kept tree's split (see stacks_pruned.cpp's PathRef).
+struct Walk {
+  int64_t pos;
+  int32_t sub;
+  int32_t len;
+  size_t sample;
+};
+
+// The stack entry a sample's walk starts at: its root end, its leaf end when inverted.
+int64_t start_pos(const Profile& p, size_t s, bool inverted);
+
+// Adds (sign 1) or takes away (-1) one sample's values of every type to a row
+// of sums, and its non-zero values' count to a row of counts.
+void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_t sign);
+
+// Appends a kept tree node (its sums zero but for total and count); returns its id.
+int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, const int64_t* total, const int64_t* count);
+
+// A copy of a kept tree without its per-sample path lengths (sums.len), for
+// a derived tree that writes its own: a few MB less to copy.
+KeptTree copy_but_lengths(const KeptTree& k);
+
+// Takes one sample of `p` (the kept tree's profile, walked with `sf`; `len`
+// its path length) away from the tree: from every node on its path in the
+// tree, and from the rest of the node where the path leaves it.
+void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, int32_t len, KeptTree& k);
 
 // The tree of `type` read off a kept tree that covers it (KeptTree::covers).
 void emit_kept(const KeptTree& kept, size_t type, double min_fraction, CallTree& out);

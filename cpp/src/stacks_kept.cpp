@@ -23,24 +23,10 @@ namespace pprofcore {
 
 namespace stacks {
 
-namespace {
-
-constexpr double kUncovered = std::numeric_limits<double>::infinity();
-
-// One sample's walk down the split (see stacks_pruned.cpp's PathRef).
-struct Walk {
-  int64_t pos;
-  int32_t sub;
-  int32_t len;
-  size_t sample;
-};
-
 int64_t start_pos(const Profile& p, size_t s, bool inverted) {
   return inverted ? p.stack_offsets[s] : p.stack_offsets[s + 1] - 1;
 }
 
-// Adds (sign 1) or takes away (-1) one sample's values of every type to a row
-// of sums, and its non-zero values' count to a row of counts.
 void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_t sign) {
   for (size_t t = 0; t < nt; ++t) {
     sums[t] = sign > 0 ? wrapping_add(sums[t], v[t]) : wrapping_sub(sums[t], v[t]);
@@ -48,7 +34,6 @@ void add_row(int64_t* sums, int64_t* counts, const int64_t* v, size_t nt, int64_
   }
 }
 
-// Appends a node (its sums zero but for total and count) and returns its id.
 int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, const int64_t* total,
                  const int64_t* count) {
   const size_t nt = k.sums.num_types;
@@ -63,6 +48,8 @@ int32_t add_node(KeptTree& k, int32_t parent, int32_t frame, int32_t depth, cons
   for (auto* v : {&k.self, &k.rest_total, &k.rest_count}) v->resize(v->size() + nt, 0);
   return id;
 }
+
+namespace {
 
 // Whether a child with these sums stays: it reaches the bound of some type.
 bool reaches_bound(const KeptTree& k, const int64_t* total) {
@@ -158,14 +145,14 @@ bool kept_rows(const Profile& child, const Profile& parent, std::vector<uint8_t>
   return true;
 }
 
-// Takes one parent sample away from the tree: from every node on its path in
-// the tree, and from the rest of the node where the path leaves it.
-void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, KeptTree& k) {
+}  // namespace
+
+void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t s, int32_t len, KeptTree& k) {
   const size_t nt = k.sums.num_types;
   const int64_t* v = p.values.data() + s * nt;
   size_t node = 0;
   add_row(&k.total[0], &k.count[0], v, nt, -1);
-  Walk r{start_pos(p, s, inverted), 0, k.sums.len[s], s};
+  Walk r{start_pos(p, s, inverted), 0, len, s};
   for (int32_t d = 0;; ++d) {
     if (d == r.len) {
       add_row(&k.self[node * nt], nullptr, v, nt, -1);
@@ -182,8 +169,6 @@ void drop_sample(const Profile& p, const SourceFrames& sf, bool inverted, size_t
     add_row(&k.total[node * nt], &k.count[node * nt], v, nt, -1);
   }
 }
-
-}  // namespace
 
 void emit_kept(const KeptTree& k, size_t type, double min_fraction, CallTree& out) {
   const size_t nt = k.sums.num_types, t = type - k.sums.first_type, nf = k.sums.num_frames;
@@ -245,6 +230,26 @@ void emit_kept(const KeptTree& k, size_t type, double min_fraction, CallTree& ou
     for (auto it = keep.rbegin(); it != keep.rend(); ++it)
       stack.push_back(Item{*it, id, e.depth + 1, k.total[static_cast<size_t>(*it) * nt + t]});
   }
+}
+
+KeptTree copy_but_lengths(const KeptTree& k) {
+  KeptTree out;
+  out.sums.profile = k.sums.profile;
+  out.sums.nodes = k.sums.nodes;
+  out.sums.inverted = k.sums.inverted;
+  out.sums.first_type = k.sums.first_type;
+  out.sums.num_types = k.sums.num_types;
+  out.sums.num_frames = k.sums.num_frames;
+  out.sums.fself = k.sums.fself;
+  out.sums.ftotal = k.sums.ftotal;
+  out.bound = k.bound;
+  out.nonneg = k.nonneg;
+  out.parent = k.parent, out.frame = k.frame, out.depth = k.depth;
+  out.child_begin = k.child_begin, out.child_end = k.child_end;
+  out.self = k.self, out.total = k.total, out.count = k.count;
+  out.rest_total = k.rest_total, out.rest_count = k.rest_count;
+  out.frame_name = k.frame_name, out.frame_file = k.frame_file, out.frame_line = k.frame_line;
+  return out;
 }
 
 }  // namespace stacks
@@ -328,13 +333,13 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
     return std::nullopt;
   }
   const std::vector<uint8_t>& kept = kept_mask ? *kept_mask : matched;
-  for (size_t t = 0; t < std::max<size_t>(1, nt); ++t)
-    stacks::check_source(StackSource{&child, &child_nodes, t}, "profile");
+  // No sum of child's can wrap: its values are some of parent's, whose
+  // magnitudes' sums fit (checked when the parent's tree was built).
 
-  KeptTree k = parent;
+  KeptTree k = stacks::copy_but_lengths(parent);
   k.sums.profile = &child;
   k.sums.nodes = &child_nodes;
-  k.sums.len.clear();
+  k.sums.len.reserve(child.num_samples());
   stacks::SourceFrames sf;
   stacks::prepare(StackSource{&p, &pn, 0}, frame_of, parent.sums.inverted, sf);
   std::vector<uint32_t> seen(k.sums.num_frames, 0);
@@ -346,7 +351,7 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
     }
     stacks::add_frame_sums(p, sf, parent.sums.inverted, 0, nt, s, ++stamp, seen, k.sums.fself.data(),
                            k.sums.ftotal.data(), true);
-    stacks::drop_sample(p, sf, parent.sums.inverted, s, k);
+    stacks::drop_sample(p, sf, parent.sums.inverted, s, parent.sums.len[s], k);
   }
   // A type with negative values can grow where samples are dropped: nodes
   // left out of the parent's tree could then be wide enough to keep.

@@ -354,9 +354,11 @@ def derive_kept_tree(
     nodes: NodeTable,
     parent: KeptTree,
     kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+    hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+    used: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
 ) -> KeptTree | None:
     """
-    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. None when child is not such a profile or building anew is cheaper.
+    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, filter_by_name's), child is parent's profile after hide or show: parent's tree with the hidden frames spliced out (used: the parent's used_locations, when known, spares the locations in no stack). None when child is not such a profile, the result would not be exact, or building anew is cheaper.
     """
 
 def path_sums(profile: Profile, nodes: NodeTable, inverted: bool = False) -> PathSums:

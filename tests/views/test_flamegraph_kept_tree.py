@@ -2,7 +2,8 @@
 tree from one split, what the explorer keeps so a sample type switch reads the
 tree off it) and the ones a filtered profile derives from them
 (``_core.derive_kept_tree``: the parent's less the dropped samples, for focus,
-ignore and label filters), against the tree built from scratch on
+ignore and label filters, and with the hidden frames spliced out for hide and
+show), against the tree built from scratch on
 ``Profile.filter(...)``'s result: every column equal, on generated profiles
 (Hypothesis: several sample types, signed values, inline frames, empty
 stacks, both directions), a heap profile and the explorer's flame graph view."""
@@ -22,7 +23,7 @@ from pbprofile import valid_profiles
 import pprofcore
 from pprofcore import _core
 from pprofcore._filter import samples_kept_from
-from pprofcore.display.flamegraph import derive_call_trees, keep_call_trees, stack_nodes
+from pprofcore.display.flamegraph import derive_call_trees, hidden_locations_from, keep_call_trees, stack_nodes
 from pprofcore.errors import FilterWarning, ProfileError
 
 HEAP = pprofcore.__path__[0] + "/data/example-heap.pb.gz"
@@ -63,7 +64,7 @@ def filtered(p, **kwargs):
     valid_profiles(),
     st.booleans(),
     st.sampled_from(["functions", "lines"]),
-    st.sampled_from(["ignore", "focus", "hide"]),
+    st.sampled_from(["ignore", "focus", "hide", "show"]),
     st.integers(0, 10),
 )
 def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by, kind, pick):
@@ -92,6 +93,50 @@ def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by
             return
         if sub is not None:  # None: a child that hid frames, or one split anew more cheaply
             assert_trees_read_off(child, sub, by, inverted)
+    masks = hidden_locations_from(child, p)
+    if masks is not None:  # hide or show took locations out: the parent's tree with them spliced out
+        sub = _core.derive_kept_tree(child._core, stack_nodes(child, by), kept, masks[0], hidden=masks[1])
+        if sub is not None:  # None: not exact from the parent's tree, built anew
+            assert_trees_read_off(child, sub, by, inverted)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(0, 6), min_size=1, max_size=7), st.integers(-20, 40), st.integers(0, 40)),
+        min_size=1,
+        max_size=60,
+    ),
+    st.booleans(),
+    st.sampled_from(["hide", "show"]),
+    st.sets(st.integers(0, 5), min_size=1, max_size=3),
+    st.sampled_from([0.0005, 0.05, 0.2]),
+    st.sampled_from([0.5, 0.25, 1.0]),
+)
+def test_spliced_trees_equal_trees_built_from_scratch(stacks, inverted, kind, names, fraction, slack):
+    """Profiles of few functions (so hidden frames meet kept ones: merges,
+    recursion, paths leaving the tree by a hidden frame; trimmed coarsely so
+    rests are common; signed values in one type), every type's tree of the
+    hide/show child read off the spliced tree, or built from its sums,
+    equals a fresh build."""
+    from pprofcore._build import ProfileBuilder
+
+    b = ProfileBuilder([("a", "count"), ("b", "bytes")])
+    locs = [b.frame(f"f{i}") for i in range(6)]
+    locs.append(b.location_lines([(b.function("f4"), 0), (b.function("f5"), 0)]))  # f4 inlined into f5
+    for frames, x, y in stacks:
+        b.add([locs[i] for i in frames], [x, y])
+    p = b.build()
+    kept = _core.kept_tree(p._core, stack_nodes(p, "functions"), inverted, fraction, slack)
+    child = filtered(p, **{kind: "^f(" + "|".join(str(n) for n in sorted(names)) + ")$"})
+    masks = hidden_locations_from(child, p)
+    if masks is None:
+        return
+    nodes = stack_nodes(child, "functions")
+    for used in (None, _core.used_locations(p._core)):
+        sub = _core.derive_kept_tree(child._core, nodes, kept, masks[0], hidden=masks[1], used=used)
+        if sub is not None:
+            assert_trees_read_off(child, sub, "functions", inverted)
 
 
 def test_heap_profile_every_type_is_read_off():
@@ -113,6 +158,22 @@ def test_filtered_heap_profile_derives_its_trees(kwargs):
         assert_same_tree(child.flamegraph(ti)._tree, fresh.flamegraph(ti)._tree, ti)
     assert sub is not None and all(sub.covers(ti, 0.0005) for ti in range(len(p.sample_types)))
     assert_trees_read_off(child, sub, "functions", False)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"hide": "runtime"}, {"show": "main"}, {"hide": "compress"}, {"show": "^main|flate"}]
+)
+def test_hide_and_show_splice_the_parents_trees(kwargs):
+    p = pprofcore.load(HEAP)
+    keep_call_trees(p, "functions")
+    child = filtered(p, **kwargs)
+    derive_call_trees(child, p, "functions")
+    sub = child._derived.kept_trees.get(("functions", False))
+    fresh = filtered(pprofcore.load(HEAP), **kwargs)
+    for ti in range(len(p.sample_types)):
+        assert_same_tree(child.flamegraph(ti)._tree, fresh.flamegraph(ti)._tree, ti)
+    if sub is not None:
+        assert_trees_read_off(child, sub, "functions", False)
 
 
 def test_a_kept_mask_that_does_not_fit_is_refused():

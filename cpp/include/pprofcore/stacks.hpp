@@ -105,6 +105,21 @@ KeptTree kept_tree(const Profile& profile, const NodeTable& nodes, bool inverted
 std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
                                          const std::vector<uint8_t>* kept = nullptr);
 
+// The kept tree of `child`, made from parent's profile by hide or show
+// (filter_by_name): `kept` (per parent sample) says which samples it holds,
+// `hidden` (per location) which locations left every stack. The parent's
+// tree with the hidden frames spliced out (stacks_spliced.cpp), the samples
+// leaving it at a hidden frame walked again by their new paths. nullopt when
+// that would not be exact: a location lost only some of its frames, a frame
+// is hidden in one location and not in another, or a node the parent's tree
+// trimmed could merge with one it kept. Types with negative values are not
+// covered. `used` (per location, filter.hpp's used_locations of the parent),
+// when given, spares the locations in no stack those checks. InternalError
+// when the masks do not fit the profiles.
+std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
+                                            const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
+                                            const std::vector<uint8_t>* used = nullptr);
+
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
 // Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),
 // children ordered by |total| descending, then |base_total| descending, then name.

@@ -65,18 +65,38 @@ def keep_call_trees(profile: "Profile", by: str, inverted: bool = False) -> None
 
 
 def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: bool = False) -> None:
-    """Gives ``profile``, made from ``parent`` by a filter that keeps some of its
-    samples unchanged (focus, ignore, a label filter), the call trees of
-    :func:`keep_call_trees` from ``parent``'s kept ones less the dropped
-    samples, when ``parent`` has them. Otherwise (other filters, or a child
-    small enough to split anew) nothing is kept and its trees are built as usual."""
+    """Gives ``profile``, made from ``parent`` by a name filter (focus, ignore,
+    hide, show) or one that keeps some of its samples unchanged (a label
+    filter), the call trees of :func:`keep_call_trees` from ``parent``'s kept
+    ones: less the dropped samples, with hide's and show's hidden frames
+    spliced out, when ``parent`` has them. Otherwise (other filters, a result
+    that would not be exact, or a child small enough to split anew) nothing is
+    kept and its trees are built as usual."""
     kept = parent._derived.kept_trees.get((by, bool(inverted)))
     cache = profile._derived.kept_trees
     if kept is None or cache:
         return
-    cache[(by, bool(inverted))] = _core.derive_kept_tree(
-        profile._core, stack_nodes(profile, by), kept, samples_kept_from(profile, parent)
-    )
+    nodes = stack_nodes(profile, by)
+    hidden = hidden_locations_from(profile, parent)
+    if hidden is not None:
+        mask, hidden_mask = hidden
+        used = parent._derived.used_locations  # kept by the filter's warnings when it ran; None: all count
+        cache[(by, bool(inverted))] = _core.derive_kept_tree(
+            profile._core, nodes, kept, mask, hidden=hidden_mask, used=used
+        )
+        return
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(profile._core, nodes, kept, samples_kept_from(profile, parent))
+
+
+def hidden_locations_from(profile: "Profile", parent: "Profile"):
+    """``(kept, hidden)``, the masks of the name filter that made ``profile``
+    from ``parent`` when it took some locations out of every stack (hide,
+    show); None otherwise."""
+    origin = profile._derived.filter_origin
+    if origin is None:
+        return None
+    parent_ref, kept, hidden = origin
+    return (kept, hidden) if hidden is not None and parent_ref() is parent else None
 
 
 def flamegraph(
