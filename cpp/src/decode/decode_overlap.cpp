@@ -239,9 +239,13 @@ std::pair<uint8_t*, size_t> StreamWindow::room() {
   // (then the stream is not what its trailer says, and the caller gives up).
   if (delivered()) return {buf_ + cap_, kSlack};
   size_t end = wend_.load(std::memory_order_relaxed);
+  const size_t at = window_start_ + end;
   // The first chunks are small and double up to chunk_: the decoder, idle
-  // until bytes arrive, starts after 8 KiB instead of a whole chunk.
-  const size_t chunk = std::min(chunk_, std::max(kFirstChunk, window_start_ + end));
+  // until bytes arrive, starts after 8 KiB instead of a whole chunk. The last
+  // ones halve down to 8 KiB again: what the decoder has left once the last
+  // byte is in is one small chunk, not a whole one (large.cpu: 0.25-0.35 ms
+  // of strings decoded after the inflater's end with 64 KiB chunks).
+  const size_t chunk = std::min({chunk_, std::max(kFirstChunk, at), std::max(kFirstChunk, (total_ - at) / 2)});
   return {buf_ + end, std::min(cap_ - end, chunk)};
 }
 
