@@ -282,16 +282,20 @@ bool worth_overlapping(size_t n, const DecodeOptions& options) {
 
 namespace {
 
-// The window: an eighth of the stream between 512 KiB and 2 MiB, small beside
-// the columns (peak memory) yet larger than any field but a huge string (a
-// larger field sends the input the ordinary way). Eight chunks to a window: the
-// inflater waits for the decoder to drain the window before the unread tail
-// moves, so more chunks per window means less waiting.
+// The window: the whole buffer, 2 MiB (or the stream, if smaller), small
+// beside the columns (peak memory) yet larger than any field but a huge
+// string (a larger field sends the input the ordinary way). The decoder is
+// slower than the inflater over the samples and faster over the tables and
+// strings after them, so the inflater runs ahead as far as the window lets
+// it: with an eighth of the stream as the window (512 KiB for large.cpu's
+// 2.45 MB) it waited 0.6-0.8 ms a load for room (docs/performance-log.md,
+// decode round fourteen). Chunks are an eighth of such a window (64 to 256
+// KiB): the inflater publishes its bytes that often.
 constexpr size_t kWindowBytes = size_t(2) << 20;
-constexpr size_t kMinWindowBytes = size_t(512) << 10;
-constexpr size_t kChunksPerWindow = 8;
+constexpr size_t kMinChunkBytes = size_t(64) << 10;
+constexpr size_t kMaxChunkBytes = size_t(256) << 10;
 
-size_t window_bytes(size_t total) { return std::clamp(total / 8, kMinWindowBytes, kWindowBytes); }
+size_t chunk_bytes(size_t total) { return std::clamp(total / 64, kMinChunkBytes, kMaxChunkBytes); }
 
 // One spare window kept between calls, so repeated loads write into memory
 // that is already mapped instead of faulting in fresh pages every time.
@@ -324,8 +328,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
   if (size == 0 || size > options.max_decompressed_size || size > n * 1032 + 1024) return false;
   if (report) *report = RepairReport{};
   WindowBuffer buffer;
-  const size_t capacity = window_bytes(size);
-  StreamWindow window(buffer.p, capacity, capacity / kChunksPerWindow, size);
+  StreamWindow window(buffer.p, kWindowBytes, chunk_bytes(size), size);
   bool complete = false;
   std::exception_ptr inflate_error;
   std::thread inflater([&] {
