@@ -284,9 +284,10 @@ namespace {
 
 // The window: the whole buffer, 2 MiB (or the stream, if smaller), small
 // beside the columns (peak memory) yet larger than any field but a huge
-// string (a larger field sends the input the ordinary way). The decoder is
-// slower than the inflater over the samples and faster over the tables and
-// strings after them, so the inflater runs ahead as far as the window lets
+// string (a larger field sends the input the ordinary way). The decoder
+// keeps ahead of the inflater over the samples and falls behind over the
+// tables after them (their decode, and the columns' copies made at the
+// string table), so the inflater should run ahead as far as the window lets
 // it: with an eighth of the stream as the window (512 KiB for large.cpu's
 // 2.45 MB) it waited 0.6-0.8 ms a load for room (docs/performance-log.md,
 // decode round fourteen). Chunks are an eighth of such a window (64 to 256
