@@ -44,7 +44,8 @@ class StreamWindow final : public gzip::ChunkSink {
   // Bytes the buffer must have past `capacity`: where the inflater looks for
   // the end of the stream once every byte has been delivered.
   static constexpr size_t kSlack = 64;
-  // The first chunk handed to the inflater (later ones double up to `chunk`).
+  // The first chunk handed to the inflater (later ones double up to `chunk`,
+  // and the last ones halve down to it again).
   static constexpr size_t kFirstChunk = size_t(8) << 10;
 
   // `capacity` bytes of `buf` (plus kSlack) for a stream of `total` bytes,

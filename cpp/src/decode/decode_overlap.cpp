@@ -239,9 +239,13 @@ std::pair<uint8_t*, size_t> StreamWindow::room() {
   // (then the stream is not what its trailer says, and the caller gives up).
   if (delivered()) return {buf_ + cap_, kSlack};
   size_t end = wend_.load(std::memory_order_relaxed);
+  const size_t at = window_start_ + end;
   // The first chunks are small and double up to chunk_: the decoder, idle
-  // until bytes arrive, starts after 8 KiB instead of a whole chunk.
-  const size_t chunk = std::min(chunk_, std::max(kFirstChunk, window_start_ + end));
+  // until bytes arrive, starts after 8 KiB instead of a whole chunk. The last
+  // ones halve down to 8 KiB again: what the decoder has left once the last
+  // byte is in is one small chunk, not a whole one (large.cpu: 0.25-0.35 ms
+  // of strings decoded after the inflater's end with 64 KiB chunks).
+  const size_t chunk = std::min({chunk_, std::max(kFirstChunk, at), std::max(kFirstChunk, (total_ - at) / 2)});
   return {buf_ + end, std::min(cap_ - end, chunk)};
 }
 
@@ -278,16 +282,21 @@ bool worth_overlapping(size_t n, const DecodeOptions& options) {
 
 namespace {
 
-// The window: an eighth of the stream between 512 KiB and 2 MiB, small beside
-// the columns (peak memory) yet larger than any field but a huge string (a
-// larger field sends the input the ordinary way). Eight chunks to a window: the
-// inflater waits for the decoder to drain the window before the unread tail
-// moves, so more chunks per window means less waiting.
+// The window: the whole buffer, 2 MiB (or the stream, if smaller), small
+// beside the columns (peak memory) yet larger than any field but a huge
+// string (a larger field sends the input the ordinary way). The decoder
+// keeps ahead of the inflater over the samples and falls behind over the
+// tables after them (their decode, and the columns' copies made at the
+// string table), so the inflater should run ahead as far as the window lets
+// it: with an eighth of the stream as the window (512 KiB for large.cpu's
+// 2.45 MB) it waited 0.6-0.8 ms a load for room (docs/performance-log.md,
+// decode round fourteen). Chunks are an eighth of such a window (64 to 256
+// KiB): the inflater publishes its bytes that often.
 constexpr size_t kWindowBytes = size_t(2) << 20;
-constexpr size_t kMinWindowBytes = size_t(512) << 10;
-constexpr size_t kChunksPerWindow = 8;
+constexpr size_t kMinChunkBytes = size_t(64) << 10;
+constexpr size_t kMaxChunkBytes = size_t(256) << 10;
 
-size_t window_bytes(size_t total) { return std::clamp(total / 8, kMinWindowBytes, kWindowBytes); }
+size_t chunk_bytes(size_t total) { return std::clamp(total / 64, kMinChunkBytes, kMaxChunkBytes); }
 
 // One spare window kept between calls, so repeated loads write into memory
 // that is already mapped instead of faulting in fresh pages every time.
@@ -320,8 +329,7 @@ bool decode_overlapped(const uint8_t* data, size_t n, const DecodeOptions& optio
   if (size == 0 || size > options.max_decompressed_size || size > n * 1032 + 1024) return false;
   if (report) *report = RepairReport{};
   WindowBuffer buffer;
-  const size_t capacity = window_bytes(size);
-  StreamWindow window(buffer.p, capacity, capacity / kChunksPerWindow, size);
+  StreamWindow window(buffer.p, kWindowBytes, chunk_bytes(size), size);
   bool complete = false;
   std::exception_ptr inflate_error;
   std::thread inflater([&] {
