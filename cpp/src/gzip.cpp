@@ -175,7 +175,9 @@ struct Decompressor {
   }
 };
 
-Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
+// Inflates into `out`, whose capacity is kept (a worker's buffer serves file
+// after file).
+void inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size, Buffer& out) {
   // ISIZE (last 4 bytes) is the size mod 2^32 of the last member: exact for the
   // usual single-member file, so that one inflates in one pass. Otherwise the
   // member is retried with twice the room. The buffer is never zero-filled, so
@@ -189,7 +191,7 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
   auto lease = decompressors.take();
   libdeflate_decompressor* const d = lease->d;
   if (!d) throw GzipError("libdeflate: out of memory", "gzip", -1);
-  Buffer out;
+  out.set_size(0);
   size_t in_pos = 0, out_pos = 0;
   while (in_pos < n) {
     if (!is_gzip(data + in_pos, n - in_pos)) {
@@ -199,7 +201,10 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
     }
     // libdeflate skips a member's header CRC (FHCRC) where zlib checks it: a
     // member that has one goes to zlib, so every backend takes the same input.
-    if (n - in_pos > 3 && (data[in_pos + 3] & 0x02)) return inflate_zlib(data, n, max_size);
+    if (n - in_pos > 3 && (data[in_pos + 3] & 0x02)) {
+      out = inflate_zlib(data, n, max_size);
+      return;
+    }
     const size_t room = max_size - out_pos;  // the limit is on all members together
     size_t cap = std::min(hint, room);
     while (true) {
@@ -219,11 +224,11 @@ Buffer inflate_libdeflate(const uint8_t* data, size_t n, size_t max_size) {
       }
       // BAD_DATA covers truncation, corruption and CRC/ISIZE mismatch; zlib
       // tells them apart, so let it produce the precise message.
-      return inflate_zlib(data, n, max_size);
+      out = inflate_zlib(data, n, max_size);
+      return;
     }
   }
   out.set_size(out_pos);
-  return out;
 }
 #endif
 
@@ -436,18 +441,27 @@ bool have_libdeflate() {
 }
 
 Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend) {
+  Buffer out;
+  inflate(data, n, max_size, out, backend);
+  return out;
+}
+
+void inflate(const uint8_t* data, size_t n, size_t max_size, Buffer& out, Backend backend) {
   if (!is_gzip(data, n)) throw GzipError("not a gzip stream (bad magic)", "gzip", 0);
 #ifdef PPROFCORE_HAVE_ISAL
-  if (backend == Backend::Isal) return inflate_isal(data, n, max_size);
+  if (backend == Backend::Isal) {
+    out = inflate_isal(data, n, max_size);
+    return;
+  }
 #else
   if (backend == Backend::Isal) throw GzipError("this build has no ISA-L", "gzip", -1);
 #endif
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend == Backend::Auto || backend == Backend::Libdeflate) return inflate_libdeflate(data, n, max_size);
+  if (backend == Backend::Auto || backend == Backend::Libdeflate) return inflate_libdeflate(data, n, max_size, out);
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif
-  return inflate_zlib(data, n, max_size);
+  out = inflate_zlib(data, n, max_size);
 }
 
 #ifdef PPROFCORE_HAVE_ISAL

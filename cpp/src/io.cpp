@@ -129,8 +129,15 @@ void judge_prefix(const uint8_t* data, size_t n, const DecodeOptions& options) {
   }
 }
 
-std::string read_file(const std::string& path, size_t max_size,
-                      const std::function<void(const uint8_t*, size_t)>& on_prefix) {
+namespace {
+
+// read_file()'s body for any byte container with data(), size() and a
+// resize(n) that keeps the first bytes: a std::string (zero-filled growth) or
+// a worker's kept gzip::Buffer (uninitialized growth, no allocation once it
+// has grown to the largest file read).
+template <class Bytes>
+void read_whole(const std::string& path, size_t max_size, const std::function<void(const uint8_t*, size_t)>& on_prefix,
+                Bytes& out) {
   if (path.find('\0') != std::string::npos) throw std::invalid_argument("embedded null byte");
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) throw FileError(errno, path);
@@ -141,8 +148,9 @@ std::string read_file(const std::string& path, size_t max_size,
   const size_t announced = regular && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
   // The first bytes tell gzip from raw, and so the limit; a regular file over
   // it is refused from its size, before the rest is read.
-  std::string out(std::min(announced ? announced : kPrefixBytes, kPrefixBytes), '\0');
-  size_t size = read_some(f.fd, &out[0], out.size(), path);
+  out.resize(std::min(announced ? announced : kPrefixBytes, kPrefixBytes));
+  auto bytes = [&] { return reinterpret_cast<char*>(out.data()); };
+  size_t size = read_some(f.fd, bytes(), out.size(), path);
   out.resize(size);
   const auto* first = reinterpret_cast<const uint8_t*>(out.data());
   const bool gz = gzip::is_gzip(first, size) || zstd::is_zstd(first, size);  // compressed: gzip's allowance
@@ -154,21 +162,46 @@ std::string read_file(const std::string& path, size_t max_size,
     if (on_prefix) on_prefix(reinterpret_cast<const uint8_t*>(out.data()), size);
     if (announced > size) {
       out.resize(std::min(announced, hard));
-      size += read_some(f.fd, &out[size], out.size() - size, path);
+      size += read_some(f.fd, bytes() + size, out.size() - size, path);
       out.resize(size);
     }
     // Whatever fstat did not announce (pipes, devices, /proc, a file still
     // growing), a chunk at a time and never past the limit.
-    std::string chunk(kPrefixBytes, '\0');
     while (size < hard) {
-      size_t got = read_some(f.fd, &chunk[0], std::min(chunk.size(), hard - size), path);
-      if (got == 0) break;
-      out.append(chunk.data(), got);
+      out.resize(size + std::min(kPrefixBytes, hard - size));
+      const size_t got = read_some(f.fd, bytes() + size, out.size() - size, path);
       size += got;
+      out.resize(size);
+      if (got == 0) break;
     }
   }
   if (size > limit) too_large(max_size, gz);
+}
+
+// A gzip::Buffer seen as read_whole's container.
+struct GrowingBuffer {
+  gzip::Buffer& b;
+  uint8_t* data() { return b.data(); }
+  size_t size() const { return b.size(); }
+  void resize(size_t n) {
+    if (n > b.capacity()) b.reserve(std::max(n, 2 * b.capacity()));  // pipes grow a chunk at a time
+    b.set_size(n);
+  }
+};
+
+}  // namespace
+
+std::string read_file(const std::string& path, size_t max_size,
+                      const std::function<void(const uint8_t*, size_t)>& on_prefix) {
+  std::string out;
+  read_whole(path, max_size, on_prefix, out);
   return out;
+}
+
+void read_file(const std::string& path, gzip::Buffer& out, size_t max_size,
+               const std::function<void(const uint8_t*, size_t)>& on_prefix) {
+  GrowingBuffer into{out};
+  read_whole(path, max_size, on_prefix, into);
 }
 
 Profile load_file(const std::string& path, const DecodeOptions& options, RepairReport* report) {

@@ -250,6 +250,9 @@ class NameNodes {
 struct SeriesScratch {
   Scan scan;
   NameNodes names;
+  // The file's bytes and what they inflate to: kept, so a file costs no
+  // allocation, zero-filling or fresh pages for either.
+  gzip::Buffer file, inflated;
 };
 
 // One label of a sample: string codes of key and value (str -1: numeric).
@@ -578,9 +581,12 @@ void reduce_decoded(const Profile& p, const SeriesOptions& o, Reduced& r) {
 // The fast way (scan.hpp): no Profile is built, only the tables a node table
 // needs, and the samples are summed straight from the file's `bytes`. false:
 // the file must go the ordinary way (which then reports any error), `r`
-// untouched. `inflated_size`: what gzip input inflated to.
-bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScratch& scratch, Reduced& r,
-                    size_t& inflated_size) {
+// untouched. The bytes are the file's (scratch.file); gzip input inflates
+// into scratch.inflated.
+// Inlined into reduce(), its one caller, as it was while reduce() held the
+// file's bytes itself: left out of line, GCC also left the flat walk out of
+// line, 1.3% more instructions by function (callgrind, 200 files).
+[[gnu::always_inline]] inline bool reduce_scanned(const SeriesOptions& o, SeriesScratch& scratch, Reduced& r) {
   const DecodeOptions& d = o.decode;
   Scan& scan = scratch.scan;
   const bool labels_only = !o.labels.empty() && !o.nodes;
@@ -594,15 +600,14 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
       return named = true;
     return scan_tables(data, n, scan);
   };
-  gzip::Buffer inflated;
+  gzip::Buffer& inflated = scratch.inflated;
   try {
-    const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
-    const size_t n = bytes.size();
+    const uint8_t* data = scratch.file.data();
+    const size_t n = scratch.file.size();
     if (zstd::is_zstd(data, n)) return false;
     if (gzip::is_gzip(data, n)) {
       if (n > max_input_size(d.max_decompressed_size, true)) return false;
-      inflated = gzip::inflate(data, n, d.max_decompressed_size, d.inflater);
-      inflated_size = inflated.size();
+      gzip::inflate(data, n, d.max_decompressed_size, inflated, d.inflater);
       if (!tables(inflated.data(), inflated.size())) return false;
     } else if (n > d.max_decompressed_size || !tables(data, n)) {
       return false;
@@ -664,26 +669,29 @@ bool reduce_scanned(const std::string& bytes, const SeriesOptions& o, SeriesScra
 Reduced reduce(const std::string& path, const SeriesOptions& o) {
   Reduced r;
   Profile p;
-  try {
-    // Read once, as load_file() reads; the ordinary way decodes the same bytes.
-    const DecodeOptions& d = o.decode;
-    const std::string bytes =
-        read_file(path, d.max_decompressed_size, [&](const uint8_t* b, size_t n) { judge_prefix(b, n, d); });
-    if (o.scan) {
-      static Pool<SeriesScratch> scratches;  // their buffers serve file after file
-      auto scratch = scratches.take();
-      size_t inflated_size = 0;
-      const bool done = reduce_scanned(bytes, o, *scratch, r, inflated_size);
-      // The buffers grow to the largest file read: past 1 MiB they are given
-      // back rather than kept in the pool, which outlives the call.
-      if (bytes.size() + inflated_size > (size_t(1) << 20)) scratch.drop();
-      if (done) return r;
+  bool scanned = false;
+  {
+    static Pool<SeriesScratch> scratches;  // their buffers serve file after file
+    auto scratch = scratches.take();
+    // The buffers grow to the largest file read: past 1 MiB they are given
+    // back rather than kept in the pool, which outlives the call.
+    auto drop_if_large = [&] {
+      if (scratch->file.capacity() + scratch->inflated.capacity() > (size_t(1) << 20)) scratch.drop();
+    };
+    try {
+      // Read once, as load_file() reads; the ordinary way decodes the same bytes.
+      const DecodeOptions& d = o.decode;
+      read_file(path, scratch->file, d.max_decompressed_size,
+                [&](const uint8_t* b, size_t n) { judge_prefix(b, n, d); });
+      scanned = o.scan && reduce_scanned(o, *scratch, r);
+      if (!scanned) p = decode(scratch->file.data(), scratch->file.size(), d);
+    } catch (...) {
+      drop_if_large();
+      rethrow_with_path(path);
     }
-    p = decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), d);
-  } catch (...) {
-    rethrow_with_path(path);
+    drop_if_large();
   }
-  reduce_decoded(p, o, r);
+  if (!scanned) reduce_decoded(p, o, r);
   return r;
 }
 

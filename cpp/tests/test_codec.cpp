@@ -119,6 +119,28 @@ static std::vector<gzip::Backend> inflaters() {
   return out;
 }
 
+// A buffer kept from stream to stream (a series worker's): each inflate gives
+// that stream alone, after a longer one, a multi-member one and a failure.
+TEST(gzip_inflate_into_a_kept_buffer) {
+  const std::string raw = encode_raw(small_profile());
+  const std::string longer = raw + raw + raw;
+  auto gz = [](const std::string& s) { return gzip::deflate(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
+  const std::string a = gz(raw), b = gz(longer), two = a + a;
+  for (auto be : inflaters()) {
+    gzip::Buffer kept;
+    auto into = [&](const std::string& z) {
+      gzip::inflate(reinterpret_cast<const uint8_t*>(z.data()), z.size(), 1 << 20, kept, be);
+      return kept.str();
+    };
+    EXPECT(into(b) == longer);
+    EXPECT(into(a) == raw);
+    EXPECT(into(two) == raw + raw);
+    const std::string cut = b.substr(0, b.size() - 5);
+    EXPECT_THROWS(into(cut), GzipError, "");
+    EXPECT(into(a) == raw);
+  }
+}
+
 // Many members, each well under the limit, together over it: every backend
 // must stop at the limit on the total (libdeflate once checked each member alone).
 TEST(gzip_limit_holds_over_all_members) {

@@ -64,6 +64,28 @@ TEST(read_file_stops_devices_at_the_limit) {
   EXPECT_THROWS(load_file("/dev/zero", o), DecodeError, "input is larger than the limit of 1048576");
 }
 
+TEST(read_file_into_a_kept_buffer_gives_each_file_alone) {
+  // A series worker reads file after file into one buffer: a large file (past
+  // the 64 KiB first read), then a small one, then the large one again must
+  // each come back whole, with nothing of the one before.
+  std::string large(200000, '\0');
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>(i * 7 + 3);
+  const std::string large_path = scratch().write("large.bin", large);
+  std::string small = small_profile_bytes();
+  gzip::Buffer kept;
+  for (const std::string* want : {&large, &small, &large, &small}) {
+    read_file(*want == large ? large_path : good_path(), kept);
+    EXPECT(kept.str() == *want);
+    EXPECT(read_file(*want == large ? large_path : good_path()) == *want);
+  }
+  EXPECT_THROWS(read_file(good_path(), kept, small.size() - 1), DecodeError, "input is larger than the limit");
+  EXPECT_THROWS(read_file(scratch().dir, kept), FileError, "Is a directory");
+  // No announced size: read a chunk at a time up to one byte past the limit.
+  EXPECT_THROWS(read_file("/dev/zero", kept, 200000), DecodeError, "input is larger than the limit of 200000");
+  read_file(good_path(), kept);
+  EXPECT(kept.str() == small);
+}
+
 TEST(parallel_for_cancelled_by_poll_joins_and_rethrows) {
   for (unsigned threads : {1u, 2u, 4u}) {
     // Items hold their workers until the calling thread has polled, so the

@@ -59,6 +59,10 @@ size_t grown(size_t cap, size_t limit);
 // output of all members together would exceed `max_size` bytes. Memory grows with
 // the bytes really inflated, whatever the trailer claims.
 Buffer inflate(const uint8_t* data, size_t n, size_t max_size, Backend backend = Backend::Auto);
+// The same into `out` (its old contents dropped): libdeflate writes into its
+// capacity, so a buffer kept by a batch worker costs no allocation per file
+// once it has grown to the largest output; the other backends replace it.
+void inflate(const uint8_t* data, size_t n, size_t max_size, Buffer& out, Backend backend = Backend::Auto);
 
 // The first up to `want` inflated bytes of the first member (fewer when the
 // stream is shorter or breaks before; inflate() then reports the error). Lets

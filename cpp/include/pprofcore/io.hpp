@@ -11,6 +11,7 @@
 
 #include "pprofcore/decode.hpp"
 #include "pprofcore/errors.hpp"
+#include "pprofcore/gzip.hpp"
 
 namespace pprofcore {
 
@@ -24,6 +25,12 @@ namespace pprofcore {
 // rest is read and may throw to stop.
 std::string read_file(const std::string& path, size_t max_size = SIZE_MAX,
                       const std::function<void(const uint8_t*, size_t)>& on_prefix = {});
+
+// read_file() into `out` (its old contents dropped): a batch worker keeps one
+// buffer for file after file, so a file costs no allocation or zero-filling
+// once the buffer has grown to the largest file read.
+void read_file(const std::string& path, gzip::Buffer& out, size_t max_size = SIZE_MAX,
+               const std::function<void(const uint8_t*, size_t)>& on_prefix = {});
 
 // read_file()'s `on_prefix` for profiles: throws the decoder's own DecodeError
 // when the first bytes cannot start a profile (not gzip, and a top-level tag no
