@@ -34,10 +34,14 @@ namespace pprofcore {
 struct PreparedSource {
   std::vector<uint64_t> strings, functions, mappings, locations;
   std::vector<uint32_t> label_order;
-  // Scratch of the label order: each key string code's rank, the keys ranked.
+  // Scratch of the label order: each key string code's rank, the keys ranked,
+  // each label's sort key.
   std::vector<int32_t> key_rank, ranked_keys;
+  std::vector<uint64_t> label_keys;
   size_t memory_bytes() const {
-    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity()) * 8 +
+    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity() +
+            label_keys.capacity()) *
+               8 +
            (label_order.capacity() + key_rank.capacity() + ranked_keys.capacity()) * 4;
   }
 };

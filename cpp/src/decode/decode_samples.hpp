@@ -431,8 +431,10 @@ class SampleDecoder {
   // Makes the stack column at least `need` long, a block of ids ahead: ids
   // are written into it by position, and resizing per sample (zero-filling
   // each time) cost more than the writes (ids_ is the true length until finish()).
+  // The block is 2K ids (8 KiB): of a small file's column, reserved from its
+  // sample bytes, a larger block zero-filled three times the ids it holds.
   void grow_ids(size_t need) {
-    constexpr size_t kIdBlock = size_t(16) << 10;
+    constexpr size_t kIdBlock = size_t(2) << 10;
     std::vector<int32_t>& out = stack_locations_;
     if (need > out.capacity()) out.reserve(std::max(need, out.capacity() * 2));
     out.resize(std::max(need, std::min(out.capacity(), ids_ + kIdBlock)));
