@@ -488,7 +488,7 @@ bool Merger::same_sample(int32_t k, const uint32_t* key, size_t n) const {
   return true;
 }
 
-void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
+void Merger::append_key(size_t row, KeyWords& words) {
   const Profile& s = *src_;
   const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];
   const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];
