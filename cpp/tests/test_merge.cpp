@@ -216,7 +216,8 @@ TEST(label_order_is_pprofs_stable_sort) {
       for (int c = 1; c < ncodes; ++c) pool.push_back(c);
       std::shuffle(pool.begin(), pool.end(), rng);
       for (int i = 0; i < n; ++i) {
-        const int32_t key = distinct && i < static_cast<int>(pool.size()) ? pool[size_t(i)] : 1 + int32_t(rng() % (ncodes - 1));
+        const int32_t key =
+            distinct && i < static_cast<int>(pool.size()) ? pool[size_t(i)] : 1 + int32_t(rng() % (ncodes - 1));
         const bool numeric = rng() % 3 == 0;
         p.labels.push_back(key, numeric ? -1 : 1, numeric ? int64_t(i) : 0, 0);
       }
