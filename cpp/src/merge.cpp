@@ -152,15 +152,16 @@ namespace {
 void order_labels(const Profile& p, PreparedSource& out) {
   // The rank of each label key by its string; a string held under two codes
   // is one key: one rank.
-  out.key_rank.assign(p.strings.size(), -1);
+  // Keys are marked first and collected by code after: a store a label, with
+  // no branch on whether its key was seen.
+  const size_t ncodes = p.strings.size();
+  out.key_rank.assign(ncodes, -1);
   out.ranked_keys.clear();
-  for (const int32_t k : p.labels.key) {
-    const auto c = static_cast<size_t>(k);
-    if (c < out.key_rank.size() && out.key_rank[c] < 0) {
-      out.key_rank[c] = 0;
-      out.ranked_keys.push_back(k);
-    }
-  }
+  int32_t* mark = out.key_rank.data();
+  for (const int32_t k : p.labels.key)
+    if (static_cast<size_t>(k) < ncodes) mark[k] = 0;
+  for (size_t c = 0; c < ncodes; ++c)
+    if (mark[c] == 0) out.ranked_keys.push_back(static_cast<int32_t>(c));
   std::sort(out.ranked_keys.begin(), out.ranked_keys.end(), [&](int32_t a, int32_t b) { return p.str(a) < p.str(b); });
   int32_t rank = 0;
   for (size_t i = 0; i < out.ranked_keys.size(); ++i) {
@@ -169,28 +170,61 @@ void order_labels(const Profile& p, PreparedSource& out) {
   }
   const int32_t* key_rank = out.key_rank.data();
   const Labels& l = p.labels;
-  auto before = [&](uint32_t a, uint32_t b) {
-    const bool an = l.str[a] < 0, bn = l.str[b] < 0;
-    return an != bn ? bn : key_rank[l.key[a]] < key_rank[l.key[b]];
-  };
   out.label_order.resize(l.size());
   uint32_t* order = out.label_order.data();
-  // Insertion sort for the usual handful of labels a sample (no allocation);
-  // merge sort beyond that, so a sample with a million labels is not quadratic.
-  constexpr size_t kInsertionSortMax = 32;
+  // A label's place among a sample's: string labels first, then by key rank.
+  const uint64_t ranks = uint64_t(rank) + 1;
+  auto place = [&](size_t i) { return uint64_t(l.str[i] < 0) * ranks + uint64_t(key_rank[l.key[i]]); };
+  // The general way: each label as one integer, its place then its row. The
+  // integers of a sample are distinct, so sorting them plainly is the stable
+  // sort by place, and a comparison reads no column. Insertion sort for a
+  // handful of labels, std::sort beyond (a million labels are not quadratic).
+  auto sort_sample = [&](size_t lb, size_t le) {
+    out.label_keys.resize(le - lb);
+    uint64_t* keys = out.label_keys.data();
+    const size_t n = le - lb;
+    for (size_t i = 0; i < n; ++i) keys[i] = (place(lb + i) << 32) | uint64_t(lb + i);
+    constexpr size_t kInsertionSortMax = 32;
+    if (n > kInsertionSortMax) {
+      std::sort(keys, keys + n);
+    } else {
+      for (size_t i = 1; i < n; ++i) {
+        const uint64_t x = keys[i];
+        size_t j = i;
+        for (; j > 0 && x < keys[j - 1]; --j) keys[j] = keys[j - 1];
+        keys[j] = x;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) order[lb + i] = static_cast<uint32_t>(keys[i]);
+  };
+  // The usual way, when every place fits a 64-bit mask: a sample whose keys
+  // are distinct (each key once, as most samples hold them) writes each row
+  // at its place's bit and reads the rows back in bit order, without any
+  // comparison; a key seen twice in a sample falls back to the sort.
+  const bool by_mask = 2 * ranks <= 64;
   for (size_t s = 0; s < p.num_samples(); ++s) {
     const size_t lb = static_cast<size_t>(p.label_offsets[s]), le = static_cast<size_t>(p.label_offsets[s + 1]);
-    for (size_t i = lb; i < le; ++i) order[i] = static_cast<uint32_t>(i);
-    if (le - lb > kInsertionSortMax) {
-      std::stable_sort(order + lb, order + le, before);
+    if (le - lb < 2) {
+      if (le > lb) order[lb] = static_cast<uint32_t>(lb);
       continue;
     }
-    for (size_t i = lb + 1; i < le; ++i) {
-      const uint32_t x = order[i];
-      size_t j = i;
-      for (; j > lb && before(x, order[j - 1]); --j) order[j] = order[j - 1];
-      order[j] = x;
+    if (!by_mask || le - lb > 64) {
+      sort_sample(lb, le);
+      continue;
     }
+    uint32_t row_at[64];
+    uint64_t seen = 0, twice = 0;
+    for (size_t i = lb; i < le; ++i) {
+      const uint64_t at = place(i), bit = uint64_t(1) << at;
+      twice |= seen & bit;
+      seen |= bit;
+      row_at[at] = static_cast<uint32_t>(i);
+    }
+    if (twice) {
+      sort_sample(lb, le);
+      continue;
+    }
+    for (uint32_t* w = order + lb; seen; seen &= seen - 1) *w++ = row_at[__builtin_ctzll(seen)];
   }
 }
 
@@ -454,7 +488,7 @@ bool Merger::same_sample(int32_t k, const uint32_t* key, size_t n) const {
   return true;
 }
 
-void Merger::append_key(size_t row, std::vector<uint32_t>& words) {
+void Merger::append_key(size_t row, KeyWords& words) {
   const Profile& s = *src_;
   const int64_t sb = s.stack_offsets[row], se = s.stack_offsets[row + 1];
   const int64_t lb = s.label_offsets[row], le = s.label_offsets[row + 1];

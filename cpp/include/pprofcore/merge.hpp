@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pprofcore/decode.hpp"
@@ -20,6 +22,30 @@
 #include "pprofcore/profile.hpp"
 
 namespace pprofcore {
+
+// An allocator whose resize() leaves the new elements uninitialized: the
+// Merger's key buffers are written in full right after each resize, and
+// zero-filling them first was a memset call per sample.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+// Words of a merge key (Merger::append_key's layout).
+using KeyWords = std::vector<uint32_t, UninitializedAllocator<uint32_t>>;
 
 // What Merger::add needs of a profile that depends on that profile alone,
 // so merge_files computes it on the thread that decoded the file, off the
@@ -34,10 +60,14 @@ namespace pprofcore {
 struct PreparedSource {
   std::vector<uint64_t> strings, functions, mappings, locations;
   std::vector<uint32_t> label_order;
-  // Scratch of the label order: each key string code's rank, the keys ranked.
+  // Scratch of the label order: each key string code's rank, the keys ranked,
+  // each label's sort key.
   std::vector<int32_t> key_rank, ranked_keys;
+  std::vector<uint64_t> label_keys;
   size_t memory_bytes() const {
-    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity()) * 8 +
+    return (strings.capacity() + functions.capacity() + mappings.capacity() + locations.capacity() +
+            label_keys.capacity()) *
+               8 +
            (label_order.capacity() + key_rank.capacity() + ranked_keys.capacity()) * 4;
   }
 };
@@ -113,7 +143,7 @@ class Merger {
   // A sample's key, appended to `words`: [number of locations, merged
   // locations..., then kLabelWords per label: key, value (-1: numeric), number
   // (low, high), unit], labels in pprof's canonical order.
-  void append_key(size_t row, std::vector<uint32_t>& words);
+  void append_key(size_t row, KeyWords& words);
   // What the sample table is keyed by: a 64-bit hash (Keep::Samples, in lo)
   // or the fingerprint (Keep::KeysOnly).
   Fingerprint key_id(const uint32_t* key, size_t n) const;
@@ -147,7 +177,8 @@ class Merger {
   // probe compares one contiguous run (few cache misses). A sample's key is
   // built in probe_ ([number of locations, locations..., 5 words a label]) to
   // be hashed; its merged row is what a probe compares with (same_sample).
-  std::vector<uint32_t> loc_keys_{}, probe_{}, loc_probe_{};
+  std::vector<uint32_t> loc_keys_{};
+  KeyWords probe_{}, loc_probe_{};
   static constexpr size_t kLabelWords = 5;
   // Merger::add's block of sample keys (see there): each sample's row, where
   // its key starts in block_words_, and its table key.
@@ -156,7 +187,7 @@ class Merger {
     Fingerprint id;
   };
   std::vector<PendingSample> block_{};
-  std::vector<uint32_t> block_words_{};
+  KeyWords block_words_{};
   std::vector<int64_t> loc_key_off_{0};
   // Keep::KeysOnly keeps a 128-bit fingerprint of each sample key instead of
   // the key (as fastdelta does): 16 bytes a sample instead of the whole stack,
