@@ -11,7 +11,6 @@
 #include "pprofcore/filter.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/idle_cpu.hpp"
-#include "pprofcore/memory.hpp"
 
 namespace pprofcore {
 
@@ -301,7 +300,6 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   out.num_types = nt;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
-  reserve_huge(out.offsets, ns + 1);
   out.offsets.assign(ns + 1, 0);
   out.repeats.assign(ns, 0);
   // Each path's place first: the parts write their samples' paths at once, and
@@ -317,7 +315,6 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
     }
     out.offsets[s + 1] = out.offsets[s] + len;
   }
-  reserve_huge(*out.node_store, static_cast<size_t>(out.offsets[ns]));  // tens of MB of fresh pages: fewer faults
   out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     walk_paths_part(p, t, s0, s1, out, flat, cum);
@@ -356,7 +353,6 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
     for (size_t s = 0; s < ns; ++s) out.offsets[s + 1] = out.offsets[s] + (from.path_end(s) - from.path_begin(s));
   }
   out.repeats.assign(ns, 0);
-  reserve_huge(*out.node_store, static_cast<size_t>(out.offsets[ns]));  // tens of MB of fresh pages: fewer faults
   out.node_store->resize(static_cast<size_t>(out.offsets[ns]));
   walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
     map_paths_part(p, from, to, s0, s1, out, flat, cum);
@@ -397,8 +393,6 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   out.num_nodes = parent_paths.num_nodes;
   out.num_types = nt;
   out.node_store = parent_paths.node_store;
-  reserve_huge(out.offsets, rows.size() + 1);
-  reserve_huge(out.ends, rows.size());
   out.offsets.resize(rows.size() + 1);
   out.ends.resize(rows.size());
   out.repeats.resize(rows.size());
