@@ -146,3 +146,9 @@ def valid_profiles(draw):
     msg.default_sample_type = draw(code)
     msg.doc_url = draw(code)
     return msg
+
+
+def name_regexes(msg) -> list[str]:
+    """Regexes for a name filter drawn over `msg`: "." and up to four of its strings, escaped."""
+    names = {s.decode("utf-8", "replace") for s in msg.string_table if s}
+    return ["."] + [re.escape(n) for n in sorted(names)[:4]]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbprofile import valid_profiles
+from pbprofile import name_regexes, valid_profiles
 from testenv import CORPUS
 
 import pprofcore
@@ -84,15 +84,10 @@ def check(data: bytes, kwargs: dict, by: str) -> bool:
     return deferred
 
 
-def _regexes(msg) -> list:
-    names = {s.decode("utf-8", "replace") for s in msg.string_table if s}
-    return ["."] + [re.escape(n) for n in sorted(names)[:4]]
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_profiles(), st.data())
 def test_deferred_outputs_equal_copied_ones(msg, data):
-    rx = _regexes(msg)
+    rx = name_regexes(msg)
     kwargs = {o: data.draw(st.sampled_from(rx)) for o in data.draw(st.sets(st.sampled_from(OPTIONS), min_size=1))}
     check(msg.SerializeToString(), kwargs, data.draw(st.sampled_from(GRANULARITIES)))
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbprofile import valid_profiles
+from pbprofile import name_regexes, valid_profiles
 from testenv import CORPUS
 
 import pprofcore
@@ -79,15 +79,10 @@ def check_filter(data: bytes, kwargs: dict, by: str, label_type: int = -1, mean:
     return got is not None
 
 
-def _regexes(msg) -> list:
-    names = {s.decode("utf-8", "replace") for s in msg.string_table if s}
-    return ["."] + [re.escape(n) for n in sorted(names)[:4]]
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_profiles(), st.data())
 def test_derived_tables_equal_aggregated_ones(msg, data):
-    rx = _regexes(msg)
+    rx = name_regexes(msg)
     kwargs = {o: data.draw(st.sampled_from(rx)) for o in data.draw(st.sets(st.sampled_from(OPTIONS), min_size=1))}
     by = data.draw(st.sampled_from(GRANULARITIES))
     check_filter(msg.SerializeToString(), kwargs, by, data.draw(st.sampled_from([-1, 0])), data.draw(st.booleans()))
