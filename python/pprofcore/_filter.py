@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -122,16 +122,35 @@ def filter_by_name(
     return out
 
 
+def filter_masks_from(p: "Profile", parent: "Profile") -> Optional[Tuple[np.ndarray, Optional[np.ndarray]]]:
+    """``(kept, hidden)``, the record of the :func:`filter_by_name` that made
+    ``p`` from ``parent``: which parent samples it kept (one byte each) and
+    which locations left every stack (one byte each; None when none did).
+    None when ``p`` was not made from ``parent`` that way."""
+    origin = p._derived.filter_origin
+    if origin is None:
+        return None
+    parent_ref, kept, hidden = origin
+    return (kept, hidden) if parent_ref() is parent else None
+
+
 def samples_kept_from(p: "Profile", parent: "Profile") -> Optional[np.ndarray]:
     """Which of ``parent``'s samples ``p`` holds unchanged, in order (one byte
     per parent sample), when :func:`filter_by_name` made ``p`` from ``parent``
     and hid no location; None otherwise. Lets a view take the dropped samples
     away from ``parent``'s results without matching the samples again."""
-    origin = p._derived.filter_origin
-    if origin is None:
+    masks = filter_masks_from(p, parent)
+    return masks[0] if masks is not None and masks[1] is None else None
+
+
+def hidden_locations_from(p: "Profile", parent: "Profile") -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """``(kept, hidden)``, the masks of the :func:`filter_by_name` that made
+    ``p`` from ``parent`` when it took some locations out of every stack
+    (hide, show); None otherwise."""
+    masks = filter_masks_from(p, parent)
+    if masks is None or masks[1] is None:
         return None
-    parent_ref, kept, hidden = origin
-    return kept if hidden is None and parent_ref() is parent else None
+    return masks[0], masks[1]
 
 
 def apply_show_from(p: "Profile", expr: Pattern, *, warn: bool = True, universe=None) -> "Profile":

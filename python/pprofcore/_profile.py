@@ -137,18 +137,25 @@ class Profile:
         return core
 
     @property
+    def _pending(self) -> Optional[DeferredSamples]:
+        """The deferred samples of a filter output not copied yet; None once
+        copied, or for any other profile."""
+        return self._deferred if self._own_core is None else None
+
+    @property
     def _tables_core(self) -> "CoreProfile":
         """A C++ profile with this one's header and tables: its own, or, while
         a deferred filter output has not copied its samples, its input's."""
-        core = self._own_core
-        return core if core is not None else self._deferred.source  # type: ignore[union-attr]
+        pending = self._pending
+        return pending.source if pending is not None else self._core
 
     def _sample_source(self) -> "Tuple[CoreProfile, Optional[np.ndarray]]":
         """(C++ profile, None) whose samples are this profile's; or, while a
         deferred filter output has not copied its samples, (its input's C++
         profile, the kept mask, one byte per input sample)."""
-        if self._own_core is None and self._deferred is not None:
-            return self._deferred.source, self._deferred.kept
+        pending = self._pending
+        if pending is not None:
+            return pending.source, pending.kept
         return self._core, None
 
     @property
@@ -161,8 +168,9 @@ class Profile:
     def _table_cols(self) -> dict:
         """The header and table columns of :attr:`_cols` (and, once copied,
         the sample columns), without copying a deferred output's samples."""
-        if self._cols_cache is None and self._own_core is None and self._deferred is not None:
-            return self._deferred.table_columns()
+        pending = self._pending
+        if self._cols_cache is None and pending is not None:
+            return pending.table_columns()
         return self._cols
 
     # ------------------------------------------------------------------ header
@@ -373,8 +381,9 @@ class Profile:
         if len(self) == 0:
             return 0
         ti = self.sample_type_index(sample_type)
-        if self._own_core is None and self._deferred is not None:  # summed in the input, not copied
-            return self._deferred.total(ti)
+        pending = self._pending
+        if pending is not None:  # summed in the input, not copied
+            return pending.total(ti)
         return int(self.values[:, ti].sum(dtype=np.int64))
 
     @property
@@ -383,9 +392,8 @@ class Profile:
         return self._core.memory_bytes()
 
     def __len__(self) -> int:
-        if self._own_core is None and self._deferred is not None:
-            return self._deferred.num_samples
-        return self._core.num_samples
+        pending = self._pending
+        return pending.num_samples if pending is not None else self._core.num_samples
 
     # ----------------------------------------------------------------- filters
     # Logic lives in _filter.py and _labels.py; see docs/filters.md. Every method returns a new

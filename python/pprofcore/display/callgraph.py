@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
-from .._filter import samples_kept_from
+from .._filter import filter_masks_from, samples_kept_from
 from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -174,11 +174,11 @@ def share_tag_signatures(profile: "Profile", paths, parent: Optional["Profile"])
     for other in profile._derived.sample_paths.values():
         if _core.share_tag_signatures(profile._core, paths, profile._core, other):
             return
-    origin = profile._derived.filter_origin  # the name filter's record: (parent, kept, hidden)
-    if parent is None or origin is None or origin[0]() is not parent:
+    masks = None if parent is None else filter_masks_from(profile, parent)  # the name filter's (kept, hidden)
+    if parent is None or masks is None:
         return
     for other in list(parent._derived.sample_paths.values()):
-        if _core.share_tag_signatures(profile._core, paths, parent._core, other, origin[1]):
+        if _core.share_tag_signatures(profile._core, paths, parent._core, other, masks[0]):
             return
 
 

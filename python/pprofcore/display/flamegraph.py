@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _atomic, _core, _units
 from .._args import check_str, type_name
-from .._filter import samples_kept_from
+from .._filter import hidden_locations_from, samples_kept_from
 from ..errors import ProfileError, unknown_sample_type
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -86,17 +86,6 @@ def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: 
         )
         return
     cache[(by, bool(inverted))] = _core.derive_kept_tree(profile._core, nodes, kept, samples_kept_from(profile, parent))
-
-
-def hidden_locations_from(profile: "Profile", parent: "Profile"):
-    """``(kept, hidden)``, the masks of the name filter that made ``profile``
-    from ``parent`` when it took some locations out of every stack (hide,
-    show); None otherwise."""
-    origin = profile._derived.filter_origin
-    if origin is None:
-        return None
-    parent_ref, kept, hidden = origin
-    return (kept, hidden) if hidden is not None and parent_ref() is parent else None
 
 
 def flamegraph(
