@@ -126,15 +126,6 @@ def _lines(legacy_heap: str, legacy_contention: str):
     return out + FAILING
 
 
-def _explicit(argv):
-    """The driver keeps the previous request's sort and granularity: spell them out."""
-    flags = list(argv[:-1])
-    if "-cum" not in flags:
-        flags.append("-flat")
-    if not any(f in flags for f in ("-functions", "-filefunctions", "-files", "-lines", "-addresses")):
-        flags.append("-functions")
-    return flags + [argv[-1]]
-
 
 @requires_go
 def test_flag_matrix_matches_pprof(pprof, tmp_path):
@@ -146,7 +137,7 @@ def test_flag_matrix_matches_pprof(pprof, tmp_path):
     assert len(lines) >= 150
     bad = []
     for argv in lines:
-        want, err = pprof.run(*_explicit(argv))
+        want, err = pprof.run(*argv)
         try:
             rc, out, stderr = run_cli(*argv)
         except SystemExit as e:  # argparse refused the line
@@ -240,7 +231,7 @@ def _call_tree_differences(pprof, path: str, exact: bool, lines=CALL_TREE_FLAGS)
     bad = []
     for flags in lines:
         argv = [*flags, path]
-        want, err = pprof.run(*_explicit(argv))
+        want, err = pprof.run(*argv)
         rc, out, stderr = run_cli(*argv)
         got = out.decode()
         # DOT's order is entropy's, where every node that only passes its value on ties

@@ -99,16 +99,6 @@ CASES = [
 ]
 
 
-def _explicit(flags):
-    """pprof's flags with the sort and granularity spelled out: the long-lived
-    pprof driver keeps the previous request's choice when none is given."""
-    out = list(flags)
-    if "-cum" not in out:
-        out.append("-flat")
-    if not any(f in out for f in ("-functions", "-filefunctions", "-files", "-lines", "-addresses")):
-        out.append("-functions")
-    return out
-
 
 @requires_go
 @pytest.mark.oracle
@@ -117,7 +107,7 @@ def _explicit(flags):
 )
 def test_cli_prints_what_pprof_prints(pprof, capsys, case):
     flags, files = case[0].split(), list(case[1:])
-    want, err = pprof.run(*_explicit(flags), *files)
+    want, err = pprof.run(*flags, *files)
     assert err is None, err
     assert _ours(capsys, flags + files).rstrip("\n") == want.rstrip("\n")
 
@@ -137,7 +127,7 @@ def test_default_trimming_matches_pprof_on_corpus(pprof, capsys, row):
     0.005, edgefraction 0.001 for -tree), with its "Dropped"/"Showing top" lines."""
     path = str(CORPUS / row["file"])
     for flags in (["-top"], ["-tree"]):
-        want, err = pprof.run(*_explicit(flags), path)
+        want, err = pprof.run(*flags, path)
         if err is not None:
             pytest.skip(f"pprof refused: {err}")
         assert _ours(capsys, flags + [path]).rstrip("\n") == want.rstrip("\n"), flags

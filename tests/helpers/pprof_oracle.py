@@ -15,9 +15,25 @@ from testenv import go_helper
 
 import pprofcore
 
+_GRANULARITIES = ("-functions", "-filefunctions", "-files", "-lines", "-addresses")
+
+
+def pristine_choices(args) -> List[str]:
+    """`args` with pprof's first-run sort and granularity (-flat, -functions)
+    spelled out where none is given: the long-lived driver otherwise keeps the
+    previous request's choice (a `-list` request leaves it at lines)."""
+    names = {a.split("=", 1)[0] for a in args if a.startswith("-")}
+    out = list(args)
+    if not names & {"-cum", "-flat"}:
+        out.insert(0, "-flat")
+    if not names & set(_GRANULARITIES):
+        out.insert(0, "-functions")
+    return out
+
 
 class PprofReporter:
-    """Runs `pprof ARGS FILE` in-process in the Go helper; returns (text, error)."""
+    """Runs `pprof ARGS FILE` in-process in the Go helper; returns (text, error).
+    Each request starts from pprof's pristine sort and granularity."""
 
     def __init__(self, env: Optional[dict] = None):
         self._proc = subprocess.Popen(
@@ -34,7 +50,7 @@ class PprofReporter:
 
     def run(self, *args: str) -> Tuple[str, Optional[str]]:
         with self._lock:
-            self._proc.stdin.write(json.dumps(["-symbolize=none", *args]) + "\n")
+            self._proc.stdin.write(json.dumps(["-symbolize=none", *pristine_choices(args)]) + "\n")
             self._proc.stdin.flush()
             out = []
             while True:

@@ -4,7 +4,8 @@
 // stdin line (pprof flags and the profile path, no -output) and writes, per line,
 // the report text followed by a line "\x00END <status>" (status "ok" or the error).
 // Requests should name their granularity and sort (-functions, -flat ...): those
-// choices persist from one request to the next inside the driver.
+// choices persist from one request to the next inside the driver
+// (tests/helpers/pprof_oracle.py spells out pprof's first-run choices).
 package main
 
 import (
