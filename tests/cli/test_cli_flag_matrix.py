@@ -126,7 +126,6 @@ def _lines(legacy_heap: str, legacy_contention: str):
     return out + FAILING
 
 
-
 @requires_go
 def test_flag_matrix_matches_pprof(pprof, tmp_path):
     heap = tmp_path / "legacy.heap"

@@ -99,7 +99,6 @@ CASES = [
 ]
 
 
-
 @requires_go
 @pytest.mark.oracle
 @pytest.mark.parametrize(
