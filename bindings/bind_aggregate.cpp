@@ -111,15 +111,17 @@ void bind_aggregate(py::module_& m) {
           [](const NodeTable& t, const Profile& p, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> mask,
              int label_type, int label_div_type,
              std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> keep,
-             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> sample_keep) {
+             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> sample_keep,
+             std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>> hidden) {
             std::vector<uint8_t> m(mask.data(), mask.data() + mask.size());
-            std::vector<uint8_t> k, sk;
+            std::vector<uint8_t> k, sk, h;
             if (keep) k.assign(keep->data(), keep->data() + keep->size());
             if (sample_keep) sk.assign(sample_keep->data(), sample_keep->data() + sample_keep->size());
+            if (hidden) h.assign(hidden->data(), hidden->data() + hidden->size());
             EdgeTable e;
             {
               py::gil_scoped_release nogil;  // inputs immutable or copied
-              e = aggregate_edges(p, t, m, label_type, label_div_type, k, sk);
+              e = aggregate_edges(p, t, m, label_type, label_div_type, k, sk, h);
             }
             const auto ne = static_cast<py::ssize_t>(e.size()), nt = static_cast<py::ssize_t>(e.n_types);
             py::dict d;
@@ -130,9 +132,10 @@ void bind_aggregate(py::module_& m) {
             return d;
           },
           py::arg("profile"), py::arg("node_mask"), py::arg("label_type") = -1, py::arg("label_div_type") = -1,
-          py::arg("node_keep") = py::none(), py::arg("sample_keep") = py::none(),
+          py::arg("node_keep") = py::none(), py::arg("sample_keep") = py::none(), py::arg("hidden") = py::none(),
           "Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline; "
-          "sample_keep (one byte per sample) walks only the samples it marks.");
+          "sample_keep (one byte per sample) walks only the samples it marks, hidden (one byte per location) "
+          "passes over the locations it marks.");
 
   m.def(
       "aggregate",
@@ -158,7 +161,7 @@ void bind_aggregate(py::module_& m) {
       "derived_aggregate",
       [](const Profile* child, const Profile& parent, const NodeTable& parent_nodes, const Mask& kept,
          const std::optional<Mask>& hidden, const std::string& granularity, bool inline_frames, int label_type,
-         int label_div_type) -> std::optional<std::shared_ptr<NodeTable>> {
+         int label_div_type, bool deferred) -> std::optional<std::shared_ptr<NodeTable>> {
         AggregateOptions opt;
         opt.granularity = parse_granularity(granularity);
         opt.inline_frames = inline_frames;
@@ -170,16 +173,17 @@ void bind_aggregate(py::module_& m) {
         std::optional<NodeTable> t;
         {
           py::gil_scoped_release nogil;  // the profiles and the table are immutable; the masks were copied
-          t = derived_aggregate(child, parent, parent_nodes, k, h, opt);
+          t = derived_aggregate(child ? *child : parent, deferred || !child, parent, parent_nodes, k, h, opt);
         }
         if (!t) return std::nullopt;
         return std::make_shared<NodeTable>(std::move(*t));
       },
       py::arg("profile"), py::arg("parent"), py::arg("parent_nodes"), py::arg("kept"), py::arg("hidden"),
       py::arg("granularity") = "functions", py::arg("inline_frames") = true, py::arg("label_type") = -1,
-      py::arg("label_div_type") = -1,
+      py::arg("label_div_type") = -1, py::arg("deferred") = false,
       "aggregate() of a profile that filter_by_name made from `parent` (its kept and hidden masks), from parent's "
-      "table built with the same arguments; None when it must be aggregated anew.");
+      "table built with the same arguments; None when it must be aggregated anew. deferred: `profile` holds only "
+      "the tables of a deferred output (None: parent's), whose samples are read in parent's.");
   py::class_<LocationSums, std::shared_ptr<LocationSums>>(
       m, "LocationSums", "Per location of a profile: flat and cum of every sample type, and its frames.");
   m.def(

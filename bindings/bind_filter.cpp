@@ -61,23 +61,42 @@ void bind_filter(py::module_& m) {
   m.def(
       "filter_by_name",
       [](const Profile& p, const py::object& focus, const py::object& ignore, const py::object& hide,
-         const py::object& show, const py::object& universe, bool defer_unchanged) {
+         const py::object& show, const py::object& universe, bool defer_unchanged, bool defer_changed) {
         NameMatch f = name_match(focus), i = name_match(ignore), h = name_match(hide), s = name_match(show);
         auto u = optional_mask(universe);
         NameFilterResult r;
         {
           py::gil_scoped_release nogil;  // p is immutable; masks were copied above
-          r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr, defer_unchanged);
+          r = filter_by_name(p, f, i, h, s, u.first ? &u.second : nullptr, defer_unchanged, defer_changed);
         }
         // What the filter kept and hid, from which a report's node table is derived.
         py::object kept = move_to_numpy(std::move(r.kept)), hidden = py::none();
         if (!r.hidden.empty()) hidden = move_to_numpy(std::move(r.hidden));
-        py::object out = py::none();  // deferred: keep_samples(profile, kept) when asked for
-        if (!r.deferred) out = py::cast(std::make_shared<Profile>(std::move(r.profile)));
+        // Deferred: None (the input's tables) or the output's tables, its
+        // samples kept_output(profile, kept, hidden, tables) when asked for.
+        py::object out = py::none();
+        if (!r.deferred || r.own_tables)
+          out = py::cast(std::make_shared<Profile>(std::move(r.profile)));
         return py::make_tuple(out, r.focus_matched, r.ignore_matched, r.hide_matched, r.show_matched, kept, hidden);
       },
       py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"),
-      py::arg("universe") = py::none(), py::arg("defer_unchanged") = false);
+      py::arg("universe") = py::none(), py::arg("defer_unchanged") = false, py::arg("defer_changed") = false,
+      "pprof's FilterSamplesByName on per-function and per-mapping masks: (profile, focus_matched, "
+      "ignore_matched, hide_matched, show_matched, kept, hidden). defer_unchanged: a result that removed no line "
+      "is not copied (profile None); with defer_changed, no result is: profile is then None or the result's "
+      "tables without samples, and kept_output makes the result.");
+
+  m.def(
+      "kept_output",
+      [](const Profile& p, const Mask& kept, const py::object& hidden, const Profile* tables) {
+        auto k = to_vec(kept);
+        auto h = optional_mask(hidden);
+        py::gil_scoped_release nogil;  // p and tables are immutable; the masks were copied above
+        return std::make_shared<Profile>(kept_output(p, k, h.second, tables));
+      },
+      py::arg("profile"), py::arg("kept"), py::arg("hidden") = py::none(), py::arg("tables") = nullptr,
+      "The result a deferred filter_by_name stands for: profile's kept samples, the hidden locations (one byte "
+      "per location, None: none) taken out of their stacks, over tables' header and tables (None: profile's).");
 
   m.def(
       "show_from",

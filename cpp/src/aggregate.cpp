@@ -486,9 +486,10 @@ struct LocationEdges {
 };
 
 std::vector<LocationEdges> location_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask,
-                                          const std::vector<uint8_t>& node_keep) {
+                                          const std::vector<uint8_t>& node_keep, const std::vector<uint8_t>& hidden) {
   std::vector<LocationEdges> out(p.locations.size());
   for (size_t l = 0; l < out.size(); ++l) {
+    if (!hidden.empty() && hidden[l]) continue;  // no node: the walk passes over it
     LocationEdges& le = out[l];
     const int64_t nb = t.loc_node_offsets[l], ne = t.loc_node_offsets[l + 1];
     for (int64_t j = ne - 1; j >= nb; --j) {
@@ -509,18 +510,20 @@ std::vector<LocationEdges> location_edges(const Profile& p, const NodeTable& t, 
 
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
                           int label_div_type, const std::vector<uint8_t>& node_keep,
-                          const std::vector<uint8_t>& sample_keep) {
+                          const std::vector<uint8_t>& sample_keep, const std::vector<uint8_t>& hidden) {
   const size_t nt = p.num_types(), ns = p.num_samples();
   if (node_mask.size() != t.size()) throw InternalError("node mask must have one entry per node");
   if (!sample_keep.empty() && sample_keep.size() != ns)
     throw InternalError("sample keep mask must have one entry per sample");
+  if (!hidden.empty() && hidden.size() != p.locations.size())
+    throw InternalError("hidden mask must have one entry per location");
   if (!node_keep.empty() && node_keep.size() != t.size())
     throw InternalError("node keep mask must have one entry per node");
   EdgeTable e;
   e.n_types = nt;
   KeyIndex index;
   std::vector<uint32_t> stamp;
-  const std::vector<LocationEdges> locs = location_edges(p, t, node_mask, node_keep);
+  const std::vector<LocationEdges> locs = location_edges(p, t, node_mask, node_keep, hidden);
   const int32_t* stack = p.stack_locations.data();
   // Inlined at both calls: a call per edge was a fifth of a walk that adds an edge per frame.
   auto add_edge = [&](int32_t parent, int32_t n, bool is_inline, const int64_t* v, uint32_t st)

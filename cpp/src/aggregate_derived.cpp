@@ -106,11 +106,12 @@ void subtract_dropped(const Profile& parent, const NodeTable& t, const std::vect
 }
 
 // Flat per node and the label bits of samples [first, last) of `p` (with
-// `rows`, of the samples rows[first, last) of p), as aggregate's pass finds
-// them; a location without an inlined node is passed over in one step (it
-// can only add an edge into a node that is never inline).
-void flat_and_labels(const Profile& p, const uint32_t* rows, const NodeTable& t, const SumContext& c, size_t first,
-                     size_t last, SampleSums& out) {
+// `rows`, of the samples rows[first, last) of p, their stacks without the
+// locations `hidden` marks when not null), as aggregate's pass finds them; a
+// location without an inlined node is passed over in one step (it can only
+// add an edge into a node that is never inline).
+void flat_and_labels(const Profile& p, const uint32_t* rows, const uint8_t* hidden, const NodeTable& t,
+                     const SumContext& c, size_t first, size_t last, SampleSums& out) {
   const size_t nt = c.nt;
   out.flat.assign(c.nn * nt, 0);
   out.noinline_in.assign(c.nn, 0);
@@ -119,7 +120,10 @@ void flat_and_labels(const Profile& p, const uint32_t* rows, const NodeTable& t,
     const int64_t* v = p.values.data() + s * nt;
     bool nonzero = false;
     for (size_t k = 0; k < nt; ++k) nonzero |= v[k] != 0;
-    const int64_t sb = p.stack_offsets[s], se = p.stack_offsets[s + 1];
+    int64_t sb = p.stack_offsets[s];
+    const int64_t se = p.stack_offsets[s + 1];
+    if (hidden)  // the kept sample's leaf is its first location left
+      while (sb < se && hidden[static_cast<size_t>(p.stack_locations[static_cast<size_t>(sb)])]) ++sb;
     if (!nonzero || sb == se) continue;
     const size_t leaf_loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(sb)]);
     const size_t leaf = static_cast<size_t>(t.loc_nodes[static_cast<size_t>(t.loc_node_offsets[leaf_loc])]);
@@ -130,6 +134,7 @@ void flat_and_labels(const Profile& p, const uint32_t* rows, const NodeTable& t,
     int32_t parent = -1;
     for (int64_t i = se - 1; i >= sb; --i) {
       const size_t loc = static_cast<size_t>(p.stack_locations[static_cast<size_t>(i)]);
+      if (hidden && hidden[loc]) continue;
       const int64_t nb = t.loc_node_offsets[loc], ne = t.loc_node_offsets[loc + 1];
       if (!c.holds_inline[loc]) {
         parent = t.loc_nodes[static_cast<size_t>(nb)];  // its innermost node
@@ -162,15 +167,15 @@ bool rows_sums_fit(const Profile& p, const std::vector<uint32_t>& rows, size_t t
 
 }  // namespace
 
-std::optional<NodeTable> derived_aggregate(const Profile* child_p, const Profile& parent, const NodeTable& parent_t,
-                                           const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
-                                           const AggregateOptions& opt) {
+std::optional<NodeTable> derived_aggregate(const Profile& child, bool deferred, const Profile& parent,
+                                           const NodeTable& parent_t, const std::vector<uint8_t>& kept,
+                                           const std::vector<uint8_t>& hidden, const AggregateOptions& opt) {
   const size_t nt = parent.num_types(), nloc = parent.locations.size();
   if (kept.size() != parent.num_samples() || (!hidden.empty() && hidden.size() != nloc))
     throw InternalError("derived_aggregate: the masks do not fit the input profile");
-  if (!child_p && !hidden.empty()) throw InternalError("derived_aggregate: a deferred filter output hides no location");
-  // A deferred output has parent's tables; its samples are parent's `rows`.
-  const Profile& child = child_p ? *child_p : parent;
+  // A deferred output's samples are parent's `rows`, read without the hidden locations.
+  const Profile* child_p = deferred ? nullptr : &child;
+  const uint8_t* skip = deferred && !hidden.empty() ? hidden.data() : nullptr;
   std::vector<uint32_t> rows;
   if (!child_p)
     for (size_t s = 0; s < kept.size(); ++s)
@@ -183,6 +188,7 @@ std::optional<NodeTable> derived_aggregate(const Profile* child_p, const Profile
   size_t dropped_frames = 0;
   for (size_t s = 0; s < kept.size(); ++s)
     if (!kept[s]) dropped_frames += static_cast<size_t>(parent.stack_offsets[s + 1] - parent.stack_offsets[s]);
+  // (A deferred output's count holds its hidden frames: a bound, enough to choose by.)
   const size_t child_frames = child_p ? child.stack_locations.size() : parent.stack_locations.size() - dropped_frames;
   if (dropped_frames > child_frames) return std::nullopt;  // summing the kept ones costs less
 
@@ -214,7 +220,7 @@ std::optional<NodeTable> derived_aggregate(const Profile* child_p, const Profile
                   t.cum.begin() + static_cast<ptrdiff_t>(n * nt));
 
   sum_into(t, nn, ns, opt, [&](const SumContext& c, size_t first, size_t last, SampleSums& out) {
-    flat_and_labels(child, child_p ? nullptr : rows.data(), t, c, first, last, out);
+    flat_and_labels(child_p ? child : parent, child_p ? nullptr : rows.data(), skip, t, c, first, last, out);
   });
   return t;
 }

@@ -46,14 +46,16 @@ std::vector<uint8_t> referenced_locations(const Profile& p, const std::vector<ui
   return used_locations(p);
 }
 
-// Per sample of p: 1 when its stack holds a focused location (state > 0) and
-// no ignored one (state < 0); the samples filter_by_name keeps when it hides
-// no frame.
-std::vector<uint8_t> kept_samples(const Profile& p, const std::vector<int8_t>& state) {
+// Per sample of p: 1 when its stack holds a focused location (state > 0),
+// no ignored one (state < 0) and, with `hidden` (per location, empty when
+// none), one that is not hidden: the samples filter_by_name keeps.
+std::vector<uint8_t> kept_samples(const Profile& p, const std::vector<int8_t>& state,
+                                  const std::vector<uint8_t>& hidden) {
   std::vector<uint8_t> kept(p.num_samples(), 0);
   const int32_t* stack = p.stack_locations.data();
+  const uint8_t* gone = hidden.empty() ? nullptr : hidden.data();
   for (size_t s = 0; s < p.num_samples(); ++s) {
-    bool focused = false;
+    bool focused = false, shown = gone == nullptr;
     for (const int32_t *it = stack + p.stack_offsets[s], *e = stack + p.stack_offsets[s + 1]; it != e; ++it) {
       const int8_t st = state[static_cast<size_t>(*it)];
       if (st < 0) {
@@ -61,10 +63,26 @@ std::vector<uint8_t> kept_samples(const Profile& p, const std::vector<int8_t>& s
         break;
       }
       focused = focused || st > 0;
+      shown = shown || !gone[static_cast<size_t>(*it)];
     }
-    kept[s] = focused ? 1 : 0;
+    kept[s] = focused && shown ? 1 : 0;
   }
   return kept;
+}
+
+// Appends the samples marked by `keep` unchanged, each run as one block.
+void add_kept_runs(SampleAppender& app, const std::vector<uint8_t>& keep) {
+  const size_t ns = keep.size();
+  for (size_t s = 0; s < ns;) {
+    if (!keep[s]) {
+      ++s;
+      continue;
+    }
+    size_t e = s + 1;
+    while (e < ns && keep[e]) ++e;
+    app.add_range(s, e);
+    s = e;
+  }
 }
 
 }  // namespace
@@ -77,7 +95,7 @@ std::vector<uint8_t> used_locations(const Profile& p) {
 
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
                                 const NameMatch& hide, const NameMatch& show, const std::vector<uint8_t>* universe,
-                                bool defer_unchanged) {
+                                bool defer_unchanged, bool defer_changed) {
   require_sizes(p, focus, "focus");
   require_sizes(p, ignore, "ignore");
   require_sizes(p, hide, "hide");
@@ -132,9 +150,15 @@ NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const 
     any_hidden = any_hidden || hidden[l];
   }
 
-  r.deferred = defer_unchanged && !lines_changed && !any_hidden;
+  r.deferred = defer_unchanged && (defer_changed || (!lines_changed && !any_hidden));
   if (r.deferred) {
-    r.kept = kept_samples(p, state);
+    if (any_hidden) r.hidden = std::move(hidden);
+    r.kept = kept_samples(p, state, r.hidden);
+    if (lines_changed) {  // the output's own tables; its samples stay in p
+      r.profile = copy_without_samples(p);
+      keep_lines(r.profile, p, line_keep);
+      r.own_tables = true;
+    }
     return r;
   }
   r.profile = copy_without_samples(p);
@@ -243,21 +267,36 @@ Profile prune_from(const Profile& p, const std::vector<uint8_t>& function_match)
   });
 }
 
+Profile kept_output(const Profile& p, const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
+                    const Profile* tables) {
+  if (hidden.empty() && !tables) return keep_samples(p, kept);
+  if (kept.size() != p.num_samples() || (!hidden.empty() && hidden.size() != p.locations.size()) ||
+      (tables && tables->locations.size() != p.locations.size()))
+    throw InternalError("kept_output: the masks or tables do not fit the profile");
+  Profile out = copy_without_samples(tables ? *tables : p);
+  SampleAppender app(p, out);
+  if (hidden.empty()) {  // lines left some locations, which all stay: the samples as they are
+    add_kept_runs(app, kept);
+    return out;
+  }
+  std::vector<int32_t> stack;
+  for (size_t s = 0; s < p.num_samples(); ++s) {
+    if (!kept[s]) continue;
+    const int32_t* b = p.stack_locations.data() + p.stack_offsets[s];
+    const int32_t* e = p.stack_locations.data() + p.stack_offsets[s + 1];
+    stack.clear();
+    for (const int32_t* it = b; it != e; ++it)
+      if (!hidden[static_cast<size_t>(*it)]) stack.push_back(*it);
+    app.add(s, stack.data(), stack.size());
+  }
+  return out;
+}
+
 Profile keep_samples(const Profile& p, const std::vector<uint8_t>& keep) {
   if (keep.size() != p.num_samples()) throw InternalError("keep_samples: mask size mismatch");
   Profile out = copy_without_samples(p);
   SampleAppender app(p, out);
-  const size_t ns = p.num_samples();
-  for (size_t s = 0; s < ns;) {
-    if (!keep[s]) {
-      ++s;
-      continue;
-    }
-    size_t e = s + 1;
-    while (e < ns && keep[e]) ++e;
-    app.add_range(s, e);
-    s = e;
-  }
+  add_kept_runs(app, keep);
   return out;
 }
 

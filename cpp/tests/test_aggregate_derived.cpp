@@ -49,7 +49,7 @@ static bool same_table(const NodeTable& a, const NodeTable& b) {
 }
 
 TEST(derived_tables_equal_aggregated_ones) {
-  size_t same_rows = 0, own_rows = 0, declined = 0, lines_changed = 0, in_place_rows = 0;
+  size_t same_rows = 0, own_rows = 0, declined = 0, lines_changed = 0, in_place_rows = 0, hiding_rows = 0;
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     const Profile p = three_types(seed, 20 + seed * 5);
     std::mt19937 rng(seed);
@@ -66,6 +66,12 @@ TEST(derived_tables_equal_aggregated_ones) {
     } else {
       EXPECT(lazy.profile == r.profile);
     }
+    // Deferring every result: the output's tables (when lines left a location) and the same masks.
+    const NameFilterResult all = filter_by_name(p, focus, ignore, hide, show, nullptr, true, true);
+    EXPECT(all.deferred && all.kept == r.kept && all.hidden == r.hidden && all.profile.num_samples() == 0);
+    EXPECT(all.own_tables == (r.profile.lines.size() != p.lines.size()));
+    const Profile& all_tables = all.own_tables ? all.profile : p;
+    EXPECT(kept_output(p, all.kept, all.hidden, all.own_tables ? &all.profile : nullptr) == r.profile);
     lines_changed += r.profile.lines.size() != p.lines.size();
     for (Granularity g : {Granularity::Functions, Granularity::Lines, Granularity::Files, Granularity::Addresses}) {
       for (int label_type : {-1, 1}) {
@@ -76,7 +82,7 @@ TEST(derived_tables_equal_aggregated_ones) {
         opt.label_div_type = seed % 2 ? 0 : -1;
         opt.min_samples_per_thread = seed % 3 ? 1000000 : 1;  // one part, or as many as cores
         const NodeTable parent_t = aggregate(p, opt);
-        const std::optional<NodeTable> got = derived_aggregate(&r.profile, p, parent_t, r.kept, r.hidden, opt);
+        const std::optional<NodeTable> got = derived_aggregate(r.profile, false, p, parent_t, r.kept, r.hidden, opt);
         if (!got) {
           ++declined;
           continue;
@@ -84,17 +90,24 @@ TEST(derived_tables_equal_aggregated_ones) {
         ++(r.profile.lines.size() == p.lines.size() ? same_rows : own_rows);
         EXPECT(same_table(*got, aggregate(r.profile, opt)));
         if (lazy.deferred) {  // read off p's samples in place
-          const std::optional<NodeTable> in_place = derived_aggregate(nullptr, p, parent_t, r.kept, r.hidden, opt);
+          const std::optional<NodeTable> in_place = derived_aggregate(p, true, p, parent_t, r.kept, r.hidden, opt);
           EXPECT(in_place && same_table(*in_place, *got));
           ++in_place_rows;
+        }
+        // Hidden locations skipped in p's stacks, over the output's own tables.
+        const std::optional<NodeTable> hiding = derived_aggregate(all_tables, true, p, parent_t, r.kept, r.hidden, opt);
+        if (hiding) {
+          EXPECT(same_table(*hiding, *got));
+          hiding_rows += !r.hidden.empty();
         }
       }
     }
   }
   // Every path taken: derived with the parent's rows and with the child's, declined.
-  std::printf("  derived %zu + %zu (%zu in place), declined %zu, lines changed %zu\n", same_rows, own_rows,
-              in_place_rows, declined, lines_changed);
-  EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0 && in_place_rows > 50);
+  std::printf("  derived %zu + %zu (%zu in place, %zu hiding), declined %zu, lines changed %zu\n", same_rows,
+              own_rows, in_place_rows, hiding_rows, declined, lines_changed);
+  EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0 && in_place_rows > 50 &&
+         hiding_rows > 20);
 }
 
 TEST(derived_tables_refuse_masks_of_another_profile) {
@@ -102,14 +115,14 @@ TEST(derived_tables_refuse_masks_of_another_profile) {
   const NameFilterResult r = filter_by_name(p, NameMatch(), NameMatch(), NameMatch(), NameMatch());
   const NodeTable t = aggregate(p, AggregateOptions{});
   std::vector<uint8_t> short_mask(r.kept.begin(), r.kept.end() - 1);
-  EXPECT_THROWS(derived_aggregate(&r.profile, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
+  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
   std::vector<uint8_t> one_more = r.kept;
   for (auto& k : one_more)
     if (!k) {
       k = 1;
       break;
     }
-  EXPECT_THROWS(derived_aggregate(&r.profile, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
+  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
 }
 
 // aggregate_edges over a deferred output (p's samples with a keep mask)
@@ -130,6 +143,36 @@ TEST(edges_with_a_sample_mask_equal_those_of_the_copy) {
       EXPECT(a.src == b.src && a.dst == b.dst && a.weight == b.weight && a.is_inline == b.is_inline);
     }
   }
+}
+
+// The same after hide and show: p's stacks walked without the hidden
+// locations, over the output's node table.
+TEST(edges_with_hidden_locations_equal_those_of_the_copy) {
+  size_t hiding = 0;
+  for (uint32_t seed = 1; seed <= 80; ++seed) {
+    const Profile p = three_types(seed, 30 + seed * 4);
+    std::mt19937 rng(seed + 7);
+    const NameMatch focus = random_match(p, rng, 2), ignore = random_match(p, rng, 6), hide = random_match(p, rng, 4),
+                    show = random_match(p, rng, 2);
+    const NameFilterResult r = filter_by_name(p, focus, ignore, hide, show);
+    const NameFilterResult all = filter_by_name(p, focus, ignore, hide, show, nullptr, true, true);
+    hiding += !all.hidden.empty();
+    for (bool inline_frames : {true, false}) {
+      AggregateOptions opt;
+      opt.inline_frames = inline_frames;
+      opt.granularity = seed % 2 ? Granularity::Functions : Granularity::Lines;
+      const NodeTable t = aggregate(r.profile, opt);
+      std::vector<uint8_t> nodes(t.size(), 0), keep(t.size(), 1);
+      for (auto& n : nodes) n = rng() % 3 == 0;
+      for (auto& k : keep) k = rng() % 4 != 0;
+      for (int label_type : {-1, 2}) {
+        const EdgeTable a = aggregate_edges(r.profile, t, nodes, label_type, -1, keep);
+        const EdgeTable b = aggregate_edges(p, t, nodes, label_type, -1, keep, all.kept, all.hidden);
+        EXPECT(a.src == b.src && a.dst == b.dst && a.weight == b.weight && a.is_inline == b.is_inline);
+      }
+    }
+  }
+  EXPECT(hiding > 10);
 }
 
 int main() { return check::run_all(); }

@@ -46,6 +46,7 @@ __all__: list[str] = [
     "have_zstd",
     "keep_labels",
     "keep_samples",
+    "kept_output",
     "load_many",
     "location_sums",
     "mapped_sample_paths",
@@ -195,9 +196,10 @@ class NodeTable:
         label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
         node_keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
         sample_keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+        hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
     ) -> dict[str, typing.Any]:
         """
-        Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline; sample_keep (one byte per sample) walks only the samples it marks.
+        Call edges touching the masked nodes (among the kept ones): src, dst, weight (n x types), inline; sample_keep (one byte per sample) walks only the samples it marks, hidden (one byte per location) passes over the locations it marks.
         """
     def edge_list(
         self,
@@ -295,9 +297,10 @@ def derived_aggregate(
     inline_frames: bool = True,
     label_type: typing.SupportsInt | typing.SupportsIndex = -1,
     label_div_type: typing.SupportsInt | typing.SupportsIndex = -1,
+    deferred: bool = False,
 ) -> NodeTable | None:
     """
-    aggregate() of a profile that filter_by_name made from `parent`, from parent's table; None when it must be aggregated anew.
+    aggregate() of a profile that filter_by_name made from `parent`, from parent's table; None when it must be aggregated anew. deferred: `profile` holds only the tables of a deferred output (None: parent's), whose samples are read in parent's.
     """
 
 def call_tree(
@@ -541,6 +544,7 @@ def filter_by_name(
     show: typing.Any,
     universe: typing.Any = None,
     defer_unchanged: bool = False,
+    defer_changed: bool = False,
 ) -> tuple[Profile | None, bool, bool, bool, bool, typing.Any, typing.Any]: ...
 def frame_columns(profile: Profile) -> dict[str, typing.Any]:
     """
@@ -560,6 +564,15 @@ def have_libdeflate() -> bool: ...
 def have_zstd() -> bool: ...
 def keep_labels(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
 def keep_samples(profile: Profile, keep: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> Profile: ...
+def kept_output(
+    profile: Profile,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+    tables: Profile | None = None,
+) -> Profile:
+    """
+    The result a deferred filter_by_name stands for.
+    """
 def load_many(
     paths: collections.abc.Sequence[str],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,

@@ -1,14 +1,17 @@
 """The samples of a name filter's output, left in its input until read.
 
-A focus or ignore (or a hide/show that removed no line) keeps some of its
-input's samples unchanged, in order, over the same header and tables. Copying
-them is most of the filter's time on a big profile (the kernel clearing the
-fresh pages of the copy), and the explorer's reports of the output read them
-off the input with the kept mask instead (``_core.derived_aggregate`` with no
-profile, ``NodeTable.edges(sample_keep=)``). :class:`DeferredSamples` holds
-the input's C++ profile and the mask, and makes the copy
-(``_core.keep_samples``) the first time anything asks for the output's own
-C++ profile. The input is held as long as the output lives.
+A focus or ignore keeps some of its input's samples unchanged, in order, over
+the same header and tables; a hide or show keeps them with some locations
+taken out of their stacks (the location rows stay the input's), over tables
+whose locations may have lost lines. Copying the samples is most of the
+filter's time on a big profile (the kernel clearing the fresh pages of the
+copy), and the explorer's reports of the output read them off the input with
+the kept mask and the hidden locations instead (``_core.derived_aggregate``
+with ``deferred``, ``NodeTable.edges(sample_keep=, hidden=)``).
+:class:`DeferredSamples` holds the input's C++ profile, the masks and the
+output's own tables when it has them (a C++ profile without samples), and
+makes the copy (``_core.kept_output``) the first time anything asks for the
+output's own C++ profile. The input is held as long as the output lives.
 """
 
 from __future__ import annotations
@@ -32,13 +35,18 @@ def is_sample_column(name: str) -> bool:
 
 class DeferredSamples:
     """``source``'s samples marked by ``kept`` (one byte per source sample),
-    copied into a C++ profile of their own on first :meth:`build`."""
+    their stacks without the locations ``hidden`` marks (one byte per
+    location; None: none), over the header and tables of ``tables`` (a C++
+    profile without samples; None: the source's), copied into a C++ profile
+    of their own on first :meth:`build`."""
 
-    __slots__ = ("source", "kept", "num_samples", "_lock", "_built", "_table_columns")
+    __slots__ = ("source", "kept", "hidden", "tables", "num_samples", "_lock", "_built", "_table_columns")
 
-    def __init__(self, source: Any, kept: np.ndarray) -> None:
+    def __init__(self, source: Any, kept: np.ndarray, hidden: Optional[np.ndarray] = None, tables: Any = None) -> None:
         self.source = source
         self.kept = kept
+        self.hidden = hidden
+        self.tables = source if tables is None else tables
         self.num_samples = int(np.count_nonzero(kept))
         self._lock = threading.Lock()
         self._built: Optional[Any] = None
@@ -49,15 +57,16 @@ class DeferredSamples:
         background one may ask at the same time)."""
         with self._lock:
             if self._built is None:
-                self._built = _core.keep_samples(self.source, self.kept)
+                tables = None if self.tables is self.source else self.tables
+                self._built = _core.kept_output(self.source, self.kept, self.hidden, tables)
             return self._built
 
     def table_columns(self) -> Dict[str, np.ndarray]:
-        """The source's header and table columns (the output's are equal);
+        """The output's header and table columns (its tables' profile's);
         no sample column."""
         cols = self._table_columns
         if cols is None:
-            cols = self._table_columns = {k: v for k, v in self.source.columns().items() if not is_sample_column(k)}
+            cols = self._table_columns = {k: v for k, v in self.tables.columns().items() if not is_sample_column(k)}
         return cols
 
     def total(self, ti: int) -> int:

@@ -102,20 +102,22 @@ def filter_by_name(
     defer_copy: bool = False,
 ) -> "Profile":
     """pprof's FilterSamplesByName (see :func:`apply_filters`). ``defer_copy``:
-    when no line is removed (focus, ignore), the kept samples stay in ``p``
-    until something reads them (:mod:`._deferred`)."""
+    the kept samples stay in ``p`` until something reads them
+    (:mod:`._deferred`); a hide or show that removed lines makes only the
+    output's tables, and its stacks are ``p``'s without the hidden locations."""
     rx = [compile_filter(n, e) for n, e in (("focus", focus), ("ignore", ignore), ("hide", hide), ("show", show))]
     if all(r is None for r in rx) and not has_empty_stacks(p):
         return same_samples(p)
     focus_m, ignore_m, hide_m, show_m = (_name_match(p, r) for r in rx)
     core, *matched, kept, hidden = _core.filter_by_name(
-        p._core, focus_m, ignore_m, hide_m, show_m, universe, defer_unchanged=defer_copy
+        p._core, focus_m, ignore_m, hide_m, show_m, universe, defer_unchanged=defer_copy, defer_changed=defer_copy
     )
     if warn:
         for name, r, m in zip(("Focus", "Ignore", "Hide", "Show"), rx, matched):
             if r is not None and not m:
                 warn_no_match(name, r)
-    out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx), kept=kept)
+    deferred = (kept, hidden) if defer_copy else None
+    out = filtered(p, core, *zip(("focus", "ignore", "hide", "show"), rx), deferred=deferred)
     # Reports derive their node tables from p's; a weak reference, so the
     # filtered profile does not keep its input alive.
     out._derived.filter_origin = (weakref.ref(p), kept, hidden)
@@ -228,9 +230,10 @@ def apply_filters(
     warn : bool
         Emit :class:`pprofcore.FilterWarning` for expressions that matched nothing.
     defer_copy : bool
-        When focus/ignore keep samples unchanged, leave them in ``p`` and copy
-        them only when something reads them: the result holds ``p``'s C++
-        profile while it lives. The explorer's reports read them in place.
+        Leave the samples focus/ignore/hide/show keep in ``p`` and copy them
+        only when something reads them (hide and show: their stacks without
+        the hidden locations): the result holds ``p``'s C++ profile while it
+        lives. The explorer's reports read them in place.
 
     Returns
     -------

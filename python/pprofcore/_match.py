@@ -61,12 +61,14 @@ def filter_regex(option: str, expr: Pattern, *, whole: bool = False) -> "re.Patt
         raise ValueError(f"parsing {option} regexp {expr!r}: {e}") from None
 
 
-def filtered(p: "Profile", core, *options, kept=None) -> "Profile":
+def filtered(p: "Profile", core, *options, deferred=None) -> "Profile":
     """A Profile of ``core`` that remembers it is ``p`` filtered by the given
     ``(option, expression)`` pairs (None expressions skipped), for report
-    percentages and "Active filters" lines. ``core`` None: p's samples
-    marked by ``kept``, unchanged, their copy deferred (``Profile._derive_deferred``)."""
-    out = p._derive(core) if core is not None else p._derive_deferred(kept)
+    percentages and "Active filters" lines. ``deferred``: ``(kept, hidden)``
+    of a name filter that left its output's samples in ``p`` (their copy
+    deferred, ``Profile._derive_deferred``); ``core`` then holds only the
+    output's tables, or is None when they are p's."""
+    out = p._derive(core) if deferred is None else p._derive_deferred(*deferred, tables=core)
     return carry(p, out, [(n, e) for n, e in options if e is not None])
 
 

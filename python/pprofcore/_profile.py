@@ -119,13 +119,17 @@ class Profile:
         without importing this module (boost-histogram's ``_new_hist``)."""
         return type(self)._wrap(core)
 
-    def _derive_deferred(self, kept: np.ndarray) -> "Profile":
+    def _derive_deferred(
+        self, kept: np.ndarray, hidden: Optional[np.ndarray] = None, *, tables: "Optional[CoreProfile]" = None
+    ) -> "Profile":
         """A profile of this one's samples marked by ``kept`` (one byte per
-        sample), unchanged and in order, over the same header and tables (a
-        name filter that removed no line), whose samples are copied only when
-        something asks for its C++ profile (:mod:`._deferred`)."""
+        sample), in order, their stacks without the locations ``hidden``
+        marks (one byte per location, None: none), over the header and tables
+        of ``tables`` (a C++ profile without samples; None: this one's): a
+        name filter's output, whose samples are copied only when something
+        asks for its C++ profile (:mod:`._deferred`)."""
         out = type(self)._wrap(None)
-        out._deferred = DeferredSamples(self._core, kept)
+        out._deferred = DeferredSamples(self._core, kept, hidden, tables)
         return out
 
     @property
@@ -147,16 +151,28 @@ class Profile:
         """A C++ profile with this one's header and tables: its own, or, while
         a deferred filter output has not copied its samples, its input's."""
         pending = self._pending
-        return pending.source if pending is not None else self._core
+        return pending.tables if pending is not None else self._core
 
     def _sample_source(self) -> "Tuple[CoreProfile, Optional[np.ndarray]]":
         """(C++ profile, None) whose samples are this profile's; or, while a
-        deferred filter output has not copied its samples, (its input's C++
-        profile, the kept mask, one byte per input sample)."""
+        deferred filter output that hid no location has not copied its
+        samples, (its input's C++ profile, the kept mask, one byte per input
+        sample). A deferred output that hid locations copies them here (see
+        :meth:`_stack_source`)."""
+        source, kept, hidden = self._stack_source()
+        if hidden is not None:
+            return self._core, None
+        return source, kept
+
+    def _stack_source(self) -> "Tuple[CoreProfile, Optional[np.ndarray], Optional[np.ndarray]]":
+        """:meth:`_sample_source` and the locations a deferred output's
+        stacks leave out of its input's (one byte per location; None when
+        none or not deferred): (C++ profile, None, None) whose samples are
+        this profile's, or (input's C++ profile, kept, hidden)."""
         pending = self._pending
         if pending is not None:
-            return pending.source, pending.kept
-        return self._core, None
+            return pending.source, pending.kept, pending.hidden
+        return self._core, None, None
 
     @property
     def _cols(self) -> dict:

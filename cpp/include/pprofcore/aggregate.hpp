@@ -107,7 +107,10 @@ std::string_view printable_name_in_place(const Profile& p, const NodeTable& t, s
 // edges), as when pprof rebuilds its graph from the nodes it kept.
 // `sample_keep` (empty = all samples) walks only the samples it marks: the
 // edges of a filter's output that kept some of p's samples unchanged
-// (filter.hpp's NameFilterResult::kept), without a copy of them.
+// (filter.hpp's NameFilterResult::kept), without a copy of them; `hidden`
+// (empty = none, else one byte per location) the locations a hide or show
+// took out of those stacks, passed over as if absent. `t` is then the
+// output's table (same location rows as p).
 struct EdgeTable {
   size_t n_types = 0;
   std::vector<int32_t> src, dst;
@@ -117,7 +120,7 @@ struct EdgeTable {
 };
 EdgeTable aggregate_edges(const Profile& p, const NodeTable& t, const std::vector<uint8_t>& node_mask, int label_type,
                           int label_div_type = -1, const std::vector<uint8_t>& node_keep = {},
-                          const std::vector<uint8_t>& sample_keep = {});
+                          const std::vector<uint8_t>& sample_keep = {}, const std::vector<uint8_t>& hidden = {});
 
 // Row order of pprof's reports for one sample type: by |flat| desc, printable
 // name, |cum| desc (or by |cum| desc, name, |flat| desc when `by_cum`), then

@@ -25,12 +25,13 @@ namespace pprofcore {
 // nullopt when it would not pay or not hold: the dropped samples hold more
 // frames than the kept ones, or a node is not in the same locations as its
 // parent node (it left some with a hidden line and stayed in others).
-// InternalError when the masks or tables do not fit the profiles. A null
-// `child` stands for the filter's deferred output (filter.hpp's
-// NameFilterResult::deferred: parent's kept samples unchanged, its tables),
-// whose samples are read in place from parent's.
-std::optional<NodeTable> derived_aggregate(const Profile* child, const Profile& parent, const NodeTable& parent_t,
-                                           const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
-                                           const AggregateOptions& opt);
+// InternalError when the masks or tables do not fit the profiles. With
+// `deferred`, `child` holds only the tables of the filter's deferred output
+// (filter.hpp's NameFilterResult::deferred: parent itself when no line left a
+// location), whose samples are read in place from parent's: the kept ones,
+// without the hidden locations.
+std::optional<NodeTable> derived_aggregate(const Profile& child, bool deferred, const Profile& parent,
+                                           const NodeTable& parent_t, const std::vector<uint8_t>& kept,
+                                           const std::vector<uint8_t>& hidden, const AggregateOptions& opt);
 
 }  // namespace pprofcore

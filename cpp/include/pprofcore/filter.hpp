@@ -28,10 +28,12 @@ struct NameFilterResult {
   // all hidden; empty when none did). A report's node table is derived from
   // the input's with them (aggregate_derived.hpp).
   std::vector<uint8_t> kept, hidden;
-  // Set when the filter was asked to defer (see filter_by_name) and left
-  // every kept sample as it was: `profile` is then empty, and
-  // keep_samples(input, kept) is the profile it stands for.
-  bool deferred = false;
+  // Set when the filter was asked to defer (see filter_by_name): the kept
+  // samples were not copied, and kept_output(input, kept, hidden, tables) is
+  // the profile it stands for, where `tables` is `profile` (the output's
+  // header and tables, no sample) when a line left some location, else null
+  // (`profile` empty: the input's tables; `own_tables` says which).
+  bool deferred = false, own_tables = false;
 };
 
 // The "matched" results follow pprof's, which look at every location of the
@@ -49,10 +51,21 @@ struct NameFilterResult {
 // hide/show that matched nothing), the kept samples are not copied (see
 // NameFilterResult::deferred): the copy of a big profile is mostly the
 // kernel clearing fresh pages, and most reports of a filtered profile can be
-// read off its input's samples and `kept`.
+// read off its input's samples and `kept`. With `defer_changed` too, a hide
+// or show that removed lines defers as well: only the output's tables are
+// made, and its stacks are the input's kept ones without the `hidden`
+// locations (the location rows are the input's).
 NameFilterResult filter_by_name(const Profile& p, const NameMatch& focus, const NameMatch& ignore,
                                 const NameMatch& hide, const NameMatch& show,
-                                const std::vector<uint8_t>* universe = nullptr, bool defer_unchanged = false);
+                                const std::vector<uint8_t>* universe = nullptr, bool defer_unchanged = false,
+                                bool defer_changed = false);
+
+// The profile a deferred filter_by_name result stands for: p's samples marked
+// by `kept`, each stack without the locations marked by `hidden` (empty: none),
+// over the header and tables of `tables` (null: p's). Equal to the result the
+// filter gives when it does not defer.
+Profile kept_output(const Profile& p, const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
+                    const Profile* tables);
 
 // pprof's ShowFrom: drops the frames above (callers of) the root-most matching
 // frame; samples with no matching frame are dropped. Returns whether any

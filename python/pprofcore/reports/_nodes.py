@@ -61,9 +61,10 @@ def derived_nodes(profile: "Profile", key):
     parent_t = None if parent is None else parent._derived.nodes.get(key)
     if parent_t is None:
         return None
-    source, in_place = profile._sample_source()  # a deferred copy: its samples read in the parent's
-    child = None if in_place is not None else source
-    return _core.derived_aggregate(child, parent._core, parent_t, kept, hidden, *key)
+    pending = profile._pending
+    if pending is not None and pending.source is parent._core:  # a deferred copy: its samples read in the parent's
+        return _core.derived_aggregate(profile._tables_core, parent._core, parent_t, kept, hidden, *key, deferred=True)
+    return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
 
 
 #: Granularities whose nodes mostly sit in one place of one location, so
@@ -157,8 +158,8 @@ def trimmed_inline_labels(
     candidates = keep & (untrimmed != 0).astype(np.uint8)
     if not candidates.any():
         return out
-    source, sample_keep = profile._sample_source()  # a deferred copy's samples, read in its input
-    e = t.edges(source, candidates, ti, 0 if mean else -1, keep, sample_keep)
+    source, sample_keep, hidden = profile._stack_source()  # a deferred copy's samples, read in its input
+    e = t.edges(source, candidates, ti, 0 if mean else -1, keep, sample_keep, hidden)
     if len(e["src"]) == 0:
         return out
     live = (np.abs(e["weight"][:, ti]) >= edge_cut) & candidates[e["dst"]].astype(bool)
