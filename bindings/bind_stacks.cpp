@@ -44,7 +44,10 @@ void bind_stacks(py::module_& m) {
       .def_property_readonly("nbytes", &KeptTree::bytes)
       .def("__len__", &KeptTree::size)
       .def("covers", &KeptTree::covers, py::arg("type"), py::arg("min_fraction"),
-           "Whether the tree of this sample type trimmed at min_fraction is read off this one.");
+           "Whether the tree of this sample type trimmed at min_fraction is read off this one.")
+      .def(
+          "built_for", [](const KeptTree& k, const Profile& p) { return k.sums.profile == &p; }, py::arg("profile"),
+          "Whether this tree's sums were computed for this C++ profile (call_tree(kept=...) takes no other).");
   m.def(
       "kept_tree",
       [](const Profile& p, const NodeTable& nodes, bool inverted, double min_fraction, double slack) {
@@ -60,24 +63,28 @@ void bind_stacks(py::module_& m) {
       [](const Profile& child, const NodeTable& nodes, const KeptTree& parent,
          const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept,
          const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& hidden,
-         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& used) {
+         const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& used, bool deferred) {
         std::vector<uint8_t> mask, gone, in_stacks;
         if (kept) mask.assign(kept->data(), kept->data() + kept->size());
         if (hidden) gone.assign(hidden->data(), hidden->data() + hidden->size());
         if (used) in_stacks.assign(used->data(), used->data() + used->size());
         if (hidden && !kept) throw py::value_error("derive_kept_tree: hidden needs kept");
+        if (deferred && !kept) throw py::value_error("derive_kept_tree: deferred needs kept");
         py::gil_scoped_release nogil;  // profiles, node tables and kept trees are immutable; the masks were copied
-        return hidden ? derive_spliced_tree(child, nodes, parent, mask, gone, used ? &in_stacks : nullptr)
-                      : derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr);
+        return hidden ? derive_spliced_tree(child, nodes, parent, mask, gone, used ? &in_stacks : nullptr, deferred)
+                      : derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr, deferred);
       },
       py::arg("child"), py::arg("nodes"), py::arg("parent"), py::arg("kept") = py::none(),
-      py::arg("hidden") = py::none(), py::arg("used") = py::none(), py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
+      py::arg("hidden") = py::none(), py::arg("used") = py::none(), py::arg("deferred") = false,
+      py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
       "The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an "
       "equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as "
       "filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, "
       "filter_by_name's), child is parent's profile after hide or show: parent's tree with the hidden frames "
       "spliced out (used: the parent's used_locations, when known, spares the locations in no stack). None "
-      "when child is not such a profile, the result would not be exact, or building anew is cheaper.");
+      "when child is not such a profile, the result would not be exact, or building anew is cheaper. "
+      "deferred: child holds only the tables of filter_by_name's deferred output, whose samples are parent's "
+      "kept ones (less the hidden locations); call_tree then reads only the trees the result covers.");
   m.def(
       "call_tree",
       [](const Profile& p, const NodeTable& nodes, size_t type, const Profile* base, const NodeTable* base_nodes,

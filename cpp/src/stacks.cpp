@@ -102,6 +102,8 @@ CallTree build_call_tree(const StackSource& cur, const StackSource* base, const 
   if (pruned && !base && opt.kept && opt.kept->sums.profile == cur.profile && opt.kept->sums.nodes == cur.nodes &&
       opt.kept->sums.inverted == opt.inverted && opt.kept->covers(cur.type, opt.min_fraction)) {
     stacks::emit_kept(*opt.kept, cur.type, opt.min_fraction, out);
+  } else if (opt.kept && opt.kept->sums.tables_only) {
+    throw InternalError("call_tree: a deferred filter output's kept tree does not cover this tree");
   } else if (pruned && opt.kept) {
     CallTreeOptions with_sums = opt;  // what the kept tree does not cover is split from its sums
     with_sums.sums = &opt.kept->sums;

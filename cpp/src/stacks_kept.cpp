@@ -307,15 +307,27 @@ KeptTree kept_tree(const Profile& p, const NodeTable& nodes, bool inverted, doub
 }
 
 std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
-                                         const std::vector<uint8_t>* kept_mask) {
+                                         const std::vector<uint8_t>* kept_mask, bool deferred) {
   const Profile& p = *parent.sums.profile;
   const NodeTable& pn = *parent.sums.nodes;
   const size_t nt = p.num_types();
-  if (child.num_types() != nt || child.locations.size() != p.locations.size() ||
+  if (deferred && !kept_mask) throw InternalError("derive_kept_tree: a deferred output needs its kept mask");
+  if (parent.sums.tables_only || child.num_types() != nt || child.locations.size() != p.locations.size() ||
       child_nodes.loc_node_offsets != pn.loc_node_offsets || child_nodes.loc_nodes != pn.loc_nodes)
     return std::nullopt;
   // Walking the dropped samples must be cheaper than reading the kept ones.
-  if (child.stack_locations.size() * 2 < p.stack_locations.size()) return std::nullopt;
+  size_t child_entries = child.stack_locations.size(), child_samples = child.num_samples();
+  if (deferred) {
+    if (kept_mask->size() != p.num_samples())
+      throw InternalError("derive_kept_tree: the kept mask does not fit the parent and child profiles");
+    child_entries = child_samples = 0;
+    for (size_t s = 0; s < p.num_samples(); ++s)
+      if ((*kept_mask)[s]) {
+        child_entries += static_cast<size_t>(p.stack_offsets[s + 1] - p.stack_offsets[s]);
+        ++child_samples;
+      }
+  }
+  if (child_entries * 2 < p.stack_locations.size()) return std::nullopt;
   CallTree frames;
   stacks::FrameTable table(frames);
   // Equal node tables give equal frame ids; the names must match too.
@@ -327,7 +339,7 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
   if (kept_mask) {
     const size_t n_kept =
         static_cast<size_t>(std::count_if(kept_mask->begin(), kept_mask->end(), [](uint8_t k) { return k != 0; }));
-    if (kept_mask->size() != p.num_samples() || n_kept != child.num_samples())
+    if (kept_mask->size() != p.num_samples() || n_kept != child_samples)
       throw InternalError("derive_kept_tree: the kept mask does not fit the parent and child profiles");
   } else if (!stacks::kept_rows(child, p, matched)) {
     return std::nullopt;
@@ -339,7 +351,8 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
   KeptTree k = stacks::copy_but_lengths(parent);
   k.sums.profile = &child;
   k.sums.nodes = &child_nodes;
-  k.sums.len.reserve(child.num_samples());
+  k.sums.tables_only = deferred;
+  k.sums.len.reserve(child_samples);
   stacks::SourceFrames sf;
   stacks::prepare(StackSource{&p, &pn, 0}, frame_of, parent.sums.inverted, sf);
   std::vector<uint32_t> seen(k.sums.num_frames, 0);

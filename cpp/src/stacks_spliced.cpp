@@ -123,6 +123,44 @@ int32_t last_frame(const Profile& p, const stacks::SourceFrames& sf, bool invert
   return one >= 0 ? one : sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
 }
 
+// The child's stacks: its own samples', or, for a deferred filter output
+// (tables only), the parent's kept samples' without the hidden locations.
+struct ChildStacks {
+  const Profile& child;
+  const Profile& parent;
+  const std::vector<uint8_t>* hidden;  // null: the child's own samples
+
+  // The stack of child sample c (parent sample s) as [begin, end) of `base`,
+  // hidden entries still in it when deferred.
+  const int32_t* base() const { return (hidden ? parent : child).stack_locations.data(); }
+  std::pair<int64_t, int64_t> range(size_t c, size_t s) const {
+    const Profile& p = hidden ? parent : child;
+    const size_t i = hidden ? s : c;
+    return {p.stack_offsets[i], p.stack_offsets[i + 1]};
+  }
+  bool skip(int32_t loc) const { return hidden && (*hidden)[static_cast<size_t>(loc)]; }
+  int64_t entries(size_t c, size_t s) const {
+    const auto [b, e] = range(c, s);
+    if (!hidden) return e - b;
+    int64_t n = 0;
+    for (int64_t i = b; i < e; ++i) n += !skip(base()[i]);
+    return n;
+  }
+  const int64_t* values(size_t c, size_t s) const {
+    return hidden ? parent.values.data() + s * parent.num_types() : child.values.data() + c * child.num_types();
+  }
+  // last_frame's of the child's path.
+  int32_t last_frame(const stacks::SourceFrames& sf, bool inverted, size_t c, size_t s) const {
+    auto [b, e] = range(c, s);
+    const int32_t* st = base();
+    while (b < e && skip(st[inverted ? e - 1 : b])) inverted ? --e : ++b;
+    if (b == e) return 0;
+    const size_t loc = static_cast<size_t>(st[inverted ? e - 1 : b]);
+    const int32_t one = sf.single[loc];
+    return one >= 0 ? one : sf.frames[static_cast<size_t>(sf.off[loc + 1] - 1)];
+  }
+};
+
 bool any_covered(const KeptTree& k, const int64_t* row) {
   for (size_t t = 0; t < k.bound.size(); ++t)
     if (row[t] != 0 && k.bound[t] != stacks::kUncovered) return true;
@@ -208,18 +246,20 @@ bool splice(const KeptTree& k, const FrameMap& m, size_t n_child_frames, KeptTre
 
 std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
                                             const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
-                                            const std::vector<uint8_t>* used) {
+                                            const std::vector<uint8_t>* used, bool deferred) {
   const Profile& p = *parent.sums.profile;
   const NodeTable& pn = *parent.sums.nodes;
   const size_t nt = p.num_types(), ns = p.num_samples();
   const bool inverted = parent.sums.inverted;
+  const size_t n_kept =
+      static_cast<size_t>(std::count_if(kept.begin(), kept.end(), [](uint8_t x) { return x != 0; }));
   if (kept.size() != ns || hidden.size() != p.locations.size() || (used && used->size() != p.locations.size()) ||
-      static_cast<size_t>(std::count_if(kept.begin(), kept.end(), [](uint8_t x) { return x != 0; })) !=
-          child.num_samples())
+      (!deferred && n_kept != child.num_samples()))
     throw InternalError("derive_kept_tree: the kept or hidden mask does not fit the parent and child profiles");
-  if (child.num_types() != nt || child.locations.size() != p.locations.size() || parent.sums.len.size() != ns ||
-      child_nodes.loc_node_offsets.size() != pn.loc_node_offsets.size())
+  if (parent.sums.tables_only || child.num_types() != nt || child.locations.size() != p.locations.size() ||
+      parent.sums.len.size() != ns || child_nodes.loc_node_offsets.size() != pn.loc_node_offsets.size())
     return std::nullopt;
+  const ChildStacks cs{child, p, deferred ? &hidden : nullptr};
   // Walking the dropped samples must be cheaper than reading the kept ones.
   int64_t dropped_entries = 0;
   for (size_t s = 0; s < ns; ++s)
@@ -248,7 +288,7 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   KeptTree k = stacks::copy_but_lengths(parent);
   std::vector<uint32_t> seen(pnf, 0);
   uint32_t stamp = 0;
-  std::vector<int32_t> len(child.num_samples(), 0);
+  std::vector<int32_t> len(n_kept, 0);
   for (size_t s = 0; s < ns; ++s) {
     if (kept[s]) continue;
     stacks::add_frame_sums(p, psf, inverted, 0, nt, s, ++stamp, seen, k.sums.fself.data(), k.sums.ftotal.data(), true);
@@ -269,7 +309,7 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   for (size_t n = 0; n < k.size(); ++n)
     if (any_covered(k, &k.rest_count[n * nt])) gate[static_cast<size_t>(k.frame[n])] = 1;
   struct Continued {
-    size_t sample;  // the child's
+    size_t sample, parent_sample;  // the child's, and the parent's it is
     int32_t node, depth;
     Walk walk;
   };
@@ -279,13 +319,12 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   for (size_t s = 0, j = 0; s < ns; ++s) {
     if (!kept[s]) continue;
     const size_t c = j++;
-    if (s + stacks::kPrefetch < ns && c + stacks::kPrefetch < child.num_samples()) {  // the leaf ends miss the cache
+    if (s + stacks::kPrefetch < ns && c + stacks::kPrefetch < n_kept) {  // the leaf ends miss the cache
       __builtin_prefetch(p.stack_locations.data() + p.stack_offsets[s + stacks::kPrefetch]);
-      __builtin_prefetch(child.stack_locations.data() + child.stack_offsets[c + stacks::kPrefetch]);
+      if (!deferred) __builtin_prefetch(child.stack_locations.data() + child.stack_offsets[c + stacks::kPrefetch]);
     }
     const int32_t plen = parent.sums.len[s];
-    const int64_t lost =
-        (p.stack_offsets[s + 1] - p.stack_offsets[s]) - (child.stack_offsets[c + 1] - child.stack_offsets[c]);
+    const int64_t lost = (p.stack_offsets[s + 1] - p.stack_offsets[s]) - cs.entries(c, s);
     if (lost == 0 || plen == 0) {  // unchanged, or no value in any sum
       len[c] = plen;
       continue;
@@ -294,15 +333,16 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
       len[c] = static_cast<int32_t>(plen - lost);
     } else {
       int64_t n = 0;
-      for (int64_t e = child.stack_offsets[c]; e < child.stack_offsets[c + 1]; ++e) {
-        const size_t loc = static_cast<size_t>(child.stack_locations[static_cast<size_t>(e)]);
-        n += csf.off[loc + 1] - csf.off[loc];
+      const auto [b, e] = cs.range(c, s);
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t loc = cs.base()[i];
+        if (!cs.skip(loc)) n += csf.off[static_cast<size_t>(loc) + 1] - csf.off[static_cast<size_t>(loc)];
       }
       len[c] = static_cast<int32_t>(n);
     }
     if (m->hidden[static_cast<size_t>(last_frame(p, psf, inverted, s))])
-      add_row(&flat_moved[static_cast<size_t>(last_frame(child, csf, inverted, c)) * nt], nullptr,
-              child.values.data() + c * nt, nt, 1);
+      add_row(&flat_moved[static_cast<size_t>(cs.last_frame(csf, inverted, c, s)) * nt], nullptr, cs.values(c, s),
+              nt, 1);
     // A path leaving the tree by a hidden frame goes on from the spliced node:
     // it leaves the parent node's rest now, and is walked on after the splice.
     if (!may_leave_hidden(p, psf, inverted, s, lost, hidden, gate)) continue;
@@ -310,13 +350,14 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
     if (e.node >= 0 && m->hidden[static_cast<size_t>(e.frame)]) {
       const size_t n = static_cast<size_t>(e.node);
       add_row(&k.rest_total[n * nt], &k.rest_count[n * nt], p.values.data() + s * nt, nt, -1);
-      walk_on.push_back(Continued{c, e.node, e.depth, e.walk});
+      walk_on.push_back(Continued{c, s, e.node, e.depth, e.walk});
     }
   }
 
   KeptTree out;
   out.sums.profile = &child;
   out.sums.nodes = &child_nodes;
+  out.sums.tables_only = deferred;
   out.sums.inverted = inverted;
   out.sums.first_type = parent.sums.first_type;
   out.sums.num_types = nt;
@@ -340,7 +381,7 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   std::vector<int64_t> moved;
   for (Continued& w : walk_on) {
     if (image[static_cast<size_t>(w.node)] < 0) continue;  // no value of a covered type
-    const int64_t* v = child.values.data() + w.sample * nt;
+    const int64_t* v = cs.values(w.sample, w.parent_sample);
     size_t node = static_cast<size_t>(image[static_cast<size_t>(w.node)]);
     const int32_t plen = w.walk.len;
     for (int32_t d = w.depth;; ++d) {

@@ -332,6 +332,10 @@ class KeptTree:
     Every sample type's trimmed call tree of one profile and node table (_core.kept_tree), kept so call_tree(kept=...) reads a covered type's tree off it without a split.
     """
     def __len__(self) -> int: ...
+    def built_for(self, profile: Profile) -> bool:
+        """
+        Whether this tree's sums were computed for this C++ profile (call_tree(kept=...) takes no other).
+        """
     def covers(
         self, type: typing.SupportsInt | typing.SupportsIndex, min_fraction: typing.SupportsFloat | typing.SupportsIndex
     ) -> bool:
@@ -359,9 +363,10 @@ def derive_kept_tree(
     kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
     hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
     used: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
+    deferred: bool = False,
 ) -> KeptTree | None:
     """
-    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, filter_by_name's), child is parent's profile after hide or show: parent's tree with the hidden frames spliced out (used: the parent's used_locations, when known, spares the locations in no stack). None when child is not such a profile, the result would not be exact, or building anew is cheaper.
+    The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, filter_by_name's), child is parent's profile after hide or show: parent's tree with the hidden frames spliced out (used: the parent's used_locations, when known, spares the locations in no stack). None when child is not such a profile, the result would not be exact, or building anew is cheaper. deferred: child holds only the tables of filter_by_name's deferred output, whose samples are parent's kept ones (less the hidden locations); call_tree then reads only the trees the result covers.
     """
 
 def path_sums(profile: Profile, nodes: NodeTable, inverted: bool = False) -> PathSums:

@@ -164,6 +164,13 @@ class Profile:
             return self._core, None
         return source, kept
 
+    def _deferred_tables(self) -> "Optional[CoreProfile]":
+        """The C++ profile holding a deferred filter output's tables (its
+        input's, or its own without samples), whether its samples were
+        copied since or not; None for any other profile. Trees derived for
+        the output before the copy were built for it."""
+        return self._deferred.tables if self._deferred is not None else None
+
     def _stack_source(self) -> "Tuple[CoreProfile, Optional[np.ndarray], Optional[np.ndarray]]":
         """:meth:`_sample_source` and the locations a deferred output's
         stacks leave out of its input's (one byte per location; None when

@@ -6,7 +6,9 @@ ignore and label filters, and with the hidden frames spliced out for hide and
 show), against the tree built from scratch on
 ``Profile.filter(...)``'s result: every column equal, on generated profiles
 (Hypothesis: several sample types, signed values, inline frames, empty
-stacks, both directions), a heap profile and the explorer's flame graph view."""
+stacks, both directions), a heap profile and the explorer's flame graph view.
+A deferred filter output (``defer_copy``: its tables alone, its samples left
+in the parent) derives the same trees as its copy, without the copy."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pbprofile import valid_profiles
 
 import pprofcore
 from pprofcore import _core
-from pprofcore._filter import samples_kept_from
+from pprofcore._filter import filter_masks_from, samples_kept_from
 from pprofcore.display.flamegraph import derive_call_trees, hidden_locations_from, keep_call_trees, stack_nodes
 from pprofcore.errors import FilterWarning, ProfileError
 
@@ -59,6 +61,37 @@ def filtered(p, **kwargs):
         return p.filter(**kwargs)
 
 
+def assert_deferred_derives_the_copys_tree(p, kept, kwargs: dict, by: str, inverted: bool, used=None) -> None:
+    """The tree derived for ``p.filter(**kwargs, defer_copy=True)`` from its
+    tables (``deferred=True``) reads off the same trees as the one derived
+    for the copied output, covers the same ones, refuses the others, and
+    leaves the output's samples uncopied."""
+    copy, lazy = filtered(p, **kwargs), filtered(p, **kwargs, defer_copy=True)
+    masks = filter_masks_from(lazy, p)
+    if masks is None or lazy._pending is None:  # nothing to filter: the input itself
+        return
+    tables, nodes, copy_nodes = lazy._tables_core, stack_nodes(lazy, by), stack_nodes(copy, by)
+    try:
+        want = _core.derive_kept_tree(copy._core, copy_nodes, kept, masks[0], hidden=masks[1], used=used)
+    except ProfileError:
+        return
+    got = _core.derive_kept_tree(tables, nodes, kept, masks[0], hidden=masks[1], used=used, deferred=True)
+    assert (got is None) == (want is None)
+    if got is None:
+        return
+    for ti in range(len(p.sample_types)):
+        for frac in FRACTIONS:
+            kwargs_tree = dict(inverted=inverted, min_fraction=frac)
+            assert got.covers(ti, frac) == want.covers(ti, frac)
+            if got.covers(ti, frac):
+                fresh = _core.call_tree(copy._core, copy_nodes, ti, **kwargs_tree)
+                assert_same_tree(_core.call_tree(tables, nodes, ti, kept=got, **kwargs_tree), fresh, (ti, frac))
+            else:  # its samples are not in its tables: nothing is split from them
+                with pytest.raises(RuntimeError, match="does not cover"):
+                    _core.call_tree(tables, nodes, ti, kept=got, **kwargs_tree)
+    assert lazy._pending is not None
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     valid_profiles(),
@@ -78,7 +111,7 @@ def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by
         return
     assert len(kept) >= 1
     assert_trees_read_off(p, kept, by, inverted)
-    names = sorted({n for n in p.functions.name if isinstance(n, str) and n})
+    names = sorted({p.strings[int(c)] for c in p.functions.name} - {""})
     if not names:
         return
     child = filtered(p, **{kind: "^" + re.escape(names[pick % len(names)]) + "$"})
@@ -98,6 +131,7 @@ def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by
         sub = _core.derive_kept_tree(child._core, stack_nodes(child, by), kept, masks[0], hidden=masks[1])
         if sub is not None:  # None: not exact from the parent's tree, built anew
             assert_trees_read_off(child, sub, by, inverted)
+    assert_deferred_derives_the_copys_tree(p, kept, {kind: "^" + re.escape(names[pick % len(names)]) + "$"}, by, inverted)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -137,6 +171,8 @@ def test_spliced_trees_equal_trees_built_from_scratch(stacks, inverted, kind, na
         sub = _core.derive_kept_tree(child._core, nodes, kept, masks[0], hidden=masks[1], used=used)
         if sub is not None:
             assert_trees_read_off(child, sub, "functions", inverted)
+        rx = "^f(" + "|".join(str(n) for n in sorted(names)) + ")$"
+        assert_deferred_derives_the_copys_tree(p, kept, {kind: rx}, "functions", inverted, used)
 
 
 def test_heap_profile_every_type_is_read_off():
@@ -174,6 +210,28 @@ def test_hide_and_show_splice_the_parents_trees(kwargs):
         assert_same_tree(child.flamegraph(ti)._tree, fresh.flamegraph(ti)._tree, ti)
     if sub is not None:
         assert_trees_read_off(child, sub, "functions", False)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"ignore": "compress"}, {"focus": "main"}, {"hide": "runtime"}, {"show": "main"}, {"show": "^main|flate"}],
+)
+def test_deferred_outputs_derive_their_trees_without_a_copy(kwargs):
+    p = pprofcore.load(HEAP)
+    keep_call_trees(p, "functions")
+    kept = p._derived.kept_trees[("functions", False)]
+    assert_deferred_derives_the_copys_tree(p, kept, kwargs, "functions", False)
+    lazy = filtered(p, **kwargs, defer_copy=True)
+    derive_call_trees(lazy, p, "functions")
+    fresh = filtered(pprofcore.load(HEAP), **kwargs)
+    for ti in range(len(p.sample_types)):
+        for frac in FRACTIONS:
+            assert_same_tree(lazy.flamegraph(ti, min_fraction=frac)._tree, fresh.flamegraph(ti, min_fraction=frac)._tree, ti)
+    sub = lazy._derived.kept_trees[("functions", False)]
+    if sub is not None and all(sub.covers(ti, f) for ti in range(len(p.sample_types)) for f in FRACTIONS):
+        assert lazy._pending is not None  # every tree read off the derived one
+    lazy._core  # copied now: the tree derived for its tables still serves what it covers
+    assert_same_tree(lazy.flamegraph(0)._tree, fresh.flamegraph(0)._tree, "after the copy")
 
 
 def test_a_kept_mask_that_does_not_fit_is_refused():

@@ -57,6 +57,9 @@ struct PathSums {
   const Profile* profile = nullptr;  // what it was computed from (checked on use)
   const NodeTable* nodes = nullptr;
   bool inverted = false;
+  // `profile` holds only the tables of a deferred filter output (filter.hpp),
+  // whose samples are in its input: nothing may read its frames.
+  bool tables_only = false;
   size_t first_type = 0, num_types = 0, num_frames = 0;
   std::vector<int32_t> len;            // per sample, in frames
   std::vector<int64_t> fself, ftotal;  // [frame * num_types + type - first_type]
@@ -102,8 +105,11 @@ KeptTree kept_tree(const Profile& profile, const NodeTable& nodes, bool inverted
 // given, says which parent samples child holds (filter_by_name's
 // NameFilterResult::kept of a filter that hid no location): the samples are
 // then not matched by stack and values, a read of both profiles' frames.
+// `deferred` (with `kept`): child holds only the tables of the filter's
+// deferred output, whose samples are parent's kept ones; the result's sums
+// are then tables_only, and a tree it does not cover cannot be built from it.
 std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
-                                         const std::vector<uint8_t>* kept = nullptr);
+                                         const std::vector<uint8_t>* kept = nullptr, bool deferred = false);
 
 // The kept tree of `child`, made from parent's profile by hide or show
 // (filter_by_name): `kept` (per parent sample) says which samples it holds,
@@ -115,10 +121,11 @@ std::optional<KeptTree> derive_kept_tree(const Profile& child, const NodeTable& 
 // trimmed could merge with one it kept. Types with negative values are not
 // covered. `used` (per location, filter.hpp's used_locations of the parent),
 // when given, spares the locations in no stack those checks. InternalError
-// when the masks do not fit the profiles.
+// when the masks do not fit the profiles. `deferred`: as derive_kept_tree's,
+// child's stacks being parent's kept ones without the hidden locations.
 std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTable& child_nodes, const KeptTree& parent,
                                             const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden,
-                                            const std::vector<uint8_t>* used = nullptr);
+                                            const std::vector<uint8_t>* used = nullptr, bool deferred = false);
 
 // Frame 0 is "root"; a "..." frame exists only when something was merged.
 // Tree nodes are in depth-first pre-order (a subtree is a contiguous id range),
@@ -142,7 +149,8 @@ struct CallTree {
 // Builds the tree of `cur` (and of `base` when given: its values go to the base_*
 // columns of the same nodes, so nodes that exist only in the base are kept too).
 // Samples whose value is 0 in the chosen type add nothing. Throws ProfileError when
-// a type index is out of range or a node table does not belong to its profile.
+// a type index is out of range or a node table does not belong to its profile;
+// InternalError when `opt.kept` is tables_only and does not cover the tree.
 CallTree build_call_tree(const StackSource& cur, const StackSource* base, const CallTreeOptions& opt);
 
 }  // namespace pprofcore

@@ -39,8 +39,8 @@ def stack_nodes(profile: "Profile", by: str, inline: bool = True):
     cache = profile._derived.stack_nodes
     key = by if inline else (by, "noinlines")
     t = cache.get(key)
-    if t is None:
-        t = cache[key] = _core.aggregate(profile._core, by, inline, -1, -1, False)
+    if t is None:  # no sums: the tables alone (a deferred filter output's, without copying its samples)
+        t = cache[key] = _core.aggregate(profile._tables_core, by, inline, -1, -1, False)
     return t
 
 
@@ -77,15 +77,36 @@ def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: 
     if kept is None or cache:
         return
     nodes = stack_nodes(profile, by)
+    # A deferred filter output's tree is derived from its tables, its samples
+    # read in the parent's: no copy (flamegraph then reads only what it covers).
+    pending = profile._pending
+    deferred = pending is not None and pending.source is parent._core
+    child = profile._tables_core if deferred else profile._core
     hidden = hidden_locations_from(profile, parent)
     if hidden is not None:
         mask, hidden_mask = hidden
         used = parent._derived.used_locations  # kept by the filter's warnings when it ran; None: all count
         cache[(by, bool(inverted))] = _core.derive_kept_tree(
-            profile._core, nodes, kept, mask, hidden=hidden_mask, used=used
+            child, nodes, kept, mask, hidden=hidden_mask, used=used, deferred=deferred
         )
         return
-    cache[(by, bool(inverted))] = _core.derive_kept_tree(profile._core, nodes, kept, samples_kept_from(profile, parent))
+    mask = samples_kept_from(profile, parent)
+    deferred = deferred and mask is not None
+    child = profile._tables_core if deferred else profile._core
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(child, nodes, kept, mask, deferred=deferred)
+
+
+def tree_source(profile: "Profile", kept, ti: int, min_fraction: float):
+    """(C++ profile, kept tree or None) to build ``profile``'s tree of type
+    ``ti`` from: a deferred filter output's tables with the tree derived for
+    them when it covers this one (its samples never copied), else the
+    profile's own C++ profile, with its kept tree when built for that."""
+    if kept is None:
+        return profile._core, None
+    tables = profile._deferred_tables()
+    if tables is not None and kept.built_for(tables):
+        return (tables, kept) if kept.covers(ti, min_fraction) else (profile._core, None)
+    return profile._core, kept
 
 
 def flamegraph(
@@ -123,10 +144,12 @@ def flamegraph(
         if normalize:
             bt_total, nt_total = base.total(bi), profile.total(ti)
             ratio = nt_total / bt_total if bt_total else 1.0
+        core = profile._core
     else:
-        kwargs = dict(kept=profile._derived.kept_trees.get((by, bool(inverted))))
+        core, kept = tree_source(profile, profile._derived.kept_trees.get((by, bool(inverted))), ti, min_fraction)
+        kwargs = dict(kept=kept)
     tree = _core.call_tree(
-        profile._core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
+        core, stack_nodes(profile, by), ti, inverted=bool(inverted), min_fraction=min_fraction, **kwargs
     )
     if base is not None and ratio != 1.0:
         for k in ("base_self", "base_total", "frame_base_self", "frame_base_total"):
