@@ -75,8 +75,7 @@ void bind_filter(py::module_& m) {
         // Deferred: None (the input's tables) or the output's tables, its
         // samples kept_output(profile, kept, hidden, tables) when asked for.
         py::object out = py::none();
-        if (!r.deferred || r.own_tables)
-          out = py::cast(std::make_shared<Profile>(std::move(r.profile)));
+        if (!r.deferred || r.own_tables) out = py::cast(std::make_shared<Profile>(std::move(r.profile)));
         return py::make_tuple(out, r.focus_matched, r.ignore_matched, r.hide_matched, r.show_matched, kept, hidden);
       },
       py::arg("profile"), py::arg("focus"), py::arg("ignore"), py::arg("hide"), py::arg("show"),

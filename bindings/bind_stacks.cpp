@@ -75,8 +75,8 @@ void bind_stacks(py::module_& m) {
                       : derive_kept_tree(child, nodes, parent, kept ? &mask : nullptr, deferred);
       },
       py::arg("child"), py::arg("nodes"), py::arg("parent"), py::arg("kept") = py::none(),
-      py::arg("hidden") = py::none(), py::arg("used") = py::none(), py::arg("deferred") = false,
-      py::keep_alive<0, 1>(), py::keep_alive<0, 2>(),
+      py::arg("hidden") = py::none(), py::arg("used") = py::none(), py::arg("deferred") = false, py::keep_alive<0, 1>(),
+      py::keep_alive<0, 2>(),
       "The kept tree of child, whose samples are some of parent's profile's unchanged, in order, over an "
       "equal node table: parent's less the dropped samples'. kept (one byte per parent sample, as "
       "filter_by_name gives) says which, instead of matching them. With hidden (one byte per location, "

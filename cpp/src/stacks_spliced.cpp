@@ -251,8 +251,7 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
   const NodeTable& pn = *parent.sums.nodes;
   const size_t nt = p.num_types(), ns = p.num_samples();
   const bool inverted = parent.sums.inverted;
-  const size_t n_kept =
-      static_cast<size_t>(std::count_if(kept.begin(), kept.end(), [](uint8_t x) { return x != 0; }));
+  const size_t n_kept = static_cast<size_t>(std::count_if(kept.begin(), kept.end(), [](uint8_t x) { return x != 0; }));
   if (kept.size() != ns || hidden.size() != p.locations.size() || (used && used->size() != p.locations.size()) ||
       (!deferred && n_kept != child.num_samples()))
     throw InternalError("derive_kept_tree: the kept or hidden mask does not fit the parent and child profiles");
@@ -341,8 +340,8 @@ std::optional<KeptTree> derive_spliced_tree(const Profile& child, const NodeTabl
       len[c] = static_cast<int32_t>(n);
     }
     if (m->hidden[static_cast<size_t>(last_frame(p, psf, inverted, s))])
-      add_row(&flat_moved[static_cast<size_t>(cs.last_frame(csf, inverted, c, s)) * nt], nullptr, cs.values(c, s),
-              nt, 1);
+      add_row(&flat_moved[static_cast<size_t>(cs.last_frame(csf, inverted, c, s)) * nt], nullptr, cs.values(c, s), nt,
+              1);
     // A path leaving the tree by a hidden frame goes on from the spliced node:
     // it leaves the parent node's rest now, and is walked on after the splice.
     if (!may_leave_hidden(p, psf, inverted, s, lost, hidden, gate)) continue;

@@ -104,8 +104,8 @@ TEST(derived_tables_equal_aggregated_ones) {
     }
   }
   // Every path taken: derived with the parent's rows and with the child's, declined.
-  std::printf("  derived %zu + %zu (%zu in place, %zu hiding), declined %zu, lines changed %zu\n", same_rows,
-              own_rows, in_place_rows, hiding_rows, declined, lines_changed);
+  std::printf("  derived %zu + %zu (%zu in place, %zu hiding), declined %zu, lines changed %zu\n", same_rows, own_rows,
+              in_place_rows, hiding_rows, declined, lines_changed);
   EXPECT(same_rows > 100 && own_rows > 20 && declined > 0 && lines_changed > 0 && in_place_rows > 50 &&
          hiding_rows > 20);
 }
@@ -115,14 +115,16 @@ TEST(derived_tables_refuse_masks_of_another_profile) {
   const NameFilterResult r = filter_by_name(p, NameMatch(), NameMatch(), NameMatch(), NameMatch());
   const NodeTable t = aggregate(p, AggregateOptions{});
   std::vector<uint8_t> short_mask(r.kept.begin(), r.kept.end() - 1);
-  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, short_mask, {}, AggregateOptions{}), InternalError, "do not fit");
+  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, short_mask, {}, AggregateOptions{}), InternalError,
+                "do not fit");
   std::vector<uint8_t> one_more = r.kept;
   for (auto& k : one_more)
     if (!k) {
       k = 1;
       break;
     }
-  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, one_more, {}, AggregateOptions{}), InternalError, "not its input");
+  EXPECT_THROWS(derived_aggregate(r.profile, false, p, t, one_more, {}, AggregateOptions{}), InternalError,
+                "not its input");
 }
 
 // aggregate_edges over a deferred output (p's samples with a keep mask)

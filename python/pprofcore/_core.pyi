@@ -578,6 +578,7 @@ def kept_output(
     """
     The result a deferred filter_by_name stands for.
     """
+
 def load_many(
     paths: collections.abc.Sequence[str],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,

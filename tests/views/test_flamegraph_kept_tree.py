@@ -131,7 +131,8 @@ def test_kept_and_derived_trees_equal_trees_built_from_scratch(msg, inverted, by
         sub = _core.derive_kept_tree(child._core, stack_nodes(child, by), kept, masks[0], hidden=masks[1])
         if sub is not None:  # None: not exact from the parent's tree, built anew
             assert_trees_read_off(child, sub, by, inverted)
-    assert_deferred_derives_the_copys_tree(p, kept, {kind: "^" + re.escape(names[pick % len(names)]) + "$"}, by, inverted)
+    rx = "^" + re.escape(names[pick % len(names)]) + "$"
+    assert_deferred_derives_the_copys_tree(p, kept, {kind: rx}, by, inverted)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -226,7 +227,8 @@ def test_deferred_outputs_derive_their_trees_without_a_copy(kwargs):
     fresh = filtered(pprofcore.load(HEAP), **kwargs)
     for ti in range(len(p.sample_types)):
         for frac in FRACTIONS:
-            assert_same_tree(lazy.flamegraph(ti, min_fraction=frac)._tree, fresh.flamegraph(ti, min_fraction=frac)._tree, ti)
+            want = fresh.flamegraph(ti, min_fraction=frac)._tree
+            assert_same_tree(lazy.flamegraph(ti, min_fraction=frac)._tree, want, (ti, frac))
     sub = lazy._derived.kept_trees[("functions", False)]
     if sub is not None and all(sub.covers(ti, f) for ti in range(len(p.sample_types)) for f in FRACTIONS):
         assert lazy._pending is not None  # every tree read off the derived one

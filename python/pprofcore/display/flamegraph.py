@@ -90,10 +90,10 @@ def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: 
             child, nodes, kept, mask, hidden=hidden_mask, used=used, deferred=deferred
         )
         return
-    mask = samples_kept_from(profile, parent)
-    deferred = deferred and mask is not None
+    kept_mask = samples_kept_from(profile, parent)
+    deferred = deferred and kept_mask is not None
     child = profile._tables_core if deferred else profile._core
-    cache[(by, bool(inverted))] = _core.derive_kept_tree(child, nodes, kept, mask, deferred=deferred)
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(child, nodes, kept, kept_mask, deferred=deferred)
 
 
 def tree_source(profile: "Profile", kept, ti: int, min_fraction: float):

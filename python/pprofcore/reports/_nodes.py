@@ -61,10 +61,14 @@ def derived_nodes(profile: "Profile", key):
     parent_t = None if parent is None else parent._derived.nodes.get(key)
     if parent_t is None:
         return None
+    by, inline, label_type, label_div_type = key
     pending = profile._pending
-    if pending is not None and pending.source is parent._core:  # a deferred copy: its samples read in the parent's
-        return _core.derived_aggregate(profile._tables_core, parent._core, parent_t, kept, hidden, *key, deferred=True)
-    return _core.derived_aggregate(profile._core, parent._core, parent_t, kept, hidden, *key)
+    # A deferred copy: its tables alone, its samples read in the parent's.
+    deferred = pending is not None and pending.source is parent._core
+    child = profile._tables_core if deferred else profile._core
+    return _core.derived_aggregate(
+        child, parent._core, parent_t, kept, hidden, by, inline, label_type, label_div_type, deferred=deferred
+    )
 
 
 #: Granularities whose nodes mostly sit in one place of one location, so
