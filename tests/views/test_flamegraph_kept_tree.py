@@ -236,6 +236,22 @@ def test_deferred_outputs_derive_their_trees_without_a_copy(kwargs):
     assert_same_tree(lazy.flamegraph(0)._tree, fresh.flamegraph(0)._tree, "after the copy")
 
 
+@pytest.mark.parametrize("kwargs", [{"hide": "compress"}, {"ignore": "compress"}], ids=["hide", "ignore"])
+def test_a_deferred_outputs_tree_finer_than_its_derived_one_copies_the_samples(kwargs):
+    p = pprofcore.load(HEAP)
+    keep_call_trees(p, "functions")
+    lazy = filtered(p, **kwargs, defer_copy=True)
+    derive_call_trees(lazy, p, "functions")
+    sub = lazy._derived.kept_trees[("functions", False)]
+    assert sub is not None and sub.covers(0, 0.0005) and not sub.covers(0, 0.0)
+    fresh = filtered(pprofcore.load(HEAP), **kwargs)
+    assert_same_tree(lazy.flamegraph(0)._tree, fresh.flamegraph(0)._tree, "read off the derived tree")
+    assert lazy._pending is not None
+    want = fresh.flamegraph(0, min_fraction=0.0)._tree
+    assert_same_tree(lazy.flamegraph(0, min_fraction=0.0)._tree, want, "untrimmed")
+    assert lazy._pending is None  # split from its own samples, copied for it
+
+
 def test_a_kept_mask_that_does_not_fit_is_refused():
     p = pprofcore.load(HEAP)
     kept = _core.kept_tree(p._core, stack_nodes(p, "functions"), False, 0.0005)
