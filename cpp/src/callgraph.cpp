@@ -3,6 +3,7 @@
 #include "pprofcore/key_index.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -217,8 +218,9 @@ void map_paths(const Profile& p, const SamplePaths& from, const std::vector<int3
     const size_t begin = static_cast<size_t>(out.offsets[s]), end = static_cast<size_t>(out.offsets[s + 1]);
     const int32_t* in = from.path_begin(s) - begin;  // from's path may lie elsewhere in a shared store
     for (size_t i = begin; i < end; ++i) nodes[i] = in[i] < 0 ? ~row[~in[i]] : row[in[i]];
-    out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + s * nt, nt,
-                                                    static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+    out.repeats[s] =
+        add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + from.sample_row(s) * nt, nt,
+                                       static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
   }
 }
 
@@ -239,7 +241,9 @@ void map_paths_part(const Profile& p, const SamplePaths& from, const std::vector
 // Whether `child`'s samples are `parent`'s samples `rows`, in order, with the
 // same labels over an equal string table: then each has the same tag
 // signature. The stacks and values are not read (signatures ignore them).
-bool same_labels(const Profile& child, const Profile& parent, const std::vector<size_t>& rows) {
+bool same_labels(const Profile* child_p, const Profile& parent, const std::vector<size_t>& rows) {
+  if (!child_p) return true;  // the parent's own samples (derived_sample_paths with no child)
+  const Profile& child = *child_p;
   if (child.num_samples() != rows.size() || child.strings.size() != parent.strings.size() ||
       !(child.strings == parent.strings))
     return false;
@@ -257,7 +261,7 @@ bool same_labels(const Profile& child, const Profile& parent, const std::vector<
 
 // Gives `to` (paths of child) the signatures of `from` (paths of parent) at
 // `rows`, when the parent's were found and the labels agree.
-bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, const Profile& parent,
+bool share_rows_tag_signatures(const Profile* child, const SamplePaths& to, const Profile& parent,
                                const SamplePaths& from, const std::vector<size_t>& rows) {
   const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
   if (!sigs || !same_labels(child, parent, rows)) return false;
@@ -275,7 +279,8 @@ bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, cons
 
 bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
                           const std::vector<uint8_t>* kept) {
-  if (to.offsets.size() != p.num_samples() + 1 || from.offsets.size() != from_p.num_samples() + 1)
+  if (to.rows_of || from.rows_of) return false;  // paths over another profile's rows: found by their builds
+  if (to.num_samples() != p.num_samples() || from.num_samples() != from_p.num_samples())
     throw InternalError("share_tag_signatures: sample paths were built from another profile");
   if (!kept) {
     if (&p != &from_p) return false;
@@ -288,7 +293,7 @@ bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile
   rows.reserve(p.num_samples());
   for (size_t s = 0; s < kept->size(); ++s)
     if ((*kept)[s]) rows.push_back(s);
-  return share_rows_tag_signatures(p, to, from_p, from, rows);
+  return share_rows_tag_signatures(&p, to, from_p, from, rows);
 }
 
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
@@ -324,10 +329,11 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
 
 std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable& t, const NodeTable& from_t,
                                                const SamplePaths& from, size_t parts) {
-  const size_t ns = p.num_samples(), nt = p.num_types();
+  // Paths over some of p's samples (`rows`) are renamed to paths over the same.
+  const size_t ns = from.rows_of ? from.rows.size() : p.num_samples(), nt = p.num_types();
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
-  if (from.offsets.size() != ns + 1 || from.num_nodes != from_t.size() || from.num_types != nt)
+  if (from.num_samples() != ns || from.num_nodes != from_t.size() || from.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
   // Each location's nodes one for one (the same count, so the same places in
   // every path), and each of from_t's rows always the same row of t: found
@@ -344,6 +350,8 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   SamplePaths out;
   out.num_nodes = t.size();
   out.num_types = nt;
+  out.rows = from.rows;
+  out.rows_of = from.rows_of;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
   if (from.ends.empty()) {
@@ -361,30 +369,34 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   return out;
 }
 
-std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
+std::optional<SamplePaths> derived_sample_paths(const Profile* child, const NodeTable& t,
+                                                const std::shared_ptr<const Profile>& parent_p,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept) {
+  const Profile& parent = *parent_p;
   const size_t nt = parent.num_types(), np = parent.num_samples();
-  if (child.num_types() != nt || t.size() != parent_t.size() || t.loc_node_offsets != parent_t.loc_node_offsets ||
-      t.loc_nodes != parent_t.loc_nodes)
+  if (!child && !kept) throw InternalError("derived_sample_paths: a child left in its parent needs the kept mask");
+  // Paths that read another profile's samples themselves: not derived further.
+  if (parent_paths.rows_of) return std::nullopt;
+  if ((child && child->num_types() != nt) || t.size() != parent_t.size() ||
+      t.loc_node_offsets != parent_t.loc_node_offsets || t.loc_nodes != parent_t.loc_nodes)
     return std::nullopt;  // the same location maps to other rows: the paths would differ
-  if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
-      parent_paths.num_types != nt)
+  if (parent_paths.num_samples() != np || parent_paths.num_nodes != parent_t.size() || parent_paths.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
   std::vector<size_t> rows;
   if (kept) {  // the filter's own record: no match needed, and a copy beats a walk at any size
     if (kept->size() != np) throw InternalError("derived_sample_paths: the kept mask does not fit the parent");
-    rows.reserve(child.num_samples());
+    rows.reserve(child ? child->num_samples() : np);
     for (size_t s = 0; s < np; ++s)
       if ((*kept)[s]) rows.push_back(s);
-    if (rows.size() != child.num_samples())
+    if (child && rows.size() != child->num_samples())
       throw InternalError("derived_sample_paths: the kept mask does not fit the child");
   } else {
     // The match reads every parent sample: for a child of few frames, building
     // its paths anew is cheaper.
-    if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
+    if (child->stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
     bool ok = false;
-    rows = matching_samples(child, parent, ok);
+    rows = matching_samples(*child, parent, ok);
     if (!ok) return std::nullopt;
   }
   // The kept samples' paths are the parent's: their places in its store,
@@ -403,6 +415,10 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
     out.repeats[j] = parent_paths.repeats[rows[j]];
   }
   out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
+  if (!child) {                                                   // the builds read the parent's samples at these rows
+    out.rows.assign(rows.begin(), rows.end());
+    out.rows_of = parent_p;
+  }
   // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
   // left-out samples' equal the kept samples' own.
   std::vector<uint32_t> seen(out.num_nodes, 0);
@@ -422,8 +438,8 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
-    for (size_t j = 0; j < rows.size(); ++j)
-      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), child.values.data() + j * nt, nt, ++stamp,
+    for (size_t j = 0; j < rows.size(); ++j)  // the child's values are the parent's at its rows
+      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), parent.values.data() + rows[j] * nt, nt, ++stamp,
                                 seen.data(), out.flat.data(), out.cum.data());
   }
   share_rows_tag_signatures(child, out, parent, parent_paths, rows);
@@ -432,7 +448,15 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
 
 const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
-  if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
+  if (!tags_) {
+    TagSignatures found = tag_signatures(p);
+    if (rows_of) {  // p's samples at rows: theirs gathered
+      std::vector<int32_t> of_rows(rows.size());
+      for (size_t j = 0; j < rows.size(); ++j) of_rows[j] = found.of_sample[static_cast<size_t>(rows[j])];
+      found.of_sample = std::move(of_rows);
+    }
+    tags_ = std::make_shared<const TagSignatures>(std::move(found));
+  }
   return *tags_;
 }
 
@@ -447,7 +471,7 @@ size_t SamplePaths::nbytes() const {
   // The store counts in full though derived paths share it: the bound on a
   // cache of paths stays a bound when the paths it came from are dropped.
   return (offsets.capacity() + ends.capacity() + flat.capacity() + cum.capacity()) * sizeof(int64_t) +
-         node_store->capacity() * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
+         (node_store->capacity() + rows.capacity()) * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
 }
 
 bool SamplePaths::operator==(const SamplePaths& o) const {
@@ -553,6 +577,19 @@ struct GraphPart {
   }
 };
 
+// check_sums_fit over the samples the paths stand for: p's, or p's at rows
+// (whose magnitudes p's bound, so only p's overflow needs the rows' own sum).
+void check_paths_sums_fit(const Profile& p, const SamplePaths& paths, size_t type) {
+  if (sums_fit(p, type)) return;
+  if (!paths.rows_of) throw_sums_overflow(p, type);
+  const size_t nt = p.num_types();
+  int64_t sum = 0;
+  for (const int32_t r : paths.rows) {
+    const int64_t v = p.values[static_cast<size_t>(r) * nt + type];
+    if (v == std::numeric_limits<int64_t>::min() || !checked_add(sum, v < 0 ? -v : v)) throw_sums_overflow(p, type);
+  }
+}
+
 size_t num_signatures(const BuildInput& in) { return in.sigs ? in.sigs->set.size() : 0; }
 
 // The walk over samples [s0, s1): each kept node's edge from the kept node
@@ -583,7 +620,7 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
   for (size_t s = s0; s < s1; ++s) {
-    const int64_t w = in.p.values[s * nt + in.type];
+    const int64_t w = in.p.values[in.paths.sample_row(s) * nt + in.type];
     if (w == 0) continue;
     const int32_t sig = in.sigs ? in.sigs->of_sample[s] : 0;
     if (!in.edges && sig == 0) continue;
@@ -661,12 +698,13 @@ void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
 
 CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
                            const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts) {
-  const size_t nt = p.num_types(), ns = p.num_samples();
+  const size_t nt = p.num_types(), ns = paths.num_samples();
   if (type >= nt) throw ProfileError("sample type index out of range");
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
-  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn || paths.num_types != nt || paths.repeats.size() != ns)
+  if ((paths.rows_of ? paths.rows_of.get() != &p : ns != p.num_samples()) || paths.num_nodes != nn ||
+      paths.num_types != nt || paths.repeats.size() != ns)
     throw InternalError("sample paths were built from another profile or node table");
-  check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
+  check_paths_sums_fit(p, paths, type);  // then no flat, cum or edge weight below can wrap
   auto is_kept = [&](size_t n) { return kept.empty() || kept[n] != 0; };
 
   // A kept node's flat and cum are those of the whole graph (each sample that
@@ -689,7 +727,7 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   const TagSignatures* sigs = parts.tags ? &paths.tag_signatures_of(p) : nullptr;
   std::vector<uint8_t> tag_leaf(sigs ? nn : 0, 0);
   for (size_t s = 0; sigs && s < ns; ++s) {
-    if (p.values[s * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
+    if (p.values[paths.sample_row(s) * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
     if (paths.path_end(s) == paths.path_begin(s)) continue;
     const int32_t last = paths.path_end(s)[-1];

@@ -73,6 +73,19 @@ struct SamplePaths {
   // builds count each node and edge once per sample; on the other paths every
   // occurrence is the first, so they skip that check.
   std::vector<uint8_t> repeats;
+  // Per sample, its row in the profile whose values and labels the builds
+  // read, when the paths stand for some of that profile's samples (a filter
+  // output whose samples were left in its input: derived_sample_paths with no
+  // child), held in `rows_of`; without rows_of, path s is the sample s of the
+  // profile the paths were built from (builds take either: sample_profile).
+  std::vector<int32_t> rows;
+  std::shared_ptr<const Profile> rows_of;
+
+  size_t num_samples() const { return offsets.size() - 1; }
+  size_t sample_row(size_t s) const { return rows_of ? static_cast<size_t>(rows[s]) : s; }
+  // The profile whose samples the paths' values and labels are: rows_of, or
+  // `p` (the profile the paths were built from) when they are its own.
+  const Profile& sample_profile(const Profile& p) const { return rows_of ? *rows_of : p; }
 
   // Sample s's path, root first: [path_begin(s), path_end(s)).
   const int32_t* path_begin(size_t s) const { return node_store->data() + offsets[s]; }
@@ -119,8 +132,12 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
 // `kept` (one byte per parent sample, what filter_by_name records) names the
 // kept samples instead of matching them again; the child must hold exactly
 // those (InternalError otherwise).
-std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+// A null `child` with `kept` stands for a filter output whose samples are the
+// parent's kept ones, never copied (the tables are the parent's): the paths
+// then read the parent's samples through `rows`, and `rows_of` is `parent`.
+std::optional<SamplePaths> derived_sample_paths(const Profile* child, const NodeTable& t,
+                                                const std::shared_ptr<const Profile>& parent, const NodeTable& parent_t,
+                                                const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept = nullptr);
 
 // Gives `to` (paths of p) the tag signatures that `from` (paths of from_p)
@@ -138,7 +155,8 @@ bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile
 // zero (tag_count). Throws ProfileError on a bad type or mask size.
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
                            int64_t tag_cutoff, CallGraphParts parts = {});
-// The same over `paths` (sample_paths of p and t).
+// The same over `paths` (sample_paths of p and t; for paths with rows_of, p
+// is that profile).
 CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t num_nodes, size_t type,
                            const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts = {});
 
