@@ -84,6 +84,24 @@ void bind_callgraph(py::module_& m) {
       "(with kept): the filter output's samples were left in parent (a deferred copy); the paths then read "
       "parent's samples, and call_graph takes them from there.");
   m.def(
+      "hidden_sample_paths",
+      [](const Profile* child, const NodeTable& nodes, const std::shared_ptr<Profile>& parent,
+         const NodeTable& parent_nodes, const SamplePaths& parent_paths,
+         const py::array_t<uint8_t, py::array::c_style | py::array::forcecast>& kept,
+         const py::array_t<uint8_t, py::array::c_style | py::array::forcecast>& hidden) {
+        const std::vector<uint8_t> k(kept.data(), kept.data() + kept.size());
+        const std::vector<uint8_t> h(hidden.data(), hidden.data() + hidden.size());
+        py::gil_scoped_release nogil;  // profiles, node tables and paths are immutable; the masks were copied
+        return hidden_sample_paths(child, nodes, parent, parent_nodes, parent_paths, k, h);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("parent"), py::arg("parent_nodes"), py::arg("parent_paths"),
+      py::arg("kept"), py::arg("hidden"),
+      "The sample_paths of profile over nodes, made from parent by a name filter that took the locations "
+      "`hidden` marks out of every stack and kept the samples `kept` marks (filter_by_name's record): "
+      "parent_paths read with the hidden frames skipped (no copy); None when the node tables do not allow it "
+      "(a location kept with some of its lines hidden). profile None: the filter output's samples were left in "
+      "parent, as derived_sample_paths takes it.");
+  m.def(
       "share_tag_signatures",
       [](const Profile& p, const SamplePaths& paths, const Profile& from_profile, const SamplePaths& from_paths,
          const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {

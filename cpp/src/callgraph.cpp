@@ -338,7 +338,7 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   // Each location's nodes one for one (the same count, so the same places in
   // every path), and each of from_t's rows always the same row of t: found
   // over the locations, not the samples.
-  if (t.loc_node_offsets != from_t.loc_node_offsets) return std::nullopt;
+  if (t.loc_node_offsets != from_t.loc_node_offsets || !from.node_map.empty()) return std::nullopt;
   std::vector<int32_t> to(from_t.size(), -1);
   for (size_t j = 0; j < from_t.loc_nodes.size(); ++j) {
     int32_t& row = to[static_cast<size_t>(from_t.loc_nodes[j])];
@@ -377,7 +377,7 @@ std::optional<SamplePaths> derived_sample_paths(const Profile* child, const Node
   const size_t nt = parent.num_types(), np = parent.num_samples();
   if (!child && !kept) throw InternalError("derived_sample_paths: a child left in its parent needs the kept mask");
   // Paths that read another profile's samples themselves: not derived further.
-  if (parent_paths.rows_of) return std::nullopt;
+  if (parent_paths.rows_of || !parent_paths.node_map.empty()) return std::nullopt;
   if ((child && child->num_types() != nt) || t.size() != parent_t.size() ||
       t.loc_node_offsets != parent_t.loc_node_offsets || t.loc_nodes != parent_t.loc_nodes)
     return std::nullopt;  // the same location maps to other rows: the paths would differ
@@ -446,6 +446,175 @@ std::optional<SamplePaths> derived_sample_paths(const Profile* child, const Node
   return out;
 }
 
+namespace {
+
+// Per parent node row, its row in `t` after a filter took the `hidden`
+// locations out of every stack, or -1 (its frames are gone); nullopt when a
+// location kept its place with another number of nodes, a node is both in a
+// hidden location and a kept one, or two parent nodes are one node of t.
+std::optional<std::vector<int32_t>> hidden_node_map(const NodeTable& t, const NodeTable& parent_t,
+                                                    const std::vector<uint8_t>& hidden) {
+  constexpr int32_t kUnseen = -1, kDropped = -2;
+  std::vector<int32_t> map(parent_t.size(), kUnseen);
+  for (size_t l = 0; l < hidden.size(); ++l) {
+    const int64_t pb = parent_t.loc_node_offsets[l], pe = parent_t.loc_node_offsets[l + 1];
+    if (hidden[l]) {
+      for (int64_t j = pb; j < pe; ++j) {
+        int32_t& m = map[static_cast<size_t>(parent_t.loc_nodes[static_cast<size_t>(j)])];
+        if (m >= 0) return std::nullopt;
+        m = kDropped;
+      }
+      continue;
+    }
+    const int64_t cb = t.loc_node_offsets[l];
+    if (t.loc_node_offsets[l + 1] - cb != pe - pb) return std::nullopt;  // some of its lines hidden
+    for (int64_t j = 0; j < pe - pb; ++j) {
+      int32_t& m = map[static_cast<size_t>(parent_t.loc_nodes[static_cast<size_t>(pb + j)])];
+      const int32_t c = t.loc_nodes[static_cast<size_t>(cb + j)];
+      if (m == kUnseen)
+        m = c;
+      else if (m != c)
+        return std::nullopt;
+    }
+  }
+  std::vector<uint8_t> taken(t.size(), 0);
+  for (int32_t& m : map) {
+    if (m < 0) {
+      m = -1;
+    } else {
+      if (taken[static_cast<size_t>(m)]) return std::nullopt;  // cum would count the merged node twice
+      taken[static_cast<size_t>(m)] = 1;
+    }
+  }
+  return map;
+}
+
+// add_sample_sums over a path read through `paths.node_at`.
+bool add_mapped_sample_sums(const SamplePaths& paths, const int32_t* path, const int32_t* end, const int64_t* w,
+                            size_t nt, uint32_t stamp, uint32_t* seen, int64_t* flat, int64_t* cum) {
+  bool repeats = false;
+  int32_t leaf = -1;
+  for (; path != end; ++path) {
+    const int32_t e = paths.node_at(*path);
+    if (e == SamplePaths::kNotOnPath) continue;
+    const auto nr = static_cast<size_t>(e < 0 ? ~e : e);
+    if (seen[nr] != stamp) {
+      seen[nr] = stamp;
+      for (size_t k = 0; k < nt; ++k) cum[nr * nt + k] = wrapping_add(cum[nr * nt + k], w[k]);
+    } else {
+      repeats = true;
+    }
+    leaf = static_cast<int32_t>(nr);
+  }
+  if (leaf >= 0)
+    for (size_t k = 0; k < nt; ++k)
+      flat[static_cast<size_t>(leaf) * nt + k] = wrapping_add(flat[static_cast<size_t>(leaf) * nt + k], w[k]);
+  return repeats;
+}
+
+}  // namespace
+
+std::optional<SamplePaths> hidden_sample_paths(const Profile* child, const NodeTable& t,
+                                               const std::shared_ptr<const Profile>& parent_p,
+                                               const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                               const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden) {
+  const Profile& parent = *parent_p;
+  const size_t nt = parent.num_types(), np = parent.num_samples(), nl = parent.locations.size();
+  if (parent_paths.rows_of || !parent_paths.node_map.empty()) return std::nullopt;  // not derived twice
+  if (parent_paths.num_samples() != np || parent_paths.num_nodes != parent_t.size() || parent_paths.num_types != nt ||
+      parent_t.loc_node_offsets.size() != nl + 1)
+    throw InternalError("sample paths were built from another profile or node table");
+  if (kept.size() != np || hidden.size() != nl)
+    throw InternalError("hidden_sample_paths: the filter's masks do not fit the parent");
+  if (t.loc_node_offsets.size() != nl + 1 || (child && child->num_types() != nt)) return std::nullopt;
+  std::optional<std::vector<int32_t>> map = hidden_node_map(t, parent_t, hidden);
+  if (!map) return std::nullopt;
+  std::vector<size_t> rows;
+  rows.reserve(child ? child->num_samples() : np);
+  for (size_t s = 0; s < np; ++s)
+    if (kept[s]) rows.push_back(s);
+  if (child && rows.size() != child->num_samples())
+    throw InternalError("hidden_sample_paths: the kept mask does not fit the child");
+
+  // The kept samples' paths where they lie in the parent's store, read
+  // through the map: the hidden frames' nodes are skipped, not copied out.
+  SamplePaths out;
+  out.num_nodes = t.size();
+  out.num_types = nt;
+  out.node_store = parent_paths.node_store;
+  out.node_map = std::move(*map);
+  out.offsets.resize(rows.size() + 1);
+  out.ends.resize(rows.size());
+  out.repeats.assign(rows.size(), 0);
+  const int32_t* store = parent_paths.node_store->data();
+  for (size_t j = 0; j < rows.size(); ++j) {
+    out.offsets[j] = parent_paths.path_begin(rows[j]) - store;
+    out.ends[j] = parent_paths.path_end(rows[j]) - store;
+  }
+  out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
+  if (!child) {
+    out.rows.assign(rows.begin(), rows.end());
+    out.rows_of = parent_p;
+  }
+  const std::vector<int32_t>& node_map = out.node_map;
+  out.flat.assign(out.num_nodes * nt, 0);
+  out.cum.assign(out.num_nodes * nt, 0);
+  std::vector<uint32_t> seen(std::max(parent_paths.num_nodes, out.num_nodes), 0);
+  uint32_t stamp = 0;
+  if (rows.size() * 2 >= np) {
+    // The parent's sums less the dropped samples', renamed: hiding frames
+    // changes no kept node's cum (the samples holding it are the same) and
+    // moves flat only where the leaf was hidden.
+    std::vector<int64_t> flat = parent_paths.flat, cum = parent_paths.cum;
+    size_t next = 0;
+    for (size_t s = 0; s < np; ++s) {
+      if (next < rows.size() && rows[next] == s) {
+        ++next;
+        continue;
+      }
+      add_sample_sums<0, true>(parent_paths.path_begin(s), parent_paths.path_end(s), parent.values.data() + s * nt, nt,
+                               ++stamp, seen.data(), flat.data(), cum.data());
+    }
+    for (size_t r = 0; r < node_map.size(); ++r) {
+      if (node_map[r] < 0) continue;
+      const size_t to = static_cast<size_t>(node_map[r]);
+      std::copy_n(flat.data() + r * nt, nt, out.flat.data() + to * nt);
+      std::copy_n(cum.data() + r * nt, nt, out.cum.data() + to * nt);
+    }
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const int32_t* begin = out.path_begin(j);
+      const int32_t* end = out.path_end(j);
+      if (begin == end) continue;
+      const int64_t* v = parent.values.data() + rows[j] * nt;
+      if (out.node_at(end[-1]) == SamplePaths::kNotOnPath) {  // the leaf was hidden: flat goes to the new leaf
+        int32_t leaf = SamplePaths::kNotOnPath;
+        for (const int32_t* k = end - 1; k != begin && leaf == SamplePaths::kNotOnPath;) leaf = out.node_at(*--k);
+        if (leaf != SamplePaths::kNotOnPath) {
+          int64_t* f = out.flat.data() + static_cast<size_t>(leaf < 0 ? ~leaf : leaf) * nt;
+          for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
+        }
+      }
+      if (parent_paths.repeats[rows[j]]) {  // a repeat may have been of a hidden node
+        ++stamp;
+        for (const int32_t* k = begin; k != end && !out.repeats[j]; ++k) {
+          const int32_t e = out.node_at(*k);
+          if (e == SamplePaths::kNotOnPath) continue;
+          const auto nr = static_cast<size_t>(e < 0 ? ~e : e);
+          if (seen[nr] == stamp) out.repeats[j] = 1;
+          seen[nr] = stamp;
+        }
+      }
+    }
+  } else {
+    for (size_t j = 0; j < rows.size(); ++j)
+      out.repeats[j] =
+          add_mapped_sample_sums(out, out.path_begin(j), out.path_end(j), parent.values.data() + rows[j] * nt, nt,
+                                 ++stamp, seen.data(), out.flat.data(), out.cum.data());
+  }
+  share_rows_tag_signatures(child, out, parent, parent_paths, rows);  // hiding frames changes no label
+  return out;
+}
+
 const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
   if (!tags_) {
@@ -463,7 +632,13 @@ const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
 size_t SamplePaths::path_nodes() const {
   if (ends.empty()) return static_cast<size_t>(offsets.back());
   size_t n = 0;
-  for (size_t s = 0; s < ends.size(); ++s) n += static_cast<size_t>(ends[s] - offsets[s]);
+  for (size_t s = 0; s < ends.size(); ++s) {
+    if (node_map.empty()) {
+      n += static_cast<size_t>(ends[s] - offsets[s]);
+      continue;
+    }
+    for (const int32_t* k = path_begin(s); k != path_end(s); ++k) n += node_at(*k) != kNotOnPath;
+  }
   return n;
 }
 
@@ -471,15 +646,25 @@ size_t SamplePaths::nbytes() const {
   // The store counts in full though derived paths share it: the bound on a
   // cache of paths stays a bound when the paths it came from are dropped.
   return (offsets.capacity() + ends.capacity() + flat.capacity() + cum.capacity()) * sizeof(int64_t) +
-         (node_store->capacity() + rows.capacity()) * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
+         (node_store->capacity() + rows.capacity() + node_map.capacity()) * sizeof(int32_t) + repeats.capacity() +
+         tag_signature_bytes();
 }
 
 bool SamplePaths::operator==(const SamplePaths& o) const {
   if (num_nodes != o.num_nodes || num_types != o.num_types || offsets.size() != o.offsets.size() || flat != o.flat ||
       cum != o.cum || repeats != o.repeats)
     return false;
-  for (size_t s = 0; s + 1 < offsets.size(); ++s)
-    if (!std::equal(path_begin(s), path_end(s), o.path_begin(s), o.path_end(s))) return false;
+  std::vector<int32_t> a, b;
+  auto read = [](const SamplePaths& p, size_t s, std::vector<int32_t>& out) {
+    out.clear();
+    for (const int32_t* k = p.path_begin(s); k != p.path_end(s); ++k)
+      if (p.node_at(*k) != kNotOnPath) out.push_back(p.node_at(*k));
+  };
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    read(*this, s, a);
+    read(o, s, b);
+    if (a != b) return false;
+  }
   return true;
 }
 
@@ -619,6 +804,7 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     auto& tg = out.tag_sums[static_cast<size_t>(row)];
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
+  const bool mapped = !in.paths.node_map.empty();
   for (size_t s = s0; s < s1; ++s) {
     const int64_t w = in.p.values[in.paths.sample_row(s) * nt + in.type];
     if (w == 0) continue;
@@ -630,8 +816,10 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     bool residual = false;
     const int32_t* end = in.paths.path_end(s);
     for (const int32_t* k = in.paths.path_begin(s); k != end; ++k) {
-      const bool is_inline = *k < 0;
-      const int32_t n = is_inline ? ~*k : *k;
+      const int32_t entry = mapped ? in.paths.node_at(*k) : *k;
+      if (entry == SamplePaths::kNotOnPath) continue;  // a hidden frame: not on this path at all
+      const bool is_inline = entry < 0;
+      const int32_t n = is_inline ? ~entry : entry;
       const size_t nr = static_cast<size_t>(n);
       if (!all && !in.kept[nr]) {
         residual = true;
@@ -729,8 +917,10 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   for (size_t s = 0; sigs && s < ns; ++s) {
     if (p.values[paths.sample_row(s) * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
-    if (paths.path_end(s) == paths.path_begin(s)) continue;
-    const int32_t last = paths.path_end(s)[-1];
+    int32_t last = SamplePaths::kNotOnPath;
+    for (const int32_t* k = paths.path_end(s); k != paths.path_begin(s) && last == SamplePaths::kNotOnPath;)
+      last = paths.node_at(*--k);
+    if (last == SamplePaths::kNotOnPath) continue;
     const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
     if (is_kept(leaf)) tag_leaf[leaf] = 1;
   }

@@ -44,6 +44,7 @@ __all__: list[str] = [
     "have_isal",
     "have_libdeflate",
     "have_zstd",
+    "hidden_sample_paths",
     "keep_labels",
     "keep_samples",
     "load_many",
@@ -427,6 +428,19 @@ def derived_sample_paths(
 ) -> SamplePaths | None:
     """
     The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. profile None (with kept): the filter output's samples were left in parent (a deferred copy); the paths then read parent's samples, and call_graph takes them from there.
+    """
+
+def hidden_sample_paths(
+    profile: Profile | None,
+    nodes: NodeTable,
+    parent: Profile,
+    parent_nodes: NodeTable,
+    parent_paths: SamplePaths,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+) -> SamplePaths | None:
+    """
+    The sample_paths of profile over nodes, made from parent by a name filter that took the locations `hidden` marks out of every stack and kept the samples `kept` marks (filter_by_name's record): parent_paths read with the hidden frames skipped (no copy); None when the node tables do not allow it (a location kept with some of its lines hidden). profile None: the filter output's samples were left in parent, as derived_sample_paths takes it.
     """
 
 def share_tag_signatures(

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
-from .._filter import filter_masks_from, samples_kept_from
+from .._filter import filter_masks_from, hidden_locations_from, samples_kept_from
 from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -182,8 +182,15 @@ def derived_paths(profile: "Profile", parent: "Profile", by: str, inline: bool, 
     when ``profile`` holds some of ``parent``'s samples unchanged: read in
     ``parent`` while the output's samples were left there, else copied from
     the output's own (kept samples named by the filter's record or matched
-    again); None when it does not hold them so."""
+    again), or, after hide or show, ``parent``'s read with the hidden
+    locations' nodes skipped; None when it does not hold them so."""
     table, parent_table = graph_nodes(profile, by, inline), stack_nodes(parent, by, inline)
+    masks = hidden_locations_from(profile, parent)
+    if masks is not None:  # hide, show: the parent's paths read with the hidden frames skipped
+        source, kept = profile._sample_source()
+        in_parent = kept is not None and parent._pending is None and source is parent._core
+        child = None if in_parent else profile._core  # left in the parent: its samples read there
+        return _core.hidden_sample_paths(child, table, parent._core, parent_table, parent_paths, *masks)
     left = samples_left_in(profile, parent)
     if left is not None:  # the output's samples are still the parent's: read there
         return _core.derived_sample_paths(None, table, parent._core, parent_table, parent_paths, left)
