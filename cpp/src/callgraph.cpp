@@ -730,8 +730,12 @@ struct BuildInput {
   const std::vector<int32_t>& kept_id;
   size_t num_kept;
   bool edges;
-  const TagSignatures* sigs;             // nullptr: no label tags
-  const std::vector<uint8_t>& tag_leaf;  // nodes that end a tagged sample
+  const TagSignatures* sigs;  // nullptr: no label tags
+  // Per node, a dense id when it ends a tagged sample (else -1): the tag
+  // pairs are indexed by it, so their matrix stays small where nodes are
+  // many (lines) and few of them end a tagged sample.
+  const std::vector<int32_t>& tag_leaf_id;
+  size_t num_tag_leaves;
 };
 
 // One range of samples' edges and label tag sums, in the order its samples
@@ -797,9 +801,10 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
   std::vector<LastCall> last_call(in.edges ? nn * call_slots : 0);
   PairRows edge_rows(in.edges ? in.num_kept : 0, in.num_kept);
   const size_t nsig = num_signatures(in);
-  PairRows tag_rows(nsig ? nn : 0, nsig);
+  PairRows tag_rows(nsig ? in.num_tag_leaves : 0, nsig);
   auto add_tags = [&](int32_t n, int32_t sig, int64_t w, bool flat) {
-    int32_t row = tag_rows.find_or_insert(n, sig, static_cast<int32_t>(out.tag_sums.size()));
+    int32_t row =
+        tag_rows.find_or_insert(in.tag_leaf_id[static_cast<size_t>(n)], sig, static_cast<int32_t>(out.tag_sums.size()));
     if (row < 0) row = static_cast<int32_t>(out.add_tag_row(n, sig));
     auto& tg = out.tag_sums[static_cast<size_t>(row)];
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
@@ -825,7 +830,7 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
         residual = true;
         continue;
       }
-      if (sig && in.tag_leaf[nr] && (!once || seen[nr] != stamp)) {
+      if (sig && in.tag_leaf_id[nr] >= 0 && (!once || seen[nr] != stamp)) {
         if (once) seen[nr] = stamp;
         add_tags(n, sig, w, false);
       }
@@ -848,7 +853,8 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
       parent = n;
       residual = false;
     }
-    if (sig && parent >= 0 && !residual && in.tag_leaf[static_cast<size_t>(parent)]) add_tags(parent, sig, w, true);
+    if (sig && parent >= 0 && !residual && in.tag_leaf_id[static_cast<size_t>(parent)] >= 0)
+      add_tags(parent, sig, w, true);
   }
 }
 
@@ -869,12 +875,13 @@ void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
     into.is_inline[row] &= more.is_inline[e];
   }
   const size_t nsig = num_signatures(in);
-  PairRows tag_rows(nsig ? in.paths.num_nodes : 0, nsig);
+  PairRows tag_rows(nsig ? in.num_tag_leaves : 0, nsig);
+  auto leaf_id = [&](int32_t n) { return in.tag_leaf_id[static_cast<size_t>(n)]; };
   for (size_t r = 0; r < into.tag_sums.size(); ++r)
-    tag_rows.find_or_insert(into.tag_node[r], into.tag_sig[r], static_cast<int32_t>(r));
+    tag_rows.find_or_insert(leaf_id(into.tag_node[r]), into.tag_sig[r], static_cast<int32_t>(r));
   for (size_t r = 0; r < more.tag_sums.size(); ++r) {
     const int32_t found =
-        tag_rows.find_or_insert(more.tag_node[r], more.tag_sig[r], static_cast<int32_t>(into.tag_sums.size()));
+        tag_rows.find_or_insert(leaf_id(more.tag_node[r]), more.tag_sig[r], static_cast<int32_t>(into.tag_sums.size()));
     auto& to =
         into.tag_sums[found >= 0 ? static_cast<size_t>(found) : into.add_tag_row(more.tag_node[r], more.tag_sig[r])];
     to.first = wrapping_add(to.first, more.tag_sums[r].first);
@@ -913,7 +920,8 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   // then spread over the signature's tags at the end. Only tags with a flat
   // count, so only nodes that end a tagged sample need their cum summed.
   const TagSignatures* sigs = parts.tags ? &paths.tag_signatures_of(p) : nullptr;
-  std::vector<uint8_t> tag_leaf(sigs ? nn : 0, 0);
+  std::vector<int32_t> tag_leaf_id(sigs ? nn : 0, -1);
+  size_t num_tag_leaves = 0;
   for (size_t s = 0; sigs && s < ns; ++s) {
     if (p.values[paths.sample_row(s) * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
@@ -922,9 +930,9 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
       last = paths.node_at(*--k);
     if (last == SamplePaths::kNotOnPath) continue;
     const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
-    if (is_kept(leaf)) tag_leaf[leaf] = 1;
+    if (is_kept(leaf) && tag_leaf_id[leaf] < 0) tag_leaf_id[leaf] = static_cast<int32_t>(num_tag_leaves++);
   }
-  const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf};
+  const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf_id, num_tag_leaves};
   size_t num_parts = 0;
   if (parts.edges || parts.tags)
     num_parts = parts.walk_parts ? std::min(parts.walk_parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);
