@@ -327,6 +327,11 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   return out;
 }
 
+namespace {
+bool add_mapped_sample_sums(const SamplePaths& paths, const int32_t* path, const int32_t* end, const int64_t* w,
+                            size_t nt, uint32_t stamp, uint32_t* seen, int64_t* flat, int64_t* cum);
+}  // namespace
+
 std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable& t, const NodeTable& from_t,
                                                const SamplePaths& from, size_t parts) {
   // Paths over some of p's samples (`rows`) are renamed to paths over the same.
@@ -338,7 +343,7 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   // Each location's nodes one for one (the same count, so the same places in
   // every path), and each of from_t's rows always the same row of t: found
   // over the locations, not the samples.
-  if (t.loc_node_offsets != from_t.loc_node_offsets || !from.node_map.empty()) return std::nullopt;
+  if (t.loc_node_offsets != from_t.loc_node_offsets) return std::nullopt;
   std::vector<int32_t> to(from_t.size(), -1);
   for (size_t j = 0; j < from_t.loc_nodes.size(); ++j) {
     int32_t& row = to[static_cast<size_t>(from_t.loc_nodes[j])];
@@ -354,6 +359,26 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   out.rows_of = from.rows_of;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
+  if (!from.node_map.empty()) {
+    // from reads a shared store through a map (hide, show): the same store
+    // read through the map composed with `to`, only the sums walked.
+    out.node_store = from.node_store;
+    out.offsets = from.offsets;
+    out.ends = from.ends;
+    out.node_map.resize(from.node_map.size());
+    for (size_t r = 0; r < from.node_map.size(); ++r)
+      out.node_map[r] = from.node_map[r] < 0 ? -1 : to[static_cast<size_t>(from.node_map[r])];
+    out.repeats.assign(ns, 0);
+    walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
+      std::vector<uint32_t> seen(out.num_nodes, 0);
+      for (size_t s = s0; s < s1; ++s)
+        out.repeats[s] =
+            add_mapped_sample_sums(out, out.path_begin(s), out.path_end(s), p.values.data() + out.sample_row(s) * nt,
+                                   nt, static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+    });
+    if (auto sigs = from.tag_signatures_found()) out.give_tag_signatures(std::move(sigs));  // the same samples
+    return out;
+  }
   if (from.ends.empty()) {
     out.offsets = from.offsets;
   } else {  // from shares another's store: its paths are written back to back here

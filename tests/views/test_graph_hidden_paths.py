@@ -8,7 +8,9 @@ for an output whose samples were left in its input). Refused (None) where
 the node tables do not allow it: a location kept with some of its lines
 hidden. Generated profiles (Hypothesis: recursion, zero and negative values,
 labels; protobuf profiles with inline frames and empty stacks) under hide and
-show with and without focus and ignore, at every granularity."""
+show with and without focus and ignore, at every granularity, and such
+paths renamed to the other granularities (``_core.mapped_sample_paths``
+composes the maps) against walks anew there."""
 
 from __future__ import annotations
 
@@ -87,22 +89,34 @@ def check(parent, filters: dict, by: str) -> bool:
     assert got == want, (filters, by)
     assert len(got) == len(want)
     n_types = len(parent.sample_types)
-    for g, w in zip(graphs(child._core, table, got, n_types), graphs(child._core, table, want, n_types)):
-        if isinstance(w, str):
-            assert g == w
-            continue
-        for key in w:
-            assert np.array_equal(g[key], w[key]), (filters, by, key)
+    assert_same_graphs(graphs(child._core, table, got, n_types), graphs(child._core, table, want, n_types))
     # The same read in the parent (an output whose samples were left there).
     left = _core.hidden_sample_paths(None, table, parent._core, parent_table, parent_paths, *masks)
     assert left == want
-    for g, w in zip(graphs(parent._core, table, left, n_types), graphs(child._core, table, want, n_types)):
+    assert_same_graphs(graphs(parent._core, table, left, n_types), graphs(child._core, table, want, n_types))
+    # Renamed to the other granularities where their nodes map one for one
+    # (the map composed, the store still the parent's).
+    for other in GRANULARITIES:
+        other_table = stack_nodes(child, other)
+        walked = _core.sample_paths(child._core, other_table)
+        for source, paths in ((child._core, got), (parent._core, left)):
+            renamed = _core.mapped_sample_paths(source, other_table, table, paths)
+            if renamed is None:
+                continue
+            assert renamed == walked, (filters, by, other)
+            assert_same_graphs(
+                graphs(source, other_table, renamed, n_types), graphs(child._core, other_table, walked, n_types)
+            )
+    return True
+
+
+def assert_same_graphs(got: list, want: list) -> None:
+    for g, w in zip(got, want):
         if isinstance(w, str):
             assert g == w
             continue
         for key in w:
-            assert np.array_equal(g[key], w[key]), (filters, by, key)
-    return True
+            assert np.array_equal(g[key], w[key]), key
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
