@@ -59,16 +59,17 @@ void bind_callgraph(py::module_& m) {
       "mapped_sample_paths",
       [](const Profile& p, const NodeTable& nodes, const NodeTable& from_nodes, const SamplePaths& from, size_t parts) {
         py::gil_scoped_release nogil;  // profile, node tables and paths are immutable
-        return mapped_sample_paths(p, nodes, from_nodes, from, parts);
+        return mapped_sample_paths(from.sample_profile(p), nodes, from_nodes, from, parts);
       },
       py::arg("profile"), py::arg("nodes"), py::arg("from_nodes"), py::arg("from_paths"), py::arg("parts") = 0,
       "The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each "
       "location has as many nodes in both tables and each row of from_nodes always stands for the same row of "
-      "nodes (files from lines); else None.");
+      "nodes (files from lines); else None. from_paths that read another profile's samples (derived with no "
+      "child) are renamed over those.");
   m.def(
       "derived_sample_paths",
-      [](const Profile& child, const NodeTable& nodes, const Profile& parent, const NodeTable& parent_nodes,
-         const SamplePaths& parent_paths,
+      [](const Profile* child, const NodeTable& nodes, const std::shared_ptr<Profile>& parent,
+         const NodeTable& parent_nodes, const SamplePaths& parent_paths,
          const std::optional<py::array_t<uint8_t, py::array::c_style | py::array::forcecast>>& kept) {
         std::vector<uint8_t> mask;
         if (kept) mask.assign(kept->data(), kept->data() + kept->size());
@@ -79,7 +80,27 @@ void bind_callgraph(py::module_& m) {
       py::arg("kept") = py::none(),
       "The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of "
       "parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept "
-      "(one byte per parent sample, as filter_by_name gives) says which, instead of matching them.");
+      "(one byte per parent sample, as filter_by_name gives) says which, instead of matching them. profile None "
+      "(with kept): the filter output's samples were left in parent (a deferred copy); the paths then read "
+      "parent's samples, and call_graph takes them from there.");
+  m.def(
+      "hidden_sample_paths",
+      [](const Profile* child, const NodeTable& nodes, const std::shared_ptr<Profile>& parent,
+         const NodeTable& parent_nodes, const SamplePaths& parent_paths,
+         const py::array_t<uint8_t, py::array::c_style | py::array::forcecast>& kept,
+         const py::array_t<uint8_t, py::array::c_style | py::array::forcecast>& hidden) {
+        const std::vector<uint8_t> k(kept.data(), kept.data() + kept.size());
+        const std::vector<uint8_t> h(hidden.data(), hidden.data() + hidden.size());
+        py::gil_scoped_release nogil;  // profiles, node tables and paths are immutable; the masks were copied
+        return hidden_sample_paths(child, nodes, parent, parent_nodes, parent_paths, k, h);
+      },
+      py::arg("profile"), py::arg("nodes"), py::arg("parent"), py::arg("parent_nodes"), py::arg("parent_paths"),
+      py::arg("kept"), py::arg("hidden"),
+      "The sample_paths of profile over nodes, made from parent by a name filter that took the locations "
+      "`hidden` marks out of every stack and kept the samples `kept` marks (filter_by_name's record): "
+      "parent_paths read with the hidden frames skipped (no copy); None when the node tables do not allow it "
+      "(a location kept with some of its lines hidden). profile None: the filter output's samples were left in "
+      "parent, as derived_sample_paths takes it.");
   m.def(
       "share_tag_signatures",
       [](const Profile& p, const SamplePaths& paths, const Profile& from_profile, const SamplePaths& from_paths,
@@ -106,7 +127,8 @@ void bind_callgraph(py::module_& m) {
         {
           py::gil_scoped_release nogil;  // profile, node table and paths are immutable; mask is a copy
           const CallGraphParts parts{edges, tags, walk_parts};
-          g = paths ? build_call_graph(p, *paths, nodes.size(), type, mask, tag_cutoff, parts)
+          // paths derived for a filter output left in its input read that input's samples
+          g = paths ? build_call_graph(paths->sample_profile(p), *paths, nodes.size(), type, mask, tag_cutoff, parts)
                     : build_call_graph(p, nodes, type, mask, tag_cutoff, parts);
         }
         py::dict d;
@@ -124,7 +146,8 @@ void bind_callgraph(py::module_& m) {
       py::arg("edges") = true, py::arg("tags") = true, py::arg("paths") = nullptr, py::arg("walk_parts") = 0,
       "pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), "
       "tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's "
-      "sample_paths over nodes, walked instead of the locations; walk_parts: threads the walk is split into (0: one "
+      "sample_paths over nodes, walked instead of the locations (the samples of paths derived with no child are "
+      "their parent's, whatever profile is given); walk_parts: threads the walk is split into (0: one "
       "per core for big profiles).");
   m.def(
       "graph_entropy_order",

@@ -3,6 +3,7 @@
 #include "pprofcore/key_index.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -217,8 +218,9 @@ void map_paths(const Profile& p, const SamplePaths& from, const std::vector<int3
     const size_t begin = static_cast<size_t>(out.offsets[s]), end = static_cast<size_t>(out.offsets[s + 1]);
     const int32_t* in = from.path_begin(s) - begin;  // from's path may lie elsewhere in a shared store
     for (size_t i = begin; i < end; ++i) nodes[i] = in[i] < 0 ? ~row[~in[i]] : row[in[i]];
-    out.repeats[s] = add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + s * nt, nt,
-                                                    static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+    out.repeats[s] =
+        add_sample_sums<kTypes, false>(nodes + begin, nodes + end, p.values.data() + from.sample_row(s) * nt, nt,
+                                       static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
   }
 }
 
@@ -239,7 +241,9 @@ void map_paths_part(const Profile& p, const SamplePaths& from, const std::vector
 // Whether `child`'s samples are `parent`'s samples `rows`, in order, with the
 // same labels over an equal string table: then each has the same tag
 // signature. The stacks and values are not read (signatures ignore them).
-bool same_labels(const Profile& child, const Profile& parent, const std::vector<size_t>& rows) {
+bool same_labels(const Profile* child_p, const Profile& parent, const std::vector<size_t>& rows) {
+  if (!child_p) return true;  // the parent's own samples (derived_sample_paths with no child)
+  const Profile& child = *child_p;
   if (child.num_samples() != rows.size() || child.strings.size() != parent.strings.size() ||
       !(child.strings == parent.strings))
     return false;
@@ -257,7 +261,7 @@ bool same_labels(const Profile& child, const Profile& parent, const std::vector<
 
 // Gives `to` (paths of child) the signatures of `from` (paths of parent) at
 // `rows`, when the parent's were found and the labels agree.
-bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, const Profile& parent,
+bool share_rows_tag_signatures(const Profile* child, const SamplePaths& to, const Profile& parent,
                                const SamplePaths& from, const std::vector<size_t>& rows) {
   const std::shared_ptr<const TagSignatures> sigs = from.tag_signatures_found();
   if (!sigs || !same_labels(child, parent, rows)) return false;
@@ -275,7 +279,8 @@ bool share_rows_tag_signatures(const Profile& child, const SamplePaths& to, cons
 
 bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile& from_p, const SamplePaths& from,
                           const std::vector<uint8_t>* kept) {
-  if (to.offsets.size() != p.num_samples() + 1 || from.offsets.size() != from_p.num_samples() + 1)
+  if (to.rows_of || from.rows_of) return false;  // paths over another profile's rows: found by their builds
+  if (to.num_samples() != p.num_samples() || from.num_samples() != from_p.num_samples())
     throw InternalError("share_tag_signatures: sample paths were built from another profile");
   if (!kept) {
     if (&p != &from_p) return false;
@@ -288,7 +293,7 @@ bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile
   rows.reserve(p.num_samples());
   for (size_t s = 0; s < kept->size(); ++s)
     if ((*kept)[s]) rows.push_back(s);
-  return share_rows_tag_signatures(p, to, from_p, from, rows);
+  return share_rows_tag_signatures(&p, to, from_p, from, rows);
 }
 
 SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
@@ -322,12 +327,18 @@ SamplePaths sample_paths(const Profile& p, const NodeTable& t, size_t parts) {
   return out;
 }
 
+namespace {
+bool add_mapped_sample_sums(const SamplePaths& paths, const int32_t* path, const int32_t* end, const int64_t* w,
+                            size_t nt, uint32_t stamp, uint32_t* seen, int64_t* flat, int64_t* cum);
+}  // namespace
+
 std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable& t, const NodeTable& from_t,
                                                const SamplePaths& from, size_t parts) {
-  const size_t ns = p.num_samples(), nt = p.num_types();
+  // Paths over some of p's samples (`rows`) are renamed to paths over the same.
+  const size_t ns = from.rows_of ? from.rows.size() : p.num_samples(), nt = p.num_types();
   if (t.loc_node_offsets.size() != p.locations.size() + 1)
     throw InternalError("node table was built from another profile");
-  if (from.offsets.size() != ns + 1 || from.num_nodes != from_t.size() || from.num_types != nt)
+  if (from.num_samples() != ns || from.num_nodes != from_t.size() || from.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
   // Each location's nodes one for one (the same count, so the same places in
   // every path), and each of from_t's rows always the same row of t: found
@@ -344,8 +355,30 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   SamplePaths out;
   out.num_nodes = t.size();
   out.num_types = nt;
+  out.rows = from.rows;
+  out.rows_of = from.rows_of;
   out.flat.assign(out.num_nodes * nt, 0);
   out.cum.assign(out.num_nodes * nt, 0);
+  if (!from.node_map.empty()) {
+    // from reads a shared store through a map (hide, show): the same store
+    // read through the map composed with `to`, only the sums walked.
+    out.node_store = from.node_store;
+    out.offsets = from.offsets;
+    out.ends = from.ends;
+    out.node_map.resize(from.node_map.size());
+    for (size_t r = 0; r < from.node_map.size(); ++r)
+      out.node_map[r] = from.node_map[r] < 0 ? -1 : to[static_cast<size_t>(from.node_map[r])];
+    out.repeats.assign(ns, 0);
+    walk_in_parts(ns, parts, out, [&](size_t s0, size_t s1, int64_t* flat, int64_t* cum) {
+      std::vector<uint32_t> seen(out.num_nodes, 0);
+      for (size_t s = s0; s < s1; ++s)
+        out.repeats[s] =
+            add_mapped_sample_sums(out, out.path_begin(s), out.path_end(s), p.values.data() + out.sample_row(s) * nt,
+                                   nt, static_cast<uint32_t>(s + 1), seen.data(), flat, cum);
+    });
+    if (auto sigs = from.tag_signatures_found()) out.give_tag_signatures(std::move(sigs));  // the same samples
+    return out;
+  }
   if (from.ends.empty()) {
     out.offsets = from.offsets;
   } else {  // from shares another's store: its paths are written back to back here
@@ -361,30 +394,34 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
   return out;
 }
 
-std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
+std::optional<SamplePaths> derived_sample_paths(const Profile* child, const NodeTable& t,
+                                                const std::shared_ptr<const Profile>& parent_p,
                                                 const NodeTable& parent_t, const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept) {
+  const Profile& parent = *parent_p;
   const size_t nt = parent.num_types(), np = parent.num_samples();
-  if (child.num_types() != nt || t.size() != parent_t.size() || t.loc_node_offsets != parent_t.loc_node_offsets ||
-      t.loc_nodes != parent_t.loc_nodes)
+  if (!child && !kept) throw InternalError("derived_sample_paths: a child left in its parent needs the kept mask");
+  // Paths that read another profile's samples themselves: not derived further.
+  if (parent_paths.rows_of || !parent_paths.node_map.empty()) return std::nullopt;
+  if ((child && child->num_types() != nt) || t.size() != parent_t.size() ||
+      t.loc_node_offsets != parent_t.loc_node_offsets || t.loc_nodes != parent_t.loc_nodes)
     return std::nullopt;  // the same location maps to other rows: the paths would differ
-  if (parent_paths.offsets.size() != np + 1 || parent_paths.num_nodes != parent_t.size() ||
-      parent_paths.num_types != nt)
+  if (parent_paths.num_samples() != np || parent_paths.num_nodes != parent_t.size() || parent_paths.num_types != nt)
     throw InternalError("sample paths were built from another profile or node table");
   std::vector<size_t> rows;
   if (kept) {  // the filter's own record: no match needed, and a copy beats a walk at any size
     if (kept->size() != np) throw InternalError("derived_sample_paths: the kept mask does not fit the parent");
-    rows.reserve(child.num_samples());
+    rows.reserve(child ? child->num_samples() : np);
     for (size_t s = 0; s < np; ++s)
       if ((*kept)[s]) rows.push_back(s);
-    if (rows.size() != child.num_samples())
+    if (child && rows.size() != child->num_samples())
       throw InternalError("derived_sample_paths: the kept mask does not fit the child");
   } else {
     // The match reads every parent sample: for a child of few frames, building
     // its paths anew is cheaper.
-    if (child.stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
+    if (child->stack_locations.size() * 2 < parent.stack_locations.size()) return std::nullopt;
     bool ok = false;
-    rows = matching_samples(child, parent, ok);
+    rows = matching_samples(*child, parent, ok);
     if (!ok) return std::nullopt;
   }
   // The kept samples' paths are the parent's: their places in its store,
@@ -403,6 +440,10 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
     out.repeats[j] = parent_paths.repeats[rows[j]];
   }
   out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
+  if (!child) {                                                   // the builds read the parent's samples at these rows
+    out.rows.assign(rows.begin(), rows.end());
+    out.rows_of = parent_p;
+  }
   // Sums: wrapping arithmetic is exact modulo 2^64, so the parent's minus the
   // left-out samples' equal the kept samples' own.
   std::vector<uint32_t> seen(out.num_nodes, 0);
@@ -422,24 +463,207 @@ std::optional<SamplePaths> derived_sample_paths(const Profile& child, const Node
   } else {
     out.flat.assign(out.num_nodes * nt, 0);
     out.cum.assign(out.num_nodes * nt, 0);
-    for (size_t j = 0; j < rows.size(); ++j)
-      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), child.values.data() + j * nt, nt, ++stamp,
+    for (size_t j = 0; j < rows.size(); ++j)  // the child's values are the parent's at its rows
+      add_sample_sums<0, false>(out.path_begin(j), out.path_end(j), parent.values.data() + rows[j] * nt, nt, ++stamp,
                                 seen.data(), out.flat.data(), out.cum.data());
   }
   share_rows_tag_signatures(child, out, parent, parent_paths, rows);
   return out;
 }
 
+namespace {
+
+// Per parent node row, its row in `t` after a filter took the `hidden`
+// locations out of every stack, or -1 (its frames are gone); nullopt when a
+// location kept its place with another number of nodes, a node is both in a
+// hidden location and a kept one, or two parent nodes are one node of t.
+std::optional<std::vector<int32_t>> hidden_node_map(const NodeTable& t, const NodeTable& parent_t,
+                                                    const std::vector<uint8_t>& hidden) {
+  constexpr int32_t kUnseen = -1, kDropped = -2;
+  std::vector<int32_t> map(parent_t.size(), kUnseen);
+  for (size_t l = 0; l < hidden.size(); ++l) {
+    const int64_t pb = parent_t.loc_node_offsets[l], pe = parent_t.loc_node_offsets[l + 1];
+    if (hidden[l]) {
+      for (int64_t j = pb; j < pe; ++j) {
+        int32_t& m = map[static_cast<size_t>(parent_t.loc_nodes[static_cast<size_t>(j)])];
+        if (m >= 0) return std::nullopt;
+        m = kDropped;
+      }
+      continue;
+    }
+    const int64_t cb = t.loc_node_offsets[l];
+    if (t.loc_node_offsets[l + 1] - cb != pe - pb) return std::nullopt;  // some of its lines hidden
+    for (int64_t j = 0; j < pe - pb; ++j) {
+      int32_t& m = map[static_cast<size_t>(parent_t.loc_nodes[static_cast<size_t>(pb + j)])];
+      const int32_t c = t.loc_nodes[static_cast<size_t>(cb + j)];
+      if (m == kUnseen)
+        m = c;
+      else if (m != c)
+        return std::nullopt;
+    }
+  }
+  std::vector<uint8_t> taken(t.size(), 0);
+  for (int32_t& m : map) {
+    if (m < 0) {
+      m = -1;
+    } else {
+      if (taken[static_cast<size_t>(m)]) return std::nullopt;  // cum would count the merged node twice
+      taken[static_cast<size_t>(m)] = 1;
+    }
+  }
+  return map;
+}
+
+// add_sample_sums over a path read through `paths.node_at`.
+bool add_mapped_sample_sums(const SamplePaths& paths, const int32_t* path, const int32_t* end, const int64_t* w,
+                            size_t nt, uint32_t stamp, uint32_t* seen, int64_t* flat, int64_t* cum) {
+  bool repeats = false;
+  int32_t leaf = -1;
+  for (; path != end; ++path) {
+    const int32_t e = paths.node_at(*path);
+    if (e == SamplePaths::kNotOnPath) continue;
+    const auto nr = static_cast<size_t>(e < 0 ? ~e : e);
+    if (seen[nr] != stamp) {
+      seen[nr] = stamp;
+      for (size_t k = 0; k < nt; ++k) cum[nr * nt + k] = wrapping_add(cum[nr * nt + k], w[k]);
+    } else {
+      repeats = true;
+    }
+    leaf = static_cast<int32_t>(nr);
+  }
+  if (leaf >= 0)
+    for (size_t k = 0; k < nt; ++k)
+      flat[static_cast<size_t>(leaf) * nt + k] = wrapping_add(flat[static_cast<size_t>(leaf) * nt + k], w[k]);
+  return repeats;
+}
+
+}  // namespace
+
+std::optional<SamplePaths> hidden_sample_paths(const Profile* child, const NodeTable& t,
+                                               const std::shared_ptr<const Profile>& parent_p,
+                                               const NodeTable& parent_t, const SamplePaths& parent_paths,
+                                               const std::vector<uint8_t>& kept, const std::vector<uint8_t>& hidden) {
+  const Profile& parent = *parent_p;
+  const size_t nt = parent.num_types(), np = parent.num_samples(), nl = parent.locations.size();
+  if (parent_paths.rows_of || !parent_paths.node_map.empty()) return std::nullopt;  // not derived twice
+  if (parent_paths.num_samples() != np || parent_paths.num_nodes != parent_t.size() || parent_paths.num_types != nt ||
+      parent_t.loc_node_offsets.size() != nl + 1)
+    throw InternalError("sample paths were built from another profile or node table");
+  if (kept.size() != np || hidden.size() != nl)
+    throw InternalError("hidden_sample_paths: the filter's masks do not fit the parent");
+  if (t.loc_node_offsets.size() != nl + 1 || (child && child->num_types() != nt)) return std::nullopt;
+  std::optional<std::vector<int32_t>> map = hidden_node_map(t, parent_t, hidden);
+  if (!map) return std::nullopt;
+  std::vector<size_t> rows;
+  rows.reserve(child ? child->num_samples() : np);
+  for (size_t s = 0; s < np; ++s)
+    if (kept[s]) rows.push_back(s);
+  if (child && rows.size() != child->num_samples())
+    throw InternalError("hidden_sample_paths: the kept mask does not fit the child");
+
+  // The kept samples' paths where they lie in the parent's store, read
+  // through the map: the hidden frames' nodes are skipped, not copied out.
+  SamplePaths out;
+  out.num_nodes = t.size();
+  out.num_types = nt;
+  out.node_store = parent_paths.node_store;
+  out.node_map = std::move(*map);
+  out.offsets.resize(rows.size() + 1);
+  out.ends.resize(rows.size());
+  out.repeats.assign(rows.size(), 0);
+  const int32_t* store = parent_paths.node_store->data();
+  for (size_t j = 0; j < rows.size(); ++j) {
+    out.offsets[j] = parent_paths.path_begin(rows[j]) - store;
+    out.ends[j] = parent_paths.path_end(rows[j]) - store;
+  }
+  out.offsets[rows.size()] = rows.empty() ? 0 : out.ends.back();  // read by nothing: ends says where paths end
+  if (!child) {
+    out.rows.assign(rows.begin(), rows.end());
+    out.rows_of = parent_p;
+  }
+  const std::vector<int32_t>& node_map = out.node_map;
+  out.flat.assign(out.num_nodes * nt, 0);
+  out.cum.assign(out.num_nodes * nt, 0);
+  std::vector<uint32_t> seen(std::max(parent_paths.num_nodes, out.num_nodes), 0);
+  uint32_t stamp = 0;
+  if (rows.size() * 2 >= np) {
+    // The parent's sums less the dropped samples', renamed: hiding frames
+    // changes no kept node's cum (the samples holding it are the same) and
+    // moves flat only where the leaf was hidden.
+    std::vector<int64_t> flat = parent_paths.flat, cum = parent_paths.cum;
+    size_t next = 0;
+    for (size_t s = 0; s < np; ++s) {
+      if (next < rows.size() && rows[next] == s) {
+        ++next;
+        continue;
+      }
+      add_sample_sums<0, true>(parent_paths.path_begin(s), parent_paths.path_end(s), parent.values.data() + s * nt, nt,
+                               ++stamp, seen.data(), flat.data(), cum.data());
+    }
+    for (size_t r = 0; r < node_map.size(); ++r) {
+      if (node_map[r] < 0) continue;
+      const size_t to = static_cast<size_t>(node_map[r]);
+      std::copy_n(flat.data() + r * nt, nt, out.flat.data() + to * nt);
+      std::copy_n(cum.data() + r * nt, nt, out.cum.data() + to * nt);
+    }
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const int32_t* begin = out.path_begin(j);
+      const int32_t* end = out.path_end(j);
+      if (begin == end) continue;
+      const int64_t* v = parent.values.data() + rows[j] * nt;
+      if (out.node_at(end[-1]) == SamplePaths::kNotOnPath) {  // the leaf was hidden: flat goes to the new leaf
+        int32_t leaf = SamplePaths::kNotOnPath;
+        for (const int32_t* k = end - 1; k != begin && leaf == SamplePaths::kNotOnPath;) leaf = out.node_at(*--k);
+        if (leaf != SamplePaths::kNotOnPath) {
+          int64_t* f = out.flat.data() + static_cast<size_t>(leaf < 0 ? ~leaf : leaf) * nt;
+          for (size_t k = 0; k < nt; ++k) f[k] = wrapping_add(f[k], v[k]);
+        }
+      }
+      if (parent_paths.repeats[rows[j]]) {  // a repeat may have been of a hidden node
+        ++stamp;
+        for (const int32_t* k = begin; k != end && !out.repeats[j]; ++k) {
+          const int32_t e = out.node_at(*k);
+          if (e == SamplePaths::kNotOnPath) continue;
+          const auto nr = static_cast<size_t>(e < 0 ? ~e : e);
+          if (seen[nr] == stamp) out.repeats[j] = 1;
+          seen[nr] = stamp;
+        }
+      }
+    }
+  } else {
+    for (size_t j = 0; j < rows.size(); ++j)
+      out.repeats[j] =
+          add_mapped_sample_sums(out, out.path_begin(j), out.path_end(j), parent.values.data() + rows[j] * nt, nt,
+                                 ++stamp, seen.data(), out.flat.data(), out.cum.data());
+  }
+  share_rows_tag_signatures(child, out, parent, parent_paths, rows);  // hiding frames changes no label
+  return out;
+}
+
 const TagSignatures& SamplePaths::tag_signatures_of(const Profile& p) const {
   std::lock_guard<std::mutex> hold(*tags_lock_);
-  if (!tags_) tags_ = std::make_shared<const TagSignatures>(tag_signatures(p));
+  if (!tags_) {
+    TagSignatures found = tag_signatures(p);
+    if (rows_of) {  // p's samples at rows: theirs gathered
+      std::vector<int32_t> of_rows(rows.size());
+      for (size_t j = 0; j < rows.size(); ++j) of_rows[j] = found.of_sample[static_cast<size_t>(rows[j])];
+      found.of_sample = std::move(of_rows);
+    }
+    tags_ = std::make_shared<const TagSignatures>(std::move(found));
+  }
   return *tags_;
 }
 
 size_t SamplePaths::path_nodes() const {
   if (ends.empty()) return static_cast<size_t>(offsets.back());
   size_t n = 0;
-  for (size_t s = 0; s < ends.size(); ++s) n += static_cast<size_t>(ends[s] - offsets[s]);
+  for (size_t s = 0; s < ends.size(); ++s) {
+    if (node_map.empty()) {
+      n += static_cast<size_t>(ends[s] - offsets[s]);
+      continue;
+    }
+    for (const int32_t* k = path_begin(s); k != path_end(s); ++k) n += node_at(*k) != kNotOnPath;
+  }
   return n;
 }
 
@@ -447,15 +671,25 @@ size_t SamplePaths::nbytes() const {
   // The store counts in full though derived paths share it: the bound on a
   // cache of paths stays a bound when the paths it came from are dropped.
   return (offsets.capacity() + ends.capacity() + flat.capacity() + cum.capacity()) * sizeof(int64_t) +
-         node_store->capacity() * sizeof(int32_t) + repeats.capacity() + tag_signature_bytes();
+         (node_store->capacity() + rows.capacity() + node_map.capacity()) * sizeof(int32_t) + repeats.capacity() +
+         tag_signature_bytes();
 }
 
 bool SamplePaths::operator==(const SamplePaths& o) const {
   if (num_nodes != o.num_nodes || num_types != o.num_types || offsets.size() != o.offsets.size() || flat != o.flat ||
       cum != o.cum || repeats != o.repeats)
     return false;
-  for (size_t s = 0; s + 1 < offsets.size(); ++s)
-    if (!std::equal(path_begin(s), path_end(s), o.path_begin(s), o.path_end(s))) return false;
+  std::vector<int32_t> a, b;
+  auto read = [](const SamplePaths& p, size_t s, std::vector<int32_t>& out) {
+    out.clear();
+    for (const int32_t* k = p.path_begin(s); k != p.path_end(s); ++k)
+      if (p.node_at(*k) != kNotOnPath) out.push_back(p.node_at(*k));
+  };
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    read(*this, s, a);
+    read(o, s, b);
+    if (a != b) return false;
+  }
   return true;
 }
 
@@ -521,8 +755,12 @@ struct BuildInput {
   const std::vector<int32_t>& kept_id;
   size_t num_kept;
   bool edges;
-  const TagSignatures* sigs;             // nullptr: no label tags
-  const std::vector<uint8_t>& tag_leaf;  // nodes that end a tagged sample
+  const TagSignatures* sigs;  // nullptr: no label tags
+  // Per node, a dense id when it ends a tagged sample (else -1): the tag
+  // pairs are indexed by it, so their matrix stays small where nodes are
+  // many (lines) and few of them end a tagged sample.
+  const std::vector<int32_t>& tag_leaf_id;
+  size_t num_tag_leaves;
 };
 
 // One range of samples' edges and label tag sums, in the order its samples
@@ -553,6 +791,19 @@ struct GraphPart {
   }
 };
 
+// check_sums_fit over the samples the paths stand for: p's, or p's at rows
+// (whose magnitudes p's bound, so only p's overflow needs the rows' own sum).
+void check_paths_sums_fit(const Profile& p, const SamplePaths& paths, size_t type) {
+  if (sums_fit(p, type)) return;
+  if (!paths.rows_of) throw_sums_overflow(p, type);
+  const size_t nt = p.num_types();
+  int64_t sum = 0;
+  for (const int32_t r : paths.rows) {
+    const int64_t v = p.values[static_cast<size_t>(r) * nt + type];
+    if (v == std::numeric_limits<int64_t>::min() || !checked_add(sum, v < 0 ? -v : v)) throw_sums_overflow(p, type);
+  }
+}
+
 size_t num_signatures(const BuildInput& in) { return in.sigs ? in.sigs->set.size() : 0; }
 
 // The walk over samples [s0, s1): each kept node's edge from the kept node
@@ -575,15 +826,17 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
   std::vector<LastCall> last_call(in.edges ? nn * call_slots : 0);
   PairRows edge_rows(in.edges ? in.num_kept : 0, in.num_kept);
   const size_t nsig = num_signatures(in);
-  PairRows tag_rows(nsig ? nn : 0, nsig);
+  PairRows tag_rows(nsig ? in.num_tag_leaves : 0, nsig);
   auto add_tags = [&](int32_t n, int32_t sig, int64_t w, bool flat) {
-    int32_t row = tag_rows.find_or_insert(n, sig, static_cast<int32_t>(out.tag_sums.size()));
+    int32_t row =
+        tag_rows.find_or_insert(in.tag_leaf_id[static_cast<size_t>(n)], sig, static_cast<int32_t>(out.tag_sums.size()));
     if (row < 0) row = static_cast<int32_t>(out.add_tag_row(n, sig));
     auto& tg = out.tag_sums[static_cast<size_t>(row)];
     (flat ? tg.first : tg.second) = wrapping_add(flat ? tg.first : tg.second, w);
   };
+  const bool mapped = !in.paths.node_map.empty();
   for (size_t s = s0; s < s1; ++s) {
-    const int64_t w = in.p.values[s * nt + in.type];
+    const int64_t w = in.p.values[in.paths.sample_row(s) * nt + in.type];
     if (w == 0) continue;
     const int32_t sig = in.sigs ? in.sigs->of_sample[s] : 0;
     if (!in.edges && sig == 0) continue;
@@ -593,14 +846,16 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
     bool residual = false;
     const int32_t* end = in.paths.path_end(s);
     for (const int32_t* k = in.paths.path_begin(s); k != end; ++k) {
-      const bool is_inline = *k < 0;
-      const int32_t n = is_inline ? ~*k : *k;
+      const int32_t entry = mapped ? in.paths.node_at(*k) : *k;
+      if (entry == SamplePaths::kNotOnPath) continue;  // a hidden frame: not on this path at all
+      const bool is_inline = entry < 0;
+      const int32_t n = is_inline ? ~entry : entry;
       const size_t nr = static_cast<size_t>(n);
       if (!all && !in.kept[nr]) {
         residual = true;
         continue;
       }
-      if (sig && in.tag_leaf[nr] && (!once || seen[nr] != stamp)) {
+      if (sig && in.tag_leaf_id[nr] >= 0 && (!once || seen[nr] != stamp)) {
         if (once) seen[nr] = stamp;
         add_tags(n, sig, w, false);
       }
@@ -623,7 +878,8 @@ void walk_part(const BuildInput& in, size_t s0, size_t s1, GraphPart& out) {
       parent = n;
       residual = false;
     }
-    if (sig && parent >= 0 && !residual && in.tag_leaf[static_cast<size_t>(parent)]) add_tags(parent, sig, w, true);
+    if (sig && parent >= 0 && !residual && in.tag_leaf_id[static_cast<size_t>(parent)] >= 0)
+      add_tags(parent, sig, w, true);
   }
 }
 
@@ -644,12 +900,13 @@ void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
     into.is_inline[row] &= more.is_inline[e];
   }
   const size_t nsig = num_signatures(in);
-  PairRows tag_rows(nsig ? in.paths.num_nodes : 0, nsig);
+  PairRows tag_rows(nsig ? in.num_tag_leaves : 0, nsig);
+  auto leaf_id = [&](int32_t n) { return in.tag_leaf_id[static_cast<size_t>(n)]; };
   for (size_t r = 0; r < into.tag_sums.size(); ++r)
-    tag_rows.find_or_insert(into.tag_node[r], into.tag_sig[r], static_cast<int32_t>(r));
+    tag_rows.find_or_insert(leaf_id(into.tag_node[r]), into.tag_sig[r], static_cast<int32_t>(r));
   for (size_t r = 0; r < more.tag_sums.size(); ++r) {
     const int32_t found =
-        tag_rows.find_or_insert(more.tag_node[r], more.tag_sig[r], static_cast<int32_t>(into.tag_sums.size()));
+        tag_rows.find_or_insert(leaf_id(more.tag_node[r]), more.tag_sig[r], static_cast<int32_t>(into.tag_sums.size()));
     auto& to =
         into.tag_sums[found >= 0 ? static_cast<size_t>(found) : into.add_tag_row(more.tag_node[r], more.tag_sig[r])];
     to.first = wrapping_add(to.first, more.tag_sums[r].first);
@@ -661,12 +918,13 @@ void add_part(const BuildInput& in, GraphPart& into, const GraphPart& more) {
 
 CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn, size_t type,
                            const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts) {
-  const size_t nt = p.num_types(), ns = p.num_samples();
+  const size_t nt = p.num_types(), ns = paths.num_samples();
   if (type >= nt) throw ProfileError("sample type index out of range");
   if (!kept.empty() && kept.size() != nn) throw InternalError("kept mask must have one entry per node");
-  if (paths.offsets.size() != ns + 1 || paths.num_nodes != nn || paths.num_types != nt || paths.repeats.size() != ns)
+  if ((paths.rows_of ? paths.rows_of.get() != &p : ns != p.num_samples()) || paths.num_nodes != nn ||
+      paths.num_types != nt || paths.repeats.size() != ns)
     throw InternalError("sample paths were built from another profile or node table");
-  check_sums_fit(p, type);  // then no flat, cum or edge weight below can wrap
+  check_paths_sums_fit(p, paths, type);  // then no flat, cum or edge weight below can wrap
   auto is_kept = [&](size_t n) { return kept.empty() || kept[n] != 0; };
 
   // A kept node's flat and cum are those of the whole graph (each sample that
@@ -687,16 +945,19 @@ CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t nn
   // then spread over the signature's tags at the end. Only tags with a flat
   // count, so only nodes that end a tagged sample need their cum summed.
   const TagSignatures* sigs = parts.tags ? &paths.tag_signatures_of(p) : nullptr;
-  std::vector<uint8_t> tag_leaf(sigs ? nn : 0, 0);
+  std::vector<int32_t> tag_leaf_id(sigs ? nn : 0, -1);
+  size_t num_tag_leaves = 0;
   for (size_t s = 0; sigs && s < ns; ++s) {
-    if (p.values[s * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
+    if (p.values[paths.sample_row(s) * nt + type] == 0 || sigs->of_sample[s] == 0) continue;
     // The walk ends on the first node of the innermost location that has one.
-    if (paths.path_end(s) == paths.path_begin(s)) continue;
-    const int32_t last = paths.path_end(s)[-1];
+    int32_t last = SamplePaths::kNotOnPath;
+    for (const int32_t* k = paths.path_end(s); k != paths.path_begin(s) && last == SamplePaths::kNotOnPath;)
+      last = paths.node_at(*--k);
+    if (last == SamplePaths::kNotOnPath) continue;
     const size_t leaf = static_cast<size_t>(last < 0 ? ~last : last);
-    if (is_kept(leaf)) tag_leaf[leaf] = 1;
+    if (is_kept(leaf) && tag_leaf_id[leaf] < 0) tag_leaf_id[leaf] = static_cast<int32_t>(num_tag_leaves++);
   }
-  const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf};
+  const BuildInput in{p, paths, type, kept, kept_id, nk, parts.edges, sigs, tag_leaf_id, num_tag_leaves};
   size_t num_parts = 0;
   if (parts.edges || parts.tags)
     num_parts = parts.walk_parts ? std::min(parts.walk_parts, std::max<size_t>(ns, 1)) : automatic_parts(ns);

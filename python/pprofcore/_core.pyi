@@ -44,6 +44,7 @@ __all__: list[str] = [
     "have_isal",
     "have_libdeflate",
     "have_zstd",
+    "hidden_sample_paths",
     "keep_labels",
     "keep_samples",
     "kept_output",
@@ -386,7 +387,7 @@ def call_graph(
     walk_parts: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> dict[str, typing.Any]:
     """
-    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's sample_paths over nodes, walked instead of the locations; walk_parts: threads the walk is split into (0: one per core for big profiles).
+    pprof's call graph over the kept report nodes: flat, cum, edges (src, dst, weight, residual, inline), tag_count. edges=False / tags=False skip computing those (left empty / zero); paths: the profile's sample_paths over nodes, walked instead of the locations (the samples of paths derived with no child are their parent's, whatever profile is given); walk_parts: threads the walk is split into (0: one per core for big profiles).
     """
 
 class SamplePaths:
@@ -422,11 +423,11 @@ def mapped_sample_paths(
     parts: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> SamplePaths | None:
     """
-    The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each location has as many nodes in both tables and each row of from_nodes always stands for the same row of nodes (files from lines); else None.
+    The sample_paths of profile over nodes, renamed from from_paths (its paths over from_nodes) when each location has as many nodes in both tables and each row of from_nodes always stands for the same row of nodes (files from lines); else None. from_paths that read another profile's samples (derived with no child) are renamed over those.
     """
 
 def derived_sample_paths(
-    profile: Profile,
+    profile: Profile | None,
     nodes: NodeTable,
     parent: Profile,
     parent_nodes: NodeTable,
@@ -434,7 +435,20 @@ def derived_sample_paths(
     kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8] | None = None,
 ) -> SamplePaths | None:
     """
-    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them.
+    The sample_paths of profile over nodes, copied from parent_paths when profile's samples are some of parent's (same stacks and values, in order) and both node tables map locations alike; else None. kept (one byte per parent sample, as filter_by_name gives) says which, instead of matching them. profile None (with kept): the filter output's samples were left in parent (a deferred copy); the paths then read parent's samples, and call_graph takes them from there.
+    """
+
+def hidden_sample_paths(
+    profile: Profile | None,
+    nodes: NodeTable,
+    parent: Profile,
+    parent_nodes: NodeTable,
+    parent_paths: SamplePaths,
+    kept: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    hidden: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+) -> SamplePaths | None:
+    """
+    The sample_paths of profile over nodes, made from parent by a name filter that took the locations `hidden` marks out of every stack and kept the samples `kept` marks (filter_by_name's record): parent_paths read with the hidden frames skipped (no copy); None when the node tables do not allow it (a location kept with some of its lines hidden). profile None: the filter output's samples were left in parent, as derived_sample_paths takes it.
     """
 
 def share_tag_signatures(

@@ -4,6 +4,7 @@
 // Also counts each node's label tags (pprof's "nodelets"), which pprof weighs
 // when it picks the top nodes. Ordering and redundant edges: graph_trim.hpp.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -73,10 +74,38 @@ struct SamplePaths {
   // builds count each node and edge once per sample; on the other paths every
   // occurrence is the first, so they skip that check.
   std::vector<uint8_t> repeats;
+  // Per sample, its row in the profile whose values and labels the builds
+  // read, when the paths stand for some of that profile's samples (a filter
+  // output whose samples were left in its input: derived_sample_paths with no
+  // child), held in `rows_of`; without rows_of, path s is the sample s of the
+  // profile the paths were built from (builds take either: sample_profile).
+  std::vector<int32_t> rows;
+  std::shared_ptr<const Profile> rows_of;
+  // Per node row of the store, its row in these paths' node table, or -1
+  // when its entries are not on these paths (frames hide or show took out):
+  // paths derived that way share the parent's store and are read through
+  // this map (node_at); empty when the store holds these paths' rows.
+  std::vector<int32_t> node_map;
 
-  // Sample s's path, root first: [path_begin(s), path_end(s)).
+  size_t num_samples() const { return offsets.size() - 1; }
+  size_t sample_row(size_t s) const { return rows_of ? static_cast<size_t>(rows[s]) : s; }
+  // The profile whose samples the paths' values and labels are: rows_of, or
+  // `p` (the profile the paths were built from) when they are its own.
+  const Profile& sample_profile(const Profile& p) const { return rows_of ? *rows_of : p; }
+
+  // Sample s's path, root first: [path_begin(s), path_end(s)), each entry
+  // read through node_at when node_map is set.
   const int32_t* path_begin(size_t s) const { return node_store->data() + offsets[s]; }
   const int32_t* path_end(size_t s) const { return node_store->data() + (ends.empty() ? offsets[s + 1] : ends[s]); }
+  // An entry of the store as a node row of these paths, with its inline
+  // mark (~row) as the store holds it; kNotOnPath when node_map leaves it out
+  // (not -1: that is ~0, node 0 inlined).
+  static constexpr int32_t kNotOnPath = INT32_MIN;
+  int32_t node_at(int32_t entry) const {
+    if (node_map.empty()) return entry;
+    const int32_t n = node_map[static_cast<size_t>(entry < 0 ? ~entry : entry)];
+    return n < 0 ? kNotOnPath : (entry < 0 ? ~n : n);
+  }
   size_t path_nodes() const;  // nodes on all the paths
   size_t nbytes() const;      // bytes held, the shared store and the tag signatures included
 
@@ -119,9 +148,30 @@ std::optional<SamplePaths> mapped_sample_paths(const Profile& p, const NodeTable
 // `kept` (one byte per parent sample, what filter_by_name records) names the
 // kept samples instead of matching them again; the child must hold exactly
 // those (InternalError otherwise).
-std::optional<SamplePaths> derived_sample_paths(const Profile& child, const NodeTable& t, const Profile& parent,
-                                                const NodeTable& parent_t, const SamplePaths& parent_paths,
+// A null `child` with `kept` stands for a filter output whose samples are the
+// parent's kept ones, never copied (the tables are the parent's): the paths
+// then read the parent's samples through `rows`, and `rows_of` is `parent`.
+std::optional<SamplePaths> derived_sample_paths(const Profile* child, const NodeTable& t,
+                                                const std::shared_ptr<const Profile>& parent, const NodeTable& parent_t,
+                                                const SamplePaths& parent_paths,
                                                 const std::vector<uint8_t>* kept = nullptr);
+
+// The sample paths of `child`, the output of a name filter that took whole
+// locations out of the stacks (hide, show: `hidden`, one byte per location,
+// and `kept`, one byte per parent sample, as filter_by_name records them),
+// from `parent_paths`: each kept sample's path is the parent's with the
+// hidden locations' nodes dropped, read in place through node_map (no copy
+// of the store), and the sums are the parent's less the dropped samples',
+// with flat moved to the new leaf where the leaf was hidden. Equal to
+// sample_paths(child, t). nullopt when the tables do not allow it: a
+// location kept with another number of nodes (some of its lines hidden), a
+// parent node both in a hidden location and a kept one, or two parent nodes
+// that are one node of t. A null `child` reads the parent's samples through
+// `rows`, as derived_sample_paths does.
+std::optional<SamplePaths> hidden_sample_paths(const Profile* child, const NodeTable& t,
+                                               const std::shared_ptr<const Profile>& parent, const NodeTable& parent_t,
+                                               const SamplePaths& parent_paths, const std::vector<uint8_t>& kept,
+                                               const std::vector<uint8_t>& hidden);
 
 // Gives `to` (paths of p) the tag signatures that `from` (paths of from_p)
 // found, so that no build of p's graph finds them again: when p is from_p
@@ -138,7 +188,8 @@ bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile
 // zero (tag_count). Throws ProfileError on a bad type or mask size.
 CallGraph build_call_graph(const Profile& p, const NodeTable& t, size_t type, const std::vector<uint8_t>& kept,
                            int64_t tag_cutoff, CallGraphParts parts = {});
-// The same over `paths` (sample_paths of p and t).
+// The same over `paths` (sample_paths of p and t; for paths with rows_of, p
+// is that profile).
 CallGraph build_call_graph(const Profile& p, const SamplePaths& paths, size_t num_nodes, size_t type,
                            const std::vector<uint8_t>& kept, int64_t tag_cutoff, CallGraphParts parts = {});
 

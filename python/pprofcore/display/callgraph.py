@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core, _report_base, _units
 from .._args import check_str
-from .._filter import filter_masks_from, samples_kept_from
+from .._filter import filter_masks_from, hidden_locations_from, samples_kept_from
 from .._report_defaults import EDGEFRACTION, NODECOUNT, NODEFRACTION
 from ..reports._nodes import check_granularity
 from ..reports.table import ReportTable
@@ -74,15 +74,18 @@ def callgraph(
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{name} must be between 0 and 1, got {v}")
     ti = profile.sample_type_index(sample_type)
-    table = stack_nodes(profile, by, inline)  # keys and names; the graph sums its own values
+    table = graph_nodes(profile, by, inline)  # keys and names; the graph sums its own values
     names = table.printable_names()
     paths = sample_paths(profile, by, inline)
+    # The builds read the samples the paths stand for: paths derived for a
+    # filter output left in its input read the input's (a copy is never made).
+    samples = profile._tables_core
 
     def build(kept: Optional[np.ndarray], tag_cutoff: int, edges: bool = True, tags: bool = False) -> dict:
         mask = None if kept is None else kept.astype(np.uint8)
-        g = _core.call_graph(profile._core, table, ti, mask, tag_cutoff, edges=edges, tags=tags, paths=paths)
+        g = _core.call_graph(samples, table, ti, mask, tag_cutoff, edges=edges, tags=tags, paths=paths)
         if mean:  # the same graph over the counts: the divisors (its tags are summed in dot_tags)
-            counts = _core.call_graph(profile._core, table, 0, mask, tag_cutoff, edges=edges, tags=False, paths=paths)
+            counts = _core.call_graph(samples, table, 0, mask, tag_cutoff, edges=edges, tags=False, paths=paths)
             add_divisors(g, counts)
         shown = (g["flat"] != 0) | (g["cum"] != 0)
         if drop_negative:  # pprof's -drop_negative: such nodes never enter the graph
@@ -143,26 +146,77 @@ def sample_paths(profile: "Profile", by: str, inline: bool = True):
     trimming step) walks them instead of the locations. Copied from the
     parent's paths after a filter, or renamed from another granularity's
     cached paths when its nodes map one for one (files from lines), before
-    they are walked anew."""
+    they are walked anew. A filter output whose samples were left in its
+    parent takes the parent's paths at any granularity and renames them, so
+    its samples are never copied while the parent has paths to rename."""
     cache = profile._derived.sample_paths
     key = (by, inline)
     paths = cache.get(key)
     if paths is None:
-        table = stack_nodes(profile, by, inline)
+        table = graph_nodes(profile, by, inline)
         parent = profile._derived.paths_parent
         parent_paths = None if parent is None else parent._derived.sample_paths.get(key)
         if parent_paths is not None:  # copied from the parent's when its samples hold these
-            parent_table = stack_nodes(parent, by, inline)
-            kept = samples_kept_from(profile, parent)  # the name filter's record, else matched in C++
-            paths = _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths, kept)
+            paths = derived_paths(profile, parent, by, inline, parent_paths)
+        if paths is None and parent is not None and samples_left_in(profile, parent) is not None:
+            for (other_by, other_inline), other in list(parent._derived.sample_paths.items()):
+                if other_inline == inline and (other_by, inline) not in cache:
+                    derived = derived_paths(profile, parent, other_by, inline, other)
+                    if derived is not None:
+                        cache[(other_by, inline)] = derived
         for (other_by, other_inline), other in list(cache.items()):  # another granularity's, renamed
             if paths is None and other_inline == inline:
-                paths = _core.mapped_sample_paths(profile._core, table, stack_nodes(profile, other_by, inline), other)
+                # paths that read the input's samples are renamed over those (no copy)
+                paths = _core.mapped_sample_paths(
+                    profile._tables_core, table, graph_nodes(profile, other_by, inline), other
+                )
         if paths is None:
             paths = _core.sample_paths(profile._core, table)
             share_tag_signatures(profile, paths, parent)
         cache[key] = paths
     return paths
+
+
+def derived_paths(profile: "Profile", parent: "Profile", by: str, inline: bool, parent_paths):
+    """``profile``'s paths of ``by`` from ``parent_paths`` (``parent``'s),
+    when ``profile`` holds some of ``parent``'s samples unchanged: read in
+    ``parent`` while the output's samples were left there, else copied from
+    the output's own (kept samples named by the filter's record or matched
+    again), or, after hide or show, ``parent``'s read with the hidden
+    locations' nodes skipped; None when it does not hold them so."""
+    table, parent_table = graph_nodes(profile, by, inline), stack_nodes(parent, by, inline)
+    masks = hidden_locations_from(profile, parent)
+    if masks is not None:  # hide, show: the parent's paths read with the hidden frames skipped
+        source, kept = profile._sample_source()
+        in_parent = kept is not None and parent._pending is None and source is parent._core
+        child = None if in_parent else profile._core  # left in the parent: its samples read there
+        return _core.hidden_sample_paths(child, table, parent._core, parent_table, parent_paths, *masks)
+    left = samples_left_in(profile, parent)
+    if left is not None:  # the output's samples are still the parent's: read there
+        return _core.derived_sample_paths(None, table, parent._core, parent_table, parent_paths, left)
+    kept = samples_kept_from(profile, parent)  # the name filter's record, else matched in C++
+    return _core.derived_sample_paths(profile._core, table, parent._core, parent_table, parent_paths, kept)
+
+
+def graph_nodes(profile: "Profile", by: str, inline: bool = True):
+    """The report nodes of ``by`` (:func:`.flamegraph.stack_nodes`), without
+    copying the samples of a filter output left in its input: over the same
+    C++ tables as its parent (a focus or ignore), its nodes are the parent's."""
+    parent = profile._derived.paths_parent
+    if parent is not None and samples_left_in(profile, parent) is not None:
+        return stack_nodes(parent, by, inline)
+    return stack_nodes(profile, by, inline)
+
+
+def samples_left_in(profile: "Profile", parent: "Profile") -> Optional[np.ndarray]:
+    """The kept mask (one byte per ``parent`` sample) when ``profile`` is a
+    name filter's output whose samples were left in ``parent``, not copied yet,
+    and which hid no location (so its stacks and tables are ``parent``'s);
+    None otherwise."""
+    source, kept = profile._sample_source()
+    if kept is None or parent._pending is not None or source is not parent._core:
+        return None
+    return kept if samples_kept_from(profile, parent) is not None else None
 
 
 def share_tag_signatures(profile: "Profile", paths, parent: Optional["Profile"]) -> None:
@@ -294,8 +348,9 @@ def _tag_counts(profile: "Profile", ti: int, table, g: dict, cutoff: int) -> np.
     """Tags per node with a non-zero flat, as pprof counts them toward nodecount.
     The C++ count also counts the ``pprof::base`` label of a diff profile, which
     pprof removes first; such profiles are counted here from the samples."""
-    keys = profile.labels.key
-    if not len(keys) or BASE_LABEL not in {profile._core.string(int(k)) for k in np.unique(keys)}:
+    source, _ = profile._sample_source()  # a filter output's labels are some of its input's: no copy to look
+    keys = source.columns()["labels.key"]
+    if not len(keys) or BASE_LABEL not in {source.string(int(k)) for k in np.unique(keys)}:
         return g["tag_count"]
     tags = node_tags(profile, ti, table.columns(), [int(n) for n in g["nodes"]], cutoff)
     counts = np.zeros(len(g["tag_count"]), dtype=np.int64)

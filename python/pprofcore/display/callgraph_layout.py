@@ -58,10 +58,10 @@ def callgraph_layout(graph: "CallGraph") -> Dict[str, Any]:
             _cut(x)
             for x in label_lines(
                 int(cols["address"][r]),
-                graph._profile._core.string(int(cols["name"][r])),
+                graph._profile._tables_core.string(int(cols["name"][r])),
                 files[r] if files else "",
                 int(cols["lineno"][r]),
-                graph._profile._core.string(int(cols["objfile"][r])),
+                graph._profile._tables_core.string(int(cols["objfile"][r])),
             )
         ]
         # pprof's value lines: "flat (x%)" over "of cum (y%)", or "0 of cum (y%)"
