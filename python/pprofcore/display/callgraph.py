@@ -187,7 +187,7 @@ def derived_paths(profile: "Profile", parent: "Profile", by: str, inline: bool, 
     table, parent_table = graph_nodes(profile, by, inline), stack_nodes(parent, by, inline)
     masks = hidden_locations_from(profile, parent)
     if masks is not None:  # hide, show: the parent's paths read with the hidden frames skipped
-        source, kept = profile._sample_source()
+        source, kept, _ = profile._stack_source()  # a deferred hide or show: never its copy
         in_parent = kept is not None and parent._pending is None and source is parent._core
         child = None if in_parent else profile._core  # left in the parent: its samples read there
         return _core.hidden_sample_paths(child, table, parent._core, parent_table, parent_paths, *masks)
@@ -213,8 +213,8 @@ def samples_left_in(profile: "Profile", parent: "Profile") -> Optional[np.ndarra
     name filter's output whose samples were left in ``parent``, not copied yet,
     and which hid no location (so its stacks and tables are ``parent``'s);
     None otherwise."""
-    source, kept = profile._sample_source()
-    if kept is None or parent._pending is not None or source is not parent._core:
+    source, kept, hidden = profile._stack_source()  # never a deferred hide's or show's copy
+    if kept is None or hidden is not None or parent._pending is not None or source is not parent._core:
         return None
     return kept if samples_kept_from(profile, parent) is not None else None
 
@@ -348,7 +348,7 @@ def _tag_counts(profile: "Profile", ti: int, table, g: dict, cutoff: int) -> np.
     """Tags per node with a non-zero flat, as pprof counts them toward nodecount.
     The C++ count also counts the ``pprof::base`` label of a diff profile, which
     pprof removes first; such profiles are counted here from the samples."""
-    source, _ = profile._sample_source()  # a filter output's labels are some of its input's: no copy to look
+    source = profile._stack_source()[0]  # a filter output's labels are some of its input's: no copy to look
     keys = source.columns()["labels.key"]
     if not len(keys) or BASE_LABEL not in {source.string(int(k)) for k in np.unique(keys)}:
         return g["tag_count"]
