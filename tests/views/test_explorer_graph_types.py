@@ -55,6 +55,29 @@ def test_graph_of_every_sample_type_is_built_after_the_first_answer():
     assert list(session.deferred) == [graph_types_key(State())]
 
 
+def test_lines_paths_are_walked_after_the_first_answer():
+    """The same background work walks the loaded profile's paths at lines
+    (from a coarser first Graph), so a change to lines only builds; its view
+    equals one computed with nothing ahead."""
+    from pprofcore.display.callgraph import sample_paths
+    from pprofcore.web import State
+    from pprofcore.web._views import graph_types_key, view
+
+    session, alone = deferred_session(), deferred_session()
+    loaded = session.profiles[0][1]
+    view(session, "graph", State())
+    assert ("lines", True) not in loaded._derived.sample_paths
+    session.deferred[graph_types_key(State())]()
+    ahead = loaded._derived.sample_paths[("lines", True)]
+    lines = State.from_query({"g": "lines"})
+    assert view(session, "graph", lines) == view(alone, "graph", lines)
+    assert sample_paths(loaded, "lines") is ahead  # read, not walked again
+    at_lines = deferred_session()
+    view(at_lines, "graph", lines)  # the first Graph at lines: its own paths, nothing more
+    at_lines.deferred[graph_types_key(lines)]()
+    assert [k for k, _ in at_lines.profiles[0][1]._derived.sample_paths] == ["lines"]
+
+
 def test_exit_waits_for_background_work_inside_a_cpp_call():
     pytest.importorskip("starlette", reason="needs pprofcore[web]: pip install starlette uvicorn httpx")
     script = (

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _units
 from .._frames import num_label_units
+from ..display.callgraph import sample_paths
 from ..display.callgraph_layout import callgraph_layout
 from ..display.flamegraph import derive_call_trees, keep_call_trees
 from ..display.html import flamegraph_data
@@ -178,6 +179,11 @@ def graph(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     return {"graph": callgraph_layout(g)}
 
 
+#: Granularities whose Graph paths are renamed from the lines paths (or are
+#: them): a change to lines from these finds its paths walked ahead.
+COARSER_THAN_LINES = ("functions", "filefunctions", "files")
+
+
 def keep_location_sums_later(session: Session, state: State) -> None:
     """Sums the loaded profile's samples per location off the request path
     (once per profile), for a later change to lines or addresses to map onto
@@ -200,10 +206,18 @@ def graph_types_key(state: State) -> tuple:
 
 def keep_graph_types(session: Session, state: State, prof, ti: int) -> None:
     """Computes, into the session's view cache, the Graph view of ``state``
-    for up to :data:`MAX_GRAPH_TYPES` other sample types of ``prof``."""
+    for up to :data:`MAX_GRAPH_TYPES` other sample types of ``prof``, then
+    (from a coarser granularity) ``prof``'s sample paths at lines."""
     others = [name for k, (name, _) in enumerate(prof.sample_types) if k != ti]
     for name in others[:MAX_GRAPH_TYPES]:
         view(session, "graph", state.replace(si=name))
+    if state.granularity in COARSER_THAN_LINES:
+        # The paths at lines, walked ahead: no coarser paths rename to them, so
+        # a change to lines would walk every frame on the request path (about
+        # half of that request on a big profile). Held within the session's
+        # paths budget like any other.
+        sample_paths(prof, "lines")
+        session.bound_paths()
 
 
 def _regex(state: State) -> str:
