@@ -705,11 +705,18 @@ bool quick_to_decode(const std::string& path) {
 // a decoding thread to free.
 constexpr size_t kHandBackMax = size_t(1) << 20;
 
+// The most bytes a DecodedFile's byte buffers keep for the next file: a
+// worker may hold one for half a window, and a large file's would raise the peak.
+constexpr size_t kKeptBytesMax = size_t(1) << 20;
+
 // A file decoded for merge_files, prepared by the thread that decoded it
-// (see Merger::add).
+// (see Merger::add). Once merged it serves the next decode: the file's bytes,
+// the inflated bytes, the profile's columns and the prepared tables keep
+// their capacity, so a file like the ones before allocates almost nothing.
 struct DecodedFile {
   Profile profile;
   PreparedSource prep;
+  LoadBuffers buffers;
 };
 
 }  // namespace
@@ -746,17 +753,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   bool stop = false;
 
   // Decodes file i into ready[i], or its error into errors[i]. `p` (may be
-  // null) is a merged file to reuse: its prepared tables keep their capacity,
-  // so a small file's prepare allocates nothing.
+  // null) is a merged file to reuse (see DecodedFile).
   auto decode_one = [&](size_t i, std::unique_ptr<DecodedFile> p) {
     std::exception_ptr e;
     try {
       try {
         if (p)
-          p->profile = Profile();  // freed before the decode, which reuses its memory
+          p->buffers.decode.spent = std::move(p->profile);
         else
           p = std::make_unique<DecodedFile>();
-        p->profile = load_file(paths[i], per_file);
+        p->profile = load_file(paths[i], per_file, p->buffers);
+        if (p->buffers.byte_capacity() > kKeptBytesMax) p->buffers = LoadBuffers();
         prepare_source_into(p->profile, p->prep);
       } catch (...) {
         rethrow_with_path(paths[i]);
@@ -805,8 +812,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         lock.lock();
         if (quick && next == j) {
           ++next;
+          std::unique_ptr<DecodedFile> reuse;
+          if (!spent.empty()) {
+            reuse = std::move(spent.back());
+            spent.pop_back();
+          }
           lock.unlock();
-          decode_one(j, nullptr);
+          decode_one(j, std::move(reuse));
           if (poll) poll();
           lock.lock();
           continue;
