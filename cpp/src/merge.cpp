@@ -347,7 +347,8 @@ int32_t Merger::map_location(int32_t row) {
   uint64_t key_addr = l.address[r];
   int64_t shift = 0;
   if (src_map >= 0) {
-    mapping = map_mapping(src_map);
+    const int32_t known = map_map_[static_cast<size_t>(src_map)];  // every location but a few: no call
+    mapping = known >= 0 ? known : map_mapping(src_map);
     key_addr -= src_->mappings.memory_start[static_cast<size_t>(src_map)];
     shift = map_offset_[static_cast<size_t>(src_map)];
   }
