@@ -572,7 +572,9 @@ int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id)
       o.labels.push_back(static_cast<int32_t>(w[0]), static_cast<int32_t>(w[1]), key_number(w),
                          static_cast<int32_t>(w[4]));
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
-    o.values.resize(o.values.size() + o.num_types(), 0);
+    // push_back, not resize: a resize by two was an out-of-line fill_insert (the
+    // column's room is made ahead, see reserve_samples).
+    for (size_t t = 0; t < o.num_types(); ++t) o.values.push_back(0);
   }
   if (keep_ == Keep::KeysOnly) sample_prints_.push_back(id);
   samples_.insert(id.lo, got);
@@ -623,6 +625,9 @@ void Merger::reserve_samples(const Profile& src) {
   reserve_projected(out_.stack_locations, src.stack_locations.size(), done, total);
   Labels::visit_columns([&](const char*, auto& column) { reserve_projected(column, src.labels.size(), done, total); },
                         out_.labels);
+  // The sample table grows with the rows the values column was sized for:
+  // one rehash per projection instead of one per doubling.
+  if (const size_t nt = out_.num_types()) samples_.reserve(out_.values.capacity() / nt);
 }
 
 void Merger::add(const Profile& p, const PreparedSource* prep) {
