@@ -19,8 +19,8 @@ void clear_keeping_capacity(Profile& p) {
   // A new Profile's columns are not all empty (offsets start with a 0): each
   // takes the fresh one's contents, which assign() writes into its capacity.
   const Profile fresh;
-  Profile::visit_columns([](const char*, const char*, auto& col, const auto& f) { col.assign(f.begin(), f.end()); },
-                         p, fresh);
+  Profile::visit_columns([](const char*, const char*, auto& col, const auto& f) { col.assign(f.begin(), f.end()); }, p,
+                         fresh);
   p.strings.data.clear();
   Profile::visit_scalars([](const char*, auto& x, const auto& y) { x = y; }, p, fresh);
 }
