@@ -159,7 +159,7 @@ class SampleDecoder {
         case SampleField::kValue:
           if (wt == wire::kLen) {
             const uint8_t* pe = m.length_delimited(path(SampleField::kValue));
-            packed_values(m.pos(), pe, end);
+            packed_values(m.pos(), pe);
             m.seek(pe);
           } else if (wt == wire::kVarint) {
             values_.push_back(static_cast<int64_t>(m.varint(path(SampleField::kValue))));
@@ -332,8 +332,7 @@ class SampleDecoder {
   }
 #endif
 
-  // The packed values [p, e) of a sample whose payload ends at `readable`.
-  void packed_values(const uint8_t* p, const uint8_t* e, const uint8_t* readable) {
+  void packed_values(const uint8_t* p, const uint8_t* e) {
     std::vector<int64_t>& out = values_;
     size_t need = out.size() + static_cast<size_t>(e - p);
     if (need > out.capacity()) {
@@ -349,21 +348,6 @@ class SampleDecoder {
       if (v < 0x80) {
         ++p;
       } else {
-#if defined(PPROFCORE_VARINT_IN_WORD)
-        // A value of three bytes or more in one load when eight bytes of the
-        // sample are readable from it: the last value of a field (the large
-        // one, as cpu nanoseconds or bytes) has fewer than eight of its own,
-        // and went out of line. It must still end inside its field; one that
-        // does not takes the checked way below, which reports it.
-        if (readable - p >= 8 && (p[0] & p[1]) >= 0x80) {
-          const wire::VarintAt w = wire::varint_in_word(p);
-          if (w.next && w.next <= e) {
-            p = w.next;
-            out.push_back(static_cast<int64_t>(w.value));
-            continue;
-          }
-        }
-#endif
         wire::Reader q(base_, p, e);
         v = long_varint(q, path(SampleField::kValue));
         p = q.pos();
