@@ -76,7 +76,17 @@ uint64_t hash_key(const uint32_t* w, size_t n) {
     const __uint128_t m = static_cast<__uint128_t>(a) * b;
     return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
   };
-  auto pair = [w](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+  // Two words as one: a single 8-byte load where the words' order in memory
+  // is that value's (little-endian), else the two loads it stands for.
+  auto pair = [w](size_t i) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    std::memcpy(&x, w + i, sizeof x);
+    return x;
+#else
+    return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32);
+#endif
+  };
   uint64_t a = k0 ^ n, b = k1 ^ n;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
