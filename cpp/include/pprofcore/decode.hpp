@@ -73,7 +73,9 @@ struct DecodeBuffers {
   Profile spent;  // its contents are dropped; only its columns' capacity serves
 };
 
-// decode() (plain mode) into `kept`'s buffers; kept.spent is consumed.
+// decode() (plain mode) into `kept`'s buffers: kept.spent is consumed by a
+// decode of whole bytes; the overlapped path (large gzip input, more than one
+// thread) allocates its own and leaves it.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, DecodeBuffers& kept);
 
 }  // namespace pprofcore
