@@ -214,6 +214,16 @@ Profile load_file(const std::string& path, const DecodeOptions& options, RepairR
   }
 }
 
+Profile load_file(const std::string& path, const DecodeOptions& options, LoadBuffers& kept) {
+  try {
+    read_file(path, kept.file, options.max_decompressed_size,
+              [&](const uint8_t* p, size_t n) { judge_prefix(p, n, options); });
+    return decode(kept.file.data(), kept.file.size(), options, kept.decode);
+  } catch (const DecodeError&) {
+    rethrow_with_path(path);
+  }
+}
+
 void rethrow_with_path(const std::string& path) {
   try {
     throw;

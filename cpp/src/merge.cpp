@@ -76,7 +76,17 @@ uint64_t hash_key(const uint32_t* w, size_t n) {
     const __uint128_t m = static_cast<__uint128_t>(a) * b;
     return static_cast<uint64_t>(m) ^ static_cast<uint64_t>(m >> 64);
   };
-  auto pair = [w](size_t i) { return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32); };
+  // Two words as one: a single 8-byte load where the words' order in memory
+  // is that value's (little-endian), else the two loads it stands for.
+  auto pair = [w](size_t i) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    std::memcpy(&x, w + i, sizeof x);
+    return x;
+#else
+    return uint64_t(w[i]) | (uint64_t(w[i + 1]) << 32);
+#endif
+  };
   uint64_t a = k0 ^ n, b = k1 ^ n;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -347,7 +357,8 @@ int32_t Merger::map_location(int32_t row) {
   uint64_t key_addr = l.address[r];
   int64_t shift = 0;
   if (src_map >= 0) {
-    mapping = map_mapping(src_map);
+    const int32_t known = map_map_[static_cast<size_t>(src_map)];  // every location but a few: no call
+    mapping = known >= 0 ? known : map_mapping(src_map);
     key_addr -= src_->mappings.memory_start[static_cast<size_t>(src_map)];
     shift = map_offset_[static_cast<size_t>(src_map)];
   }
@@ -571,7 +582,9 @@ int32_t Merger::add_sample(const uint32_t* key, size_t n, const Fingerprint& id)
       o.labels.push_back(static_cast<int32_t>(w[0]), static_cast<int32_t>(w[1]), key_number(w),
                          static_cast<int32_t>(w[4]));
     o.label_offsets.push_back(static_cast<int64_t>(o.labels.size()));
-    o.values.resize(o.values.size() + o.num_types(), 0);
+    // push_back, not resize: a resize by two was an out-of-line fill_insert (the
+    // column's room is made ahead, see reserve_samples).
+    for (size_t t = 0; t < o.num_types(); ++t) o.values.push_back(0);
   }
   if (keep_ == Keep::KeysOnly) sample_prints_.push_back(id);
   samples_.insert(id.lo, got);
@@ -622,6 +635,9 @@ void Merger::reserve_samples(const Profile& src) {
   reserve_projected(out_.stack_locations, src.stack_locations.size(), done, total);
   Labels::visit_columns([&](const char*, auto& column) { reserve_projected(column, src.labels.size(), done, total); },
                         out_.labels);
+  // The sample table grows with the rows the values column was sized for:
+  // one rehash per projection instead of one per doubling.
+  if (const size_t nt = out_.num_types()) samples_.reserve(out_.values.capacity() / nt);
 }
 
 void Merger::add(const Profile& p, const PreparedSource* prep) {
@@ -705,11 +721,18 @@ bool quick_to_decode(const std::string& path) {
 // a decoding thread to free.
 constexpr size_t kHandBackMax = size_t(1) << 20;
 
+// The most bytes a DecodedFile's byte buffers keep for the next file: a
+// worker may hold one for half a window, and a large file's would raise the peak.
+constexpr size_t kKeptBytesMax = size_t(1) << 20;
+
 // A file decoded for merge_files, prepared by the thread that decoded it
-// (see Merger::add).
+// (see Merger::add). Once merged it serves the next decode: the file's bytes,
+// the inflated bytes, the profile's columns and the prepared tables keep
+// their capacity, so a file like the ones before allocates almost nothing.
 struct DecodedFile {
   Profile profile;
   PreparedSource prep;
+  LoadBuffers buffers;
 };
 
 }  // namespace
@@ -746,17 +769,17 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
   bool stop = false;
 
   // Decodes file i into ready[i], or its error into errors[i]. `p` (may be
-  // null) is a merged file to reuse: its prepared tables keep their capacity,
-  // so a small file's prepare allocates nothing.
+  // null) is a merged file to reuse (see DecodedFile).
   auto decode_one = [&](size_t i, std::unique_ptr<DecodedFile> p) {
     std::exception_ptr e;
     try {
       try {
         if (p)
-          p->profile = Profile();  // freed before the decode, which reuses its memory
+          p->buffers.decode.spent = std::move(p->profile);
         else
           p = std::make_unique<DecodedFile>();
-        p->profile = load_file(paths[i], per_file);
+        p->profile = load_file(paths[i], per_file, p->buffers);
+        if (p->buffers.byte_capacity() > kKeptBytesMax) p->buffers = LoadBuffers();
         prepare_source_into(p->profile, p->prep);
       } catch (...) {
         rethrow_with_path(paths[i]);
@@ -805,8 +828,13 @@ Profile merge_files(const std::vector<std::string>& paths, unsigned threads, con
         lock.lock();
         if (quick && next == j) {
           ++next;
+          std::unique_ptr<DecodedFile> reuse;
+          if (!spent.empty()) {
+            reuse = std::move(spent.back());
+            spent.pop_back();
+          }
           lock.unlock();
-          decode_one(j, nullptr);
+          decode_one(j, std::move(reuse));
           if (poll) poll();
           lock.lock();
           continue;

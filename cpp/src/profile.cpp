@@ -15,6 +15,16 @@ size_t Profile::memory_bytes() const {
   return n;
 }
 
+void clear_keeping_capacity(Profile& p) {
+  // A new Profile's columns are not all empty (offsets start with a 0): each
+  // takes the fresh one's contents, which assign() writes into its capacity.
+  const Profile fresh;
+  Profile::visit_columns([](const char*, const char*, auto& col, const auto& f) { col.assign(f.begin(), f.end()); }, p,
+                         fresh);
+  p.strings.data.clear();
+  Profile::visit_scalars([](const char*, auto& x, const auto& y) { x = y; }, p, fresh);
+}
+
 bool operator==(const Profile& a, const Profile& b) {
   bool same = a.strings.data == b.strings.data;
   Profile::visit_columns([&same](const char*, const char*, const auto& x, const auto& y) { same = same && x == y; }, a,

@@ -14,6 +14,7 @@
 #include "pprofcore/encode.hpp"
 #include "pprofcore/io.hpp"
 #include "pprofcore/merge.hpp"
+#include "pprofcore/profile.hpp"
 
 using namespace pprofcore;
 
@@ -84,6 +85,63 @@ TEST(read_file_into_a_kept_buffer_gives_each_file_alone) {
   EXPECT_THROWS(read_file("/dev/zero", kept, 200000), DecodeError, "input is larger than the limit of 200000");
   read_file(good_path(), kept);
   EXPECT(kept.str() == small);
+}
+
+namespace {
+
+// random_profile with labels: a string label on every sample, a numeric one
+// with a unit on every third, and a mapping for the locations.
+Profile labelled_profile(uint32_t seed, size_t n_samples) {
+  Profile p = check::random_profile(seed, n_samples);
+  const auto code = [&p](std::string_view text) {
+    p.strings.push_back(text);
+    return static_cast<int32_t>(p.strings.size() - 1);
+  };
+  const int32_t zone = code("zone"), bytes = code("bytes"), size = code("size"), binary = code("/bin/app");
+  const int32_t values[] = {code("zone-a"), code("zone-b"), code("zone-c")};
+  check::one_mapping(p, 0x400000, 0x800000, binary, 1);
+  for (size_t l = 0; l < p.locations.size(); ++l) {
+    p.locations.mapping[l] = 0;
+    p.locations.address[l] = 0x400000 + 16 * l;
+  }
+  p.label_offsets = {0};
+  for (size_t i = 0; i < p.num_samples(); ++i) {
+    p.labels.push_back(zone, values[(i + seed) % 3], 0, 0);
+    if (i % 3 == 0) p.labels.push_back(size, -1, int64_t(i) * 512, bytes);
+    p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(load_file_through_kept_buffers_matches_a_fresh_load) {
+  // merge_files' workers decode file after file into one LoadBuffers, each
+  // profile built in the columns of the one before: larger and smaller files
+  // in turn, gzip and raw, and a file that fails on the way, must each come
+  // back as a fresh load gives it, with nothing of the file before.
+  std::vector<std::string> paths;
+  const size_t sizes[] = {400, 3, 0, 2000, 40, 1, 900};
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    const Profile p = labelled_profile(static_cast<uint32_t>(i + 1), sizes[i]);
+    paths.push_back(scratch().write("kept" + std::to_string(i) + ".pb", encode(p, i % 2 == 0)));
+    if (i == 3) paths.push_back(scratch().write("kept-bad.pb", std::string("\x08\x01not a profile")));
+  }
+  const DecodeOptions options;
+  LoadBuffers kept;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::string& path : paths) {
+      if (path.find("kept-bad") != std::string::npos) {
+        EXPECT_THROWS(load_file(path, options, kept), DecodeError, "kept-bad.pb");
+        continue;
+      }
+      Profile got = load_file(path, options, kept);
+      const Profile want = load_file(path, options);
+      EXPECT(got == want);
+      check_invariants(got);
+      kept.decode.spent = std::move(got);  // as merge_files hands a merged file back
+    }
+  }
 }
 
 TEST(parallel_for_cancelled_by_poll_joins_and_rethrows) {

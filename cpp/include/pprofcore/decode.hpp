@@ -65,4 +65,17 @@ size_t max_input_size(size_t max_decompressed_size, bool gzip);
 // A non-null `report` selects repair mode, as for decode_raw.
 Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options = {}, RepairReport* report = nullptr);
 
+// What a batch worker keeps from one decode to the next: the buffer gzip input
+// inflates into, and a spent profile whose columns the next decode fills, so
+// that a file no larger than those before it allocates almost nothing.
+struct DecodeBuffers {
+  gzip::Buffer inflated;
+  Profile spent;  // its contents are dropped; only its columns' capacity serves
+};
+
+// decode() (plain mode) into `kept`'s buffers: kept.spent is consumed by a
+// decode of whole bytes; the overlapped path (large gzip input, more than one
+// thread) allocates its own and leaves it.
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, DecodeBuffers& kept);
+
 }  // namespace pprofcore

@@ -43,6 +43,20 @@ void judge_prefix(const uint8_t* data, size_t n, const DecodeOptions& options);
 // bytes, before the rest is read.
 Profile load_file(const std::string& path, const DecodeOptions& options, RepairReport* report = nullptr);
 
+// What a batch worker keeps from one file to the next (load_file below): the
+// file's bytes and the decode's buffers.
+struct LoadBuffers {
+  gzip::Buffer file;
+  DecodeBuffers decode;
+  // Bytes the two byte buffers hold on to (the largest file so far).
+  size_t byte_capacity() const { return file.capacity() + decode.inflated.capacity(); }
+};
+
+// load_file() (plain mode) through `kept`'s buffers: no allocation or
+// zero-filling of the file's bytes, and the profile built in kept.decode.spent's
+// columns (which it consumes).
+Profile load_file(const std::string& path, const DecodeOptions& options, LoadBuffers& kept);
+
 // Inside a catch block: rethrows the current exception, a DecodeError (or
 // GzipError) of the same type with its path set, anything else unchanged.
 [[noreturn]] void rethrow_with_path(const std::string& path);

@@ -606,12 +606,18 @@ Profile decode_fallback(const DecodeError& e, const uint8_t* data, size_t n) {
 
 }  // namespace decoding
 
-Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
+namespace {
+
+// decode_raw(), building the profile in `spent`'s columns when given.
+Profile decode_raw_reusing(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
+                           Profile* spent) {
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   if (report) *report = RepairReport{};
   Profile p;
   try {
-    p = decoding::Decoder(data, n, options.threads, report).run();
+    decoding::Decoder decoder(data, n, options.threads, report);
+    if (spent) decoder.reuse(std::move(*spent));
+    p = decoder.run();
   } catch (const DecodeError& e) {
     // Repairs counted before the protobuf reading failed describe nothing: a
     // legacy parser (or the error) is the answer now.
@@ -630,13 +636,24 @@ Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, 
   return p;
 }
 
+}  // namespace
+
+Profile decode_raw(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
+  return decode_raw_reusing(data, n, options, report, nullptr);
+}
+
 size_t max_input_size(size_t max_decompressed_size, bool gzip) {
   if (!gzip) return max_decompressed_size;
   const size_t slack = size_t(1) << 20;
   return max_decompressed_size > (SIZE_MAX - slack) / 2 ? SIZE_MAX : 2 * max_decompressed_size + slack;
 }
 
-Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
+namespace {
+
+// decode(), with a batch worker's buffers when `kept` is given.
+Profile decode_with(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report,
+                    DecodeBuffers* kept) {
+  Profile* const spent = kept ? &kept->spent : nullptr;
   if (n == 0) throw DecodeError("empty input: no profile data", "", -1);
   // The limit is on the profile.proto bytes, however they arrive.
   const size_t max = options.max_decompressed_size;
@@ -667,15 +684,27 @@ Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, Repa
     });
     if (raw.empty()) throw DecodeError("empty input: zstd stream decompresses to 0 bytes", "", -1);
     decoding::refuse_nested_compression("zstd", raw.data(), raw.size());
-    return decode_raw(raw.data(), raw.size(), options, report);
+    return decode_raw_reusing(raw.data(), raw.size(), options, report, spent);
   }
   if (gzip::is_gzip(data, n)) {
-    gzip::Buffer raw = gzip::inflate(data, n, options.max_decompressed_size, options.inflater);
+    gzip::Buffer own;
+    gzip::Buffer& raw = kept ? kept->inflated : own;
+    gzip::inflate(data, n, options.max_decompressed_size, raw, options.inflater);
     if (raw.empty()) throw DecodeError("empty input: gzip stream decompresses to 0 bytes", "", -1);
     decoding::refuse_nested_compression("gzip", raw.data(), raw.size());
-    return decode_raw(raw.data(), raw.size(), options, report);
+    return decode_raw_reusing(raw.data(), raw.size(), options, report, spent);
   }
-  return decode_raw(data, n, options, report);
+  return decode_raw_reusing(data, n, options, report, spent);
+}
+
+}  // namespace
+
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, RepairReport* report) {
+  return decode_with(data, n, options, report, nullptr);
+}
+
+Profile decode(const uint8_t* data, size_t n, const DecodeOptions& options, DecodeBuffers& kept) {
+  return decode_with(data, n, options, nullptr, &kept);
 }
 
 }  // namespace pprofcore

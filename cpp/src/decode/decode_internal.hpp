@@ -210,6 +210,11 @@ class Decoder {
 
   // Streaming mode: the bytes arrive through `window` (data must be its base).
   void stream_from(StreamWindow* window) { window_ = window; }
+  // Before run(): the profile is built in `spent`'s columns (their capacity).
+  void reuse(Profile&& spent) {
+    p_ = std::move(spent);
+    clear_keeping_capacity(p_);
+  }
 
   Profile run();
 
