@@ -152,3 +152,17 @@ def name_regexes(msg) -> list[str]:
     """Regexes for a name filter drawn over `msg`: "." and up to four of its strings, escaped."""
     names = {s.decode("utf-8", "replace") for s in msg.string_table if s}
     return ["."] + [re.escape(n) for n in sorted(names)[:4]]
+
+
+#: Samples for pprofcore.build: (stack of five function names, value, labels:
+#: none, a string label of two values, or a numeric one with a unit). Small
+#: enough that filters keep, drop and hide in every mix.
+stacks_with_labels = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(["main", "a", "b", "c", "leaf"]), min_size=1, max_size=6),
+        st.integers(-50, 200),
+        st.sampled_from([[], [("tenant", "x", "")], [("tenant", "y", "")], [("bytes", 64, "bytes")]]),
+    ),
+    min_size=1,
+    max_size=25,
+)

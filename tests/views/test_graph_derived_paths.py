@@ -14,22 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pbprofile import stacks_with_labels
 
 from pprofcore import _core
 from pprofcore._filter import samples_kept_from
 from pprofcore.display.callgraph import derive_sample_paths, sample_paths
 from pprofcore.display.flamegraph import stack_nodes
 
-_frames = st.sampled_from(["main", "a", "b", "c", "leaf"])
-_samples = st.lists(
-    st.tuples(
-        st.lists(_frames, min_size=1, max_size=6),
-        st.integers(-50, 200),
-        st.sampled_from([[], [("tenant", "x", "")], [("tenant", "y", "")], [("bytes", 64, "bytes")]]),
-    ),
-    min_size=1,
-    max_size=25,
-)
+_samples = stacks_with_labels
 _filters = st.sampled_from(
     [
         {"focus": "b"},

@@ -21,7 +21,7 @@ import explorer_data
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbprofile import name_regexes, valid_profiles
+from pbprofile import name_regexes, stacks_with_labels, valid_profiles
 
 import pprofcore
 from pprofcore import _core
@@ -33,16 +33,7 @@ from pprofcore.errors import FilterWarning, ProfileError
 EXAMPLES = [pprofcore.__path__[0] + "/data/example-cpu.pb.gz", pprofcore.__path__[0] + "/data/example-heap.pb.gz"]
 GRANULARITIES = ["functions", "filefunctions", "files", "lines", "addresses"]
 
-_frames = st.sampled_from(["main", "a", "b", "c", "leaf"])
-_samples = st.lists(
-    st.tuples(
-        st.lists(_frames, min_size=1, max_size=6),
-        st.integers(-50, 200),
-        st.sampled_from([[], [("tenant", "x", "")], [("tenant", "y", "")], [("bytes", 64, "bytes")]]),
-    ),
-    min_size=1,
-    max_size=25,
-)
+_samples = stacks_with_labels
 _filters = st.sampled_from(
     [
         {"hide": "b"},
