@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 
 import native_programs as native
 import pytest
@@ -43,13 +44,16 @@ def _pprof_or_no_match(*args, **kw):
     """pprof's output, or None when it found no matching function (a short run
     may leave a function without samples; pprofcore must then raise too).
     Standalone pprof sometimes answers "no matches" on a loaded machine and
-    not on the next run of the same command, so that answer is asked thrice."""
-    for _ in range(3):
+    not on the next run of the same command (its symbol search runs `nm` and
+    skips a binary silently when that fails), so that answer is asked five
+    times, a moment apart (once in a full run, three quick asks all failed)."""
+    for attempt in range(5):
         try:
             return native.run_pprof(*args, **kw)
         except RuntimeError as e:
             if "no matches found" not in str(e):
                 raise
+        time.sleep(0.2 * (attempt + 1))
     return None
 
 
