@@ -19,6 +19,15 @@ namespace {
 
 inline int64_t abs64(int64_t v) { return v < 0 ? wrapping_sub(0, v) : v; }
 
+// The rows a filter's kept mask marks (one byte per sample), in order.
+std::vector<size_t> marked_rows(const std::vector<uint8_t>& mask, size_t expected) {
+  std::vector<size_t> rows;
+  rows.reserve(expected);
+  for (size_t s = 0; s < mask.size(); ++s)
+    if (mask[s]) rows.push_back(s);
+  return rows;
+}
+
 // Per sample, an id of its set of string labels ("key:value" sorted, as pprof's
 // joinLabels); 0 = no string labels.
 std::vector<int32_t> label_set_ids(const Profile& p) {
@@ -289,10 +298,7 @@ bool share_tag_signatures(const Profile& p, const SamplePaths& to, const Profile
     return sigs != nullptr;
   }
   if (kept->size() != from_p.num_samples() || !from.tag_signatures_found()) return false;
-  std::vector<size_t> rows;
-  rows.reserve(p.num_samples());
-  for (size_t s = 0; s < kept->size(); ++s)
-    if ((*kept)[s]) rows.push_back(s);
+  const std::vector<size_t> rows = marked_rows(*kept, p.num_samples());
   return share_rows_tag_signatures(&p, to, from_p, from, rows);
 }
 
@@ -411,9 +417,7 @@ std::optional<SamplePaths> derived_sample_paths(const Profile* child, const Node
   std::vector<size_t> rows;
   if (kept) {  // the filter's own record: no match needed, and a copy beats a walk at any size
     if (kept->size() != np) throw InternalError("derived_sample_paths: the kept mask does not fit the parent");
-    rows.reserve(child ? child->num_samples() : np);
-    for (size_t s = 0; s < np; ++s)
-      if ((*kept)[s]) rows.push_back(s);
+    rows = marked_rows(*kept, child ? child->num_samples() : np);
     if (child && rows.size() != child->num_samples())
       throw InternalError("derived_sample_paths: the kept mask does not fit the child");
   } else {
@@ -554,10 +558,7 @@ std::optional<SamplePaths> hidden_sample_paths(const Profile* child, const NodeT
   if (t.loc_node_offsets.size() != nl + 1 || (child && child->num_types() != nt)) return std::nullopt;
   std::optional<std::vector<int32_t>> map = hidden_node_map(t, parent_t, hidden);
   if (!map) return std::nullopt;
-  std::vector<size_t> rows;
-  rows.reserve(child ? child->num_samples() : np);
-  for (size_t s = 0; s < np; ++s)
-    if (kept[s]) rows.push_back(s);
+  const std::vector<size_t> rows = marked_rows(kept, child ? child->num_samples() : np);
   if (child && rows.size() != child->num_samples())
     throw InternalError("hidden_sample_paths: the kept mask does not fit the child");
 
