@@ -164,6 +164,13 @@ class Profile:
             return self._core, None
         return source, kept
 
+    def _uncopied_in(self, parent: "Profile") -> bool:
+        """Whether this is a deferred filter output whose samples are still
+        ``parent``'s, not copied: what is derived from ``parent`` reads them
+        there (with :meth:`_tables_core` for this one's tables)."""
+        pending = self._pending
+        return pending is not None and parent._pending is None and pending.source is parent._core
+
     def _deferred_tables(self) -> "Optional[CoreProfile]":
         """The C++ profile holding a deferred filter output's tables (its
         input's, or its own without samples), whether its samples were

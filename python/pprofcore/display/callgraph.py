@@ -187,9 +187,7 @@ def derived_paths(profile: "Profile", parent: "Profile", by: str, inline: bool, 
     table, parent_table = graph_nodes(profile, by, inline), stack_nodes(parent, by, inline)
     masks = hidden_locations_from(profile, parent)
     if masks is not None:  # hide, show: the parent's paths read with the hidden frames skipped
-        source, kept, _ = profile._stack_source()  # a deferred hide or show: never its copy
-        in_parent = kept is not None and parent._pending is None and source is parent._core
-        child = None if in_parent else profile._core  # left in the parent: its samples read there
+        child = None if profile._uncopied_in(parent) else profile._core  # left in the parent: read there
         return _core.hidden_sample_paths(child, table, parent._core, parent_table, parent_paths, *masks)
     left = samples_left_in(profile, parent)
     if left is not None:  # the output's samples are still the parent's: read there
@@ -213,10 +211,10 @@ def samples_left_in(profile: "Profile", parent: "Profile") -> Optional[np.ndarra
     name filter's output whose samples were left in ``parent``, not copied yet,
     and which hid no location (so its stacks and tables are ``parent``'s);
     None otherwise."""
-    source, kept, hidden = profile._stack_source()  # never a deferred hide's or show's copy
-    if kept is None or hidden is not None or parent._pending is not None or source is not parent._core:
+    pending = profile._pending
+    if pending is None or pending.hidden is not None or not profile._uncopied_in(parent):
         return None
-    return kept if samples_kept_from(profile, parent) is not None else None
+    return pending.kept if samples_kept_from(profile, parent) is not None else None
 
 
 def share_tag_signatures(profile: "Profile", paths, parent: Optional["Profile"]) -> None:

@@ -79,21 +79,18 @@ def derive_call_trees(profile: "Profile", parent: "Profile", by: str, inverted: 
     nodes = stack_nodes(profile, by)
     # A deferred filter output's tree is derived from its tables, its samples
     # read in the parent's: no copy (flamegraph then reads only what it covers).
-    pending = profile._pending
-    deferred = pending is not None and pending.source is parent._core
-    child = profile._tables_core if deferred else profile._core
+    deferred = profile._uncopied_in(parent)
     hidden = hidden_locations_from(profile, parent)
-    if hidden is not None:
+    if hidden is None:  # focus, ignore: the filter's record of the kept samples, else matched in C++
+        mask, hidden_mask, used = samples_kept_from(profile, parent), None, None
+        deferred = deferred and mask is not None
+    else:
         mask, hidden_mask = hidden
         used = parent._derived.used_locations  # kept by the filter's warnings when it ran; None: all count
-        cache[(by, bool(inverted))] = _core.derive_kept_tree(
-            child, nodes, kept, mask, hidden=hidden_mask, used=used, deferred=deferred
-        )
-        return
-    kept_mask = samples_kept_from(profile, parent)
-    deferred = deferred and kept_mask is not None
     child = profile._tables_core if deferred else profile._core
-    cache[(by, bool(inverted))] = _core.derive_kept_tree(child, nodes, kept, kept_mask, deferred=deferred)
+    cache[(by, bool(inverted))] = _core.derive_kept_tree(
+        child, nodes, kept, mask, hidden=hidden_mask, used=used, deferred=deferred
+    )
 
 
 def tree_source(profile: "Profile", kept, ti: int, min_fraction: float):

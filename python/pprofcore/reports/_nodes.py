@@ -62,9 +62,8 @@ def derived_nodes(profile: "Profile", key):
     if parent_t is None:
         return None
     by, inline, label_type, label_div_type = key
-    pending = profile._pending
     # A deferred copy: its tables alone, its samples read in the parent's.
-    deferred = pending is not None and pending.source is parent._core
+    deferred = profile._uncopied_in(parent)
     child = profile._tables_core if deferred else profile._core
     return _core.derived_aggregate(
         child, parent._core, parent_t, kept, hidden, by, inline, label_type, label_div_type, deferred=deferred
