@@ -209,10 +209,12 @@ def graph_nodes(profile: "Profile", by: str, inline: bool = True):
 def samples_left_in(profile: "Profile", parent: "Profile") -> Optional[np.ndarray]:
     """The kept mask (one byte per ``parent`` sample) when ``profile`` is a
     name filter's output whose samples were left in ``parent``, not copied yet,
-    and which hid no location (so its stacks and tables are ``parent``'s);
-    None otherwise."""
+    and which hid no location and took no line out of one (so its stacks and
+    tables are ``parent``'s); None otherwise."""
     pending = profile._pending
     if pending is None or pending.hidden is not None or not profile._uncopied_in(parent):
+        return None
+    if pending.tables is not pending.source:  # a hide or show took some lines out of a location
         return None
     return pending.kept if samples_kept_from(profile, parent) is not None else None
 
