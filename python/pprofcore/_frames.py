@@ -152,6 +152,46 @@ def _leaf_function(profile: "Profile") -> np.ndarray:
     return out
 
 
+class LabelRows:
+    """Every label row of a profile's samples (:func:`label_rows`): its
+    ``key``, ``str`` (-1 for numeric), ``num`` and ``num_unit``; ``sample``,
+    the row of ``values`` holding its sample's values."""
+
+    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks")
+
+    def __init__(self, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray], hidden: Optional[np.ndarray]) -> None:
+        sample = _sample_of_rows(cols["label_offsets"])
+        rows = [cols["labels." + c] for c in ("key", "str", "num", "num_unit")] + [sample]
+        if kept is not None:
+            at = kept.view(np.bool_)[sample]
+            rows = [c[at] for c in rows]
+        self.key, self.str, self.num, self.num_unit, self.sample = rows
+        self.values = cols["values"]
+        self._stacks = (cols, hidden)
+
+    def on_stack(self) -> np.ndarray:
+        """Per row: whether its sample has a location (one the filter that
+        made the profile did not hide)."""
+        cols, hidden = self._stacks
+        lo = cols["stack_offsets"]
+        has = np.diff(lo) > 0
+        if hidden is not None and has.any():  # a stack whose every location was hidden is empty
+            shown = hidden[cols["stack_locations"]] == 0
+            has[has] = np.logical_or.reduceat(shown, lo[:-1][has])
+        return has[self.sample]
+
+
+def label_rows(profile: "Profile") -> LabelRows:
+    """The label rows of ``profile``'s samples, read where they are: a name
+    filter's output whose samples were left in its input (the explorer's
+    Refine) gives its kept samples' rows of the input's columns, with the
+    stacks less the locations it hid, and is not copied. Label rows and
+    values are the same in the copy; string codes index its string table,
+    which is the input's."""
+    source, kept, hidden = profile._stack_source()
+    return LabelRows(profile._cols if kept is None else source.columns(), kept, hidden)
+
+
 def label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
     """One column per label key: string labels as Codes, numeric as (values, mask).
     A sample with several values for a key gets the first."""
@@ -277,7 +317,7 @@ def num_label_units(p: "Profile") -> Dict[str, str]:
 
 
 def _num_label_units(p: "Profile") -> Dict[str, str]:
-    lab = p.labels
+    lab = label_rows(p)  # a deferred filter output's without its copy
     numeric = lab.str < 0
     # Keys are string codes: counting them finds the few distinct ones without a sort.
     keys = np.flatnonzero(np.bincount(lab.key[numeric], minlength=1))
@@ -285,10 +325,10 @@ def _num_label_units(p: "Profile") -> Dict[str, str]:
     unit_keys, unit_codes = lab.key[with_unit], lab.num_unit[with_unit]
     out = {}
     for key in keys.tolist():
-        name = p._core.string(key)
+        name = p._s(key)
         at = np.flatnonzero(unit_keys == key)
         if len(at):
-            out[name] = p._core.string(int(unit_codes[at[0]]))
+            out[name] = p._s(int(unit_codes[at[0]]))
         else:
             out[name] = "bytes" if name in ("alignment", "request") else name
     return out

@@ -21,6 +21,7 @@ from testenv import CORPUS
 
 import pprofcore
 from pprofcore import _core
+from pprofcore._frames import num_label_units
 from pprofcore.errors import FilterWarning, ProfileError
 from pprofcore.reports._nodes import nodes
 
@@ -68,6 +69,11 @@ def check(data: bytes, kwargs: dict, by: str) -> bool:
     deferred = is_deferred(lazy)
     if deferred:
         assert_same_before_the_copy(lazy, copy)
+        # the tags report (the explorer's Labels view) reads the kept label rows in the input
+        for t in range(len(p.sample_types)):
+            assert lazy.tags(sample_type=t).to_text() == copy.tags(sample_type=t).to_text(), t
+        assert num_label_units(lazy) == num_label_units(copy)
+        assert is_deferred(lazy)
     ti = len(p.sample_types) - 1
     try:
         want = copy.top(sample_type=ti, by=by).to_text()
@@ -155,12 +161,21 @@ def test_a_deferred_output_outlives_its_input_name():
 def test_the_explorer_defers_the_name_filters():
     from pprofcore.web import Session
     from pprofcore.web._state import State
+    from pprofcore.web._views import view
 
     p = pprofcore.load(EXAMPLES[0])
     session = Session([("cpu", p)])
+    copies = Session([("cpu", pprofcore.load(EXAMPLES[0]))])
     for query in ({"i": "sha256"}, {"f": "main"}, {"h": "runtime"}, {"s": "main|crypto"}):
-        lazy, _ = session.refined(State.from_query(query))
+        state = State.from_query(query)
+        lazy, _ = session.refined(state)
         assert is_deferred(lazy), query
+        got = view(session, "labels", state)  # label rows read in the input
+        assert is_deferred(lazy), query
+        copy, _ = copies.refined(state)
+        copy.values  # noqa: B018 (copies its samples)
+        assert not is_deferred(copy)
+        assert got == view(copies, "labels", state), query
 
 
 def test_core_filter_defers_unchanged_samples_and_with_defer_changed_every_output():

@@ -17,7 +17,7 @@ from typing import Any, Dict, List
 import numpy as np
 
 from .. import _units
-from .._frames import num_label_units
+from .._frames import LabelRows, label_rows, num_label_units
 from ..display.callgraph import sample_paths
 from ..display.callgraph_layout import callgraph_layout
 from ..display.flamegraph import derive_call_trees, keep_call_trees
@@ -316,7 +316,8 @@ def _listing(t, unit: str, guard) -> Dict[str, Any]:
 def labels(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
     """Every label key with its values and their share (pprof's tags report),
     and a histogram of each numeric key's values weighted by the sample type."""
-    if not len(prof.labels):
+    lab = label_rows(prof)  # a Refine output's, read in its input without a copy
+    if not len(lab.key):
         return {"keys": []}  # nothing to break down (and the tags report walks every sample)
     t = prof.tags(sample_type=ti)
     keys: Dict[str, Dict[str, Any]] = {}
@@ -331,29 +332,27 @@ def labels(session: Session, state: State, prof, ti: int) -> Dict[str, Any]:
                 "share": float(t["share"][k]),
             }
         )
-    for key, hist in _histograms(prof, ti).items():
+    for key, hist in _histograms(prof, ti, lab).items():
         if key in keys:
             keys[key]["numeric"] = True
             keys[key]["histogram"] = hist
     return {"keys": list(keys.values())}
 
 
-def _histograms(prof, ti: int) -> Dict[str, Dict[str, Any]]:
+def _histograms(prof, ti: int, lab: LabelRows) -> Dict[str, Dict[str, Any]]:
     """Per numeric label key: buckets (log2 when the values span more than
     three powers of ten, else linear) with the sample type's total in each."""
-    lab = prof.labels
     numeric = np.flatnonzero(lab.str < 0)
     if not len(numeric):
         return {}
     units = num_label_units(prof)
-    sample_of = np.repeat(np.arange(len(prof.label_offsets) - 1), np.diff(prof.label_offsets))
-    weights = prof.values[:, ti]
+    weights = lab.values[:, ti]
     out = {}
     for code in np.unique(lab.key[numeric]).tolist():
         rows = numeric[lab.key[numeric] == code]
         nums = lab.num[rows].astype(np.float64)
-        w = weights[sample_of[rows]].astype(np.float64)
-        name = prof._core.string(code)
+        w = weights[lab.sample[rows]].astype(np.float64)
+        name = prof._s(code)
         lo, hi = float(nums.min()), float(nums.max())
         if lo > 0 and hi / lo > 1000:
             edges = np.unique(np.floor(np.log2(nums))).tolist()
