@@ -12,7 +12,7 @@ import os
 from typing import Dict, List
 
 from .. import _merge
-from ..web._serve import serve
+from ..web._serve import serve_loading
 from ..web._session import Session
 from ..web._state import State
 from . import _report_args as ra
@@ -85,9 +85,8 @@ def session_of(args):
 
 
 def run(args) -> int:
-    session = session_of(args)
-    try:
-        serve(session, args.http, open_browser=not args.no_browser)
+    try:  # the profiles load on a thread while the web server's modules are imported
+        serve_loading(lambda: session_of(args), args.http, open_browser=not args.no_browser)
     except KeyboardInterrupt:
         return 0
     return 0
