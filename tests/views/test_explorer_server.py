@@ -521,3 +521,17 @@ def test_pprofcore_http_reports_a_bad_file_as_pprof_does(tmp_path):
         timeout=60,
     )
     assert r.returncode == 2 and r.stderr.startswith("pprofcore serve: error:") and "missing.pb.gz" in r.stderr
+
+
+def test_the_gc_runs_again_once_the_server_answers():
+    import gc
+
+    from pprofcore.cli.serve import started
+
+    gc.disable()  # as pprofcore.cli.main does for serve
+    try:
+        started()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -5,6 +5,7 @@ are accepted too (``pprofcore -top -nodecount=10 FILE``; see ``_pprof_flags``)."
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from typing import List, Optional
@@ -152,6 +153,10 @@ def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] =
             return 0
         if quick is not None:
             return quick
+    if command == "serve":
+        # Starting the explorer makes many objects and little garbage: the
+        # cyclic GC waits until the server answers (serve enables it again).
+        gc.disable()
     parser = build_parser(command)
     args = parser.parse_args(translated)
     args.source_cache = source_cache

@@ -8,6 +8,7 @@ initial view."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from typing import Dict, List
 
@@ -84,9 +85,17 @@ def session_of(args):
     )
 
 
+def started() -> None:
+    """Once the server answers: the cyclic GC, off while the command started
+    (``pprofcore.cli.main``), runs again; what start-up made (modules, the
+    loaded profiles) is kept out of its passes."""
+    gc.freeze()
+    gc.enable()
+
+
 def run(args) -> int:
     try:  # the profiles load on a thread while the web server's modules are imported
-        serve_loading(lambda: session_of(args), args.http, open_browser=not args.no_browser)
+        serve_loading(lambda: session_of(args), args.http, open_browser=not args.no_browser, answering=started)
     except KeyboardInterrupt:
         return 0
     return 0

@@ -84,13 +84,19 @@ def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool 
 
 
 def serve_loading(
-    load: Callable[[], Session], address: str = "127.0.0.1:0", *, open_browser: bool = True, out=None
+    load: Callable[[], Session],
+    address: str = "127.0.0.1:0",
+    *,
+    open_browser: bool = True,
+    out=None,
+    answering: Optional[Callable[[], None]] = None,
 ) -> None:
     """:func:`serve` for the session ``load()`` returns: it loads, then
     computes the first page's data, on a thread while uvicorn and Starlette
     are imported (decoding and the views' passes are C++ with the GIL
     released, so they take the other core); an error of ``load`` is raised
-    here. The session's background work waits until requests are answered."""
+    here. The session's background work waits until requests are answered;
+    ``answering()`` is called then too."""
     host, port = parse_address(address)
     sock = listening_socket(host, port)  # connections wait in the backlog until the server answers
     loading = _Loading(load)
@@ -104,6 +110,8 @@ def serve_loading(
 
     def announce() -> None:
         print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
+        if answering is not None:
+            answering()
         session.release_background()
         if open_browser:  # on a thread: a console browser would hold the server until it exits
             import webbrowser  # on use: it imports subprocess and shlex at start-up
