@@ -535,3 +535,14 @@ def test_the_gc_runs_again_once_the_server_answers():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_main_leaves_the_gc_as_it_found_it_when_serve_fails(tmp_path, capsys):
+    import gc
+
+    from pprofcore.cli import main
+
+    assert gc.isenabled()
+    assert main(["-http=127.0.0.1:0", "-no_browser", str(tmp_path / "missing.pb.gz")]) == 2
+    assert gc.isenabled()  # serve turned it off to start, and failed before the server answered
+    assert "pprofcore serve: error:" in capsys.readouterr().err

@@ -153,10 +153,21 @@ def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] =
             return 0
         if quick is not None:
             return quick
+    gc_enabled = gc.isenabled()
     if command == "serve":
         # Starting the explorer makes many objects and little garbage: the
         # cyclic GC waits until the server answers (serve enables it again).
         gc.disable()
+    try:
+        return run_command(command, translated, source_cache)
+    finally:
+        if gc_enabled:  # as it was, for a caller in this process, whatever happened
+            gc.enable()
+
+
+def run_command(command: Optional[str], translated: List[str], source_cache: Optional[SourceCache]) -> int:
+    """Parses ``translated`` (pprof's flags already ours) and runs its command;
+    returns the exit code, printing one line for an error."""
     parser = build_parser(command)
     args = parser.parse_args(translated)
     args.source_cache = source_cache
