@@ -120,7 +120,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 def one_blas_thread() -> None:
     """Asks NumPy's OpenBLAS for one thread (unless the environment says
-    otherwise) in a process that has not imported NumPy yet. pprofcore does no
+    otherwise) in a process that has not imported NumPy yet: ``main`` does
+    when it runs as the program, not when called with ``argv``. pprofcore does no
     linear algebra, but OpenBLAS starts a thread per core when NumPy is
     imported, and each spins for a while waiting for work: on two cores that
     took about 60 ms of CPU from ``pprofcore -http``'s first 0.4 s."""
@@ -132,8 +133,8 @@ def main(argv: Optional[List[str]] = None, source_cache: Optional[SourceCache] =
     """Entry point of ``pprofcore`` and ``python -m pprofcore``; returns the exit
     code. ``source_cache``: the interactive shell's decoded sources, reused by
     every command of its session."""
-    one_blas_thread()
-    if argv is None:
+    if argv is None:  # the program itself (pprofcore, python -m pprofcore): its process is ours
+        one_blas_thread()
         argv = sys.argv[1:]
     # pprof's spellings (-top, -nodecount=5, -lines, ...) become ours.
     try:
