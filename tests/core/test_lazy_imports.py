@@ -72,3 +72,18 @@ def test_import_pprofcore_loads_only_the_core():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(["pprofcore", "pprofcore._build_info", "pprofcore._core", "pprofcore.errors"])
+
+
+def test_the_explorers_first_page_leaves_numpy_ma_unloaded():
+    """NumPy 2's ``unique`` imports ``numpy.ma`` (about 10 ms of the
+    time to ``pprofcore -http``'s first page): the Graph view's data avoid it."""
+    code = (
+        "import sys, pprofcore\n"
+        "from pprofcore.web import Session\n"
+        "from pprofcore.web._app import warm\n"
+        "warm(Session([('p', pprofcore.load(pprofcore.example_path()))]))\n"
+        "print('numpy.ma' in sys.modules)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=pprofcore_env(), timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"

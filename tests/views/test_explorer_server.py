@@ -472,3 +472,77 @@ def test_background_work_runs_once_per_key_on_a_daemon_thread(plain):
     assert session.wait_background(30)
     session.in_background("build", work)  # after it ended
     assert session.wait_background(30) and runs == [1] and daemons == [True]
+
+
+def test_held_background_work_starts_when_released(plain):
+    session = Session([("p", plain)])
+    runs: list = []
+    session.hold_background()
+    session.in_background("build", lambda: runs.append("build"))
+    session.in_background("build", lambda: runs.append("again"))  # once per key, held or not
+    session.in_background("other", lambda: runs.append("other"))
+    time.sleep(0.05)
+    assert runs == [] and session.background_started("build")
+    assert not session.wait_background(0.01)  # held work has not ended
+    session.release_background()
+    assert session.wait_background(30) and sorted(runs) == ["build", "other"]
+    session.in_background("later", lambda: runs.append("later"))  # released: runs at once
+    assert session.wait_background(30) and runs[-1] == "later"
+
+
+def test_loading_thread_loads_warms_and_holds_the_background(plain):
+    from pprofcore.web._serve import _Loading
+
+    loading = _Loading(lambda: Session([("plain", plain)]))
+    session = loading.session()
+    loading.thread.join(60)  # the warm-up follows the load on the same thread
+    assert len(session.texts.items) == 1  # the first page's graph, as warm computes it
+    assert not session.wait_background(0.01)  # the graph's other sample types wait for the server
+    session.release_background()
+    assert session.wait_background(60)
+
+
+def test_a_load_error_reaches_the_caller_of_serve_loading():
+    from pprofcore.web._serve import serve_loading
+
+    def load():
+        raise ValueError("no such profile")
+
+    with pytest.raises(ValueError, match="no such profile"):
+        serve_loading(load, "127.0.0.1:0", open_browser=False)
+
+
+def test_pprofcore_http_reports_a_bad_file_as_pprof_does(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "pprofcore", "-http=127.0.0.1:0", "-no_browser", str(tmp_path / "missing.pb.gz")],
+        capture_output=True,
+        text=True,
+        env=pprofcore_env(),
+        timeout=60,
+    )
+    assert r.returncode == 2 and r.stderr.startswith("pprofcore serve: error:") and "missing.pb.gz" in r.stderr
+
+
+def test_the_gc_runs_again_once_the_server_answers():
+    import gc
+
+    from pprofcore.cli.serve import started
+
+    gc.disable()  # as pprofcore.cli.main does for serve
+    try:
+        started()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_main_leaves_the_gc_as_it_found_it_when_serve_fails(tmp_path, capsys):
+    import gc
+
+    from pprofcore.cli import main
+
+    assert gc.isenabled()
+    assert main(["-http=127.0.0.1:0", "-no_browser", str(tmp_path / "missing.pb.gz")]) == 2
+    assert gc.isenabled()  # serve turned it off to start, and failed before the server answered
+    assert "pprofcore serve: error:" in capsys.readouterr().err

@@ -8,11 +8,12 @@ initial view."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from typing import Dict, List
 
 from .. import _merge
-from ..web._serve import serve
+from ..web._serve import serve_loading
 from ..web._session import Session
 from ..web._state import State
 from . import _report_args as ra
@@ -84,10 +85,17 @@ def session_of(args):
     )
 
 
+def started() -> None:
+    """Once the server answers: the cyclic GC, off while the command started
+    (``pprofcore.cli.main``), runs again; what start-up made (modules, the
+    loaded profiles) is kept out of its passes."""
+    gc.freeze()
+    gc.enable()
+
+
 def run(args) -> int:
-    session = session_of(args)
-    try:
-        serve(session, args.http, open_browser=not args.no_browser)
+    try:  # the profiles load on a thread while the web server's modules are imported
+        serve_loading(lambda: session_of(args), args.http, open_browser=not args.no_browser, answering=started)
     except KeyboardInterrupt:
         return 0
     return 0

@@ -297,8 +297,10 @@ def name_ranks(g: dict, names: List[str]) -> np.ndarray:
     edges' ends (equal names share one; other rows -1): how the C++ trimming
     steps compare names."""
     live = np.flatnonzero(g["keep_edge"])
-    rows = np.union1d(g["nodes"], np.concatenate([g["src"][live], g["dst"][live]])).tolist()
-    rows.sort(key=names.__getitem__)
+    # A set, not np.union1d: NumPy 2's unique imports numpy.ma (about 10 ms on
+    # the explorer's first page); equal names share a rank, so order is free.
+    ends = set(g["nodes"].tolist()).union(g["src"][live].tolist(), g["dst"][live].tolist())
+    rows = sorted(ends, key=names.__getitem__)
     ranks = np.full(len(names), -1, dtype=np.int32)
     rank, last = -1, None
     for n in rows:
@@ -350,7 +352,8 @@ def _tag_counts(profile: "Profile", ti: int, table, g: dict, cutoff: int) -> np.
     pprof removes first; such profiles are counted here from the samples."""
     source = profile._stack_source()[0]  # a filter output's labels are some of its input's: no copy to look
     keys = source.columns()["labels.key"]
-    if not len(keys) or BASE_LABEL not in {source.string(int(k)) for k in np.unique(keys)}:
+    # the distinct key codes by bincount, not np.unique (which imports numpy.ma, see name_ranks)
+    if not len(keys) or BASE_LABEL not in {source.string(k) for k in np.flatnonzero(np.bincount(keys)).tolist()}:
         return g["tag_count"]
     tags = node_tags(profile, ti, table.columns(), [int(n) for n in g["nodes"]], cutoff)
     counts = np.zeros(len(g["tag_count"]), dtype=np.int64)

@@ -47,6 +47,15 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def web_stack() -> None:
+    """Imports the modules serving needs (Starlette, uvicorn and the h11
+    protocol its server loads when it starts): about a third of the time to
+    the first page, spent while a thread loads the profile."""
+    import starlette.applications  # noqa: F401
+    import uvicorn  # noqa: F401
+    import uvicorn.protocols.http.h11_impl  # noqa: F401
+
+
 def uvicorn_server(app, announce: Optional[Callable[[], None]] = None):
     """uvicorn's server for the explorer, calling ``announce`` once it answers
     requests. HTTP/1.1 by h11 on asyncio's loop, named: "auto" would first try
@@ -71,19 +80,80 @@ def serve(session: Session, address: str = "127.0.0.1:0", *, open_browser: bool 
     the first page's data on a thread while the server starts, prints
     "Serving web UI on URL" once requests are answered and opens the browser
     unless told not to."""
+    serve_loading(lambda: session, address, open_browser=open_browser, out=out)
+
+
+def serve_loading(
+    load: Callable[[], Session],
+    address: str = "127.0.0.1:0",
+    *,
+    open_browser: bool = True,
+    out=None,
+    answering: Optional[Callable[[], None]] = None,
+) -> None:
+    """:func:`serve` for the session ``load()`` returns: it loads, then
+    computes the first page's data, on a thread while uvicorn and Starlette
+    are imported (decoding and the views' passes are C++ with the GIL
+    released, so they take the other core); an error of ``load`` is raised
+    here. The session's background work waits until requests are answered;
+    ``answering()`` is called then too."""
     host, port = parse_address(address)
-    sock = listening_socket(host, port)
-    threading.Thread(target=warm, args=(session,), name="pprofcore-warm", daemon=True).start()
+    sock = listening_socket(host, port)  # connections wait in the backlog until the server answers
+    loading = _Loading(load)
+    try:
+        web_stack()
+        session = loading.session()
+    except BaseException:
+        loading.join()  # not left inside a C++ call at exit (see _session.wait_background_at_exit)
+        raise
     url = url_of(host, sock.getsockname()[1], session.initial.to_query())
 
     def announce() -> None:
         print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
+        if answering is not None:
+            answering()
+        session.release_background()
         if open_browser:  # on a thread: a console browser would hold the server until it exits
             import webbrowser  # on use: it imports subprocess and shlex at start-up
 
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
     uvicorn_server(create_app(session, bind_host=host), announce).run(sockets=[sock])
+
+
+class _Loading:
+    """``load()`` and the first page's data (:func:`~._app.warm`), on a thread;
+    the session's background work is held from the start (the server releases
+    it once it answers)."""
+
+    def __init__(self, load: Callable[[], Session]):
+        self.loaded = threading.Event()
+        self.result: Optional[Session] = None
+        self.error: Optional[BaseException] = None
+        self.thread = threading.Thread(target=self.run, args=(load,), name="pprofcore-warm", daemon=True)
+        self.thread.start()
+
+    def run(self, load: Callable[[], Session]) -> None:
+        try:
+            session = load()
+            session.hold_background()
+            self.result = session
+        except BaseException as e:  # noqa: BLE001 - raised again by session(), on the main thread
+            self.error = e
+            return
+        finally:
+            self.loaded.set()
+        warm(session)
+
+    def session(self) -> Session:
+        self.loaded.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+    def join(self) -> None:
+        self.loaded.wait()  # the load, not the warm-up: a request would wait for that anyway
 
 
 def start_in_thread(session: Session, host: str = "127.0.0.1", port: int = 0, hosts=None):

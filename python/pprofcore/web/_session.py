@@ -109,6 +109,7 @@ class Session:
         self.texts = _Cache(CACHE_SIZE * 4)  # the views' data as JSON text (the server's responses)
         self._background: Dict[Hashable, threading.Thread] = {}
         self._background_lock = threading.Lock()
+        self._held: Optional[List[threading.Thread]] = None  # work asked for while held, not started
 
     def in_background(self, key: Hashable, work: Callable[[], None]) -> None:
         """Runs ``work`` on a thread of its own, once per ``key`` for the
@@ -121,7 +122,25 @@ class Session:
             thread = self._background[key] = threading.Thread(
                 target=_ignoring_errors, args=(work,), name=BACKGROUND_THREAD, daemon=True
             )
+            if self._held is not None:
+                self._held.append(thread)
+                return
         thread.start()
+
+    def hold_background(self) -> None:
+        """Holds the work :meth:`in_background` is asked for until
+        :meth:`release_background`: the server holds it while it starts, so
+        that the first page's imports and data have the CPU to themselves."""
+        with self._background_lock:
+            if self._held is None:
+                self._held = []
+
+    def release_background(self) -> None:
+        """Starts the work held since :meth:`hold_background`, in the order asked."""
+        with self._background_lock:
+            held, self._held = self._held or [], None
+        for thread in held:
+            thread.start()
 
     def background_started(self, key: Hashable) -> bool:
         """Whether :meth:`in_background` was called with ``key``."""
@@ -130,12 +149,14 @@ class Session:
 
     def wait_background(self, timeout: Optional[float] = None) -> bool:
         """Waits up to ``timeout`` seconds (None: no limit) for the work started
-        by :meth:`in_background` so far; True when all of it has ended."""
+        by :meth:`in_background` so far; True when all of it has ended (False
+        while some is held, see :meth:`hold_background`)."""
         with self._background_lock:
-            threads = list(self._background.values())
+            held = set(self._held or ())
+            threads = [t for t in self._background.values() if t not in held]
         for thread in threads:
             thread.join(timeout)
-        return not any(thread.is_alive() for thread in threads)
+        return not held and not any(thread.is_alive() for thread in threads)
 
     def check(self, state: State) -> None:
         """Refuses a state that names a profile this session does not have."""
