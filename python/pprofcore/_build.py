@@ -7,6 +7,7 @@ ends in the same checks as :func:`pprofcore.load`. It also makes the
 from __future__ import annotations
 
 import json
+import sys
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -317,3 +318,8 @@ def json_document(fmt: str, data: bytes):
         raise input_error(fmt, f"invalid JSON: {e.msg}", e.pos) from None
     except UnicodeDecodeError as e:
         raise input_error(fmt, "the JSON is not UTF-8", e.start) from None
+    except RecursionError:  # the json module reads nesting up to the recursion limit
+        limit = sys.getrecursionlimit()
+        raise input_error(
+            fmt, f"the JSON nests deeper than Python's json module reads (about {limit} levels)"
+        ) from None

@@ -14,6 +14,7 @@ from typing import Callable, Dict, Optional, Tuple
 from . import _core
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
+from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
@@ -44,6 +45,8 @@ def detect(data: bytes) -> Optional[str]:
             return "speedscope"
         if looks_like_cpuprofile(text):
             return "cpuprofile"
+        if looks_like_heapprofile(text):
+            return "heapprofile"
         return None
     if looks_like_perf_script(head):
         return "perf script"
@@ -54,6 +57,7 @@ def detect(data: bytes) -> Optional[str]:
 
 READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
+    "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,
     "speedscope": read_speedscope_bytes,
     "pstats": read_pstats_bytes,

@@ -36,13 +36,31 @@ def looks_like_cpuprofile(head: bytes) -> bool:
     return b'"nodes"' in head and b'"callFrame"' in head and b'"traceEvents"' not in head
 
 
-def _int(doc: dict, key: str, where: str, default=None) -> int:
+def v8_int(doc: dict, key: str, where: str, default=None, fmt: str = FORMAT) -> int:
+    """``doc[key]`` (or ``default``) as an int64; anything else is a
+    :class:`DecodeError` of ``fmt`` naming ``where`` and the key."""
     v = doc.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise input_error(FORMAT, f"{where}: {key!r} must be a number, not {type(v).__name__}")
+        raise input_error(fmt, f"{where}: {key!r} must be a number, not {type(v).__name__}")
     if not (math.isfinite(v) and -(2**63) <= v < 2**63):
-        raise input_error(FORMAT, f"{where}: {key!r} = {v!r:.40} is outside the int64 range")
+        raise input_error(fmt, f"{where}: {key!r} = {v!r:.40} is outside the int64 range")
     return int(v)
+
+
+def v8_frame(b: ProfileBuilder, node: dict, where: str, fmt: str = FORMAT) -> int:
+    """The location of a V8 profile node's ``callFrame`` (0 for the synthetic
+    ``(root)``): its function, script URL, and 0-based line and column made
+    1-based (0 when V8 gives -1, unknown)."""
+    cf = node.get("callFrame")
+    if not isinstance(cf, dict):
+        raise input_error(fmt, f"{where} has no 'callFrame' object")
+    name = str(cf.get("functionName") or "")
+    url = str(cf.get("url") or "")
+    if name == "(root)" and not url:
+        return 0
+    line = v8_int(cf, "lineNumber", where, -1, fmt) + 1
+    column = v8_int(cf, "columnNumber", where, -1, fmt) + 1
+    return b.frame(name or "(anonymous)", url, line, column)
 
 
 def read_cpuprofile(doc) -> Profile:
@@ -65,20 +83,10 @@ def read_cpuprofile(doc) -> Profile:
         where = f"nodes[{i}]"
         if not isinstance(node, dict):
             raise input_error(FORMAT, f"{where} is not an object")
-        nid = _int(node, "id", where)
+        nid = v8_int(node, "id", where)
         if nid in frame:
             raise input_error(FORMAT, f"{where}: node id {nid} appears twice")
-        cf = node.get("callFrame")
-        if not isinstance(cf, dict):
-            raise input_error(FORMAT, f"{where} has no 'callFrame' object")
-        name = str(cf.get("functionName") or "")
-        url = str(cf.get("url") or "")
-        if name == "(root)" and not url:
-            frame[nid] = 0
-        else:
-            line = _int(cf, "lineNumber", where, -1) + 1
-            column = _int(cf, "columnNumber", where, -1) + 1
-            frame[nid] = b.frame(name or "(anonymous)", url, line, column)
+        frame[nid] = v8_frame(b, node, where)
         children = node.get("children") or []
         if not isinstance(children, list):
             raise input_error(FORMAT, f"{where}: 'children' must be a list")
@@ -87,7 +95,7 @@ def read_cpuprofile(doc) -> Profile:
                 raise input_error(FORMAT, f"{where}: child id {c!r} is not an integer")
             parent[c] = nid
         if "parent" in node:  # the DevTools trace form names the parent instead
-            parent[nid] = _int(node, "parent", where)
+            parent[nid] = v8_int(node, "parent", where)
 
     stacks: Dict[int, bytes] = {}
 
@@ -110,8 +118,8 @@ def read_cpuprofile(doc) -> Profile:
         stacks[nid] = got = b.stack_bytes(ids)
         return got
 
-    start = _int(doc, "startTime", "the document", 0)
-    end = _int(doc, "endTime", "the document", start)
+    start = v8_int(doc, "startTime", "the document", 0)
+    end = v8_int(doc, "endTime", "the document", start)
     ids = _numbers(samples, "samples")
     if ids.dtype.kind == "f":
         raise input_error(FORMAT, "'samples' must hold node ids (integers)")
