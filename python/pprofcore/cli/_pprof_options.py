@@ -24,6 +24,8 @@ from ._pprof_flags import go_bool
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
 # the subcommands where pprof's -divide_by means something we do not do
 DIVIDE_BY_REFUSED = ("proto", "callgrind", "topproto")
+# pprof's listings show per-line means that pprofcore does not reproduce
+MEAN_REFUSED = ("list", "weblist", "disasm")
 
 
 def _go_bool(value: str) -> bool:
@@ -152,3 +154,5 @@ def settle(args) -> None:
         raise ValueError("zero divisor specified")
     if args.divide_by != 1 and args.command in DIVIDE_BY_REFUSED:
         raise ValueError(f"-divide_by is not supported with -{args.command} (see docs/conformance.md)")
+    if getattr(args, "mean", False) and args.command in MEAN_REFUSED:
+        raise ValueError(f"-mean is not supported with -{args.command} (see docs/conformance.md)")

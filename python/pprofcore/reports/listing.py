@@ -54,6 +54,7 @@ def source_listing(
     sample_type=None,
     relative_percentages: bool = False,
     divide_by: float = 1.0,
+    inline: bool = True,
 ) -> ListingTable:
     """pprof's ``-list=regex``: for every function whose name matches ``regex``
     and every source file it has samples in, the source lines around the
@@ -63,7 +64,8 @@ def source_listing(
     files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
     when no function matches. Values are shown divided by ``divide_by``
-    (pprof's ``-divide_by``). ``p.list(...)`` is ``source_listing(p, ...)``;
+    (pprof's ``-divide_by``). ``inline=False`` (pprof's ``-noinlines``) gives
+    an inlined function's lines to its caller. ``p.list(...)`` is ``source_listing(p, ...)``;
     see ``docs/symbolize.md``.
 
     Examples
@@ -82,7 +84,7 @@ def source_listing(
     check_bool("relative_percentages", relative_percentages)
     search = source_path if source_path is not None else os.getcwd()
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, "lines", True)
+    t = nodes(profile, "lines", inline)
     cols = t.columns()
     flat, cum = cols["flat"][:, ti], cols["cum"][:, ti]
     fn_rows = cols["function"]
