@@ -90,6 +90,7 @@ def source_listing(
     fn_rows = cols["function"]
     s = profile._s
     fn_name, fn_file = profile.functions["name"], profile.functions["filename"]
+    fn_start = profile.functions["start_line"]
     live = np.flatnonzero((flat != 0) | (cum != 0))  # pprof drops empty nodes from its graph
     by_name: Dict[str, List[int]] = {}
     matched: Dict[str, bool] = {}
@@ -110,8 +111,8 @@ def source_listing(
         for r in by_name[name]:
             f = int(fn_rows[r])
             file = s(int(fn_file[f])) if f >= 0 else ""
-            if file:  # pprof's report trims, then its graph cleans, every file name
-                file = _clean(trim_source_path(file, trim_path, search))
+            if file:  # pprof's report trims (by -source_path, not the current directory), then cleans
+                file = _clean(trim_source_path(file, trim_path, source_path or ""))
                 files.setdefault(file, []).append(r)
         if not files:
             routines.append({"name": name, "file": "", "flat": 0, "cum": 0, "error": "no source information"})
@@ -126,7 +127,9 @@ def source_listing(
                 "error": "",
             }
             routines.append(routine)
-            starts = cols["start_line"][rows].tolist()
+            # pprof's -list graph keeps each function's start line (its ObjNames
+            # mode): the listing starts there, not five lines above the first sample
+            starts = [int(fn_start[f]) if f >= 0 else int(cols["start_line"][r]) for r, f in zip(rows, fn_rows[rows])]
             linenos = cols["lineno"][rows].tolist()
             lo, hi = _line_range(starts, linenos)
             per_line: Dict[int, Tuple[int, int]] = {}
