@@ -118,12 +118,16 @@ def accept_ignored(parser) -> None:
 
 
 def symbolized(p, args):
-    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``) on a
-    report without its own symbolization options (list and disasm have them)."""
+    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``), or a
+    binary was named before the profile, on a report without its own
+    symbolization options (list and disasm have them)."""
     mode = getattr(args, "symbolize", None)
+    exec_name = getattr(args, "exec_name", "")
+    if exec_name and mode is None:  # `pprof BINARY PROFILE`: that binary's symbols are wanted
+        mode = "local"
     if not mode or mode == "none" or hasattr(args, "binary"):
         return p
-    q, _ = p.symbolize(force=mode.startswith("force"))
+    q, _ = p.symbolize(force=mode.startswith("force"), binaries=exec_name or None)
     return q
 
 
