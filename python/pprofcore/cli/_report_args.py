@@ -174,7 +174,8 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
         if title:
             print(f"==> {title} <==", file=out)
         text = report_text(table, args)
-        out.write(text if getattr(table, "prints_as_is", False) else text + "\n")
+        # a report with nothing to say (-tags of a profile without labels) prints nothing, as pprof's
+        out.write(text if getattr(table, "prints_as_is", False) or not text else text + "\n")
         return
     cols = table.columns
     data = [table[c] for c in cols]
