@@ -24,7 +24,7 @@ from cli_run import run_cli
 from testenv import requires_go
 
 import pprofcore
-from pprofcore.symbolize._main_binary import is_object_file
+from pprofcore._main_binary import is_object_file
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "producers"
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from .. import _atomic, _fetch, _io, _merge
-from ..symbolize._main_binary import is_object_file, with_main_mapping
+from .._main_binary import is_object_file, with_main_mapping
 from . import _filter_args, _pprof_options
 from ._report_flags import add_common as add_common
 from ._report_flags import add_sample_index as add_sample_index

@@ -9,10 +9,10 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
-from .. import _core
+from . import _core
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._profile import Profile
+    from ._profile import Profile
 
 # ELF, and thin Mach-O in both byte orders (fat Mach-O shares Java's class file
 # magic and is left out); PE is checked by its header below.
