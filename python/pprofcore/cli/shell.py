@@ -166,8 +166,8 @@ class Shell:
     # -- options ---------------------------------------------------------
     def assign(self, name: str, value: Optional[str]) -> Optional[str]:
         """Sets option ``name`` (``None``: given without ``=``); an error text or None."""
-        if name in CHOICE_OF:  # granularity=lines is spelled lines=true (pprof)
-            if not _pprof_flags.go_bool(value or ""):
+        if name in CHOICE_OF:  # granularity=lines is spelled lines=true (pprof), or -lines on the command line
+            if not _pprof_flags.go_bool("true" if value is None else value):
                 return f'unknown config field "{name}"'
             self.config[CHOICE_OF[name]] = name
             return None
