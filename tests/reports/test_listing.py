@@ -210,5 +210,6 @@ def test_list_names_a_file_as_recorded_when_the_directory_finds_it(tmp_path, mon
         import subprocess
 
         for extra, text in (([], got), ([f"-source_path={work}"], trimmed)):
-            r = subprocess.run(["go", "tool", "pprof", "-list=main.f", *extra, str(path)], cwd=work, capture_output=True)
+            argv = ["go", "tool", "pprof", "-list=main.f", *extra, str(path)]
+            r = subprocess.run(argv, cwd=work, capture_output=True)
             assert r.stdout.decode() == text

@@ -5,8 +5,8 @@ first, as pprof does)."""
 from __future__ import annotations
 
 from . import _report_args as ra
-from ._report_flags import add_ignored
 from . import _symbolize_args as sa
+from ._report_flags import add_ignored
 
 HELP = "annotated disassembly of symbols matching a regex (like pprof -disasm)"
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from . import _report_args as ra
-from ._report_flags import add_ignored
 from . import _symbolize_args as sa
+from ._report_flags import add_ignored
 
 HELP = "annotated source of functions matching a regex (like pprof -list)"
 
