@@ -157,6 +157,8 @@ class Shell:
         for arg in flags:
             name, _, value = arg.lstrip("-").partition("=")
             if name in DEFAULTS or name in CHOICE_OF:
+                if name in CHOICE_OF and "=" not in arg:  # -lines on the command line is lines=true
+                    value, arg = "true", arg + "=true"
                 error = self.assign(name, value if "=" in arg else None)
                 if error:
                     raise ValueError(error)
@@ -166,8 +168,8 @@ class Shell:
     # -- options ---------------------------------------------------------
     def assign(self, name: str, value: Optional[str]) -> Optional[str]:
         """Sets option ``name`` (``None``: given without ``=``); an error text or None."""
-        if name in CHOICE_OF:  # granularity=lines is spelled lines=true (pprof), or -lines on the command line
-            if not _pprof_flags.go_bool("true" if value is None else value):
+        if name in CHOICE_OF:  # granularity=lines is spelled lines=true (pprof)
+            if not _pprof_flags.go_bool(value or ""):
                 return f'unknown config field "{name}"'
             self.config[CHOICE_OF[name]] = name
             return None
