@@ -178,6 +178,16 @@ def test_folded_text_is_only_named_when_it_is_folded():
     assert pprofcore.from_folded(text.decode()).total() == pprofcore.load(EXAMPLE).total()
 
 
+def test_node_heap_profiles_are_named():
+    """`node --heap-prof` writes this (a short run: no samples); found by the producer sweep."""
+    data = (
+        b'{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,'
+        b'"columnNumber":-1},"selfSize":0,"id":1,"children":[]},"samples":[]}'
+    )
+    with pytest.raises(DecodeError, match=r"V8 sampling heap profile \(node --heap-prof"):
+        pprofcore.loads(data)
+
+
 def test_plain_json_is_still_just_json():
     with pytest.raises(DecodeError, match="input looks like JSON, not a pprof profile"):
         pprofcore.loads(b'{"hello": [1, 2, 3]}')
