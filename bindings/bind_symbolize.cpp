@@ -44,6 +44,15 @@ void bind_symbolize(py::module_& m) {
       py::arg("filename"), py::arg("line"), py::arg("column"), py::arg("start_line"), py::arg("strings"),
       py::arg("mapping_flags"),
       "A copy of profile whose given locations take the resolved frames (cpp symbolize.hpp).");
+  m.def(
+      "with_main_mapping",
+      [](const Profile& p, const std::string& exec_name) {
+        py::gil_scoped_release nogil;  // p is immutable; exec_name was copied
+        return std::make_shared<Profile>(with_main_mapping(p, exec_name));
+      },
+      py::arg("profile"), py::arg("exec_name"),
+      "pprof's driver step before symbolizing: a placeholder mapping for a profile without any, and the "
+      "executable named on the command line as the first mapping's file (cpp symbolize.hpp).");
 }
 
 }  // namespace pprofcore::bindings

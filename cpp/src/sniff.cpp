@@ -104,6 +104,11 @@ std::string describe_json(const uint8_t* data, size_t n) {
     return "input is a V8/Chrome CPU profile (.cpuprofile JSON), not a pprof profile; pprofcore.load reads it "
            "(docs/producers.md), but this entry point takes pprof only: load it, then merge or save the profile";
   if (has("\"traceEvents\"")) return "input is a Chrome trace (Trace Event JSON), not a pprof profile";
+  // node --heap-prof: one tree under "head", each node with its callFrame and selfSize
+  if (has("\"head\"") && has("\"callFrame\"") && has("\"selfSize\""))
+    return "input is a V8 sampling heap profile (node --heap-prof, .heapprofile JSON), not a pprof profile; "
+           "pprofcore.load reads it (docs/producers.md), but this entry point takes pprof only: load it, then merge "
+           "or save the profile";
   return "input looks like JSON, not a pprof profile";
 }
 

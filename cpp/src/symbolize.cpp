@@ -1,12 +1,14 @@
 // symbolize: rebuilding a profile's lines and functions from resolved frames.
 #include "pprofcore/symbolize.hpp"
 
+#include <algorithm>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
 
 #include "pprofcore/errors.hpp"
 #include "pprofcore/hashing.hpp"
+#include "pprofcore/rebuild.hpp"
 
 namespace pprofcore {
 
@@ -132,6 +134,20 @@ Profile apply_symbols(const Profile& p, const ResolvedFrames& r) {
     if (f & kHasLineNumbers) out.mappings.has_line_numbers[m] = 1;
     if (f & kHasInlineFrames) out.mappings.has_inline_frames[m] = 1;
   }
+  return out;
+}
+
+Profile with_main_mapping(const Profile& p, std::string_view exec_name) {
+  Profile out = p;
+  Mappings& m = out.mappings;
+  if (m.size() == 0) {  // pprof's placeholder: id 1, no range, no file, no flags
+    m.id.push_back(1);
+    for (auto* col : {&m.memory_start, &m.memory_limit, &m.file_offset}) col->push_back(0);
+    for (auto* col : {&m.filename, &m.build_id}) col->push_back(0);
+    for (auto* col : {&m.has_functions, &m.has_filenames, &m.has_line_numbers, &m.has_inline_frames}) col->push_back(0);
+    std::fill(out.locations.mapping.begin(), out.locations.mapping.end(), 0);
+  }
+  if (!exec_name.empty()) m.filename[0] = find_or_add_string(out, exec_name);
   return out;
 }
 

@@ -1,6 +1,9 @@
 // C++ unit tests of apply_symbols: resolved frames replace the lines of the
 // given locations only, functions are shared between frames with the same
-// identity, existing strings are reused, flags are OR'ed, bad input throws.
+// identity, existing strings are reused, flags are OR'ed, bad input throws;
+// with_main_mapping names the main binary and gives pprof's placeholder mapping.
+#include <algorithm>
+
 #include "check.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/symbolize.hpp"
@@ -107,6 +110,27 @@ TEST(bad_input_throws) {
   r = frames();
   r.mapping_flags = {1, 2};
   EXPECT_THROWS(apply_symbols(p, r), ProfileError, "mapping_flags");
+}
+
+TEST(main_mapping_names_the_binary) {
+  const Profile q = with_main_mapping(make(), "/opt/moved/app");
+  EXPECT(q.mappings.size() == 1 && q.str(q.mappings.filename[0]) == "/opt/moved/app");
+  EXPECT(q.locations.mapping == make().locations.mapping);
+  check_invariants(q);
+  EXPECT(with_main_mapping(make(), "") == make());
+}
+
+TEST(main_mapping_placeholder_for_a_profile_without_mappings) {
+  Profile p = make();
+  p.mappings = Mappings{};
+  std::fill(p.locations.mapping.begin(), p.locations.mapping.end(), -1);
+  const Profile q = with_main_mapping(p, "");
+  EXPECT(q.mappings.size() == 1 && q.mappings.id[0] == 1 && q.mappings.filename[0] == 0);
+  EXPECT(q.mappings.memory_limit[0] == 0 && q.mappings.has_functions[0] == 0);
+  for (int32_t m : q.locations.mapping) EXPECT(m == 0);
+  check_invariants(q);
+  const Profile r = with_main_mapping(p, "bin");
+  EXPECT(r.str(r.mappings.filename[0]) == "bin");
 }
 
 int main() { return check::run_all(); }

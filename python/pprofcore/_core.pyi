@@ -498,6 +498,11 @@ def apply_symbols(
     A copy of profile whose given locations take the resolved frames (cpp symbolize.hpp).
     """
 
+def with_main_mapping(profile: Profile, exec_name: str) -> Profile:
+    """
+    pprof's driver step before symbolizing: a placeholder mapping for a profile without any, and the executable named on the command line as the first mapping's file (cpp symbolize.hpp).
+    """
+
 def compact(arg0: Profile) -> Profile: ...
 def decode(
     data: typing_extensions.Buffer,

@@ -44,8 +44,10 @@ def _totals(p: "Profile") -> Tuple[Tuple[int, int], ...]:
 def carry(src: "Profile", dst: "Profile", options) -> "Profile":
     """Marks ``dst`` as ``src`` filtered by ``options`` (``(option, expression)``
     pairs): it keeps src's base (or src's own totals when src is unfiltered)
-    and adds the filters."""
-    if dst is src or not options:
+    and adds the filters. With no options dst is src less its samples with
+    empty stacks (pprof's name filter always runs): still filtered, as pprof
+    totals the profile before that drop."""
+    if dst is src or (not options and src._report_base is None and len(dst) == len(src)):
         return dst
     base = src._report_base or ReportBase(_totals(src))
     added = tuple((name, _text(expr)) for name, expr in options)

@@ -104,7 +104,7 @@ def test_drop_negative_matches_go(tmp_path):
 
 
 def _built_profile() -> bytes:
-    """C++, Java and Go names with string and bytes labels, built byte by byte."""
+    """C++, Java and Go names (generic ones too) with string and bytes labels, built byte by byte."""
     strings = {"": 0}
 
     def s(x: str) -> int:
@@ -117,13 +117,15 @@ def _built_profile() -> bytes:
         "github.com/acme/lib/v2/store.(*DB).Get",
         "main.main",
         'odd"name\\with\\quotes',
+        "main.mul[...]",  # Go generics: pprof's label keeps "[…]" whole
+        "github.com/acme/lib.(*Matrix[...]).At",
     ]
     # a system name other than the name: pprof's demangler leaves such names alone
     functions = [wb.function(i + 1, s(n), s("_Z" + n), s(f"/src/file{i}.cc"), 10 * i) for i, n in enumerate(names)]
     locations = [wb.location(i + 1, 1, 0x1000 + 16 * i, [wb.line(i + 1, 100 + i)]) for i in range(len(names))]
     mappings = [wb.mapping(1, 0x1000, 0x9000, 0, s("/usr/bin/server"), s("abc123"), True, True, True, False)]
     samples = []
-    stacks = [[1, 2, 5], [3, 5], [4, 2, 5], [6, 5], [1, 4, 5], [2, 5]]
+    stacks = [[1, 2, 5], [3, 5], [4, 2, 5], [6, 5], [1, 4, 5], [2, 5], [8, 7, 5]]
     for k in range(60):
         stack = stacks[k % len(stacks)]
         labels = [wb.label(s("bytes"), 0, 1 << (k % 20), s("bytes"))]

@@ -120,6 +120,12 @@ def _lines(legacy_heap: str, legacy_contention: str):
     out += [["-dot", "-mean", path] for path in (legacy_heap, legacy_contention)]
     out.append(["-list=sort\\.insertionSort", "-divide_by=3", CPU])
     out.append(["-list=sort\\.insertionSort", CPU])
+    # pprof's flags are global: each report takes the ones it does not act on
+    out.append(["-list=sort\\.insertionSort", "-noinlines", "-cum", "-nodecount=2", "-addresses", CPU])
+    out.append(["-list=sort\\.isNaN", "-noinlines", CPU])  # inlined away: no matches
+    out.append(["-list=sort\\.Sort", "-noinlines", "-nodefraction=0.5", CPU])
+    out.append(["-raw", "-nodecount=3", "-cum", "-nodefraction=0.1", "-edgefraction=0.1", CPU])
+    out.append(["-comments", "-lines", "-mean", "-noinlines", "-nodecount=3", "-flat", HEAP])
     # flags every report takes, with nothing to do here
     out.append(["-top", "-nodecount=3", "-tools=/usr/bin", "-source_path=/x", "-trim_path=/y", "-tls_ca=x", CPU])
     out.append(["-tree", "-nodecount=3", "-tls_cert=a", "-tls_key=b", "-symbolize=none", CPU])

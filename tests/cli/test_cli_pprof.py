@@ -160,6 +160,8 @@ def _node_samples(p):
         ["-topproto", "-lines", "-cum"],
         ["-topproto", "-addresses"],
         ["-topproto", "-sample_index=alloc_space", "-files"],
+        ["-topproto", "-nodecount=7"],  # pprof's topproto is trimmed as -top is
+        ["-topproto", "-nodecount=3", "-cum", "-sample_index=alloc_space", "-lines"],
     ],
 )
 def test_topproto_matches_pprof(tmp_path, flags):
@@ -241,3 +243,27 @@ def test_report_table_equality_is_by_content():
     assert (p.top() == "text") is False
     with pytest.raises(TypeError):
         hash(p.top())
+
+
+# ------------------------------------- flags a report takes and does not act on
+# pprof's flags are global: `go tool pprof -tags -lines -nodecount=5 FILE` runs,
+# and these reports print what they print without them.
+IGNORED_BY_REPORT = ["-lines", "-noinlines", "-mean", "-nodecount=3", "-nodefraction=0.5", "-edgefraction=0.5", "-cum"]
+
+
+@pytest.mark.parametrize("report", ["-tags", "-comments"])
+def test_reports_take_the_flags_pprof_ignores_with_them(report):
+    from cli_run import run_cli
+
+    plain = run_cli(report, CPU)
+    assert plain[0] == 0
+    assert run_cli(report, *IGNORED_BY_REPORT, CPU) == plain
+
+
+@pytest.mark.parametrize("report", ["-list=sort", "-weblist=sort", "-disasm=sort"])
+def test_listings_refuse_mean_by_name(report):
+    from cli_run import run_cli
+
+    rc, out, err = run_cli(report, "-mean", CPU)
+    assert (rc, out) == (2, b"")
+    assert f"-mean is not supported with {report.split('=')[0]}" in err

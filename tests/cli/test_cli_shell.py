@@ -238,3 +238,14 @@ def test_terminal_session_with_completion_and_history(tmp_path):
     finally:
         child.close(force=True)
     assert "tree 2" in (tmp_path / ".pprofcore_history").read_text()
+
+
+@pytest.mark.skipif(not HAVE_GO, reason="needs go tool pprof")
+@pytest.mark.parametrize("flag", ["-lines", "-filefunctions", "-files=true"])
+def test_a_granularity_flag_starts_the_session(tmp_path, flag):
+    """`pprof -lines FILE` opens the shell at lines (it was "unknown config field")."""
+    lines = ["top3", "q"]
+    out_go, err_go = run_session(["go", "tool", "pprof", flag, EXAMPLE], lines, tmp_path)
+    out_us, err_us = ours([flag, EXAMPLE], lines, tmp_path)
+    assert out_us == out_go
+    assert err_us.splitlines() == err_go.splitlines()

@@ -20,6 +20,7 @@ from pprofcore.cli import main
 FORMATS = {
     "jfr": "small.jfr",
     "cpuprofile": "small.cpuprofile",
+    "heapprofile": "small.heapprofile",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
     "py-spy raw": "pyspy.raw.txt",

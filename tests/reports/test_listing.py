@@ -169,3 +169,47 @@ def test_disasm_by_address_matches_pprof(programs, pprof_cmd, gnu_tools):
     got = p.disasm(regex)
     assert got.to_text() == want
     assert got.meta["routines"][0]["name"] == "hot"
+
+
+def _profile_of_one_file(filename: str) -> bytes:
+    """main.f in ``filename``, sampled at lines 4 and 5."""
+    import wirebuild as wb
+
+    strings = ["", "main.f", filename, "/bin/app", "cpu", "nanoseconds"]
+    return wb.profile(
+        sample_types=[wb.value_type(4, 5)],
+        samples=[wb.sample([1], [30]), wb.sample([2], [10])],
+        mappings=[wb.mapping(1, 0x1000, 0x2000, 0, 3, 0, True, True, True, False)],
+        locations=[wb.location(1, 1, 0x1010, [wb.line(1, 4)]), wb.location(2, 1, 0x1020, [wb.line(1, 5)])],
+        functions=[wb.function(1, 1, 1, 2, 3)],
+        period_type=wb.value_type(4, 5),
+        period=1,
+        strings=strings,
+    )
+
+
+def test_list_names_a_file_as_recorded_when_the_directory_finds_it(tmp_path, monkeypatch):
+    """pprof trims a file name for the ROUTINE line by -source_path and
+    -trim_path only; the current directory (its search path by default) just
+    finds the file. Run from .../work, "/build/work/src/f.go" stays whole.
+    The listing starts at the function's start line (3), not five lines
+    above its first sampled line: pprof's -list graph keeps start lines."""
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "f.go").write_text("package main\n\nfunc f() {\n\tfor {\n\t}\n}\n")
+    path = tmp_path / "one.pb"
+    path.write_bytes(_profile_of_one_file("/build/work/src/f.go"))
+    monkeypatch.chdir(work)
+    got = pprofcore.load(path).list("main.f").to_text()
+    assert "ROUTINE ======================== main.f in /build/work/src/f.go\n" in got
+    assert "\tfor {" in got  # read through the current directory
+    assert "  3:func f() {" in got and "package main" not in got
+    trimmed = pprofcore.load(path).list("main.f", source_path=str(work)).to_text()
+    assert "ROUTINE ======================== main.f in src/f.go\n" in trimmed
+    if shutil.which("go"):
+        import subprocess
+
+        for extra, text in (([], got), ([f"-source_path={work}"], trimmed)):
+            argv = ["go", "tool", "pprof", "-list=main.f", *extra, str(path)]
+            r = subprocess.run(argv, cwd=work, capture_output=True)
+            assert r.stdout.decode() == text

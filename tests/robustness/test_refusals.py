@@ -101,6 +101,20 @@ def otlp_json(tmp: Path) -> bytes:
     ).encode()
 
 
+def heapprofile(tmp: Path) -> bytes:
+    """What `node --heap-prof` writes (a short run may hold no samples)."""
+    if shutil.which("node") and _run(["node", "--heap-prof", "--heap-prof-dir=.", "-e", "globalThis.k = [1, 2]"], tmp):
+        found = sorted(tmp.glob("*.heapprofile"))
+        if found:
+            return found[0].read_bytes()
+    return (
+        b'{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,'
+        b'"columnNumber":-1},"selfSize":0,"id":1,"children":[{"callFrame":{"functionName":"f","scriptId":"1",'
+        b'"url":"a.js","lineNumber":1,"columnNumber":1},"selfSize":64,"id":2,"children":[]}]},'
+        b'"samples":[{"size":64,"nodeId":2,"ordinal":1}]}'
+    )
+
+
 def otlp_protobuf(tmp: Path) -> bytes:
     # ExportProfilesServiceRequest { resource_profiles { resource {..} scope_profiles {..} } }
     resource = wb.ld(1, wb.ld(1, wb.text(1, "service.name")))
@@ -150,6 +164,7 @@ def test_refused_with_name_and_converter(make, says, tmp_path):
 # the same profile.
 READ = [
     pytest.param(cpuprofile, "V8/Chrome CPU profile (.cpuprofile JSON)", id="cpuprofile"),
+    pytest.param(heapprofile, "V8 sampling heap profile (node --heap-prof", id="heapprofile"),
     pytest.param(speedscope, "speedscope JSON file", id="speedscope"),
     pytest.param(folded, "folded stacks", id="folded"),
     pytest.param(

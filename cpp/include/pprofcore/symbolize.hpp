@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pprofcore/profile.hpp"
@@ -36,5 +37,12 @@ struct ResolvedFrames {
 // added once per distinct (name, system_name, filename, start_line); existing
 // functions and strings are kept. Throws ProfileError on out-of-range input.
 Profile apply_symbols(const Profile& p, const ResolvedFrames& r);
+
+// What pprof's driver does to every profile it reads before symbolizing it
+// (locateBinaries): a profile without mappings gets one empty mapping, id 1,
+// that every location points at, so `-raw` and `-proto` show it; a non-empty
+// `exec_name` (the binary named before the profile, `pprof BINARY PROFILE`)
+// becomes the first mapping's file. A copy of `p` with both applied.
+Profile with_main_mapping(const Profile& p, std::string_view exec_name);
 
 }  // namespace pprofcore

@@ -74,10 +74,9 @@ def apply_filter_args(profile, args: argparse.Namespace, prog: str = "pprofcore"
     kwargs = filter_kwargs(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FilterWarning)
-        # pprof runs its name filter even without expressions (dropping samples
-        # with empty stacks); only do that when the user asked for filtering.
-        if kwargs:
-            profile = profile.filter(**kwargs)
+        # pprof runs its name filter even without expressions: samples with
+        # empty stacks leave every report (its totals are taken before)
+        profile = profile.filter(**kwargs)
     for w in caught:
         if issubclass(w.category, FilterWarning):
             print(f"{prog}: {w.message}", file=sys.stderr)

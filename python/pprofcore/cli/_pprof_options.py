@@ -24,6 +24,8 @@ from ._pprof_flags import go_bool
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")
 # the subcommands where pprof's -divide_by means something we do not do
 DIVIDE_BY_REFUSED = ("proto", "callgrind", "topproto")
+# pprof's listings show per-line means that pprofcore does not reproduce
+MEAN_REFUSED = ("list", "weblist", "disasm")
 
 
 def _go_bool(value: str) -> bool:
@@ -116,12 +118,16 @@ def accept_ignored(parser) -> None:
 
 
 def symbolized(p, args):
-    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``) on a
-    report without its own symbolization options (list and disasm have them)."""
+    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``), or a
+    binary was named before the profile, on a report without its own
+    symbolization options (list and disasm have them)."""
     mode = getattr(args, "symbolize", None)
+    exec_name = getattr(args, "exec_name", "")
+    if exec_name and mode is None:  # `pprof BINARY PROFILE`: that binary's symbols are wanted
+        mode = "local"
     if not mode or mode == "none" or hasattr(args, "binary"):
         return p
-    q, _ = p.symbolize(force=mode.startswith("force"))
+    q, _ = p.symbolize(force=mode.startswith("force"), binaries=exec_name or None)
     return q
 
 
@@ -152,3 +158,5 @@ def settle(args) -> None:
         raise ValueError("zero divisor specified")
     if args.divide_by != 1 and args.command in DIVIDE_BY_REFUSED:
         raise ValueError(f"-divide_by is not supported with -{args.command} (see docs/conformance.md)")
+    if getattr(args, "mean", False) and args.command in MEAN_REFUSED:
+        raise ValueError(f"-mean is not supported with -{args.command} (see docs/conformance.md)")

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from .. import _atomic, _fetch, _io, _merge
+from .._main_binary import is_object_file, with_main_mapping
 from . import _filter_args, _pprof_options
 from ._report_flags import add_common as add_common
 from ._report_flags import add_sample_index as add_sample_index
@@ -33,6 +34,26 @@ def read_source(source: str, args, fetched: list):
     data = _fetch.fetch(url, getattr(args, "timeout", None), say=lambda line: print(line, file=sys.stderr))
     fetched.append(url)
     return _io.loads(data)
+
+
+def split_binary(args) -> None:
+    """pprof's ``pprof [BINARY] PROFILE...``: with more than one source, a
+    first one that is a binary (ELF, Mach-O, PE) moves to ``args.exec_name``
+    ("" when there is none) and, for the listings, to the front of their
+    ``--binary`` list. Done once per parsed command line."""
+    if hasattr(args, "exec_name"):
+        return
+    args.exec_name = ""
+    if len(args.files) > 1 and is_object_file(args.files[0]):
+        args.exec_name, args.files = args.files[0], args.files[1:]
+        if hasattr(args, "binary"):
+            args.binary.insert(0, args.exec_name)
+
+
+def located(p, exec_name: str):
+    """``p`` as pprof's driver reads a source: a placeholder mapping when it has
+    none, ``exec_name`` as its first mapping's file (no copy when neither applies)."""
+    return with_main_mapping(p, exec_name) if exec_name or not len(p.mappings) else p
 
 
 def save_fetched(p):
@@ -58,9 +79,10 @@ def load_all(args, before_filters=None):
     ``before_filters(p)`` runs on the profile just before the filters."""
 
     fetched: list = []
+    split_binary(args)
 
     def merged(paths):
-        ps = [read_source(p, args, fetched) for p in paths]
+        ps = [located(read_source(p, args, fetched), args.exec_name) for p in paths]
         return ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
 
     if args.base and args.diff_base:
@@ -152,7 +174,8 @@ def emit(table, fmt: str, out=None, title=None, args=None) -> None:
         if title:
             print(f"==> {title} <==", file=out)
         text = report_text(table, args)
-        out.write(text if getattr(table, "prints_as_is", False) else text + "\n")
+        # a report with nothing to say (-tags of a profile without labels) prints nothing, as pprof's
+        out.write(text if getattr(table, "prints_as_is", False) or not text else text + "\n")
         return
     cols = table.columns
     data = [table[c] for c in cols]

@@ -122,3 +122,29 @@ def add_fractions(parser) -> None:
         default=EDGEFRACTION,
         help=f"drop edges below this fraction of the total (pprof's default {EDGEFRACTION})",
     )
+
+
+IGNORED = "accepted and ignored, as pprof does with this report"
+
+
+def add_ignored(parser, *groups: str) -> None:
+    """pprof's report-shaping flags that ``go tool pprof`` takes with this
+    report but does not act on (its flags are global to every report), so a
+    pprof command line runs here unchanged. ``groups``: ``granularity`` (-lines,
+    -files, ...), ``noinlines``, ``mean``, ``nodecount``, ``fractions``
+    (-nodefraction, -edgefraction) and ``sort`` (-cum, -flat)."""
+    for group in groups:
+        if group == "granularity":
+            parser.add_argument("--granularity", default="functions", choices=GRANULARITIES, help=IGNORED)
+        elif group == "nodecount":
+            parser.add_argument("--nodecount", type=int, default=None, help=IGNORED)
+        elif group == "fractions":
+            parser.add_argument("--nodefraction", type=float, default=None, help=IGNORED)
+            parser.add_argument("--edgefraction", type=float, default=None, help=IGNORED)
+        elif group == "sort":
+            parser.add_argument("--cum", action="store_true", help=IGNORED)
+            parser.add_argument("--flat", action="store_true", help=IGNORED)
+        elif group in ("noinlines", "mean"):
+            parser.add_argument(f"--{group}", action="store_true", help=IGNORED)
+        else:
+            raise ValueError(f"unknown group of ignored flags: {group!r}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..display.calltree_callgrind import calltree_callgrind
 from . import _output
 from . import _report_args as ra
+from ._report_flags import add_ignored
 
 HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
 
@@ -13,6 +14,7 @@ HELP = "callgrind output for KCachegrind (like pprof -callgrind)"
 def add_arguments(parser) -> None:
     # -nodecount, -nodefraction and -edgefraction are taken and ignored, as pprof does
     ra.add_common(parser, granularity=False, fmt=False, trim=True)
+    add_ignored(parser, "granularity")  # pprof's callgrind is at address granularity
     # pprof's callgrind keeps inlined frames whatever -noinlines says
     parser.add_argument("--noinlines", action="store_true", help="accepted and ignored, as pprof does")
     parser.add_argument("--mean", action="store_true", help="show flat costs divided by the first (count) sample type")

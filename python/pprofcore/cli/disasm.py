@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import _report_args as ra
 from . import _symbolize_args as sa
+from ._report_flags import add_ignored
 
 HELP = "annotated disassembly of symbols matching a regex (like pprof -disasm)"
 
@@ -13,6 +14,9 @@ HELP = "annotated disassembly of symbols matching a regex (like pprof -disasm)"
 def add_arguments(parser) -> None:
     parser.add_argument("regex", help="regular expression matched against symbol names (mangled or demangled)")
     ra.add_common(parser, granularity=False, nodecount=False)
+    # pprof's -disasm runs at address granularity without inlines, untrimmed
+    add_ignored(parser, "granularity", "noinlines", "nodecount", "fractions", "sort")
+    parser.add_argument("--mean", action="store_true", help="not supported with the listings (an error)")
     sa.add_arguments(parser)
 
 

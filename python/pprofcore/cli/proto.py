@@ -10,12 +10,14 @@ import os
 
 from . import _output, _profile_output
 from . import _report_args as ra
+from ._report_flags import add_ignored
 
 HELP = "write the (merged, filtered) profile as gzipped profile.proto (like pprof -proto)"
 
 
 def add_arguments(parser) -> None:
     ra.add_common(parser, nodecount=False, fmt=False)
+    add_ignored(parser, "nodecount", "fractions", "sort")  # pprof writes the profile untrimmed
 
 
 def run(args) -> int:

@@ -5,7 +5,7 @@ no fleet (the start-up targets of docs/performance.md).
 
 It takes the common case only: one local file that the C++ core decodes, no
 filter, base, symbolization, repair,
-``-mean``, ``-divide_by``, ``-compact_labels``, ``-output`` or ``--format``,
+``-relative_percentages``, ``-mean``, ``-divide_by``, ``-compact_labels``, ``-output`` or ``--format``,
 and a profile without ``drop_frames``/``keep_frames`` or a ``-diff_base``
 label. Anything else, or any error, returns None and ``pprofcore.cli.main``
 runs ``top`` (``cli/top.py``), which gives the same bytes for the common case
@@ -65,7 +65,9 @@ def _parse(argv: List[str]) -> Optional[argparse.Namespace]:
     plain = (
         len(args.files) == 1
         and _fetch.source_url(args.files[0], args.seconds) is None
+        # -relative_percentages: the total leaves out samples with empty stacks
         and not (args.base or args.diff_base or args.add_comment or args.compact_labels or args.mean)
+        and not args.relative_percentages
         and args.divide_by == 1
         and args.format == "text"
         and not args.output

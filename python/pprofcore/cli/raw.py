@@ -8,12 +8,14 @@ import sys
 
 from ..reports.raw import raw_text
 from . import _report_args as ra
+from ._report_flags import add_ignored
 
 HELP = "the profile as text: samples, locations, mappings (like pprof -raw)"
 
 
 def add_arguments(parser) -> None:
     ra.add_common(parser, nodecount=False, fmt=False)
+    add_ignored(parser, "nodecount", "fractions", "sort")  # pprof writes the profile untrimmed
 
 
 def run(args) -> int:

@@ -157,6 +157,8 @@ class Shell:
         for arg in flags:
             name, _, value = arg.lstrip("-").partition("=")
             if name in DEFAULTS or name in CHOICE_OF:
+                if name in CHOICE_OF and "=" not in arg:  # -lines on the command line is lines=true
+                    value, arg = "true", arg + "=true"
                 error = self.assign(name, value if "=" in arg else None)
                 if error:
                     raise ValueError(error)

@@ -59,8 +59,11 @@ def shorten_function_name(name: str) -> str:
 
 def label_lines(address: int, name: str, file: str, lineno: int, objfile: str) -> List[str]:
     """A node's label lines as plain text: address, the short name split at
-    ``::`` and ``.``, then file:line, file or ``[binary]``."""
-    short = shorten_function_name(name)
+    ``::`` and ``.`` (Go's ``[...]`` shown as ``[…]``), then file:line, file or
+    ``[binary]``."""
+    # Go prints a generic function's type parameters as "[...]"; pprof keeps
+    # them as one "[…]" rather than breaking the label at its dots
+    short = shorten_function_name(name).replace("[...]", "[\u2026]")
     parts = []
     if address:
         parts.append(f"{address:016x}")

@@ -54,6 +54,7 @@ def source_listing(
     sample_type=None,
     relative_percentages: bool = False,
     divide_by: float = 1.0,
+    inline: bool = True,
 ) -> ListingTable:
     """pprof's ``-list=regex``: for every function whose name matches ``regex``
     and every source file it has samples in, the source lines around the
@@ -63,7 +64,8 @@ def source_listing(
     files as pprof's ``-source_path``/``-trim_path`` do. A file that cannot be
     read gives a routine with an ``error`` and no lines. Raises ``ValueError``
     when no function matches. Values are shown divided by ``divide_by``
-    (pprof's ``-divide_by``). ``p.list(...)`` is ``source_listing(p, ...)``;
+    (pprof's ``-divide_by``). ``inline=False`` (pprof's ``-noinlines``) gives
+    an inlined function's lines to its caller. ``p.list(...)`` is ``source_listing(p, ...)``;
     see ``docs/symbolize.md``.
 
     Examples
@@ -82,12 +84,13 @@ def source_listing(
     check_bool("relative_percentages", relative_percentages)
     search = source_path if source_path is not None else os.getcwd()
     ti = profile.sample_type_index(sample_type)
-    t = nodes(profile, "lines", True)
+    t = nodes(profile, "lines", inline)
     cols = t.columns()
     flat, cum = cols["flat"][:, ti], cols["cum"][:, ti]
     fn_rows = cols["function"]
     s = profile._s
     fn_name, fn_file = profile.functions["name"], profile.functions["filename"]
+    fn_start = profile.functions["start_line"]
     live = np.flatnonzero((flat != 0) | (cum != 0))  # pprof drops empty nodes from its graph
     by_name: Dict[str, List[int]] = {}
     matched: Dict[str, bool] = {}
@@ -108,8 +111,8 @@ def source_listing(
         for r in by_name[name]:
             f = int(fn_rows[r])
             file = s(int(fn_file[f])) if f >= 0 else ""
-            if file:  # pprof's report trims, then its graph cleans, every file name
-                file = _clean(trim_source_path(file, trim_path, search))
+            if file:  # pprof's report trims (by -source_path, not the current directory), then cleans
+                file = _clean(trim_source_path(file, trim_path, source_path or ""))
                 files.setdefault(file, []).append(r)
         if not files:
             routines.append({"name": name, "file": "", "flat": 0, "cum": 0, "error": "no source information"})
@@ -124,7 +127,9 @@ def source_listing(
                 "error": "",
             }
             routines.append(routine)
-            starts = cols["start_line"][rows].tolist()
+            # pprof's -list graph keeps each function's start line (its ObjNames
+            # mode): the listing starts there, not five lines above the first sample
+            starts = [int(fn_start[f]) if f >= 0 else int(cols["start_line"][r]) for r, f in zip(rows, fn_rows[rows])]
             linenos = cols["lineno"][rows].tolist()
             lo, hi = _line_range(starts, linenos)
             per_line: Dict[int, Tuple[int, int]] = {}

@@ -141,8 +141,9 @@ def _mapping_lines(p: "Profile") -> List[str]:
 def raw_text(p: "Profile") -> str:
     """pprof's ``-raw`` text of ``p``."""
     out = [f"Comment: {c}" for c in p.comments]
-    if p.period_type is not None:
-        out.append(f"PeriodType: {p.period_type[0]} {p.period_type[1]}")
+    # pprof's decoder gives every profile a period type, empty when it has none
+    period_type = p.period_type or ("", "")
+    out.append(f"PeriodType: {period_type[0]} {period_type[1]}")
     out.append(f"Period: {p.period}")
     if p.time_nanos:
         out.append(f"Time: {_go_time(p.time_nanos)}")

@@ -41,9 +41,11 @@ def top_profile(
     inline: bool = True,
     nodefraction: float = NODEFRACTION,
     relative_percentages: bool = False,
+    n: Optional[int] = None,
 ) -> "Profile":
     """pprof's ``-topproto``: the :func:`top` report as a profile, one sample
-    per node with values ``cum`` and ``flat`` in the report's output unit
+    per node (the first ``n`` with ``n``, pprof's ``-nodecount``) with values
+    ``cum`` and ``flat`` in the report's output unit
     (truncated to integers, as pprof does; see the module docstring);
     ``p.top_profile(...)`` is ``top_profile(p, ...)``.
 
@@ -60,6 +62,8 @@ def top_profile(
     t = nodes(profile, by, inline, ti, mean)
     cols = t.columns()
     rows, _ = trim_nodes(cols, t.order(profile._core, ti, sort == "cum"), ti, nodefraction)
+    if n is not None and n > 0:
+        rows = rows[:n]
     flat, cum = cols["flat"][rows, ti], cols["cum"][rows, ti]
     if mean:
         flat, cum = go_div(flat, cols["flat"][rows, 0]), go_div(cum, cols["cum"][rows, 0])

@@ -1,0 +1,100 @@
+"""What pprof's driver does to each profile before the report
+(``locateBinaries``), against pprof:
+
+- ``pprof BINARY PROFILE``: a first source that is a binary names the file of
+  the profile's first mapping and symbolizes it (here a gperftools profile
+  whose own mapping path no longer exists: only the named binary has its
+  symbols), compared with google/pprof's standalone command;
+- a profile without mappings gets one empty mapping (id 1) that every location
+  points at, visible in ``-raw`` and in what ``-proto`` writes.
+
+Found by a sweep of fresh producer output (gperftools, node, JFR) through both
+command lines; pprof and gperftools absent: those cases skip saying why."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import native_programs as native
+import pytest
+from cli_run import run_cli
+from testenv import requires_go
+
+import pprofcore
+from pprofcore._main_binary import is_object_file
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "producers"
+
+
+def test_binaries_are_told_from_profiles(tmp_path):
+    assert is_object_file(shutil.which("python3") or "/bin/sh")
+    assert not is_object_file(str(DATA / "small.cpuprofile"))
+    assert not is_object_file(pprofcore.example_path("cpu"))
+    assert not is_object_file(str(tmp_path / "absent"))
+    pe = tmp_path / "app.exe"
+    pe.write_bytes(b"MZ" + bytes(58) + (64).to_bytes(4, "little") + b"PE\0\0")
+    assert is_object_file(str(pe))
+    assert not is_object_file(str(DATA / "small.perf.txt"))
+
+
+@pytest.fixture(scope="module")
+def moved_program(tmp_path_factory):
+    """A gperftools CPU profile of the C program, and the program moved away
+    from the path its mapping records."""
+    if native.missing_tools():
+        pytest.skip(native.missing_tools())
+    exe, prof = native.build_and_profile("c-pie", tmp_path_factory.mktemp("moved") / "c-pie")
+    moved = exe.with_name("moved-binary")
+    exe.rename(moved)
+    return moved, prof
+
+
+def _standalone(pprof_cmd: str, *args: str) -> str:
+    env = dict(os.environ, PPROF_TMPDIR=os.environ.get("TMPDIR", "/tmp"), HOME=os.environ.get("HOME", "/tmp"))
+    r = subprocess.run([pprof_cmd, *args], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("flags", [["-top"], ["-traces"], ["-raw"], ["-top", "-lines", "-nodecount=5"], ["-peek=hot"]])
+def test_binary_before_the_profile_is_its_main_binary(moved_program, pprof_cmd, flags):
+    moved, prof = moved_program
+    rc, out, err = run_cli(*flags, str(moved), str(prof))
+    assert rc == 0, err
+    assert out.decode() == _standalone(pprof_cmd, *flags, str(moved), str(prof))
+    if flags in (["-traces"], ["-raw"]):
+        assert "hot" in out.decode()  # symbolized from the named binary alone
+    if flags == ["-top"]:
+        assert out.decode().startswith("File: moved-binary\n")
+
+
+def test_binary_before_the_profile_reaches_the_listings(moved_program):
+    moved, prof = moved_program
+    rc, out, err = run_cli("-disasm=hot", str(moved), str(prof))
+    assert rc == 0, err
+    assert "ROUTINE ======================== hot" in out.decode()
+
+
+def test_one_binary_alone_is_still_read_as_a_source(moved_program):
+    rc, out, err = run_cli("-top", str(moved_program[0]))
+    assert rc == 2 and "ELF binary" in err
+
+
+@requires_go
+@pytest.mark.parametrize("name", ["small.cpuprofile", "small.jfr"])
+def test_a_profile_without_mappings_gets_pprofs_placeholder(pprof, tmp_path, name):
+    src = str(DATA / name)
+    assert len(pprofcore.load(src).mappings) == 0
+    converted = tmp_path / "converted.pb.gz"
+    assert run_cli("-proto", f"-output={converted}", src)[0] == 0
+    assert len(pprofcore.load(converted).mappings) == 1  # what pprof's -proto writes too
+    want, err = pprof.run("-raw", str(converted))
+    assert err is None
+    assert "\n1: 0x0/0x0/0x0   \n" in want
+    for path in (src, str(converted)):
+        rc, out, stderr = run_cli("-raw", path)
+        assert rc == 0, stderr
+        assert out.decode() == want, path
