@@ -159,6 +159,49 @@ TEST(rows_after_the_strings_grow_the_copies) {
   }
 }
 
+// The string table is read a run of entries at a time (Decoder::string_run),
+// which leaves some entries to the ordinary path: lengths of three bytes, an
+// entry not whole yet in the window, another field between two strings. The
+// table comes out the same on both paths, entry for entry.
+TEST(string_runs_stop_and_resume) {
+  auto entry = [](const std::string& text) {
+    std::string e = "\x32";  // string_table, field 6, length-delimited
+    for (size_t n = text.size();; n >>= 7) {
+      e += static_cast<char>(n < 0x80 ? n : (n & 0x7f) | 0x80);
+      if (n < 0x80) break;
+    }
+    return e + text;
+  };
+  const std::vector<std::string> before = {
+      "", std::string(127, 'a'), std::string(128, 'b'), std::string(16383, 'c'), std::string(16384, 'd'), "e"};
+  const std::vector<std::string> after = {std::string(300000, 'f'), "g", ""};
+  const std::string comment = "\x68\x01";  // comment (field 13) naming string 1
+  const Profile p = big_profile(30000);
+  std::string raw = encode_raw(p);
+  for (const auto& t : before) raw += entry(t);
+  raw += comment;
+  for (const auto& t : after) raw += entry(t);
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < p.strings.size(); ++i) expected.emplace_back(p.strings[i]);
+  expected.insert(expected.end(), before.begin(), before.end());
+  expected.insert(expected.end(), after.begin(), after.end());
+  auto check_table = [&](const Profile& got) {
+    EXPECT(got.strings.size() == expected.size());
+    for (size_t i = 0; i < expected.size() && i < got.strings.size(); ++i) EXPECT(got.strings[i] == expected[i]);
+    EXPECT(got.comments == std::vector<int32_t>{1});
+  };
+  const Profile plain = decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  check_table(plain);
+  if (!gzip::have_isal()) return;
+  const std::string gz = gzip_of(raw);
+  for (int i = 0; i < 2; ++i) {  // the first streaming load keeps no columns, the second does
+    Profile out;
+    EXPECT(overlapped(gz, out));
+    check_table(out);
+    EXPECT(out == plain);
+  }
+}
+
 // Corrupt deflate data: a GzipError, whether the window sees it first or
 // gives up (the stream inflating past its size) and the ordinary path does.
 TEST(gzip_errors_win) {
