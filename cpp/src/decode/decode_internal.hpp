@@ -89,6 +89,8 @@ class StreamWindow final : public gzip::ChunkSink {
   size_t total() const { return total_; }
   // The decoder is done (or gave up): a waiting inflater stops.
   void close();
+  // Whether the decoder spins a while for bytes before it sleeps (spin_for).
+  void spin_while_waiting(bool on) { spin_ = on; }
 
   // Inflater side.
   std::pair<uint8_t*, size_t> room() override;
@@ -98,6 +100,7 @@ class StreamWindow final : public gzip::ChunkSink {
  private:
   const uint8_t* next_field_slow();
   void wait_for(size_t need);
+  bool spin_for(size_t need);
   void compact(size_t need);
   void compact_early();
 
@@ -106,6 +109,7 @@ class StreamWindow final : public gzip::ChunkSink {
   const size_t chunk_;
   const size_t total_;       // bytes the whole stream inflates to
   const size_t compact_at_;  // read position from which a full window is compacted early
+  bool spin_ = false;        // decoder: spin_while_waiting
   size_t rpos_ = 0;          // decoder: read position in the window
   size_t window_start_ = 0;  // decoder: stream offset of buf_[0]
   std::mutex mu_;
