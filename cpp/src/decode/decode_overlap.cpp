@@ -198,7 +198,9 @@ void StreamWindow::wait_for(size_t need) {
   if (wend_.load(std::memory_order_acquire) - rpos_ >= need) return;  // the common case: no lock
   if (need > cap_) throw StreamAborted();                             // a field larger than the window
   if (rpos_ + need > cap_) compact(need);
-  if (spin_ && spin_for(need)) return;
+  // Not before the first bytes: ISA-L's first chunk takes 0.15-0.25 ms (its
+  // first block's tables), longer than a spin.
+  if (spin_ && window_start_ + wend_.load(std::memory_order_relaxed) > 0 && spin_for(need)) return;
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return wend_.load(std::memory_order_relaxed) - rpos_ >= need || done_; });
   if (wend_.load(std::memory_order_relaxed) - rpos_ < need) throw StreamAborted();  // the inflater stopped short
@@ -212,8 +214,9 @@ void StreamWindow::wait_for(size_t need) {
 // decoder the time to be scheduled again; spinning, large.cpu's loads took
 // 5% less time for 2% more CPU (docs/performance-log.md, decode round
 // fifteen). Only while a CPU was idle when the decode began
-// (decode_overlapped): on a busy machine a spinning thread takes a share of
-// CPU from the inflater and from the other processes.
+// (decode_overlapped), and only until a spin runs out: then the inflater is
+// not keeping pace (its CPU taken by another process, say), and a spinning
+// thread would take more CPU from it, so the decoder sleeps from then on.
 bool StreamWindow::spin_for(size_t need) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
   do {
@@ -222,6 +225,7 @@ bool StreamWindow::spin_for(size_t need) {
       cpu_relax();
     }
   } while (std::chrono::steady_clock::now() < until);
+  spin_ = false;
   return false;
 }
 
