@@ -212,7 +212,7 @@ void StreamWindow::wait_for(size_t need) {
 // condition variable made each chunk cost the inflater a wake-up (a system
 // call, and on a virtual machine an interrupt to the sleeping CPU) and the
 // decoder the time to be scheduled again; spinning, large.cpu's loads took
-// 5% less time for 2% more CPU (docs/performance-log.md, decode round
+// 2-5% less time for 0.4-3% more CPU (docs/performance-log.md, decode round
 // fifteen). Only while a CPU was idle when the decode began
 // (decode_overlapped), and only until a spin runs out: then the inflater is
 // not keeping pace (its CPU taken by another process, say), and a spinning
