@@ -2,8 +2,11 @@
 // decoded through the inflater's window gives exactly what the ordinary path
 // gives, stays on the overlapped path when it can (a silent fallback would only
 // cost time, so it is checked here), and falls back when it must.
+#include <chrono>
+#include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../src/decode/decode_internal.hpp"
@@ -156,6 +159,102 @@ TEST(rows_after_the_strings_grow_the_copies) {
     EXPECT(out == plain);
     EXPECT(out.stack_locations.capacity() == out.stack_locations.size() && out.values.capacity() == out.values.size() &&
            out.label_offsets.capacity() == out.label_offsets.size());
+  }
+}
+
+// The string table is read a run of entries at a time (Decoder::string_run),
+// which leaves some entries to the ordinary path: lengths of three bytes, an
+// entry not whole yet in the window, another field between two strings. The
+// table comes out the same on both paths, entry for entry.
+TEST(string_runs_stop_and_resume) {
+  auto entry = [](const std::string& text) {
+    std::string e = "\x32";  // string_table, field 6, length-delimited
+    for (size_t n = text.size();; n >>= 7) {
+      e += static_cast<char>(n < 0x80 ? n : (n & 0x7f) | 0x80);
+      if (n < 0x80) break;
+    }
+    return e + text;
+  };
+  const std::vector<std::string> before = {
+      "", std::string(127, 'a'), std::string(128, 'b'), std::string(16383, 'c'), std::string(16384, 'd'), "e"};
+  const std::vector<std::string> after = {std::string(300000, 'f'), "g", ""};
+  const std::string comment = "\x68\x01";  // comment (field 13) naming string 1
+  const Profile p = big_profile(30000);
+  std::string raw = encode_raw(p);
+  for (const auto& t : before) raw += entry(t);
+  raw += comment;
+  for (const auto& t : after) raw += entry(t);
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < p.strings.size(); ++i) expected.emplace_back(p.strings[i]);
+  expected.insert(expected.end(), before.begin(), before.end());
+  expected.insert(expected.end(), after.begin(), after.end());
+  auto check_table = [&](const Profile& got) {
+    EXPECT(got.strings.size() == expected.size());
+    for (size_t i = 0; i < expected.size() && i < got.strings.size(); ++i) EXPECT(got.strings[i] == expected[i]);
+    EXPECT(got.comments == std::vector<int32_t>{1});
+  };
+  const Profile plain = decode_raw(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  check_table(plain);
+  if (!gzip::have_isal()) return;
+  const std::string gz = gzip_of(raw);
+  for (int i = 0; i < 2; ++i) {  // the first streaming load keeps no columns, the second does
+    Profile out;
+    EXPECT(overlapped(gz, out));
+    check_table(out);
+    EXPECT(out == plain);
+  }
+}
+
+// The window on its own, a thread writing as an inflater would (chunks of
+// assorted sizes, now and then a pause longer than the decoder spins) and
+// this one reading fields: every field arrives whole and unchanged, across the
+// window's compactions, whether the reader spins or sleeps while it waits.
+TEST(window_reader_spinning_or_sleeping) {
+  std::mt19937_64 rng(7);
+  std::string stream;
+  std::vector<std::string> fields;
+  while (stream.size() < 600000) {
+    std::string payload(rng() % 3000, '\0');
+    for (char& c : payload) c = static_cast<char>(rng());
+    std::string f = "\x12";  // sample, field 2, length-delimited
+    for (size_t n = payload.size();; n >>= 7) {
+      f += static_cast<char>(n < 0x80 ? n : (n & 0x7f) | 0x80);
+      if (n < 0x80) break;
+    }
+    fields.push_back(payload);
+    stream += f + payload;
+  }
+  for (bool spin : {true, false}) {
+    std::vector<uint8_t> buf((size_t(64) << 10) + decoding::StreamWindow::kSlack);
+    decoding::StreamWindow window(buf.data(), size_t(64) << 10, size_t(8) << 10, stream.size());
+    window.spin_while_waiting(spin);
+    std::thread writer([&] {
+      std::mt19937_64 wr(11);
+      size_t done = 0;
+      for (int chunk = 0; done < stream.size(); ++chunk) {
+        auto [out, room] = window.room();
+        if (!out) break;
+        size_t n = std::min({room, stream.size() - done, size_t(1 + wr() % 9000)});
+        std::memcpy(out, stream.data() + done, n);
+        done += n;
+        window.wrote(n);
+        if (chunk % 9 == 0) std::this_thread::sleep_for(std::chrono::microseconds(400));
+      }
+      window.finish();
+    });
+    size_t i = 0;
+    bool same = true;
+    while (const uint8_t* end = window.next_field()) {
+      wire::Reader r(window.base(), window.pos(), end);
+      r.tag("test");
+      const uint8_t* e = r.length_delimited("test");
+      same = same && i < fields.size() && std::string(reinterpret_cast<const char*>(r.pos()), e - r.pos()) == fields[i];
+      ++i;
+      window.consumed(e);
+    }
+    window.close();
+    writer.join();
+    EXPECT(same && i == fields.size());
   }
 }
 

@@ -90,6 +90,7 @@ void Decoder::main_loop() {
       Reader r(data_, window_->pos(), end);
       field(r);
       window_->consumed(r.pos());
+      if (copy_before_strings_) copy_columns_before_strings();
       if (window_->offset() >= next_growth_check_) advise_growth(window_->offset(), window_->total());
     }
     return;
@@ -99,6 +100,15 @@ void Decoder::main_loop() {
     field(r);
     if (sample_bytes_done_ >= next_growth_check_) advise_growth(sample_bytes_done_, main_sample_bytes_);
   }
+}
+
+// The copies made at the first string (StreamScratch::copy_out_before_strings),
+// with nothing read from the window meanwhile: it may move its bytes to make
+// room for the inflater, which would otherwise wait for the copies to end.
+void Decoder::copy_columns_before_strings() {
+  copy_before_strings_ = false;
+  main_samples_.finish();
+  scratch_->copy_out_before_strings(p_, [this] { window_->make_room(); });
 }
 
 // One top-level field at r's position.
@@ -145,12 +155,13 @@ PPROFCORE_INLINE void Decoder::field(Reader& r) {
     case ProfileField::kStringTable:
       expect(r, wt, kLen, path(field), tag_at);
       // Streaming: the columns before the strings are usually whole by now, so
-      // their copies are made while the inflater works on the strings.
-      if (scratch_ && p_.strings.size() == 0 && samples_seen_ > 0) {
-        main_samples_.finish();
-        scratch_->copy_out_before_strings(p_);
-      }
+      // their copies are made while the inflater works on the strings, once
+      // this field is consumed (main_loop).
+      if (scratch_ && p_.strings.size() == 0 && samples_seen_ > 0) copy_before_strings_ = true;
       string_table_entry(r, tag_at);
+      // The rest of the run, as far as it is here: streaming, the bytes the
+      // inflater has delivered past this field.
+      if (p_.strings.size() > 0) r.seek(string_run(r.pos(), window_ ? window_->filled() : r.end()));
       break;
     case ProfileField::kDropFrames:
       p_.drop_frames = string_code_field(r, wt, path(field), tag_at);
@@ -279,6 +290,37 @@ void Decoder::string_table_entry(Reader& r, const uint8_t* tag_at) {
   p_.strings.data.append(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
   p_.strings.offsets.push_back(static_cast<int64_t>(p_.strings.data.size()));
   r.seek(e);
+}
+
+// Producers write the string table as one run of entries at the end (23,066
+// of large.cpu's 2.45 MB), so after the first entry the rest of the run is
+// read here, one append each, instead of a trip per string through the main
+// loop and, streaming, the window's field check: about twice as fast, and
+// streaming those strings are what the decoder still has to read after the
+// inflater's last byte (docs/performance-log.md, decode round fifteen).
+// Stops at anything else (another field, a length of three bytes or more, an
+// entry not whole in [p, end)), which the ordinary path then reads.
+const uint8_t* Decoder::string_run(const uint8_t* p, const uint8_t* end) {
+  constexpr uint8_t kTag = tag_byte(ProfileField::kStringTable, kLen);
+  StringTable& strings = p_.strings;
+  while (end - p >= 2 && p[0] == kTag) {
+    size_t len;
+    const uint8_t* s;
+    if (p[1] < 0x80) {
+      len = p[1];
+      s = p + 2;
+    } else if (end - p >= 3 && p[2] < 0x80) {
+      len = (p[1] & 0x7fu) | (size_t(p[2]) << 7);
+      s = p + 3;
+    } else {
+      break;
+    }
+    if (len > static_cast<size_t>(end - s)) break;
+    strings.data.append(reinterpret_cast<const char*>(s), len);
+    strings.offsets.push_back(static_cast<int64_t>(strings.data.size()));
+    p = s + len;
+  }
+  return p;
 }
 
 int32_t Decoder::string_code_field(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {

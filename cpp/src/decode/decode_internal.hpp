@@ -72,8 +72,16 @@ class StreamWindow final : public gzip::ChunkSink {
     return next_field_slow();
   }
   const uint8_t* pos() const { return buf_ + rpos_; }
+  // The end of the bytes delivered so far (the window may hold more than the
+  // field next_field() returned; fields read past it go to consumed()).
+  const uint8_t* filled() const { return buf_ + wend_.load(std::memory_order_acquire); }
   void consumed(const uint8_t* upto) {
     rpos_ = static_cast<size_t>(upto - buf_);
+    make_room();
+  }
+  // Gives a waiting inflater room (when the read position is far enough in):
+  // call it during long work between fields, or the inflater waits meanwhile.
+  void make_room() {
     if (rpos_ >= compact_at_) compact_early();
   }
   // How far into the stream the read position is, and the stream's size.
@@ -81,6 +89,8 @@ class StreamWindow final : public gzip::ChunkSink {
   size_t total() const { return total_; }
   // The decoder is done (or gave up): a waiting inflater stops.
   void close();
+  // Whether the decoder spins a while for bytes before it sleeps (spin_for).
+  void spin_while_waiting(bool on) { spin_ = on; }
 
   // Inflater side.
   std::pair<uint8_t*, size_t> room() override;
@@ -90,6 +100,7 @@ class StreamWindow final : public gzip::ChunkSink {
  private:
   const uint8_t* next_field_slow();
   void wait_for(size_t need);
+  bool spin_for(size_t need);
   void compact(size_t need);
   void compact_early();
 
@@ -98,6 +109,7 @@ class StreamWindow final : public gzip::ChunkSink {
   const size_t chunk_;
   const size_t total_;       // bytes the whole stream inflates to
   const size_t compact_at_;  // read position from which a full window is compacted early
+  bool spin_ = false;        // decoder: spin_while_waiting
   size_t rpos_ = 0;          // decoder: read position in the window
   size_t window_start_ = 0;  // decoder: stream offset of buf_[0]
   std::mutex mu_;
@@ -121,8 +133,9 @@ class StreamScratch {
   void lend(Profile& p);
   // Every column of p but the string table's becomes an exact-size copy now
   // (the stream reached its string table): rows that come later grow the
-  // copy, and copy_out cuts it back to size.
-  void copy_out_before_strings(Profile& p);
+  // copy, and copy_out cuts it back to size. Copies in slices, calling
+  // `between` after each (the window makes room for the inflater there).
+  void copy_out_before_strings(Profile& p, const std::function<void()>& between);
   // p's columns become exact-size copies, and the kept buffers come back:
   // the profile never shares memory with a later load.
   void copy_out(Profile& p);
@@ -221,6 +234,7 @@ class Decoder {
  private:
   // ---- decode.cpp: the wire walk ----
   void main_loop();
+  void copy_columns_before_strings();
   void field(wire::Reader& r);
   void prescan();
   void value_type(wire::Reader& r, int32_t* type, int32_t* unit, const char* field);
@@ -229,6 +243,7 @@ class Decoder {
   const uint8_t* line(const uint8_t* p, const uint8_t* end);
   void function(wire::Reader& r);
   void string_table_entry(wire::Reader& r, const uint8_t* tag_at);
+  const uint8_t* string_run(const uint8_t* p, const uint8_t* end);
   int32_t string_code(wire::Reader& r, uint64_t raw, const char* field) {
     return decoding::string_code(r, raw, field, max_string_code_);
   }
@@ -257,6 +272,7 @@ class Decoder {
   unsigned threads_;
   StreamWindow* window_ = nullptr;        // streaming mode only
   std::optional<StreamScratch> scratch_;  // streaming mode only
+  bool copy_before_strings_ = false;      // the first string is in: copy the other columns (main_loop)
   // Huge pages for the sample columns whose size is estimated (advise_growth):
   // stack locations, and in streaming mode the values and offsets too.
   HugePageGrowth growth_[4];

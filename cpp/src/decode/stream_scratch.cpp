@@ -10,7 +10,9 @@
 // 1.5 ms), so every column but the strings' is copied when the stream reaches
 // its string table, which pprof's writers put after every other table: those
 // copies then run while the inflater is still at work on the strings.
+#include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "decode_internal.hpp"
@@ -45,6 +47,24 @@ void copy_column_out(V& col, V& spare) {
   col.assign(spare.begin(), spare.end());
 }
 
+// copy_column_out in slices of this many bytes, with `between` called after
+// each: the inflater's window is kept moving while the columns are copied.
+constexpr size_t kCopySliceBytes = size_t(256) << 10;
+
+template <class V>
+void copy_column_out_in_slices(V& col, V& spare, const std::function<void()>& between) {
+  spare.swap(col);
+  col.clear();
+  col.reserve(spare.size());
+  const size_t slice = std::max<size_t>(1, kCopySliceBytes / sizeof(typename V::value_type));
+  for (auto it = spare.begin(); it != spare.end();) {
+    auto next = static_cast<size_t>(spare.end() - it) > slice ? it + static_cast<std::ptrdiff_t>(slice) : spare.end();
+    col.insert(col.end(), it, next);
+    it = next;
+    between();
+  }
+}
+
 // Whether col is one of p's string table columns.
 template <class V>
 bool is_strings_column(const Profile& p, const V& col) {
@@ -73,11 +93,11 @@ void StreamScratch::lend(Profile& p) {
   lent_ = Lent::kAll;
 }
 
-void StreamScratch::copy_out_before_strings(Profile& p) {
+void StreamScratch::copy_out_before_strings(Profile& p, const std::function<void()>& between) {
   if (lent_ != Lent::kAll) return;
   Profile::visit_columns(
-      [&p](const char*, const char*, auto& col, auto& spare) {
-        if (!is_strings_column(p, col)) copy_column_out(col, spare);
+      [&](const char*, const char*, auto& col, auto& spare) {
+        if (!is_strings_column(p, col)) copy_column_out_in_slices(col, spare, between);
       },
       p, *columns_);
   lent_ = Lent::kStrings;
