@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
-import subprocess
 from collections import Counter
 
+import node_profiles
 import numpy as np
 import pytest
 from testenv import DATA as DATA_ROOT
 
 import pprofcore
-from pprofcore import DecodeError
 
 DATA = DATA_ROOT / "producers"
 SCRIPT = """
@@ -28,17 +26,7 @@ let t=Date.now(); while(Date.now()-t<300){mid(20000);other(5000)}
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    if not shutil.which("node"):
-        pytest.skip("node is not installed (Debian package nodejs): no real .cpuprofile to read")
-    tmp = tmp_path_factory.mktemp("node")
-    (tmp / "work.js").write_text(SCRIPT)
-    subprocess.run(
-        ["node", "--cpu-prof", "--cpu-prof-dir=.", "--cpu-prof-name=w.cpuprofile", "work.js"],
-        cwd=tmp,
-        check=True,
-        timeout=60,
-    )
-    return tmp / "w.cpuprofile"
+    return node_profiles.record(tmp_path_factory.mktemp("node"), "cpu", SCRIPT)
 
 
 def _timestamps(p):
@@ -104,9 +92,4 @@ def test_cli_reports_read_it(capsys):
     ids=["truncated", "unknown-node", "lengths", "bad-id"],
 )
 def test_bad_input_is_a_decode_error(text, says, tmp_path):
-    path = tmp_path / "bad.cpuprofile"
-    path.write_text(text)
-    with pytest.raises(DecodeError, match="cpuprofile") as e:
-        pprofcore.load(path)
-    assert says in str(e.value)
-    assert e.value.path == str(path)
+    node_profiles.assert_refused(tmp_path / "bad.cpuprofile", text, "cpuprofile", says)

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from collections import Counter
 
+import node_profiles
 import pytest
 from testenv import go_pprof
 
@@ -26,18 +27,7 @@ globalThis.keep=[mid(300),other(2000)];
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    if not shutil.which("node"):
-        pytest.skip("node is not installed (Debian package nodejs): no real .heapprofile to read")
-    tmp = tmp_path_factory.mktemp("node")
-    (tmp / "work.js").write_text(SCRIPT)
-    subprocess.run(
-        ["node", "--heap-prof", "--heap-prof-interval=4096", "--heap-prof-dir=.", "--heap-prof-name=w.heapprofile"]
-        + ["work.js"],
-        cwd=tmp,
-        check=True,
-        timeout=60,
-    )
-    return tmp / "w.heapprofile"
+    return node_profiles.record(tmp_path_factory.mktemp("node"), "heap", SCRIPT, "--heap-prof-interval=4096")
 
 
 def _nodes(doc):
@@ -173,12 +163,7 @@ def test_small_document_exactly():
     ids=["truncated", "no-head", "child", "self-size", "duplicate", "sample"],
 )
 def test_bad_input_is_a_decode_error(doc, says, tmp_path):
-    path = tmp_path / "bad.heapprofile"
-    path.write_text(doc)
-    with pytest.raises(DecodeError, match="heap profile") as e:
-        pprofcore.load(path)
-    assert says in str(e.value)
-    assert e.value.path == str(path)
+    node_profiles.assert_refused(tmp_path / "bad.heapprofile", doc, "heap profile", says)
 
 
 def test_a_deep_tree_loads():
