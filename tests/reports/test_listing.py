@@ -191,17 +191,17 @@ def _profile_of_one_file(filename: str) -> bytes:
 def test_list_names_a_file_as_recorded_when_the_directory_finds_it(tmp_path, monkeypatch):
     """pprof trims a file name for the ROUTINE line by -source_path and
     -trim_path only; the current directory (its search path by default) just
-    finds the file. Run from .../work, "/build/work/src/f.go" stays whole.
+    finds the file. Run from .../checkout, "/build/checkout/src/f.go" stays whole.
     The listing starts at the function's start line (3), not five lines
     above its first sampled line: pprof's -list graph keeps start lines."""
-    work = tmp_path / "work"
+    work = tmp_path / "checkout"
     (work / "src").mkdir(parents=True)
     (work / "src" / "f.go").write_text("package main\n\nfunc f() {\n\tfor {\n\t}\n}\n")
     path = tmp_path / "one.pb"
-    path.write_bytes(_profile_of_one_file("/build/work/src/f.go"))
+    path.write_bytes(_profile_of_one_file("/build/checkout/src/f.go"))
     monkeypatch.chdir(work)
     got = pprofcore.load(path).list("main.f").to_text()
-    assert "ROUTINE ======================== main.f in /build/work/src/f.go\n" in got
+    assert "ROUTINE ======================== main.f in /build/checkout/src/f.go\n" in got
     assert "\tfor {" in got  # read through the current directory
     assert "  3:func f() {" in got and "package main" not in got
     trimmed = pprofcore.load(path).list("main.f", source_path=str(work)).to_text()
