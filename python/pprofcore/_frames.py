@@ -41,6 +41,7 @@ class Derived:
         "used_locations",
         "report_totals",
         "num_label_units",
+        "label_rows",
     )
 
     def __init__(self) -> None:
@@ -75,6 +76,8 @@ class Derived:
         self.report_totals: Optional[Tuple[Tuple[int, int], ...]] = None
         #: numeric label key -> unit: :func:`num_label_units`
         self.num_label_units: Optional[Dict[str, str]] = None
+        #: the samples' label rows (read in a deferred filter output's input): :func:`label_rows`
+        self.label_rows: Optional["LabelRows"] = None
 
 
 def _dedup(profile: "Profile") -> Tuple[List[str], Optional[np.ndarray]]:
@@ -157,7 +160,7 @@ class LabelRows:
     ``key``, ``str`` (-1 for numeric), ``num`` and ``num_unit``; ``sample``,
     the row of ``values`` holding its sample's values."""
 
-    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks")
+    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks", "_on_stack")
 
     def __init__(self, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray], hidden: Optional[np.ndarray]) -> None:
         sample = _sample_of_rows(cols["label_offsets"])
@@ -168,17 +171,21 @@ class LabelRows:
         self.key, self.str, self.num, self.num_unit, self.sample = rows
         self.values = cols["values"]
         self._stacks = (cols, hidden)
+        self._on_stack: Optional[np.ndarray] = None
 
     def on_stack(self) -> np.ndarray:
         """Per row: whether its sample has a location (one the filter that
-        made the profile did not hide)."""
-        cols, hidden = self._stacks
-        lo = cols["stack_offsets"]
-        has = np.diff(lo) > 0
-        if hidden is not None and has.any():  # a stack whose every location was hidden is empty
-            shown = hidden[cols["stack_locations"]] == 0
-            has[has] = np.logical_or.reduceat(shown, lo[:-1][has])
-        return has[self.sample]
+        made the profile did not hide); found once, read by every sample
+        type's tags report."""
+        if self._on_stack is None:
+            cols, hidden = self._stacks
+            lo = cols["stack_offsets"]
+            has = np.diff(lo) > 0
+            if hidden is not None and has.any():  # a stack whose every location was hidden is empty
+                shown = hidden[cols["stack_locations"]] == 0
+                has[has] = np.logical_or.reduceat(shown, lo[:-1][has])
+            self._on_stack = has[self.sample]
+        return self._on_stack
 
 
 def label_rows(profile: "Profile") -> LabelRows:
@@ -187,9 +194,15 @@ def label_rows(profile: "Profile") -> LabelRows:
     Refine) gives its kept samples' rows of the input's columns, with the
     stacks less the locations it hid, and is not copied. Label rows and
     values are the same in the copy; string codes index its string table,
-    which is the input's."""
-    source, kept, hidden = profile._stack_source()
-    return LabelRows(profile._cols if kept is None else source.columns(), kept, hidden)
+    which is the input's. Kept on the profile: the Labels view, the tags
+    report and the numeric label units each read them."""
+    rows = profile._derived.label_rows
+    if rows is None:
+        source, kept, hidden = profile._stack_source()
+        rows = profile._derived.label_rows = LabelRows(
+            profile._cols if kept is None else source.columns(), kept, hidden
+        )
+    return rows
 
 
 def label_columns(profile: "Profile") -> Dict[str, LabelColumn]:
