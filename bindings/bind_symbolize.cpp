@@ -53,6 +53,28 @@ void bind_symbolize(py::module_& m) {
       py::arg("profile"), py::arg("exec_name"),
       "pprof's driver step before symbolizing: a placeholder mapping for a profile without any, and the "
       "executable named on the command line as the first mapping's file (cpp symbolize.hpp).");
+  m.def(
+      "with_function_names",
+      [](const Profile& p, const py::object& rows, std::vector<std::string> names) {
+        std::vector<int32_t> r = to_vec<int32_t>(rows);
+        py::gil_scoped_release nogil;  // p is immutable; rows and names were copied
+        return std::make_shared<Profile>(with_function_names(p, r, names));
+      },
+      py::arg("profile"), py::arg("rows"), py::arg("names"),
+      "A copy of profile whose given function rows take the given names, system names unchanged (cpp "
+      "symbolize.hpp).");
+  m.def(
+      "demangle_candidates",
+      [](const Profile& p, bool force) {
+        std::vector<int32_t> rows;
+        {
+          py::gil_scoped_release nogil;  // p is immutable
+          rows = demangle_candidates(p, force);
+        }
+        return py::array_t<int32_t>(static_cast<py::ssize_t>(rows.size()), rows.data());
+      },
+      py::arg("profile"), py::arg("force"),
+      "The function rows whose name pprof's demangling may change (a superset; cpp symbolize.hpp).");
 }
 
 }  // namespace pprofcore::bindings

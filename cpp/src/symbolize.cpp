@@ -151,4 +151,46 @@ Profile with_main_mapping(const Profile& p, std::string_view exec_name) {
   return out;
 }
 
+Profile with_function_names(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& names) {
+  if (rows.size() != names.size()) throw ProfileError("with_function_names: rows and names differ in length");
+  for (int32_t r : rows)
+    if (r < 0 || static_cast<size_t>(r) >= p.functions.size())
+      throw ProfileError("with_function_names: function row " + std::to_string(r) + " out of range");
+  Profile out = p;
+  if (rows.empty()) return out;
+  std::unordered_map<std::string_view, int32_t> code;  // first code of each string
+  code.reserve(p.strings.size() + names.size());
+  for (size_t i = 0; i < p.strings.size(); ++i) code.emplace(p.strings[i], static_cast<int32_t>(i));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto [it, added] = code.emplace(names[i], static_cast<int32_t>(out.strings.size()));
+    if (added) out.strings.push_back(names[i]);  // keyed by names[i], which outlives the map
+    out.functions.name[static_cast<size_t>(rows[i])] = it->second;
+  }
+  return out;
+}
+
+std::vector<int32_t> demangle_candidates(const Profile& p, bool force) {
+  // per string code: 0 not looked at yet, 1 left as it is, 2 may change
+  std::vector<uint8_t> state(p.strings.size(), 0);
+  auto may_change = [&](int32_t code) {
+    uint8_t& st = state[static_cast<size_t>(code)];
+    if (st == 0) {
+      const std::string_view s = p.str(code);
+      const bool mangled = s.rfind("_Z", 0) == 0 || s.rfind("__Z", 0) == 0 || s.rfind("_R", 0) == 0;
+      const bool cpp_like = s.find_first_of("<>[]") != std::string_view::npos || s.find("::") != std::string_view::npos;
+      st = mangled || cpp_like ? 2 : 1;
+    }
+    return st == 2;
+  };
+  std::vector<int32_t> rows;
+  const auto& f = p.functions;
+  for (size_t r = 0; r < f.size(); ++r) {
+    const std::string_view name = p.str(f.name[r]), system = p.str(f.system_name[r]);
+    const bool same = f.name[r] == f.system_name[r] || name == system;
+    if (name.empty() || (force && !system.empty() && !same) || (same && may_change(f.system_name[r])))
+      rows.push_back(static_cast<int32_t>(r));
+  }
+  return rows;
+}
+
 }  // namespace pprofcore

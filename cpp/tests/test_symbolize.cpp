@@ -1,8 +1,12 @@
 // C++ unit tests of apply_symbols: resolved frames replace the lines of the
 // given locations only, functions are shared between frames with the same
 // identity, existing strings are reused, flags are OR'ed, bad input throws;
-// with_main_mapping names the main binary and gives pprof's placeholder mapping.
+// with_main_mapping names the main binary and gives pprof's placeholder mapping;
+// the demangling step's candidates and renamed functions.
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "check.hpp"
 #include "pprofcore/errors.hpp"
@@ -131,6 +135,52 @@ TEST(main_mapping_placeholder_for_a_profile_without_mappings) {
   check_invariants(q);
   const Profile r = with_main_mapping(p, "bin");
   EXPECT(r.str(r.mappings.filename[0]) == "bin");
+}
+
+// make() with functions named as (name, system name) pairs.
+static Profile with_functions(const std::vector<std::pair<std::string, std::string>>& named) {
+  Profile p = make();
+  StringInterner s;
+  for (size_t i = 0; i < p.strings.size(); ++i) s.intern(p.strings[i]);
+  p.functions = Functions{};
+  for (size_t i = 0; i < named.size(); ++i) {
+    p.functions.id.push_back(i + 1);
+    p.functions.name.push_back(s.intern(named[i].first));
+    p.functions.system_name.push_back(s.intern(named[i].second));
+    p.functions.filename.push_back(0);
+    p.functions.start_line.push_back(0);
+  }
+  p.lines.function = {static_cast<int32_t>(named.size() - 1)};
+  p.strings = s.take();
+  return p;
+}
+
+TEST(demangle_candidates_are_the_rows_demangling_may_change) {
+  const Profile p = with_functions({{"main.main", "main.main"},
+                                    {"_ZN3foo3barEv", "_ZN3foo3barEv"},
+                                    {"std::vector<int>::push_back(int)", "std::vector<int>::push_back(int)"},
+                                    {"pkg.F[...]", "pkg.F[...]"},
+                                    {"", "_ZN1a1bEv"},
+                                    {"shown", "_ZN3foo3quxEv"},
+                                    {"", ""},
+                                    {"runtime.(*mheap).alloc", "runtime.(*mheap).alloc"}});
+  EXPECT(demangle_candidates(p, false) == (std::vector<int32_t>{1, 2, 3, 4, 6}));
+  EXPECT(demangle_candidates(p, true) == (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(function_names_set_and_strings_reused) {
+  const Profile p = with_functions({{"_ZN3foo3barEv", "_ZN3foo3barEv"}, {"foo::bar", "foo::bar"}});
+  const size_t n = p.strings.size();
+  const Profile q = with_function_names(p, {0}, {"foo::bar"});
+  EXPECT(q.functions.name[0] == p.functions.name[1]);  // the existing string's code
+  EXPECT(q.functions.system_name == p.functions.system_name && q.strings.size() == n);
+  const Profile r = with_function_names(p, {0, 1}, {"new", "new"});
+  EXPECT(r.strings.size() == n + 1 && r.functions.name[0] == r.functions.name[1]);
+  EXPECT(r.str(r.functions.name[0]) == "new");
+  check_invariants(r);
+  EXPECT(with_function_names(p, {}, {}) == p);
+  EXPECT_THROWS(with_function_names(p, {2}, {"x"}), ProfileError, "out of range");
+  EXPECT_THROWS(with_function_names(p, {0}, {}), ProfileError, "differ in length");
 }
 
 int main() { return check::run_all(); }

@@ -503,6 +503,16 @@ def with_main_mapping(profile: Profile, exec_name: str) -> Profile:
     pprof's driver step before symbolizing: a placeholder mapping for a profile without any, and the executable named on the command line as the first mapping's file (cpp symbolize.hpp).
     """
 
+def with_function_names(profile: Profile, rows: typing.Any, names: list[str]) -> Profile:
+    """
+    A copy of profile whose given function rows take the given names, system names unchanged (cpp symbolize.hpp).
+    """
+
+def demangle_candidates(profile: Profile, force: bool) -> numpy.typing.NDArray[numpy.int32]:
+    """
+    The function rows whose name pprof's demangling may change (a superset; cpp symbolize.hpp).
+    """
+
 def compact(arg0: Profile) -> Profile: ...
 def decode(
     data: typing_extensions.Buffer,

@@ -26,6 +26,7 @@ from . import (
 from . import web as _web
 from ._columns import StringTable, Table
 from ._deferred import DeferredSamples
+from ._demangle import demangle as demangle_profile
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
@@ -467,13 +468,38 @@ class Profile:
         demangle: str = "simplified",
         force: bool = False,
         cache=None,
+        debuginfod: bool = True,
     ) -> Tuple["Profile", "object"]:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
         addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`
         (``cache``: a :class:`pprofcore.symbolize.SymbolCache` shared by a fleet)."""
         return symbolize_profile(
-            self, binaries=binaries, search_path=search_path, tool=tool, demangle=demangle, force=force, cache=cache
+            self,
+            binaries=binaries,
+            search_path=search_path,
+            tool=tool,
+            demangle=demangle,
+            force=force,
+            cache=cache,
+            debuginfod=debuginfod,
         )
+
+    def demangle(self, mode: str = "simplified", *, force: bool = False, tool_required: bool = True) -> "Profile":
+        """Function names demangled as ``go tool pprof`` shows them (its symbolizer
+        demangles every profile it reads): C++ and Rust system names in ``mode``
+        ("simplified": no parameters or template arguments; "templates";
+        "full"; "none"), names that look like demangled C++ shortened the same
+        way. System names are kept. See :func:`pprofcore.symbolize.demangle`
+        (``force``; ``tool_required=False`` keeps mangled names when binutils'
+        ``c++filt`` is missing).
+
+        Examples
+        --------
+        >>> p = pprofcore.load(pprofcore.example_path())
+        >>> p.demangle() == p  # Go names are left as they are
+        True
+        """
+        return demangle_profile(self, mode, force=force, tool_required=tool_required)
 
     def prune_from(self, regex) -> "Profile":
         """Drops frames beneath (callees of) the leaf-most frame whose simplified

@@ -1,6 +1,9 @@
 """What pprof's driver does to each profile before the report
-(``locateBinaries``), against pprof:
+(``locateBinaries``, then its symbolizer), against pprof:
 
+- without ``-symbolize``, address-only mappings are symbolized from the
+  binaries on this machine (quietly: what is missing is said on stderr, and no
+  debuginfod server is asked), as ``pprof PROFILE`` does;
 - ``pprof BINARY PROFILE``: a first source that is a binary names the file of
   the profile's first mapping and symbolizes it (here a gperftools profile
   whose own mapping path no longer exists: only the named binary has its
@@ -52,6 +55,14 @@ def moved_program(tmp_path_factory):
     return moved, prof
 
 
+@pytest.fixture(scope="module")
+def program_in_place(tmp_path_factory):
+    """A gperftools CPU profile of the C program, the program where its mapping says."""
+    if native.missing_tools():
+        pytest.skip(native.missing_tools())
+    return native.build_and_profile("c-pie", tmp_path_factory.mktemp("in-place") / "c-pie")
+
+
 def _standalone(pprof_cmd: str, *args: str) -> str:
     env = dict(os.environ, PPROF_TMPDIR=os.environ.get("TMPDIR", "/tmp"), HOME=os.environ.get("HOME", "/tmp"))
     r = subprocess.run([pprof_cmd, *args], capture_output=True, text=True, timeout=300, env=env)
@@ -98,3 +109,48 @@ def test_a_profile_without_mappings_gets_pprofs_placeholder(pprof, tmp_path, nam
         rc, out, stderr = run_cli("-raw", path)
         assert rc == 0, stderr
         assert out.decode() == want, path
+
+
+@pytest.mark.parametrize("flags", [["-top"], ["-traces"], ["-raw"], ["-top", "-lines", "-nodecount=5"], ["-peek=hot"]])
+def test_a_profile_is_symbolized_from_its_binaries_by_default(program_in_place, pprof_cmd, flags):
+    exe, prof = program_in_place
+    rc, out, err = run_cli(*flags, str(prof))
+    assert rc == 0, err
+    assert out.decode() == _standalone(pprof_cmd, *flags, str(prof))
+    if flags == ["-traces"]:
+        assert "hot" in out.decode()
+        rc, plain, err = run_cli(*flags, "-symbolize=none", str(prof))
+        assert rc == 0 and "hot" not in plain.decode()  # addresses only, as asked
+
+
+def test_a_missing_binary_is_said_on_stderr_in_pprofs_words(moved_program):
+    _, prof = moved_program
+    rc, out, err = run_cli("-top", str(prof))
+    assert rc == 0 and "File: c-pie" in out.decode()
+    assert "Local symbolization failed for c-pie: " in err
+    assert "Try setting PPROF_BINARY_PATH to the search path for local binaries." in err
+
+
+def test_the_implicit_symbolization_asks_no_debuginfod_server(tmp_path, monkeypatch):
+    import gzip
+    import socket
+
+    from wirebuild import profile_from_json
+
+    mapping = dict(id=1, start=0x1000, limit=0x2000, offset=0, file="/nonexistent/app", build_id="ab" * 20)
+    mapping.update(has_functions=False, has_filenames=False, has_line_numbers=False, has_inline_frames=False)
+    location = dict(id=1, mapping_id=1, address=0x1100, lines=[], is_folded=False)
+    d = dict(sample_types=[["samples", "count"]], samples=[dict(locations=[1], values=[1])])
+    d.update(mappings=[mapping], locations=[location], functions=[])
+    path = tmp_path / "app.pb.gz"
+    path.write_bytes(gzip.compress(profile_from_json(d)))
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        server.settimeout(0.2)
+        monkeypatch.setenv("DEBUGINFOD_URLS", f"http://127.0.0.1:{server.getsockname()[1]}")
+        monkeypatch.setenv("PPROF_BINARY_PATH", str(tmp_path))
+        rc, out, err = run_cli("-top", str(path))
+        assert rc == 0 and "Local symbolization failed for app: " in err
+        with pytest.raises(socket.timeout):
+            server.accept()  # nobody called

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from testenv import go_helper, requires_go
 
 import pprofcore
-from pprofcore.symbolize import _demangle, _elf, _tools, symbolize
+from pprofcore import _demangle
+from pprofcore.symbolize import _elf, _tools, symbolize
 
 pytestmark = pytest.mark.skipif(native.missing_tools() is not None, reason=str(native.missing_tools()))
 
@@ -105,7 +106,7 @@ def test_rust_names(programs):
     assert {"spin::twist", "spin::Acc::fold", "spin::main"} <= names, sorted(names)[:20]
     full, _ = symbolize(pprofcore.load(programs["rust-pie"][1]), demangle="full")
     full_names = {n for fr in native.our_locations(full).values() for n, *_ in fr}
-    assert any(re.fullmatch(r"spin::Acc<u64>::fold::h[0-9a-f]{16}", n) for n in full_names)
+    assert "spin::Acc<u64>::fold" in full_names  # no hash in any mode, as pprof's demangler
 
 
 def test_symbolizing_twice_changes_nothing(programs):
@@ -516,20 +517,20 @@ RUST_CASES = [
         "_ZN4spin14Acc$LT$u64$GT$4fold17h3a9361a7116d27ccE",
         "spin::Acc::fold",
         "spin::Acc<u64>::fold",
-        "spin::Acc<u64>::fold::h3a9361a7116d27cc",
+        "spin::Acc<u64>::fold",
     ),
-    ("_ZN4spin5twist17h951210f9d2c22ae5E", "spin::twist", "spin::twist", "spin::twist::h951210f9d2c22ae5"),
+    ("_ZN4spin5twist17h951210f9d2c22ae5E", "spin::twist", "spin::twist", "spin::twist"),
     (
         "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal",
         "std::rt::lang_start_internal",
         "std::rt::lang_start_internal",
-        "std[e28293b1aa0f68bd]::rt::lang_start_internal",
+        "std::rt::lang_start_internal",
     ),
     (
         "_RNCNCNCNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal00s_0B9_",
         "std::rt::lang_start_internal::{closure#0}::{closure#0}::{closure#1}",
         "std::rt::lang_start_internal::{closure#0}::{closure#0}::{closure#1}",
-        "std[e28293b1aa0f68bd]::rt::lang_start_internal::{closure#0}::{closure#0}::{closure#1}",
+        "std::rt::lang_start_internal::{closure#0}::{closure#0}::{closure#1}",
     ),
 ]
 
@@ -537,8 +538,9 @@ RUST_CASES = [
 @pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt missing (binutils)")
 @pytest.mark.parametrize("mangled,simplified,templates,full", RUST_CASES, ids=[c[0][:40] for c in RUST_CASES])
 def test_rust_demangle_modes(mangled, simplified, templates, full):
-    """Rust: hashes and crate disambiguators only in "full" (rustc-demangle's
-    alternate form otherwise), generic arguments dropped by "simplified"."""
+    """Rust: no hash or crate disambiguator in any mode (rustc-demangle's
+    alternate form, as ``go tool pprof -symbolize=demangle=full`` shows),
+    generic arguments dropped by "simplified"."""
     for mode, want in (("simplified", simplified), ("templates", templates), ("full", full), ("none", mangled)):
         assert _demangle.demangle_names([mangled], mode)[mangled] == want, mode
 

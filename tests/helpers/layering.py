@@ -73,6 +73,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "testing",
             "_repair",
             "_go_repairs",
+            "_demangle",
             "_main_binary",
             "_to_otlp",
             "_to_chrome_trace",

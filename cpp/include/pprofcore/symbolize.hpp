@@ -45,4 +45,17 @@ Profile apply_symbols(const Profile& p, const ResolvedFrames& r);
 // becomes the first mapping's file. A copy of `p` with both applied.
 Profile with_main_mapping(const Profile& p, std::string_view exec_name);
 
+// A copy of `p` whose function rows `rows[i]` are named `names[i]`, system names
+// unchanged (pprof's demangling step rewrites names only). A name already in the
+// string table keeps its code, so equal names compare equal by code. Throws
+// ProfileError on a row out of range or on columns of unequal length.
+Profile with_function_names(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& names);
+
+// The function rows whose name pprof's demangling step may change, a superset
+// the caller narrows: an empty name; a name equal to its system name where that
+// is mangled (`_Z`, `__Z`, `_R`) or has `::`, `<`, `>`, `[` or `]`; with `force`,
+// also a set name that differs from a set system name. Each string is looked at
+// once, so a profile of Go names costs one pass over its function rows.
+std::vector<int32_t> demangle_candidates(const Profile& p, bool force);
+
 }  // namespace pprofcore

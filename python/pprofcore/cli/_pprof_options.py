@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NamedTuple, Optional
 
 from .. import _go_repairs
 from ._pprof_flags import go_bool
@@ -117,17 +118,110 @@ def accept_ignored(parser) -> None:
             parser.add_argument(flag, help=text, dest="ignored_" + flag.lstrip("-").replace("-", "_"), **kwargs)
 
 
+class SymbolizeMode(NamedTuple):
+    """What a ``-symbolize`` value asks for (pprof's grammar)."""
+
+    off: bool  # none/no: no symbolization and no demangling
+    local: bool  # resolve address-only mappings from binaries on this machine
+    force: bool  # re-resolve symbolized mappings too, and reset names to system names
+    demangle: str  # simplified (pprof's default), templates, full or none
+
+
+def symbolize_mode(text: Optional[str]) -> SymbolizeMode:
+    """``-symbolize``'s value read as pprof reads it: options joined by ``:``
+    (``local``, ``fastlocal``, ``remote``, ``force``, ``none``,
+    ``demangle=full|templates|none|default``); a ``demangle=`` mode other than
+    the default also forces, as in pprof, and ``demangle=none`` demangles
+    fully, clone suffixes included, as pprof's does. Unknown options are ignored with
+    pprof's message on stderr."""
+    off, local, force, demangle = False, True, False, "simplified"
+    for option in (text or "").lower().split(":"):
+        if option in ("none", "no"):
+            off = True
+        elif option in ("local", "fastlocal"):
+            local = True
+        elif option == "remote":
+            local = False
+        elif option == "force":
+            force = True
+        elif option.startswith("demangle=") and option[9:] in ("full", "none", "templates", "default"):
+            if option[9:] != "default":  # pprof's "none" demangles with no option: clone suffixes kept
+                demangle, force = {"none": "clones"}.get(option[9:], option[9:]), True
+        elif option:
+            print(f"ignoring unrecognized symbolization option: {text}", file=sys.stderr)
+            print(
+                "expecting -symbolize=[local|fastlocal|remote|none][:force][:demangle=[none|full|templates|default]",
+                file=sys.stderr,
+            )
+    return SymbolizeMode(off, local, force, demangle)
+
+
 def symbolized(p, args):
-    """``p`` symbolized when ``-symbolize`` asks for it (other than ``none``), or a
-    binary was named before the profile, on a report without its own
-    symbolization options (list and disasm have them)."""
-    mode = getattr(args, "symbolize", None)
+    """``p`` as pprof's symbolization step leaves it before any report, unless
+    ``-symbolize=none``: address-only locations resolved from local binaries
+    (as ``-symbolize`` asks, for the binary named before the profile, or by
+    default as pprof does, quietly), on a report without its own
+    symbolization options (list and disasm have them); then function names
+    demangled as pprof demangles every profile it reads."""
+    text = getattr(args, "symbolize", None)
     exec_name = getattr(args, "exec_name", "")
-    if exec_name and mode is None:  # `pprof BINARY PROFILE`: that binary's symbols are wanted
-        mode = "local"
-    if not mode or mode == "none" or hasattr(args, "binary"):
+    if hasattr(args, "binary"):  # list, disasm, weblist: their own options, applied by the report
+        if args.symbolize == "none":
+            return p
+        demangle = getattr(args, "demangle", "simplified")
+        return p.demangle(demangle, force=args.symbolize == "force" or demangle != "simplified", tool_required=False)
+    mode = symbolize_mode(text)
+    if mode.off:
         return p
-    q, _ = p.symbolize(force=mode.startswith("force"), binaries=exec_name or None)
+    if text is not None or exec_name:  # asked for, or `pprof BINARY PROFILE`: that binary's symbols
+        if mode.local:
+            p, _ = p.symbolize(force=mode.force, binaries=exec_name or None)
+    elif needs_local_symbols(p):
+        p = symbolized_quietly(p)
+    return p.demangle(mode.demangle, force=mode.force, tool_required=False)
+
+
+# pprof's Mapping.Unsymbolizable: kernel and anonymous mappings have no binary to read
+_UNSYMBOLIZABLE = ("[", "linux-vdso")
+
+
+def needs_local_symbols(p) -> bool:
+    """Whether pprof's default symbolization would look for a binary for
+    ``p``: a mapping with a file name, not marked symbolized, not ``[vdso]``
+    or ``//anon``-like and not a URL (a cheap superset: unused mappings count
+    too). Go profiles, whose mappings are all marked, answer without reading
+    a string."""
+    m = p.mappings
+    flagged = m["has_functions"] | m["has_filenames"] | m["has_line_numbers"]
+    for row in (~flagged.astype(bool) & (m["filename"] != 0)).nonzero()[0].tolist():
+        name = p.strings[int(m["filename"][row])]
+        base = name.rsplit("/", 1)[-1]
+        if base.startswith(_UNSYMBOLIZABLE) or name.startswith(("/dev/dri/", "//anon")):
+            continue
+        if "://" in name and not p.strings[int(m["build_id"][row])]:
+            continue
+        return True
+    return False
+
+
+def symbolized_quietly(p):
+    """``p`` symbolized as ``go tool pprof`` does without ``-symbolize``: from
+    the binaries on this machine (by build id, ``$PPROF_BINARY_PATH`` or the
+    mapping's path), never over the network; what could not be found is said
+    on stderr in pprof's words, and a missing tool leaves ``p`` as it is."""
+    try:
+        q, report = p.symbolize(debuginfod=False)
+    except RuntimeError as e:  # no llvm-symbolizer or addr2line, or one that failed
+        print(f"Local symbolization failed: {e}", file=sys.stderr)
+        return p
+    for m in report.missing:
+        print(f"Local symbolization failed for {m.filename.rsplit('/', 1)[-1]}: {m.reason}", file=sys.stderr)
+    if report.missing:
+        print(
+            "Some binary filenames not available. Symbolization may be incomplete.\n"
+            "Try setting PPROF_BINARY_PATH to the search path for local binaries.",
+            file=sys.stderr,
+        )
     return q
 
 

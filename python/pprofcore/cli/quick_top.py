@@ -4,7 +4,8 @@ their list accessors, so that it imports no NumPy, no views, no explorer and
 no fleet (the start-up targets of docs/performance.md).
 
 It takes the common case only: one local file that the C++ core decodes, no
-filter, base, symbolization, repair,
+filter, base, symbolization, repair, node of address-only locations or name
+that pprof's demangling would change,
 ``-relative_percentages``, ``-mean``, ``-divide_by``, ``-compact_labels``, ``-output`` or ``--format``,
 and a profile without ``drop_frames``/``keep_frames`` or a ``-diff_base``
 label. Anything else, or any error, returns None and ``pprofcore.cli.main``
@@ -16,6 +17,7 @@ error messages.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import List, NoReturn, Optional, Set
 
@@ -25,6 +27,26 @@ from . import _filter_args, _pprof_options, _report_flags
 
 # The label of a -diff_base profile's base samples: their totals differ.
 DIFF_BASE_LABEL = "pprof::base"
+# A node of a location without lines: "[binary]" (at addresses "00007f.. [binary]")
+_UNSYMBOLIZED = re.compile(r"(?:^|\s)\[[^\]]*\]$")
+_MANGLED = re.compile(r"(?:^|\s)_{1,2}Z|(?:^|\s)_R")
+_CPP_LIKE = re.compile(r"[<>\[\]]|::")
+_GROUPS = re.compile(r"[()<>]")
+
+
+def unsymbolized(name: str) -> bool:
+    """Whether a node named ``name`` stands for address-only locations of a
+    binary, which pprof's default symbolization may resolve: the full path
+    decides (``_pprof_options.needs_local_symbols``)."""
+    return _UNSYMBOLIZED.search(name) is not None
+
+
+def may_demangle(name: str) -> bool:
+    """Whether pprof's demangling step could change a node named ``name``: no
+    name, a mangled one, or one that looks like demangled C++ and has a group
+    its heuristic removes (Go's ``pkg.(*T).M`` and ``pkg.F[...]`` do not).
+    Such a profile takes the full path, which demangles."""
+    return not name or bool(_MANGLED.search(name) or (_CPP_LIKE.search(name) and _GROUPS.search(name)))
 
 
 class _Refused(Exception):
@@ -129,6 +151,8 @@ def top_text(args: argparse.Namespace) -> Optional[str]:
     )
     header += summary_lines([], fmt, sum(flat_shown), tot, dropped, args.nodefraction, len(shown), len(kept))
     names = table.printable_names()
+    if any(may_demangle(n) or unsymbolized(n) for n in names):  # pprof's symbolizer changes these: the full path
+        return None
     inline = [INLINE_TEXT[labels[r]] for r in shown]
     return "\n".join(top_lines(header, [names[r] for r in shown], flat_shown, cum_shown, inline, tot, fmt))
 

@@ -16,6 +16,7 @@ from .. import _merge
 from ..web._serve import serve_loading
 from ..web._session import Session
 from ..web._state import State
+from . import _pprof_options
 from . import _report_args as ra
 
 HELP = "explore profiles in the browser (pprof's -http web UI)"
@@ -63,6 +64,7 @@ def session_of(args):
         p = ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
         if len(fetched) > before:
             ra.save_fetched(p)  # what was fetched is kept, as pprof keeps it
+        p = _pprof_options.symbolized(p, args)  # pprof's symbolization step: names demangled
         p = p.remove_uninteresting() if getattr(args, "remove_uninteresting", True) else p
         # tagroot/tagleaf come first in pprof's filter order and have no URL parameter: applied on load
         roots = {k: getattr(args, k) for k in ("tagroot", "tagleaf") if getattr(args, k, None)}

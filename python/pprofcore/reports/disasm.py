@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .. import _args, _units
+from .. import _args, _demangle, _units
 from .._report_base import report_total
-from ..symbolize import _demangle, _elf, check_options, locate_binary
+from ..symbolize import _elf, check_options, locate_binary
 from ._nodes import nodes
 from .listing import ListingTable, check_bool, listing_table, value_or_dot
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ..symbolize import _demangle, _tools
+from .. import _demangle
+from ..symbolize import _tools
 from .disasm import disassembly
 from .listing import ListingTable, source_listing
 

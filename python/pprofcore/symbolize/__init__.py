@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import _args, _core
-from . import _debuginfo, _demangle, _elf, _tools
+from .. import _args, _core, _demangle
+from .._demangle import demangle
+from . import _debuginfo, _elf, _tools
 from ._cache import MappingEntry, SymbolCache
 from ._tools import ToolFailed, ToolMissing
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._profile import Profile
 
-__all__ = ["symbolize", "SymbolizeReport", "MappingResult", "SymbolCache", "ToolMissing", "ToolFailed"]
+__all__ = ["symbolize", "demangle", "SymbolizeReport", "MappingResult", "SymbolCache", "ToolMissing", "ToolFailed"]
 
 _UNSYMBOLIZABLE_PREFIXES = ("[", "linux-vdso")
 _FLAGS = {"functions": 1, "filenames": 2, "line_numbers": 4, "inline_frames": 8}
@@ -137,6 +138,7 @@ def symbolize(
     demangle: str = "simplified",
     force: bool = False,
     cache: Optional[SymbolCache] = None,
+    debuginfod: bool = True,
 ):
     """Resolves the addresses of ``profile``'s locations to functions, files and
     lines; returns ``(new_profile, report)``.
@@ -158,6 +160,9 @@ def symbolize(
     - ``cache``: a :class:`SymbolCache` shared by the profiles of a fleet:
       mappings with the same build id (else file name and size) are located
       once, and only addresses the cache has not seen go to the symbolizer.
+    - ``debuginfod``: ask the servers ``DEBUGINFOD_URLS`` names for binaries
+      not found here (the command line's implicit symbolization does not,
+      as pprof's does not).
 
     All locations of a symbolized mapping take the frames the tool returns
     (innermost inline frame first, as pprof); locations it knows nothing about
@@ -201,7 +206,9 @@ def symbolize(
         res.reason = _skip_reason(cols, m, name, build_id, force)
         if res.reason:
             continue
-        entry, res.cached = _entry(cache, name, build_id, m == 0, binaries, search, int(mstart[m]), int(mlimit[m]))
+        entry, res.cached = _entry(
+            cache, name, build_id, m == 0, binaries, search, int(mstart[m]), int(mlimit[m]), debuginfod
+        )
         path = entry.path
         if path is None:
             res.status, res.reason = "missing", entry.reason
@@ -244,18 +251,20 @@ def symbolize(
     return _apply(profile, np.concatenate(loc_rows).astype(np.int32), frames, flags, demangle), report
 
 
-def _entry(cache, name, build_id, is_main, binaries, search, start: int, limit: int) -> Tuple[MappingEntry, bool]:
+def _entry(
+    cache, name, build_id, is_main, binaries, search, start: int, limit: int, debuginfod: bool
+) -> Tuple[MappingEntry, bool]:
     """The binary of a mapping (and the frames found so far), located once per
     mapping identity when there is a ``cache``; and whether the cache had it."""
     if cache is None:
-        path, why = locate_binary(name, build_id, is_main, binaries, search)
+        path, why = locate_binary(name, build_id, is_main, binaries, search, debuginfod=debuginfod)
         return MappingEntry(path, why or ""), False
     key = SymbolCache.key(name, build_id, start, limit)
     with cache.lock:
         entry = cache.entries.get(key)
         if entry is not None:
             return entry, True
-        path, why = locate_binary(name, build_id, is_main, binaries, search)
+        path, why = locate_binary(name, build_id, is_main, binaries, search, debuginfod=debuginfod)
         cache.locates += 1
         entry = cache.entries[key] = MappingEntry(path, why or "")
         return entry, False
@@ -349,8 +358,9 @@ def _apply(profile, loc_rows: np.ndarray, frames: "_tools.Frames", flags: np.nda
     return profile._derive(core)
 
 
-def locate_binary(name: str, build_id: str, is_main: bool, binaries, search: List[str]):
-    """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``.
+def locate_binary(name: str, build_id: str, is_main: bool, binaries, search: List[str], *, debuginfod: bool = True):
+    """``(path, None)`` of the binary to use for a mapping, or ``(None, why)``
+    (``debuginfod``: also ask the servers of ``DEBUGINFOD_URLS``).
     The path never starts with "-": every tool it is handed to (here and in
     ``disasm``) takes it for a path, not an option."""
     base = os.path.basename(name)
@@ -398,7 +408,7 @@ def locate_binary(name: str, build_id: str, is_main: bool, binaries, search: Lis
                 mismatch = f"{c}: build id {got} does not match {build_id}"
                 continue
         return _tools.path_arg(c), None
-    if build_id:
+    if build_id and debuginfod:
         try:
             fetched = _debuginfo.fetch(build_id)
         except OSError as e:

@@ -1,6 +1,6 @@
 """Running the external symbolizers in batch mode: one process per binary,
 every address on its standard input at once, inline frames included, names
-left mangled (demangling is :mod:`._demangle`'s job, as in pprof).
+left mangled (demangling is :mod:`pprofcore._demangle`'s job, as in pprof).
 
 ``llvm-symbolizer`` (Debian's ``llvm`` package; also ``llvm-symbolizer-NN``)
 is preferred, as pprof prefers it; ``addr2line`` (``binutils``) otherwise."""

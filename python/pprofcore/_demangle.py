@@ -6,12 +6,14 @@ present them. Mangled names are demangled in one batch by binutils' ``c++filt``
   no return type -- ``ns::Foo::bar``;
 - ``"templates"``: no parameters, no return type -- ``ns::Foo<int>::bar<double>``;
 - ``"full"``: everything but the ``[clone .constprop.0]`` suffixes;
+- ``"clones"``: everything, clone suffixes included (what pprof's
+  ``-symbolize=demangle=none`` shows: it demangles with no option);
 - ``"none"``: the mangled name.
 
-Rust paths have no parameters or return types; ``simplified`` and
-``templates`` drop their hashes and crate disambiguators (``spin::twist``
-for ``spin::twist::h951210f9d2c22ae5``), ``simplified`` also their generic
-arguments.
+Rust paths have no parameters or return types; every mode but ``none``
+drops their hashes and crate disambiguators (``spin::twist`` for
+``spin::twist::h951210f9d2c22ae5``), as pprof's demangler does, and
+``simplified`` also their generic arguments.
 
 Names that are not mangled but look like demangled C++ get pprof's heuristic
 (bracketed groups removed)."""
@@ -21,9 +23,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from typing import Dict, Iterable
+from typing import TYPE_CHECKING, Dict, Iterable, List
 
-MODES = ("simplified", "templates", "full", "none")
+import numpy as np
+
+from . import _args, _core
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._profile import Profile
+
+MODES = ("simplified", "templates", "full", "clones", "none")
 
 _CLONE = re.compile(r" \[clone [^\]]*\]")
 _SPECIAL = re.compile(
@@ -56,23 +65,26 @@ def is_mangled(name: str) -> bool:
     return name.startswith(("_Z", "__Z", "_R"))
 
 
-def demangle_names(names: Iterable[str], mode: str = "simplified") -> Dict[str, str]:
+def demangle_names(names: Iterable[str], mode: str = "simplified", *, tool_required: bool = True) -> Dict[str, str]:
     """``{system name: display name}`` for every distinct name under ``mode``.
     Raises ``RuntimeError`` naming the Debian package when ``c++filt`` is needed
-    and missing."""
+    and missing, unless ``tool_required=False``: mangled names then stay as
+    written."""
     if mode not in MODES:
         raise ValueError(f"demangle must be one of {', '.join(MODES)}, not {mode!r}")
     names = list(dict.fromkeys(names))
     if mode == "none":
         return {n: n for n in names}
     mangled = [n for n in names if is_mangled(n) and "\n" not in n]
+    if mangled and not tool_required and shutil.which("c++filt") is None:
+        mangled = []
     full = dict(zip(mangled, _cxxfilt(mangled))) if mangled else {}
     out = {}
     for n in names:
         d = full.get(n)
         if d is not None and d != n:
             out[n] = _shorten_rust(d, mode) if is_rust(n) else _shorten(d, mode)
-        elif _looks_like_demangled_cpp(n) and mode != "full":
+        elif _looks_like_demangled_cpp(n) and mode in ("simplified", "templates"):
             out[n] = _heuristic(n, mode)
         else:
             out[n] = n
@@ -94,18 +106,20 @@ def _cxxfilt(names: list) -> list:
 
 
 def _shorten_rust(full: str, mode: str) -> str:
-    """A demangled Rust path in ``mode``: ``full`` keeps the hash and crate
-    disambiguators; the others drop them (rustc-demangle's alternate form),
-    and ``simplified`` also drops generic arguments (``<T>``, ``::<T>``)."""
-    if mode == "full":
-        return full
+    """A demangled Rust path in ``mode``, without the hash and crate
+    disambiguators (rustc-demangle's alternate form); ``simplified`` also
+    drops generic arguments (``<T>``, ``::<T>``)."""
     s = _RUST_DISAMBIGUATOR.sub("", _RUST_HASH.sub("", full))
+    if mode in ("full", "clones"):  # pprof's demangler shows no hash or disambiguator in any mode
+        return s
     if mode == "simplified":
         s = _drop_templates(s.replace("::<", "<"))
     return s
 
 
 def _shorten(full: str, mode: str) -> str:
+    if mode == "clones":
+        return full
     s = _CLONE.sub("", full)
     if mode == "full":
         return s
@@ -205,6 +219,8 @@ def _drop_return_type(s: str) -> str:
 def _looks_like_demangled_cpp(name: str) -> bool:
     if ".<" in name:  # Java's class.<init>
         return False
+    if "])." in name:  # Go's pkg.(*T[...]).Method
+        return False
     return any(c in name for c in "<>[]") or "::" in name
 
 
@@ -217,8 +233,10 @@ def _heuristic(name: str, mode: str) -> str:
 
 def _remove_matching(name: str, start: str, end: str) -> str:
     """Removes every outermost start..end group (pprof's heuristic for names
-    that are already demangled); unbalanced input is returned unchanged."""
-    out, nesting, first = [], 0, 0
+    that are already demangled); at an unbalanced closer what was removed so
+    far stays removed and the rest is kept, as in pprof."""
+    out: List[str] = []
+    nesting, first = 0, 0
     keep_from = 0
     for i, c in enumerate(name):
         if c == start:
@@ -227,10 +245,63 @@ def _remove_matching(name: str, start: str, end: str) -> str:
                 first = i
         elif c == end:
             nesting -= 1
-            if nesting < 0:
-                return name
+            if nesting < 0:  # unbalanced: what was removed so far stays removed, as in pprof
+                return "".join(out) + name[keep_from:]
             if nesting == 0:
                 out.append(name[keep_from:first])
                 keep_from = i + 1
     out.append(name[keep_from:])
     return "".join(out)
+
+
+def demangle(profile: "Profile", mode: str = "simplified", *, force: bool = False, tool_required: bool = True):
+    """``profile`` with its function names demangled as pprof's symbolizer
+    demangles every profile it reads (``go tool pprof`` without
+    ``-symbolize=none``); system names are kept.
+
+    - A function is renamed when its name is empty or equals its system name
+      (one named otherwise was demangled already); its new name is the system
+      name demangled in ``mode`` ("simplified", pprof's default: no
+      parameters or template arguments; "templates"; "full"; "none").
+    - A system name that is not mangled but looks like demangled C++
+      (``::``, ``<>``, ``[]``; not Java's ``Class.<init>`` nor Go's
+      ``pkg.(*T[...]).M``) loses its parameter list and, in "simplified",
+      its template arguments, as pprof's heuristic does.
+    - ``force`` (pprof's ``-symbolize=force`` and ``demangle=...``) first
+      resets every name to its system name where both are set.
+    - Mangled names need binutils' ``c++filt``; without it a ``RuntimeError``
+      names the package, unless ``tool_required=False``, which keeps mangled
+      names as written.
+
+    Examples
+    --------
+    >>> p = pprofcore.load(pprofcore.example_path())  # Go names: nothing to demangle
+    >>> pprofcore.symbolize.demangle(p) == p
+    True
+    """
+    _args.check_str("mode", mode)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    rows = _core.demangle_candidates(profile._tables_core, force).tolist()
+    if not rows:
+        return profile
+    cols = profile._table_cols
+    s = profile._s
+    names = [s(c) for c in cols["functions.name"][rows].tolist()]
+    systems = [s(c) for c in cols["functions.system_name"][rows].tolist()]
+    wanted = list(names)
+    pending: List[int] = []  # positions in rows whose name is the system name demangled
+    for i, (name, system) in enumerate(zip(names, systems)):
+        if force and name and system:  # pprof resets every name to its system name where both are set
+            wanted[i] = name = system
+        if mode != "none" and (not name or name == system):  # not demangled already
+            pending.append(i)
+    if pending:
+        shown = demangle_names({systems[i] for i in pending}, mode, tool_required=tool_required)
+        for i in pending:
+            wanted[i] = shown[systems[i]]
+    changed = [i for i in range(len(rows)) if wanted[i] != names[i]]
+    if not changed:
+        return profile
+    at = np.asarray([rows[i] for i in changed], dtype=np.int32)
+    return profile._derive(_core.with_function_names(profile._core, at, [wanted[i] for i in changed]))
