@@ -10,7 +10,6 @@ import numpy as np
 from . import (
     _args,
     _atomic,
-    _comments,
     _core,
     _filter,
     _frames,
@@ -30,13 +29,14 @@ from .display import timeline as _timeline
 from .errors import unknown_sample_type
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import _go_repairs, _to_chrome_trace, _to_firefox, _to_otlp
+    from . import _comments, _go_repairs, _to_chrome_trace, _to_firefox, _to_otlp
     from . import symbolize as _symbolize
     from ._core import Profile as CoreProfile
     from ._report_base import ReportBase
     from .display import calltree_callgrind
 else:
     # Used by a few methods, imported on first use (a first page never does).
+    _comments = lazy_module("pprofcore._comments")
     _go_repairs = lazy_module("pprofcore._go_repairs")
     _to_chrome_trace = lazy_module("pprofcore._to_chrome_trace")
     _to_firefox = lazy_module("pprofcore._to_firefox")
@@ -762,12 +762,13 @@ class Profile:
     peek = reports.peek
     tree = reports.tree
     traces = reports.traces
-    top_profile = reports.top_profile
     list = reports.source_listing
     if TYPE_CHECKING:
+        top_profile = reports.top_profile
         disasm = reports.disassembly
         weblist = reports.weblist
     else:  # the report's function itself once read; its module (and the symbolizer's) imported then
+        top_profile = lazy_function("pprofcore.reports.topproto", "top_profile")
         disasm = lazy_function("pprofcore.reports.disasm", "disassembly")
         weblist = lazy_function("pprofcore.reports._weblist", "weblist")
     callgraph = _callgraph.callgraph

@@ -96,8 +96,14 @@ def test_the_explorers_first_page_leaves_numpy_ma_unloaded():
 
 #: The rooms ``pprofcore -http``'s first page does not use, imported on use
 #: (``pprofcore._lazy``): the symbolizer, disassembly, the weblist, callgrind,
-#: the trace and OTLP exports, the other profilers' readers, the repairs.
+#: the -top profile and comments (profile.proto's field enums), the trace and
+#: OTLP exports and the timeline's samples, the other profilers' readers, the
+#: repairs.
 DEFERRED = (
+    "pprofcore._comments",
+    "pprofcore._proto_fields",
+    "pprofcore.reports.topproto",
+    "pprofcore._timed_samples",
     "pprofcore.symbolize",
     "pprofcore.reports.disasm",
     "pprofcore.reports._weblist",
@@ -165,7 +171,9 @@ out["symbolize"] = repr(p.symbolize()[1])
 out["callgrind"] = p.to_callgrind()
 out["callgrind_calltree"] = p.to_callgrind(call_tree=True)
 out["otlp"] = p.to_otlp().hex()
-for name in ("to_chrome_trace", "to_firefox_profiler"):
+out["comment"] = p.add_comment("deferred").comments
+out["top_profile"] = p.top_profile().to_bytes().hex()
+for name in ("to_chrome_trace", "to_firefox_profiler", "timeline"):
     try:
         getattr(p, name)()
     except ValueError as e:  # the example has no timestamps: the exporter's own refusal
@@ -178,8 +186,8 @@ except ValueError as e:  # no binary on this machine: the report's own refusal
 out["repair"] = str(pprofcore.load(pprofcore.example_path(), repair=True)[1])
 out["truncated"] = repr(p.repair_truncated_stacks()[1])
 out["folded"] = pprofcore.load(sys.argv[2]).to_folded()  # another profiler's format
-out["same"] = [pprofcore.Profile.disasm is pprofcore.reports.disassembly,
-               pprofcore.Profile.weblist is pprofcore.reports.weblist]
+out["same"] = [getattr(pprofcore.Profile, name) is getattr(pprofcore.reports, report)
+               for name, report in (("disasm", "disassembly"), ("weblist", "weblist"), ("top_profile", "top_profile"))]
 out["loaded"] = [m for m in deferred if m in sys.modules]
 print(json.dumps(out))
 """
@@ -188,11 +196,13 @@ print(json.dumps(out))
 def test_the_deferred_rooms_work_when_first_used(tmp_path):
     """Each deferred room, first used from a fresh process, gives what its
     functions give called directly (imported here at the top of the test)."""
-    from pprofcore import _go_repairs, _to_chrome_trace, _to_firefox, _to_otlp, reports, symbolize
+    from pprofcore import _comments, _go_repairs, _to_chrome_trace, _to_firefox, _to_otlp, reports, symbolize
     from pprofcore.display.calltree_callgrind import calltree_callgrind
+    from pprofcore.display.timeline import timeline
     from pprofcore.reports._weblist import weblist
     from pprofcore.reports.callgrind import to_callgrind
     from pprofcore.reports.disasm import disassembly
+    from pprofcore.reports.topproto import top_profile
 
     folded = tmp_path / "stacks.folded"
     folded.write_text("main;work 3\nmain;idle 2\n")
@@ -210,9 +220,12 @@ def test_the_deferred_rooms_work_when_first_used(tmp_path):
     assert got["callgrind"] == to_callgrind(p)
     assert got["callgrind_calltree"] == calltree_callgrind(p, None, None)
     assert bytes.fromhex(got["otlp"]) == _to_otlp.to_otlp(p, None, "pprofcore", "", False, None)
-    for name, module in (("to_chrome_trace", _to_chrome_trace), ("to_firefox_profiler", _to_firefox)):
+    assert got["comment"] == _comments.add_comment(p, "deferred").comments
+    assert bytes.fromhex(got["top_profile"]) == top_profile(p).to_bytes()
+    exporters = (_to_chrome_trace.to_chrome_trace, _to_firefox.to_firefox_profiler, timeline)
+    for name, function in zip(("to_chrome_trace", "to_firefox_profiler", "timeline"), exporters):
         with pytest.raises(ValueError) as e:
-            getattr(module, name)(p, None, None, "")
+            function(p, None, None, "")
         assert got[name] == str(e.value)
     assert got["weblist"] == str(weblist(p, "sha256.block").listing)
     with pytest.raises(ValueError) as e:
@@ -221,8 +234,8 @@ def test_the_deferred_rooms_work_when_first_used(tmp_path):
     assert got["repair"] == str(pprofcore.load(pprofcore.example_path(), repair=True)[1])
     assert got["truncated"] == repr(_go_repairs.repair_truncated_stacks(p, None, 8)[1])
     assert got["folded"] == pprofcore.load(folded).to_folded() != ""
-    assert got["same"] == [True, True]
-    assert reports.disassembly is disassembly and reports.weblist is weblist
+    assert got["same"] == [True, True, True]
+    assert reports.disassembly is disassembly and reports.weblist is weblist and reports.top_profile is top_profile
     # what was used is loaded now (calltree_callgrind through to_callgrind(call_tree=True))
     assert set(got["loaded"]) == set(DEFERRED)
 

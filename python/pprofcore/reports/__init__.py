@@ -3,8 +3,9 @@ by_label, folded stacks, the -top profile (topproto), callgrind output and
 the weblist's source and instructions.
 Each report is a function of a profile that returns a :class:`ReportTable`
 (or text); ``Profile`` methods delegate here. The disassembly, the weblist
-and callgrind output (which bring the symbolizer's modules) are imported on
-first use (``LAZY_IMPORTS``)."""
+(which bring the symbolizer's modules), callgrind output and the -top
+profile (profile.proto's field enums) are imported on first use
+(``LAZY_IMPORTS``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from .peek import peek, tree
 from .table import ReportTable
 from .tags import by_label, tags
 from .top import top
-from .topproto import top_profile
 from .traces import traces
 
 if TYPE_CHECKING:  # what LAZY_IMPORTS gives, for type checkers and editors
@@ -27,12 +27,14 @@ if TYPE_CHECKING:  # what LAZY_IMPORTS gives, for type checkers and editors
     from ._weblist import weblist as weblist
     from .callgrind import to_callgrind as to_callgrind
     from .disasm import disassembly as disassembly
+    from .topproto import top_profile as top_profile
 
 #: The reports whose modules are imported when the name is first read
-#: (PEP 562): a first page or a ``-top`` does not load the symbolizer.
+#: (PEP 562): the explorer's first page does not load the symbolizer.
 LAZY_IMPORTS = {
     "disassembly": ".disasm:disassembly",
     "to_callgrind": ".callgrind:to_callgrind",
+    "top_profile": ".topproto:top_profile",
     "Weblist": "._weblist:Weblist",
     "weblist": "._weblist:weblist",
 }
