@@ -12,7 +12,6 @@ from typing import Callable, Optional, Tuple
 from ._app import create_app, warm
 from ._session import Session
 
-
 #: Seconds after the server answers when the session's held background work
 #: starts if no view's data was asked for by then.
 RELEASE_BACKGROUND_AFTER_S = 1.0
