@@ -14,12 +14,12 @@ on first use (``LAZY_IMPORTS``). pandas and pyarrow are optional.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any, List
 
 from . import _core
 from ._build_info import build_info
 from ._build_info import version as _package_version
+from ._lazy import lazy_import
 from .errors import DecodeError, FilterWarning, GzipError, ProfileError
 
 if TYPE_CHECKING:  # what LAZY_IMPORTS gives, for type checkers and editors
@@ -45,10 +45,11 @@ if TYPE_CHECKING:  # what LAZY_IMPORTS gives, for type checkers and editors
 #: lives. They are imported on first use (PEP 562 ``__getattr__``), so that
 #: ``import pprofcore`` costs ``_core`` alone and a command line loads only
 #: what it runs (``pprofcore -top FILE`` never imports NumPy's users it does
-#: not need, pandas, the views or the fleet). This table is the one place a
-#: module of pprofcore is imported on use; ``tests/core/test_layering.py``
-#: reads it as imports of this file, and ``tests/core/test_lazy_imports.py``
-#: holds it to ``__all__`` and to the ``TYPE_CHECKING`` block above.
+#: not need, pandas, the views or the fleet). Imports on use are ``_lazy``'s
+#: (tables like this one, ``lazy_module``, ``lazy_function``);
+#: ``tests/core/test_layering.py`` reads this table as imports of this file,
+#: and ``tests/core/test_lazy_imports.py`` holds it to ``__all__`` and to the
+#: ``TYPE_CHECKING`` block above.
 LAZY_IMPORTS = {
     "DeltaComputer": "._delta:DeltaComputer",
     "from_folded": "._from_folded:from_folded",
@@ -113,14 +114,6 @@ __all__ = [
     "loads",
     "open_store",
 ]
-
-
-def lazy_import(table: dict, name: str, package: str) -> Any:
-    """``table[name]`` imported: a ``module:attribute`` entry gives the
-    attribute, a ``module`` entry the module (relative to ``package``)."""
-    module, _, attribute = table[name].partition(":")
-    loaded = importlib.import_module(module, package)
-    return getattr(loaded, attribute) if attribute else loaded
 
 
 def __getattr__(name: str) -> Any:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import IO, Dict, Iterable, List, Literal, Optional, Tuple, Union, overload
+from typing import IO, TYPE_CHECKING, Dict, Iterable, List, Literal, Optional, Tuple, Union, overload
 
-from . import _core, _foreign
+from . import _core
+from ._lazy import lazy_module
 from ._profile import Profile
-from ._repair import RepairReport
+
+if TYPE_CHECKING:
+    from . import _foreign, _repair
+    from ._repair import RepairReport
+else:  # other profilers' formats and repair mode: imported when an input needs them
+    _foreign = lazy_module("pprofcore._foreign")
+    _repair = lazy_module("pprofcore._repair")
 
 #: Default cap on the size of the profile.proto bytes: what a gzip input may
 #: inflate to (all members together; a gzip-bomb guard) and the most a raw input
@@ -98,7 +105,7 @@ def _foreign_or_raise(error: Exception, data, max_decompressed_size: int, repair
     p = read_foreign(data, max_decompressed_size, path)
     if p is None:
         raise error
-    return (p, RepairReport._from_core({})) if repair else p
+    return (p, _repair.RepairReport._from_core({})) if repair else p
 
 
 def _decode(data, path: Optional[bytes], max_decompressed_size: int, inflater: str, repair: bool):
@@ -111,7 +118,7 @@ def _decode(data, path: Optional[bytes], max_decompressed_size: int, inflater: s
     try:
         if repair:
             core, report = repairing(source, max_decompressed_size, inflater)
-            return Profile._wrap(core), RepairReport._from_core(report)
+            return Profile._wrap(core), _repair.RepairReport._from_core(report)
         return Profile._wrap(plain(source, max_decompressed_size, inflater))
     except _core.DecodeError as e:
         return _foreign_or_raise(e, data, max_decompressed_size, repair, path)

@@ -10,16 +10,11 @@ import numpy as np
 from . import (
     _args,
     _atomic,
-    _comments,
     _core,
     _filter,
     _frames,
-    _go_repairs,
     _labels,
     _timestamps,
-    _to_chrome_trace,
-    _to_firefox,
-    _to_otlp,
     _transform,
     reports,
 )
@@ -27,17 +22,28 @@ from . import web as _web
 from ._columns import StringTable, Table
 from ._deferred import DeferredSamples
 from ._demangle import demangle as demangle_profile
+from ._lazy import lazy_function, lazy_module
 from .display import callgraph as _callgraph
 from .display import flamegraph as _flamegraph
 from .display import notebook as _notebook
 from .display import timeline as _timeline
-from .display.calltree_callgrind import calltree_callgrind
 from .errors import unknown_sample_type
-from .symbolize import symbolize as symbolize_profile
 
 if TYPE_CHECKING:  # pragma: no cover
+    from . import _comments, _go_repairs, _to_chrome_trace, _to_firefox, _to_otlp
+    from . import symbolize as _symbolize
     from ._core import Profile as CoreProfile
     from ._report_base import ReportBase
+    from .display import calltree_callgrind
+else:
+    # Used by a few methods, imported on first use (a first page never does).
+    _comments = lazy_module("pprofcore._comments")
+    _go_repairs = lazy_module("pprofcore._go_repairs")
+    _to_chrome_trace = lazy_module("pprofcore._to_chrome_trace")
+    _to_firefox = lazy_module("pprofcore._to_firefox")
+    _to_otlp = lazy_module("pprofcore._to_otlp")
+    _symbolize = lazy_module("pprofcore.symbolize")
+    calltree_callgrind = lazy_module("pprofcore.display.calltree_callgrind")
 
 _PICKLE_VERSION = 1
 
@@ -473,7 +479,7 @@ class Profile:
         """Resolves addresses to functions, files and lines with llvm-symbolizer or
         addr2line; returns ``(profile, report)``. See :func:`pprofcore.symbolize.symbolize`
         (``cache``: a :class:`pprofcore.symbolize.SymbolCache` shared by a fleet)."""
-        return symbolize_profile(
+        return _symbolize.symbolize(
             self,
             binaries=binaries,
             search_path=search_path,
@@ -782,10 +788,15 @@ class Profile:
     peek = reports.peek
     tree = reports.tree
     traces = reports.traces
-    top_profile = reports.top_profile
     list = reports.source_listing
-    disasm = reports.disassembly
-    weblist = reports.weblist
+    if TYPE_CHECKING:
+        top_profile = reports.top_profile
+        disasm = reports.disassembly
+        weblist = reports.weblist
+    else:  # the report's function itself once read; its module (and the symbolizer's) imported then
+        top_profile = lazy_function("pprofcore.reports.topproto", "top_profile")
+        disasm = lazy_function("pprofcore.reports.disasm", "disassembly")
+        weblist = lazy_function("pprofcore.reports._weblist", "weblist")
     callgraph = _callgraph.callgraph
 
     def tags(
@@ -848,7 +859,7 @@ class Profile:
         if call_tree:
             if not inline:
                 raise ValueError("call_tree=True keeps inlined frames (pprof's -call_tree ignores -noinlines)")
-            return calltree_callgrind(self, sample_type, unit, sort=sort, mean=mean)
+            return calltree_callgrind.calltree_callgrind(self, sample_type, unit, sort=sort, mean=mean)
         return reports.to_callgrind(self, sample_type=sample_type, unit=unit, inline=inline, sort=sort, mean=mean)
 
     def flamegraph(

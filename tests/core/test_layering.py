@@ -56,4 +56,7 @@ def test_the_checker_sees_imports():
     assert "__init__" in GRAPH["cli.delta"][0]  # `import pprofcore`
     assert {"_io", "fleet"} <= GRAPH["__init__"][0]  # the LAZY_IMPORTS table of pprofcore/__init__.py
     assert "cli.top" in GRAPH["cli"][0]  # and of the CLI's
+    assert {"reports._weblist", "reports.disasm", "reports.callgrind"} <= GRAPH["reports"][0]  # and of reports'
+    assert {"symbolize", "_to_otlp", "reports.disasm"} <= GRAPH["_profile"][0]  # lazy_module, lazy_function
+    assert {"_foreign", "_repair"} <= GRAPH["_io"][0] and not GRAPH["_io"][1]  # run-time, not function-level
     assert not problems(PACKAGE)

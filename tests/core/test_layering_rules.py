@@ -8,17 +8,24 @@ import textwrap
 import pytest
 from layering import import_graph, problems
 
-# The package's __init__ with the one mechanism that imports on use.
-LAZY_INIT = """
+# The one module that imports on use, and the package's __init__ with a table.
+LAZY = """
 import importlib
-
-LAZY_IMPORTS = {"load": "._io:load", "reports": ".reports"}
 
 
 def lazy_import(table, name, package):
     module, _, attribute = table[name].partition(":")
     loaded = importlib.import_module(module, package)
     return getattr(loaded, attribute) if attribute else loaded
+
+
+def lazy_module(name):
+    return importlib.import_module(name)
+"""
+LAZY_INIT = """
+from ._lazy import lazy_import
+
+LAZY_IMPORTS = {"load": "._io:load", "reports": ".reports"}
 """
 
 CLEAN = {
@@ -30,6 +37,7 @@ CLEAN = {
     "_profile.py": "from . import _frames, reports\n",
     "_io.py": "from ._profile import Profile\n",
     "cli/__init__.py": "import pprofcore\n\nfrom .. import _io\n",
+    "_lazy.py": LAZY,
 }
 
 
@@ -115,7 +123,7 @@ def assert_found(tmp_path, module, text, expected):
 IMPORT_MODULE = "import importlib\n\n\ndef f():\n    return importlib.import_module('pprofcore._units')\n"
 # Imports on use outside the one mechanism: (file, its text, the problem named).
 LAZY_BREAKS = {
-    "table-outside-init-and-cli": ("_frames.py", 'LAZY_IMPORTS = {"f": "._units:f"}\n', "only __init__, cli may"),
+    "table-outside-the-packages": ("_frames.py", 'LAZY_IMPORTS = {"f": "._units:f"}\n', "only __init__, cli, reports"),
     "entry-names-no-module": ("__init__.py", LAZY_INIT.replace("._io:", "._nope:"), "pprofcore._nope, which does not"),
     "import-module-call": ("_frames.py", IMPORT_MODULE, "pprofcore._frames calls import_module: import at the top"),
     "dunder-import": ("cli/__init__.py", "def f():\n    return __import__('pprofcore.errors')\n", "calls __import__"),
@@ -133,7 +141,7 @@ def test_imports_on_use_outside_the_table_are_found(tmp_path, module, text, expe
 
 
 def test_a_lazy_table_is_allowed_and_read_as_imports(tmp_path):
-    cli = 'from .. import lazy_import\n\nLAZY_IMPORTS = {"top": ".top"}\n'
+    cli = 'from .._lazy import lazy_import\n\nLAZY_IMPORTS = {"top": ".top"}\n'
     files = {**CLEAN, "__init__.py": LAZY_INIT, "cli/__init__.py": cli, "cli/top.py": "from .. import _io\n"}
     root = write_tree(tmp_path, files)
     assert problems(root) == []
@@ -150,3 +158,51 @@ def test_private_modules_may_be_imported(tmp_path):
 def test_type_checking_imports_are_not_run_time_imports(tmp_path):
     text = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ._profile import Profile\n"
     assert problems(write_tree(tmp_path, {**CLEAN, "_frames.py": text})) == []
+
+
+LAZY_MODULE = "from ._lazy import lazy_module\n\n"
+# lazy_module/lazy_function calls are imports: (file, its text, the problem named).
+LAZY_CALL_BREAKS = {
+    "upward": (
+        "_frames.py",
+        LAZY_MODULE + 'io = lazy_module("pprofcore._io")\n',
+        "pprofcore._frames (helper) imports pprofcore._io (constructor) at run time",
+    ),
+    "inside-a-function": (
+        "_frames.py",
+        LAZY_MODULE + 'def f():\n    return lazy_module("pprofcore._units")\n',
+        "pprofcore._frames imports pprofcore._units inside a function",
+    ),
+    "names-no-module": (
+        "_frames.py",
+        LAZY_MODULE + 'nope = lazy_module("pprofcore._nope")\n',
+        "imports pprofcore._nope on use, which does not exist",
+    ),
+    "not-a-literal": (
+        "_frames.py",
+        LAZY_MODULE + 'NAME = "pprofcore._units"\nunits = lazy_module(NAME)\n',
+        "without a literal 'pprofcore.' module name",
+    ),
+    "cycle": (
+        "errors.py",
+        'from ._lazy import lazy_function\n\n\nclass C:\n    u = lazy_function("pprofcore._units", "f")\n',
+        "import cycle: _units -> errors -> _units",
+    ),
+}
+
+
+@pytest.mark.parametrize("module, text, expected", list(LAZY_CALL_BREAKS.values()), ids=list(LAZY_CALL_BREAKS))
+def test_lazy_module_calls_are_checked_as_imports(tmp_path, module, text, expected):
+    assert_found(tmp_path, module, text, expected)
+
+
+def test_a_lazy_module_at_the_top_is_allowed_and_read_as_an_import(tmp_path):
+    text = (
+        "from typing import TYPE_CHECKING\n\nfrom ._lazy import lazy_function, lazy_module\n\n"
+        "if TYPE_CHECKING:\n    from . import _units\nelse:\n    _units = lazy_module('pprofcore._units')\n\n\n"
+        "class C:\n    f = lazy_function('pprofcore.reports', 'f')\n"
+    )
+    root = write_tree(tmp_path, {**CLEAN, "_profile.py": text})
+    assert problems(root) == []
+    runtime, nested = import_graph(root)["_profile"]
+    assert {"_units", "reports", "_lazy"} <= runtime and not nested

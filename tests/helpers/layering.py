@@ -11,14 +11,23 @@ what it needs; optional dependencies such as pandas stay inside functions); no
 ``_name`` is imported from another module (a shared helper has a plain name);
 and the whole graph has no cycle.
 
-One mechanism imports on use: a module-level ``LAZY_IMPORTS`` table (name ->
-``".module"`` or ``".module:attribute"``) read by ``pprofcore.lazy_import``,
-in the package's ``__init__`` (PEP 562 ``__getattr__``) and the CLI's
-``__init__`` (one module per subcommand), so that a command line loads only
-what it runs. Only those modules (``LAZY_TABLE_MODULES``) may hold a table;
-its entries count as run-time imports of the module (direction and cycles are
-checked as for the others) and must exist; nothing else calls
-``importlib.import_module`` or ``__import__``.
+Imports on use go through ``pprofcore._lazy``, the one module that calls
+``importlib.import_module`` (nothing else calls it or ``__import__``), and are
+written where a reader sees them, at the top of the importing module:
+
+- a module-level ``LAZY_IMPORTS`` table (name -> ``".module"`` or
+  ``".module:attribute"``) read by ``lazy_import`` from a PEP 562
+  ``__getattr__``, in the packages ``LAZY_TABLE_MODULES`` names (the
+  package's ``__init__``, the CLI's, ``reports``);
+- ``lazy_module("pprofcore.x")`` and ``lazy_function("pprofcore.x", "name")``
+  calls outside any function (``LAZY_CALLS``), with the module named by a
+  literal.
+
+Each entry or call counts as a run-time import of the module that holds it
+(direction and cycles are checked as for the others; inside a function it is
+a function-level import) and must name a module that exists. So the rooms a
+command's first answer does not use stay unloaded (``pprofcore -http``'s first
+page, ``pprofcore -top``) without hiding an edge from this checker.
 
 ``problems(root)`` checks a package tree and returns what breaks those rules;
 ``tests/core/test_layering.py`` runs it on pprofcore, and
@@ -29,7 +38,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from testenv import REPO
 
@@ -55,6 +64,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_fetch",
             "_proto_fields",
             "_report_defaults",
+            "_lazy",
         },
     ),
     # Helpers shared by several rooms; they import leaves and one another, never a room.
@@ -109,10 +119,12 @@ GROUPS: List[Tuple[str, Set[str]]] = [
 # Entry points that may use the public names of the package (``import pprofcore``).
 USE_PUBLIC_NAMES = ("cli", "fleet", "__main__", "_pytest")
 
-# The modules that may import on use, through their LAZY_IMPORTS table; the
-# package's __init__ holds the one function that calls importlib for them.
-LAZY_TABLE_MODULES = ("__init__", "cli")
+# The modules that may import on use through a LAZY_IMPORTS table; _lazy
+# holds the functions that call importlib for them and for LAZY_CALLS.
+LAZY_TABLE_MODULES = ("__init__", "cli", "reports")
 LAZY_TABLE = "LAZY_IMPORTS"
+LAZY_CALLS = ("lazy_module", "lazy_function")
+IMPORTER = "_lazy"
 
 # (run-time imports, of which function-level) of each module.
 Graph = Dict[str, Tuple[Set[str], Set[str]]]
@@ -190,6 +202,21 @@ def lazy_targets(module: str, modules: Dict[str, Path], table: Dict[str, str]) -
     return out
 
 
+def lazy_call_target(node: ast.AST) -> Optional[str]:
+    """For a ``lazy_module("pprofcore.x")``/``lazy_function("pprofcore.x", ...)``
+    call: the module it names, relative to the package (``"x"``; ``""`` when
+    the name is not a ``pprofcore.`` literal); None for any other node."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name not in LAZY_CALLS:
+        return None
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("pprofcore."):
+        return first.value[len("pprofcore.") :]
+    return ""
+
+
 def _imports(module: str, modules: Dict[str, Path]) -> Tuple[Set[str], Set[str]]:
     tree = ast.parse(modules[module].read_text())
     # a table's entries (and their parent packages, not the module's own) are run-time imports
@@ -209,9 +236,14 @@ def _imports(module: str, modules: Dict[str, Path]) -> Tuple[Set[str], Set[str]]
                 continue
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 found = _resolve(module, child, modules)
-                runtime.update(found)
-                if depth:
-                    nested.update(found)
+            else:  # a lazy_module/lazy_function call: the module (and its parents) it imports on use
+                target = lazy_call_target(child)
+                parts = target.split(".") if target else []
+                found = [".".join(parts[: i + 1]) for i in range(len(parts))]
+                found = [t for t in found if t != module and not module.startswith(t + ".")]
+            runtime.update(found)
+            if depth:
+                nested.update(found)
             inner = depth + isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             visit(child, inner)
 
@@ -273,8 +305,9 @@ def private_name_problems(root: Path) -> List[str]:
 
 def lazy_import_problems(root: Path) -> List[str]:
     """Imports on use outside the one mechanism: a ``LAZY_IMPORTS`` table in a
-    module not in ``LAZY_TABLE_MODULES``, a table entry naming no module, or a
-    call of ``importlib.import_module``/``__import__`` outside ``__init__``."""
+    module not in ``LAZY_TABLE_MODULES``, a table entry or ``lazy_module`` call
+    naming no module, or a call of ``importlib.import_module``/``__import__``
+    outside ``_lazy``."""
     modules = package_modules(root)
     out = []
     for module, path in sorted(modules.items()):
@@ -286,7 +319,12 @@ def lazy_import_problems(root: Path) -> List[str]:
             if target not in modules:
                 out.append(f"{LAZY_TABLE} of pprofcore.{module} names pprofcore.{target}, which does not exist")
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or module == "__init__":
+            target = lazy_call_target(node)
+            if target == "":
+                out.append(f"pprofcore.{module} calls a lazy import without a literal 'pprofcore.' module name")
+            elif target is not None and target not in modules:
+                out.append(f"pprofcore.{module} imports pprofcore.{target} on use, which does not exist")
+            if not isinstance(node, ast.Call) or module == IMPORTER:
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name in ("import_module", "__import__"):

@@ -5,6 +5,7 @@ root, hostile names. Browser tests are in test_explorer_browser.py."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -500,6 +501,81 @@ def test_loading_thread_loads_warms_and_holds_the_background(plain):
     assert not session.wait_background(0.01)  # the graph's other sample types wait for the server
     session.release_background()
     assert session.wait_background(60)
+
+
+def serving(monkeypatch, session, release_after_s):
+    """``serve_loading(session)`` on a thread (as ``pprofcore -http`` runs it,
+    the held background work's timer set to ``release_after_s``): returns
+    (server, base URL) once it answers."""
+    from pprofcore.web import _serve
+
+    made: list = []
+    server_for = _serve.uvicorn_server
+
+    def server_of(app, announce=None):
+        made.append(server_for(app, announce))
+        return made[-1]
+
+    sockets: list = []
+    listen = _serve.listening_socket
+
+    def socket_of(host, port):
+        sockets.append(listen(host, port))
+        return sockets[-1]
+
+    monkeypatch.setattr(_serve, "RELEASE_BACKGROUND_AFTER_S", release_after_s)
+    monkeypatch.setattr(_serve, "uvicorn_server", server_of)
+    monkeypatch.setattr(_serve, "listening_socket", socket_of)
+    quiet = open(os.devnull, "w")  # noqa: SIM115 - the server thread prints to it for the test's life
+    kwargs = {"open_browser": False, "out": quiet}
+    threading.Thread(
+        target=_serve.serve_loading, args=(lambda: session, "127.0.0.1:0"), kwargs=kwargs, daemon=True
+    ).start()
+    deadline = time.monotonic() + 60
+    while not (made and made[0].started) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert made and made[0].started
+    return made[0], f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+
+
+def test_held_background_work_starts_once_the_first_data_is_sent(monkeypatch, plain):
+    """``pprofcore -http``: the work held while the server started (the Graph
+    of the other sample types) waits for the first view's data to be sent,
+    not only for the server to answer."""
+    session = Session([("plain", plain)])
+    server, base = serving(monkeypatch, session, release_after_s=60)
+    ran: list = []
+    try:
+        session.in_background("probe", lambda: ran.append("probe"))  # held with the rest
+        with urllib.request.urlopen(base + "/ui/", timeout=30) as r:
+            assert r.status == 200
+        time.sleep(0.2)
+        assert ran == []  # the page alone: still held
+        with urllib.request.urlopen(base + "/ui/data/graph", timeout=30) as r:
+            assert r.status == 200
+        assert wait_for(lambda: ran == ["probe"]) and session.wait_background(60)
+    finally:
+        server.should_exit = True
+
+
+def test_held_background_work_starts_after_a_while_without_data(monkeypatch, plain):
+    session = Session([("plain", plain)])
+    server, _ = serving(monkeypatch, session, release_after_s=0.3)
+    ran: list = []
+    try:
+        session.in_background("probe", lambda: ran.append("probe"))
+        assert wait_for(lambda: ran == ["probe"]) and session.wait_background(60)
+    finally:
+        server.should_exit = True
+
+
+def wait_for(condition, timeout: float = 60) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_a_load_error_reaches_the_caller_of_serve_loading():

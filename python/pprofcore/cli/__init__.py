@@ -10,8 +10,8 @@ import os
 import sys
 from typing import List, Optional
 
-from .. import lazy_import
 from .._build_info import describe as describe_build
+from .._lazy import lazy_import
 from . import _output, _pprof_flags, _pprof_options
 from ._source_cache import SourceCache
 

@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from .. import _go_repairs
+from .._lazy import lazy_module
 from ._pprof_flags import go_bool
+
+if TYPE_CHECKING:
+    from .. import _go_repairs
+else:  # only -repair uses it: imported then
+    _go_repairs = lazy_module("pprofcore._go_repairs")
 
 # the subcommands that apply -drop_negative (cli/graph.py)
 GRAPH_COMMANDS = ("dot", "svg", "png", "pdf", "ps", "gif")

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from ..display.weblist import weblist_html
-from ..reports.weblist import weblist
+from ..reports import weblist
 from . import _report_args as ra
 from . import _symbolize_args as sa
 from .listing import add_arguments as add_listing_arguments

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
-from .. import _timed_samples
+from .._lazy import lazy_module
 from ._escape import xml_text
 from ._files import save_by_extension
 from .colors import hues
 from .html import asset, script_json
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .. import _timed_samples
     from .._profile import Profile
+else:  # the explorer imports this module; its first page has no timeline
+    _timed_samples = lazy_module("pprofcore._timed_samples")
 
 
 class Timeline:

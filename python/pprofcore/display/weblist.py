@@ -19,7 +19,7 @@ from ..reports.listing import value_or_dot
 from ._escape import printable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..reports.weblist import Weblist
+    from ..reports._weblist import Weblist
 
 _STYLE = """body{font-family:sans-serif;margin:1em}
 h1{font-size:1.3em}h2{font-size:1.1em;margin:1.2em 0 .2em}
@@ -50,7 +50,7 @@ def _instructions_by_line(w: "Weblist") -> Dict[Tuple[str, int], List[int]]:
 
 
 def weblist_html(w: "Weblist", title: str = "") -> str:
-    """The whole page of a :func:`pprofcore.reports.weblist.weblist`."""
+    """The whole page of a :func:`pprofcore.reports.weblist`."""
     listing, disasm = w.listing, w.disasm
     m = listing.meta
     su, tot, ratio = m["sample_unit"], m["total"], m.get("ratio", 1.0)

@@ -124,6 +124,7 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
     import asyncio  # here, not at the top: a Profile imports this module and need not load asyncio
 
     from starlette.applications import Starlette
+    from starlette.background import BackgroundTask
     from starlette.requests import Request
     from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
@@ -149,7 +150,11 @@ def create_app(session: Session, *, hosts: Optional[Iterable[str]] = None, bind_
             text = await asyncio.to_thread(view_json, session, name, state)
         except ValueError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
-        return Response(text, media_type="application/json")
+        # Once sent: the work the server held while it started (nothing when none is held)
+        return Response(text, media_type="application/json", background=BackgroundTask(release_background))
+
+    async def release_background():  # a coroutine: Starlette runs a plain function on anyio's thread pool
+        session.release_background()
 
     async def assets(request: Request):
         name = request.path_params["name"]

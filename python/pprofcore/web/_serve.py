@@ -12,6 +12,10 @@ from typing import Callable, Optional, Tuple
 from ._app import create_app, warm
 from ._session import Session
 
+#: Seconds after the server answers when the session's held background work
+#: starts if no view's data was asked for by then.
+RELEASE_BACKGROUND_AFTER_S = 1.0
+
 
 def parse_address(address: str) -> Tuple[str, int]:
     """pprof's ``[HOST]:PORT`` (``:8080``, ``localhost:0``, ``:``, ``[::1]:9000``);
@@ -95,8 +99,9 @@ def serve_loading(
     computes the first page's data, on a thread while uvicorn and Starlette
     are imported (decoding and the views' passes are C++ with the GIL
     released, so they take the other core); an error of ``load`` is raised
-    here. The session's background work waits until requests are answered;
-    ``answering()`` is called then too."""
+    here. The session's background work waits until the first view's data
+    is sent (or :data:`RELEASE_BACKGROUND_AFTER_S` after the server answers);
+    ``answering()`` is called once it answers."""
     host, port = parse_address(address)
     sock = listening_socket(host, port)  # connections wait in the backlog until the server answers
     loading = _Loading(load)
@@ -112,7 +117,12 @@ def serve_loading(
         print(f"Serving web UI on {url}", file=out or sys.stderr, flush=True)
         if answering is not None:
             answering()
-        session.release_background()
+        # The held work starts once the first view's data is sent (the app
+        # releases it then), so that it does not share the cores with the
+        # page's first requests; or after a while, if none is asked for.
+        later = threading.Timer(RELEASE_BACKGROUND_AFTER_S, session.release_background)
+        later.daemon = True
+        later.start()
         if open_browser:  # on a thread: a console browser would hold the server until it exits
             import webbrowser  # on use: it imports subprocess and shlex at start-up
 

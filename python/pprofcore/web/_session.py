@@ -136,11 +136,13 @@ class Session:
                 self._held = []
 
     def release_background(self) -> None:
-        """Starts the work held since :meth:`hold_background`, in the order asked."""
+        """Starts the work held since :meth:`hold_background`, in the order
+        asked (under the lock: :meth:`wait_background` on another thread
+        never sees a thread no longer held and not started yet)."""
         with self._background_lock:
             held, self._held = self._held or [], None
-        for thread in held:
-            thread.start()
+            for thread in held:
+                thread.start()
 
     def background_started(self, key: Hashable) -> bool:
         """Whether :meth:`in_background` was called with ``key``."""
