@@ -170,7 +170,8 @@ class LabelRows:
             rows = [c[at] for c in rows]
         self.key, self.str, self.num, self.num_unit, self.sample = rows
         self.values = cols["values"]
-        self._stacks = (cols, hidden)
+        # a name filter keeps only samples with a location it did not hide (cpp filter mark_kept)
+        self._stacks = (cols, None if kept is not None else hidden)
         self._on_stack: Optional[np.ndarray] = None
 
     def on_stack(self) -> np.ndarray:
