@@ -64,6 +64,15 @@ void bind_symbolize(py::module_& m) {
       "A copy of profile whose given function rows take the given names, system names unchanged (cpp "
       "symbolize.hpp).");
   m.def(
+      "with_mapping_files",
+      [](const Profile& p, const py::object& rows, std::vector<std::string> files) {
+        std::vector<int32_t> r = to_vec<int32_t>(rows);
+        py::gil_scoped_release nogil;  // p is immutable; rows and files were copied
+        return std::make_shared<Profile>(with_mapping_files(p, r, files));
+      },
+      py::arg("profile"), py::arg("rows"), py::arg("files"),
+      "A copy of profile whose given mapping rows have the given files (cpp symbolize.hpp).");
+  m.def(
       "demangle_candidates",
       [](const Profile& p, bool force) {
         std::vector<int32_t> rows;

@@ -151,21 +151,47 @@ Profile with_main_mapping(const Profile& p, std::string_view exec_name) {
   return out;
 }
 
-Profile with_function_names(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& names) {
-  if (rows.size() != names.size()) throw ProfileError("with_function_names: rows and names differ in length");
+namespace {
+
+// Sets column[rows[i]] to the code of names[i] in out's strings (an existing
+// string keeps its first code), for with_function_names and with_mapping_files.
+void set_string_column(Profile& out, std::vector<int32_t>& column, const std::vector<int32_t>& rows,
+                       const std::vector<std::string>& names, const char* what) {
+  if (rows.size() != names.size()) throw ProfileError(std::string(what) + ": rows and names differ in length");
   for (int32_t r : rows)
-    if (r < 0 || static_cast<size_t>(r) >= p.functions.size())
-      throw ProfileError("with_function_names: function row " + std::to_string(r) + " out of range");
-  Profile out = p;
-  if (rows.empty()) return out;
+    if (r < 0 || static_cast<size_t>(r) >= column.size())
+      throw ProfileError(std::string(what) + ": row " + std::to_string(r) + " out of range");
+  if (rows.empty()) return;
   std::unordered_map<std::string_view, int32_t> code;  // first code of each string
-  code.reserve(p.strings.size() + names.size());
-  for (size_t i = 0; i < p.strings.size(); ++i) code.emplace(p.strings[i], static_cast<int32_t>(i));
+  code.reserve(out.strings.size() + names.size());
+  for (size_t i = 0; i < out.strings.size(); ++i) code.emplace(out.strings[i], static_cast<int32_t>(i));
+  std::vector<std::string> added;
   for (size_t i = 0; i < rows.size(); ++i) {
-    auto [it, added] = code.emplace(names[i], static_cast<int32_t>(out.strings.size()));
-    if (added) out.strings.push_back(names[i]);  // keyed by names[i], which outlives the map
-    out.functions.name[static_cast<size_t>(rows[i])] = it->second;
+    auto it = code.find(names[i]);
+    int32_t c;
+    if (it != code.end()) {
+      c = it->second;
+    } else {
+      c = static_cast<int32_t>(out.strings.size() + added.size());
+      code.emplace(names[i], c);  // keyed by names[i], which outlives the map
+      added.push_back(names[i]);
+    }
+    column[static_cast<size_t>(rows[i])] = c;
   }
+  for (const auto& a : added) out.strings.push_back(a);
+}
+
+}  // namespace
+
+Profile with_function_names(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& names) {
+  Profile out = p;
+  set_string_column(out, out.functions.name, rows, names, "with_function_names");
+  return out;
+}
+
+Profile with_mapping_files(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& files) {
+  Profile out = p;
+  set_string_column(out, out.mappings.filename, rows, files, "with_mapping_files");
   return out;
 }
 

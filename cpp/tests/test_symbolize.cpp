@@ -2,7 +2,7 @@
 // given locations only, functions are shared between frames with the same
 // identity, existing strings are reused, flags are OR'ed, bad input throws;
 // with_main_mapping names the main binary and gives pprof's placeholder mapping;
-// the demangling step's candidates and renamed functions.
+// the demangling step's candidates, renamed functions and mapping files.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -181,6 +181,16 @@ TEST(function_names_set_and_strings_reused) {
   EXPECT(with_function_names(p, {}, {}) == p);
   EXPECT_THROWS(with_function_names(p, {2}, {"x"}), ProfileError, "out of range");
   EXPECT_THROWS(with_function_names(p, {0}, {}), ProfileError, "differ in length");
+}
+
+TEST(mapping_files_set) {
+  const Profile p = make();
+  const Profile q = with_mapping_files(p, {0}, {""});
+  EXPECT(q.mappings.filename[0] == 0 && q.strings.size() == p.strings.size());
+  const Profile r = with_mapping_files(p, {0}, {"/opt/new"});
+  EXPECT(r.str(r.mappings.filename[0]) == "/opt/new" && r.strings.size() == p.strings.size() + 1);
+  check_invariants(r);
+  EXPECT_THROWS(with_mapping_files(p, {1}, {"x"}), ProfileError, "out of range");
 }
 
 int main() { return check::run_all(); }

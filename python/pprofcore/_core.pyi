@@ -508,6 +508,11 @@ def with_function_names(profile: Profile, rows: typing.Any, names: list[str]) ->
     A copy of profile whose given function rows take the given names, system names unchanged (cpp symbolize.hpp).
     """
 
+def with_mapping_files(profile: Profile, rows: typing.Any, files: list[str]) -> Profile:
+    """
+    A copy of profile whose given mapping rows have the given files (cpp symbolize.hpp).
+    """
+
 def demangle_candidates(profile: Profile, force: bool) -> numpy.typing.NDArray[numpy.int32]:
     """
     The function rows whose name pprof's demangling may change (a superset; cpp symbolize.hpp).

@@ -1,11 +1,14 @@
 """pprof's ``pprof [BINARY] PROFILE...``: the binary named before the profiles,
-and what pprof's driver does to every profile it reads before symbolizing it
-(``locateBinaries``): a placeholder mapping for a profile without any, the
-named binary as the first mapping's file. The profile side is C++'s
-(``_core.with_main_mapping``); this file only recognises binaries."""
+and what pprof's driver does to every profile it reads around symbolizing it:
+before (``locateBinaries``), a placeholder mapping for a profile without any
+and the named binary as the first mapping's file; after
+(``unsourceMappings``), no file for a mapping named by a URL. The profile
+side is C++'s (``_core.with_main_mapping``, ``_core.with_mapping_files``);
+this file recognises binaries and URLs."""
 
 from __future__ import annotations
 
+import re
 import struct
 from typing import TYPE_CHECKING
 
@@ -41,3 +44,50 @@ def with_main_mapping(profile: "Profile", exec_name: str = "") -> "Profile":
     first mapping's file (so the report's "File:" line and the symbolizer
     use it)."""
     return profile._derive(_core.with_main_mapping(profile._core, exec_name))
+
+
+# Go's url.Parse: a scheme is a letter then letters, digits, "+", "-" or "."
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_PORT = re.compile(r":[0-9]*$")
+
+
+def is_url(name: str) -> bool:
+    """Whether Go's ``url.Parse(name)`` succeeds with a scheme (``IsAbs``), as
+    pprof asks of each mapping's file: ``https://host/app.js``, and also
+    ``C:\\app.exe``; not paths, nor text Go refuses to parse (control
+    characters, a bad ``%`` escape, a port that is not a number)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        return False
+    m = _SCHEME.match(name)
+    if m is None:
+        return False
+    url, _, fragment = name.partition("#")
+    if _BAD_ESCAPE.search(fragment):
+        return False
+    rest = url[m.end() :].split("?", 1)[0]
+    if not rest.startswith("/"):
+        return True  # opaque (mailto:x, C:\\app.exe): nothing more is parsed
+    if rest.startswith("//"):
+        authority, slash, path = rest[2:].partition("/")
+        host = authority.rpartition("@")[2]
+        if not host.startswith("[") and ":" in host and not _PORT.search(host):
+            return False
+        rest = slash + path
+    return _BAD_ESCAPE.search(rest) is None
+
+
+def unsourced(profile: "Profile") -> "Profile":
+    """``profile`` with no file on the mappings that have no build id and a
+    URL for a file, as pprof's driver leaves every profile after symbolizing
+    it (``unsourceMappings``): such a mapping named where the profile came
+    from, not a binary, so reports show no "File:" for it."""
+    m = profile.mappings
+    rows = [
+        r
+        for r, (f, b) in enumerate(zip(m["filename"].tolist(), m["build_id"].tolist()))
+        if f and not b and is_url(profile._s(f))
+    ]
+    if not rows:
+        return profile
+    return profile._derive(_core.with_mapping_files(profile._core, rows, [""] * len(rows)))

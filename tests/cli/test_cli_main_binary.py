@@ -9,7 +9,9 @@
   whose own mapping path no longer exists: only the named binary has its
   symbols), compared with google/pprof's standalone command;
 - a profile without mappings gets one empty mapping (id 1) that every location
-  points at, visible in ``-raw`` and in what ``-proto`` writes.
+  points at, visible in ``-raw`` and in what ``-proto`` writes;
+- after symbolizing, a mapping without a build id whose file Go's
+  ``url.Parse`` reads as a URL with a scheme has no file (``unsourceMappings``).
 
 Found by a sweep of fresh producer output (gperftools, node, JFR) through both
 command lines; pprof and gperftools absent: those cases skip saying why."""
@@ -154,3 +156,75 @@ def test_the_implicit_symbolization_asks_no_debuginfod_server(tmp_path, monkeypa
         assert rc == 0 and "Local symbolization failed for app: " in err
         with pytest.raises(socket.timeout):
             server.accept()  # nobody called
+
+
+# Mapping files pprof's driver keeps or clears (Go's url.Parse with a scheme, and no build id)
+URLISH = [
+    "https://example.com/static/app.js",
+    "http://host:80/a",
+    "http://host:abc/a",
+    "http://[::1]:8080/x",
+    "http://x/%zz",
+    "http://x/a#%zz",
+    "http://x/a?q=%zz",
+    "file:///srv/app",
+    "C:\\app.exe",
+    "mailto:x",
+    "x:%zz",
+    "jar:file:/x.jar!/A.class",
+    "1abc:foo",
+    ":foo",
+    "a%zz:b",
+    "/usr/bin/x",
+    "relative/x",
+    "[vdso]",
+    "//anon",
+    "tab\there:x",
+]
+
+
+def _mappings_profile(files, build_id="", has_functions=False):
+    import gzip
+
+    from wirebuild import profile_from_json
+
+    mappings, locations, samples, functions, lines = [], [], [], [], []
+    for i, f in enumerate(files):
+        start = 0x10000 * (i + 1)
+        m = dict(id=i + 1, start=start, limit=start + 0x1000, offset=0, file=f, build_id=build_id)
+        m.update(has_functions=has_functions, has_filenames=False, has_line_numbers=False, has_inline_frames=False)
+        mappings.append(m)
+        if has_functions:
+            functions.append(dict(id=i + 1, name=f"f{i}", system_name=f"f{i}", filename="", start_line=0))
+            lines = [dict(function_id=i + 1, line=1)]
+        locations.append(dict(id=i + 1, mapping_id=i + 1, address=start + 0x10, lines=lines, is_folded=False))
+        samples.append(dict(locations=[i + 1], values=[i + 1]))
+    d = dict(sample_types=[["samples", "count"]], samples=samples, mappings=mappings, locations=locations)
+    d["functions"] = functions
+    return gzip.compress(profile_from_json(d))
+
+
+@requires_go
+@pytest.mark.parametrize("has_functions", [False, True])
+@pytest.mark.parametrize("flags", [["-raw"], ["-top"], ["-traces"]])
+def test_mappings_named_by_a_url_lose_their_file_as_in_pprof(tmp_path, has_functions, flags):
+    from testenv import go_pprof
+
+    for first in (0, 1, 3, 8, 15):  # the first mapping names the report's "File:"
+        files = URLISH[first:] + URLISH[:first]
+        path = tmp_path / f"urls-{first}.pb.gz"
+        path.write_bytes(_mappings_profile(files, has_functions=has_functions))
+        rc, out, err = run_cli(*flags, str(path))
+        assert rc == 0, err
+        assert out.decode() == go_pprof(*flags, str(path)), files[0]
+
+
+@requires_go
+def test_a_url_with_a_build_id_keeps_its_file(tmp_path):
+    from testenv import go_pprof
+
+    path = tmp_path / "built.pb.gz"
+    path.write_bytes(_mappings_profile(URLISH[:3], build_id="abcd", has_functions=True))
+    rc, out, err = run_cli("-raw", str(path))
+    assert rc == 0 and "https://example.com/static/app.js" in out.decode()
+    assert out.decode() == go_pprof("-raw", str(path))

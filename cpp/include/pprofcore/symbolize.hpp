@@ -51,6 +51,11 @@ Profile with_main_mapping(const Profile& p, std::string_view exec_name);
 // ProfileError on a row out of range or on columns of unequal length.
 Profile with_function_names(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& names);
 
+// A copy of `p` whose mapping rows `rows[i]` have the file `files[i]` (pprof's
+// driver clears the file of a mapping named by a URL). Strings are reused as in
+// with_function_names; throws ProfileError on bad rows or lengths.
+Profile with_mapping_files(const Profile& p, const std::vector<int32_t>& rows, const std::vector<std::string>& files);
+
 // The function rows whose name pprof's demangling step may change, a superset
 // the caller narrows: an empty name; a name equal to its system name where that
 // is mangled (`_Z`, `__Z`, `_R`) or has `::`, `<`, `>`, `[` or `]`; with `force`,

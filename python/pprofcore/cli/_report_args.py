@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from .. import _atomic, _fetch, _io, _merge
-from .._main_binary import is_object_file, with_main_mapping
+from .._main_binary import is_object_file, unsourced, with_main_mapping
 from . import _filter_args, _pprof_options
 from ._report_flags import add_common as add_common
 from ._report_flags import add_sample_index as add_sample_index
@@ -98,6 +98,7 @@ def load_all(args, before_filters=None):
     p = _pprof_options.repaired(p, args)
     if before_filters is not None:  # e.g. -raw: pprof's merge on reading comes before the filters
         p = before_filters(p)
+    p = unsourced(p)  # pprof's driver, last: no file for a mapping named by a URL
     # The shell reads the saved copy afterwards instead of fetching again.
     args.saved_profile = save_fetched(p) if fetched else None
     return _filter_args.apply_filter_args(p, args)

@@ -22,6 +22,7 @@ import sys
 from typing import List, NoReturn, Optional, Set
 
 from .. import _core, _fetch, _units
+from .._main_binary import is_url
 from .._report_text import INLINE_TEXT, profile_lines, summary_lines, top_lines
 from . import _filter_args, _pprof_options, _report_flags
 
@@ -110,6 +111,9 @@ def top_text(args: argparse.Namespace) -> Optional[str]:
     if ti is None or core.drop_frames_code or core.keep_frames_code:
         return None
     if DIFF_BASE_LABEL in core.string_list():
+        return None
+    main = facts["mapping"]
+    if main and not core.string(main[1]) and is_url(core.string(main[0])):  # pprof clears that file
         return None
     tot = core.abs_total(ti)
     if tot is None:  # sums past int64: the full path says so

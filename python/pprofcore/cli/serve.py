@@ -13,6 +13,7 @@ import os
 from typing import Dict, List
 
 from .. import _merge
+from .._main_binary import unsourced
 from ..web._serve import serve_loading
 from ..web._session import Session
 from ..web._state import State
@@ -64,7 +65,7 @@ def session_of(args):
         p = ps[0] if len(ps) == 1 else _merge.merge(ps, compatible="intersect")
         if len(fetched) > before:
             ra.save_fetched(p)  # what was fetched is kept, as pprof keeps it
-        p = _pprof_options.symbolized(p, args)  # pprof's symbolization step: names demangled
+        p = unsourced(_pprof_options.symbolized(p, args))  # pprof's symbolization step, then no URL for a file
         p = p.remove_uninteresting() if getattr(args, "remove_uninteresting", True) else p
         # tagroot/tagleaf come first in pprof's filter order and have no URL parameter: applied on load
         roots = {k: getattr(args, k) for k in ("tagroot", "tagleaf") if getattr(args, k, None)}
