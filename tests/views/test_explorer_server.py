@@ -622,3 +622,25 @@ def test_main_leaves_the_gc_as_it_found_it_when_serve_fails(tmp_path, capsys):
     assert main(["-http=127.0.0.1:0", "-no_browser", str(tmp_path / "missing.pb.gz")]) == 2
     assert gc.isenabled()  # serve turned it off to start, and failed before the server answered
     assert "pprofcore serve: error:" in capsys.readouterr().err
+
+
+def test_the_exit_waits_for_a_background_thread_that_has_not_begun_running(monkeypatch):
+    # start() called, the thread not running yet: join() raises until it runs
+    # (a -http server stopped right after it released its held work).
+    from pprofcore.web import _session
+
+    class Starting:
+        name = _session.BACKGROUND_THREAD
+
+        def __init__(self):
+            self.tries = 0
+
+        def join(self):
+            self.tries += 1
+            if self.tries < 3:
+                raise RuntimeError("cannot join thread before it is started")
+
+    thread = Starting()
+    monkeypatch.setattr(_session.threading, "enumerate", lambda: [thread])
+    _session.wait_background_at_exit()
+    assert thread.tries == 3

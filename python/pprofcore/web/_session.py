@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
@@ -255,7 +256,12 @@ def wait_background_at_exit() -> None:
     during finalization. Their work is bounded (a few graph or tree builds)."""
     for thread in threading.enumerate():
         if thread.name == BACKGROUND_THREAD and thread is not threading.current_thread():
-            thread.join()
+            while True:
+                try:
+                    thread.join()
+                    break
+                except RuntimeError:  # start() was called and the thread is not running yet
+                    time.sleep(0.001)
 
 
 atexit.register(wait_background_at_exit)
