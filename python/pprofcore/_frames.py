@@ -8,6 +8,8 @@ inline frames expanded), ``locations``, ``functions``, ``mappings``."""
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -160,14 +162,19 @@ class LabelRows:
     ``key``, ``str`` (-1 for numeric), ``num`` and ``num_unit``; ``sample``,
     the row of ``values`` holding its sample's values."""
 
-    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks", "_on_stack")
+    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks", "_on_stack", "_pair_source", "_pairs")
 
-    def __init__(self, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray], hidden: Optional[np.ndarray]) -> None:
+    def __init__(
+        self, core: Any, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray], hidden: Optional[np.ndarray]
+    ) -> None:
         sample = _sample_of_rows(cols["label_offsets"])
         rows = [cols["labels." + c] for c in ("key", "str", "num", "num_unit")] + [sample]
+        at = None
         if kept is not None:
             at = kept.view(np.bool_)[sample]
             rows = [c[at] for c in rows]
+        self._pair_source = (core, cols, at)
+        self._pairs: "Optional[Tuple[np.ndarray, LabelPairs]]" = None
         self.key, self.str, self.num, self.num_unit, self.sample = rows
         self.values = cols["values"]
         # a name filter keeps only samples with a location it did not hide (cpp filter mark_kept)
@@ -188,6 +195,73 @@ class LabelRows:
             self._on_stack = has[self.sample]
         return self._on_stack
 
+    def pairs(self) -> "Tuple[np.ndarray, LabelPairs]":
+        """``(index, pairs)``: the distinct (key, value) pairs of the profile
+        whose columns these rows were read from (found once per C++ profile,
+        so every filter of one input shares them) and each row's pair."""
+        if self._pairs is None:
+            core, cols, at = self._pair_source
+            found = label_pairs(core, cols)
+            self._pairs = (found.index if at is None else found.index[at], found)
+        return self._pairs
+
+
+class LabelPairs:
+    """The distinct (key, value) pairs of a profile's label rows: ``key``,
+    ``value`` (a string code, or the number of a numeric label) and
+    ``is_str`` per pair, string pairs first, each kind ordered by key then
+    value; ``index``, the pair of each label row."""
+
+    __slots__ = ("index", "key", "value", "is_str")
+
+    def __init__(self, key: np.ndarray, str_: np.ndarray, num: np.ndarray) -> None:
+        is_str = str_ >= 0
+        self.index = np.empty(len(key), dtype=np.int64)
+        keys, values, kinds = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0, bool)]
+        n = 0
+        for rows, vals, kind in ((is_str, str_, True), (~is_str, num, False)):
+            if not rows.any():
+                continue
+            uk, ik = dense_codes(key[rows])
+            uv, iv = dense_codes(vals[rows])
+            width = max(len(uv), 1)
+            found, inv = dense_codes(ik * width + iv)  # a pair is one int64: no row-wise sort
+            self.index[rows] = inv + n
+            keys.append(uk[found // width])
+            values.append(uv[found % width])
+            kinds.append(np.full(len(found), kind))
+            n += len(found)
+        self.key, self.value, self.is_str = np.concatenate(keys), np.concatenate(values), np.concatenate(kinds)
+
+
+_PAIRS: "weakref.WeakKeyDictionary[Any, LabelPairs]" = weakref.WeakKeyDictionary()
+_PAIRS_LOCK = threading.Lock()
+
+
+def label_pairs(core: Any, cols: Dict[str, np.ndarray]) -> LabelPairs:
+    """The :class:`LabelPairs` of C++ profile ``core`` (``cols`` its columns),
+    kept while it lives: the explorer's Refine outputs read their input's."""
+    with _PAIRS_LOCK:
+        found = _PAIRS.get(core)
+    if found is None:
+        found = LabelPairs(cols["labels.key"], cols["labels.str"], cols["labels.num"])
+        with _PAIRS_LOCK:
+            found = _PAIRS.setdefault(core, found)
+    return found
+
+
+def dense_codes(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(values, index)``: the distinct values of ``x`` in order and each
+    element's index among them (int64). Small non-negative values (string
+    codes, the pairs' numbers) are counted in a table instead of sorted."""
+    x = np.asarray(x, dtype=np.int64)
+    if len(x) and int(x.min()) >= 0 and int(x.max()) <= 4 * len(x) + 1024:
+        seen = np.zeros(int(x.max()) + 1, dtype=bool)
+        seen[x] = True
+        return np.flatnonzero(seen), (np.cumsum(seen) - 1)[x]
+    values, index = np.unique(x, return_inverse=True)
+    return values, index.reshape(-1).astype(np.int64, copy=False)
+
 
 def label_rows(profile: "Profile") -> LabelRows:
     """The label rows of ``profile``'s samples, read where they are: a name
@@ -201,7 +275,7 @@ def label_rows(profile: "Profile") -> LabelRows:
     if rows is None:
         source, kept, hidden = profile._stack_source()
         rows = profile._derived.label_rows = LabelRows(
-            profile._cols if kept is None else source.columns(), kept, hidden
+            source, profile._cols if kept is None else source.columns(), kept, hidden
         )
     return rows
 

@@ -213,3 +213,17 @@ def test_corpus_file():
     names = list(p.top(by="functions")["name"])
     for kwargs in ({"ignore": re.escape(names[2])}, {"focus": "main"}, {"hide": re.escape(names[0])}, {"show": "main"}):
         assert check(data, kwargs, "functions")
+
+
+def test_the_filters_of_one_input_share_its_label_pairs():
+    from pprofcore._frames import label_rows
+
+    p = pprofcore.load(pprofcore.example_path())
+    a = p.filter(hide="runtime", defer_copy=True)
+    b = p.filter(show="main", defer_copy=True)
+    assert is_deferred(a) and is_deferred(b)
+    assert label_rows(a).pairs()[1] is label_rows(b).pairs()[1] is label_rows(p).pairs()[1]
+    for q, kwargs in ((a, dict(hide="runtime")), (b, dict(show="main"))):
+        copy = p.filter(**kwargs)
+        for t in range(len(p.sample_types)):
+            assert q.tags(sample_type=t).to_text() == copy.tags(sample_type=t).to_text()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import numpy as np
 
@@ -41,20 +41,24 @@ def tags(
     sums: Dict[str, Dict[str, int]] = {}
     strings = profile.strings
     if on_stack.any():
-        keys, strs, nums = lab.key[on_stack], lab.str[on_stack], lab.num[on_stack]
-        w = lab.values[lab.sample[on_stack], ti]
-        is_str = strs >= 0
-        if is_str.any():
-            for k, s_, t_ in zip(*pair_sums(keys[is_str], strs[is_str], w[is_str])):
-                d = sums.setdefault(strings[k], {})
-                d[strings[s_]] = d.get(strings[s_], 0) + t_
-        if (~is_str).any():
-            units = num_label_units(profile)
-            for k, val, t_ in zip(*pair_sums(keys[~is_str], nums[~is_str], w[~is_str])):
-                key = strings[k]
-                text = _units.scaled_label(val, units.get(key, key), ou)
-                d = sums.setdefault(key, {})
-                d[text] = d.get(text, 0) + t_
+        # the pairs are found once per input profile; a state's tags only sum its rows' values
+        index, pairs = lab.pairs()
+        at = index[on_stack]
+        w = lab.values[lab.sample[on_stack], ti].astype(np.int64, copy=False)
+        tot = np.zeros(len(pairs.key), dtype=np.int64)
+        np.add.at(tot, at, w)
+        present = np.flatnonzero(np.bincount(at, minlength=len(pairs.key)))
+        units = num_label_units(profile) if not pairs.is_str[present].all() else {}
+        for k, v, is_str, t_ in zip(
+            pairs.key[present].tolist(),
+            pairs.value[present].tolist(),
+            pairs.is_str[present].tolist(),
+            tot[present].tolist(),
+        ):
+            key = strings[k]
+            text = strings[v] if is_str else _units.scaled_label(v, units.get(key, key), ou)
+            d = sums.setdefault(key, {})
+            d[text] = d.get(text, 0) + t_
     cols: Dict[str, list] = {"key": [], "value": [], "total": [], "share": []}
     key_totals = {}
     for key in sorted(sums):
@@ -74,33 +78,6 @@ def tags(
     }
     meta = {"sample_unit": su, "unit": ou, "key_totals": key_totals, "total": report_tot}
     return ReportTable(table, [], _tags_text, meta)
-
-
-def pair_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> Tuple[list, list, list]:
-    """The distinct ``(a, b)`` pairs, ordered by ``a`` then ``b``, and the exact
-    int64 sum of ``w`` over each, as lists. Each column is numbered densely
-    first, so a pair is one int64: a row-wise ``np.unique`` sorts bytes and
-    took seconds on half a million label rows."""
-    ua, ia = dense_codes(a)
-    ub, ib = dense_codes(b)
-    width = max(len(ub), 1)
-    pairs, inv = dense_codes(ia * width + ib)
-    tot = np.zeros(len(pairs), dtype=np.int64)
-    np.add.at(tot, inv, w.astype(np.int64, copy=False))
-    return ua[pairs // width].tolist(), ub[pairs % width].tolist(), tot.tolist()
-
-
-def dense_codes(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``(values, index)``: the distinct values of ``x`` in order and each
-    element's index among them (int64). Small non-negative values (string
-    codes, the pairs' numbers) are counted in a table instead of sorted."""
-    x = np.asarray(x, dtype=np.int64)
-    if len(x) and int(x.min()) >= 0 and int(x.max()) <= 4 * len(x) + 1024:
-        seen = np.zeros(int(x.max()) + 1, dtype=bool)
-        seen[x] = True
-        return np.flatnonzero(seen), (np.cumsum(seen) - 1)[x]
-    values, index = np.unique(x, return_inverse=True)
-    return values, index.reshape(-1).astype(np.int64, copy=False)
 
 
 def _tags_text(t: ReportTable, n: Optional[int]) -> str:
