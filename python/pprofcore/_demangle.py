@@ -262,7 +262,8 @@ def demangle(profile: "Profile", mode: str = "simplified", *, force: bool = Fals
     - A function is renamed when its name is empty or equals its system name
       (one named otherwise was demangled already); its new name is the system
       name demangled in ``mode`` ("simplified", pprof's default: no
-      parameters or template arguments; "templates"; "full"; "none").
+      parameters or template arguments; "templates"; "full"; "clones";
+      "none").
     - A system name that is not mangled but looks like demangled C++
       (``::``, ``<>``, ``[]``; not Java's ``Class.<init>`` nor Go's
       ``pkg.(*T[...]).M``) loses its parameter list and, in "simplified",

@@ -162,11 +162,9 @@ class LabelRows:
     ``key``, ``str`` (-1 for numeric), ``num`` and ``num_unit``; ``sample``,
     the row of ``values`` holding its sample's values."""
 
-    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_stacks", "_on_stack", "_pair_source", "_pairs")
+    __slots__ = ("key", "str", "num", "num_unit", "sample", "values", "_cols", "_on_stack", "_pair_source", "_pairs")
 
-    def __init__(
-        self, core: Any, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray], hidden: Optional[np.ndarray]
-    ) -> None:
+    def __init__(self, core: Any, cols: Dict[str, np.ndarray], kept: Optional[np.ndarray]) -> None:
         sample = _sample_of_rows(cols["label_offsets"])
         rows = [cols["labels." + c] for c in ("key", "str", "num", "num_unit")] + [sample]
         at = None
@@ -177,22 +175,16 @@ class LabelRows:
         self._pairs: "Optional[Tuple[np.ndarray, LabelPairs]]" = None
         self.key, self.str, self.num, self.num_unit, self.sample = rows
         self.values = cols["values"]
-        # a name filter keeps only samples with a location it did not hide (cpp filter mark_kept)
-        self._stacks = (cols, None if kept is not None else hidden)
+        self._cols = cols
         self._on_stack: Optional[np.ndarray] = None
 
     def on_stack(self) -> np.ndarray:
-        """Per row: whether its sample has a location (one the filter that
-        made the profile did not hide); found once, read by every sample
-        type's tags report."""
+        """Per row: whether its sample has a location; found once, read by
+        every sample type's tags report. A name filter keeps only samples
+        with a location it did not hide (cpp filter ``mark_kept``), so rows
+        read in a filter's input answer from the input's stacks."""
         if self._on_stack is None:
-            cols, hidden = self._stacks
-            lo = cols["stack_offsets"]
-            has = np.diff(lo) > 0
-            if hidden is not None and has.any():  # a stack whose every location was hidden is empty
-                shown = hidden[cols["stack_locations"]] == 0
-                has[has] = np.logical_or.reduceat(shown, lo[:-1][has])
-            self._on_stack = has[self.sample]
+            self._on_stack = (np.diff(self._cols["stack_offsets"]) > 0)[self.sample]
         return self._on_stack
 
     def pairs(self) -> "Tuple[np.ndarray, LabelPairs]":
@@ -266,16 +258,15 @@ def dense_codes(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 def label_rows(profile: "Profile") -> LabelRows:
     """The label rows of ``profile``'s samples, read where they are: a name
     filter's output whose samples were left in its input (the explorer's
-    Refine) gives its kept samples' rows of the input's columns, with the
-    stacks less the locations it hid, and is not copied. Label rows and
-    values are the same in the copy; string codes index its string table,
-    which is the input's. Kept on the profile: the Labels view, the tags
-    report and the numeric label units each read them."""
+    Refine) gives its kept samples' rows of the input's columns, and is not
+    copied. Label rows and values are the same in the copy; string codes
+    index its string table, which is the input's. Kept on the profile: the
+    Labels view, the tags report and the numeric label units each read them."""
     rows = profile._derived.label_rows
     if rows is None:
-        source, kept, hidden = profile._stack_source()
+        source, kept, _ = profile._stack_source()
         rows = profile._derived.label_rows = LabelRows(
-            source, profile._cols if kept is None else source.columns(), kept, hidden
+            source, profile._cols if kept is None else source.columns(), kept
         )
     return rows
 

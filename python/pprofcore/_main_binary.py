@@ -1,13 +1,15 @@
 """pprof's ``pprof [BINARY] PROFILE...``: the binary named before the profiles,
 and what pprof's driver does to every profile it reads around symbolizing it:
 before (``locateBinaries``), a placeholder mapping for a profile without any
-and the named binary as the first mapping's file; after
-(``unsourceMappings``), no file for a mapping named by a URL. The profile
-side is C++'s (``_core.with_main_mapping``, ``_core.with_mapping_files``);
-this file recognises binaries and URLs."""
+and the named binary as the first mapping's file; which mappings its
+symbolizer looks for a binary for; after (``unsourceMappings``), no file for
+a mapping named by a URL. The profile side is C++'s
+(``_core.with_main_mapping``, ``_core.with_mapping_files``); this file
+recognises binaries and URLs."""
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 from typing import TYPE_CHECKING
@@ -44,6 +46,36 @@ def with_main_mapping(profile: "Profile", exec_name: str = "") -> "Profile":
     first mapping's file (so the report's "File:" line and the symbolizer
     use it)."""
     return profile._derive(_core.with_main_mapping(profile._core, exec_name))
+
+
+# pprof's Mapping.Unsymbolizable: kernel mappings have no binary to read
+_UNSYMBOLIZABLE_PREFIXES = ("[", "linux-vdso")
+
+
+def unsymbolizable(name: str, build_id: str) -> str:
+    """Why pprof's symbolizer looks for no binary for a mapping of file
+    ``name`` whatever its flags ("" when it would): a kernel or device
+    mapping (``[vdso]``, ``linux-vdso.so.1``, ``/dev/dri/...``), or a URL
+    without a build id."""
+    if name and (os.path.basename(name).startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
+        return "not a file"
+    if "://" in name and not build_id:
+        return "a URL, not a file"
+    return ""
+
+
+def needs_local_symbols(profile: "Profile") -> bool:
+    """Whether pprof's default symbolization would look for a binary for
+    ``profile``: a mapping with a file name, not marked symbolized, that is
+    not :func:`unsymbolizable` (a cheap superset: unused mappings count too).
+    Go profiles, whose mappings are all marked, answer without reading a
+    string."""
+    m = profile.mappings
+    flagged = (m["has_functions"] | m["has_filenames"] | m["has_line_numbers"]).astype(bool)
+    for row in (~flagged & (m["filename"] != 0)).nonzero()[0].tolist():
+        if not unsymbolizable(profile._s(int(m["filename"][row])), profile._s(int(m["build_id"][row]))):
+            return True
+    return False
 
 
 # Go's url.Parse: a scheme is a letter then letters, digits, "+", "-" or "."

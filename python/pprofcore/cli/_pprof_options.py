@@ -18,6 +18,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
+from .. import _main_binary
 from .._lazy import lazy_module
 from ._pprof_flags import go_bool
 
@@ -181,32 +182,9 @@ def symbolized(p, args):
     if text is not None or exec_name:  # asked for, or `pprof BINARY PROFILE`: that binary's symbols
         if mode.local:
             p, _ = p.symbolize(force=mode.force, binaries=exec_name or None)
-    elif needs_local_symbols(p):
+    elif _main_binary.needs_local_symbols(p):
         p = symbolized_quietly(p)
     return p.demangle(mode.demangle, force=mode.force, tool_required=False)
-
-
-# pprof's Mapping.Unsymbolizable: kernel and anonymous mappings have no binary to read
-_UNSYMBOLIZABLE = ("[", "linux-vdso")
-
-
-def needs_local_symbols(p) -> bool:
-    """Whether pprof's default symbolization would look for a binary for
-    ``p``: a mapping with a file name, not marked symbolized, not ``[vdso]``
-    or ``//anon``-like and not a URL (a cheap superset: unused mappings count
-    too). Go profiles, whose mappings are all marked, answer without reading
-    a string."""
-    m = p.mappings
-    flagged = m["has_functions"] | m["has_filenames"] | m["has_line_numbers"]
-    for row in (~flagged.astype(bool) & (m["filename"] != 0)).nonzero()[0].tolist():
-        name = p.strings[int(m["filename"][row])]
-        base = name.rsplit("/", 1)[-1]
-        if base.startswith(_UNSYMBOLIZABLE) or name.startswith(("/dev/dri/", "//anon")):
-            continue
-        if "://" in name and not p.strings[int(m["build_id"][row])]:
-            continue
-        return True
-    return False
 
 
 def symbolized_quietly(p):

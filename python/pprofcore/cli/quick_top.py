@@ -38,7 +38,7 @@ _GROUPS = re.compile(r"[()<>]")
 def unsymbolized(name: str) -> bool:
     """Whether a node named ``name`` stands for address-only locations of a
     binary, which pprof's default symbolization may resolve: the full path
-    decides (``_pprof_options.needs_local_symbols``)."""
+    decides (``_main_binary.needs_local_symbols``)."""
     return _UNSYMBOLIZED.search(name) is not None
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import _args, _core, _demangle
+from .. import _args, _core, _demangle, _main_binary
 from .._demangle import demangle
 from . import _debuginfo, _elf, _tools
 from ._cache import MappingEntry, SymbolCache
@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["symbolize", "demangle", "SymbolizeReport", "MappingResult", "SymbolCache", "ToolMissing", "ToolFailed"]
 
-_UNSYMBOLIZABLE_PREFIXES = ("[", "linux-vdso")
 _FLAGS = {"functions": 1, "filenames": 2, "line_numbers": 4, "inline_frames": 8}
 
 
@@ -310,11 +309,7 @@ def _skip_reason(cols, m: int, name: str, build_id: str, force: bool) -> str:
         cols["mappings.has_functions"][m] or cols["mappings.has_filenames"][m] or cols["mappings.has_line_numbers"][m]
     ):
         return "already symbolized"
-    if name and (os.path.basename(name).startswith(_UNSYMBOLIZABLE_PREFIXES) or name.startswith("/dev/dri/")):
-        return "not a file"
-    if "://" in name and not build_id:
-        return "a URL, not a file"
-    return ""
+    return _main_binary.unsymbolizable(name, build_id)
 
 
 def _base(path: str, build_id: str, first: int, start: int, limit: int, offset: int) -> int:
