@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "deflate_pieces.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/fork_join.hpp"
 #include "pprofcore/memory.hpp"
@@ -478,8 +479,6 @@ Pool<IsalState>& isal_states() {
   return states;
 }
 
-const unsigned char kGzipHeader[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};  // mtime 0: deterministic
-
 // Deflates data[0, n) at ISA-L's level 1 onto the end of `out`: as a gzip
 // member body (ISA-L writes the trailer) when `gzip`, else as raw deflate that
 // ends byte-aligned (sync flush) or, when `last`, with the final block. Fed
@@ -519,49 +518,24 @@ void isal_deflate_onto(std::string& out, const uint8_t* data, size_t n, bool gzi
   out.resize(out_pos);
 }
 
-// Inputs of this many bytes or more are deflated in independent pieces of
-// kParallelPiece bytes on several threads (as pigz does): each piece starts
-// without the previous one's history, ends byte-aligned, and the pieces join
-// into one stream. The pieces, and so the bytes, do not depend on the thread
-// count; smaller inputs are one stream, as before.
-constexpr size_t kParallelPiece = size_t(1) << 20;
-constexpr unsigned kMaxDeflateThreads = 8;
+class IsalPieces final : public detail::PieceDeflater {
+ public:
+  bool deflate(const uint8_t* data, size_t n, bool last, std::string& out) override {
+    isal_deflate_onto(out, data, n, false, last);
+    return true;
+  }
+};
 
 }  // namespace
 
 namespace detail {
 std::string deflate_isal(const uint8_t* data, size_t n, unsigned max_threads) {
-  std::string out(reinterpret_cast<const char*>(kGzipHeader), sizeof kGzipHeader);
-  const size_t pieces = n / kParallelPiece;  // the last takes the remainder
-  if (pieces < 2) {
+  if (n < 2 * kParallelPiece) {
+    std::string out(reinterpret_cast<const char*>(kGzipHeader), sizeof kGzipHeader);
     isal_deflate_onto(out, data, n, true, true);
     return out;
   }
-  std::vector<std::string> body(pieces);
-  std::vector<uint32_t> crc(pieces);
-  const unsigned threads = static_cast<unsigned>(
-      std::min<size_t>({pieces, max_threads ? max_threads : std::min(hardware_threads(), kMaxDeflateThreads)}));
-  fork_join(threads, [&](size_t t) {
-    for (size_t i = t; i < pieces; i += threads) {
-      const size_t b = i * kParallelPiece, e = i + 1 == pieces ? n : b + kParallelPiece;
-      isal_deflate_onto(body[i], data + b, e - b, false, i + 1 == pieces);
-      crc[i] = crc32_gzip_refl(0, data + b, e - b);
-    }
-  });
-  size_t total = out.size() + 8;
-  for (const std::string& b : body) total += b.size();
-  out.reserve(total);
-  uLong whole = 0;
-  for (size_t i = 0; i < pieces; ++i) {
-    out += body[i];
-    const size_t len = i + 1 == pieces ? n - i * kParallelPiece : kParallelPiece;
-    whole = i == 0 ? crc[0] : crc32_combine(whole, crc[i], static_cast<z_off_t>(len));
-    std::string().swap(body[i]);
-  }
-  const uint32_t trailer[2] = {static_cast<uint32_t>(whole), static_cast<uint32_t>(n)};  // CRC-32, ISIZE: little-endian
-  for (uint32_t v : trailer)
-    for (int k = 0; k < 4; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
-  return out;
+  return deflate_in_pieces(data, n, max_threads, [] { return std::unique_ptr<PieceDeflater>(new IsalPieces); });
 }
 }  // namespace detail
 #else
@@ -569,6 +543,32 @@ namespace detail {
 std::string deflate_isal(const uint8_t*, size_t, unsigned) { throw GzipError("this build has no ISA-L", "gzip", -1); }
 }  // namespace detail
 #endif
+
+namespace detail {
+#ifdef PPROFCORE_HAVE_LIBDEFLATE
+std::string deflate_libdeflate(const uint8_t* data, size_t n, int level, unsigned max_threads, bool* in_pieces) {
+  const int lv = level < 0 ? 6 : (level > 12 ? 12 : level);
+  if (in_pieces) *in_pieces = false;
+  if (n >= 2 * kParallelPiece) {  // a bad level fails every piece, then throws below
+    std::string out = deflate_in_pieces(data, n, max_threads, libdeflate_pieces(lv));
+    if (in_pieces) *in_pieces = !out.empty();
+    if (!out.empty()) return out;  // else (never seen) one stream, as below
+  }
+  libdeflate_compressor* c = libdeflate_alloc_compressor(lv);
+  if (!c) throw GzipError("libdeflate: bad compression level " + std::to_string(level), "gzip", -1);
+  std::string out(libdeflate_gzip_compress_bound(c, n), '\0');
+  size_t got = libdeflate_gzip_compress(c, data, n, &out[0], out.size());
+  libdeflate_free_compressor(c);
+  if (got == 0) throw GzipError("libdeflate: compression failed", "gzip", -1);
+  out.resize(got);
+  return out;
+}
+#else
+std::string deflate_libdeflate(const uint8_t*, size_t, int, unsigned, bool*) {
+  throw GzipError("this build has no libdeflate", "gzip", -1);
+}
+#endif
+}  // namespace detail
 
 std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #ifdef PPROFCORE_HAVE_ISAL
@@ -579,17 +579,7 @@ std::string deflate(const uint8_t* data, size_t n, int level, Backend backend) {
 #endif
   if (level == kFastestLevel) level = 1;
 #ifdef PPROFCORE_HAVE_LIBDEFLATE
-  if (backend != Backend::Zlib) {
-    int lv = level < 0 ? 6 : (level > 12 ? 12 : level);
-    libdeflate_compressor* c = libdeflate_alloc_compressor(lv);
-    if (!c) throw GzipError("libdeflate: bad compression level " + std::to_string(level), "gzip", -1);
-    std::string out(libdeflate_gzip_compress_bound(c, n), '\0');
-    size_t got = libdeflate_gzip_compress(c, data, n, &out[0], out.size());
-    libdeflate_free_compressor(c);
-    if (got == 0) throw GzipError("libdeflate: compression failed", "gzip", -1);
-    out.resize(got);
-    return out;
-  }
+  if (backend != Backend::Zlib) return detail::deflate_libdeflate(data, n, level, 0);
 #else
   if (backend == Backend::Libdeflate) throw GzipError("this build has no libdeflate", "gzip", -1);
 #endif

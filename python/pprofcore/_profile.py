@@ -646,6 +646,8 @@ class Profile:
         ``loads(p.to_bytes()) == p``. ``level`` is the gzip level (1..12, None =
         the default 6), or ``"fast"``: the fastest deflate of the build (ISA-L's
         level 1 when built with ISA-L; several times faster, a little larger).
+        Outputs of 2 MiB or more are deflated in 1 MiB pieces on several
+        cores, joined into one gzip member (the same bytes on any machine).
 
         Examples
         --------

@@ -110,6 +110,8 @@ constexpr int kFastestLevel = -2;
 // level: 1 (fastest) .. 9 (zlib) or 12 (libdeflate); -1 = backend default
 // (libdeflate's or zlib's 6); kFastestLevel as above. Backend::Isal compresses
 // with ISA-L at its level 1 whatever `level` is (throws GzipError without ISA-L).
+// ISA-L and libdeflate deflate inputs of 2 MiB or more in 1 MiB pieces on
+// several threads, joined into one member (deflate_pieces.hpp).
 std::string deflate(const uint8_t* data, size_t n, int level = -1, Backend backend = Backend::Auto);
 
 namespace detail {
@@ -120,6 +122,10 @@ std::string deflate_zlib(const uint8_t* data, size_t n, int level, size_t chunk)
 // input of two MiB or more is deflated in independent one-MiB pieces joined
 // into one stream, so the bytes do not depend on `threads`. Needs ISA-L.
 std::string deflate_isal(const uint8_t* data, size_t n, unsigned threads);
+// libdeflate at `level` (as deflate()), inputs of two MiB or more in the
+// same one-MiB pieces on up to `threads` threads (0 = the cores, at most 8).
+// *in_pieces (when given) says whether they were. Needs libdeflate.
+std::string deflate_libdeflate(const uint8_t* data, size_t n, int level, unsigned threads, bool* in_pieces = nullptr);
 }  // namespace detail
 
 }  // namespace pprofcore::gzip
