@@ -18,9 +18,11 @@ average (1 min) at the start of each round. Workloads (``--only``):
   (``bench_flamegraph.time_flamegraph``) as a share of pprof's Parse of the
   same file in the same round (best times of each, target at most 0.2);
 - ``merge``: the 1,000-file fleet (fleet/cpu x 10) against Debian's and,
-  when given, upstream google/pprof (``bench_peers``' ``merge-synth``);
-- ``delta``: 500 heap deltas, gzip and raw, against fastdelta when given
-  (``delta-heap``, ``delta-heap-raw``);
+  when given, upstream google/pprof (``bench_peers``' ``merge-synth``), with
+  pprofcore's output at ``level="fast"`` and at the default level 6 (the
+  level pprof writes), each a row of its own;
+- ``delta``: 500 heap deltas, gzip (both levels, as merge) and raw, against
+  fastdelta when given (``delta-heap``, ``delta-heap-raw``);
 - ``series``: ``ProfileSet.series`` of the 1,000 files against pprof's
   Parse + per-function sums (``tools/goref/fleetseries``).
 
@@ -170,9 +172,14 @@ def summary(rounds: list, work: dict) -> list:
         decoded(FLAME_FILE, "flame_over_parse"),
     )
     for wl, cs in work.items():
-        ours = cs[0][0]
-        for peer, _, _ in cs[1:]:
-            add(wl, peer, "", [rd["peers"][wl][peer] / rd["peers"][wl][ours] for rd in rounds])
+        # each of our contenders (merge and delta: level="fast" and the default
+        # level 6, the one pprof writes) against each peer
+        ours = [name for name, _, _ in cs if name.startswith("pprofcore")]
+        for mine in ours:
+            for peer, _, _ in cs:
+                if peer not in ours:
+                    what = f"{wl} ({mine.removeprefix('pprofcore').strip()})" if len(ours) > 1 else wl
+                    add(what, peer, "", [rd["peers"][wl][peer] / rd["peers"][wl][mine] for rd in rounds])
     return rows
 
 
@@ -231,7 +238,7 @@ def main(argv=None) -> int:
         work = {}
         if wanted and have_go:
             peer_args = argparse.Namespace(
-                pprof_upstream=None, fastdelta=None, baseline=None, levels="fast", only=",".join(wanted)
+                pprof_upstream=None, fastdelta=None, baseline=None, levels="fast,default", only=",".join(wanted)
             )
             # a workload whose peers are all absent has nothing to compare
             work = {k: cs for k, cs in bench_peers.contenders(peer_args, tmp).items() if len(cs) > 1}
