@@ -53,9 +53,11 @@ TEST(errors_name_the_field) {
       R"({"resourceProfiles":[{"scopeProfiles":[{"profiles":[{"samples":[{"stackIndex":4,"values":[1]}]}]}]}],
     "dictionary":{"stringTable":[""]}})";
   EXPECT_THROWS(otlp::decode(bytes(json), json.size()), DecodeError, "stack_index 4 is out of range");
-  // ProfilesData{resource_profiles{scope_profiles{profiles{field 3 as a varint}}}}: v1.7.0's location_indices.
-  std::string old = {0x0a, 0x06, 0x12, 0x04, 0x12, 0x02, 0x18, 0x01};
-  EXPECT_THROWS(otlp::decode(bytes(old), old.size()), DecodeError, "v1.7.0 and earlier");
+  // ProfilesData{resource_profiles{scope_profiles{profiles{sample{start 0, length 3}, location_indices [1]}}}}:
+  // v1.7.0's layout (field 3 a varint), read as such, its sample's range past the profile's locations.
+  std::string old = {0x0a, 0x0c, 0x12, 0x0a, 0x12, 0x08, 0x12, 0x04, 0x08, 0x00, 0x10, 0x03, 0x18, 0x01};
+  EXPECT_THROWS(otlp::decode(bytes(old), old.size()), DecodeError,
+                "read as the layout of opentelemetry-proto v1.7.0) that pprofcore cannot read: locations_length 3");
   std::string two = otlp::write(go_heap());
   std::string many = two + two;  // two ProfilesData concatenated: two resources
   EXPECT_THROWS(decode(bytes(many), many.size()), DecodeError, "pprofcore.load_otlp");

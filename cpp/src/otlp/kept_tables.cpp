@@ -54,6 +54,7 @@ void Message::clear() {
   wide_location = -1;
   stack_offset.clear();
   json = false;
+  layout = Layout::kV1_10;
 }
 
 KeptTables::KeptTables() {

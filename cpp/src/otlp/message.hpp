@@ -13,11 +13,16 @@
 #include <string_view>
 #include <vector>
 
+#include "layout.hpp"
 #include "pprofcore/errors.hpp"
 #include "pprofcore/otlp.hpp"
 #include "pprofcore/strings.hpp"
 
 namespace pprofcore::otlp::detail {
+
+// An optional index the message left out (v1.7.0's Location.mapping_index and
+// Sample.link_index: it has no zero entries, so index 0 is a row there).
+constexpr int64_t kAbsent = INT64_MIN;
 
 // A value whose strings may still be string-table indices (AnyValue's
 // string_value_strindex, KeyValue's key_strindex).
@@ -46,6 +51,7 @@ struct Mapping {
   int64_t filename = 0;
   std::vector<int64_t> attributes;
   int64_t offset = -1;
+  uint8_t flags = 0;  // v1.7.0's has_* fields, bit k for field 6 + k (later layouts use attributes)
 };
 
 struct Line {
@@ -58,6 +64,7 @@ struct Location {
   size_t lines_begin = 0, lines_end = 0;  // range of Message::lines
   size_t attrs_begin = 0, attrs_end = 0;  // range of Message::location_attributes
   int64_t offset = -1;
+  bool folded = false;  // v1.7.0's is_folded field (later layouts use an attribute)
 };
 
 struct Function {
@@ -93,6 +100,9 @@ struct ProfileMsg {
   std::string profile_id, original_payload_format, original_payload;
   uint32_t dropped_attributes_count = 0;
   std::vector<int64_t> attributes;
+  std::vector<int64_t> comments;     // comment_strindices (v1.8.0, v1.7.0; later: an attribute)
+  int64_t default_sample_type = -1;  // v1.7.0: the type_strindex its default_sample_type_index names
+  Layout layout = Layout::kV1_10;    // of its samples' fields
   int64_t offset = -1;
   size_t num_samples = 0;
   // Protobuf: the Profile message's bytes (samples is empty), its offsets
@@ -152,6 +162,11 @@ struct Message {
   int64_t wide_location = -1;
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry
   bool json = false;                  // offsets count JSON text bytes
+  Layout layout = Layout::kV1_10;     // as read
+
+  // Whether index 0 of the mapping, link and attribute tables is the zero
+  // entry that means "none" (every layout but v1.7.0's).
+  bool zero_entries() const { return layout != Layout::kV1_7; }
 
   // Empty again, every table keeping its buffer (kept_tables.cpp reuses them).
   void clear();
@@ -213,8 +228,9 @@ class SampleCursor {
 };
 
 // protobuf -> Message (read_wire.cpp: into an empty Message, whose tables may
-// hold buffers from an earlier load); JSON -> Message (read_json.cpp).
-void read_wire(const uint8_t* data, size_t n, Message& m);
+// hold buffers from an earlier load, read as `layout`); JSON -> Message
+// (read_json.cpp).
+void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout);
 Message read_json(const uint8_t* data, size_t n);
 bool looks_like_json(const uint8_t* data, size_t n);
 

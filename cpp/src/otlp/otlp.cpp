@@ -1,6 +1,10 @@
 // otlp: the public entry points of otlp.hpp: decompression, the choice between
-// the protobuf and the JSON reader, and the one-profile rule of load().
+// the protobuf and the JSON reader (and between the protobuf layouts), and the
+// one-profile rule of load().
 #include "pprofcore/otlp.hpp"
+
+#include <optional>
+#include <string>
 
 #include "kept_tables.hpp"
 #include "message.hpp"
@@ -39,24 +43,57 @@ bool looks_like_otlp(const uint8_t* data, size_t n) {
 
 namespace {
 
+using detail::Layout;
+
+// The error of a message that pprofcore cannot read, saying what the input
+// was taken for (the field names are OTLP's, not pprof's) and, for an older
+// layout, which.
+DecodeError cannot_read(const DecodeError& e, bool json, Layout layout) {
+  if (e.reason().rfind("input is an OpenTelemetry", 0) == 0) return e;
+  std::string what = json ? "JSON" : "protobuf";
+  if (layout != Layout::kV1_10)
+    what += std::string(", read as the layout of opentelemetry-proto ") + layout_version(layout);
+  return DecodeError(
+      "input is an OpenTelemetry OTLP profiles message (" + what + ") that pprofcore cannot read: " + e.reason(),
+      e.field(), e.offset());
+}
+
 std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
   const bool json = detail::looks_like_json(data, n);
-  try {
-    detail::KeptTables tables;
-    detail::Message& m = tables.message();
-    if (json)
+  detail::KeptTables tables;
+  detail::Message& m = tables.message();
+  if (json) {
+    try {
       m = detail::read_json(data, n);
-    else
-      detail::read_wire(data, n, m);
-    return detail::to_pprof(m, tables.converter());
-  } catch (const GzipError&) {
-    throw;
-  } catch (const DecodeError& e) {
-    // Say what the input was taken for: the field names are OTLP's, not pprof's.
-    if (e.reason().rfind("input is an OpenTelemetry", 0) == 0) throw;
-    throw DecodeError(std::string("input is an OpenTelemetry OTLP profiles message (") + (json ? "JSON" : "protobuf") +
-                          ") that pprofcore cannot read: " + e.reason(),
-                      e.field(), e.offset());
+      return detail::to_pprof(m, tables.converter());
+    } catch (const GzipError&) {
+      throw;
+    } catch (const DecodeError& e) {
+      throw cannot_read(e, true, Layout::kV1_10);
+    }
+  }
+  // Protobuf: read as the newest layout, then as each older one its fields
+  // betray (each read strictly older, so at most four reads). A reading that
+  // was only likely (OlderLayout::certain() false) and failed leaves the
+  // error of the reading before it.
+  Layout layout = Layout::kV1_10;
+  std::optional<DecodeError> before_guess;
+  for (;;) {
+    try {
+      m.clear();
+      detail::read_wire(data, n, m, layout);
+      return detail::to_pprof(m, tables.converter());
+    } catch (const GzipError&) {
+      throw;
+    } catch (const detail::OlderLayout& e) {
+      if (e.layout() <= layout) throw cannot_read(e, false, layout);  // never: older() checks
+      if (!e.certain() && !before_guess) before_guess = cannot_read(e, false, layout);
+      if (e.certain()) before_guess.reset();
+      layout = e.layout();
+    } catch (const DecodeError& e) {
+      if (before_guess) throw *before_guess;
+      throw cannot_read(e, false, layout);
+    }
   }
 }
 

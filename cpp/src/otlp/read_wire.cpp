@@ -1,90 +1,46 @@
 // read_wire: OTLP profiles protobuf -> detail::Message. Walks ProfilesData /
 // ExportProfilesServiceRequest (same layout) with the bounds-checked
 // wire::Reader; repeated scalars are accepted packed or not, unknown fields are
-// skipped. Fields whose wire type betrays an older layout (opentelemetry-proto
-// v1.9.0 and before) are refused naming that version. Indices are not checked
+// skipped. It reads the layout it is given (layout.hpp): the newest, or an
+// older one (v1.9.0, v1.8.0: other field numbers; v1.7.0: read_v1_7.cpp for
+// the profiles, here for the dictionary). A field whose number or wire type
+// betrays a layout older than the one being read throws OlderLayout naming it,
+// and otlp.cpp reads the message again as that one. Indices are not checked
 // here (to_pprof.cpp does it, knowing the table sizes).
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "message.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/otlp_fields.hpp"
 #include "pprofcore/scan.hpp"
 #include "pprofcore/wire.hpp"
+#include "wire_reading.hpp"
 
 namespace pprofcore::otlp::detail {
 namespace {
 
-using wire::kFixed64;
-using wire::kLen;
-using wire::kVarint;
-using wire::Reader;
+using namespace wire_reading;  // NOLINT(google-build-using-namespace): the shared field readers
 namespace f = fields;
 
 // Nesting of AnyValue (arrays and maps) deeper than this is refused: the
 // reader recurses, and hostile input must not exhaust the stack.
 constexpr int kMaxDepth = 64;
 
-constexpr const char* kSupported =
-    "; pprofcore reads OpenTelemetry OTLP profiles of opentelemetry-proto v1.10.0 and v1.11.0 (profiles "
-    "v1development): convert the file with a current OpenTelemetry Collector, or export pprof from the producer";
-
-[[noreturn]] void older_layout(const Reader& r, const uint8_t* tag_at, const char* field, const std::string& what) {
-  throw DecodeError("input is an OpenTelemetry OTLP profiles message of an older layout (" + what + ")" + kSupported,
-                    field, r.offset_of(tag_at));
-}
-
-PPROFCORE_INLINE void expect(const Reader& r, uint32_t wt, uint32_t expected, const char* field,
-                             const uint8_t* tag_at) {
-  if (wt != expected) r.wrong_type(wt, expected, field, tag_at);
-}
-
-// A Reader over the payload of the length-delimited field at r (r moves past it).
-PPROFCORE_INLINE Reader sub(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
-  expect(r, wt, kLen, field, tag_at);
-  const uint8_t* e = r.length_delimited(field);
-  Reader m(r.base(), r.pos(), e);
-  r.seek(e);
-  return m;
-}
-
-PPROFCORE_INLINE std::string bytes(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
-  Reader m = sub(r, wt, field, tag_at);
-  return std::string(reinterpret_cast<const char*>(m.pos()), static_cast<size_t>(m.end() - m.pos()));
-}
-
-PPROFCORE_INLINE int64_t scalar(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at) {
-  expect(r, wt, kVarint, field, tag_at);
-  return static_cast<int64_t>(r.varint(field));
-}
-
-PPROFCORE_INLINE uint64_t fixed64(Reader& r, const char* field) {
-  const uint8_t* p = r.pos();
-  if (r.end() - p < 8) throw DecodeError("fixed64 runs past the end of its message", field, r.offset());
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);  // the wire is little-endian
-#endif
-  r.seek(p + 8);
-  return v;
-}
-
-// A repeated varint field, packed (one LEN record) or not.
-PPROFCORE_INLINE void varints(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at,
-                              std::vector<int64_t>& out) {
-  if (wt != kLen) {
-    out.push_back(scalar(r, wt, field, tag_at));
-    return;
-  }
-  Reader m = sub(r, wt, field, tag_at);
-  // At most one varint per byte: one growth (geometric) instead of many.
-  const size_t most = static_cast<size_t>(m.end() - m.pos());
-  if (out.capacity() - out.size() < most) out.reserve(std::max(out.capacity() * 2, out.size() + most));
-  while (!m.done()) out.push_back(static_cast<int64_t>(m.varint(field)));
-}
+// What a v1.7.0 dictionary says that only the whole message can place: its
+// attribute keys are text (the string table may still grow after them), and
+// its attribute units name keys by string index.
+struct PendingV1_7 {
+  std::vector<std::pair<size_t, std::string_view>> keys;  // (attribute_table row, key)
+  struct Unit {
+    int64_t key = 0, unit = 0, offset = -1;
+  };
+  std::vector<Unit> units;
+};
 
 void fixed64s(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<uint64_t>& out) {
   if (wt != kLen) {
@@ -210,7 +166,9 @@ void attributes(Reader r, RawAttributes& out, const char* field) {
   key_value(r, out.back(), 0);
 }
 
-ValueType value_type(Reader r, const char* field) {
+}  // namespace
+
+ValueType value_type(Reader r, const char* field, Layout layout) {
   ValueType t;
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -223,8 +181,11 @@ ValueType value_type(Reader r, const char* field) {
       case f::value_type::kUnitStrindex:
         t.unit = scalar(r, wt, "ValueType.unit_strindex", at);
         break;
-      case 3:
-        older_layout(r, at, "ValueType", "ValueType has field 3, aggregation_temporality, of v1.7.0 and earlier");
+      case 3:  // aggregation_temporality, which pprof has no field for
+        older(r, at, "ValueType", layout, Layout::kV1_8,
+              "ValueType has field 3, the aggregation_temporality of v1.8.0");
+        r.skip(wt, field);
+        break;
       default:
         r.skip(wt, field);
     }
@@ -232,7 +193,25 @@ ValueType value_type(Reader r, const char* field) {
   return t;
 }
 
-void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<int64_t>& values,
+void older(const Reader& r, const uint8_t* tag_at, const char* field, Layout reading, Layout found, const char* what) {
+  if (found > reading)
+    throw OlderLayout(found, true,
+                      std::string("input is an OpenTelemetry OTLP profiles message of an older layout (") + what + ")",
+                      field, r.offset_of(tag_at));
+}
+
+namespace {
+
+// v1.9.0 and v1.8.0 number Sample's fields {stack_index, values,
+// attribute_indices, link_index, timestamps}: their numbers in v1.10.0's order.
+constexpr uint32_t kSampleFieldV1_9[6] = {0,
+                                          f::sample::kStackIndex,
+                                          f::sample::kValues,
+                                          f::sample::kAttributeIndices,
+                                          f::sample::kLinkIndex,
+                                          f::sample::kTimestampsUnixNano};
+
+void sample(Reader r, Layout layout, SampleView& v, std::vector<int64_t>& attrs, std::vector<int64_t>& values,
             std::vector<uint64_t>& times) {
   attrs.clear();
   values.clear();
@@ -243,7 +222,9 @@ void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<in
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Sample");
     uint32_t wt = tag & 7;
-    switch (tag >> 3) {
+    uint32_t field = tag >> 3;
+    if (layout != Layout::kV1_10 && field < 6) field = kSampleFieldV1_9[field];
+    switch (field) {
       case f::sample::kStackIndex:
         v.stack = scalar(r, wt, "Sample.stack_index", at);
         break;
@@ -252,8 +233,8 @@ void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<in
         break;
       case f::sample::kLinkIndex:
         if (wt == kLen)
-          older_layout(r, at, "Sample.link_index",
-                       "Sample field 3 holds a list, the attribute_indices of v1.9.0 and earlier");
+          older(r, at, "Sample.link_index", layout, Layout::kV1_9,
+                "Sample field 3 holds a list, the attribute_indices of v1.9.0 and v1.8.0");
         v.link = scalar(r, wt, "Sample.link_index", at);
         break;
       case f::sample::kValues:
@@ -263,7 +244,9 @@ void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<in
         fixed64s(r, wt, "Sample.timestamps_unix_nano", at, times);
         break;
       case 6:
-        older_layout(r, at, "Sample", "Sample has field 6, the timestamps_unix_nano of v1.7.0 and earlier");
+        older(r, at, "Sample", layout, Layout::kV1_7, "Sample has field 6, the timestamps_unix_nano of v1.7.0");
+        r.skip(wt, "Sample");
+        break;
       default:
         r.skip(wt, "Sample");
     }
@@ -276,23 +259,35 @@ void sample(Reader r, SampleView& v, std::vector<int64_t>& attrs, std::vector<in
   v.n_times = times.size();
 }
 
-void profile(Reader r, ProfileMsg& p) {
+// v1.8.0's Profile fields 8-12 are v1.10.0's 7-11 (its 7 is comment_strindices).
+void profile(Reader r, Layout layout, ProfileMsg& p) {
   p.offset = r.offset();
   p.base = r.base();
   p.begin = r.pos();
   p.end = r.end();
+  p.layout = layout;
   bool seen_sample_type = false;
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Profile");
     uint32_t wt = tag & 7;
-    switch (tag >> 3) {
+    uint32_t field = tag >> 3;
+    if (layout == Layout::kV1_8 && field >= 7 && field <= 12) {
+      if (field == 7) {
+        varints(r, wt, "Profile.comment_strindices", at, p.comments);
+        continue;
+      }
+      --field;
+    } else if (field == 12) {
+      older(r, at, "Profile", layout, Layout::kV1_8, "Profile has field 12, the attribute_indices of v1.8.0");
+    }
+    switch (field) {
       case f::profile::kSampleType:
         if (seen_sample_type)
-          older_layout(r, at, "Profile.sample_type",
-                       "a profile with several sample_type entries, as in v1.7.0 and earlier");
+          older(r, at, "Profile.sample_type", layout, Layout::kV1_7,
+                "a profile with several sample_type entries, as in v1.7.0");
         seen_sample_type = true;
-        p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType");
+        p.sample_type = value_type(sub(r, wt, "Profile.sample_type", at), "ValueType", layout);
         break;
       case f::profile::kSamples: {
         sub(r, wt, "Profile.samples", at);  // read when converted (SampleCursor)
@@ -308,8 +303,8 @@ void profile(Reader r, ProfileMsg& p) {
       }
       case f::profile::kTimeUnixNano:
         if (wt != kFixed64)
-          older_layout(r, at, "Profile.time_unix_nano",
-                       "Profile field 3 is not fixed64: it holds the location_indices of v1.7.0 and earlier");
+          older(r, at, "Profile.time_unix_nano", layout, Layout::kV1_7,
+                "Profile field 3 is not fixed64: it holds the location_indices of v1.7.0");
         p.time_unix_nano = fixed64(r, "Profile.time_unix_nano");
         break;
       case f::profile::kDurationNano:
@@ -317,26 +312,30 @@ void profile(Reader r, ProfileMsg& p) {
         break;
       case f::profile::kPeriodType:
         if (wt == kVarint)
-          older_layout(r, at, "Profile.period_type",
-                       "Profile field 5 is a number: the duration_nanos of v1.7.0 and earlier");
+          older(r, at, "Profile.period_type", layout, Layout::kV1_7,
+                "Profile field 5 is a number: the duration_nanos of v1.7.0");
         p.has_period_type = true;
-        p.period_type = value_type(sub(r, wt, "Profile.period_type", at), "ValueType");
+        p.period_type = value_type(sub(r, wt, "Profile.period_type", at), "ValueType", layout);
         break;
       case f::profile::kPeriod:
         p.period = scalar(r, wt, "Profile.period", at);
         break;
       case f::profile::kProfileId:
         if (wt == kVarint)
-          older_layout(r, at, "Profile.profile_id", "Profile field 7 is a number: the comment_strindices of v1.8.0");
+          older(r, at, "Profile.profile_id", layout, Layout::kV1_8,
+                "Profile field 7 is a number: the comment_strindices of v1.8.0");
         p.profile_id = bytes(r, wt, "Profile.profile_id", at);
         break;
       case f::profile::kDroppedAttributesCount:
         if (wt == kLen)
-          older_layout(r, at, "Profile.dropped_attributes_count",
-                       "Profile field 8 holds bytes: the profile_id of v1.8.0");
+          older(r, at, "Profile.dropped_attributes_count", layout, Layout::kV1_8,
+                "Profile field 8 holds bytes: the profile_id of v1.8.0");
         p.dropped_attributes_count = static_cast<uint32_t>(scalar(r, wt, "Profile.dropped_attributes_count", at));
         break;
       case f::profile::kOriginalPayloadFormat:
+        if (wt == kVarint)
+          older(r, at, "Profile.original_payload_format", layout, Layout::kV1_8,
+                "Profile field 9 is a number: the dropped_attributes_count of v1.8.0");
         p.original_payload_format = bytes(r, wt, "Profile.original_payload_format", at);
         break;
       case f::profile::kOriginalPayload:
@@ -351,7 +350,7 @@ void profile(Reader r, ProfileMsg& p) {
   }
 }
 
-void scope_profiles(Reader r, ScopeMsg& s) {
+void scope_profiles(Reader r, Layout layout, ScopeMsg& s, Message& m) {
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("ScopeProfiles");
@@ -380,8 +379,12 @@ void scope_profiles(Reader r, ScopeMsg& s) {
         break;
       }
       case f::scope_profiles::kProfiles:
+        if (layout == Layout::kV1_7) {
+          profile_v1_7(sub(r, wt, "ScopeProfiles.profiles", at), s, m);
+          break;
+        }
         s.profiles.emplace_back();
-        profile(sub(r, wt, "ScopeProfiles.profiles", at), s.profiles.back());
+        profile(sub(r, wt, "ScopeProfiles.profiles", at), layout, s.profiles.back());
         break;
       case f::scope_profiles::kSchemaUrl:
         s.schema_url = bytes(r, wt, "ScopeProfiles.schema_url", at);
@@ -392,7 +395,7 @@ void scope_profiles(Reader r, ScopeMsg& s) {
   }
 }
 
-void resource_profiles(Reader r, ResourceMsg& res) {
+void resource_profiles(Reader r, Layout layout, ResourceMsg& res, Message& m) {
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("ResourceProfiles");
@@ -412,7 +415,7 @@ void resource_profiles(Reader r, ResourceMsg& res) {
       }
       case f::resource_profiles::kScopeProfiles:
         res.scopes.emplace_back();
-        scope_profiles(sub(r, wt, "ResourceProfiles.scope_profiles", at), res.scopes.back());
+        scope_profiles(sub(r, wt, "ResourceProfiles.scope_profiles", at), layout, res.scopes.back(), m);
         break;
       case f::resource_profiles::kSchemaUrl:
         res.schema_url = bytes(r, wt, "ResourceProfiles.schema_url", at);
@@ -423,7 +426,10 @@ void resource_profiles(Reader r, ResourceMsg& res) {
   }
 }
 
-void mapping(Reader r, Message& m) {
+constexpr const char* kMappingFlagFields[4] = {"Mapping.has_functions", "Mapping.has_filenames",
+                                               "Mapping.has_line_numbers", "Mapping.has_inline_frames"};
+
+void mapping(Reader r, Layout layout, Message& m) {
   Mapping x;
   x.offset = r.offset();
   while (!r.done()) {
@@ -446,11 +452,14 @@ void mapping(Reader r, Message& m) {
       case f::mapping::kAttributeIndices:
         varints(r, wt, "Mapping.attribute_indices", at, x.attributes);
         break;
-      case 6:
+      case 6:  // v1.7.0: has_functions, has_filenames, has_line_numbers, has_inline_frames
       case 7:
       case 8:
       case 9:
-        older_layout(r, at, "Mapping", "Mapping has the has_* flags (fields 6-9) of v1.7.0 and earlier");
+        older(r, at, "Mapping", layout, Layout::kV1_7, "Mapping has the has_* flags (fields 6-9) of v1.7.0");
+        if (scalar(r, wt, kMappingFlagFields[(tag >> 3) - 6], at) != 0)
+          x.flags |= static_cast<uint8_t>(1u << ((tag >> 3) - 6));
+        break;
       default:
         r.skip(wt, "Mapping");
     }
@@ -458,9 +467,12 @@ void mapping(Reader r, Message& m) {
   m.mappings.push_back(std::move(x));
 }
 
-void location(Reader r, Message& m) {
+// v1.7.0's Location is {optional mapping_index, address, line, is_folded,
+// attribute_indices}: field 4 is is_folded there.
+void location(Reader r, Layout layout, Message& m) {
   Location x;
   x.offset = r.offset();
+  if (layout == Layout::kV1_7) x.mapping = kAbsent;
   x.lines_begin = m.lines.size();
   x.attrs_begin = m.location_attributes.size();
   while (!r.done()) {
@@ -470,6 +482,7 @@ void location(Reader r, Message& m) {
     switch (tag >> 3) {
       case f::location::kMappingIndex:
         x.mapping = scalar(r, wt, "Location.mapping_index", at);
+        if (x.mapping == kAbsent) x.mapping = INT64_MAX;  // out of range, as it is
         break;
       case f::location::kAddress:
         x.address = static_cast<uint64_t>(scalar(r, wt, "Location.address", at));
@@ -499,7 +512,18 @@ void location(Reader r, Message& m) {
         break;
       }
       case f::location::kAttributeIndices:
+        if (layout == Layout::kV1_7) {
+          x.folded = scalar(r, wt, "Location.is_folded", at) != 0;
+          break;
+        }
         varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
+        break;
+      case 5:
+        if (layout == Layout::kV1_7) {
+          varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
+          break;
+        }
+        r.skip(wt, "Location");
         break;
       default:
         r.skip(wt, "Location");
@@ -687,7 +711,46 @@ void reserve_tables(Reader r, Message& m) {
   m.stack_first.reserve(m.stack_first.size() + stacks);
 }
 
-void dictionary(Reader r, Message& m) {
+// v1.7.0's attribute_table entry: a KeyValue, its key as text.
+void key_value_v1_7(Reader a, Attribute& x, std::string_view& key) {
+  while (!a.done()) {
+    const uint8_t* p = a.pos();
+    uint32_t t = a.tag("KeyValue");
+    uint32_t w = t & 7;
+    switch (t >> 3) {
+      case f::key_value::kKey: {
+        Reader k = sub(a, w, "KeyValue.key", p);
+        key = std::string_view(reinterpret_cast<const char*>(k.pos()), static_cast<size_t>(k.end() - k.pos()));
+        break;
+      }
+      case f::key_value::kValue:
+        any_value(sub(a, w, "KeyValue.value", p), x.value, 1);
+        break;
+      default:
+        a.skip(w, "KeyValue");
+    }
+  }
+}
+
+// v1.7.0's attribute_units entry: {attribute_key_strindex, unit_strindex}.
+void attribute_unit(Reader u, PendingV1_7& pending) {
+  PendingV1_7::Unit x;
+  x.offset = u.offset();
+  while (!u.done()) {
+    const uint8_t* p = u.pos();
+    uint32_t t = u.tag("AttributeUnit");
+    uint32_t w = t & 7;
+    if ((t >> 3) == 1)
+      x.key = scalar(u, w, "AttributeUnit.attribute_key_strindex", p);
+    else if ((t >> 3) == 2)
+      x.unit = scalar(u, w, "AttributeUnit.unit_strindex", p);
+    else
+      u.skip(w, "AttributeUnit");
+  }
+  pending.units.push_back(x);
+}
+
+void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
   reserve_tables(r, m);
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -695,10 +758,10 @@ void dictionary(Reader r, Message& m) {
     uint32_t wt = tag & 7;
     switch (tag >> 3) {
       case f::dictionary::kMappingTable:
-        mapping(sub(r, wt, "ProfilesDictionary.mapping_table", at), m);
+        mapping(sub(r, wt, "ProfilesDictionary.mapping_table", at), layout, m);
         break;
       case f::dictionary::kLocationTable:
-        location(sub(r, wt, "ProfilesDictionary.location_table", at), m);
+        location(sub(r, wt, "ProfilesDictionary.location_table", at), layout, m);
         break;
       case f::dictionary::kFunctionTable:
         function(sub(r, wt, "ProfilesDictionary.function_table", at), m);
@@ -730,12 +793,22 @@ void dictionary(Reader r, Message& m) {
         Reader a = sub(r, wt, "ProfilesDictionary.attribute_table", at);
         Attribute x;
         x.offset = r.offset_of(a.pos());
+        if (layout == Layout::kV1_7) {
+          std::string_view key;
+          key_value_v1_7(a, x, key);
+          pending.keys.emplace_back(m.attributes.size(), key);
+          m.attributes.push_back(std::move(x));
+          break;
+        }
         while (!a.done()) {
           const uint8_t* p = a.pos();
           uint32_t t = a.tag("KeyValueAndUnit");
           uint32_t w = t & 7;
           switch (t >> 3) {
             case f::key_value_and_unit::kKeyStrindex:
+              if (w == kLen)
+                older(a, p, "KeyValueAndUnit.key_strindex", layout, Layout::kV1_7,
+                      "attribute_table holds a KeyValue with its key as text, as in v1.7.0");
               x.key = scalar(a, w, "KeyValueAndUnit.key_strindex", p);
               break;
             case f::key_value_and_unit::kValue:
@@ -751,8 +824,11 @@ void dictionary(Reader r, Message& m) {
         m.attributes.push_back(std::move(x));
         break;
       }
-      case f::dictionary::kStackTable:
-        stack(sub(r, wt, "ProfilesDictionary.stack_table", at), m);
+      case f::dictionary::kStackTable:  // v1.7.0: attribute_units
+        if (layout == Layout::kV1_7)
+          attribute_unit(sub(r, wt, "ProfilesDictionary.attribute_units", at), pending);
+        else
+          stack(sub(r, wt, "ProfilesDictionary.stack_table", at), m);
         break;
       default:
         r.skip(wt, "ProfilesDictionary");
@@ -760,9 +836,47 @@ void dictionary(Reader r, Message& m) {
   }
 }
 
+// v1.7.0: the attribute keys join the string table (once each, after the
+// table as read), and each attribute whose key has a unit in
+// attribute_units takes it.
+void finish_v1_7(Message& m, const PendingV1_7& pending) {
+  std::unordered_map<std::string_view, int64_t> key_index, unit_of;
+  for (const PendingV1_7::Unit& u : pending.units) {
+    if (u.key < 0 || static_cast<uint64_t>(u.key) >= m.strings.size())
+      throw DecodeError("attribute_key_strindex " + std::to_string(u.key) + " is out of range of string_table (" +
+                            std::to_string(m.strings.size()) + " entries)",
+                        "AttributeUnit.attribute_key_strindex", u.offset);
+    unit_of[m.strings[static_cast<size_t>(u.key)]] = u.unit;
+  }
+  for (const auto& [row, key] : pending.keys) {
+    auto [it, added] = key_index.emplace(key, static_cast<int64_t>(m.strings.size()));
+    if (added) m.strings.push_back(key);
+    Attribute& a = m.attributes[row];
+    a.key = it->second;
+    if (auto u = unit_of.find(key); u != unit_of.end()) a.unit = u->second;
+  }
+  // v1.7.0 has no zero entries, but producers already wrote them (async-profiler
+  // sets mapping_index 0 with an empty mapping_table): index 0 of an empty
+  // table, or naming a row of zeros, means none.
+  const bool no_mapping_0 = m.mappings.empty() || (m.mappings[0].memory_start == 0 && m.mappings[0].memory_limit == 0 &&
+                                                   m.mappings[0].file_offset == 0 && m.mappings[0].filename == 0 &&
+                                                   m.mappings[0].attributes.empty() && m.mappings[0].flags == 0);
+  if (no_mapping_0)
+    for (Location& x : m.locations)
+      if (x.mapping == 0) x.mapping = kAbsent;
+  if (m.links.empty() || (m.links[0].trace_id.empty() && m.links[0].span_id.empty()))
+    for (ResourceMsg& res : m.resources)
+      for (ScopeMsg& scope : res.scopes)
+        for (ProfileMsg& p : scope.profiles)
+          for (int64_t& link : p.samples.link)
+            if (link == 0) link = kAbsent;
+}
+
 }  // namespace
 
-void read_wire(const uint8_t* data, size_t n, Message& m) {
+void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
+  m.layout = layout;
+  PendingV1_7 pending;
   Reader r(data, data, data + n);
   while (!r.done()) {
     const uint8_t* at = r.pos();
@@ -771,16 +885,17 @@ void read_wire(const uint8_t* data, size_t n, Message& m) {
     switch (tag >> 3) {
       case f::data::kResourceProfiles:
         m.resources.emplace_back();
-        resource_profiles(sub(r, wt, "ProfilesData.resource_profiles", at), m.resources.back());
+        resource_profiles(sub(r, wt, "ProfilesData.resource_profiles", at), layout, m.resources.back(), m);
         break;
       case f::data::kDictionary:
         // Two dictionary fields merge, as protobuf merges a repeated message field.
-        dictionary(sub(r, wt, "ProfilesData.dictionary", at), m);
+        dictionary(sub(r, wt, "ProfilesData.dictionary", at), layout, m, pending);
         break;
       default:
         r.skip(wt, "ProfilesData");
     }
   }
+  if (layout == Layout::kV1_7) finish_v1_7(m, pending);
 }
 
 // A varint of at most nine bytes (any int64 a sample's list may hold but a
@@ -909,14 +1024,14 @@ void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v)
   sample_begin_ = begin;
   sample_end_ = end;
   const uint8_t *values_field = nullptr, *values_end = nullptr;
-  if (sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_, times_inline_, kInline, values_field,
-                    values_end)) {
+  if (p_.layout == Layout::kV1_10 && sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_,
+                                                   times_inline_, kInline, values_field, values_end)) {
     values_begin_ = values_field;
     values_end_ = values_end;
     return;
   }
   values_begin_ = values_end_ = nullptr;
-  sample(Reader(p_.base, begin, end), v, attrs_, values_, times_);
+  sample(Reader(p_.base, begin, end), p_.layout, v, attrs_, values_, times_);
 }
 
 bool SampleCursor::next(SampleView& v) {

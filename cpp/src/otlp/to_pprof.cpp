@@ -251,7 +251,7 @@ class Builder {
   // made on the entry's first use, copied from then on (a sample's labels
   // are mostly the same few entries, and making one interns its text).
   void attribute_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
-    if (index == 0) return;  // attribute_table[0] is the zero value: "no attribute"
+    if (index == 0 && m_.zero_entries()) return;  // attribute_table[0] is the zero value: "no attribute"
     const size_t i = checked(m_, index, m_.attributes.size(), "attribute_indices", "attribute_table", offset);
     if (t_.attr_rows.empty()) t_.attr_rows.assign(m_.attributes.size(), kNotMade);
     if (t_.attr_rows[i] == kNotMade) {
@@ -267,7 +267,7 @@ class Builder {
 
   // The trace and span id labels of link_table[index], made once per entry too.
   void link_labels(int64_t index, int64_t offset, std::vector<LabelRow>& out) {
-    if (index == 0) return;
+    if ((index == 0 && m_.zero_entries()) || index == kAbsent) return;
     const size_t i = checked(m_, index, m_.links.size(), "Sample.link_index", "link_table", offset);
     if (t_.link_rows.empty()) t_.link_rows.assign(m_.links.size(), kNotMade);
     if (t_.link_rows[i] == kNotMade) {
@@ -345,11 +345,12 @@ class Builder {
     const Location& x = m_.locations[i];
     auto& t = p.locations;
     int32_t row = static_cast<int32_t>(t.size());
-    int32_t mapping = x.mapping == 0 ? -1 : this->mapping(x.mapping, x.offset);
-    bool folded = false;
+    const bool no_mapping = (x.mapping == 0 && m_.zero_entries()) || x.mapping == kAbsent;
+    int32_t mapping = no_mapping ? -1 : this->mapping(x.mapping, x.offset);
+    bool folded = x.folded;
     for (size_t k = x.attrs_begin; k < x.attrs_end; ++k) {
       const int64_t a = m_.location_attributes[k];
-      if (a == 0) continue;
+      if (a == 0 && m_.zero_entries()) continue;
       const Attribute& attr = m_.attributes[checked(m_, a, m_.attributes.size(), "Location.attribute_indices",
                                                     "attribute_table", x.offset)];
       if (string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset) == names::kIsFolded)
@@ -393,11 +394,12 @@ class Builder {
     const Mapping& x = m_.mappings[i];
     auto& t = p.mappings;
     int32_t row = static_cast<int32_t>(t.size());
-    bool flags[4] = {false, false, false, false};
+    bool flags[4];
+    for (int k = 0; k < 4; ++k) flags[k] = (x.flags >> k) & 1;
     int32_t build_id = 0;
     int build_rank = 99;
     for (int64_t a : x.attributes) {
-      if (a == 0) continue;
+      if (a == 0 && m_.zero_entries()) continue;
       const Attribute& attr =
           m_.attributes[checked(m_, a, m_.attributes.size(), "Mapping.attribute_indices", "attribute_table", x.offset)];
       std::string_view key = string_at(m_, attr.key, "KeyValueAndUnit.key_strindex", attr.offset);
@@ -456,7 +458,7 @@ bool same_header(const ProfileMsg& a, const ProfileMsg& b) {
   return a.time_unix_nano == b.time_unix_nano && a.duration_nano == b.duration_nano && a.period == b.period &&
          a.has_period_type == b.has_period_type && a.period_type.type == b.period_type.type &&
          a.period_type.unit == b.period_type.unit && a.profile_id == b.profile_id && a.attributes == b.attributes &&
-         a.num_samples == b.num_samples;
+         a.comments == b.comments && a.default_sample_type == b.default_sample_type && a.num_samples == b.num_samples;
 }
 
 // Whether two samples differ in their values alone.
@@ -470,7 +472,7 @@ bool same_sample(const SampleView& a, const SampleView& b) {
 std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg, Builder& b) {
   std::vector<KeyValue> rest;
   for (int64_t a : msg.attributes) {
-    if (a == 0) continue;
+    if (a == 0 && m.zero_entries()) continue;
     const Attribute& attr =
         m.attributes[checked(m, a, m.attributes.size(), "Profile.attribute_indices", "attribute_table", msg.offset)];
     KeyValue kv;
@@ -498,13 +500,21 @@ std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg,
 }
 
 // The pprof samples of one OTLP sample: one per observation (a value, a
-// timestamp or a pair). Throws for a sample with neither or unpaired lists.
-size_t observations(const SampleView& v) {
-  if (v.n_values == 0 && v.n_times == 0)
-    throw DecodeError(
-        "sample has neither values nor timestamps_unix_nano (opentelemetry-proto v1.9.0 and earlier kept values "
-        "in Sample field 2, where v1.10.0 has attribute_indices)",
-        "Sample.values", v.offset);
+// timestamp or a pair). Throws for a sample with neither or unpaired lists;
+// in the newest layout, a sample without values may be a v1.9.0 sample
+// (values in field 2, where v1.10.0 has attribute_indices): OlderLayout,
+// which otlp.cpp follows only when that reading succeeds.
+size_t observations(const SampleView& v, Layout layout) {
+  if (v.n_values == 0 && v.n_times == 0) {
+    const std::string what = "sample has neither values nor timestamps_unix_nano";
+    if (layout == Layout::kV1_10)
+      throw OlderLayout(Layout::kV1_9, false,
+                        what +
+                            " (opentelemetry-proto v1.9.0 and v1.8.0 kept values in Sample field 2, where v1.10.0 "
+                            "has attribute_indices)",
+                        "Sample.values", v.offset);
+    throw DecodeError(what, "Sample.values", v.offset);
+  }
   if (v.n_values != 0 && v.n_times != 0 && v.n_values != v.n_times)
     throw DecodeError("sample has " + std::to_string(v.n_values) + " values but " + std::to_string(v.n_times) +
                           " timestamps_unix_nano (they must pair up)",
@@ -531,6 +541,9 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     p.period_type_type = b.code(first.period_type.type, "ValueType.type_strindex", first.offset);
     p.period_type_unit = b.code(first.period_type.unit, "ValueType.unit_strindex", first.offset);
   }
+  for (int64_t c : first.comments) p.comments.push_back(b.code(c, "Profile.comment_strindices", first.offset));
+  if (first.default_sample_type >= 0)
+    p.default_sample_type = b.code(first.default_sample_type, "ValueType.type_strindex", first.offset);
   p.period = first.period;
   p.time_nanos = static_cast<int64_t>(first.time_unix_nano);
   p.duration_nanos = static_cast<int64_t>(first.duration_nano);
@@ -564,13 +577,18 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     for (size_t t = 1; t < nt; ++t)
       if (!same[t] && !same_sample(views[0], views[t])) return t;
     const SampleView& s = views[0];
-    const size_t obs = observations(s);
+    // v1.7.0 does not pair values with timestamps: a sample with both (not
+    // one each) keeps its values, its timestamps becoming labels.
+    const bool times_as_labels = m.layout == Layout::kV1_7 && s.n_values && s.n_times && s.n_values != s.n_times;
+    const size_t obs = times_as_labels ? s.n_values : observations(s, m.layout);
     const size_t stack = p.stack_locations.size();
     b.stack(s.stack, s.offset, p.stack_locations);
     const size_t depth = p.stack_locations.size() - stack;
     labels.clear();
     for (size_t k = 0; k < s.n_attrs; ++k) b.attribute_labels(s.attrs[k], s.offset, labels);
     b.link_labels(s.link, s.offset, labels);
+    if (times_as_labels)
+      for (size_t k = 0; k < s.n_times; ++k) labels.push_back({ts_key, -1, static_cast<int64_t>(s.times[k]), ns});
     if (j == 0) {  // the first sample's labels stand for the others'
       const size_t rows = std::min((labels.size() + (s.n_times != 0)) * n, 16 * n);
       for (std::vector<int32_t>* c : {&p.labels.key, &p.labels.str, &p.labels.num_unit}) reserve_huge(*c, rows);
@@ -581,7 +599,7 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
       if (o) append_copy(p.stack_locations, stack, depth);
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
       for (const LabelRow& l : labels) p.labels.push_back(l.key, l.str, l.num, l.unit);
-      if (s.n_times) p.labels.push_back(ts_key, -1, static_cast<int64_t>(s.times[o]), ns);
+      if (s.n_times && !times_as_labels) p.labels.push_back(ts_key, -1, static_cast<int64_t>(s.times[o]), ns);
       p.label_offsets.push_back(static_cast<int64_t>(p.labels.size()));
     }
   }

@@ -1,0 +1,53 @@
+// layout: the protobuf layouts of the profiles signal that the reader knows,
+// and the exception that says a message is of an older one than it assumed.
+// The signal changed its wire format in every release before v1.10.0, and
+// producers (async-profiler 4.1-4.4, OpenTelemetry's eBPF profiler and
+// Collector) wrote each of them: otlp.cpp reads a message as the newest layout
+// and, told by OlderLayout which one its fields betray, reads it again as that.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "pprofcore/errors.hpp"
+
+namespace pprofcore::otlp::detail {
+
+// Newest first (a larger value is an older layout). v1.11.0 is v1.10.0's.
+enum class Layout : uint8_t {
+  kV1_10 = 0,  // Sample {stack_index, attribute_indices, link_index, values, timestamps}
+  kV1_9 = 1,   // Sample {stack_index, values, attribute_indices, link_index, timestamps}
+  kV1_8 = 2,   // v1.9.0's Sample; Profile.comment_strindices (7) before profile_id; ValueType temporality
+  kV1_7 = 3,   // several sample types, Profile.location_indices, KeyValue attributes, Mapping flags
+};
+
+inline const char* layout_version(Layout l) {
+  switch (l) {
+    case Layout::kV1_9:
+      return "v1.9.0";
+    case Layout::kV1_8:
+      return "v1.8.0";
+    case Layout::kV1_7:
+      return "v1.7.0";
+    default:
+      return "v1.10.0";
+  }
+}
+
+// A field whose number or wire type belongs to `layout`, older than the one
+// being read. `certain`: the field cannot be of the newer layout at all (a
+// wire type it never has); otherwise it is only likely (a v1.9.0 sample
+// without attributes reads as a v1.10.0 sample without values), and the
+// message is read as `layout` only if that reading succeeds.
+class OlderLayout : public DecodeError {
+ public:
+  OlderLayout(Layout layout, bool certain, const std::string& message, const std::string& field, int64_t offset)
+      : DecodeError(message, field, offset), layout_(layout), certain_(certain) {}
+  Layout layout() const { return layout_; }
+  bool certain() const { return certain_; }
+
+ private:
+  Layout layout_;
+  bool certain_;
+};
+
+}  // namespace pprofcore::otlp::detail
