@@ -1,7 +1,8 @@
 """Reading OpenTelemetry profiles: :func:`load_otlp` and :class:`OtlpProfile`.
 
 An OTLP message (``ProfilesData`` or ``ExportProfilesServiceRequest``,
-protobuf raw/gzip/zstd or OTLP JSON; opentelemetry-proto v1.10.0 and v1.11.0)
+protobuf raw/gzip/zstd or OTLP JSON; opentelemetry-proto v1.10.0 and v1.11.0,
+and the older protobuf layouts of v1.7.0-v1.9.0)
 holds profiles per resource, scope and sample type; the C++ core decodes them
 all into pprof profiles (docs/otlp.md has the mapping). ``load``/``loads``
 read a message holding one profile; this module returns every profile with
@@ -93,7 +94,9 @@ def load_otlp(
     ``source`` is a path, the message's bytes or a binary file object. The
     message is ``ProfilesData`` or ``ExportProfilesServiceRequest`` as
     protobuf (raw, gzip or zstd) or OTLP JSON, of opentelemetry-proto v1.10.0
-    or v1.11.0; older layouts are refused naming what was found. OTLP profiles
+    or v1.11.0; protobuf of the older layouts of v1.7.0, v1.8.0 and v1.9.0
+    (async-profiler 4.1-4.4 wrote them) is read too, the layout told by the
+    fields it holds (docs/otlp.md, "Older layouts"). OTLP profiles
     of one scope whose samples match one to one (one per sample type, as
     :meth:`Profile.to_otlp` writes them) come back as one profile with several
     sample types. ``resource_labels=True`` also puts each resource attribute
