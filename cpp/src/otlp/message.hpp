@@ -9,6 +9,7 @@
 // protobuf points into those bytes: it must not outlive them.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,7 +101,10 @@ struct ProfileMsg {
   std::string profile_id, original_payload_format, original_payload;
   uint32_t dropped_attributes_count = 0;
   std::vector<int64_t> attributes;
-  std::vector<int64_t> comments;     // comment_strindices (v1.8.0, v1.7.0; later: an attribute)
+  std::vector<int64_t> comments;  // comment_strindices (v1.8.0, v1.7.0; later: an attribute)
+  // v1.7.0: the columns of the samples its sample types share, all but the
+  // values (which are in `samples`); null otherwise.
+  std::shared_ptr<Samples> shared_samples;
   int64_t default_sample_type = -1;  // v1.7.0: the type_strindex its default_sample_type_index names
   Layout layout = Layout::kV1_10;    // of its samples' fields
   int64_t offset = -1;
@@ -163,6 +167,13 @@ struct Message {
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry
   bool json = false;                  // offsets count JSON text bytes
   Layout layout = Layout::kV1_10;     // as read
+  size_t input_bytes = 0;             // the message's length
+
+  // The most stack locations the samples of one profile may expand to: a
+  // stack is stored once and named by every sample (v1.7.0: ranges of a list
+  // that may overlap), so a small message can name billions; past this many
+  // (more than any real profile's ratio) it is refused as a bomb.
+  size_t max_stack_locations() const { return 128 * input_bytes + (size_t{32} << 20); }
 
   // Whether index 0 of the mapping, link and attribute tables is the zero
   // entry that means "none" (every layout but v1.7.0's).

@@ -520,6 +520,7 @@ Message read_json(const uint8_t* data, size_t n) {
   if (doc.kind != Json::kObject) bad(doc, "ProfilesData", "is not a JSON object");
   Message m;
   m.json = true;
+  m.input_bytes = n;
   for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles")) {
     ResourceMsg res;
     if (const Json* resource = get(r, "resource"))

@@ -6,6 +6,7 @@
 // type with the same samples (the converter joins them into one pprof
 // profile, as it joins the profiles the writer splits), its stacks added to
 // the message's stack table once per distinct range.
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -96,6 +97,11 @@ int64_t stack_of(const RawProfile& raw, const RawSample& s, Message& m, std::uno
   const uint64_t key = static_cast<uint64_t>(s.start) << 32 | static_cast<uint64_t>(s.length);
   auto [it, added] = stacks.emplace(key, static_cast<int64_t>(m.stack_offsets.size() - 1));
   if (!added) return it->second;
+  if (m.stack_locations.size() + static_cast<size_t>(s.length) > m.max_stack_locations())
+    throw DecodeError("the samples' ranges of location_indices expand to more than " +
+                          std::to_string(m.max_stack_locations()) + " locations from a message of " +
+                          std::to_string(m.input_bytes) + " bytes (refused as a decompression bomb)",
+                      "Sample.locations_length", s.offset);
   m.stack_offset.push_back(s.offset);
   m.stack_packed.push_back(nullptr);
   m.stack_first.push_back(static_cast<int64_t>(m.stack_locations.size()));
@@ -192,13 +198,16 @@ void profile_v1_7(Reader r, ScopeMsg& scope, Message& m) {
   }
 
   // The samples' columns, shared by every sample type but for the values.
-  Samples shared;
+  auto columns = std::make_shared<Samples>();
+  Samples& shared = *columns;
   std::vector<size_t> values_begin;  // per sample: its first value in raw.values
   std::unordered_map<uint64_t, int64_t> stacks;
   size_t values_at = 0, attrs_at = 0, times_at = 0;
   for (const RawSample& s : raw.samples) {
     const size_t n_values = s.values_end - values_at;
-    if (n_values != types && n_values != 0)
+    // No values: counted by its timestamps (as later layouts have it), for a
+    // profile of one sample type at most (several would each repeat them).
+    if (n_values != types && !(n_values == 0 && types <= 1))
       throw DecodeError("sample has " + std::to_string(n_values) + " values for the profile's " +
                             std::to_string(types) + " sample_type entries",
                         "Sample.value", s.offset);
@@ -222,13 +231,7 @@ void profile_v1_7(Reader r, ScopeMsg& scope, Message& m) {
     ProfileMsg& p = scope.profiles.back();
     if (types) p.sample_type = raw.sample_types[t];
     p.num_samples = raw.samples.size();
-    p.samples.stack = shared.stack;
-    p.samples.link = shared.link;
-    p.samples.offset = shared.offset;
-    p.samples.attr_offsets = shared.attr_offsets;
-    p.samples.attrs = shared.attrs;
-    p.samples.time_offsets = shared.time_offsets;
-    p.samples.times = shared.times;
+    p.shared_samples = columns;
     for (size_t j = 0; j < raw.samples.size(); ++j) {
       if (values_begin[j] != SIZE_MAX) p.samples.values.push_back(raw.values[values_begin[j] + t]);
       p.samples.value_offsets.push_back(static_cast<int64_t>(p.samples.values.size()));

@@ -868,14 +868,16 @@ void finish_v1_7(Message& m, const PendingV1_7& pending) {
     for (ResourceMsg& res : m.resources)
       for (ScopeMsg& scope : res.scopes)
         for (ProfileMsg& p : scope.profiles)
-          for (int64_t& link : p.samples.link)
-            if (link == 0) link = kAbsent;
+          if (p.shared_samples)
+            for (int64_t& link : p.shared_samples->link)
+              if (link == 0) link = kAbsent;
 }
 
 }  // namespace
 
 void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
   m.layout = layout;
+  m.input_bytes = n;
   PendingV1_7 pending;
   Reader r(data, data, data + n);
   while (!r.done()) {
@@ -1037,17 +1039,18 @@ void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v)
 bool SampleCursor::next(SampleView& v) {
   if (!p_.begin) {  // JSON: columns
     const Samples& s = p_.samples;
-    if (j_ >= s.size()) return false;
+    const Samples& c = p_.shared_samples ? *p_.shared_samples : s;  // all columns but the values
+    if (j_ >= c.size()) return false;
     const size_t j = j_++;
-    v.stack = s.stack[j];
-    v.link = s.link[j];
-    v.offset = s.offset[j];
-    v.attrs = s.attrs.data() + s.attr_offsets[j];
-    v.n_attrs = static_cast<size_t>(s.attr_offsets[j + 1] - s.attr_offsets[j]);
+    v.stack = c.stack[j];
+    v.link = c.link[j];
+    v.offset = c.offset[j];
+    v.attrs = c.attrs.data() + c.attr_offsets[j];
+    v.n_attrs = static_cast<size_t>(c.attr_offsets[j + 1] - c.attr_offsets[j]);
     v.values = s.values.data() + s.value_offsets[j];
     v.n_values = static_cast<size_t>(s.value_offsets[j + 1] - s.value_offsets[j]);
-    v.times = s.times.data() + s.time_offsets[j];
-    v.n_times = static_cast<size_t>(s.time_offsets[j + 1] - s.time_offsets[j]);
+    v.times = c.times.data() + c.time_offsets[j];
+    v.n_times = static_cast<size_t>(c.time_offsets[j + 1] - c.time_offsets[j]);
     return true;
   }
   // Protobuf: the next Profile.samples field (the profile's other fields were read with it).

@@ -561,6 +561,7 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
                std::min(n * depth + n * depth / 8, 16 * (n + static_cast<size_t>(m.stack_offsets.back()))));
 
   const int32_t ts_key = b.intern(names::kTimestampLabel), ns = b.intern(names::kNanoseconds);
+  const size_t max_locations = m.max_stack_locations();
   std::vector<LabelRow> labels;
   std::vector<SampleCursor> cursors;
   cursors.reserve(nt);
@@ -596,6 +597,11 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     }
     for (size_t o = 0; o < obs; ++o) {
       for (size_t t = 0; t < nt; ++t) p.values.push_back(s.n_values ? views[t].values[o] : 1);
+      if (p.stack_locations.size() + depth > max_locations)
+        throw DecodeError("the samples' stacks expand to more than " + std::to_string(max_locations) +
+                              " locations from a message of " + std::to_string(m.input_bytes) +
+                              " bytes (refused as a decompression bomb)",
+                          "Sample.stack_index", s.offset);
       if (o) append_copy(p.stack_locations, stack, depth);
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
       for (const LabelRow& l : labels) p.labels.push_back(l.key, l.str, l.num, l.unit);
