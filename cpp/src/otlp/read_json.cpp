@@ -2,14 +2,20 @@
 // names in lowerCamelCase or as in the .proto, 64-bit integers as strings or
 // numbers, trace and span ids as hex, other bytes as base64) -> detail::Message.
 // A small DOM parser with a nesting limit; errors carry the text offset.
+// JSON names its fields, so the older layouts need no second reading: v1.8.0's
+// names (`sample`, `line`, `commentStrindices`) are read as aliases, and a
+// message with v1.7.0's (`locationIndices`, a `sampleType` list, attributes
+// keyed by text...) is read as v1.7.0 throughout (v1_7.hpp).
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "message.hpp"
+#include "v1_7.hpp"
 
 namespace pprofcore::otlp::detail {
 namespace {
@@ -426,8 +432,11 @@ void profile(const Json& j, ProfileMsg& p) {
   p.original_payload_format = text(get(j, "originalPayloadFormat"), "Profile.original_payload_format");
   p.original_payload = base64(get(j, "originalPayload"), "Profile.original_payload");
   integers(get(j, "attributeIndices"), "Profile.attribute_indices", p.attributes);
+  integers(get(j, "commentStrindices"), "Profile.comment_strindices", p.comments);  // v1.8.0
   Samples& s = p.samples;
-  for (const Json& e : list(get(j, "samples"), "Profile.samples")) {
+  const Json* samples = get(j, "samples");
+  if (!samples) samples = get(j, "sample");  // v1.8.0's name
+  for (const Json& e : list(samples, "Profile.samples")) {
     s.offset.push_back(e.offset);
     s.stack.push_back(integer(get(e, "stackIndex"), "Sample.stack_index"));
     s.link.push_back(integer(get(e, "linkIndex"), "Sample.link_index"));
@@ -442,7 +451,85 @@ void profile(const Json& j, ProfileMsg& p) {
   p.num_samples = s.size();
 }
 
+bool boolean(const Json* j, const char* field) {
+  if (!j || j->kind == Json::kNull) return false;
+  if (j->kind != Json::kBool) bad(*j, field, "is not true or false");
+  return j->b;
+}
+
+// Whether the message has v1.7.0's layout: a name only it has, in a profile,
+// a sample or the dictionary.
+bool is_v1_7(const Json& doc) {
+  if (const Json* d = get(doc, "dictionary")) {
+    if (get(*d, "attributeUnits")) return true;
+    for (const Json& e : list(get(*d, "attributeTable"), "ProfilesDictionary.attribute_table"))
+      if (get(e, "key")) return true;
+  }
+  for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles"))
+    for (const Json& s : list(get(r, "scopeProfiles"), "ResourceProfiles.scope_profiles"))
+      for (const Json& p : list(get(s, "profiles"), "ScopeProfiles.profiles")) {
+        const Json* types = get(p, "sampleType");
+        if ((types && types->kind == Json::kArray) || get(p, "locationIndices") || get(p, "timeNanos") ||
+            get(p, "durationNanos") || get(p, "defaultSampleTypeIndex"))
+          return true;
+        for (const Json& e : list(get(p, "sample"), "Profile.sample"))
+          if (get(e, "locationsStartIndex") || get(e, "locationsLength") || get(e, "value")) return true;
+      }
+  return false;
+}
+
+void profile_v1_7(const Json& j, ScopeMsg& scope, Message& m) {
+  RawProfileV1_7 raw;
+  ProfileMsg header;
+  header.offset = j.offset;
+  header.layout = Layout::kV1_7;
+  if (const Json* types = get(j, "sampleType")) {
+    if (types->kind == Json::kArray)
+      for (const Json& t : types->items) raw.sample_types.push_back(value_type(&t));
+    else
+      raw.sample_types.push_back(value_type(types));
+  }
+  integers(get(j, "locationIndices"), "Profile.location_indices", raw.location_indices);
+  header.time_unix_nano = static_cast<uint64_t>(integer(get(j, "timeNanos"), "Profile.time_nanos"));
+  header.duration_nano = static_cast<uint64_t>(integer(get(j, "durationNanos"), "Profile.duration_nanos"));
+  if (const Json* pt = get(j, "periodType")) {
+    header.has_period_type = true;
+    header.period_type = value_type(pt);
+  }
+  header.period = integer(get(j, "period"), "Profile.period");
+  integers(get(j, "commentStrindices"), "Profile.comment_strindices", header.comments);
+  if (const Json* d = get(j, "defaultSampleTypeIndex")) {
+    raw.default_offset = d->offset;
+    raw.default_index = integer(d, "Profile.default_sample_type_index");
+  }
+  header.profile_id = hex_bytes(get(j, "profileId"), "Profile.profile_id");
+  header.dropped_attributes_count =
+      static_cast<uint32_t>(integer(get(j, "droppedAttributesCount"), "Profile.dropped_attributes_count"));
+  header.original_payload_format = text(get(j, "originalPayloadFormat"), "Profile.original_payload_format");
+  header.original_payload = base64(get(j, "originalPayload"), "Profile.original_payload");
+  integers(get(j, "attributeIndices"), "Profile.attribute_indices", header.attributes);
+  const Json* samples = get(j, "sample");
+  if (!samples) samples = get(j, "samples");
+  for (const Json& e : list(samples, "Profile.sample")) {
+    RawSampleV1_7 x;
+    x.offset = e.offset;
+    x.start = integer(get(e, "locationsStartIndex"), "Sample.locations_start_index");
+    x.length = integer(get(e, "locationsLength"), "Sample.locations_length");
+    integers(get(e, "value"), "Sample.value", raw.values);
+    integers(get(e, "attributeIndices"), "Sample.attribute_indices", raw.attrs);
+    if (const Json* l = get(e, "linkIndex")) x.link = integer(l, "Sample.link_index");
+    if (x.link == kAbsent && get(e, "linkIndex")) x.link = INT64_MAX;  // out of range, as it is
+    integers(get(e, "timestampsUnixNano"), "Sample.timestamps_unix_nano", raw.times);
+    x.values_end = raw.values.size();
+    x.attrs_end = raw.attrs.size();
+    x.times_end = raw.times.size();
+    raw.samples.push_back(x);
+  }
+  add_profile_v1_7(raw, header, scope, m);
+}
+
 void dictionary(const Json& d, Message& m) {
+  const bool v1_7 = m.layout == Layout::kV1_7;
   for (const Json& e : list(get(d, "mappingTable"), "ProfilesDictionary.mapping_table")) {
     Mapping x;
     x.offset = e.offset;
@@ -451,15 +538,26 @@ void dictionary(const Json& d, Message& m) {
     x.file_offset = static_cast<uint64_t>(integer(get(e, "fileOffset"), "Mapping.file_offset"));
     x.filename = integer(get(e, "filenameStrindex"), "Mapping.filename_strindex");
     integers(get(e, "attributeIndices"), "Mapping.attribute_indices", x.attributes);
+    const char* flags[4] = {"hasFunctions", "hasFilenames", "hasLineNumbers", "hasInlineFrames"};  // v1.7.0
+    const char* fields[4] = {"Mapping.has_functions", "Mapping.has_filenames", "Mapping.has_line_numbers",
+                             "Mapping.has_inline_frames"};
+    for (int k = 0; k < 4; ++k)
+      if (boolean(get(e, flags[k]), fields[k])) x.flags |= static_cast<uint8_t>(1u << k);
     m.mappings.push_back(std::move(x));
   }
   for (const Json& e : list(get(d, "locationTable"), "ProfilesDictionary.location_table")) {
     Location x;
     x.offset = e.offset;
-    x.mapping = integer(get(e, "mappingIndex"), "Location.mapping_index");
+    const Json* mapping = get(e, "mappingIndex");
+    x.mapping = integer(mapping, "Location.mapping_index");
+    if (v1_7 && !mapping) x.mapping = kAbsent;                           // optional there: unset means none
+    if (v1_7 && mapping && x.mapping == kAbsent) x.mapping = INT64_MAX;  // out of range, as it is
     x.address = static_cast<uint64_t>(integer(get(e, "address"), "Location.address"));
+    x.folded = boolean(get(e, "isFolded"), "Location.is_folded");  // v1.7.0
     x.lines_begin = m.lines.size();
-    for (const Json& l : list(get(e, "lines"), "Location.lines"))
+    const Json* lines = get(e, "lines");
+    if (!lines) lines = get(e, "line");  // v1.8.0 and v1.7.0's name
+    for (const Json& l : list(lines, "Location.lines"))
       m.lines.push_back({integer(get(l, "functionIndex"), "Line.function_index"), integer(get(l, "line"), "Line.line"),
                          integer(get(l, "column"), "Line.column")});
     x.lines_end = m.lines.size();
@@ -482,11 +580,23 @@ void dictionary(const Json& d, Message& m) {
   std::vector<std::string>& texts = m.strings.unescaped;
   for (const Json& e : list(get(d, "stringTable"), "ProfilesDictionary.string_table"))
     texts.push_back(text(&e, "ProfilesDictionary.string_table"));
+  // v1.7.0 keys attributes by text: each key joins the string table once, after it.
+  std::vector<int64_t> key_of_text;
+  if (v1_7) {
+    std::unordered_map<std::string, int64_t> seen;
+    for (const Json& e : list(get(d, "attributeTable"), "ProfilesDictionary.attribute_table")) {
+      std::string key = text(get(e, "key"), "KeyValue.key");
+      auto [it, added] = seen.emplace(key, static_cast<int64_t>(texts.size()));
+      if (added) texts.push_back(std::move(key));
+      key_of_text.push_back(it->second);
+    }
+  }
   for (const std::string& t : texts) m.strings.push_back(t);  // texts is complete: the views stay valid
+  size_t row = 0;
   for (const Json& e : list(get(d, "attributeTable"), "ProfilesDictionary.attribute_table")) {
     Attribute a;
     a.offset = e.offset;
-    a.key = integer(get(e, "keyStrindex"), "KeyValueAndUnit.key_strindex");
+    a.key = v1_7 ? key_of_text[row++] : integer(get(e, "keyStrindex"), "KeyValueAndUnit.key_strindex");
     a.unit = integer(get(e, "unitStrindex"), "KeyValueAndUnit.unit_strindex");
     any_value(get(e, "value"), a.value);
     m.attributes.push_back(std::move(a));
@@ -521,6 +631,7 @@ Message read_json(const uint8_t* data, size_t n) {
   Message m;
   m.json = true;
   m.input_bytes = n;
+  if (is_v1_7(doc)) m.layout = Layout::kV1_7;
   for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles")) {
     ResourceMsg res;
     if (const Json* resource = get(r, "resource"))
@@ -535,6 +646,10 @@ Message read_json(const uint8_t* data, size_t n) {
       }
       scope.schema_url = text(get(s, "schemaUrl"), "ScopeProfiles.schema_url");
       for (const Json& p : list(get(s, "profiles"), "ScopeProfiles.profiles")) {
+        if (m.layout == Layout::kV1_7) {
+          profile_v1_7(p, scope, m);
+          continue;
+        }
         scope.profiles.emplace_back();
         profile(p, scope.profiles.back());
       }
@@ -543,6 +658,14 @@ Message read_json(const uint8_t* data, size_t n) {
     m.resources.push_back(std::move(res));
   }
   if (const Json* d = get(doc, "dictionary")) dictionary(*d, m);
+  if (m.layout == Layout::kV1_7) {
+    std::vector<AttributeUnitV1_7> units;
+    if (const Json* d = get(doc, "dictionary"))
+      for (const Json& e : list(get(*d, "attributeUnits"), "ProfilesDictionary.attribute_units"))
+        units.push_back({integer(get(e, "attributeKeyStrindex"), "AttributeUnit.attribute_key_strindex"),
+                         integer(get(e, "unitStrindex"), "AttributeUnit.unit_strindex"), e.offset});
+    finish_dictionary_v1_7(m, units);
+  }
   return m;
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "message.hpp"
+#include "v1_7.hpp"
 #include "pprofcore/memory.hpp"
 #include "pprofcore/otlp_fields.hpp"
 #include "pprofcore/scan.hpp"
@@ -36,10 +37,7 @@ constexpr int kMaxDepth = 64;
 // its attribute units name keys by string index.
 struct PendingV1_7 {
   std::vector<std::pair<size_t, std::string_view>> keys;  // (attribute_table row, key)
-  struct Unit {
-    int64_t key = 0, unit = 0, offset = -1;
-  };
-  std::vector<Unit> units;
+  std::vector<AttributeUnitV1_7> units;
 };
 
 void fixed64s(Reader& r, uint32_t wt, const char* field, const uint8_t* tag_at, std::vector<uint64_t>& out) {
@@ -734,7 +732,7 @@ void key_value_v1_7(Reader a, Attribute& x, std::string_view& key) {
 
 // v1.7.0's attribute_units entry: {attribute_key_strindex, unit_strindex}.
 void attribute_unit(Reader u, PendingV1_7& pending) {
-  PendingV1_7::Unit x;
+  AttributeUnitV1_7 x;
   x.offset = u.offset();
   while (!u.done()) {
     const uint8_t* p = u.pos();
@@ -840,37 +838,13 @@ void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
 // table as read), and each attribute whose key has a unit in
 // attribute_units takes it.
 void finish_v1_7(Message& m, const PendingV1_7& pending) {
-  std::unordered_map<std::string_view, int64_t> key_index, unit_of;
-  for (const PendingV1_7::Unit& u : pending.units) {
-    if (u.key < 0 || static_cast<uint64_t>(u.key) >= m.strings.size())
-      throw DecodeError("attribute_key_strindex " + std::to_string(u.key) + " is out of range of string_table (" +
-                            std::to_string(m.strings.size()) + " entries)",
-                        "AttributeUnit.attribute_key_strindex", u.offset);
-    unit_of[m.strings[static_cast<size_t>(u.key)]] = u.unit;
-  }
+  std::unordered_map<std::string_view, int64_t> key_index;
   for (const auto& [row, key] : pending.keys) {
     auto [it, added] = key_index.emplace(key, static_cast<int64_t>(m.strings.size()));
     if (added) m.strings.push_back(key);
-    Attribute& a = m.attributes[row];
-    a.key = it->second;
-    if (auto u = unit_of.find(key); u != unit_of.end()) a.unit = u->second;
+    m.attributes[row].key = it->second;
   }
-  // v1.7.0 has no zero entries, but producers already wrote them (async-profiler
-  // sets mapping_index 0 with an empty mapping_table): index 0 of an empty
-  // table, or naming a row of zeros, means none.
-  const bool no_mapping_0 = m.mappings.empty() || (m.mappings[0].memory_start == 0 && m.mappings[0].memory_limit == 0 &&
-                                                   m.mappings[0].file_offset == 0 && m.mappings[0].filename == 0 &&
-                                                   m.mappings[0].attributes.empty() && m.mappings[0].flags == 0);
-  if (no_mapping_0)
-    for (Location& x : m.locations)
-      if (x.mapping == 0) x.mapping = kAbsent;
-  if (m.links.empty() || (m.links[0].trace_id.empty() && m.links[0].span_id.empty()))
-    for (ResourceMsg& res : m.resources)
-      for (ScopeMsg& scope : res.scopes)
-        for (ProfileMsg& p : scope.profiles)
-          if (p.shared_samples)
-            for (int64_t& link : p.shared_samples->link)
-              if (link == 0) link = kAbsent;
+  finish_dictionary_v1_7(m, pending.units);
 }
 
 }  // namespace

@@ -156,6 +156,7 @@ int32_t* extend(std::vector<int32_t>& col, size_t n) {
 
 // Appends col[from, from + n) to col (insert() may not take a range of the vector itself).
 void append_copy(std::vector<int32_t>& col, size_t from, size_t n) {
+  if (n == 0) return;  // col may be empty: memcpy must not see its null data()
   int32_t* out = extend(col, n);
   std::memcpy(out, col.data() + from, n * sizeof(int32_t));
 }
