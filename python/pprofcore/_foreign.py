@@ -12,6 +12,7 @@ import zlib
 from typing import Callable, Dict, Optional, Tuple
 
 from . import _core
+from ._from_chrome_trace import looks_like_chrome_trace, read_chrome_trace_bytes
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
@@ -43,6 +44,8 @@ def detect(data: bytes) -> Optional[str]:
     if text[:1] in (b"{", b"["):
         if looks_like_speedscope(text):
             return "speedscope"
+        if looks_like_chrome_trace(text):
+            return "chrome trace"
         if looks_like_cpuprofile(text):
             return "cpuprofile"
         if looks_like_heapprofile(text):
@@ -57,6 +60,7 @@ def detect(data: bytes) -> Optional[str]:
 
 READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
+    "chrome trace": read_chrome_trace_bytes,
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,
     "speedscope": read_speedscope_bytes,

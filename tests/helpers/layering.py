@@ -104,6 +104,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_build",
             "_foreign",
             "_from_cpuprofile",
+            "_from_chrome_trace",
             "_from_heapprofile",
             "_from_speedscope",
             "_from_collapsed",

@@ -1,0 +1,159 @@
+"""Chrome traces (the Trace Event JSON of chrome://tracing, Perfetto's JSON
+export, DevTools' saved Performance recordings and ``node
+--trace-events-enabled``) to a profile: the V8 CPU profiles they hold.
+
+V8's sampler writes a ``Profile`` event (``ph: "P"``, its ``startTime``) then
+``ProfileChunk`` events with the same ``pid`` and ``id``, each adding
+``cpuProfile.nodes`` (naming their ``parent``), ``cpuProfile.samples`` and
+``timeDeltas`` to that profile. Each profile is read as its ``.cpuprofile``
+form would be (``_from_cpuprofile``), and all of them go into one profile
+whose samples say where they came from: ``pid`` and ``tid`` (the thread the
+``Profile`` event names, the one sampled, not V8's event thread that wrote
+the chunks) and the ``thread`` and ``process`` names of the trace's
+``thread_name``/``process_name`` metadata events. Other events (spans,
+counters) are not samples and are left out; a trace without CPU profile
+chunks is refused naming the category to record.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ._build import ProfileBuilder, input_error, json_document
+from ._from_cpuprofile import add_cpuprofile, v8_int
+from ._profile import Profile
+
+FORMAT = "Chrome trace"
+CATEGORY = "disabled-by-default-v8.cpu_profiler"
+
+
+def looks_like_chrome_trace(head: bytes) -> bool:
+    """Whether the start of a JSON document is a Chrome trace: the object
+    form names ``traceEvents``; the array form's first events have a phase
+    (``"ph"``) and a process or a timestamp."""
+    text = head.lstrip()
+    if text[:1] == b"{":
+        return b'"traceEvents"' in head
+    if text[:1] == b"[":
+        start = text[:4096]
+        return b'"ph"' in start and (b'"ts"' in start or b'"pid"' in start)
+    return False
+
+
+def _events(doc) -> list:
+    events = doc.get("traceEvents") if isinstance(doc, dict) else doc
+    if not isinstance(events, list):
+        raise input_error(FORMAT, "'traceEvents' must be a list of events")
+    return events
+
+
+def _int(event: dict, key: str, where: str) -> int:
+    v = event.get(key, 0)
+    if isinstance(v, str) and v.lstrip("-").isdigit():  # some writers quote pids and tids
+        v = int(v)
+    return v8_int({key: v}, key, where, fmt=FORMAT)
+
+
+class _V8Profile:
+    """One profile's pieces in trace order: its header and its chunks."""
+
+    def __init__(self, pid: int, tid: int, start: int, where: str):
+        self.pid, self.tid, self.start, self.where = pid, tid, start, where
+        self.nodes: List[dict] = []
+        self.samples: List[int] = []
+        self.deltas: List[int] = []
+        self.end: Optional[int] = None
+
+    def add_chunk(self, data: dict, where: str) -> None:
+        cpu = data.get("cpuProfile") or {}
+        if not isinstance(cpu, dict):
+            raise input_error(FORMAT, f"{where}: 'cpuProfile' must be an object")
+        nodes, samples, deltas = cpu.get("nodes") or [], cpu.get("samples") or [], data.get("timeDeltas") or []
+        if not all(isinstance(x, list) for x in (nodes, samples, deltas)):
+            raise input_error(FORMAT, f"{where}: 'nodes', 'samples' and 'timeDeltas' must be lists")
+        if deltas and len(deltas) != len(samples):
+            raise input_error(FORMAT, f"{where}: {len(samples)} samples but {len(deltas)} timeDeltas")
+        self.nodes += nodes
+        self.samples += samples
+        self.deltas += deltas if deltas else [0] * len(samples)
+        if "endTime" in data:
+            self.end = v8_int(data, "endTime", where, fmt=FORMAT)
+
+    def document(self) -> dict:
+        doc = {"nodes": self.nodes, "samples": self.samples, "timeDeltas": self.deltas, "startTime": self.start}
+        if self.end is not None:
+            doc["endTime"] = self.end
+        return doc
+
+
+def read_chrome_trace(doc) -> Profile:
+    """Build a Profile from a parsed Chrome trace (object or array form)."""
+    events = _events(doc)
+    names: Dict[Tuple[str, int, int], str] = {}  # ("thread"|"process", pid, tid) -> name
+    profiles: Dict[Tuple[int, object], _V8Profile] = {}
+    chunks: List[Tuple[int, int, dict, str]] = []  # (ts, order, event, where) of ProfileChunk events
+    for i, e in enumerate(events):
+        if not isinstance(e, dict):
+            continue  # the array form may end in a stray value; nothing here needs it
+        name = e.get("name")
+        where = f"traceEvents[{i}]"
+        if e.get("ph") == "M" and name in ("thread_name", "process_name"):
+            args = e.get("args") or {}
+            if isinstance(args, dict) and isinstance(args.get("name"), str):
+                kind = "thread" if name == "thread_name" else "process"
+                names[(kind, _int(e, "pid", where), _int(e, "tid", where) if kind == "thread" else 0)] = args["name"]
+        elif name == "Profile" and e.get("ph") == "P":
+            data = (e.get("args") or {}).get("data") or {}
+            if not isinstance(data, dict):
+                raise input_error(FORMAT, f"{where}: 'args.data' must be an object")
+            pid = _int(e, "pid", where)
+            start = v8_int(data, "startTime", where, _int(e, "ts", where), FORMAT)
+            profiles[(pid, e.get("id"))] = _V8Profile(pid, _int(e, "tid", where), start, where)
+        elif name == "ProfileChunk":
+            chunks.append((_int(e, "ts", where), i, e, where))
+    if not chunks:
+        raise input_error(
+            FORMAT,
+            f"the trace holds no V8 CPU profile (no ProfileChunk events): record it with the {CATEGORY!r} "
+            "category (DevTools' Performance panel does), or save a .cpuprofile instead",
+        )
+    for _, _, e, where in sorted(chunks, key=lambda c: (c[0], c[1])):
+        key = (_int(e, "pid", where), e.get("id"))
+        p = profiles.get(key)
+        if p is None:  # a chunk whose Profile event the trace lost: its own event names the process
+            p = profiles[key] = _V8Profile(key[0], _int(e, "tid", where), _int(e, "ts", where), where)
+        data = (e.get("args") or {}).get("data") or {}
+        if not isinstance(data, dict):
+            raise input_error(FORMAT, f"{where}: 'args.data' must be an object")
+        p.add_chunk(data, where)
+
+    b = ProfileBuilder([("samples", "count"), ("wall", "nanoseconds")])
+    b.period_type = ("wall", "nanoseconds")
+    first, last, ticks, span = None, None, 0, 0
+    for (pid, pid_id), p in profiles.items():
+        if not p.samples:
+            continue
+        strs = [
+            ("thread", b.string(names.get(("thread", pid, p.tid), ""))),
+            ("process", b.string(names.get(("process", pid, 0), ""))),
+        ]
+        nums = [("pid", pid, ""), ("tid", p.tid, "")]
+        start, end, times = add_cpuprofile(
+            b, p.document(), FORMAT, f"profile {pid_id} of pid {pid} (from {p.where}): ", strs, nums
+        )
+        if len(times):
+            ticks += len(times)
+            span += int(times[-1] - times[0])
+            first = start if first is None else min(first, start)
+            last = max(end, int(times[-1])) if last is None else max(last, end, int(times[-1]))
+    if ticks > 1:
+        b.period = max(span * 1000 // max(ticks - len(profiles), 1), 0)
+    if first is not None and last is not None:
+        b.duration_nanos = max(last - first, 0) * 1000
+    return b.build()
+
+
+def read_chrome_trace_bytes(data: bytes) -> Profile:
+    """Parse Chrome trace JSON bytes; bad JSON raises a :class:`DecodeError`
+    naming the byte offset."""
+    return read_chrome_trace(json_document(FORMAT, data))

@@ -1,0 +1,194 @@
+"""Chrome traces (Trace Event JSON) holding V8 CPU profiles: a real trace
+recorded by headless chromium (the producer) is read sample for sample as the
+``.cpuprofile`` documents its ProfileChunk events spell (assembled here by
+hand, read by the ``.cpuprofile`` reader: the oracle), with each profile's
+pid, sampled thread and the trace's thread and process names as labels; the
+array form, gzip, a chunk whose Profile event is missing, and bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from chromium import CHROMIUM
+
+import pprofcore
+from pprofcore import DecodeError
+
+PAGE = """<html><body><script>
+function leaf(n){let s=0;for(let i=0;i<n;i++)s+=Math.sqrt(i);return s}
+function mid(n){return leaf(n)+leaf(n/2)}
+let t=Date.now(); let s=0; while(Date.now()-t<600){ s+=mid(20000); }
+document.title='done'+s;
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    if CHROMIUM is None:
+        pytest.skip("needs chromium (apt-get install chromium) to record a Chrome trace")
+    tmp = tmp_path_factory.mktemp("trace")
+    page, out = tmp / "page.html", tmp / "trace.json"
+    page.write_text(PAGE)
+    cmd = [
+        CHROMIUM,
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp / 'profile'}",
+        "--trace-startup=v8,disabled-by-default-v8.cpu_profiler",
+        "--trace-startup-format=json",
+        f"--trace-startup-file={out}",
+        "--trace-startup-duration=3",
+        "--virtual-time-budget=2500",
+        "--dump-dom",
+        page.as_uri(),
+    ]
+    subprocess.run(cmd, capture_output=True, timeout=120)
+    if not out.exists() or b"ProfileChunk" not in out.read_bytes():
+        pytest.skip("this chromium wrote no CPU profile chunks into its startup trace")
+    return out
+
+
+def _cpuprofiles(trace: dict) -> dict:
+    """The oracle's assembly: per (pid, id), the .cpuprofile its chunks spell."""
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    docs, tids = {}, {}
+    for e in events:
+        if e.get("name") == "Profile":
+            docs[(e["pid"], e["id"])] = {
+                "nodes": [],
+                "samples": [],
+                "timeDeltas": [],
+                "startTime": e["args"]["data"]["startTime"],
+            }
+            tids[(e["pid"], e["id"])] = e["tid"]
+    for e in sorted((e for e in events if e.get("name") == "ProfileChunk"), key=lambda e: e["ts"]):
+        d = docs[(e["pid"], e["id"])]
+        cpu = e["args"]["data"].get("cpuProfile", {})
+        d["nodes"] += cpu.get("nodes", [])
+        d["samples"] += cpu.get("samples", [])
+        d["timeDeltas"] += e["args"]["data"].get("timeDeltas", [])
+    return {k: (d, tids[k]) for k, d in docs.items() if d["samples"]}
+
+
+def _flat(p: pprofcore.Profile, **where) -> Counter:
+    df = p.to_pandas("samples")
+    for k, v in where.items():
+        df = df[df[k] == v]
+    return Counter({str(f): int(n) for f, n in df.groupby("leaf_function", observed=True)["samples"].sum().items()})
+
+
+def test_real_trace_reads_as_its_cpuprofiles(recorded, tmp_path):
+    trace = json.loads(recorded.read_text())
+    p = pprofcore.load(recorded)
+    assert p.sample_types == [("samples", "count"), ("wall", "nanoseconds")]
+    oracle = _cpuprofiles(trace)
+    assert oracle
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "thread_name"}
+    total = 0
+    for i, ((pid, _), (doc, tid)) in enumerate(sorted(oracle.items())):
+        path = tmp_path / f"p{i}.cpuprofile"
+        path.write_text(json.dumps(doc))
+        one = pprofcore.load(path)
+        got = _flat(p, pid=pid, tid=tid)
+        assert got == _flat(one), (pid, tid)
+        df = p.to_pandas("samples")
+        mine = df[(df["pid"] == pid) & (df["tid"] == tid)]
+        assert set(mine["thread"].astype(str)) == {names[(pid, tid)]}
+        assert (mine["timestamp_ns"].to_numpy() == one.to_pandas("samples")["timestamp_ns"].to_numpy()).all()
+        total += len(doc["samples"])
+    assert p.total("samples") == total
+    assert "leaf" in _flat(p)
+
+
+def test_array_form_and_gzip_read_the_same(recorded, tmp_path):
+    trace = json.loads(recorded.read_text())
+    want = pprofcore.load(recorded)
+    arr = tmp_path / "array.json"
+    arr.write_text(json.dumps(trace["traceEvents"]))
+    gz = tmp_path / "trace.json.gz"
+    gz.write_bytes(gzip.compress(recorded.read_bytes()))
+    for path in (arr, gz):
+        got = pprofcore.load(path)
+        assert got.total("samples") == want.total("samples") and _flat(got) == _flat(want)
+
+
+def _chunk(pid, tid, ts, nodes, samples, deltas, id_="0x1"):
+    data = {"cpuProfile": {"nodes": nodes, "samples": samples}, "timeDeltas": deltas}
+    return {"name": "ProfileChunk", "ph": "P", "pid": pid, "tid": tid, "ts": ts, "id": id_, "args": {"data": data}}
+
+
+def _node(i, name, parent=None, line=0):
+    url = "" if name == "(root)" else "app.js"
+    n = {"id": i, "callFrame": {"functionName": name, "url": url, "lineNumber": line, "columnNumber": 0}}
+    if parent is not None:
+        n["parent"] = parent
+    return n
+
+
+SMALL = {
+    "traceEvents": [
+        {"name": "thread_name", "ph": "M", "pid": 7, "tid": 8, "args": {"name": "Main"}},
+        {"name": "process_name", "ph": "M", "pid": 7, "tid": 0, "args": {"name": "Renderer"}},
+        {
+            "name": "Profile",
+            "ph": "P",
+            "pid": 7,
+            "tid": 8,
+            "ts": 100,
+            "id": "0x1",
+            "args": {"data": {"startTime": 100}},
+        },
+        # chunks out of order in the file: read by ts
+        _chunk(7, 99, 300, [_node(4, "c", 2, 5)], [4, 2], [10, 10]),
+        _chunk(7, 99, 200, [_node(1, "(root)"), _node(2, "a", 1, 1), _node(3, "b", 2, 2)], [2, 3, 3], [5, 5, 5]),
+    ]
+}
+
+
+def test_small_trace_exactly():
+    p = pprofcore.loads(json.dumps(SMALL).encode())
+    df = p.to_pandas("samples")
+    assert list(df["leaf_function"].astype(str)) == ["a", "b", "b", "c", "a"]
+    assert list(df["timestamp_ns"]) == [105_000, 110_000, 115_000, 125_000, 135_000]
+    assert list(df["wall"]) == [5_000, 5_000, 10_000, 10_000, 0]
+    assert set(df["thread"].astype(str)) == {"Main"} and set(df["process"].astype(str)) == {"Renderer"}
+    assert set(df["pid"]) == {7} and set(df["tid"]) == {8}  # the sampled thread, not the chunks' writer
+    folded = p.to_folded(sample_type="samples")
+    assert sorted(folded.strip().splitlines()) == ["a 2", "a;b 2", "a;c 1"]
+
+
+def test_chunk_without_its_profile_event_still_reads():
+    events = [e for e in SMALL["traceEvents"] if e["name"] != "Profile"]
+    p = pprofcore.loads(json.dumps(events).encode())
+    assert p.total("samples") == 5
+    assert set(p.to_pandas("samples")["tid"]) == {99}  # only the chunks' thread is known
+
+
+def test_trace_without_cpu_profile_names_the_category():
+    doc = {"traceEvents": [{"name": "x", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}
+    with pytest.raises(DecodeError, match="disabled-by-default-v8.cpu_profiler"):
+        pprofcore.loads(json.dumps(doc).encode())
+
+
+@pytest.mark.parametrize(
+    "mutate, says",
+    [
+        (lambda d: d["traceEvents"][3]["args"]["data"].__setitem__("timeDeltas", [1]), "2 samples but 1 timeDeltas"),
+        (lambda d: d["traceEvents"][3]["args"]["data"]["cpuProfile"].__setitem__("samples", [4, 77]), "node 77"),
+        (lambda d: d["traceEvents"][2]["args"]["data"].__setitem__("startTime", "soon"), "startTime"),
+        (lambda d: d.__setitem__("traceEvents", {"a": 1}), "must be a list"),
+    ],
+)
+def test_bad_traces_raise_decode_error_naming_the_place(mutate, says):
+    doc = json.loads(json.dumps(SMALL))
+    mutate(doc)
+    with pytest.raises(DecodeError, match="Chrome trace") as e:
+        pprofcore.loads(json.dumps(doc).encode())
+    assert says in str(e.value)
