@@ -27,6 +27,7 @@ from pprofcore import DecodeError
 FIXTURES = {
     "jfr": "small.jfr",
     "cpuprofile": "small.cpuprofile",
+    "chrome trace": "small.trace.json",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
     "collapsed (austin)": "austin.txt",
