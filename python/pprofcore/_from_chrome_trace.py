@@ -10,16 +10,26 @@ form would be (``_from_cpuprofile``), and all of them go into one profile
 whose samples say where they came from: ``pid`` and ``tid`` (the thread the
 ``Profile`` event names, the one sampled, not V8's event thread that wrote
 the chunks) and the ``thread`` and ``process`` names of the trace's
-``thread_name``/``process_name`` metadata events. Other events (spans,
-counters) are not samples and are left out; a trace without CPU profile
-chunks is refused naming the category to record.
+``thread_name``/``process_name`` metadata events.
+
+A trace without CPU profile chunks but with spans (complete ``X`` events,
+``B``/``E`` pairs: clang's ``-ftime-trace``, viztracer, Bazel's
+``--profile``, Perfetto exports, pprofcore's own ``to_chrome_trace``) is read
+as a wall-time profile of its spans: on each thread, every stretch of time
+with spans open becomes a sample of the open spans (outermost first) lasting
+that stretch, so a span's self time is what its children leave, as the
+viewers' flame charts draw it. Counters and instants are not samples; a trace
+with neither profile chunks nor spans is refused naming the category to
+record.
 """
 
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ._build import ProfileBuilder, input_error, json_document
+import numpy as np
+
+from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._from_cpuprofile import add_cpuprofile, v8_int
 from ._profile import Profile
 
@@ -92,6 +102,7 @@ def read_chrome_trace(doc) -> Profile:
     names: Dict[Tuple[str, int, int], str] = {}  # ("thread"|"process", pid, tid) -> name
     profiles: Dict[Tuple[int, object], _V8Profile] = {}
     chunks: List[Tuple[int, int, dict, str]] = []  # (ts, order, event, where) of ProfileChunk events
+    spans: List[Tuple[int, dict, str]] = []  # (order, event, where) of X, B and E events
     for i, e in enumerate(events):
         if not isinstance(e, dict):
             continue  # the array form may end in a stray value; nothing here needs it
@@ -111,11 +122,15 @@ def read_chrome_trace(doc) -> Profile:
             profiles[(pid, e.get("id"))] = _V8Profile(pid, _int(e, "tid", where), start, where)
         elif name == "ProfileChunk":
             chunks.append((_int(e, "ts", where), i, e, where))
+        elif e.get("ph") in ("X", "B", "E"):
+            spans.append((i, e, where))
+    if not chunks and spans:
+        return _read_spans(spans, names)
     if not chunks:
         raise input_error(
             FORMAT,
-            f"the trace holds no V8 CPU profile (no ProfileChunk events): record it with the {CATEGORY!r} "
-            "category (DevTools' Performance panel does), or save a .cpuprofile instead",
+            f"the trace holds no V8 CPU profile (no ProfileChunk events) and no spans (X, B or E events): "
+            f"record it with the {CATEGORY!r} category (DevTools' Performance panel does), or save a .cpuprofile",
         )
     for _, _, e, where in sorted(chunks, key=lambda c: (c[0], c[1])):
         key = (_int(e, "pid", where), e.get("id"))
@@ -150,6 +165,92 @@ def read_chrome_trace(doc) -> Profile:
         b.period = max(span * 1000 // max(ticks - len(profiles), 1), 0)
     if first is not None and last is not None:
         b.duration_nanos = max(last - first, 0) * 1000
+    return b.build()
+
+
+def _micros(event: dict, key: str, where: str) -> int:
+    """``event[key]`` (the format's microseconds, possibly fractional) in nanoseconds."""
+    v = event.get(key, 0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (-(2**53) < v < 2**53):
+        raise input_error(FORMAT, f"{where}: {key!r} must be a number of microseconds, not {v!r:.40}")
+    return int(round(v * 1000))
+
+
+def _span_name(e: dict) -> str:
+    name = str(e.get("name") or "(unnamed)")
+    args = e.get("args")
+    detail = args.get("detail") if isinstance(args, dict) else None  # clang -ftime-trace: the file or entity
+    return f"{name} ({detail})" if isinstance(detail, str) and detail else name
+
+
+def _read_spans(spans: List[Tuple[int, dict, str]], names: Dict[Tuple[str, int, int], str]) -> Profile:
+    """The wall-time profile of a trace's spans (module docstring)."""
+    b = ProfileBuilder([("wall", "nanoseconds")])
+    b.period_type = ("wall", "nanoseconds")
+    # Per thread, the span boundaries: (time, 0 = close / 1 = open, order key, span).
+    lanes: Dict[Tuple[int, int], List[tuple]] = {}
+    for i, e, where in spans:
+        lane = lanes.setdefault((_int(e, "pid", where), _int(e, "tid", where)), [])
+        ts, ph = _micros(e, "ts", where), e["ph"]
+        if ph == "X":
+            dur = max(_micros(e, "dur", where), 0)
+            lane.append((ts, 1, -dur, i, "X", _span_name(e)))  # the longest of spans opening together is outermost
+            lane.append((ts + dur, 0, dur, i, "X", ""))  # the shortest of those closing together closes first
+        else:
+            lane.append((ts, 1 if ph == "B" else 0, 0, i, ph, _span_name(e) if ph == "B" else ""))
+    first: Optional[int] = None
+    last: Optional[int] = None
+    for (pid, tid), boundaries in lanes.items():
+        boundaries.sort(key=lambda x: (x[0], x[1], x[2], x[3]))
+        thread = b.string(names.get(("thread", pid, tid), ""))
+        process = b.string(names.get(("process", pid, 0), ""))
+        open_: List[Tuple[str, int]] = []  # (kind, order) of the open spans, outermost first
+        frames: List[int] = []  # their locations
+        stacks: Dict[Tuple[int, ...], int] = {}
+        encoded: List[bytes] = []
+        which: List[int] = []
+        starts: List[int] = []
+        walls: List[int] = []
+        prev = None
+        for t, opens, _, order, kind, name in boundaries:
+            if prev is not None and t > prev and frames:
+                key = tuple(frames)
+                k = stacks.get(key)
+                if k is None:
+                    k = stacks[key] = len(encoded)
+                    encoded.append(b.stack_bytes(frames[::-1]))
+                which.append(k)
+                starts.append(prev)
+                walls.append(t - prev)
+            prev = t if prev is None else max(prev, t)
+            if opens:
+                open_.append((kind, order))
+                frames.append(b.frame(name))
+                continue
+            # A close: an X span by its own entry, an E the innermost open B;
+            # spans opened inside it and still open close with it.
+            at = len(open_) - 1
+            while at >= 0 and not (open_[at] == (kind, order) if kind == "X" else open_[at][0] == "B"):
+                at -= 1
+            if at >= 0:
+                del open_[at:], frames[at:]
+        if not walls:
+            continue
+        n = len(walls)
+        times = np.asarray(starts, np.int64)
+        b.add_many(
+            encoded,
+            np.asarray(which, np.int64),
+            np.asarray(walls, np.int64).reshape(n, 1),
+            [(TIMESTAMP, times, "nanoseconds"), ("pid", np.full(n, pid), ""), ("tid", np.full(n, tid), "")],
+            [("thread", np.full(n, thread)), ("process", np.full(n, process))],
+        )
+        first = starts[0] if first is None else min(first, starts[0])
+        end = starts[-1] + walls[-1]
+        last = end if last is None else max(last, end)
+    if first is None or last is None:
+        raise input_error(FORMAT, "the trace's spans cover no time (every X event has dur 0, or no B has its E)")
+    b.duration_nanos = last - first
     return b.build()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -172,8 +173,11 @@ def test_chunk_without_its_profile_event_still_reads():
 
 
 def test_trace_without_cpu_profile_names_the_category():
-    doc = {"traceEvents": [{"name": "x", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}
-    with pytest.raises(DecodeError, match="disabled-by-default-v8.cpu_profiler"):
+    doc = {"traceEvents": [{"name": "n", "ph": "C", "pid": 1, "tid": 1, "ts": 1, "args": {"v": 2}}]}
+    with pytest.raises(DecodeError, match="no spans .*disabled-by-default-v8.cpu_profiler"):
+        pprofcore.loads(json.dumps(doc).encode())
+    doc = {"traceEvents": [{"name": "x", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 0}]}
+    with pytest.raises(DecodeError, match="spans cover no time"):
         pprofcore.loads(json.dumps(doc).encode())
 
 
@@ -192,3 +196,90 @@ def test_bad_traces_raise_decode_error_naming_the_place(mutate, says):
     with pytest.raises(DecodeError, match="Chrome trace") as e:
         pprofcore.loads(json.dumps(doc).encode())
     assert says in str(e.value)
+
+
+# ------------------------------------------------------------------ spans
+
+
+def _x(name, ts, dur, tid=1, **args):
+    e = {"name": name, "ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur}
+    if args:
+        e["args"] = args
+    return e
+
+
+def _folded(p) -> dict:
+    return dict(line.rsplit(" ", 1) for line in p.to_folded().strip().splitlines())
+
+
+def test_spans_read_as_wall_time_of_the_open_spans():
+    events = [
+        _x("main", 0, 100),
+        _x("parse", 10, 30),  # inside main
+        _x("lex", 10, 30),  # same start and length as parse, written after it: its child
+        _x("emit", 60, 20, detail="out.o"),
+        {"name": "io", "ph": "B", "pid": 1, "tid": 2, "ts": 5},
+        {"name": "read", "ph": "B", "pid": 1, "tid": 2, "ts": 7},
+        {"name": "read", "ph": "E", "pid": 1, "tid": 2, "ts": 9},
+        {"name": "io", "ph": "E", "pid": 1, "tid": 2, "ts": 15},
+        {"name": "stray", "ph": "E", "pid": 1, "tid": 2, "ts": 20},  # no B: ignored
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": {"name": "io-thread"}},
+        {"name": "counter", "ph": "C", "pid": 1, "tid": 1, "ts": 3, "args": {"v": 1}},  # not a span
+    ]
+    p = pprofcore.loads(json.dumps({"traceEvents": events}).encode())
+    assert p.sample_types == [("wall", "nanoseconds")]
+    assert _folded(p) == {
+        "main": str(50_000),
+        "main;parse;lex": str(30_000),
+        "main;emit (out.o)": str(20_000),
+        "io": str(8_000),
+        "io;read": str(2_000),
+    }
+    df = p.to_pandas("samples")
+    assert set(df[df["tid"] == 2]["thread"].astype(str)) == {"io-thread"}
+    assert df["timestamp_ns"].min() == 0 and p.duration_nanos == 100_000
+
+
+def test_overlapping_spans_close_what_they_enclose():
+    # "b" starts inside "a" but ends after it: a's end closes b too (as the viewers nest them).
+    p = pprofcore.loads(json.dumps([_x("a", 0, 10), _x("b", 5, 10)]).encode())
+    assert _folded(p) == {"a": "5000", "a;b": "5000"}
+
+
+def test_pprofcore_chrome_trace_export_reads_back():
+    """A profile written by to_chrome_trace reads back as the time between
+    each sample and the next on its stack (the last one lasting the tail the
+    export gives it: a hundredth of the span)."""
+    src = pprofcore.loads(json.dumps(SMALL).encode())
+    back = pprofcore.loads(json.dumps(src.to_chrome_trace()).encode())
+    # SMALL's ticks: a, b, b, c, a at 0, 5, 10, 20, 30 us after the first
+    assert _folded(back) == {"a": str(5_000 + 300), "a;b": str(15_000), "a;c": str(10_000)}
+
+
+def test_clang_time_trace_lanes_cover_their_spans(tmp_path):
+    clang = shutil.which("clang++")
+    if clang is None:
+        pytest.skip("needs clang++ (apt-get install clang) to write a -ftime-trace")
+    src = tmp_path / "t.cpp"
+    src.write_text(
+        "#include <map>\n#include <vector>\nint main(){std::map<int,std::vector<int>> m; return m.size();}\n"
+    )
+    subprocess.run([clang, "-ftime-trace", "-c", str(src), "-o", str(tmp_path / "t.o")], check=True, cwd=tmp_path)
+    trace_path = tmp_path / "t.json"
+    events = json.loads(trace_path.read_text())["traceEvents"]
+    p = pprofcore.load(trace_path)
+    df = p.to_pandas("samples")
+    for tid in {e["tid"] for e in events if e["ph"] == "X"}:
+        spans = sorted(
+            (e["ts"] * 1000, (e["ts"] + e["dur"]) * 1000) for e in events if e["ph"] == "X" and e["tid"] == tid
+        )
+        covered, reach = 0, None
+        for a, b in spans:  # the union of the lane's spans, measured independently
+            if reach is None or a > reach:
+                covered += b - a
+                reach = b
+            elif b > reach:
+                covered += b - reach
+                reach = b
+        assert int(df[df["tid"] == tid]["wall"].sum()) == covered, tid
+    assert any(str(f).startswith("Source (") for f in df["leaf_function"])
