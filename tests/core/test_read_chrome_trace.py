@@ -3,7 +3,9 @@ recorded by headless chromium (the producer) is read sample for sample as the
 ``.cpuprofile`` documents its ProfileChunk events spell (assembled here by
 hand, read by the ``.cpuprofile`` reader: the oracle), with each profile's
 pid, sampled thread and the trace's thread and process names as labels; the
-array form, gzip, a chunk whose Profile event is missing, and bad input."""
+array form, gzip, a chunk whose Profile event is missing, and bad input. Span
+traces: exact small cases, clang's -ftime-trace against the union of each
+thread's spans, and pprofcore's own export read back."""
 
 from __future__ import annotations
 
