@@ -17,6 +17,7 @@ from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
+from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
 from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
@@ -37,6 +38,8 @@ def detect(data: bytes) -> Optional[str]:
     head = bytes(data[:_HEAD])
     if looks_like_jfr(head):
         return "jfr"
+    if looks_like_perf_data(head):
+        return "perf data"
     if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
         return "pstats"
     head = _strip_bom(head)
@@ -66,6 +69,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "speedscope": read_speedscope_bytes,
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
+    "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
 }
 

@@ -1,7 +1,8 @@
 """`perf script` text read by `load` (issue 32, item 3), raw and gzip. Where
 `perf record` is permitted the input is real and perf's own text is the
 oracle (events and periods counted line by line); a hand-written file pins
-frames, mappings and labels exactly."""
+frames, mappings and labels exactly. perf.data itself reads as its `perf
+script` text does (load runs perf script)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def recorded(tmp_path_factory):
         text = _run(["perf", "script", "-i", str(data)], tmp).stdout
         out[name] = tmp / f"{name}.txt"
         out[name].write_bytes(text)
+        out[name + ".data"] = data
     return out
 
 
@@ -111,3 +113,22 @@ def test_bad_frame_line_is_named():
     bad = good.replace(b"\t    401b00 main+0x20 (/usr/bin/app)\n", b"\tthis is not a frame\n", 1)
     with pytest.raises(DecodeError, match=r"perf script at line 3: expected a frame"):
         pprofcore.loads(bad)
+
+
+@pytest.mark.parametrize("kind", ["g", "flat"])
+def test_perf_data_reads_as_its_perf_script_text(recorded, kind, tmp_path):
+    data = recorded[kind + ".data"]
+    want = pprofcore.load(recorded[kind])
+    for got in (pprofcore.load(data), pprofcore.loads(data.read_bytes())):
+        assert got.sample_types == want.sample_types
+        assert got.to_folded() == want.to_folded()
+        assert got.total("samples") == want.total("samples")
+    gz = tmp_path / "perf.data.gz"
+    gz.write_bytes(gzip.compress(data.read_bytes()))
+    assert pprofcore.load(gz).to_folded() == want.to_folded()
+
+
+def test_damaged_perf_data_names_perf_script(recorded):
+    data = recorded["g.data"].read_bytes()
+    with pytest.raises(DecodeError, match="perf.data.*`perf script` could not read the recording"):
+        pprofcore.loads(data[:200])

@@ -111,6 +111,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_pstats",
             "_marshal_subset",
             "_from_perf_script",
+            "_from_perf_data",
             "_from_jfr",
         },
     ),
