@@ -10,16 +10,26 @@ Events read, by kind (``load_all`` keys, and the sample types of each):
 
 - ``cpu``: ``jdk.ExecutionSample`` (JDK and async-profiler CPU samples) as
   ``cpu_samples/count``;
-- ``wall``: ``jdk.NativeMethodSample`` (threads in native code; async-profiler
-  wall-clock samples) as ``wall_samples/count``;
+- ``wall``: ``jdk.NativeMethodSample`` (threads in native code) and
+  async-profiler's ``profiler.WallClockSample`` (its ``samples``: the ticks
+  one event stands for) as ``wall_samples/count``;
 - ``alloc``: ``jdk.ObjectAllocationInNewTLAB`` (weight: the TLAB size),
   ``jdk.ObjectAllocationOutsideTLAB`` (the allocation size) and
   ``jdk.ObjectAllocationSample`` (its ``weight``) as ``alloc_objects/count``
   and ``alloc_space/bytes``, with string labels ``class`` (the allocated
   class) and ``allocation`` (``in_new_tlab``, ``outside_tlab``, ``sample``);
-- ``lock``: ``jdk.JavaMonitorEnter`` and ``jdk.ThreadPark`` as
-  ``contentions/count`` and ``delay/nanoseconds`` (the event's duration), with
-  ``class`` (the monitor or parked-on class) and ``event`` labels.
+- ``lock``: ``jdk.JavaMonitorEnter``, ``jdk.ThreadPark`` and async-profiler's
+  ``profiler.NativeLock`` as ``contentions/count`` and ``delay/nanoseconds``
+  (the event's duration), with ``class`` (the monitor or parked-on class) and
+  ``event`` labels;
+- ``cpu_time``: the JDK 25 CPU-time sampler's ``jdk.CPUTimeSample`` as
+  ``cpu_time_samples/count`` and ``cpu_time/nanoseconds`` (its
+  ``samplingPeriod``: the CPU time one sample stands for);
+- ``malloc``: async-profiler's native allocations (``profiler.Malloc``, its
+  ``size``) as ``malloc_objects/count`` and ``malloc_space/bytes``;
+- ``live``: async-profiler's live objects (``profiler.LiveObject``, its
+  ``allocationSize``, ``class`` label) as ``live_objects/count`` and
+  ``live_space/bytes``.
 
 Every sample has the labels ``thread`` (the Java thread name, else the OS
 one), ``thread_id`` (the Java thread id) and ``timestamp_ns`` (the event's
@@ -42,13 +52,16 @@ from . import _core
 from ._profile import Profile
 
 MAGIC = b"FLR\0"
-KINDS = ["cpu", "wall", "alloc", "lock"]
+KINDS = ["cpu", "wall", "alloc", "lock", "cpu_time", "malloc", "live"]
 # The sample types of each kind, as the core names them.
 _TYPES = {
     "cpu": ["cpu_samples"],
     "wall": ["wall_samples"],
     "alloc": ["alloc_objects", "alloc_space"],
     "lock": ["contentions", "delay"],
+    "cpu_time": ["cpu_time_samples", "cpu_time"],
+    "malloc": ["malloc_objects", "malloc_space"],
+    "live": ["live_objects", "live_space"],
 }
 
 

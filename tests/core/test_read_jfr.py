@@ -278,3 +278,39 @@ def test_damaged_written_recordings_raise_decode_errors():
             pprofcore.loads(bytes(d))
         except DecodeError:
             pass
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["varint", "fixed"])
+def test_async_profiler_and_cpu_time_events_exactly(compressed):
+    """async-profiler's own events (wall clock with its sample counts, native
+    malloc, live objects, native locks) and the JDK 25 CPU-time sampler's,
+    as written by tests/helpers/jfrwriter.py with the fields their producers
+    declare."""
+    import jfrwriter
+
+    data = jfrwriter.recording(compressed, jfrwriter.async_profiler_events())
+    p = pprofcore.loads(data)
+    assert p.sample_types == [
+        ("wall_samples", "count"),
+        ("contentions", "count"),
+        ("delay", "nanoseconds"),
+        ("cpu_time_samples", "count"),
+        ("cpu_time", "nanoseconds"),
+        ("malloc_objects", "count"),
+        ("malloc_space", "bytes"),
+        ("live_objects", "count"),
+        ("live_space", "bytes"),
+    ]
+    tick = 10**9 // jfrwriter.TICKS_PER_SECOND
+    assert p.total("wall_samples") == 4  # 3 + 1: an event stands for its `samples`
+    assert p.total("delay") == 7000 * tick and p.total("contentions") == 1
+    assert p.total("cpu_time_samples") == 2 and p.total("cpu_time") == 2 * 20_000 * tick
+    assert p.total("malloc_space") == 4096 and p.total("live_space") == 48
+    df = p.to_pandas("samples")
+    live = df[df["live_objects"] == 1]
+    assert list(live["class"]) == ["java.lang.String"]
+    assert list(df[df["contentions"] == 1]["event"]) == ["profiler.NativeLock"]
+    parts = pprofcore.load_all(data)
+    assert list(parts) == ["wall", "lock", "cpu_time", "malloc", "live"]
+    assert parts["cpu_time"].sample_types == [("cpu_time_samples", "count"), ("cpu_time", "nanoseconds")]
+    assert len(parts["wall"].values) == 2 and parts["wall"].total() == 4

@@ -37,6 +37,7 @@ TYPES: Dict[int, Tuple[str, List[Tuple[str, int, bool, bool]]]] = {
         "jdk.ExecutionSample",
         [("startTime", 10, False, False), ("sampledThread", 20, True, False), ("stackTrace", 26, True, False)],
     ),
+    27: ("jdk.types.ThreadState", [("name", 13, False, False)]),
     101: (
         "jdk.ObjectAllocationSample",
         [
@@ -45,6 +46,60 @@ TYPES: Dict[int, Tuple[str, List[Tuple[str, int, bool, bool]]]] = {
             ("stackTrace", 26, True, False),
             ("objectClass", 22, True, False),
             ("weight", 10, False, False),
+        ],
+    ),
+    # async-profiler's own events (its jfrMetadata.cpp names the fields) and the JDK 25 CPU-time sampler's.
+    102: (
+        "profiler.WallClockSample",
+        [
+            ("startTime", 10, False, False),
+            ("sampledThread", 20, True, False),
+            ("stackTrace", 26, True, False),
+            ("state", 27, True, False),
+            ("samples", 11, False, False),
+            ("timeSpan", 10, False, False),
+        ],
+    ),
+    103: (
+        "profiler.Malloc",
+        [
+            ("startTime", 10, False, False),
+            ("eventThread", 20, True, False),
+            ("stackTrace", 26, True, False),
+            ("address", 10, False, False),
+            ("size", 10, False, False),
+        ],
+    ),
+    104: (
+        "profiler.LiveObject",
+        [
+            ("startTime", 10, False, False),
+            ("eventThread", 20, True, False),
+            ("stackTrace", 26, True, False),
+            ("objectClass", 22, True, False),
+            ("allocationSize", 10, False, False),
+            ("allocationTime", 10, False, False),
+        ],
+    ),
+    105: (
+        "profiler.NativeLock",
+        [
+            ("startTime", 10, False, False),
+            ("duration", 10, False, False),
+            ("eventThread", 20, True, False),
+            ("stackTrace", 26, True, False),
+            ("address", 10, False, False),
+        ],
+    ),
+    106: (
+        "jdk.CPUTimeSample",
+        [
+            ("startTime", 10, False, False),
+            ("stackTrace", 26, True, False),
+            ("eventThread", 20, True, False),
+            ("failed", 12, False, False),
+            ("samplingPeriod", 10, False, False),
+            ("biased", 12, False, False),
         ],
     ),
 }
@@ -228,11 +283,58 @@ def sample_events() -> List[Tuple[int, dict]]:
     ]
 
 
-def recording(compressed: bool = True) -> bytes:
-    """A one-chunk recording of :func:`sample_events` over :func:`sample_pools`."""
-    events = b"".join(_event(compressed, tid, _body(compressed, tid, v)) for tid, v in sample_events())
+def async_profiler_events() -> List[Tuple[int, dict]]:
+    """One event of each of async-profiler's kinds and the JDK's CPU-time sample."""
+    t = START_TICKS
+    return [
+        (102, {"startTime": t + 100, "sampledThread": 1, "stackTrace": 1, "state": 1, "samples": 3, "timeSpan": 30}),
+        (102, {"startTime": t + 200, "sampledThread": 2, "stackTrace": 2, "state": 2, "samples": 1, "timeSpan": 10}),
+        (103, {"startTime": t + 300, "eventThread": 1, "stackTrace": 1, "address": 0x7F00, "size": 4096}),
+        (
+            104,
+            {
+                "startTime": t + 400,
+                "eventThread": 1,
+                "stackTrace": 1,
+                "objectClass": 2,
+                "allocationSize": 48,
+                "allocationTime": t + 50,
+            },
+        ),
+        (105, {"startTime": t + 500, "duration": 7000, "eventThread": 2, "stackTrace": 2, "address": 0x10}),
+        (
+            106,
+            {
+                "startTime": t + 600,
+                "stackTrace": 1,
+                "eventThread": 1,
+                "failed": False,
+                "samplingPeriod": 20_000,
+                "biased": False,
+            },
+        ),
+        (
+            106,
+            {
+                "startTime": t + 700,
+                "stackTrace": 1,
+                "eventThread": 2,
+                "failed": False,
+                "samplingPeriod": 20_000,
+                "biased": True,
+            },
+        ),
+    ]
+
+
+def recording(compressed: bool = True, events=None) -> bytes:
+    """A one-chunk recording of ``events`` (:func:`sample_events` by default) over :func:`sample_pools`."""
+    pools = sample_pools()
+    pools[27] = {1: {"name": "STATE_RUNNABLE"}, 2: {"name": "STATE_SLEEPING"}}
+    chosen = sample_events() if events is None else events
+    events = b"".join(_event(compressed, tid, _body(compressed, tid, v)) for tid, v in chosen)
     meta = _metadata(compressed)
-    cp = _checkpoint(compressed, sample_pools())
+    cp = _checkpoint(compressed, pools)
     header_size = 68
     meta_offset = header_size + len(events) + len(cp)
     size = meta_offset + len(meta)

@@ -21,7 +21,7 @@ namespace pprofcore::jfr {
 
 namespace {
 
-enum Kind : uint8_t { kCpu, kWall, kAlloc, kLock, kNumKinds };
+enum Kind : uint8_t { kCpu, kWall, kAlloc, kLock, kCpuTime, kMalloc, kLive, kNumKinds };
 
 struct EventType {
   const char* name;
@@ -29,7 +29,9 @@ struct EventType {
   const char* detail;  // the allocation or event label
 };
 
-constexpr std::array<EventType, 7> kEventTypes = {{
+// The JDK's events, then async-profiler's own (profiler.*) and the JDK 25
+// CPU-time sampler's.
+constexpr std::array<EventType, 12> kEventTypes = {{
     {"jdk.ExecutionSample", kCpu, ""},
     {"jdk.NativeMethodSample", kWall, ""},
     {"jdk.ObjectAllocationInNewTLAB", kAlloc, "in_new_tlab"},
@@ -37,15 +39,27 @@ constexpr std::array<EventType, 7> kEventTypes = {{
     {"jdk.ObjectAllocationSample", kAlloc, "sample"},
     {"jdk.JavaMonitorEnter", kLock, "jdk.JavaMonitorEnter"},
     {"jdk.ThreadPark", kLock, "jdk.ThreadPark"},
+    {"profiler.WallClockSample", kWall, ""},
+    {"profiler.NativeLock", kLock, "profiler.NativeLock"},
+    {"jdk.CPUTimeSample", kCpuTime, ""},
+    {"profiler.Malloc", kMalloc, ""},
+    {"profiler.LiveObject", kLive, ""},
 }};
 
-constexpr std::array<const char*, kNumKinds> kKindNames = {"cpu", "wall", "alloc", "lock"};
+constexpr std::array<const char*, kNumKinds> kKindNames = {"cpu",      "wall",   "alloc", "lock",
+                                                           "cpu_time", "malloc", "live"};
 constexpr std::array<std::array<std::pair<const char*, const char*>, 2>, kNumKinds> kSampleTypes = {{
     {{{"cpu_samples", "count"}, {nullptr, nullptr}}},
     {{{"wall_samples", "count"}, {nullptr, nullptr}}},
     {{{"alloc_objects", "count"}, {"alloc_space", "bytes"}}},
     {{{"contentions", "count"}, {"delay", "nanoseconds"}}},
+    {{{"cpu_time_samples", "count"}, {"cpu_time", "nanoseconds"}}},
+    {{{"malloc_objects", "count"}, {"malloc_space", "bytes"}}},
+    {{{"live_objects", "count"}, {"live_space", "bytes"}}},
 }};
+
+// Kinds whose second sample type is the event's weight (the others count events).
+constexpr bool weighted(Kind k) { return k == kAlloc || k == kLock || k == kCpuTime || k == kMalloc || k == kLive; }
 
 int event_type_index(std::string_view name) {
   for (size_t i = 0; i < kEventTypes.size(); ++i)
@@ -58,6 +72,7 @@ struct Plan {
   const EventType* type = nullptr;
   const Class* cls = nullptr;
   int start = -1, thread = -1, stack = -1, weight = -1, klass = -1;
+  int count = -1;      // async-profiler's WallClockSample: the samples one event stands for
   int32_t detail = 0;  // the string code of type->detail
 };
 
@@ -77,6 +92,15 @@ Plan plan_for(const Class& cls) {
     p.weight = cls.find("duration");
     p.klass = cls.find("monitorClass");
     if (p.klass < 0) p.klass = cls.find("parkedClass");
+  } else if (p.type->kind == kWall) {
+    p.count = cls.find("samples");
+  } else if (p.type->kind == kCpuTime) {
+    p.weight = cls.find("samplingPeriod");
+  } else if (p.type->kind == kMalloc) {
+    p.weight = cls.find("size");
+  } else if (p.type->kind == kLive) {
+    p.weight = cls.find("allocationSize");
+    p.klass = cls.find("objectClass");
   }
   return p;
 }
@@ -179,10 +203,8 @@ class Builder {
     p_.stack_offsets.push_back(static_cast<int64_t>(p_.stack_locations.size()));
     Labels& l = p_.labels;
     if (thread != 0) l.push_back(code(kThread), thread, 0, 0);
-    if (kind == kAlloc || kind == kLock) {
-      if (klass != 0) l.push_back(code(kClass), klass, 0, 0);
-      l.push_back(code(kind == kAlloc ? kAllocation : kEvent), detail, 0, 0);
-    }
+    if (klass != 0) l.push_back(code(kClass), klass, 0, 0);
+    if (kind == kAlloc || kind == kLock) l.push_back(code(kind == kAlloc ? kAllocation : kEvent), detail, 0, 0);
     l.push_back(code(kTimestamp), -1, time, code(kNanoseconds));
     if (thread_id != 0) l.push_back(code(kThreadId), -1, thread_id, 0);
     p_.label_offsets.push_back(static_cast<int64_t>(l.size()));
@@ -217,9 +239,11 @@ class Builder {
     reserve_huge(p_.values, kinds_.size() * width);
     p_.values.assign(kinds_.size() * width, 0);
     for (size_t i = 0; i < kinds_.size(); ++i) {
-      int64_t* row = &p_.values[i * width + static_cast<size_t>(column[kinds_[i]])];
-      row[0] = 1;
-      if (kinds_[i] == kAlloc || kinds_[i] == kLock) row[1] = weights_[i];
+      const Kind k = static_cast<Kind>(kinds_[i]);
+      int64_t* row = &p_.values[i * width + static_cast<size_t>(column[k])];
+      // A counting kind's weight is how many samples the event stands for (1 but for async-profiler's wall clock).
+      row[0] = weighted(k) ? 1 : weights_[i];
+      if (weighted(k)) row[1] = weights_[i];
     }
     p_.comments.push_back(string("JFR events: " + names));
     p_.time_nanos = min_time_;
@@ -346,13 +370,17 @@ class ChunkSamples {
     const int64_t time = start.kind == Handle::kNumber ? c_.ticks_to_nanos(start.v) : 0;
     const Thread t = thread(field(plan, plan.thread));
     const Span s = stack(field(plan, plan.stack));
-    int64_t weight = 0;
+    int64_t weight = 1;
     int32_t klass = 0, detail = 0;
-    if (kind == kAlloc || kind == kLock) {
+    if (weighted(kind)) {
       const Handle w = field(plan, plan.weight);
-      if (w.kind == Handle::kNumber) weight = kind == kLock ? c_.duration_nanos(w.v) : w.v;
+      weight = 0;
+      if (w.kind == Handle::kNumber) weight = kind == kLock || kind == kCpuTime ? c_.duration_nanos(w.v) : w.v;
       klass = class_name(field(plan, plan.klass));
       detail = plan.detail;
+    } else if (plan.count >= 0) {
+      const Handle n = field(plan, plan.count);
+      if (n.kind == Handle::kNumber) weight = n.v;
     }
     b_.add(kind, weight, stack_rows_.data() + s.offset, s.size, time, t.name, t.id, klass, detail);
   }
