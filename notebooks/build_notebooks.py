@@ -146,6 +146,10 @@ FLAMEGRAPHS += [
              "[(e['name'], e['tid'], round(e['ts'] / 1000, 1), round(e['dur'] / 1000, 1)) for e in slices[:6]]"),
     ("code", "ff = p.to_firefox_profiler()\n"
              "[(th['name'], th['samples']['length'], th['samples']['weightType']) for th in ff['threads']]"),
+    ("md", "`load` reads Chrome traces too: the V8 CPU profiles of DevTools recordings, or, as here, a trace of "
+           "spans (clang's `-ftime-trace`, viztracer, Perfetto, this export) as the wall time of its open "
+           "spans per thread (docs/producers.md)."),
+    ("code", "back = pprofcore.loads(json.dumps(trace).encode())\nback.top(n=4)"),
 ]
 
 

@@ -20,6 +20,7 @@ from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
+from ._from_pyinstrument import looks_like_pyinstrument, read_pyinstrument_bytes
 from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
 from ._profile import Profile
 
@@ -49,6 +50,8 @@ def detect(data: bytes) -> Optional[str]:
             return "speedscope"
         if looks_like_chrome_trace(text):
             return "chrome trace"
+        if looks_like_pyinstrument(text):
+            return "pyinstrument"
         if looks_like_cpuprofile(text):
             return "cpuprofile"
         if looks_like_heapprofile(text):
@@ -64,6 +67,7 @@ def detect(data: bytes) -> Optional[str]:
 READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
     "chrome trace": read_chrome_trace_bytes,
+    "pyinstrument": read_pyinstrument_bytes,
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,
     "speedscope": read_speedscope_bytes,

@@ -25,6 +25,7 @@ record.
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -176,11 +177,20 @@ def _micros(event: dict, key: str, where: str) -> int:
     return int(round(v * 1000))
 
 
-def _span_name(e: dict) -> str:
+# viztracer names a Python function's span "name (path:line)".
+_WHERE = re.compile(r"^(.+) \(([^()]+):(\d+)\)$")
+
+
+def _span_frame(e: dict) -> Tuple[str, str, int]:
+    """(function, file, line) of a span: viztracer's ``name (path:line)``
+    split, clang's ``args.detail`` (the file or entity) shown after the name."""
     name = str(e.get("name") or "(unnamed)")
+    where = _WHERE.match(name)
+    if where:
+        return where.group(1), where.group(2), int(where.group(3))
     args = e.get("args")
-    detail = args.get("detail") if isinstance(args, dict) else None  # clang -ftime-trace: the file or entity
-    return f"{name} ({detail})" if isinstance(detail, str) and detail else name
+    detail = args.get("detail") if isinstance(args, dict) else None
+    return (f"{name} ({detail})" if isinstance(detail, str) and detail else name), "", 0
 
 
 def _read_spans(spans: List[Tuple[int, dict, str]], names: Dict[Tuple[str, int, int], str]) -> Profile:
@@ -194,10 +204,10 @@ def _read_spans(spans: List[Tuple[int, dict, str]], names: Dict[Tuple[str, int, 
         ts, ph = _micros(e, "ts", where), e["ph"]
         if ph == "X":
             dur = max(_micros(e, "dur", where), 0)
-            lane.append((ts, 1, -dur, i, "X", _span_name(e)))  # the longest of spans opening together is outermost
-            lane.append((ts + dur, 0, dur, i, "X", ""))  # the shortest of those closing together closes first
+            lane.append((ts, 1, -dur, i, "X", _span_frame(e)))  # the longest of spans opening together is outermost
+            lane.append((ts + dur, 0, dur, i, "X", None))  # the shortest of those closing together closes first
         else:
-            lane.append((ts, 1 if ph == "B" else 0, 0, i, ph, _span_name(e) if ph == "B" else ""))
+            lane.append((ts, 1 if ph == "B" else 0, 0, i, ph, _span_frame(e) if ph == "B" else None))
     first: Optional[int] = None
     last: Optional[int] = None
     for (pid, tid), boundaries in lanes.items():
@@ -212,7 +222,7 @@ def _read_spans(spans: List[Tuple[int, dict, str]], names: Dict[Tuple[str, int, 
         starts: List[int] = []
         walls: List[int] = []
         prev = None
-        for t, opens, _, order, kind, name in boundaries:
+        for t, opens, _, order, kind, where in boundaries:
             if prev is not None and t > prev and frames:
                 key = tuple(frames)
                 k = stacks.get(key)
@@ -225,7 +235,7 @@ def _read_spans(spans: List[Tuple[int, dict, str]], names: Dict[Tuple[str, int, 
             prev = t if prev is None else max(prev, t)
             if opens:
                 open_.append((kind, order))
-                frames.append(b.frame(name))
+                frames.append(b.frame(*where))
                 continue
             # A close: an X span by its own entry, an E the innermost open B;
             # spans opened inside it and still open close with it.
