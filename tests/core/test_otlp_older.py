@@ -61,7 +61,7 @@ class Dict:
 UNITS = {"size": "bytes", "count": "", "latency": "nanoseconds"}
 
 
-def random_message(rng: random.Random):
+def random_message(rng: random.Random, min_samples: int = 0):
     """Resources of scopes of profiles in runs that join (same header, the same
     samples but for their values) and runs that do not (another period):
     samples of every shape, attributes of every kind, links, mappings with
@@ -128,11 +128,11 @@ def random_message(rng: random.Random):
             if rng.random() < 0.7:
                 sp.scope.name, sp.scope.version = "profiler", rng.choice(["1", "2.0"])
             for run in range(rng.randint(1, 3)):
-                _add_run(rng, d, sp, pool, period=run + 1)
+                _add_run(rng, d, sp, pool, period=run + 1, min_samples=min_samples)
     return m
 
 
-def _add_run(rng, d, sp, pool, period: int) -> None:
+def _add_run(rng, d, sp, pool, period: int, min_samples: int) -> None:
     """1-3 profiles that join: one header, the same samples but for their values."""
     types = rng.sample(["samples", "cpu", "alloc_space", "wall"], rng.randint(1, 3))
     header = []
@@ -147,7 +147,7 @@ def _add_run(rng, d, sp, pool, period: int) -> None:
         # not v1.10.0's profile_id (test_v1_8_0_comments_alone_are_not_a_profile_id).
         header.append(d.attr("deployment", string_value="blue"))
     shapes = []
-    for _ in range(rng.randint(0, 8)):
+    for _ in range(rng.randint(min_samples, 8)):
         n = rng.randint(1, 3)
         shape = rng.choice(["values", "timestamps", "pairs"])
         times = sorted(rng.randrange(1, 1 << 62) for _ in range(n)) if shape != "values" else []
@@ -266,7 +266,8 @@ def _split(o, k: int) -> dict:
 def test_random_messages_read_as_their_v1_10_0_message(layout):
     """60 random messages per layout: each profile of the older message reads
     as the v1.10.0 one, the pprof profile equal (v1.7.0: the profiles that join
-    written as one profile of several sample types) and its context alike."""
+    written as one profile of several sample types) and its context alike.
+    """
     rng = random.Random(f"otlp-older-{layout}")
     for _ in range(60):
         m = random_message(rng)
@@ -274,21 +275,20 @@ def test_random_messages_read_as_their_v1_10_0_message(layout):
         data = to_v1_7(m, join=True) if layout == "v1.7.0" else downgrade(m, layout)
         old = pprofcore.load_otlp(data)
         assert len(old) == len(new)
-        for o, n in zip(old, new):
+        for k, (o, n) in enumerate(zip(old, new)):
             assert _context(o) == _context(n)
             assert content(o.profile) == content(n.profile), layout
-            if layout == "v1.7.0":
-                assert len(o.profile_indices) == 1
-            else:
+            if layout != "v1.7.0":  # v1.7.0's: test_v1_7_0_profile_indices_name_the_profile_read
                 assert o.profile_indices == n.profile_indices
 
 
 def test_v1_7_0_profiles_of_one_sample_type_each_read_as_the_types_of_the_join():
     """Written one sample type per v1.7.0 profile, the profiles that v1.10.0
-    joins stay apart: each is that type of the joined profile."""
+    joins stay apart: each is that type of the joined profile. (Every profile
+    has samples here: test_v1_7_0_profiles_without_samples_stay_apart.)"""
     rng = random.Random(17)
     for _ in range(50):
-        m = random_message(rng)
+        m = random_message(rng, min_samples=1)
         new = pprofcore.load_otlp(m.SerializeToString())
         old = pprofcore.load_otlp(to_v1_7(m))
         want = [_split(n, k) for n in new for k in range(len(n.profile_indices))]
@@ -368,6 +368,8 @@ def test_fixture_of_the_release_reads_to_its_expected_content(name):
     assert got.resource == want["resource"]
     assert [got.scope_name, got.scope_version] == want["scope"]
     assert got.attributes == want["attributes"]
+    if name != "v1_7_0":  # v1.7.0's: test_v1_7_0_profile_indices_name_the_profile_read
+        assert got.profile_indices == (0, 1)
     c = content(got.profile)
     for k in (
         "sample_types",
@@ -517,6 +519,18 @@ def test_truncation_at_every_byte_raises_decode_error_or_reads(layout):
             o.profile._core.check_invariants()
 
 
+@pytest.mark.parametrize("name", ["v1_7_0", "v1_8_0", "v1_9_0"])
+def test_truncated_fixture_raises_decode_error_or_reads(name):
+    data = (FIXTURES / f"{name}.pb").read_bytes()
+    for cut in range(1, len(data)):
+        try:
+            got = pprofcore.load_otlp(data[:cut])
+        except DecodeError:
+            continue
+        for o in got:
+            o.profile._core.check_invariants()
+
+
 # -------------------------------------- what was once refused by name
 
 
@@ -562,3 +576,56 @@ def test_v1_8_0_comments_alone_are_not_a_profile_id():
     p.samples.add(stack_index=0, values=[1])
     [o] = pprofcore.load_otlp(downgrade(m, "v1.8.0"))
     assert o.profile.comments == ["only a comment"] and o.profile_id == b""
+
+
+def test_v1_7_0_profile_indices_name_the_profile_read():
+    """profile_indices say where in the message a profile was: a v1.7.0
+    profile holds every sample type itself, so it is its own index in the
+    scope (not one index per sample type, which would name profiles the
+    message does not have)."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    sp = m.resource_profiles.add().scope_profiles.add()
+    for types, period in ((("cpu", "wall"), 10), (("alloc",), 20), (("a", "b", "c"), 30)):
+        for t in types:
+            p = sp.profiles.add(period=period, duration_nano=5)
+            p.sample_type.type_strindex = d.s(t)
+            p.samples.add(stack_index=0, values=[period])
+    got = pprofcore.load_otlp(to_v1_7(m, join=True))
+    assert [len(o.profile.sample_types) for o in got] == [2, 1, 3]
+    assert [o.profile_indices for o in got] == [(0,), (1,), (2,)]
+
+
+def test_v1_7_0_profiles_without_samples_stay_apart():
+    """Each v1.7.0 profile is one pprof profile: two of one sample type each,
+    the same header and no samples, are two profiles (v1.10.0 joins such
+    profiles as the types it splits; v1.7.0 had no such split)."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    sp = m.resource_profiles.add().scope_profiles.add()
+    for t in ("cpu", "wall"):
+        # duration_nano, field 5 a number, is v1.7.0's duration_nanos: without a
+        # field of its own v1.7.0's profile (period, field 7) reads as v1.8.0's.
+        sp.profiles.add(period=10, duration_nano=5).sample_type.type_strindex = d.s(t)
+    got = pprofcore.load_otlp(to_v1_7(m))
+    assert [(o.profile.sample_types, o.profile_indices) for o in got] == [
+        ([("cpu", "")], (0,)),
+        ([("wall", "")], (1,)),
+    ]
+
+
+def test_v1_9_0_sample_without_attributes_before_one_that_betrays_the_layout():
+    """A v1.9.0 sample without attributes but with a link reads as a v1.10.0
+    one whose attribute indices are its values (here out of range) and whose
+    value is its link_index; a later sample's field 3 as a list gives v1.9.0
+    away: the message is read as v1.9.0, not refused with the v1.10.0
+    reading's error."""
+    m = pb.ProfilesData()
+    d = Dict(m.dictionary)
+    thread = d.attr("thread", string_value="main")
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex = d.s("samples")
+    d.d.link_table.add(trace_id=TRACE, span_id=SPAN)
+    p.samples.add(stack_index=0, values=[107], link_index=1)
+    p.samples.add(stack_index=0, values=[1], attribute_indices=[thread])
+    assert [o.profile.values.tolist() for o in pprofcore.load_otlp(downgrade(m, "v1.9.0"))] == [[[107], [1]]]

@@ -1,33 +1,36 @@
-"""Writes the older-layout OTLP fixtures that tests/core/test_otlp_older.py reads.
+r"""Writes the older-layout OTLP fixtures that tests/core/test_otlp_older.py reads.
 
 One content (two sample types, labels of every kind, a link, a folded and an
 inlined location, mapping flags and a build id, comments, a default sample
-type, a sample with one timestamp) built with the installed
-opentelemetry-proto (v1.10.0 layout) and written by tests/helpers/otlp_older.py
-as v1.7.0, v1.8.0 and v1.9.0 (and as itself, v1_10_0.pb). Each older message
-is checked with the generated classes of the release that has its layout: it
-must parse with nothing unknown and re-serialize to the same bytes, and its
-fields read under their old names must hold the content. expected.json is the
-content worked out here in plain Python from the v1.10.0 message (not with
-pprofcore).
+type, a sample with one timestamp) is built with the installed
+opentelemetry-proto (v1.10.0 layout, written as v1_10_0.pb) and downgraded by
+tests/helpers/otlp_older.py to v1.7.0, v1.8.0 and v1.9.0. Each downgrade is
+checked in a process of its own with the generated classes of a release of
+that layout: they must read it with nothing unknown (re-serializing to the
+same bytes) and equal to the message they build themselves from the same
+content (``build``); that message's serialization is the committed fixture.
+expected.json is the pprof content worked out here in plain Python from the
+v1.10.0 message (docs/otlp.md's mapping), not with pprofcore.
 
-The releases (found by their profiles_pb2 descriptors):
+The releases (told apart by their profiles_pb2 descriptors):
   v1.7.0: opentelemetry-proto 1.35.0-1.39.1 on PyPI (1.39.1 used)
   v1.9.0: opentelemetry-proto 1.40.0-1.42.1 (1.42.1 used)
-  v1.10.0: 1.43.0 and later
-  v1.8.0: no PyPI release has it: generate it with protoc from the
-          opentelemetry-proto repository's tag v1.8.0.
+  v1.10.0: 1.43.0 and later (what the tests install)
+  v1.8.0: no PyPI release has it: its classes are generated with protoc
+          (grpcio-tools) from the opentelemetry-proto repository's tag v1.8.0.
 
-Run (from the repository root):
-  pip install --no-deps --target /tmp/o17 opentelemetry-proto==1.39.1
-  pip install --no-deps --target /tmp/o19 opentelemetry-proto==1.42.1
-  pip install --no-deps --target /tmp/gt grpcio-tools
-  git clone https://github.com/open-telemetry/opentelemetry-proto /tmp/otp-src
-  git -C /tmp/otp-src checkout v1.8.0
-  mkdir -p /tmp/o18 && PYTHONPATH=/tmp/gt python3 -m grpc_tools.protoc -I /tmp/otp-src \
-      --python_out=/tmp/o18 $(cd /tmp/otp-src && ls opentelemetry/proto/common/v1/common.proto \
-      opentelemetry/proto/resource/v1/resource.proto opentelemetry/proto/profiles/v1development/profiles.proto)
-  python3 tests/data/otlp-older/make_fixtures.py /tmp/o17 /tmp/o18 /tmp/o19
+Run from the repository root (the fixtures change only if the content or the
+downgrade does; commit them with expected.json):
+  D=$(mktemp -d)
+  pip install --no-deps --target $D/o17 opentelemetry-proto==1.39.1
+  pip install --no-deps --target $D/o19 opentelemetry-proto==1.42.1
+  pip install --no-deps --target $D/gt grpcio-tools
+  git clone -q --branch v1.8.0 https://github.com/open-telemetry/opentelemetry-proto $D/src
+  protos="opentelemetry/proto/common/v1/common.proto opentelemetry/proto/resource/v1/resource.proto
+          opentelemetry/proto/profiles/v1development/profiles.proto"
+  mkdir $D/o18 && (cd $D/src && PYTHONPATH=$D/gt python3 -m grpc_tools.protoc -I . --python_out=$D/o18 $protos)
+  find $D/o18 -type d -exec touch {}/__init__.py \;   # packages, ahead of the installed ones
+  python3 tests/data/otlp-older/make_fixtures.py $D/o17 $D/o18 $D/o19
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -43,9 +47,13 @@ sys.path.insert(0, str(HERE.parents[1] / "helpers"))
 TRACE, SPAN = bytes(range(16)), bytes(range(8, 16))
 
 
-def content_v1_10():
-    from opentelemetry.proto.profiles.v1development import profiles_pb2 as pb
-
+def build(pb, layout: str):
+    """The content with the generated classes ``pb`` of ``layout``, its rows
+    where tests/helpers/otlp_older.py puts them: the same dictionary rows as
+    v1.10.0's (less its zero entries in v1.7.0; the pprof.* attributes that
+    v1.7.0 and v1.8.0 have fields for stay unreferenced rows), the comments'
+    strings appended to the string table where a field names them."""
+    v17, v18 = layout == "v1.7.0", layout == "v1.8.0"
     m = pb.ProfilesData()
     d = m.dictionary
     strings = {"": 0}
@@ -57,11 +65,20 @@ def content_v1_10():
             d.string_table.append(t)
         return strings[t]
 
-    for table in (d.mapping_table, d.location_table, d.function_table, d.link_table, d.attribute_table, d.stack_table):
-        table.add()
+    if not v17:  # v1.8.0 and later: the zero entry of each table
+        for table in (d.mapping_table, d.location_table, d.function_table, d.link_table, d.attribute_table):
+            table.add()
+        d.stack_table.add()
+    units = []
 
     def attr(key, unit="", **value):
-        a = d.attribute_table.add(key_strindex=s(key), unit_strindex=s(unit) if unit else 0)
+        if v17:
+            s(key)
+            a = d.attribute_table.add(key=key)
+            if unit:
+                units.append((s(key), s(unit)))
+        else:
+            a = d.attribute_table.add(key_strindex=s(key), unit_strindex=s(unit) if unit else 0)
         for k, v in value.items():
             if k == "array":
                 for x in v:
@@ -70,60 +87,104 @@ def content_v1_10():
                 setattr(a.value, k, v)
         return len(d.attribute_table) - 1
 
-    flags = [
-        attr("pprof.mapping.has_functions", bool_value=True),
-        attr("pprof.mapping.has_line_numbers", bool_value=True),
-    ]
+    def last(table):
+        return len(table) - 1
+
+    flags = [attr("pprof.mapping.has_functions", bool_value=True)]
+    flags.append(attr("pprof.mapping.has_line_numbers", bool_value=True))
     build_id = attr("process.executable.build_id.gnu", string_value="beef")
-    d.mapping_table.add(
-        memory_start=0x1000,
-        memory_limit=0x2000,
-        file_offset=0x10,
-        filename_strindex=s("/bin/app"),
-        attribute_indices=[build_id] + flags,
-    )
+    mapping = d.mapping_table.add(memory_start=0x1000, memory_limit=0x2000, file_offset=0x10)
+    mapping.filename_strindex = s("/bin/app")
+    if v17:
+        mapping.attribute_indices.append(build_id)
+        mapping.has_functions = mapping.has_line_numbers = True
+    else:
+        mapping.attribute_indices.extend([build_id] + flags)
+    functions = []
     for name in ("main", "work", "helper"):
         d.function_table.add(name_strindex=s(name), filename_strindex=s(name + ".c"))
-    main = d.location_table.add(mapping_index=1, address=0x1100)
-    main.lines.add(function_index=1, line=3)
-    work = d.location_table.add(address=0x1200, attribute_indices=[attr("pprof.location.is_folded", bool_value=True)])
-    work.lines.add(function_index=2, line=7)
-    inlined = d.location_table.add(mapping_index=1, address=0x1300)
-    inlined.lines.add(function_index=3, line=11)
-    inlined.lines.add(function_index=2, line=8)
-    d.stack_table.add(location_indices=[2, 1])
-    d.stack_table.add(location_indices=[3, 1])
-    d.stack_table.add(location_indices=[1])
+        functions.append(last(d.function_table))
+    folded = attr("pprof.location.is_folded", bool_value=True)
+    locations = []
+    for address, lines, mapped, fold in (
+        (0x1100, [(0, 3)], True, False),
+        (0x1200, [(1, 7)], False, True),
+        (0x1300, [(2, 11), (1, 8)], True, False),
+    ):
+        loc = d.location_table.add(address=address)
+        if mapped:
+            loc.mapping_index = last(d.mapping_table)
+        for f, line in lines:
+            (loc.line if v17 or v18 else loc.lines).add(function_index=functions[f], line=line)
+        if fold and v17:
+            loc.is_folded = True
+        elif fold:
+            loc.attribute_indices.append(folded)
+        locations.append(last(d.location_table))
+    main, work, inlined = locations
+    stacks = [[work, main], [inlined, main], [main]]
+    if not v17:
+        for stack in stacks:
+            d.stack_table.add(location_indices=stack)
     d.link_table.add(trace_id=TRACE, span_id=SPAN)
+    link = last(d.link_table)
     thread = attr("thread.name", string_value="w1")
     size = attr("size", unit="bytes", int_value=4096)
     hot = attr("hot", bool_value=True)
     ratio = attr("ratio", double_value=0.5)
     raw = attr("raw", bytes_value=b"\x01\x02")
     tags = attr("tags", array=[{"string_value": "a"}, {"int_value": 3}])
-    header = [
-        attr("pprof.profile.comment", array=[{"string_value": "first"}, {"string_value": "second"}]),
-        attr("pprofcore.default_sample_type", string_value="cpu"),
-        attr("deployment", string_value="blue"),
-    ]
+    comment = attr("pprof.profile.comment", array=[{"string_value": "first"}, {"string_value": "second"}])
+    default = attr("pprofcore.default_sample_type", string_value="cpu")
+    deployment = attr("deployment", string_value="blue")
     rp = m.resource_profiles.add()
     rp.resource.attributes.add(key="service.name").value.string_value = "checkout"
     sp = rp.scope_profiles.add()
     sp.scope.name, sp.scope.version = "async-profiler", "4.2"
-    for type_name, unit, scale in (("samples", "count", 1), ("cpu", "nanoseconds", 1000)):
-        p = sp.profiles.add(time_unix_nano=1_000, duration_nano=10_000, period=10)
-        p.sample_type.type_strindex, p.sample_type.unit_strindex = s(type_name), s(unit)
+    # (stack, attributes, link, values per type, timestamps)
+    samples = [
+        (0, [thread, size], None, [[5], [5000]], []),
+        (1, [hot, ratio, raw, tags], link, [[2], [2000]], [2_000]),
+        (2, [], None, [[1, 3], [1000, 3000]], []),
+    ]
+    types = [("samples", "count"), ("cpu", "nanoseconds")]
+    comment_codes = []
+    if v17:
+        p = sp.profiles.add(time_nanos=1_000, duration_nanos=10_000, period=10, default_sample_type_index=1)
+        for t, u in types:
+            p.sample_type.add(type_strindex=s(t), unit_strindex=s(u))
         p.period_type.type_strindex, p.period_type.unit_strindex = s("cpu"), s("nanoseconds")
-        p.attribute_indices.extend(header)
-        p.samples.add(stack_index=1, attribute_indices=[thread, size], values=[5 * scale])
-        p.samples.add(
-            stack_index=2,
-            attribute_indices=[hot, ratio, raw, tags],
-            link_index=1,
-            values=[2 * scale],
-            timestamps_unix_nano=[2_000],
-        )
-        p.samples.add(stack_index=3, values=[1 * scale, 3 * scale])
+        starts = []
+        for stack in stacks:
+            starts.append(len(p.location_indices))
+            p.location_indices.extend(stack)
+        for stack, attrs, link_index, values, times in samples:
+            for k in range(len(values[0])):  # v1.7.0: one value per type, one sample per value
+                smp = p.sample.add(locations_start_index=starts[stack], locations_length=len(stacks[stack]))
+                smp.value.extend(v[k] for v in values)
+                smp.attribute_indices.extend(attrs)
+                smp.timestamps_unix_nano.extend(times[k : k + 1])
+                if link_index is not None:
+                    smp.link_index = link_index
+        p.attribute_indices.append(deployment)
+        comment_codes.append(p.comment_strindices)
+        for key, unit in units:
+            d.attribute_units.add(attribute_key_strindex=key, unit_strindex=unit)
+    else:
+        for (t, u), type_index in zip(types, range(2)):
+            p = sp.profiles.add(time_unix_nano=1_000, duration_nano=10_000, period=10)
+            p.sample_type.type_strindex, p.sample_type.unit_strindex = s(t), s(u)
+            p.period_type.type_strindex, p.period_type.unit_strindex = s("cpu"), s("nanoseconds")
+            p.attribute_indices.extend(([] if v18 else [comment]) + [default, deployment])
+            for stack, attrs, link_index, values, times in samples:
+                smp = (p.sample if v18 else p.samples).add(stack_index=stack + 1, values=values[type_index])
+                smp.attribute_indices.extend(attrs)
+                smp.timestamps_unix_nano.extend(times)
+                smp.link_index = link_index or 0
+            if v18:
+                comment_codes.append(p.comment_strindices)
+    for codes in comment_codes:  # the comments' strings go last, as the downgrade appends them
+        codes.extend([s("first"), s("second")])
     return m
 
 
@@ -183,55 +244,39 @@ def expected(m) -> dict:
     }
 
 
-CHECK = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-from opentelemetry.proto.profiles.v1development import profiles_pb2 as pb
-layout, data = sys.argv[2], open(sys.argv[3], "rb").read()
-m = pb.ProfilesData.FromString(data)
-m.DiscardUnknownFields()
-assert m.SerializeToString() == data, "unknown fields or other wire types than the release's"
-d = m.dictionary
-profiles = m.resource_profiles[0].scope_profiles[0].profiles
-st = d.string_table
-if layout == "v1.7.0":
-    [p] = profiles
-    assert [st[t.type_strindex] for t in p.sample_type] == ["samples", "cpu"]
-    assert p.default_sample_type_index == 1 and [st[c] for c in p.comment_strindices] == ["first", "second"]
-    assert [list(s.value) for s in p.sample] == [[5, 5000], [2, 2000], [1, 1000], [3, 3000]]
-    assert [list(s.timestamps_unix_nano) for s in p.sample] == [[], [2000], [], []]
-    first = p.location_indices[p.sample[0].locations_start_index :][:2]
-    assert [d.location_table[x].address for x in first] == [0x1200, 0x1100]
-    assert [l.is_folded for l in d.location_table] == [False, True, False]
-    assert not d.location_table[1].HasField("mapping_index") and d.location_table[0].mapping_index == 0
-    mp = d.mapping_table[0]
-    assert (mp.has_functions, mp.has_filenames, mp.has_line_numbers, mp.has_inline_frames) == (True, False, True, False)
-    assert p.sample[1].HasField("link_index") and not p.sample[0].HasField("link_index")
-    assert {st[u.attribute_key_strindex]: st[u.unit_strindex] for u in d.attribute_units} == {"size": "bytes"}
-    assert "process.executable.build_id.gnu" in [a.key for a in d.attribute_table]
-else:
-    assert len(profiles) == 2
-    for p, scale in zip(profiles, (1, 1000)):
-        samples = p.sample if layout == "v1.8.0" else p.samples
-        assert [list(s.values) for s in samples] == [[5 * scale], [2 * scale], [1 * scale, 3 * scale]]
-        assert [list(s.timestamps_unix_nano) for s in samples] == [[], [2000], []]
-        assert [s.link_index for s in samples] == [0, 1, 0]
-        if layout == "v1.8.0":
-            assert [st[c] for c in p.comment_strindices] == ["first", "second"]
-print(layout, "ok")
-"""
+def check(layout: str, site: str, written: Path, fixture: Path) -> None:
+    """In a process of its own: the generated classes of the release in site
+    read the downgrade's bytes with nothing unknown, equal to the content they
+    build themselves, which becomes the fixture."""
+    sys.path.insert(0, site)
+    from opentelemetry.proto.profiles.v1development import profiles_pb2 as pb
+
+    data = written.read_bytes()
+    got = pb.ProfilesData.FromString(data)
+    got.DiscardUnknownFields()
+    assert got.SerializeToString() == data, f"{layout}: unknown fields, or wire types other than the release's"
+    want = build(pb, layout)
+    assert got == want, f"{layout}: the downgrade differs from the release's own message"
+    fixture.write_bytes(want.SerializeToString())
+    print(layout, "ok", pb.__file__)
 
 
 def main() -> None:
+    if sys.argv[1] == "--check":
+        check(sys.argv[2], sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5]))
+        return
+    from opentelemetry.proto.profiles.v1development import profiles_pb2 as pb
     from otlp_older import to_v1_7, to_v1_8, to_v1_9
 
     sites = dict(zip(("v1.7.0", "v1.8.0", "v1.9.0"), sys.argv[1:4]))
-    m = content_v1_10()
+    m = build(pb, "v1.10.0")
     (HERE / "v1_10_0.pb").write_bytes(m.SerializeToString())
-    for layout, data in (("v1.7.0", to_v1_7(m, join=True)), ("v1.8.0", to_v1_8(m)), ("v1.9.0", to_v1_9(m))):
-        path = HERE / f"{layout.replace('.', '_')}.pb"
-        path.write_bytes(data)
-        subprocess.run([sys.executable, "-c", CHECK, sites[layout], layout, str(path)], check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for layout, data in (("v1.7.0", to_v1_7(m, join=True)), ("v1.8.0", to_v1_8(m)), ("v1.9.0", to_v1_9(m))):
+            written = Path(tmp) / layout
+            written.write_bytes(data)
+            fixture = HERE / f"{layout.replace('.', '_')}.pb"
+            subprocess.run([sys.executable, __file__, "--check", layout, sites[layout], written, fixture], check=True)
     (HERE / "expected.json").write_text(json.dumps(expected(m), indent=1) + "\n")
 
 
