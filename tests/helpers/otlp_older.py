@@ -65,7 +65,7 @@ def _message(field: int, payload: bytes) -> bytes:
     return ld(field, payload)
 
 
-def _value_type(vt, temporality: bool = False) -> bytes:
+def _value_type(vt) -> bytes:
     # v1.8.0 and v1.7.0's aggregation_temporality (field 3) stays unset: pprof has no place for it.
     return _int(1, vt.type_strindex) + _int(2, vt.unit_strindex)
 
@@ -84,8 +84,8 @@ def _sample_v1_9(s) -> bytes:
     )
 
 
-def _header_fields_v1_9(p) -> bytes:
-    """Profile fields 1-11 of v1.10.0 (and v1.9.0), samples written by the caller."""
+def _profile_v1_9(p) -> bytes:
+    """A Profile of v1.9.0: v1.10.0's fields, its samples renumbered."""
     out = _message(1, _value_type(p.sample_type)) if p.HasField("sample_type") else b""
     out += b"".join(_message(2, _sample_v1_9(s)) for s in p.samples)
     out += fixed64(3, p.time_unix_nano) if p.time_unix_nano else b""
@@ -169,7 +169,7 @@ def _envelope(m, profiles_of) -> bytes:
 
 def to_v1_9(m) -> bytes:
     """A v1.10.0 ProfilesData as v1.9.0 bytes."""
-    out = _envelope(m, lambda sp: [_header_fields_v1_9(p) for p in sp.profiles])
+    out = _envelope(m, lambda sp: [_profile_v1_9(p) for p in sp.profiles])
     return out + (_message(2, _dictionary_v1_9(m.dictionary)) if m.HasField("dictionary") else b"")
 
 
@@ -181,10 +181,6 @@ def to_v1_8(m) -> bytes:
 
 
 # ------------------------------------------------------------------ v1.7.0
-
-
-def _any_value_bytes(av) -> bytes:
-    return av.SerializeToString()
 
 
 def _key_value(key: str, value_bytes: bytes) -> bytes:
@@ -251,7 +247,7 @@ class _V17Dictionary:
             if a.unit_strindex:
                 if units.setdefault(self.strings.code(key), a.unit_strindex) != a.unit_strindex:
                     raise ValueError(f"attribute {key!r} has two units: v1.7.0 gives one per key")
-            rows += _message(6, _key_value(key, _any_value_bytes(a.value)))
+            rows += _message(6, _key_value(key, a.value.SerializeToString()))
         # Strings last but one: the downgrade may have added some (comments, keys).
         out += b"".join(ld(5, s.encode()) for s in self.strings.table)
         out += rows
