@@ -1,8 +1,8 @@
 """Reading OpenTelemetry profiles: messages built with opentelemetry-proto (the
 independent oracle) in every shape the spec allows, as protobuf (raw, gzip,
 ExportProfilesServiceRequest) and as OTLP JSON, the corpus's eBPF profiler file
-checked value by value against the oracle's parse, older layouts refused by
-name, and malformed input raising DecodeError (never a crash)."""
+checked value by value against the oracle's parse (older layouts:
+test_otlp_older.py), and malformed input raising DecodeError (never a crash)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ svc = pytest.importorskip("opentelemetry.proto.collector.profiles.v1development.
 json_format = pytest.importorskip("google.protobuf.json_format")
 
 EBPF = CORPUS / "odd/pyroscope__pkg_test_integration_testdata_otel-ebpf-profile.pb.bin"
-OLD_LAYOUT = CORPUS / "odd/pyroscope__pkg_test_integration_testdata_async-profiler-link-table.pb.bin~17ff5614"
 TRACE, SPAN = bytes(range(16)), bytes(range(8, 16))
 
 
@@ -276,36 +275,6 @@ def test_ebpf_profiler_file_matches_the_oracle():
             for x in p.stack(0)
         ]
         assert got_frames == want_frames
-
-
-@pytest.mark.skipif(not OLD_LAYOUT.exists(), reason=f"{OLD_LAYOUT} not found")
-def test_older_layout_is_refused_by_name():
-    with pytest.raises(DecodeError, match=r"older layout .*v1\.7\.0 and earlier.*v1\.10\.0 and v1\.11\.0") as e:
-        pprofcore.load(OLD_LAYOUT)
-    assert e.value.field == "Profile.period_type" and e.value.offset == 28
-
-
-def _older(field_bytes: bytes) -> bytes:
-    # ProfilesData{resource_profiles{scope_profiles{profiles{<field_bytes>}}}}
-    def ld(n, b):
-        return bytes([n << 3 | 2, len(b)]) + b
-
-    return ld(1, ld(2, ld(2, field_bytes)))
-
-
-@pytest.mark.parametrize(
-    "profile_fields, says",
-    [
-        (bytes([3 << 3 | 2, 1, 1]), "location_indices of v1.7.0 and earlier"),
-        (bytes([2 << 3 | 2, 2, 3 << 3 | 2, 0]), "attribute_indices of v1.9.0 and earlier"),
-        (bytes([8 << 3 | 2, 0]), "profile_id of v1.8.0"),
-        (bytes([2 << 3 | 2, 2, 6 << 3, 1]), "timestamps_unix_nano of v1.7.0 and earlier"),
-    ],
-)
-def test_older_layouts_named(profile_fields, says):
-    with pytest.raises(DecodeError, match="older layout") as e:
-        pprofcore.load_otlp(_older(profile_fields))
-    assert says in str(e.value)
 
 
 def test_malformed_input_names_field_and_offset():
