@@ -55,6 +55,7 @@ void Message::clear() {
   stack_offset.clear();
   json = false;
   layout = Layout::kV1_10;
+  prefer_layout = Layout::kV1_10;
   input_bytes = 0;
 }
 

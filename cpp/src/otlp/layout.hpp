@@ -34,20 +34,18 @@ inline const char* layout_version(Layout l) {
 }
 
 // A field whose number or wire type belongs to `layout`, older than the one
-// being read. `certain`: the field cannot be of the newer layout at all (a
-// wire type it never has); otherwise it is only likely (a v1.9.0 sample
-// without attributes reads as a v1.10.0 sample without values), and the
-// message is read as `layout` only if that reading succeeds.
+// being read, and that no message of the layout being read has (a wire type
+// it never has, a field number it lacks).
 class OlderLayout : public DecodeError {
  public:
-  OlderLayout(Layout layout, bool certain, const std::string& message, const std::string& field, int64_t offset)
-      : DecodeError(message, field, offset), layout_(layout), certain_(certain) {}
+  OlderLayout(Layout layout, const std::string& message, const std::string& field, int64_t offset)
+      : DecodeError(message, field, offset), layout_(layout) {}
   Layout layout() const { return layout_; }
-  bool certain() const { return certain_; }
 
  private:
   Layout layout_;
-  bool certain_;
 };
+
+inline Layout older_than(Layout l) { return static_cast<Layout>(static_cast<uint8_t>(l) + 1); }
 
 }  // namespace pprofcore::otlp::detail

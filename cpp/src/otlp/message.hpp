@@ -107,6 +107,7 @@ struct ProfileMsg {
   std::shared_ptr<Samples> shared_samples;
   int64_t default_sample_type = -1;  // v1.7.0: the type_strindex its default_sample_type_index names
   Layout layout = Layout::kV1_10;    // of its samples' fields
+  size_t source_index = 0;           // its Profile's index in the scope (v1.7.0: one per sample type share it)
   int64_t offset = -1;
   size_t num_samples = 0;
   // Protobuf: the Profile message's bytes (samples is empty), its offsets
@@ -167,7 +168,10 @@ struct Message {
   std::vector<int64_t> stack_offset;  // byte offset of each stack entry
   bool json = false;                  // offsets count JSON text bytes
   Layout layout = Layout::kV1_10;     // as read
-  size_t input_bytes = 0;             // the message's length
+  // An older layout that fits the message better, though it reads as `layout`
+  // (otlp.cpp prefers it when that reading succeeds).
+  Layout prefer_layout = Layout::kV1_10;
+  size_t input_bytes = 0;  // the message's length
 
   // The most stack locations the samples of one profile may expand to: a
   // stack is stored once and named by every sample (v1.7.0: ranges of a list

@@ -72,27 +72,40 @@ std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
       throw cannot_read(e, true, Layout::kV1_10);
     }
   }
-  // Protobuf: read as the newest layout, then as each older one its fields
-  // betray (each read strictly older, so at most four reads). A reading that
-  // was only likely (OlderLayout::certain() false) and failed leaves the
-  // error of the reading before it.
+  // Protobuf: read as the newest layout, then as an older one: the one a
+  // field betrays (OlderLayout), or, when a reading fails, the next older
+  // (a v1.9.0 sample without attributes has v1.10.0's wire types; failing
+  // readings are rare, so the extra tries cost nothing where it matters).
+  // Each reading is of a strictly older layout: at most four. When none
+  // succeeds, the first failure is the error. A message that reads but
+  // fits an older layout better (Message::prefer_layout) is read as that
+  // one when that succeeds.
   Layout layout = Layout::kV1_10;
-  std::optional<DecodeError> before_guess;
+  std::optional<DecodeError> first_failure;
   for (;;) {
     try {
       m.clear();
       detail::read_wire(data, n, m, layout);
-      return detail::to_pprof(m, tables.converter());
+      const Layout preferred = m.prefer_layout;
+      std::vector<Decoded> out = detail::to_pprof(m, tables.converter());
+      if (preferred > layout) {
+        try {
+          m.clear();
+          detail::read_wire(data, n, m, preferred);
+          return detail::to_pprof(m, tables.converter());
+        } catch (const DecodeError&) {  // the layout it was read as stands
+        }
+      }
+      return out;
     } catch (const GzipError&) {
       throw;
     } catch (const detail::OlderLayout& e) {
       if (e.layout() <= layout) throw cannot_read(e, false, layout);  // never: older() checks
-      if (!e.certain() && !before_guess) before_guess = cannot_read(e, false, layout);
-      if (e.certain()) before_guess.reset();
       layout = e.layout();
     } catch (const DecodeError& e) {
-      if (before_guess) throw *before_guess;
-      throw cannot_read(e, false, layout);
+      if (!first_failure) first_failure = cannot_read(e, false, layout);
+      if (layout == Layout::kV1_7) throw *first_failure;
+      layout = detail::older_than(layout);
     }
   }
 }

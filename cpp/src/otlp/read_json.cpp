@@ -651,6 +651,7 @@ Message read_json(const uint8_t* data, size_t n) {
           continue;
         }
         scope.profiles.emplace_back();
+        scope.profiles.back().source_index = scope.profiles.size() - 1;
         profile(p, scope.profiles.back());
       }
       res.scopes.push_back(std::move(scope));

@@ -193,7 +193,7 @@ ValueType value_type(Reader r, const char* field, Layout layout) {
 
 void older(const Reader& r, const uint8_t* tag_at, const char* field, Layout reading, Layout found, const char* what) {
   if (found > reading)
-    throw OlderLayout(found, true,
+    throw OlderLayout(found,
                       std::string("input is an OpenTelemetry OTLP profiles message of an older layout (") + what + ")",
                       field, r.offset_of(tag_at));
 }
@@ -382,6 +382,7 @@ void scope_profiles(Reader r, Layout layout, ScopeMsg& s, Message& m) {
           break;
         }
         s.profiles.emplace_back();
+        s.profiles.back().source_index = s.profiles.size() - 1;
         profile(sub(r, wt, "ScopeProfiles.profiles", at), layout, s.profiles.back());
         break;
       case f::scope_profiles::kSchemaUrl:
@@ -872,6 +873,13 @@ void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
     }
   }
   if (layout == Layout::kV1_7) finish_v1_7(m, pending);
+  // A profile id is 16 bytes: another length in field 7 is more likely
+  // v1.8.0's packed comment_strindices (otlp.cpp tries that reading).
+  if (layout < Layout::kV1_8)
+    for (const ResourceMsg& res : m.resources)
+      for (const ScopeMsg& scope : res.scopes)
+        for (const ProfileMsg& p : scope.profiles)
+          if (!p.profile_id.empty() && p.profile_id.size() != 16) m.prefer_layout = Layout::kV1_8;
 }
 
 // A varint of at most nine bytes (any int64 a sample's list may hold but a

@@ -456,6 +456,8 @@ class Builder {
 // (as the writer splits it): same header, as many samples; the samples
 // themselves are compared as they are converted (same_sample).
 bool same_header(const ProfileMsg& a, const ProfileMsg& b) {
+  // v1.7.0 names a profile's sample types itself: its messages join only their own.
+  if (a.layout == Layout::kV1_7 && a.source_index != b.source_index) return false;
   return a.time_unix_nano == b.time_unix_nano && a.duration_nano == b.duration_nano && a.period == b.period &&
          a.has_period_type == b.has_period_type && a.period_type.type == b.period_type.type &&
          a.period_type.unit == b.period_type.unit && a.profile_id == b.profile_id && a.attributes == b.attributes &&
@@ -501,18 +503,16 @@ std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg,
 }
 
 // The pprof samples of one OTLP sample: one per observation (a value, a
-// timestamp or a pair). Throws for a sample with neither or unpaired lists;
-// in the newest layout, a sample without values may be a v1.9.0 sample
-// (values in field 2, where v1.10.0 has attribute_indices): OlderLayout,
-// which otlp.cpp follows only when that reading succeeds.
+// timestamp or a pair). Throws for a sample with neither or unpaired lists
+// (in the newest layout, naming the v1.9.0 sample it may be: otlp.cpp then
+// tries that reading).
 size_t observations(const SampleView& v, Layout layout) {
   if (v.n_values == 0 && v.n_times == 0) {
     const std::string what = "sample has neither values nor timestamps_unix_nano";
     if (layout == Layout::kV1_10)
-      throw OlderLayout(Layout::kV1_9, false,
-                        what +
-                            " (opentelemetry-proto v1.9.0 and v1.8.0 kept values in Sample field 2, where v1.10.0 "
-                            "has attribute_indices)",
+      throw DecodeError(what +
+                            " (opentelemetry-proto v1.9.0 and v1.8.0 kept values in Sample field 2, where "
+                            "v1.10.0 has attribute_indices)",
                         "Sample.values", v.offset);
     throw DecodeError(what, "Sample.values", v.offset);
   }
@@ -647,7 +647,10 @@ std::vector<Decoded> to_pprof(Message& m, ConverterTables& tables) {
         Origin o;
         Decoded d;
         d.profile = convert(m, tables, group, group.size() == profiles, o);
-        for (size_t k = 0; k < group.size(); ++k) o.profile_indices.push_back(i + k);
+        for (size_t k = 0; k < group.size(); ++k) {
+          const size_t source = scope.profiles[i + k].source_index;
+          if (o.profile_indices.empty() || o.profile_indices.back() != source) o.profile_indices.push_back(source);
+        }
         i += group.size();
         o.resource_index = r;
         o.scope_index = s;

@@ -58,6 +58,9 @@ void repair_thread_frames(std::vector<RawSampleV1_7>& samples, size_t n_location
 
 void add_profile_v1_7(RawProfileV1_7& raw, const ProfileMsg& header_in, ScopeMsg& scope, Message& m) {
   ProfileMsg header = header_in;
+  // Its index among the scope's Profile messages (those read before it made
+  // one ProfileMsg per sample type, all with their message's index).
+  header.source_index = scope.profiles.empty() ? 0 : scope.profiles.back().source_index + 1;
   repair_thread_frames(raw.samples, raw.location_indices.size());
   const size_t types = raw.sample_types.size();
   if (raw.default_offset >= 0) {
