@@ -11,7 +11,8 @@
 #   fuzz/seeds/zstd:   small profiles zstd-compressed (with the zstd command when
 #                      present), hand-built raw/RLE frames, skippable frames, damage.
 #   fuzz/seeds/sniff:  the decode seeds plus other profilers' and archivers' formats.
-#   fuzz/seeds/otlp:   the corpus's OTLP files up to the size limit (OpenTelemetry profiles).
+#   fuzz/seeds/otlp:   the corpus's OTLP files up to the size limit (OpenTelemetry profiles),
+#                      and tests/data/otlp-older's fixtures of the older layouts.
 #   fuzz/seeds/jfr:    JFR recordings: the committed fixture and tests/helpers/jfrwriter.py's.
 # Usage: fuzz/make_seeds.sh [corpus_dir]   (default $PPROFCORE_CORPUS, else ../shared/corpus beside the repo)
 set -euo pipefail
@@ -77,6 +78,11 @@ if os.path.exists(manifest):
         path = os.path.join(corpus, row["file"])
         if "OTLP" in row["notes"] and os.path.getsize(path) <= 4 * limit:
             put("otlp", open(path, "rb").read())
+    # The older OTLP layouts (v1.7.0-v1.10.0 fixtures the tests made with each release's classes).
+    older = os.path.join("..", "tests", "data", "otlp-older")
+    for name in sorted(os.listdir(older)) if os.path.isdir(older) else []:
+        if name.endswith(".pb"):
+            put("otlp", open(os.path.join(older, name), "rb").read())
     generated = os.path.join(odd, "generated")
     for name in sorted(os.listdir(generated)) if os.path.isdir(generated) else []:
         put_legacy(open(os.path.join(generated, name), "rb").read(), limit)
