@@ -41,6 +41,7 @@ void Message::clear() {
   locations.clear();
   lines.clear();
   location_attributes.clear();
+  location_folded.clear();
   functions.clear();
   links.clear();
   strings.views.clear();

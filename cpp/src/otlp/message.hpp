@@ -65,7 +65,6 @@ struct Location {
   size_t lines_begin = 0, lines_end = 0;  // range of Message::lines
   size_t attrs_begin = 0, attrs_end = 0;  // range of Message::location_attributes
   int64_t offset = -1;
-  bool folded = false;  // v1.7.0's is_folded field (later layouts use an attribute)
 };
 
 struct Function {
@@ -150,6 +149,9 @@ struct Message {
   std::vector<Location> locations;
   std::vector<Line> lines;
   std::vector<int64_t> location_attributes;
+  // v1.7.0's Location.is_folded, by location (empty for later layouts, which
+  // spell it as an attribute): kept apart so that Location stays 56 bytes.
+  std::vector<uint8_t> location_folded;
   std::vector<Function> functions;
   std::vector<Link> links;
   DictionaryStrings strings;
@@ -210,7 +212,7 @@ struct SampleView {
 // field and offset as the reader names them).
 class SampleCursor {
  public:
-  explicit SampleCursor(const ProfileMsg& p) : p_(p), at_(p.begin) {}
+  explicit SampleCursor(const ProfileMsg& p) : p_(p), at_(p.begin), current_(p.layout == Layout::kV1_10) {}
   bool next(SampleView& v);
 
   // next() for a sample expected to differ from `first`'s current one (read
@@ -227,10 +229,12 @@ class SampleCursor {
   // The next Profile.samples field's payload, or false at the end.
   bool next_payload(const uint8_t*& begin, const uint8_t*& end);
   bool next_payload_slow(const uint8_t*& begin, const uint8_t*& end);  // other tags, longer lengths
+  bool next_row(SampleView& v);                                        // from the columns (JSON, v1.7.0)
   void read(const uint8_t* begin, const uint8_t* end, SampleView& v);
 
   const ProfileMsg& p_;
   const uint8_t* at_;  // protobuf: where the next field starts
+  bool current_;       // the newest layout's Sample fields (the common-shape reader's)
   // The last sample's payload, and its values field (tag to end; null unless
   // it was read by the common-shape reader with one values field).
   const uint8_t *sample_begin_ = nullptr, *sample_end_ = nullptr;

@@ -553,7 +553,7 @@ void dictionary(const Json& d, Message& m) {
     if (v1_7 && !mapping) x.mapping = kAbsent;                           // optional there: unset means none
     if (v1_7 && mapping && x.mapping == kAbsent) x.mapping = INT64_MAX;  // out of range, as it is
     x.address = static_cast<uint64_t>(integer(get(e, "address"), "Location.address"));
-    x.folded = boolean(get(e, "isFolded"), "Location.is_folded");  // v1.7.0
+    if (v1_7) m.location_folded.push_back(boolean(get(e, "isFolded"), "Location.is_folded"));
     x.lines_begin = m.lines.size();
     const Json* lines = get(e, "lines");
     if (!lines) lines = get(e, "line");  // v1.8.0 and v1.7.0's name

@@ -474,6 +474,7 @@ void location(Reader r, Layout layout, Message& m) {
   if (layout == Layout::kV1_7) x.mapping = kAbsent;
   x.lines_begin = m.lines.size();
   x.attrs_begin = m.location_attributes.size();
+  bool folded = false;
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("Location");
@@ -512,7 +513,7 @@ void location(Reader r, Layout layout, Message& m) {
       }
       case f::location::kAttributeIndices:
         if (layout == Layout::kV1_7) {
-          x.folded = scalar(r, wt, "Location.is_folded", at) != 0;
+          folded = scalar(r, wt, "Location.is_folded", at) != 0;
           break;
         }
         varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
@@ -531,9 +532,10 @@ void location(Reader r, Layout layout, Message& m) {
   x.lines_end = m.lines.size();
   x.attrs_end = m.location_attributes.size();
   m.locations.push_back(x);
+  if (layout == Layout::kV1_7) m.location_folded.push_back(folded);
 }
 
-void function(Reader r, Message& m) {
+PPROFCORE_INLINE void function(Reader r, Message& m) {
   Function x;
   x.offset = r.offset();
   while (!r.done()) {
@@ -649,7 +651,7 @@ int64_t short_varints(const uint8_t* p, const uint8_t* e) {
 // One stack_table entry. The usual shape, a single packed location_indices,
 // is only checked and counted here: to_pprof.cpp decodes it on first use,
 // straight into the profile (the stack table is most of a large message).
-void stack(Reader s, Message& m) {
+PPROFCORE_INLINE void stack(Reader s, Message& m) {
   m.stack_offset.push_back(s.offset());
   const uint8_t *b = s.pos(), *e = s.end();
   if (e - b >= 2 && *b == (f::stack::kLocationIndices << 3 | kLen)) {
@@ -711,7 +713,7 @@ void reserve_tables(Reader r, Message& m) {
 }
 
 // v1.7.0's attribute_table entry: a KeyValue, its key as text.
-void key_value_v1_7(Reader a, Attribute& x, std::string_view& key) {
+__attribute__((noinline)) void key_value_v1_7(Reader a, Attribute& x, std::string_view& key) {
   while (!a.done()) {
     const uint8_t* p = a.pos();
     uint32_t t = a.tag("KeyValue");
@@ -732,7 +734,7 @@ void key_value_v1_7(Reader a, Attribute& x, std::string_view& key) {
 }
 
 // v1.7.0's attribute_units entry: {attribute_key_strindex, unit_strindex}.
-void attribute_unit(Reader u, PendingV1_7& pending) {
+__attribute__((noinline)) void attribute_unit(Reader u, PendingV1_7& pending) {
   AttributeUnitV1_7 x;
   x.offset = u.offset();
   while (!u.done()) {
@@ -1008,8 +1010,8 @@ void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v)
   sample_begin_ = begin;
   sample_end_ = end;
   const uint8_t *values_field = nullptr, *values_end = nullptr;
-  if (p_.layout == Layout::kV1_10 && sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_,
-                                                   times_inline_, kInline, values_field, values_end)) {
+  if (current_ && sample_inline(Reader(p_.base, begin, end), v, attrs_inline_, values_inline_, times_inline_, kInline,
+                                values_field, values_end)) {
     values_begin_ = values_field;
     values_end_ = values_end;
     return;
@@ -1018,23 +1020,26 @@ void SampleCursor::read(const uint8_t* begin, const uint8_t* end, SampleView& v)
   sample(Reader(p_.base, begin, end), p_.layout, v, attrs_, values_, times_);
 }
 
+// JSON and v1.7.0: the next row of the columns (out of next()'s way).
+__attribute__((noinline)) bool SampleCursor::next_row(SampleView& v) {
+  const Samples& s = p_.samples;
+  const Samples& c = p_.shared_samples ? *p_.shared_samples : s;  // all columns but the values
+  if (j_ >= c.size()) return false;
+  const size_t j = j_++;
+  v.stack = c.stack[j];
+  v.link = c.link[j];
+  v.offset = c.offset[j];
+  v.attrs = c.attrs.data() + c.attr_offsets[j];
+  v.n_attrs = static_cast<size_t>(c.attr_offsets[j + 1] - c.attr_offsets[j]);
+  v.values = s.values.data() + s.value_offsets[j];
+  v.n_values = static_cast<size_t>(s.value_offsets[j + 1] - s.value_offsets[j]);
+  v.times = c.times.data() + c.time_offsets[j];
+  v.n_times = static_cast<size_t>(c.time_offsets[j + 1] - c.time_offsets[j]);
+  return true;
+}
+
 bool SampleCursor::next(SampleView& v) {
-  if (!p_.begin) {  // JSON: columns
-    const Samples& s = p_.samples;
-    const Samples& c = p_.shared_samples ? *p_.shared_samples : s;  // all columns but the values
-    if (j_ >= c.size()) return false;
-    const size_t j = j_++;
-    v.stack = c.stack[j];
-    v.link = c.link[j];
-    v.offset = c.offset[j];
-    v.attrs = c.attrs.data() + c.attr_offsets[j];
-    v.n_attrs = static_cast<size_t>(c.attr_offsets[j + 1] - c.attr_offsets[j]);
-    v.values = s.values.data() + s.value_offsets[j];
-    v.n_values = static_cast<size_t>(s.value_offsets[j + 1] - s.value_offsets[j]);
-    v.times = c.times.data() + c.time_offsets[j];
-    v.n_times = static_cast<size_t>(c.time_offsets[j + 1] - c.time_offsets[j]);
-    return true;
-  }
+  if (!p_.begin) return next_row(v);
   // Protobuf: the next Profile.samples field (the profile's other fields were read with it).
   const uint8_t *begin, *end;
   if (!next_payload(begin, end)) return false;

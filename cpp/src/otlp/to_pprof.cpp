@@ -348,7 +348,7 @@ class Builder {
     int32_t row = static_cast<int32_t>(t.size());
     const bool no_mapping = (x.mapping == 0 && m_.zero_entries()) || x.mapping == kAbsent;
     int32_t mapping = no_mapping ? -1 : this->mapping(x.mapping, x.offset);
-    bool folded = x.folded;
+    bool folded = i < m_.location_folded.size() && m_.location_folded[i];
     for (size_t k = x.attrs_begin; k < x.attrs_end; ++k) {
       const int64_t a = m_.location_attributes[k];
       if (a == 0 && m_.zero_entries()) continue;
@@ -502,24 +502,34 @@ std::vector<KeyValue> header_attributes(const Message& m, const ProfileMsg& msg,
   return rest;
 }
 
+[[noreturn]] __attribute__((noinline, cold)) void stack_bomb(size_t max, size_t bytes, int64_t offset) {
+  throw DecodeError("the samples' stacks expand to more than " + std::to_string(max) + " locations from a message of " +
+                        std::to_string(bytes) + " bytes (refused as a decompression bomb)",
+                    "Sample.stack_index", offset);
+}
+
+// The errors of observations(), out of its way (it runs once per sample).
+[[noreturn]] __attribute__((noinline, cold)) void no_observations(const SampleView& v, Layout layout) {
+  const std::string what = "sample has neither values nor timestamps_unix_nano";
+  if (layout == Layout::kV1_10)  // naming the v1.9.0 sample it may be: otlp.cpp then tries that reading
+    throw DecodeError(what +
+                          " (opentelemetry-proto v1.9.0 and v1.8.0 kept values in Sample field 2, where "
+                          "v1.10.0 has attribute_indices)",
+                      "Sample.values", v.offset);
+  throw DecodeError(what, "Sample.values", v.offset);
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void unpaired(const SampleView& v) {
+  throw DecodeError("sample has " + std::to_string(v.n_values) + " values but " + std::to_string(v.n_times) +
+                        " timestamps_unix_nano (they must pair up)",
+                    "Sample.timestamps_unix_nano", v.offset);
+}
+
 // The pprof samples of one OTLP sample: one per observation (a value, a
-// timestamp or a pair). Throws for a sample with neither or unpaired lists
-// (in the newest layout, naming the v1.9.0 sample it may be: otlp.cpp then
-// tries that reading).
-size_t observations(const SampleView& v, Layout layout) {
-  if (v.n_values == 0 && v.n_times == 0) {
-    const std::string what = "sample has neither values nor timestamps_unix_nano";
-    if (layout == Layout::kV1_10)
-      throw DecodeError(what +
-                            " (opentelemetry-proto v1.9.0 and v1.8.0 kept values in Sample field 2, where "
-                            "v1.10.0 has attribute_indices)",
-                        "Sample.values", v.offset);
-    throw DecodeError(what, "Sample.values", v.offset);
-  }
-  if (v.n_values != 0 && v.n_times != 0 && v.n_values != v.n_times)
-    throw DecodeError("sample has " + std::to_string(v.n_values) + " values but " + std::to_string(v.n_times) +
-                          " timestamps_unix_nano (they must pair up)",
-                      "Sample.timestamps_unix_nano", v.offset);
+// timestamp or a pair). Throws for a sample with neither or unpaired lists.
+inline size_t observations(const SampleView& v, Layout layout) {
+  if (v.n_values == 0 && v.n_times == 0) no_observations(v, layout);
+  if (v.n_values != 0 && v.n_times != 0 && v.n_values != v.n_times) unpaired(v);
   return std::max(v.n_values, v.n_times);
 }
 
@@ -586,6 +596,9 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     const size_t stack = p.stack_locations.size();
     b.stack(s.stack, s.offset, p.stack_locations);
     const size_t depth = p.stack_locations.size() - stack;
+    // Its copies (one per observation) past the bound: a bomb (Message::max_stack_locations).
+    if (depth && obs > (max_locations - std::min(max_locations, stack)) / depth)
+      stack_bomb(max_locations, m.input_bytes, s.offset);
     labels.clear();
     for (size_t k = 0; k < s.n_attrs; ++k) b.attribute_labels(s.attrs[k], s.offset, labels);
     b.link_labels(s.link, s.offset, labels);
@@ -598,11 +611,6 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     }
     for (size_t o = 0; o < obs; ++o) {
       for (size_t t = 0; t < nt; ++t) p.values.push_back(s.n_values ? views[t].values[o] : 1);
-      if (p.stack_locations.size() + depth > max_locations)
-        throw DecodeError("the samples' stacks expand to more than " + std::to_string(max_locations) +
-                              " locations from a message of " + std::to_string(m.input_bytes) +
-                              " bytes (refused as a decompression bomb)",
-                          "Sample.stack_index", s.offset);
       if (o) append_copy(p.stack_locations, stack, depth);
       p.stack_offsets.push_back(static_cast<int64_t>(p.stack_locations.size()));
       for (const LabelRow& l : labels) p.labels.push_back(l.key, l.str, l.num, l.unit);
