@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 
 import pytest
+from otlp_dictionary import Dict
 from otlp_older import LAYOUTS, downgrade, fields, ints, to_v1_7, v1_7_from_profile, walk
 from testenv import CORPUS
 from wirebuild import ld, packed, text, vint
@@ -28,33 +29,6 @@ pb = pytest.importorskip("opentelemetry.proto.profiles.v1development.profiles_pb
 ASYNC_PROFILER = CORPUS / "odd/pyroscope__pkg_test_integration_testdata_async-profiler-link-table.pb.bin~17ff5614"
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "otlp-older"
 TRACE, SPAN = bytes(range(16)), bytes(range(8, 16))
-
-
-class Dict:
-    """A ProfilesDictionary with the zero entries v1.8.0 and later require."""
-
-    def __init__(self, d):
-        self.d = d
-        self.strings = {"": 0}
-        d.string_table.append("")
-        for table in (d.mapping_table, d.location_table, d.function_table, d.link_table, d.attribute_table):
-            table.add()
-        d.stack_table.add()
-
-    def s(self, t: str) -> int:
-        if t not in self.strings:
-            self.strings[t] = len(self.d.string_table)
-            self.d.string_table.append(t)
-        return self.strings[t]
-
-    def attr(self, key: str, unit: str = "", **value) -> int:
-        a = self.d.attribute_table.add(key_strindex=self.s(key), unit_strindex=self.s(unit) if unit else 0)
-        for k, v in value.items():
-            if k == "array":
-                a.value.array_value.values.extend(v)
-            else:
-                setattr(a.value, k, v)
-        return len(self.d.attribute_table) - 1
 
 
 # Units are per key (v1.7.0 gives one unit per attribute key).
