@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from otlp_dictionary import Dict
-from otlp_older import LAYOUTS, downgrade, fields, ints, to_v1_7, v1_7_from_profile, walk
+from otlp_older import LAYOUTS, downgrade, fields, ints, to_v1_7, v1_7_from_profile, v1_7_to_v1_6, walk
 from testenv import CORPUS
 from wirebuild import ld, packed, text, vint
 
@@ -616,3 +616,41 @@ def test_json_of_older_layouts_reads_as_their_protobuf(name):
     for a, b in zip(from_pb, from_json):
         assert _context(a) == _context(b) and a.profile_indices == b.profile_indices
         assert a.profile.to_bytes() == b.profile.to_bytes()
+
+
+# ------------------------------------------------------------- v1.6.0
+
+
+def test_v1_6_0_fixture_reads_as_v1_7_0():
+    """v1.6.0 is v1.7.0 with the dictionary's tables in ProfilesData itself
+    (make_v1_6_fixtures.py, checked with protoc's v1.6.0 classes), protobuf and JSON."""
+    want = pprofcore.load_otlp((FIXTURES / "v1_7_0.pb").read_bytes())
+    for name in ("v1_6_0.pb", "v1_6_0.json"):
+        got = pprofcore.load_otlp((FIXTURES / name).read_bytes())
+        assert len(got) == len(want) > 0
+        for a, b in zip(got, want):
+            assert _context(a) == _context(b) and a.profile_indices == b.profile_indices
+            assert a.profile.to_bytes() == b.profile.to_bytes()
+
+
+def test_random_v1_6_0_messages_read_as_their_v1_7_0_form():
+    rng = random.Random("otlp-older-v1.6.0")
+    for _ in range(40):
+        m = random_message(rng)
+        v1_7 = to_v1_7(m, join=True)
+        want = pprofcore.load_otlp(v1_7)
+        got = pprofcore.load_otlp(v1_7_to_v1_6(v1_7))
+        assert [content(o.profile) for o in got] == [content(o.profile) for o in want]
+        assert [o.profile_indices for o in got] == [o.profile_indices for o in want]
+
+
+def test_damaged_v1_6_0_names_its_layout():
+    data = bytearray((FIXTURES / "v1_6_0.pb").read_bytes())
+    cut = bytes(data[: len(data) - 7])
+    with pytest.raises(DecodeError, match=r"read as the layout of opentelemetry-proto v1\.6\.0\) that pprofcore cannot"):
+        pprofcore.load_otlp(cut)
+    for k in range(len(data)):  # every truncation: a DecodeError or a profile, never a crash
+        try:
+            pprofcore.load_otlp(bytes(data[:k]))
+        except DecodeError:
+            pass

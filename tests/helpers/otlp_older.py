@@ -369,6 +369,31 @@ def to_v1_7(m, join: bool = False) -> bytes:
     return out + _message(2, _V17Dictionary(d, strings).encode())
 
 
+def _length_delimited(buf: bytes):
+    """(field, payload, the whole field) of each field of a message whose fields are all length-delimited."""
+    i = 0
+    while i < len(buf):
+        start = i
+        tag, i = read_varint(buf, i)
+        assert tag & 7 == LEN, "every field of ProfilesData and ProfilesDictionary is length-delimited"
+        n, i = read_varint(buf, i)
+        yield tag >> 3, buf[i : i + n], buf[start : i + n]
+        i += n
+
+
+def v1_7_to_v1_6(v1_7: bytes) -> bytes:
+    """v1.7.0 bytes in v1.6.0's layout: the dictionary's tables (ProfilesData
+    field 2) lifted into ProfilesData, each one field number higher."""
+    out = b""
+    for field, payload, whole in _length_delimited(v1_7):
+        if field != 2:
+            out += whole
+            continue
+        for table, entry, _ in _length_delimited(payload):
+            out += ld(table + 1, entry)
+    return out
+
+
 def downgrade(m, layout: str) -> bytes:
     """``m`` (v1.10.0) in ``layout`` (one of LAYOUTS)."""
     return {"v1.7.0": to_v1_7, "v1.8.0": to_v1_8, "v1.9.0": to_v1_9}[layout](m)

@@ -18,7 +18,12 @@ enum class Layout : uint8_t {
   kV1_9 = 1,   // Sample {stack_index, values, attribute_indices, link_index, timestamps}
   kV1_8 = 2,   // v1.9.0's Sample; Profile.comment_strindices (7) before profile_id; ValueType temporality
   kV1_7 = 3,   // several sample types, Profile.location_indices, KeyValue attributes, Mapping flags
+  kV1_6 = 4,   // v1.7.0's, its dictionary's tables fields 2-8 of ProfilesData itself
 };
+
+// The layouts whose profiles are v1.7.0's (read_v1_7.cpp) and whose tables
+// have no zero entries.
+inline bool v1_7_profiles(Layout l) { return l >= Layout::kV1_7; }
 
 inline const char* layout_version(Layout l) {
   switch (l) {
@@ -28,6 +33,8 @@ inline const char* layout_version(Layout l) {
       return "v1.8.0";
     case Layout::kV1_7:
       return "v1.7.0";
+    case Layout::kV1_6:
+      return "v1.6.0";
     default:
       return "v1.10.0";
   }

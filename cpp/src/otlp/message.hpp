@@ -182,8 +182,8 @@ struct Message {
   size_t max_stack_locations() const { return 128 * input_bytes + (size_t{32} << 20); }
 
   // Whether index 0 of the mapping, link and attribute tables is the zero
-  // entry that means "none" (every layout but v1.7.0's).
-  bool zero_entries() const { return layout != Layout::kV1_7; }
+  // entry that means "none" (every layout but v1.7.0's and v1.6.0's).
+  bool zero_entries() const { return !v1_7_profiles(layout); }
 
   // Empty again, every table keeping its buffer (kept_tables.cpp reuses them).
   void clear();

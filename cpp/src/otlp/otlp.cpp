@@ -104,7 +104,7 @@ std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
       layout = e.layout();
     } catch (const DecodeError& e) {
       if (!first_failure) first_failure = cannot_read(e, false, layout);
-      if (layout == Layout::kV1_7) throw *first_failure;
+      if (layout == Layout::kV1_6) throw *first_failure;  // the oldest
       layout = detail::older_than(layout);
     }
   }

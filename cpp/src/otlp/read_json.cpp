@@ -459,7 +459,17 @@ bool boolean(const Json* j, const char* field) {
 
 // Whether the message has v1.7.0's layout: a name only it has, in a profile,
 // a sample or the dictionary.
+// The object holding the message's tables: its dictionary, or (v1.6.0) the
+// ProfilesData itself, which held them before the dictionary did.
+const Json* tables_of(const Json& doc) {
+  if (const Json* d = get(doc, "dictionary")) return d;
+  for (const char* table : {"stringTable", "mappingTable", "locationTable", "functionTable", "attributeTable"})
+    if (get(doc, table)) return &doc;
+  return nullptr;
+}
+
 bool is_v1_7(const Json& doc) {
+  if (tables_of(doc) == &doc) return true;  // v1.6.0: v1.7.0's profiles, the tables at the top
   if (const Json* d = get(doc, "dictionary")) {
     if (get(*d, "attributeUnits")) return true;
     for (const Json& e : list(get(*d, "attributeTable"), "ProfilesDictionary.attribute_table"))
@@ -529,7 +539,7 @@ void profile_v1_7(const Json& j, ScopeMsg& scope, Message& m) {
 }
 
 void dictionary(const Json& d, Message& m) {
-  const bool v1_7 = m.layout == Layout::kV1_7;
+  const bool v1_7 = v1_7_profiles(m.layout);
   for (const Json& e : list(get(d, "mappingTable"), "ProfilesDictionary.mapping_table")) {
     Mapping x;
     x.offset = e.offset;
@@ -631,7 +641,7 @@ Message read_json(const uint8_t* data, size_t n) {
   Message m;
   m.json = true;
   m.input_bytes = n;
-  if (is_v1_7(doc)) m.layout = Layout::kV1_7;
+  if (is_v1_7(doc)) m.layout = tables_of(doc) == &doc ? Layout::kV1_6 : Layout::kV1_7;
   for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles")) {
     ResourceMsg res;
     if (const Json* resource = get(r, "resource"))
@@ -646,7 +656,7 @@ Message read_json(const uint8_t* data, size_t n) {
       }
       scope.schema_url = text(get(s, "schemaUrl"), "ScopeProfiles.schema_url");
       for (const Json& p : list(get(s, "profiles"), "ScopeProfiles.profiles")) {
-        if (m.layout == Layout::kV1_7) {
+        if (v1_7_profiles(m.layout)) {
           profile_v1_7(p, scope, m);
           continue;
         }
@@ -658,10 +668,10 @@ Message read_json(const uint8_t* data, size_t n) {
     }
     m.resources.push_back(std::move(res));
   }
-  if (const Json* d = get(doc, "dictionary")) dictionary(*d, m);
-  if (m.layout == Layout::kV1_7) {
+  if (const Json* d = tables_of(doc)) dictionary(*d, m);
+  if (v1_7_profiles(m.layout)) {
     std::vector<AttributeUnitV1_7> units;
-    if (const Json* d = get(doc, "dictionary"))
+    if (const Json* d = tables_of(doc))
       for (const Json& e : list(get(*d, "attributeUnits"), "ProfilesDictionary.attribute_units"))
         units.push_back({integer(get(e, "attributeKeyStrindex"), "AttributeUnit.attribute_key_strindex"),
                          integer(get(e, "unitStrindex"), "AttributeUnit.unit_strindex"), e.offset});

@@ -377,7 +377,7 @@ void scope_profiles(Reader r, Layout layout, ScopeMsg& s, Message& m) {
         break;
       }
       case f::scope_profiles::kProfiles:
-        if (layout == Layout::kV1_7) {
+        if (v1_7_profiles(layout)) {
           profile_v1_7(sub(r, wt, "ScopeProfiles.profiles", at), s, m);
           break;
         }
@@ -471,7 +471,7 @@ void mapping(Reader r, Layout layout, Message& m) {
 void location(Reader r, Layout layout, Message& m) {
   Location x;
   x.offset = r.offset();
-  if (layout == Layout::kV1_7) x.mapping = kAbsent;
+  if (v1_7_profiles(layout)) x.mapping = kAbsent;
   x.lines_begin = m.lines.size();
   x.attrs_begin = m.location_attributes.size();
   bool folded = false;
@@ -512,14 +512,14 @@ void location(Reader r, Layout layout, Message& m) {
         break;
       }
       case f::location::kAttributeIndices:
-        if (layout == Layout::kV1_7) {
+        if (v1_7_profiles(layout)) {
           folded = scalar(r, wt, "Location.is_folded", at) != 0;
           break;
         }
         varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
         break;
       case 5:
-        if (layout == Layout::kV1_7) {
+        if (v1_7_profiles(layout)) {
           varints(r, wt, "Location.attribute_indices", at, m.location_attributes);
           break;
         }
@@ -532,7 +532,7 @@ void location(Reader r, Layout layout, Message& m) {
   x.lines_end = m.lines.size();
   x.attrs_end = m.location_attributes.size();
   m.locations.push_back(x);
-  if (layout == Layout::kV1_7) m.location_folded.push_back(folded);
+  if (v1_7_profiles(layout)) m.location_folded.push_back(folded);
 }
 
 PPROFCORE_INLINE void function(Reader r, Message& m) {
@@ -751,13 +751,20 @@ __attribute__((noinline)) void attribute_unit(Reader u, PendingV1_7& pending) {
   pending.units.push_back(x);
 }
 
+// The tables of a ProfilesDictionary, or (kShift 1: v1.6.0) those of a
+// ProfilesData, one field number further on, its resource_profiles skipped.
+template <uint32_t kShift = 0>
 void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
-  reserve_tables(r, m);
+  if (kShift == 0) reserve_tables(r, m);
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("ProfilesDictionary");
     uint32_t wt = tag & 7;
-    switch (tag >> 3) {
+    if (kShift && (tag >> 3) <= kShift) {
+      r.skip(wt, "ProfilesData");
+      continue;
+    }
+    switch ((tag >> 3) - kShift) {
       case f::dictionary::kMappingTable:
         mapping(sub(r, wt, "ProfilesDictionary.mapping_table", at), layout, m);
         break;
@@ -794,7 +801,7 @@ void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
         Reader a = sub(r, wt, "ProfilesDictionary.attribute_table", at);
         Attribute x;
         x.offset = r.offset_of(a.pos());
-        if (layout == Layout::kV1_7) {
+        if (v1_7_profiles(layout)) {
           std::string_view key;
           key_value_v1_7(a, x, key);
           pending.keys.emplace_back(m.attributes.size(), key);
@@ -826,7 +833,7 @@ void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
         break;
       }
       case f::dictionary::kStackTable:  // v1.7.0: attribute_units
-        if (layout == Layout::kV1_7)
+        if (v1_7_profiles(layout))
           attribute_unit(sub(r, wt, "ProfilesDictionary.attribute_units", at), pending);
         else
           stack(sub(r, wt, "ProfilesDictionary.stack_table", at), m);
@@ -834,6 +841,25 @@ void dictionary(Reader r, Layout layout, Message& m, PendingV1_7& pending) {
       default:
         r.skip(wt, "ProfilesDictionary");
     }
+  }
+}
+
+// v1.6.0 kept the tables in ProfilesData (fields 2-8): its field 2 is a
+// mapping, which would read as a damaged dictionary, so its fields 3-8 are
+// looked for first (the top level has a few fields: no cost).
+void betray_v1_6(Reader r, Layout layout) {
+  try {
+    while (!r.done()) {
+      const uint8_t* at = r.pos();
+      const uint32_t tag = r.tag("ProfilesData");
+      if ((tag >> 3) >= 3 && (tag >> 3) <= 8)
+        older(r, at, "ProfilesData", layout, Layout::kV1_6,
+              "ProfilesData has the tables of v1.6.0, which later layouts keep in ProfilesDictionary");
+      r.skip(tag & 7, "ProfilesData");
+    }
+  } catch (const OlderLayout&) {
+    throw;
+  } catch (const DecodeError&) {  // damage: the reading proper reports it
   }
 }
 
@@ -857,6 +883,10 @@ void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
   m.input_bytes = n;
   PendingV1_7 pending;
   Reader r(data, data, data + n);
+  if (layout == Layout::kV1_6)
+    dictionary<1>(Reader(data, data, data + n), layout, m, pending);
+  else
+    betray_v1_6(Reader(data, data, data + n), layout);
   while (!r.done()) {
     const uint8_t* at = r.pos();
     uint32_t tag = r.tag("ProfilesData");
@@ -867,14 +897,28 @@ void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
         resource_profiles(sub(r, wt, "ProfilesData.resource_profiles", at), layout, m.resources.back(), m);
         break;
       case f::data::kDictionary:
+        if (layout == Layout::kV1_6) {  // its mapping_table, read above
+          r.skip(wt, "ProfilesData");
+          break;
+        }
         // Two dictionary fields merge, as protobuf merges a repeated message field.
         dictionary(sub(r, wt, "ProfilesData.dictionary", at), layout, m, pending);
+        break;
+      case 3:  // v1.6.0's location_table .. attribute_units: no later ProfilesData has them
+      case 4:
+      case 5:
+      case 6:
+      case 7:
+      case 8:
+        older(r, at, "ProfilesData", layout, Layout::kV1_6,
+              "ProfilesData has the tables of v1.6.0, which later layouts keep in ProfilesDictionary");
+        r.skip(wt, "ProfilesData");
         break;
       default:
         r.skip(wt, "ProfilesData");
     }
   }
-  if (layout == Layout::kV1_7) finish_v1_7(m, pending);
+  if (v1_7_profiles(layout)) finish_v1_7(m, pending);
   // A profile id is 16 bytes: another length in field 7 is more likely
   // v1.8.0's packed comment_strindices (otlp.cpp tries that reading).
   if (layout < Layout::kV1_8)

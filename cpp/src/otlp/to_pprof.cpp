@@ -457,7 +457,7 @@ class Builder {
 // themselves are compared as they are converted (same_sample).
 bool same_header(const ProfileMsg& a, const ProfileMsg& b) {
   // v1.7.0 names a profile's sample types itself: its messages join only their own.
-  if (a.layout == Layout::kV1_7 && a.source_index != b.source_index) return false;
+  if (v1_7_profiles(a.layout) && a.source_index != b.source_index) return false;
   return a.time_unix_nano == b.time_unix_nano && a.duration_nano == b.duration_nano && a.period == b.period &&
          a.has_period_type == b.has_period_type && a.period_type.type == b.period_type.type &&
          a.period_type.unit == b.period_type.unit && a.profile_id == b.profile_id && a.attributes == b.attributes &&
@@ -591,7 +591,7 @@ size_t convert_group(const Message& m, ConverterTables& tables, const std::vecto
     const SampleView& s = views[0];
     // v1.7.0 does not pair values with timestamps: a sample with both (not
     // one each) keeps its values, its timestamps becoming labels.
-    const bool times_as_labels = m.layout == Layout::kV1_7 && s.n_values && s.n_times && s.n_values != s.n_times;
+    const bool times_as_labels = v1_7_profiles(m.layout) && s.n_values && s.n_times && s.n_values != s.n_times;
     const size_t obs = times_as_labels ? s.n_values : observations(s, m.layout);
     const size_t stack = p.stack_locations.size();
     b.stack(s.stack, s.offset, p.stack_locations);
