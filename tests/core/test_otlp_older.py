@@ -647,7 +647,7 @@ def test_random_v1_6_0_messages_read_as_their_v1_7_0_form():
 def test_damaged_v1_6_0_names_its_layout():
     data = bytearray((FIXTURES / "v1_6_0.pb").read_bytes())
     cut = bytes(data[: len(data) - 7])
-    with pytest.raises(DecodeError, match=r"read as the layout of opentelemetry-proto v1\.6\.0\) that pprofcore cannot"):
+    with pytest.raises(DecodeError, match=r"read as the layout of opentelemetry-proto v1\.6\.0\)"):
         pprofcore.load_otlp(cut)
     for k in range(len(data)):  # every truncation: a DecodeError or a profile, never a crash
         try:
