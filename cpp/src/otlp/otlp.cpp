@@ -76,7 +76,7 @@ std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
   // field betrays (OlderLayout), or, when a reading fails, the next older
   // (a v1.9.0 sample without attributes has v1.10.0's wire types; failing
   // readings are rare, so the extra tries cost nothing where it matters).
-  // Each reading is of a strictly older layout: at most four. When none
+  // Each reading is of a strictly older layout: at most five. When none
   // succeeds, the first failure is the error. A message that reads but
   // fits an older layout better (Message::prefer_layout) is read as that
   // one when that succeeds.
