@@ -654,3 +654,11 @@ def test_damaged_v1_6_0_names_its_layout():
             pprofcore.load_otlp(bytes(data[:k]))
         except DecodeError:
             pass
+
+
+def test_json_errors_name_the_layout_read():
+    doc = json.loads((FIXTURES / "v1_7_0.json").read_text())
+    doc["resourceProfiles"][0]["scopeProfiles"][0]["profiles"][0]["sample"][0]["locationsLength"] = 99
+    with pytest.raises(DecodeError, match=r"\(JSON, read as the layout of opentelemetry-proto v1\.7\.0\)") as e:
+        pprofcore.load_otlp(json.dumps(doc).encode())
+    assert e.value.field == "Sample.locations_length" and e.value.offset > 0

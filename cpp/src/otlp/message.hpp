@@ -250,7 +250,7 @@ class SampleCursor {
 // hold buffers from an earlier load, read as `layout`); JSON -> Message
 // (read_json.cpp).
 void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout);
-Message read_json(const uint8_t* data, size_t n);
+Message read_json(const uint8_t* data, size_t n, Layout* layout = nullptr);  // *layout: as read, once known
 bool looks_like_json(const uint8_t* data, size_t n);
 
 // The converter's lookups, one entry per dictionary row: the profile's row

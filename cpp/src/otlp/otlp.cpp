@@ -62,14 +62,15 @@ std::vector<Decoded> decode_raw(const uint8_t* data, size_t n) {
   const bool json = detail::looks_like_json(data, n);
   detail::KeptTables tables;
   detail::Message& m = tables.message();
-  if (json) {
+  if (json) {  // JSON names its fields: the reader tells the layout itself
+    Layout layout = Layout::kV1_10;
     try {
-      m = detail::read_json(data, n);
+      m = detail::read_json(data, n, &layout);
       return detail::to_pprof(m, tables.converter());
     } catch (const GzipError&) {
       throw;
     } catch (const DecodeError& e) {
-      throw cannot_read(e, true, Layout::kV1_10);
+      throw cannot_read(e, true, layout);
     }
   }
   // Protobuf: read as the newest layout, then as an older one: the one a

@@ -634,7 +634,7 @@ bool looks_like_json(const uint8_t* data, size_t n) {
          s.find("\"resource_profiles\"") != std::string_view::npos;
 }
 
-Message read_json(const uint8_t* data, size_t n) {
+Message read_json(const uint8_t* data, size_t n, Layout* layout) {
   size_t skip = n >= 3 && std::memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
   Json doc = Parser(data + skip, n - skip).document();
   if (doc.kind != Json::kObject) bad(doc, "ProfilesData", "is not a JSON object");
@@ -642,6 +642,7 @@ Message read_json(const uint8_t* data, size_t n) {
   m.json = true;
   m.input_bytes = n;
   if (is_v1_7(doc)) m.layout = tables_of(doc) == &doc ? Layout::kV1_6 : Layout::kV1_7;
+  if (layout) *layout = m.layout;  // for the errors of what follows
   for (const Json& r : list(get(doc, "resourceProfiles"), "ProfilesData.resource_profiles")) {
     ResourceMsg res;
     if (const Json* resource = get(r, "resource"))
