@@ -145,7 +145,7 @@ def read_chrome_trace(doc) -> Profile:
 
     b = ProfileBuilder([("samples", "count"), ("wall", "nanoseconds")])
     b.period_type = ("wall", "nanoseconds")
-    first, last, ticks, span = None, None, 0, 0
+    first, last, ticks, span, sampled = None, None, 0, 0, 0
     for (pid, pid_id), p in profiles.items():
         if not p.samples:
             continue
@@ -158,12 +158,13 @@ def read_chrome_trace(doc) -> Profile:
             b, p.document(), FORMAT, f"profile {pid_id} of pid {pid} (from {p.where}): ", strs, nums
         )
         if len(times):
+            sampled += 1
             ticks += len(times)
             span += int(times[-1] - times[0])
             first = start if first is None else min(first, start)
             last = max(end, int(times[-1])) if last is None else max(last, end, int(times[-1]))
     if ticks > 1:
-        b.period = max(span * 1000 // max(ticks - len(profiles), 1), 0)
+        b.period = max(span * 1000 // max(ticks - sampled, 1), 0)  # the mean tick interval
     if first is not None and last is not None:
         b.duration_nanos = max(last - first, 0) * 1000
     return b.build()

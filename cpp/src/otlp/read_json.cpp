@@ -416,15 +416,14 @@ ValueType value_type(const Json* j) {
   return t;
 }
 
-void profile(const Json& j, ProfileMsg& p) {
+// The Profile fields every layout names alike (v1.8.0 and v1.7.0 add
+// commentStrindices); the times, sample types and samples are each layout's.
+void profile_header(const Json& j, ProfileMsg& p) {
   p.offset = j.offset;
-  p.sample_type = value_type(get(j, "sampleType"));
   if (const Json* pt = get(j, "periodType")) {
     p.has_period_type = true;
     p.period_type = value_type(pt);
   }
-  p.time_unix_nano = static_cast<uint64_t>(integer(get(j, "timeUnixNano"), "Profile.time_unix_nano"));
-  p.duration_nano = static_cast<uint64_t>(integer(get(j, "durationNano"), "Profile.duration_nano"));
   p.period = integer(get(j, "period"), "Profile.period");
   p.profile_id = hex_bytes(get(j, "profileId"), "Profile.profile_id");
   p.dropped_attributes_count =
@@ -432,7 +431,14 @@ void profile(const Json& j, ProfileMsg& p) {
   p.original_payload_format = text(get(j, "originalPayloadFormat"), "Profile.original_payload_format");
   p.original_payload = base64(get(j, "originalPayload"), "Profile.original_payload");
   integers(get(j, "attributeIndices"), "Profile.attribute_indices", p.attributes);
-  integers(get(j, "commentStrindices"), "Profile.comment_strindices", p.comments);  // v1.8.0
+  integers(get(j, "commentStrindices"), "Profile.comment_strindices", p.comments);
+}
+
+void profile(const Json& j, ProfileMsg& p) {
+  profile_header(j, p);
+  p.sample_type = value_type(get(j, "sampleType"));
+  p.time_unix_nano = static_cast<uint64_t>(integer(get(j, "timeUnixNano"), "Profile.time_unix_nano"));
+  p.duration_nano = static_cast<uint64_t>(integer(get(j, "durationNano"), "Profile.duration_nano"));
   Samples& s = p.samples;
   const Json* samples = get(j, "samples");
   if (!samples) samples = get(j, "sample");  // v1.8.0's name
@@ -491,7 +497,7 @@ bool is_v1_7(const Json& doc) {
 void profile_v1_7(const Json& j, ScopeMsg& scope, Message& m) {
   RawProfileV1_7 raw;
   ProfileMsg header;
-  header.offset = j.offset;
+  profile_header(j, header);
   header.layout = Layout::kV1_7;
   if (const Json* types = get(j, "sampleType")) {
     if (types->kind == Json::kArray)
@@ -502,22 +508,10 @@ void profile_v1_7(const Json& j, ScopeMsg& scope, Message& m) {
   integers(get(j, "locationIndices"), "Profile.location_indices", raw.location_indices);
   header.time_unix_nano = static_cast<uint64_t>(integer(get(j, "timeNanos"), "Profile.time_nanos"));
   header.duration_nano = static_cast<uint64_t>(integer(get(j, "durationNanos"), "Profile.duration_nanos"));
-  if (const Json* pt = get(j, "periodType")) {
-    header.has_period_type = true;
-    header.period_type = value_type(pt);
-  }
-  header.period = integer(get(j, "period"), "Profile.period");
-  integers(get(j, "commentStrindices"), "Profile.comment_strindices", header.comments);
   if (const Json* d = get(j, "defaultSampleTypeIndex")) {
     raw.default_offset = d->offset;
     raw.default_index = integer(d, "Profile.default_sample_type_index");
   }
-  header.profile_id = hex_bytes(get(j, "profileId"), "Profile.profile_id");
-  header.dropped_attributes_count =
-      static_cast<uint32_t>(integer(get(j, "droppedAttributesCount"), "Profile.dropped_attributes_count"));
-  header.original_payload_format = text(get(j, "originalPayloadFormat"), "Profile.original_payload_format");
-  header.original_payload = base64(get(j, "originalPayload"), "Profile.original_payload");
-  integers(get(j, "attributeIndices"), "Profile.attribute_indices", header.attributes);
   const Json* samples = get(j, "sample");
   if (!samples) samples = get(j, "samples");
   for (const Json& e : list(samples, "Profile.sample")) {
@@ -527,8 +521,10 @@ void profile_v1_7(const Json& j, ScopeMsg& scope, Message& m) {
     x.length = integer(get(e, "locationsLength"), "Sample.locations_length");
     integers(get(e, "value"), "Sample.value", raw.values);
     integers(get(e, "attributeIndices"), "Sample.attribute_indices", raw.attrs);
-    if (const Json* l = get(e, "linkIndex")) x.link = integer(l, "Sample.link_index");
-    if (x.link == kAbsent && get(e, "linkIndex")) x.link = INT64_MAX;  // out of range, as it is
+    if (const Json* l = get(e, "linkIndex")) {
+      x.link = integer(l, "Sample.link_index");
+      if (x.link == kAbsent) x.link = INT64_MAX;  // out of range, as it is
+    }
     integers(get(e, "timestampsUnixNano"), "Sample.timestamps_unix_nano", raw.times);
     x.values_end = raw.values.size();
     x.attrs_end = raw.attrs.size();

@@ -904,17 +904,7 @@ void read_wire(const uint8_t* data, size_t n, Message& m, Layout layout) {
         // Two dictionary fields merge, as protobuf merges a repeated message field.
         dictionary(sub(r, wt, "ProfilesData.dictionary", at), layout, m, pending);
         break;
-      case 3:  // v1.6.0's location_table .. attribute_units: no later ProfilesData has them
-      case 4:
-      case 5:
-      case 6:
-      case 7:
-      case 8:
-        older(r, at, "ProfilesData", layout, Layout::kV1_6,
-              "ProfilesData has the tables of v1.6.0, which later layouts keep in ProfilesDictionary");
-        r.skip(wt, "ProfilesData");
-        break;
-      default:
+      default:  // v1.6.0's fields 3-8 included: betray_v1_6 has looked for them
         r.skip(wt, "ProfilesData");
     }
   }
