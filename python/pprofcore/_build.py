@@ -184,6 +184,12 @@ class ProfileBuilder:
         into last, as ``profile.proto`` orders ``Location.line``."""
         return self._location(tuple((f, max(ln, 0), 0) for f, ln in lines), 0, 0)
 
+    def location_at(self, lines: Sequence[Tuple[int, int, int]], address: int = 0, mapping_id: int = 0) -> int:
+        """The id of a location at ``address`` of mapping ``mapping_id``
+        holding ``(function_id, line, column)`` frames, innermost inlined
+        first (one frame when nothing is inlined)."""
+        return self._location(tuple(lines), address, mapping_id)
+
     def _location(self, lines: Tuple, address: int, mapping_id: int) -> int:
         key = (lines, address, mapping_id)
         lid = self._locations.get(key)

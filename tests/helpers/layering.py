@@ -105,6 +105,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_foreign",
             "_from_cpuprofile",
             "_from_chrome_trace",
+            "_from_firefox",
             "_from_pyinstrument",
             "_from_heapprofile",
             "_from_speedscope",

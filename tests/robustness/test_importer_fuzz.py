@@ -28,6 +28,7 @@ FIXTURES = {
     "jfr": "small.jfr",
     "cpuprofile": "small.cpuprofile",
     "chrome trace": "small.trace.json",
+    "firefox": "small.firefox.json",
     "pyinstrument": "small.pyinstrument.json",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
