@@ -169,10 +169,13 @@ def loads(
         OpenTelemetry OTLP profiles (protobuf or JSON) holding one profile
         are read too (:func:`load_otlp` reads every profile of a message;
         docs/otlp.md). Other profilers' formats are read too, detected by
-        content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``,
-        speedscope JSON, collapsed stacks (folded, py-spy ``raw``, austin),
-        cProfile/pstats dumps and ``perf script`` text. Formats not read
-        (perf.data, ...) are refused with a message naming the converter.
+        content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``
+        and ``.heapprofile``, Chrome traces, the Firefox Profiler's processed
+        profiles (samply), speedscope JSON, pyinstrument JSON, collapsed
+        stacks (folded, py-spy ``raw``, austin), cProfile/pstats dumps,
+        ``perf script`` text and ``perf.data`` (through ``perf script``).
+        Input that is none of these is refused with a message naming what it
+        is not.
     max_decompressed_size : int, optional
         Refuse input whose profile.proto is larger than this many bytes
         (default 4 GiB): gzip or zstd input stops decompressing there (all
