@@ -25,7 +25,13 @@ TIMESTAMP = "timestamp_ns"
 
 def _varint(n: int) -> bytes:
     n &= _MASK64
-    return _SMALL[n] if n < 0x80 else varint(n)  # most numbers here are one byte: no loop, no bytearray
+    if n < 0x80:  # most numbers here are one byte: no loop, no bytearray
+        return _SMALL[n]
+    if n < 0x4000:
+        return bytes((n & 0x7F | 0x80, n >> 7))
+    if n < 0x200000:
+        return bytes((n & 0x7F | 0x80, (n >> 7) & 0x7F | 0x80, n >> 14))
+    return varint(n)
 
 
 _SMALL = [bytes([i]) for i in range(0x80)]
@@ -99,9 +105,19 @@ def _write(out: np.ndarray, pos: np.ndarray, parts: Sequence[tuple], n: int) -> 
     return pos
 
 
-def _encode_rows(parts: Sequence[tuple], n: int) -> bytes:
-    """``n`` Profile.sample fields (key 0x12) whose bodies are ``parts``."""
-    row = [("m", b"\x12", list(parts))]
+def _scalar_messages(fields: Sequence[Sequence[int]], key: bytes) -> bytes:
+    """One message of field ``key`` per row whose fields 1, 2, ... are the
+    varints ``fields[0][row]``, ``fields[1][row]``, ... (zeros written out)."""
+    n = len(fields[0])
+    parts: List[tuple] = []
+    for k, col in enumerate(fields):
+        parts += [("c", bytes([(k + 1) << 3])), _varint_part(np.asarray(col, np.uint64).view(np.int64))]
+    return _encode_rows(parts, n, key)
+
+
+def _encode_rows(parts: Sequence[tuple], n: int, key: bytes = b"\x12") -> bytes:
+    """``n`` Profile fields of ``key`` (default 0x12, a sample) whose bodies are ``parts``."""
+    row = [("m", key, list(parts))]
     total = _part_lengths(row[0], n)
     out = np.empty(int(total.sum()), np.uint8)
     _write(out, np.cumsum(total) - total, row, n)
@@ -215,6 +231,16 @@ class ProfileBuilder:
             enc += [_varint(i) for i in range(len(enc), top + 1)]
         return _ld(1, b"".join([enc[x] for x in ids]))
 
+    def id_bytes(self, location_id: int) -> bytes:
+        """The varint of a location id: stacks that share their callers
+        (a call tree's nodes) are built as ``id_bytes(leaf) + callers``."""
+        return _varint(location_id)
+
+    def stack_of_ids(self, ids: bytes) -> bytes:
+        """A stack for :meth:`add_encoded` from its location ids' varints
+        (leaf first, from :meth:`id_bytes`)."""
+        return _ld(1, ids) if ids else b""
+
     def label_bytes(self, str_labels: Iterable[Tuple[str, str]] = (), num_labels: Iterable[Tuple] = ()) -> bytes:
         """Labels encoded once, for :meth:`add_encoded`."""
         out = []
@@ -289,15 +315,15 @@ class ProfileBuilder:
         mappings = []
         for (filename, build_id), mid in self._mappings.items():
             mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + _vf(7, 1)))
-        locations = []
-        for (lines, address, mid), lid in self._locations.items():
-            # No lines: an unsymbolized location, an address only.
-            line_msgs = b"".join(_ld(4, _vf(1, f) + _vf(2, ln) + _vf(3, col)) for f, ln, col in lines)
-            locations.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msgs))
+        locations = [self._locations_encoded()]
         functions = []
-        for (name, system_name, filename, start_line), fid in self._functions.items():
-            body = _vf(1, fid) + _vf(2, s(name)) + _vf(3, s(system_name)) + _vf(4, s(filename)) + _vf(5, start_line)
-            functions.append(_ld(5, body))
+        if self._functions:
+            keys = list(self._functions)
+            fields = [[fid for fid in self._functions.values()]]
+            for k in range(3):
+                fields.append([s(key[k]) for key in keys])
+            fields.append([key[3] for key in keys])
+            functions.append(_scalar_messages(fields, b"\x2a"))
         tail = []
         if self.period_type is not None:
             tail.append(_ld(11, _vf(1, s(self.period_type[0])) + _vf(2, s(self.period_type[1]))))
@@ -307,6 +333,28 @@ class ProfileBuilder:
             tail.append(_vf(14, s(self.default_sample_type)))
         strings = [_ld(6, x.encode("utf-8", "surrogateescape")) for x in self._strings]
         return b"".join(head + self._samples + mappings + locations + functions + tail + strings)
+
+    def _locations_encoded(self) -> bytes:
+        """Every location: those of one line with NumPy, the rest (inlined
+        lines, or none) one by one."""
+        single: List[Tuple] = []
+        other = []
+        for (lines, address, mid), lid in self._locations.items():
+            if len(lines) == 1:
+                f, ln, col = lines[0]
+                single.append((lid, mid, address, f, ln, col))
+            else:  # no lines (an address only) or inlined ones
+                line_msgs = b"".join(_ld(4, _vf(1, f) + _vf(2, ln) + _vf(3, col)) for f, ln, col in lines)
+                other.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msgs))
+        if not single:
+            return b"".join(other)
+        cols = np.array(single, np.uint64).T.view(np.int64)
+        n = cols.shape[1]
+        line = [("c", b"\x08"), _varint_part(cols[3]), ("c", b"\x10"), _varint_part(cols[4])]
+        line += [("c", b"\x18"), _varint_part(cols[5])]
+        parts = [("c", b"\x08"), _varint_part(cols[0]), ("c", b"\x10"), _varint_part(cols[1])]
+        parts += [("c", b"\x18"), _varint_part(cols[2]), ("m", b"\x22", line)]
+        return _encode_rows(parts, n, b"\x22") + b"".join(other)
 
     def build(self) -> Profile:
         """The profile, decoded by the core (so it passes every check of

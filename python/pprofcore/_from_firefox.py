@@ -94,8 +94,8 @@ def _numbers(col: list, where: str) -> np.ndarray:
     try:
         out = np.asarray(col, dtype=np.float64)
     except (TypeError, ValueError):
-        bad = next((x for x in col if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)))), None)
-        raise input_error(FORMAT, f"{where} holds {bad!r:.40}, which is not a number") from None
+        i = next(i for i, x in enumerate(col) if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))))
+        raise input_error(FORMAT, f"{where}[{i}] = {col[i]!r:.40} is not a number") from None
     if out.ndim != 1:
         raise input_error(FORMAT, f"{where} must be a list of numbers")
     return out
@@ -106,6 +106,31 @@ def _lib_row(lib, where: str) -> Tuple[str, str]:
     name = lib.get("path") or lib.get("debugPath") or lib.get("name") or lib.get("debugName") or ""
     build_id = lib.get("codeId") or lib.get("breakpadId") or ""
     return str(name), str(build_id)
+
+
+def _integers(col: Optional[list], n: int, where: str, default: int = 0, none: int = 0) -> np.ndarray:
+    """An integer column of ``n`` rows as int64: null, and rows past the end
+    of a short (sparse) column, are ``none``; a missing column is
+    ``default`` throughout."""
+    if col is None:
+        return np.full(n, default, np.int64)
+    x = _numbers(col[:n], where)
+    bad = ~np.isnan(x) & ((x != np.floor(x)) | (np.abs(x) >= 2**62))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise input_error(FORMAT, f"{where}[{i}] = {col[i]!r:.40} is not a whole number")
+    out = np.full(n, none, np.int64)
+    out[: len(x)] = np.where(np.isnan(x), none, x).astype(np.int64)
+    return out
+
+
+def _in_range(x: np.ndarray, size: int, where: str, target: str, col: list, allow=None) -> None:
+    bad = (x < 0) | (x >= size)
+    if allow is not None:
+        bad &= x != allow
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise input_error(FORMAT, f"{where}[{i}] = {col[i]!r:.40} is not an index into {target} ({size} entries)")
 
 
 class _Tables:
@@ -124,19 +149,8 @@ class _Tables:
         func = _obj(owner.get("funcTable"), f"{where}.funcTable")
         resource = owner.get("resourceTable")
         resource = _obj(resource, f"{where}.resourceTable") if resource is not None else {}
-        self.stack_frame = _column(stack, "frame", f"{where}.stackTable")
-        self.prefix = _column(stack, "prefix", f"{where}.stackTable", required=False)
-        self.prefix_offset = None
-        if self.prefix is None:
-            self.prefix_offset = _column(stack, "prefixOffset", f"{where}.stackTable", required=False)
-            if self.prefix_offset is None:
-                raise input_error(FORMAT, f"{where}.stackTable has neither 'prefix' nor 'prefixOffset'")
-        self.frame_func = _column(frame, "func", f"{where}.frameTable")
-        self.frame_address = _column(frame, "address", f"{where}.frameTable", required=False)
-        self.frame_depth = _column(frame, "inlineDepth", f"{where}.frameTable", required=False)
-        self.frame_line = _column(frame, "line", f"{where}.frameTable", required=False)
-        self.frame_column = _column(frame, "column", f"{where}.frameTable", required=False)
-        self.frame_lib = _column(frame, "lib", f"{where}.frameTable", required=False)
+        ws, wf = f"{where}.stackTable", f"{where}.frameTable"
+
         self.func_name = _column(func, "name", f"{where}.funcTable")
         self.func_resource = _column(func, "resource", f"{where}.funcTable", required=False)
         self.func_file = _column(func, "fileName", f"{where}.funcTable", required=False)
@@ -147,11 +161,61 @@ class _Tables:
         if self.func_source is not None:
             sources = _obj(sources, "shared.sources")
             self.source_file = _column(sources, "filename", "shared.sources")
-        self._functions: Dict[int, int] = {}
-        self._frames: Dict[int, Tuple[int, int, int, int, int, int]] = {}
+
+        # The frame table, column by column: a frame is its function, line,
+        # column, address, library and inline depth.
+        func_col = _column(frame, "func", wf)
+        nf = len(func_col)
+        self.frame_func = _integers(func_col, nf, f"{wf}.func", none=-1)
+        _in_range(self.frame_func, len(self.func_name), f"{wf}.func", "the function table", func_col)
+        self.frame_line = np.maximum(_integers(_column(frame, "line", wf, False), nf, f"{wf}.line"), 0)
+        self.frame_column = np.maximum(_integers(_column(frame, "column", wf, False), nf, f"{wf}.column"), 0)
+        address = _integers(_column(frame, "address", wf, False), nf, f"{wf}.address", none=-1)
+        self.frame_address = np.maximum(address, 0)
+        self.frame_depth = np.maximum(_integers(_column(frame, "inlineDepth", wf, False), nf, f"{wf}.inlineDepth"), 0)
+        lib_col = _column(frame, "lib", wf, False)
+        self.frame_lib = None
+        if lib_col is not None:
+            self.frame_lib = _integers(lib_col, nf, f"{wf}.lib", none=-1)
+            _in_range(self.frame_lib, len(libs), f"{wf}.lib", "libs", lib_col, allow=-1)
+
+        # The stack table: each node's frame and caller (-1 for a root).
+        frame_of = _column(stack, "frame", ws)
+        ns = len(frame_of)
+        self.stack_frame = _integers(frame_of, ns, f"{ws}.frame", none=-1)
+        _in_range(self.stack_frame, nf, f"{ws}.frame", "the frame table", frame_of)
+        prefix = _column(stack, "prefix", ws, required=False)
+        if prefix is not None:
+            self.caller = _integers(prefix, ns, f"{ws}.prefix", none=-1)
+            _in_range(self.caller, ns, f"{ws}.prefix", "the stack table", prefix, allow=-1)
+        else:
+            offsets = _column(stack, "prefixOffset", ws, required=False)
+            if offsets is None:
+                raise input_error(FORMAT, f"{ws} has neither 'prefix' nor 'prefixOffset'")
+            off = _integers(offsets, ns, f"{ws}.prefixOffset")
+            node = np.arange(ns)
+            bad = (off < 0) | (off > node)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise input_error(FORMAT, f"{ws}.prefixOffset[{i}] = {offsets[i]!r:.40} does not point back to an earlier stack")
+            self.caller = np.where(off == 0, -1, node - off)
+        self.size = ns
+
+        # Python lists: the stack walk reads them an element at a time.
+        self._frame = [
+            x.tolist() for x in (self.frame_func, self.frame_line, self.frame_column, self.frame_address, self.frame_depth)
+        ]
+        self._frame_lib = None if self.frame_lib is None else self.frame_lib.tolist()
+        self._caller = self.caller.tolist()
+        self._stack_frame = self.stack_frame.tolist()
+        self._functions: Dict[int, Tuple[int, int]] = {}
         self._mappings: Dict[int, int] = {}
-        self._stacks: Dict[int, int] = {}
-        self.stack_list: List[bytes] = []
+        self._frame_heads: Dict[int, list] = {}
+        # Per stack node, filled as samples reach it: its leaf location
+        # (lines innermost first, address, mapping, its id's varint, the
+        # leaf frame's inline depth) and the varints of its callers' ids.
+        self._head: List[Optional[list]] = [None] * ns
+        self._tail: List[bytes] = [b""] * ns
 
     def string(self, v, where: str) -> str:
         return str(self.strings[_index(v, len(self.strings), where, "the string array")])
@@ -167,6 +231,9 @@ class _Tables:
 
     def function(self, f: int) -> Tuple[int, int]:
         """(builder function id, mapping id) of function ``f``."""
+        got = self._functions.get(f)
+        if got is not None:
+            return got
         w = f"{self.where}.funcTable"
         name = self.string(self.func_name[f], f"{w}.name[{f}]")
         file = ""
@@ -188,69 +255,58 @@ class _Tables:
             if isinstance(res, bool) or not isinstance(res, int) or res < 0:
                 raise input_error(FORMAT, f"{w}.resource[{f}] = {res!r:.40} is not an index into the resource table")
             lib = _optional(self.resource_lib, res)
-        return self.b.function(name or "(unnamed)", file, None, start), (0 if lib is None else self.mapping(lib))
-
-    def frame(self, fr: int) -> Tuple[int, int, int, int, int, int]:
-        """(function id, line, column, address, mapping id, inline depth) of frame ``fr``."""
-        got = self._frames.get(fr)
-        if got is not None:
-            return got
-        w = f"{self.where}.frameTable"
-        f = _index(self.frame_func[fr], len(self.func_name), f"{w}.func[{fr}]", "the function table")
-        fid = self._functions.get(f)
-        if fid is None:
-            fid = self._functions[f] = self.function(f)
-        function_id, mid = fid
-        if self.frame_lib is not None:
-            mid = self.mapping(_optional(self.frame_lib, fr))
-        address = _optional(self.frame_address, fr)
-        address = 0 if address is None or address == -1 else _whole(address, f"{w}.address[{fr}]")
-        depth = _whole(_optional(self.frame_depth, fr), f"{w}.inlineDepth[{fr}]")
-        line = _whole(_optional(self.frame_line, fr), f"{w}.line[{fr}]")
-        column = _whole(_optional(self.frame_column, fr), f"{w}.column[{fr}]")
-        got = self._frames[fr] = (function_id, line, column, address, mid, depth)
+        got = self._functions[f] = (self.b.function(name or "(unnamed)", file, None, start), self.mapping(lib))
         return got
 
-    def caller(self, s: int) -> Optional[int]:
-        w = f"{self.where}.stackTable"
-        if self.prefix is not None:
-            p = _optional(self.prefix, s)
-            return None if p is None else _index(p, len(self.stack_frame), f"{w}.prefix[{s}]", "the stack table")
-        off = _optional(self.prefix_offset, s)
-        if off is None or off == 0:
-            return None
-        if isinstance(off, bool) or not isinstance(off, int) or not 0 < off <= s:
-            raise input_error(FORMAT, f"{w}.prefixOffset[{s}] = {off!r:.40} does not point back to an earlier stack")
-        return s - off
-
-    def stack(self, s: int) -> int:
-        """The position in :attr:`stack_list` of stack node ``s``'s encoded
-        stack (leaf first, inlined frames folded into their location)."""
-        got = self._stacks.get(s)
-        if got is not None:
-            return got
-        w = f"{self.where}.stackTable"
-        n = len(self.stack_frame)
-        frames = []
-        at: Optional[int] = s
-        while at is not None:
-            if len(frames) > n:
-                raise input_error(FORMAT, f"{w} has a cycle through stack {s}")
-            fr = _index(self.stack_frame[at], len(self.frame_func), f"{w}.frame[{at}]", "the frame table")
-            frames.append(self.frame(fr))
-            at = self.caller(at)
-        locations = []
-        lines: List[Tuple[int, int, int]] = []
-        for i, (fid, line, column, address, mid, depth) in enumerate(frames):
-            lines.append((fid, line, column))
-            nxt = frames[i + 1] if i + 1 < len(frames) else None
-            if depth > 0 and nxt is not None and nxt[3] == address and nxt[4] == mid and nxt[5] == depth - 1:
-                continue  # inlined into the next (calling) frame at the same address
-            locations.append(self.b.location_at(lines, address, mid))
-            lines = []
-        got = self._stacks[s] = len(self.stack_list)
-        self.stack_list.append(self.b.stack_bytes(locations))
+    def _own(self, fr: int) -> list:
+        """Frame ``fr`` as a location of its own: [lines, address, mapping
+        id, the location id's varint (made when first used), inline depth]."""
+        got = self._frame_heads.get(fr)
+        if got is None:
+            func, lines_of, columns, addresses, depths = self._frame
+            fid, mid = self.function(func[fr])
+            if self._frame_lib is not None:
+                mid = self.mapping(self._frame_lib[fr])
+            got = self._frame_heads[fr] = [((fid, lines_of[fr], columns[fr]),), addresses[fr], mid, None, depths[fr]]
         return got
+
+    def _resolve(self, s: int) -> None:
+        """Fills the heads and tails of ``s`` and of its callers not yet filled."""
+        path = []
+        at = s
+        heads, tails, callers = self._head, self._tail, self._caller
+        while at != -1 and heads[at] is None:
+            path.append(at)
+            if len(path) > self.size:
+                raise input_error(FORMAT, f"{self.where}.stackTable has a cycle through stack {s}")
+            at = callers[at]
+        b = self.b
+        stack_frame = self._stack_frame
+        for x in reversed(path):
+            own = self._own(stack_frame[x])
+            c = callers[x]
+            head = heads[c] if c != -1 else None
+            depth = own[4]
+            if head is not None and depth > 0 and head[1] == own[1] and head[2] == own[2] and head[4] == depth - 1:
+                # Inlined into its caller at the same address: one more line of that location.
+                lines = own[0] + head[0]
+                heads[x] = [lines, own[1], own[2], b.id_bytes(b.location_at(lines, own[1], own[2])), depth]
+                tails[x] = tails[c]
+            else:
+                if own[3] is None:
+                    own[3] = b.id_bytes(b.location_at(own[0], own[1], own[2]))
+                heads[x] = own
+                tails[x] = b"" if head is None else head[3] + tails[c]
+
+    def stacks(self, nodes: np.ndarray) -> List[bytes]:
+        """The encoded stacks (leaf first) of the stack nodes ``nodes``."""
+        out = []
+        b, heads, tails = self.b, self._head, self._tail
+        for s in nodes.tolist():
+            if heads[s] is None:
+                self._resolve(s)
+            out.append(b.stack_of_ids(heads[s][3] + tails[s]))
+        return out
 
 
 def _thread_times(samples: dict, where: str, n: int) -> np.ndarray:
@@ -359,11 +415,9 @@ def read_firefox(doc) -> Profile:
         if len(weights) != n:
             raise input_error(FORMAT, f"{sw} has {n} stacks but {len(weights)} weights")
         weights = np.where(np.isnan(weights), 1.0, weights)
-        keep = np.array([s is not None for s in stack_col], bool)
-        index = np.empty(n, np.int64)
-        for i, s in enumerate(stack_col):
-            if s is not None:
-                index[i] = tables.stack(_index(s, len(tables.stack_frame), f"{sw}.stack[{i}]", "the stack table"))
+        index = _integers(stack_col, n, f"{sw}.stack", none=-1)
+        _in_range(index, tables.size, f"{sw}.stack", "the stack table", stack_col, allow=-1)
+        keep = index != -1  # samples without a stack are not in the call tree
         if n and keep.any():
             lo, hi = float(times[keep].min()), float(times[keep].max())
             first = lo if first is None else min(first, lo)
@@ -403,10 +457,8 @@ def read_firefox(doc) -> Profile:
                 str_labels.append((key, np.full(m, b.string(str(v)), np.int64)))
         if not m:
             continue
-        # Only the stacks this thread uses: the shared list grows with every thread.
         used, rows = np.unique(index[keep], return_inverse=True)
-        stacks = [tables.stack_list[u] for u in used.tolist()]
-        b.add_many(stacks, rows, np.round(values[keep]).astype(np.int64), num_labels, str_labels)
+        b.add_many(tables.stacks(used), rows, np.round(values[keep]).astype(np.int64), num_labels, str_labels)
     if first is not None:
         b.duration_nanos = round((last - first + interval) * _MS)
     product = meta.get("product")
