@@ -25,12 +25,15 @@ leaves them out. Frames inlined at one address (``inlineDepth`` above 0,
 samply's symbolicated inline frames) become the lines of one location, as
 ``profile.proto`` models inlining. Native frames keep their
 library-relative address and a mapping named by the library's path and
-build ID (``codeId``, else ``breakpadId``).
+build ID (``codeId``, else ``breakpadId``); a frame not symbolicated (its
+function named by its address, as samply writes them) is that address only,
+as pprof keeps unsymbolized locations.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -41,6 +44,8 @@ from ._profile import Profile
 FORMAT = "Firefox Profiler"
 _CPU_UNITS = {"ns": 1, "µs": 1000, "\u03bcs": 1000, "us": 1000, "ms": 1_000_000}
 _MS = 1_000_000
+# samply and the profiler name a frame that is not symbolicated by its address.
+_ADDRESS_NAME = re.compile(r"0x[0-9a-fA-F]+\Z")
 
 
 def looks_like_firefox(head: bytes) -> bool:
@@ -255,7 +260,11 @@ class _Tables:
             if isinstance(res, bool) or not isinstance(res, int) or res < 0:
                 raise input_error(FORMAT, f"{w}.resource[{f}] = {res!r:.40} is not an index into the resource table")
             lib = _optional(self.resource_lib, res)
-        got = self._functions[f] = (self.b.function(name or "(unnamed)", file, None, start), self.mapping(lib))
+        if _ADDRESS_NAME.match(name) and not file:
+            fid = 0  # unsymbolicated: the frame's address names it
+        else:
+            fid = self.b.function(name or "(unnamed)", file, None, start)
+        got = self._functions[f] = (fid, self.mapping(lib))
         return got
 
     def _own(self, fr: int) -> list:
@@ -267,7 +276,10 @@ class _Tables:
             fid, mid = self.function(func[fr])
             if self._frame_lib is not None:
                 mid = self.mapping(self._frame_lib[fr])
-            got = self._frame_heads[fr] = [((fid, lines_of[fr], columns[fr]),), addresses[fr], mid, None, depths[fr]]
+            if fid == 0 and addresses[fr] == 0:  # no address either: keep the name
+                fid = self.b.function(self.string(self.func_name[func[fr]], f"{self.where}.funcTable.name"))
+            lines = ((fid, lines_of[fr], columns[fr]),) if fid else ()
+            got = self._frame_heads[fr] = [lines, addresses[fr], mid, None, depths[fr]]
         return got
 
     def _resolve(self, s: int) -> None:

@@ -266,7 +266,8 @@ def expected_samples(desc: dict) -> List[dict]:
             frames = list(reversed(stack))  # leaf first
             for i, (fi, line, address, depth) in enumerate(frames):
                 name, file, _, lib = desc["funcs"][fi]
-                group.append((name, file or "", line or 0))
+                if not (name.startswith("0x") and not file and address):  # unsymbolicated: an address only
+                    group.append((name, file or "", line or 0))
                 nxt = frames[i + 1] if i + 1 < len(frames) else None
                 if depth > 0 and nxt is not None and nxt[2] == address and nxt[3] == depth - 1:
                     if desc["funcs"][nxt[0]][3] == lib:
