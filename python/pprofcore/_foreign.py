@@ -15,6 +15,7 @@ from . import _core
 from ._from_chrome_trace import looks_like_chrome_trace, read_chrome_trace_bytes
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
+from ._from_dhat import looks_like_dhat, read_dhat_bytes
 from ._from_firefox import looks_like_firefox, read_firefox_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
@@ -53,6 +54,8 @@ def detect(data: bytes) -> Optional[str]:
             return "chrome trace"
         if looks_like_firefox(text):
             return "firefox"
+        if looks_like_dhat(text):
+            return "dhat"
         if looks_like_pyinstrument(text):
             return "pyinstrument"
         if looks_like_cpuprofile(text):
@@ -71,6 +74,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "cpuprofile": read_cpuprofile_bytes,
     "chrome trace": read_chrome_trace_bytes,
     "firefox": read_firefox_bytes,
+    "dhat": read_dhat_bytes,
     "pyinstrument": read_pyinstrument_bytes,
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,

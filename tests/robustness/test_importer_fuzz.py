@@ -29,6 +29,7 @@ FIXTURES = {
     "cpuprofile": "small.cpuprofile",
     "chrome trace": "small.trace.json",
     "firefox": "small.firefox.json",
+    "dhat": "small.dhat.json",
     "pyinstrument": "small.pyinstrument.json",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
