@@ -322,7 +322,7 @@ class ProfileBuilder:
             fields = [[fid for fid in self._functions.values()]]
             for k in range(3):
                 fields.append([s(key[k]) for key in keys])
-            fields.append([key[3] for key in keys])
+            fields.append([key[3] & _MASK64 for key in keys])
             functions.append(_scalar_messages(fields, b"\x2a"))
         tail = []
         if self.period_type is not None:
@@ -342,7 +342,8 @@ class ProfileBuilder:
         for (lines, address, mid), lid in self._locations.items():
             if len(lines) == 1:
                 f, ln, col = lines[0]
-                single.append((lid, mid, address, f, ln, col))
+                m = _MASK64  # as _varint writes them: two's complement, 64 bits
+                single.append((lid, mid, address & m, f, ln & m, col & m))
             else:  # no lines (an address only) or inlined ones
                 line_msgs = b"".join(_ld(4, _vf(1, f) + _vf(2, ln) + _vf(3, col)) for f, ln, col in lines)
                 other.append(_ld(4, _vf(1, lid) + _vf(2, mid) + _vf(3, address) + line_msgs))

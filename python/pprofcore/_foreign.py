@@ -18,6 +18,7 @@ from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
 from ._from_dhat import looks_like_dhat, read_dhat_bytes
 from ._from_firefox import looks_like_firefox, read_firefox_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
+from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
@@ -63,6 +64,8 @@ def detect(data: bytes) -> Optional[str]:
         if looks_like_heapprofile(text):
             return "heapprofile"
         return None
+    if looks_like_massif(head):
+        return "massif"
     if looks_like_perf_script(head):
         return "perf script"
     if looks_collapsed(head):
@@ -81,6 +84,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "speedscope": read_speedscope_bytes,
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
+    "massif": read_massif_bytes,
     "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
 }
@@ -122,10 +126,13 @@ def read(data, max_size: int) -> Optional[Profile]:
 
 def read_all(data, max_size: int) -> Optional[Dict[str, Profile]]:
     """Every profile of ``data`` by name (a JFR recording: one per event
-    kind, see ``_from_jfr``; other formats: ``{"": profile}``), or ``None``
+    kind, see ``_from_jfr``; Massif: one per detailed snapshot; other
+    formats: ``{"": profile}``), or ``None``
     when ``data`` is no foreign format pprofcore reads."""
     got = _sniffed(data, max_size)
     if got is None:
         return None
+    if got[0] == "massif":
+        return read_massif_all(got[1])
     p = READERS[got[0]](got[1])
     return split_kinds(p) if got[0] == "jfr" else {"": p}

@@ -17,11 +17,8 @@ block lifetimes (``bklt``), ``gmax_objects``/``gmax_space``,
 ``copies/count`` and ``copied/bytes``; ad-hoc profiles their own units
 (``bsu``, ``bksu``: ``units``, ``events`` by default).
 
-Frames are ``0xADDR: function (file:line)``, ``(file:line:column)`` (the
-Rust crate) or ``(in object)``; ``???`` is unknown. Consecutive frames at
-one address with different functions are one location with inlined lines
-(Valgrind and the Rust crate write inlined calls so); a repeated function
-at the same address is recursion, a new location. Valgrind's own allocator
+Frames are Valgrind's text (``_valgrind_frames``: inlined calls become
+inline lines, recursion from one call site stays). Valgrind's own allocator
 frames (its ``vgpreload_*`` objects: the replaced ``malloc``) at the top of
 a stack are dropped, as pprof drops the allocator from heap profiles, so
 the program's call of the allocator is the leaf.
@@ -30,18 +27,16 @@ the program's call of the allocator is the leaf.
 from __future__ import annotations
 
 import math
-import re
 from typing import Dict, List, Tuple
 
 import numpy as np
 
 from ._build import ProfileBuilder, input_error, json_document
 from ._profile import Profile
+from ._valgrind_frames import Frame, locations, parse_frame
 
 FORMAT = "DHAT"
 
-_FRAME = re.compile(r"(0x[0-9A-Fa-f]+): (.*?)(?: \((?:in (.+)|(.*?):(\d+)(?::(\d+))?)\))?\Z", re.S)
-_UNKNOWN = "???"
 
 
 def looks_like_dhat(head: bytes) -> bool:
@@ -85,20 +80,18 @@ def _columns(doc: dict) -> List[Tuple[Tuple[str, str], str, int]]:
     if mode in ("ad-hoc", "rust-ad-hoc"):
         events, units = str(doc.get("bksu") or "events"), str(doc.get("bsu") or "units")
         return [((events, "count"), "tbk", 1), ((units, "count"), "tb", 1)]
-    raise input_error(FORMAT, f"mode {mode!r} is not heap, copy or ad-hoc (nor the Rust crate's rust-heap or rust-ad-hoc)")
+    raise input_error(FORMAT, f"'mode' is {mode[:40]!r}, not heap, copy or ad-hoc (nor the Rust crate's rust-heap or rust-ad-hoc)")
 
 
 class _Frames:
-    """The frame table's entries, parsed once each, as locations' lines."""
+    """The frame table's entries, parsed once each."""
 
     def __init__(self, b: ProfileBuilder, table: list):
         self.b = b
         self.table = table
-        self._parsed: Dict[int, tuple] = {}
+        self._parsed: Dict[int, Frame] = {}
 
-    def parse(self, i: int, where: str) -> tuple:
-        """``(address, function name, function id, (line, column), object)``
-        of entry ``i``; a function id of 0 is an unknown function."""
+    def parse(self, i: int, where: str) -> Frame:
         got = self._parsed.get(i)
         if got is not None:
             return got
@@ -107,17 +100,7 @@ class _Frames:
         text = self.table[i]
         if not isinstance(text, str):
             raise input_error(FORMAT, f"ftbl[{i}] is not a string")
-        m = _FRAME.match(text)
-        if m is None:  # "[root]" and anything else without an address: a name only
-            got = (0, text, self.b.function(text), (0, 0), "")
-        else:
-            address = int(m.group(1), 16)
-            name, obj, file, line, column = m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
-            if file == _UNKNOWN:
-                file = ""
-            fid = 0 if name == _UNKNOWN else self.b.function(name, file or "")
-            got = (address, name, fid, (int(line or 0), int(column or 0)), obj or "")
-        self._parsed[i] = got
+        got = self._parsed[i] = parse_frame(self.b, text, FORMAT, f"ftbl[{i}]")
         return got
 
     def stack(self, fs: list, where: str) -> List[int]:
@@ -125,20 +108,7 @@ class _Frames:
         frames = [self.parse(x, f"{where}[{k}]") for k, x in enumerate(fs)]
         while frames and "/vgpreload_" in frames[0][4]:
             frames.pop(0)  # Valgrind's replacement allocator, not the program
-        out = []
-        k = 0
-        while k < len(frames):
-            address, obj = frames[k][0], frames[k][4]
-            group = [frames[k]]
-            names = {frames[k][1]}
-            k += 1
-            while address and k < len(frames) and frames[k][0] == address and frames[k][1] not in names:
-                group.append(frames[k])  # inlined into the next one, at the same address
-                names.add(frames[k][1])
-                k += 1
-            lines = [(f[2], f[3][0], f[3][1]) for f in group if f[2]]
-            out.append(self.b.location_at(lines, address, self.b.mapping(obj) if obj else 0))
-        return out
+        return locations(self.b, frames)
 
 
 def read_dhat(doc) -> Profile:
@@ -147,7 +117,7 @@ def read_dhat(doc) -> Profile:
         raise input_error(FORMAT, "the document is not a JSON object")
     version = doc.get("dhatFileVersion")
     if version != 2:
-        raise input_error(FORMAT, f"dhatFileVersion {version!r:.40} is not 2, the version this reader knows")
+        raise input_error(FORMAT, f"'dhatFileVersion' is {version!r:.40}, not 2, the version this reader knows")
     pps, table = doc.get("pps"), doc.get("ftbl")
     if not isinstance(pps, list) or not isinstance(table, list):
         raise input_error(FORMAT, "the document needs 'pps' and 'ftbl' lists")

@@ -58,9 +58,23 @@ def looks_like_firefox(head: bytes) -> bool:
     return b'"meta"' in head and b'"threads"' in head and b'"stringArray"' in head and b'"stackTable"' in head
 
 
+def _misplaced(where: str, key: str, v, kind: str) -> Exception:
+    """The error for ``where``'s field ``key`` that is missing or not a ``kind``."""
+    if v is None:
+        return input_error(FORMAT, f"{where} has no '{key}' {kind}")
+    return input_error(FORMAT, f"{where}.{key} must be a{'n' if kind[0] in 'aeiou' else ''} {kind}, not {_json_type(v)} (field '{key}')")
+
+
+def _json_type(v) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(v), "a number")
+
+
 def _obj(v, where: str) -> dict:
     if not isinstance(v, dict):
-        raise input_error(FORMAT, f"{where} must be an object, not {type(v).__name__}")
+        parent, _, key = where.rpartition(".")
+        if not parent and "[" in key:  # threads[3]: an element of a list
+            raise input_error(FORMAT, f"{where} must be an object, not {_json_type(v) if v is not None else 'null'}")
+        raise _misplaced(parent or "the document", key, v, "object")
     return v
 
 
@@ -69,7 +83,7 @@ def _column(table: dict, key: str, where: str, required: bool = True) -> Optiona
     if v is None and not required:
         return None
     if not isinstance(v, list):
-        raise input_error(FORMAT, f"{where}.{key} must be a list, not {type(v).__name__}")
+        raise _misplaced(where, key, v, "list")
     return v
 
 
@@ -260,6 +274,8 @@ class _Tables:
             if isinstance(res, bool) or not isinstance(res, int) or res < 0:
                 raise input_error(FORMAT, f"{w}.resource[{f}] = {res!r:.40} is not an index into the resource table")
             lib = _optional(self.resource_lib, res)
+            if lib is not None and lib != -1:
+                lib = _index(lib, len(self.libs), f"{self.where}.resourceTable.lib[{res}]", "libs")
         if _ADDRESS_NAME.match(name) and not file:
             fid = 0  # unsymbolicated: the frame's address names it
         else:
@@ -358,7 +374,8 @@ def _numeric_ids(threads: list) -> Dict[str, bool]:
 
 def read_firefox(doc) -> Profile:
     """Build a Profile from a parsed processed profile (a dict)."""
-    doc = _obj(doc, "the document")
+    if not isinstance(doc, dict):
+        raise input_error(FORMAT, "the document is not a JSON object")
     meta = _obj(doc.get("meta"), "meta")
     threads = doc.get("threads")
     if not isinstance(threads, list):

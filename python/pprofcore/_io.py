@@ -171,7 +171,7 @@ def loads(
         docs/otlp.md). Other profilers' formats are read too, detected by
         content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``
         and ``.heapprofile``, Chrome traces, the Firefox Profiler's processed
-        profiles (samply), DHAT (Valgrind, Rust's ``dhat``), speedscope
+        profiles (samply), Valgrind's DHAT and Massif, speedscope
         JSON, pyinstrument JSON, collapsed
         stacks (folded, py-spy ``raw``, austin), cProfile/pstats dumps,
         ``perf script`` text and ``perf.data`` (through ``perf script``).
@@ -393,8 +393,10 @@ def load_all(
     samples), ``"wall"`` (native method samples), ``"alloc"`` (allocation
     samples) and ``"lock"`` (monitor enter and park contention), as
     async-profiler's converter splits them; :func:`load` returns them as one
-    profile with all the sample types side by side. Any other input gives
-    ``{"": load(source)}``.
+    profile with all the sample types side by side. Valgrind Massif's output
+    gives one profile per snapshot with a heap tree (``"snapshot=12"``; the
+    peak's key ends ``" (peak)"``), where :func:`load` returns the peak. Any
+    other input gives ``{"": load(source)}``.
 
     Examples
     --------

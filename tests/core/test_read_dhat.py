@@ -155,8 +155,8 @@ def test_copy_and_ad_hoc_modes(tmp_path):
 @pytest.mark.parametrize(
     "change, says",
     [
-        (lambda d: d.__setitem__("dhatFileVersion", 3), "dhatFileVersion 3 is not 2"),
-        (lambda d: d.__setitem__("mode", "stack"), "mode 'stack' is not heap"),
+        (lambda d: d.__setitem__("dhatFileVersion", 3), "'dhatFileVersion' is 3, not 2"),
+        (lambda d: d.__setitem__("mode", "stack"), "'mode' is 'stack', not heap"),
         (lambda d: d.pop("pps"), "needs 'pps' and 'ftbl'"),
         (lambda d: d["pps"][1]["fs"].__setitem__(2, 99), r"pps\[1\]\.fs\[2\] = 99 is not an index into ftbl"),
         (lambda d: d["pps"][0].__setitem__("tb", -5), r"pps\[0\]\.tb = -5 is not a count"),

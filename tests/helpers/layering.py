@@ -107,6 +107,8 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_chrome_trace",
             "_from_firefox",
             "_from_dhat",
+            "_from_massif",
+            "_valgrind_frames",
             "_from_pyinstrument",
             "_from_heapprofile",
             "_from_speedscope",

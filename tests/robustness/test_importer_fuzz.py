@@ -30,6 +30,7 @@ FIXTURES = {
     "chrome trace": "small.trace.json",
     "firefox": "small.firefox.json",
     "dhat": "small.dhat.json",
+    "massif": "small.massif.out",
     "pyinstrument": "small.pyinstrument.json",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
