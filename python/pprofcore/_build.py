@@ -319,9 +319,8 @@ class ProfileBuilder:
         functions = []
         if self._functions:
             keys = list(self._functions)
-            fields = [[fid for fid in self._functions.values()]]
-            for k in range(3):
-                fields.append([s(key[k]) for key in keys])
+            fields = [list(self._functions.values())]
+            fields += [[s(key[0]) for key in keys], [s(key[1]) for key in keys], [s(key[2]) for key in keys]]
             fields.append([key[3] & _MASK64 for key in keys])
             functions.append(_scalar_messages(fields, b"\x2a"))
         tail = []

@@ -18,8 +18,8 @@ from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
 from ._from_dhat import looks_like_dhat, read_dhat_bytes
 from ._from_firefox import looks_like_firefox, read_firefox_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
-from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
+from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
 from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes

@@ -38,7 +38,6 @@ from ._valgrind_frames import Frame, locations, parse_frame
 FORMAT = "DHAT"
 
 
-
 def looks_like_dhat(head: bytes) -> bool:
     """A JSON object naming ``dhatFileVersion``."""
     return head.lstrip()[:1] == b"{" and b'"dhatFileVersion"' in head
@@ -80,7 +79,9 @@ def _columns(doc: dict) -> List[Tuple[Tuple[str, str], str, int]]:
     if mode in ("ad-hoc", "rust-ad-hoc"):
         events, units = str(doc.get("bksu") or "events"), str(doc.get("bsu") or "units")
         return [((events, "count"), "tbk", 1), ((units, "count"), "tb", 1)]
-    raise input_error(FORMAT, f"'mode' is {mode[:40]!r}, not heap, copy or ad-hoc (nor the Rust crate's rust-heap or rust-ad-hoc)")
+    raise input_error(
+        FORMAT, f"'mode' is {mode[:40]!r}, not heap, copy or ad-hoc (nor the Rust crate's rust-heap or rust-ad-hoc)"
+    )
 
 
 class _Frames:

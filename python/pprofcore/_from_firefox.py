@@ -62,7 +62,10 @@ def _misplaced(where: str, key: str, v, kind: str) -> Exception:
     """The error for ``where``'s field ``key`` that is missing or not a ``kind``."""
     if v is None:
         return input_error(FORMAT, f"{where} has no '{key}' {kind}")
-    return input_error(FORMAT, f"{where}.{key} must be a{'n' if kind[0] in 'aeiou' else ''} {kind}, not {_json_type(v)} (field '{key}')")
+    return input_error(
+        FORMAT,
+        f"{where}.{key} must be a{'n' if kind[0] in 'aeiou' else ''} {kind}, not {_json_type(v)} (field '{key}')",
+    )
 
 
 def _json_type(v) -> str:
@@ -78,13 +81,16 @@ def _obj(v, where: str) -> dict:
     return v
 
 
-def _column(table: dict, key: str, where: str, required: bool = True) -> Optional[list]:
+def _column(table: dict, key: str, where: str) -> list:
     v = table.get(key)
-    if v is None and not required:
-        return None
     if not isinstance(v, list):
         raise _misplaced(where, key, v, "list")
     return v
+
+
+def _maybe_column(table: dict, key: str, where: str) -> Optional[list]:
+    """An optional column: ``None`` when absent or null."""
+    return None if table.get(key) is None else _column(table, key, where)
 
 
 def _index(v, size: int, where: str, target: str) -> int:
@@ -113,7 +119,9 @@ def _numbers(col: list, where: str) -> np.ndarray:
     try:
         out = np.asarray(col, dtype=np.float64)
     except (TypeError, ValueError):
-        i = next(i for i, x in enumerate(col) if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))))
+        i = next(
+            i for i, x in enumerate(col) if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)))
+        )
         raise input_error(FORMAT, f"{where}[{i}] = {col[i]!r:.40} is not a number") from None
     if out.ndim != 1:
         raise input_error(FORMAT, f"{where} must be a list of numbers")
@@ -171,11 +179,11 @@ class _Tables:
         ws, wf = f"{where}.stackTable", f"{where}.frameTable"
 
         self.func_name = _column(func, "name", f"{where}.funcTable")
-        self.func_resource = _column(func, "resource", f"{where}.funcTable", required=False)
-        self.func_file = _column(func, "fileName", f"{where}.funcTable", required=False)
-        self.func_source = _column(func, "source", f"{where}.funcTable", required=False)
-        self.func_line = _column(func, "lineNumber", f"{where}.funcTable", required=False)
-        self.resource_lib = _column(resource, "lib", f"{where}.resourceTable", required=False)
+        self.func_resource = _maybe_column(func, "resource", f"{where}.funcTable")
+        self.func_file = _maybe_column(func, "fileName", f"{where}.funcTable")
+        self.func_source = _maybe_column(func, "source", f"{where}.funcTable")
+        self.func_line = _maybe_column(func, "lineNumber", f"{where}.funcTable")
+        self.resource_lib = _maybe_column(resource, "lib", f"{where}.resourceTable")
         self.source_file = None
         if self.func_source is not None:
             sources = _obj(sources, "shared.sources")
@@ -187,12 +195,12 @@ class _Tables:
         nf = len(func_col)
         self.frame_func = _integers(func_col, nf, f"{wf}.func", none=-1)
         _in_range(self.frame_func, len(self.func_name), f"{wf}.func", "the function table", func_col)
-        self.frame_line = np.maximum(_integers(_column(frame, "line", wf, False), nf, f"{wf}.line"), 0)
-        self.frame_column = np.maximum(_integers(_column(frame, "column", wf, False), nf, f"{wf}.column"), 0)
-        address = _integers(_column(frame, "address", wf, False), nf, f"{wf}.address", none=-1)
+        self.frame_line = np.maximum(_integers(_maybe_column(frame, "line", wf), nf, f"{wf}.line"), 0)
+        self.frame_column = np.maximum(_integers(_maybe_column(frame, "column", wf), nf, f"{wf}.column"), 0)
+        address = _integers(_maybe_column(frame, "address", wf), nf, f"{wf}.address", none=-1)
         self.frame_address = np.maximum(address, 0)
-        self.frame_depth = np.maximum(_integers(_column(frame, "inlineDepth", wf, False), nf, f"{wf}.inlineDepth"), 0)
-        lib_col = _column(frame, "lib", wf, False)
+        self.frame_depth = np.maximum(_integers(_maybe_column(frame, "inlineDepth", wf), nf, f"{wf}.inlineDepth"), 0)
+        lib_col = _maybe_column(frame, "lib", wf)
         self.frame_lib = None
         if lib_col is not None:
             self.frame_lib = _integers(lib_col, nf, f"{wf}.lib", none=-1)
@@ -203,12 +211,12 @@ class _Tables:
         ns = len(frame_of)
         self.stack_frame = _integers(frame_of, ns, f"{ws}.frame", none=-1)
         _in_range(self.stack_frame, nf, f"{ws}.frame", "the frame table", frame_of)
-        prefix = _column(stack, "prefix", ws, required=False)
+        prefix = _maybe_column(stack, "prefix", ws)
         if prefix is not None:
             self.caller = _integers(prefix, ns, f"{ws}.prefix", none=-1)
             _in_range(self.caller, ns, f"{ws}.prefix", "the stack table", prefix, allow=-1)
         else:
-            offsets = _column(stack, "prefixOffset", ws, required=False)
+            offsets = _maybe_column(stack, "prefixOffset", ws)
             if offsets is None:
                 raise input_error(FORMAT, f"{ws} has neither 'prefix' nor 'prefixOffset'")
             off = _integers(offsets, ns, f"{ws}.prefixOffset")
@@ -216,13 +224,16 @@ class _Tables:
             bad = (off < 0) | (off > node)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise input_error(FORMAT, f"{ws}.prefixOffset[{i}] = {offsets[i]!r:.40} does not point back to an earlier stack")
+                raise input_error(
+                    FORMAT, f"{ws}.prefixOffset[{i}] = {offsets[i]!r:.40} does not point back to an earlier stack"
+                )
             self.caller = np.where(off == 0, -1, node - off)
         self.size = ns
 
         # Python lists: the stack walk reads them an element at a time.
         self._frame = [
-            x.tolist() for x in (self.frame_func, self.frame_line, self.frame_column, self.frame_address, self.frame_depth)
+            x.tolist()
+            for x in (self.frame_func, self.frame_line, self.frame_column, self.frame_address, self.frame_depth)
         ]
         self._frame_lib = None if self.frame_lib is None else self.frame_lib.tolist()
         self._caller = self.caller.tolist()
@@ -386,12 +397,13 @@ def read_firefox(doc) -> Profile:
     for key, v in (("interval", interval), ("startTime", start_ms)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
             raise input_error(FORMAT, f"meta.{key} = {v!r:.40} is not a non-negative number of milliseconds")
-    units = meta.get("sampleUnits") if isinstance(meta.get("sampleUnits"), dict) else {}
+    units = meta.get("sampleUnits")
+    units = units if isinstance(units, dict) else {}
     cpu_scale = _CPU_UNITS.get(str(units.get("threadCPUDelta", "")))
     shared = doc.get("shared")
     shared = _obj(shared, "shared") if shared is not None else {}
-    shared_strings = _column(shared, "stringArray", "shared", required=False)
-    global_libs = doc.get("libs") if isinstance(doc.get("libs"), list) else []
+    shared_strings = _maybe_column(shared, "stringArray", "shared")
+    global_libs: list = doc["libs"] if isinstance(doc.get("libs"), list) else []
 
     plans = []
     types: List[Tuple[str, str]] = [("samples", "count")]
@@ -420,7 +432,7 @@ def read_firefox(doc) -> Profile:
 
     numeric = _numeric_ids(threads)
     tables_shared: Optional[_Tables] = None
-    first = last = None
+    first, last = math.inf, -math.inf  # the earliest and latest sample times
     for t, (thread, samples, kind) in enumerate(plans):
         where = f"threads[{t}]"
         strings = shared_strings
@@ -429,7 +441,7 @@ def read_firefox(doc) -> Profile:
             if not isinstance(strings, list):
                 raise input_error(FORMAT, f"{where} has no 'stringArray' and the document no 'shared.stringArray'")
         if "stackTable" in thread:
-            libs = thread.get("libs") if isinstance(thread.get("libs"), list) else global_libs
+            libs: list = thread["libs"] if isinstance(thread.get("libs"), list) else global_libs
             tables = _Tables(b, thread, where, strings, shared.get("sources"), libs)
         else:
             if tables_shared is None:
@@ -449,8 +461,7 @@ def read_firefox(doc) -> Profile:
         keep = index != -1  # samples without a stack are not in the call tree
         if n and keep.any():
             lo, hi = float(times[keep].min()), float(times[keep].max())
-            first = lo if first is None else min(first, lo)
-            last = hi if last is None else max(last, hi)
+            first, last = min(first, lo), max(last, hi)
         values = np.zeros((n, len(types)), np.float64)
         if kind == "samples":
             values[:, col["samples"]] = weights
@@ -488,10 +499,12 @@ def read_firefox(doc) -> Profile:
             continue
         used, rows = np.unique(index[keep], return_inverse=True)
         b.add_many(tables.stacks(used), rows, np.round(values[keep]).astype(np.int64), num_labels, str_labels)
-    if first is not None:
+    if first <= last:
         b.duration_nanos = round((last - first + interval) * _MS)
     product = meta.get("product")
-    b.comments.append(f"Firefox Profiler processed profile, version {version}" + (f", from {product}" if product else ""))
+    b.comments.append(
+        f"Firefox Profiler processed profile, version {version}" + (f", from {product}" if product else "")
+    )
     return b.build()
 
 
@@ -499,4 +512,3 @@ def read_firefox_bytes(data: bytes) -> Profile:
     """Parse processed-profile JSON bytes; bad JSON raises a
     :class:`DecodeError` naming the byte offset."""
     return read_firefox(json_document(FORMAT, data))
-

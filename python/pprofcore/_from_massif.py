@@ -68,17 +68,29 @@ def _snapshots(text: str) -> Tuple[Dict[str, str], List[_Snapshot]]:
                 raise input_error(FORMAT, f"{line[:60]!r} does not give a snapshot number", number, "line") from None
             continue
         if not snaps:
-            raise input_error(FORMAT, f"expected the header (desc, cmd, time_unit) or a snapshot, not {line[:60]!r}", number, "line")
+            raise input_error(
+                FORMAT, f"expected the header (desc, cmd, time_unit) or a snapshot, not {line[:60]!r}", number, "line"
+            )
         snap = snaps[-1]
         m = _NODE.match(line)
         if m is not None:
             if snap.fields.get("heap_tree") not in ("detailed", "peak"):
-                raise input_error(FORMAT, f"a heap tree node in snapshot {snap.number}, whose heap_tree is not detailed or peak", number, "line")
+                raise input_error(
+                    FORMAT,
+                    f"a heap tree node in snapshot {snap.number}, whose heap_tree is not detailed or peak",
+                    number,
+                    "line",
+                )
             snap.tree.append((len(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4), number))
             continue
         key, sep, value = line.partition("=")
         if not sep or key not in ("time", "mem_heap_B", "mem_heap_extra_B", "mem_stacks_B", "heap_tree"):
-            raise input_error(FORMAT, f"expected a snapshot field (time=, mem_heap_B=, ...) or a heap tree node, not {line[:60]!r}", number, "line")
+            raise input_error(
+                FORMAT,
+                f"expected a snapshot field (time=, mem_heap_B=, ...) or a heap tree node, not {line[:60]!r}",
+                number,
+                "line",
+            )
         snap.fields[key] = value.strip()
     if "time_unit" not in header:
         raise input_error(FORMAT, "the header has no 'time_unit' line")
@@ -100,7 +112,9 @@ def _profile(header: Dict[str, str], snap: _Snapshot, peak: bool) -> Profile:
         while len(open_nodes) > to_depth:
             own, waiting, line = open_nodes.pop()
             if waiting:
-                raise input_error(FORMAT, f"this node's count names {waiting} more children than follow it", line, "line")
+                raise input_error(
+                    FORMAT, f"this node's count names {waiting} more children than follow it", line, "line"
+                )
             if own > 0:
                 stack = tuple(locations(b, path)) if path else (b.frame(root_label),)
                 samples[stack] = samples.get(stack, 0) + own
@@ -133,8 +147,11 @@ def _profile(header: Dict[str, str], snap: _Snapshot, peak: bool) -> Profile:
     unit = _TIME_UNITS.get(header.get("time_unit", ""), header.get("time_unit", ""))
     f = snap.fields
     kind = "peak" if peak else "detailed"
-    b.comments.append(f"Massif {kind} snapshot {snap.number} at time={f.get('time', '?')} ({unit})" + (f" of {header['cmd']}" if header.get("cmd") else ""))
-    b.comments.append(f"mem_heap_B={f.get('mem_heap_B', '?')} mem_heap_extra_B={f.get('mem_heap_extra_B', '?')} mem_stacks_B={f.get('mem_stacks_B', '?')}")
+    b.comments.append(
+        f"Massif {kind} snapshot {snap.number} at time={f.get('time', '?')} ({unit})"
+        + (f" of {header['cmd']}" if header.get("cmd") else "")
+    )
+    b.comments.append(" ".join(f"{k}={f.get(k, '?')}" for k in ("mem_heap_B", "mem_heap_extra_B", "mem_stacks_B")))
     return b.build()
 
 
@@ -163,7 +180,9 @@ def read_massif_bytes(data: bytes) -> Profile:
     header, snaps = _snapshots(_text(data))
     snap = _chosen(snaps)
     if snap is None:
-        raise input_error(FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)")
+        raise input_error(
+            FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)"
+        )
     return _profile(header, snap, snap.fields.get("heap_tree") == "peak")
 
 
@@ -177,5 +196,7 @@ def read_massif_all(data: bytes) -> Dict[str, Profile]:
         if kind in ("detailed", "peak"):
             out[f"snapshot={s.number}" + (" (peak)" if kind == "peak" else "")] = _profile(header, s, kind == "peak")
     if not out:
-        raise input_error(FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)")
+        raise input_error(
+            FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)"
+        )
     return out

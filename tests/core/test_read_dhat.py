@@ -25,7 +25,10 @@ PROGRAM = r"""
 static inline __attribute__((always_inline)) void* inl(size_t n) { void* p = malloc(n); memset(p, 2, n); return p; }
 NOINLINE void* outer(size_t n) { return inl(n); }
 NOINLINE void* leaf_a(size_t n) { void* p = malloc(n); memset(p, 1, n); return p; }
-NOINLINE void* rec(int d) { if (d == 0) return leaf_a(64); void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p; }
+NOINLINE void* rec(int d) {
+  if (d == 0) return leaf_a(64);
+  void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p;
+}
 NOINLINE void* leaked(void) { return leaf_a(777); }
 int main(void) {
   for (int i = 0; i < 10; i++) free(leaf_a(100 + i));
@@ -58,9 +61,17 @@ def recorded(tmp_path_factory) -> Path:
         pytest.skip("needs valgrind and gcc (apt-get install valgrind gcc) to record a DHAT profile")
     tmp = tmp_path_factory.mktemp("dhat")
     (tmp / "prog.c").write_text(PROGRAM)
-    subprocess.run(["gcc", "-g", "-O1", "-fno-omit-frame-pointer", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120)
+    subprocess.run(
+        ["gcc", "-g", "-O1", "-fno-omit-frame-pointer", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120
+    )
     out = tmp / "dhat.out.json"
-    subprocess.run(["valgrind", "--tool=dhat", f"--dhat-out-file={out}", "./prog"], cwd=tmp, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        ["valgrind", "--tool=dhat", f"--dhat-out-file={out}", "./prog"],
+        cwd=tmp,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 
@@ -77,7 +88,12 @@ def test_real_dhat_run_gives_the_programs_allocations(recorded):
         rec: 64,
         ("leaf_a", "leaked", "main"): 777,
     }
-    assert _stacks(p, "alloc_objects") == {("leaf_a", "main"): 10, ("inl", "outer", "main"): 3, rec: 1, ("leaf_a", "leaked", "main"): 1}
+    assert _stacks(p, "alloc_objects") == {
+        ("leaf_a", "main"): 10,
+        ("inl", "outer", "main"): 3,
+        rec: 1,
+        ("leaf_a", "leaked", "main"): 1,
+    }
     # Only the leaked block is live at exit; every block was written in full.
     assert {k: v for k, v in _stacks(p, "end_space").items() if v} == {("leaf_a", "leaked", "main"): 777}
     assert _stacks(p, "write_space") == _stacks(p, "alloc_space")

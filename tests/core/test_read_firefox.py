@@ -156,10 +156,15 @@ def test_traced_and_byte_weights(kind, tmp_path):
 
 def _descriptions():
     frame = st.tuples(
-        st.integers(0, len(FUNCS) - 1), st.one_of(st.none(), st.integers(1, 500)), st.sampled_from([None, 0x10, 0x20, 0x30]), st.just(0)
+        st.integers(0, len(FUNCS) - 1),
+        st.one_of(st.none(), st.integers(1, 500)),
+        st.sampled_from([None, 0x10, 0x20, 0x30]),
+        st.just(0),
     )
     stack = st.one_of(st.none(), st.lists(frame, min_size=1, max_size=6))
-    sample = st.tuples(stack, st.integers(0, 10_000).map(lambda q: q / 4), st.one_of(st.none(), st.integers(1, 9)), st.none())
+    sample = st.tuples(
+        stack, st.integers(0, 10_000).map(lambda q: q / 4), st.one_of(st.none(), st.integers(1, 9)), st.none()
+    )
     thread = st.fixed_dictionaries(
         {
             "name": st.sampled_from(["main", "worker", "io"]),
@@ -234,14 +239,29 @@ def _mutated(change):
 @pytest.mark.parametrize(
     "change, says",
     [
-        (lambda d: d["shared"]["stackTable"]["frame"].__setitem__(0, 999), r"shared\.stackTable\.frame\[0\] = 999 is not an index"),
-        (lambda d: d["shared"]["stackTable"]["prefixOffset"].__setitem__(1, -3), r"prefixOffset\[1\] = -3 does not point back"),
-        (lambda d: d["shared"]["frameTable"]["func"].__setitem__(1, "x"), r"frameTable\.func\[1\] = 'x' is not a number"),
-        (lambda d: d["shared"]["funcTable"]["name"].__setitem__(0, 10**6), r"funcTable\.name\[0\] = 1000000 is not an index into the string array"),
+        (
+            lambda d: d["shared"]["stackTable"]["frame"].__setitem__(0, 999),
+            r"shared\.stackTable\.frame\[0\] = 999 is not an index",
+        ),
+        (
+            lambda d: d["shared"]["stackTable"]["prefixOffset"].__setitem__(1, -3),
+            r"prefixOffset\[1\] = -3 does not point back",
+        ),
+        (
+            lambda d: d["shared"]["frameTable"]["func"].__setitem__(1, "x"),
+            r"frameTable\.func\[1\] = 'x' is not a number",
+        ),
+        (
+            lambda d: d["shared"]["funcTable"]["name"].__setitem__(0, 10**6),
+            r"funcTable\.name\[0\] = 1000000 is not an index into the string array",
+        ),
         (lambda d: d["threads"][0]["samples"]["time"].pop(), r"threads\[0\]\.samples has 5 stacks but 4 times"),
         (lambda d: d["threads"][0]["samples"]["stack"].__setitem__(2, 10**9), r"threads\[0\]\.samples\.stack\[2\]"),
         (lambda d: d["threads"][0]["samples"].__setitem__("weightType", "lines"), "weightType 'lines'"),
-        (lambda d: d["threads"][0]["samples"]["weight"].__setitem__(1, "heavy"), r"threads\[0\]\.samples\.weight\[1\] = 'heavy' is not a number"),
+        (
+            lambda d: d["threads"][0]["samples"]["weight"].__setitem__(1, "heavy"),
+            r"threads\[0\]\.samples\.weight\[1\] = 'heavy' is not a number",
+        ),
         (lambda d: d["meta"].__setitem__("interval", -1), r"meta\.interval = -1"),
         (lambda d: d.__setitem__("threads", {}), "no 'threads' list"),
         (lambda d: d["shared"]["stackTable"].pop("prefixOffset"), "neither 'prefix' nor 'prefixOffset'"),

@@ -26,7 +26,10 @@ PROGRAM = r"""
 static inline __attribute__((always_inline)) void* inl(size_t n) { void* p = malloc(n); memset(p, 2, n); return p; }
 NOINLINE void* outer(size_t n) { return inl(n); }
 NOINLINE void* leaf_a(size_t n) { void* p = malloc(n); memset(p, 1, n); return p; }
-NOINLINE void* rec(int d) { if (d == 0) return leaf_a(6400); void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p; }
+NOINLINE void* rec(int d) {
+  if (d == 0) return leaf_a(6400);
+  void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p;
+}
 NOINLINE void* small_a(void) { return leaf_a(100); }
 NOINLINE void* small_b(void) { return leaf_a(60); }
 int main(void) {
@@ -51,7 +54,13 @@ def recorded(tmp_path_factory) -> Path:
     (tmp / "prog.c").write_text(PROGRAM)
     subprocess.run(["gcc", "-g", "-O1", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120)
     out = tmp / "massif.out.1"
-    subprocess.run(["valgrind", "--tool=massif", f"--massif-out-file={out}", "./prog"], cwd=tmp, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        ["valgrind", "--tool=massif", f"--massif-out-file={out}", "./prog"],
+        cwd=tmp,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 

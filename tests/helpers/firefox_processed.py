@@ -53,7 +53,9 @@ def _tables(desc: dict, threads: List[dict], version: int, strings: _Strings, so
         rt["lib"] = []
     resource_of: Dict[Any, int] = {}
     frames: Dict[Tuple, int] = {}
-    fr: Dict[str, list] = {k: [] for k in ("address", "inlineDepth", "category", "subcategory", "func", "line", "column")}
+    fr: Dict[str, list] = {
+        k: [] for k in ("address", "inlineDepth", "category", "subcategory", "func", "line", "column")
+    }
     fr["nativeSymbol"] = []
     if version >= 70:
         fr["lib"] = []
@@ -219,7 +221,15 @@ def processed_profile(desc: dict, version: int, deltas: bool = False) -> dict:
             if version < 41:
                 th["libs"] = [_lib(desc, i, version) for i in used]
         th["samples"] = _samples(t, version, deltas, with_cpu, desc.get("weight_type", "samples"))
-        th["markers"] = {"length": 0, "data": [], "name": [], "startTime": [], "endTime": [], "phase": [], "category": []}
+        th["markers"] = {
+            "length": 0,
+            "data": [],
+            "name": [],
+            "startTime": [],
+            "endTime": [],
+            "phase": [],
+            "category": [],
+        }
         if version < 56:
             th["stringArray"] = thread_strings.array
         out_threads.append(th)
