@@ -150,6 +150,11 @@ FLAMEGRAPHS += [
            "spans (clang's `-ftime-trace`, viztracer, Perfetto, this export) as the wall time of its open "
            "spans per thread (docs/producers.md)."),
     ("code", "back = pprofcore.loads(json.dumps(trace).encode())\nback.top(n=4)"),
+    ("md", "And the Firefox Profiler's processed profiles: samply's `profile.json.gz`, profiles saved from "
+           "profiler.firefox.com, or this export read back, with each sample's thread and time "
+           "(docs/producers.md also lists Valgrind's DHAT and Massif, JFR, perf and more)."),
+    ("code", "ff_back = pprofcore.loads(json.dumps(ff).encode())\n"
+             "ff_back.to_pandas('samples')[['leaf_function', 'wall', 'thread', 'time']].head()"),
 ]
 
 

@@ -12,6 +12,7 @@ import zlib
 from typing import Callable, Dict, Optional, Tuple
 
 from . import _core
+from ._from_callgrind import looks_like_callgrind, read_callgrind_bytes
 from ._from_chrome_trace import looks_like_chrome_trace, read_chrome_trace_bytes
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
@@ -66,6 +67,8 @@ def detect(data: bytes) -> Optional[str]:
         return None
     if looks_like_massif(head):
         return "massif"
+    if looks_like_callgrind(head):
+        return "callgrind"
     if looks_like_perf_script(head):
         return "perf script"
     if looks_collapsed(head):
@@ -85,6 +88,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
     "massif": read_massif_bytes,
+    "callgrind": read_callgrind_bytes,
     "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
 }

@@ -108,6 +108,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_firefox",
             "_from_dhat",
             "_from_massif",
+            "_from_callgrind",
             "_valgrind_frames",
             "_from_pyinstrument",
             "_from_heapprofile",

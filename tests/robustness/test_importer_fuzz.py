@@ -31,6 +31,7 @@ FIXTURES = {
     "firefox": "small.firefox.json",
     "dhat": "small.dhat.json",
     "massif": "small.massif.out",
+    "callgrind": "small.callgrind.out",
     "pyinstrument": "small.pyinstrument.json",
     "perf script": "small.perf.txt",
     "speedscope": "small.speedscope.json",
