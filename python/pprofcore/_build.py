@@ -155,6 +155,7 @@ class ProfileBuilder:
         self._functions: Dict[Tuple[str, str, str, int], int] = {}
         self._locations: Dict[Tuple[Tuple, int, int], int] = {}
         self._mappings: Dict[Tuple[str, str], int] = {}
+        self._unsymbolized: set = set()
         self._samples: List[bytes] = []
         self._id_bytes: List[bytes] = []  # the varint of each id, made once (stacks repeat them)
         self.period_type: Optional[Tuple[str, str]] = None
@@ -178,6 +179,11 @@ class ProfileBuilder:
         if fid is None:
             fid = self._functions[key] = len(self._functions) + 1
         return fid
+
+    def unsymbolized(self, mapping_id: int) -> None:
+        """Marks a mapping as holding frames without functions (addresses
+        only), so ``has_functions`` is false and symbolizers look at it."""
+        self._unsymbolized.add(mapping_id)
 
     def mapping(self, filename: str, build_id: str = "") -> int:
         """The id of a mapping named ``filename`` (a DSO, a JAR): it carries no
@@ -314,7 +320,8 @@ class ProfileBuilder:
         head = [_ld(1, _vf(1, s(t)) + _vf(2, s(u))) for t, u in self.sample_types]
         mappings = []
         for (filename, build_id), mid in self._mappings.items():
-            mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + _vf(7, 1)))
+            has_functions = _vf(7, 0 if mid in self._unsymbolized else 1)
+            mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + has_functions))
         locations = [self._locations_encoded()]
         functions = []
         if self._functions:

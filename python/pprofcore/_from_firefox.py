@@ -306,6 +306,8 @@ class _Tables:
             if fid == 0 and addresses[fr] == 0:  # no address either: keep the name
                 fid = self.b.function(self.string(self.func_name[func[fr]], f"{self.where}.funcTable.name"))
             lines = ((fid, lines_of[fr], columns[fr]),) if fid else ()
+            if not fid and mid:
+                self.b.unsymbolized(mid)
             got = self._frame_heads[fr] = [lines, addresses[fr], mid, None, depths[fr]]
         return got
 

@@ -291,3 +291,45 @@ def test_bad_json_names_the_byte_offset(tmp_path):
     path.write_text(text[: len(text) // 2])
     with pytest.raises(DecodeError, match=r"Firefox Profiler.*offset"):
         pprofcore.load(path)
+
+
+NATIVE = r"""
+__attribute__((noinline)) long work(int n) { long s = 0; for (int i = 0; i < n; i++) s += i * i; return s; }
+__attribute__((noinline)) long helper(int n) { return work(n) + 1; }
+int main(void) { return (int)helper(3); }
+"""
+
+
+def test_unsymbolicated_frames_symbolize_from_the_library(tmp_path):
+    """samply's profile.json before symbolication: frames named by their
+    library-relative address read as addresses alone, in a mapping that
+    `symbolize` resolves from the library's file (a position-independent
+    one: a shared library, or an executable built as PIE, the default)."""
+    flags = ["-fPIE", "-pie"]
+    import shutil
+    import subprocess
+
+    if not shutil.which("gcc") or not shutil.which("nm"):
+        pytest.skip("needs gcc and nm (binutils) to build a binary to symbolize against")
+    (tmp_path / "prog.c").write_text(NATIVE)
+    binary = tmp_path / "prog"
+    subprocess.run(["gcc", "-g", "-O1", *flags, "prog.c", "-o", "prog"], cwd=tmp_path, check=True, timeout=120)
+    symbols = {}
+    for line in subprocess.run(["nm", str(binary)], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            symbols[parts[2]] = int(parts[0], 16)
+    work, helper = symbols["work"] + 4, symbols["helper"] + 9  # relative to the image base, 0 in a PIE
+    desc = {
+        "interval": 1.0,
+        "start": 0.0,
+        "libs": [("prog", str(binary), "")],
+        "funcs": [(hex(work), None, None, 0), (hex(helper), None, None, 0)],
+        "threads": [{"name": "main", "pid": "1", "tid": 1, "samples": [([(1, None, helper, 0), (0, None, work, 0)], 0.0, 3, None)]}],
+    }
+    p = _load(processed_profile(desc, 66), tmp_path)
+    assert int(p.mappings.has_functions[0]) == 0
+    q, report = p.symbolize()
+    s = q.strings
+    names = [s[q.functions.name[q.lines.function[q.locations.line_offsets[r]]]] for r in q.stack(0)]
+    assert names == ["work", "helper"], str(report)
