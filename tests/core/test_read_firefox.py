@@ -325,7 +325,14 @@ def test_unsymbolicated_frames_symbolize_from_the_library(tmp_path):
         "start": 0.0,
         "libs": [("prog", str(binary), "")],
         "funcs": [(hex(work), None, None, 0), (hex(helper), None, None, 0)],
-        "threads": [{"name": "main", "pid": "1", "tid": 1, "samples": [([(1, None, helper, 0), (0, None, work, 0)], 0.0, 3, None)]}],
+        "threads": [
+            {
+                "name": "main",
+                "pid": "1",
+                "tid": 1,
+                "samples": [([(1, None, helper, 0), (0, None, work, 0)], 0.0, 3, None)],
+            }
+        ],
     }
     p = _load(processed_profile(desc, 66), tmp_path)
     assert int(p.mappings.has_functions[0]) == 0
