@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_read_dhat import _stacks
+from stack_values import stacks_by_name as _stacks
 from testenv import DATA
 
 import pprofcore

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from stack_values import stacks_by_name as _stacks
 from testenv import DATA
 
 import pprofcore
@@ -38,21 +39,6 @@ int main(void) {
   return 0;
 }
 """
-
-
-def _stacks(p: pprofcore.Profile, sample_type: str) -> dict:
-    """{(function names of the stack, leaf first, inlined lines included): value}."""
-    s = p.strings
-    col = [t for t, _ in p.sample_types].index(sample_type)
-    out: dict = {}
-    for i in range(len(p)):
-        names = []
-        for row in p.stack(i):
-            lo, hi = p.locations.line_offsets[row], p.locations.line_offsets[row + 1]
-            names += [s[p.functions.name[p.lines.function[k]]] for k in range(lo, hi)] or ["?"]
-        key = tuple(names)
-        out[key] = out.get(key, 0) + int(p.values[i, col])
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,107 @@
+"""Valgrind's Callgrind and Massif files: `pprofcore.load` against Valgrind's
+own readers of the same files, `callgrind_annotate` and `ms_print` (Perl,
+Debian package valgrind), each run as a new process in interleaved rounds
+(the ratio is taken within a round). `callgrind_annotate` reads the whole
+file and sums self costs per function; pprofcore also rebuilds the call tree
+(docs/producers.md), so it does more work per file. The in-process time of
+`load` (the interpreter's start and import left out) is printed as well.
+
+Input: the files given (callgrind.out.* and massif.out.*), else recordings
+made here of `/usr/bin/python3` running a small JSON and regex workload
+under `valgrind --tool=callgrind` and `--tool=massif` (about a minute).
+
+Usage: python bench/bench_valgrind_formats.py [--rounds 5] [FILE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORKLOAD = "import json, re; d = {str(i): list(range(i % 50)) for i in range(3000)}; re.findall(r'\\d+', json.dumps(d))"
+
+
+def record(tmp: Path) -> list:
+    python = "/usr/bin/python3"
+    out = []
+    for tool in ("callgrind", "massif"):
+        path = tmp / f"{tool}.out.bench"
+        cmd = ["valgrind", f"--tool={tool}", f"--{tool}-out-file={path}", python, "-c", WORKLOAD]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=900)
+        out.append(path)
+    return out
+
+
+def peer_of(path: Path) -> list:
+    head = path.read_bytes()[:4096]
+    if b"snapshot=" in head and b"time_unit:" in head:
+        return ["ms_print", str(path)]
+    return ["callgrind_annotate", str(path)]
+
+
+def timed(cmd: list) -> tuple:
+    """(wall seconds, CPU seconds of the child) of one run of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("files", nargs="*", type=Path)
+    args = ap.parse_args()
+    for tool in ("valgrind", "callgrind_annotate", "ms_print"):
+        if not shutil.which(tool):
+            sys.exit(f"needs {tool} (apt-get install valgrind)")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-valgrind-"))
+    files = args.files or record(tmp)
+    repo = Path(__file__).resolve().parent.parent
+    env_python = [sys.executable, "-c", "import sys, pprofcore; pprofcore.load(sys.argv[1])"]
+    for path in files:
+        peer = peer_of(path)
+        ours = env_python + [str(path)]
+        ratios, cpu_ratios, walls, peer_walls = [], [], [], []
+        for r in range(args.rounds):
+            runs = [("peer", peer), ("pprofcore", ours)]
+            if r % 2:
+                runs.reverse()
+            got = {name: timed(cmd) for name, cmd in runs}
+            ratios.append(got["peer"][0] / got["pprofcore"][0])
+            cpu_ratios.append(got["peer"][1] / got["pprofcore"][1])
+            walls.append(got["pprofcore"][0])
+            peer_walls.append(got["peer"][0])
+            print(
+                f"  round {r + 1}: {peer[0]} {got['peer'][0]:.3f} s, pprofcore {got['pprofcore'][0]:.3f} s "
+                f"(ratio {ratios[-1]:.2f}x, CPU {cpu_ratios[-1]:.2f}x), load {os.getloadavg()[0]:.1f}"
+            )
+        sys.path.insert(0, str(repo / "python"))
+        import pprofcore
+
+        best = min(_in_process(pprofcore, path) for _ in range(3))
+        print(
+            f"{path.name} ({path.stat().st_size / 1e6:.2f} MB): {peer[0]} median {statistics.median(peer_walls):.3f} s, "
+            f"pprofcore median {statistics.median(walls):.3f} s (in process {best:.3f} s); "
+            f"median same-round ratio {statistics.median(ratios):.2f}x (CPU {statistics.median(cpu_ratios):.2f}x)"
+        )
+
+
+def _in_process(pprofcore, path: Path) -> float:
+    t = time.perf_counter()
+    pprofcore.load(path)
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    main()
