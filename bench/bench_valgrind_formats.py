@@ -91,7 +91,8 @@ def main() -> None:
 
         best = min(_in_process(pprofcore, path) for _ in range(3))
         print(
-            f"{path.name} ({path.stat().st_size / 1e6:.2f} MB): {peer[0]} median {statistics.median(peer_walls):.3f} s, "
+            f"{path.name} ({path.stat().st_size / 1e6:.2f} MB): "
+            f"{peer[0]} median {statistics.median(peer_walls):.3f} s, "
             f"pprofcore median {statistics.median(walls):.3f} s (in process {best:.3f} s); "
             f"median same-round ratio {statistics.median(ratios):.2f}x (CPU {statistics.median(cpu_ratios):.2f}x)"
         )
