@@ -47,11 +47,18 @@ def peer_of(path: Path) -> list:
     return ["callgrind_annotate", str(path)]
 
 
+REPO = Path(__file__).resolve().parent.parent
+# This checkout's build, as the other benchmarks use it, unless told to use the installed package.
+ENV = dict(os.environ)
+if os.environ.get("PPROFCORE_BENCH_INSTALLED") != "1":
+    ENV["PYTHONPATH"] = os.pathsep.join([str(REPO / "python")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
 def timed(cmd: list) -> tuple:
     """(wall seconds, CPU seconds of the child) of one run of ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -67,7 +74,6 @@ def main() -> None:
             sys.exit(f"needs {tool} (apt-get install valgrind)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-valgrind-"))
     files = args.files or record(tmp)
-    repo = Path(__file__).resolve().parent.parent
     env_python = [sys.executable, "-c", "import sys, pprofcore; pprofcore.load(sys.argv[1])"]
     for path in files:
         peer = peer_of(path)
@@ -86,7 +92,8 @@ def main() -> None:
                 f"  round {r + 1}: {peer[0]} {got['peer'][0]:.3f} s, pprofcore {got['pprofcore'][0]:.3f} s "
                 f"(ratio {ratios[-1]:.2f}x, CPU {cpu_ratios[-1]:.2f}x), load {os.getloadavg()[0]:.1f}"
             )
-        sys.path.insert(0, str(repo / "python"))
+        if ENV.get("PYTHONPATH") != os.environ.get("PYTHONPATH"):
+            sys.path.insert(0, str(REPO / "python"))
         import pprofcore
 
         best = min(_in_process(pprofcore, path) for _ in range(3))

@@ -48,6 +48,7 @@ _MAX_PATHS = 200_000
 _MAX_DEPTH = 256
 
 FuncKey = Tuple[str, str, str]  # (object, file, function)
+_SPECS = frozenset(("ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "calls", "jump", "jcnd"))
 
 
 def looks_like_callgrind(head: bytes) -> bool:
@@ -160,7 +161,10 @@ def _parse(text: str) -> _Parsed:
     def costs(tokens: List[str], line_no: int) -> List[int]:
         if not out.events:
             raise input_error(FORMAT, "a cost line comes before the 'events' header line", line_no, "line")
-        values = [_number(t, line_no) for t in tokens]
+        try:
+            values = [int(t) for t in tokens]  # decimal, as Callgrind writes them
+        except ValueError:
+            values = [_number(t, line_no) for t in tokens]
         if len(values) > len(out.events):
             raise input_error(
                 FORMAT, f"a cost line has {len(values)} costs for {len(out.events)} events", line_no, "line"
@@ -182,12 +186,44 @@ def _parse(text: str) -> _Parsed:
 
     for line_no, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
+        head = line[:1]
+        if head.isdigit() or head in ("+", "-", "*"):  # most lines: costs
+            tokens = line.split()
+            npos = len(out.positions)
+            if npos == 1 and len(last) == 1 and tokens and tokens[0].isascii() and tokens[0].isdigit():
+                last[0] = pos0 = int(tokens[0])
+                pos = [pos0]
+            else:
+                pos = positions(tokens, line_no)
+            values = costs(tokens[npos:], line_no)
+            if pending_jump:  # the source position of a jump: no cost of its own
+                pending_jump = False
+                continue
+            if fn is None:
+                raise input_error(FORMAT, "a cost line with no 'fn' (function) before it", line_no, "line")
+            at_line, address = site(pos)
+            if pending_call is not None:
+                callee = (cob if cob is not None else ob, cfi if cfi is not None else fl, cfn or "")
+                out.functions.setdefault(callee, None)
+                key = (fn, fi, at_line, address, callee)
+                got = out.calls.get(key)
+                if got is None:
+                    out.calls[key] = [pending_call, values]
+                else:
+                    got[0] += pending_call
+                    got[1] = [a + b for a, b in zip(got[1], values)]
+                pending_call = None
+                cob = cfi = cfn = None
+            else:
+                key2 = (fn, fi, at_line, address)
+                got2 = out.self_cost.get(key2)
+                out.self_cost[key2] = values if got2 is None else [a + b for a, b in zip(got2, values)]
+            continue
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        head = line[:1]
-        if "=" in line and re.match(r"(ob|fl|fi|fe|fn|cob|cfi|cfl|cfn|calls|jump|jcnd)=", line):
-            spec, _, value = line.partition("=")
+        spec, eq, value = line.partition("=")
+        if eq and spec in _SPECS:
             if pending_call is not None:
                 raise input_error(
                     FORMAT, f"a 'calls' line must be followed by its cost line, not {spec}=", line_no, "line"
@@ -221,34 +257,6 @@ def _parse(text: str) -> _Parsed:
                     cfi = v
                 else:
                     cfn = v
-            continue
-        if head.isdigit() or head in ("+", "-", "*"):
-            tokens = line.split()
-            pos = positions(tokens, line_no)
-            values = costs(tokens[len(out.positions) :], line_no)
-            if pending_jump:  # the source position of a jump: no cost of its own
-                pending_jump = False
-                continue
-            if fn is None:
-                raise input_error(FORMAT, "a cost line with no 'fn' (function) before it", line_no, "line")
-            at_line, address = site(pos)
-            caller = fn
-            if pending_call is not None:
-                callee = (cob if cob is not None else ob, cfi if cfi is not None else fl, cfn or "")
-                out.functions.setdefault(callee, None)
-                key = (caller, fi, at_line, address, callee)
-                got = out.calls.get(key)
-                if got is None:
-                    out.calls[key] = [pending_call, values]
-                else:
-                    got[0] += pending_call
-                    got[1] = [a + b for a, b in zip(got[1], values)]
-                pending_call = None
-                cob = cfi = cfn = None
-            else:
-                key2 = (caller, fi, at_line, address)
-                got2 = out.self_cost.get(key2)
-                out.self_cost[key2] = values if got2 is None else [a + b for a, b in zip(got2, values)]
             continue
         header, sep, value = line.partition(":")
         if not sep or not re.fullmatch(r"[A-Za-z][\w ]*", header):
@@ -311,25 +319,43 @@ def _paths(parsed: _Parsed) -> Tuple[List[Tuple], Dict[FuncKey, List[int]]]:
             for e in range(n):
                 into[e] += cost[e]
             out_calls[f].append((g, (f, file, line, address), cost))
+    for calls in out_calls.values():
+        calls.sort(key=lambda c: -c[2][0])
     roots = {f: [max(a - b, 0.0) for a, b in zip(inclusive[f], called[f])] for f in parsed.functions}
     floor = _EPSILON * (sum(r[0] for r in roots.values()) or 1.0)
     paths: List[Tuple] = []
     ending: Dict[FuncKey, List[int]] = {}
-    # Depth first from each root: (function, site, parent, weights, functions on the path).
-    work = [(f, None, -1, roots[f], frozenset([f])) for f in reversed(list(parsed.functions)) if roots[f][0] > 0]
+    # Depth first from each root. A work item is (function, site, parent,
+    # weights), or None: leave the path's last function.
+    on_path: Dict[FuncKey, int] = {}
+    stack_of: List[FuncKey] = []
+    work: List[Optional[Tuple]] = [(f, None, -1, roots[f]) for f in reversed(list(parsed.functions)) if roots[f][0] > 0]
     while work and len(paths) < _MAX_PATHS:
-        f, site, parent, weight, on_path = work.pop()
+        item = work.pop()
+        if item is None:
+            on_path[stack_of.pop()] -= 1
+            continue
+        f, site, parent, weight = item
         me = len(paths)
         ending.setdefault(f, []).append(me)
         paths.append((f, site, parent, weight))
         inc = inclusive[f]
-        if len(on_path) > _MAX_DEPTH or inc[0] <= 0:
+        if len(stack_of) >= _MAX_DEPTH or inc[0] <= 0:
             continue
+        on_path[f] = on_path.get(f, 0) + 1
+        stack_of.append(f)
+        work.append(None)
         scale = [w / i if i > 0 else 0.0 for w, i in zip(weight, inc)]
-        for g, at, cost in reversed(out_calls[f]):
-            if g in on_path or scale[0] * cost[0] < floor:
-                continue
-            work.append((g, at, me, [a * b for a, b in zip(scale, cost)], on_path | {g}))
+        if scale[0] <= 0:
+            continue
+        least = floor / scale[0]  # the calls worth following cost at least this much
+        kept = []
+        for g, at, cost in out_calls[f]:  # most costly first
+            if cost[0] < least:
+                break
+            if not on_path.get(g):
+                kept.append((g, at, me, [a * b for a, b in zip(scale, cost)]))
+        work.extend(reversed(kept))
     return paths, ending
 
 
