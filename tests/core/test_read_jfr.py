@@ -310,6 +310,9 @@ def test_async_profiler_and_cpu_time_events_exactly(compressed):
     live = df[df["live_objects"] == 1]
     assert list(live["class"]) == ["java.lang.String"]
     assert list(df[df["contentions"] == 1]["event"]) == ["profiler.NativeLock"]
+    # Wall-clock samples carry their thread's state; no other kind does.
+    assert list(df[df["wall_samples"] > 0]["state"]) == ["STATE_RUNNABLE", "STATE_SLEEPING"]
+    assert df[df["wall_samples"] == 0]["state"].isna().all()
     parts = pprofcore.load_all(data)
     assert list(parts) == ["wall", "lock", "cpu_time", "malloc", "live"]
     assert parts["cpu_time"].sample_types == [("cpu_time_samples", "count"), ("cpu_time", "nanoseconds")]

@@ -260,6 +260,7 @@ def sample_pools() -> Dict[int, Dict[int, object]]:
             3: {"type": 1, "name": 4, "descriptor": 5},
         },
         24: {1: {"description": "Interpreted"}, 2: {"description": "Inlined"}, 3: {"description": "JIT compiled"}},
+        27: {1: {"name": "STATE_RUNNABLE"}, 2: {"name": "STATE_SLEEPING"}},
         26: {
             1: {
                 "truncated": False,

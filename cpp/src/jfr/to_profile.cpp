@@ -73,6 +73,7 @@ struct Plan {
   const Class* cls = nullptr;
   int start = -1, thread = -1, stack = -1, weight = -1, klass = -1;
   int count = -1;      // async-profiler's WallClockSample: the samples one event stands for
+  int state = -1;      // wall-clock events: the thread's state (jdk.types.ThreadState)
   int32_t detail = 0;  // the string code of type->detail
 };
 
@@ -94,6 +95,7 @@ Plan plan_for(const Class& cls) {
     if (p.klass < 0) p.klass = cls.find("parkedClass");
   } else if (p.type->kind == kWall) {
     p.count = cls.find("samples");
+    p.state = cls.find("state");
   } else if (p.type->kind == kCpuTime) {
     p.weight = cls.find("samplingPeriod");
   } else if (p.type->kind == kMalloc) {
@@ -117,7 +119,8 @@ std::string dotted(std::string_view s) {
 class Builder {
  public:
   Builder() {
-    for (const char* key : {"thread", "class", "allocation", "event", "timestamp_ns", "thread_id", "nanoseconds"})
+    for (const char* key :
+         {"thread", "class", "allocation", "event", "timestamp_ns", "thread_id", "nanoseconds", "state"})
       codes_.push_back(strings_.intern(key));
   }
 
@@ -196,7 +199,7 @@ class Builder {
   }
 
   void add(Kind kind, int64_t weight, const int32_t* stack, size_t depth, int64_t time, int32_t thread,
-           int64_t thread_id, int32_t klass, int32_t detail) {
+           int64_t thread_id, int32_t klass, int32_t detail, int32_t state) {
     kinds_.push_back(kind);
     weights_.push_back(weight);
     p_.stack_locations.insert(p_.stack_locations.end(), stack, stack + depth);
@@ -207,6 +210,7 @@ class Builder {
     if (kind == kAlloc || kind == kLock) l.push_back(code(kind == kAlloc ? kAllocation : kEvent), detail, 0, 0);
     l.push_back(code(kTimestamp), -1, time, code(kNanoseconds));
     if (thread_id != 0) l.push_back(code(kThreadId), -1, thread_id, 0);
+    if (state != 0) l.push_back(code(kState), state, 0, 0);
     p_.label_offsets.push_back(static_cast<int64_t>(l.size()));
     min_time_ = kinds_.size() == 1 ? time : std::min(min_time_, time);
     max_time_ = kinds_.size() == 1 ? time : std::max(max_time_, time);
@@ -253,7 +257,7 @@ class Builder {
   }
 
  private:
-  enum Code { kThread, kClass, kAllocation, kEvent, kTimestamp, kThreadId, kNanoseconds };
+  enum Code { kThread, kClass, kAllocation, kEvent, kTimestamp, kThreadId, kNanoseconds, kState };
   int32_t code(Code c) const { return codes_[c]; }
 
   Profile p_;
@@ -314,6 +318,7 @@ class ChunkSamples {
         b_(b),
         threads_(dense_limit(c)),
         classes_(dense_limit(c)),
+        states_(dense_limit(c)),
         methods_(dense_limit(c)),
         inlined_(dense_limit(c)),
         stacks_(dense_limit(c)) {}
@@ -371,18 +376,21 @@ class ChunkSamples {
     const Thread t = thread(field(plan, plan.thread));
     const Span s = stack(field(plan, plan.stack));
     int64_t weight = 1;
-    int32_t klass = 0, detail = 0;
+    int32_t klass = 0, detail = 0, state = 0;
     if (weighted(kind)) {
       const Handle w = field(plan, plan.weight);
       weight = 0;
       if (w.kind == Handle::kNumber) weight = kind == kLock || kind == kCpuTime ? c_.duration_nanos(w.v) : w.v;
       klass = class_name(field(plan, plan.klass));
       detail = plan.detail;
-    } else if (plan.count >= 0) {
-      const Handle n = field(plan, plan.count);
-      if (n.kind == Handle::kNumber) weight = n.v;
+    } else if (kind == kWall) {
+      if (plan.count >= 0) {
+        const Handle n = field(plan, plan.count);
+        if (n.kind == Handle::kNumber) weight = n.v;
+      }
+      state = state_name(field(plan, plan.state));
     }
-    b_.add(kind, weight, stack_rows_.data() + s.offset, s.size, time, t.name, t.id, klass, detail);
+    b_.add(kind, weight, stack_rows_.data() + s.offset, s.size, time, t.name, t.id, klass, detail, state);
   }
 
   Thread thread(const Handle& ref) {
@@ -396,6 +404,18 @@ class ChunkSamples {
     if (name.empty()) name = c_.text(c_.field(t, "osName"));
     const Handle id = c_.field(t, "javaThreadId");
     return {b_.string(name), id.kind == Handle::kNumber ? id.v : 0};
+  }
+
+  // A thread state's name (STATE_RUNNABLE, STATE_SLEEPING, ...; 0: none).
+  int32_t state_name(const Handle& ref) {
+    if (ref.kind != Handle::kRef) return read_state_name(ref);
+    return states_.get(ref.v, [&] { return read_state_name(c_.resolve(ref)); });
+  }
+
+  int32_t read_state_name(const Handle& st) {
+    if (st.kind != Handle::kRecord) return 0;
+    const std::string_view name = c_.text(c_.field(st, "name"));
+    return name.empty() ? 0 : b_.string(name);
   }
 
   int32_t class_name(const Handle& ref) {
@@ -475,7 +495,7 @@ class ChunkSamples {
   Values scratch_;                               // the event's values that are not numbers or keys
   std::vector<int64_t> raw_;                     // the event's fields as parse_field returned them
   KeyCache<Thread> threads_;
-  KeyCache<int32_t> classes_, methods_;
+  KeyCache<int32_t> classes_, states_, methods_;
   KeyCache<bool> inlined_;
   KeyCache<Span> stacks_;
   std::vector<int32_t> stack_rows_;
