@@ -56,6 +56,17 @@ def child_env() -> dict:
     return env
 
 
+def process_times(cmd, env=None) -> tuple:
+    """(wall seconds, CPU seconds: user + sys of the process and its children)
+    of one run of ``cmd``, its output discarded."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
 def compile_package(package_dir: Path) -> None:
     """Writes the bytecode of the package measured, as `pip install` does for
     a wheel: with PYTHONDONTWRITEBYTECODE set (the shared machine sets it) a

@@ -18,28 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from _common import DEFAULT_CORPUS, REPO, child_env, compile_package, loadavg
+from _common import DEFAULT_CORPUS, REPO, child_env, compile_package, loadavg, process_times
 
 SMALL = REPO / "python" / "pprofcore" / "data" / "example-cpu.pb.gz"
 LARGE = DEFAULT_CORPUS / "go" / "pprof__internal_proftest_testdata_large.cpu"
-
-
-def _wall(cmd, env) -> tuple:
-    """(wall seconds, CPU seconds: user + sys of the process and its children)."""
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def main() -> None:
@@ -74,13 +61,13 @@ def main() -> None:
         if have_go:
             cases["go tool pprof -top large.cpu"] = (["go", "tool", "pprof", "-top", str(LARGE)], go_env)
     for cmd, e in cases.values():  # warm the page cache and Go's build cache
-        _wall(cmd, e)
+        process_times(cmd, e)
     times: dict = {k: [] for k in cases}
     cpu: dict = {k: [] for k in cases}
     load_before = loadavg()
     for _ in range(a.rounds):
         for name, (cmd, e) in cases.items():
-            w, c = _wall(cmd, e)
+            w, c = process_times(cmd, e)
             times[name].append(w)
             cpu[name].append(c)
     med = {k: statistics.median(v) for k, v in times.items()}

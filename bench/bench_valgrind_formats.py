@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -25,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import child_env, process_times
 
 WORKLOAD = "import json, re; d = {str(i): list(range(i % 50)) for i in range(3000)}; re.findall(r'\\d+', json.dumps(d))"
 
@@ -47,23 +48,6 @@ def peer_of(path: Path) -> list:
     return ["callgrind_annotate", str(path)]
 
 
-REPO = Path(__file__).resolve().parent.parent
-# This checkout's build, as the other benchmarks use it, unless told to use the installed package.
-ENV = dict(os.environ)
-if os.environ.get("PPROFCORE_BENCH_INSTALLED") != "1":
-    ENV["PYTHONPATH"] = os.pathsep.join([str(REPO / "python")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-
-
-def timed(cmd: list) -> tuple:
-    """(wall seconds, CPU seconds of the child) of one run of ``cmd``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -74,6 +58,7 @@ def main() -> None:
             sys.exit(f"needs {tool} (apt-get install valgrind)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-valgrind-"))
     files = args.files or record(tmp)
+    env = child_env()
     env_python = [sys.executable, "-c", "import sys, pprofcore; pprofcore.load(sys.argv[1])"]
     for path in files:
         peer = peer_of(path)
@@ -83,7 +68,7 @@ def main() -> None:
             runs = [("peer", peer), ("pprofcore", ours)]
             if r % 2:
                 runs.reverse()
-            got = {name: timed(cmd) for name, cmd in runs}
+            got = {name: process_times(cmd, env) for name, cmd in runs}
             ratios.append(got["peer"][0] / got["pprofcore"][0])
             cpu_ratios.append(got["peer"][1] / got["pprofcore"][1])
             walls.append(got["pprofcore"][0])
@@ -92,9 +77,7 @@ def main() -> None:
                 f"  round {r + 1}: {peer[0]} {got['peer'][0]:.3f} s, pprofcore {got['pprofcore'][0]:.3f} s "
                 f"(ratio {ratios[-1]:.2f}x, CPU {cpu_ratios[-1]:.2f}x), load {os.getloadavg()[0]:.1f}"
             )
-        if ENV.get("PYTHONPATH") != os.environ.get("PYTHONPATH"):
-            sys.path.insert(0, str(REPO / "python"))
-        import pprofcore
+        import pprofcore  # this checkout's, as _common put it first
 
         best = min(_in_process(pprofcore, path) for _ in range(3))
         print(

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from stack_values import stacks_by_name as _stacks
 from testenv import DATA
+from valgrind_runs import record
 
 import pprofcore
 from pprofcore import DecodeError
@@ -36,15 +37,7 @@ SMALL = DATA / "producers" / "small.callgrind.out"
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
-    if not shutil.which("valgrind") or not shutil.which("gcc"):
-        pytest.skip("needs valgrind and gcc (apt-get install valgrind gcc) to record a Callgrind profile")
-    tmp = tmp_path_factory.mktemp("callgrind")
-    (tmp / "prog.c").write_text(PROGRAM)
-    subprocess.run(["gcc", "-g", "-O1", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120)
-    out = tmp / "callgrind.out.1"
-    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "./prog"]
-    subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, timeout=300)
-    return out
+    return record(tmp_path_factory.mktemp("callgrind"), "callgrind", PROGRAM)
 
 
 def _annotate(path: Path, *flags: str) -> dict:

@@ -8,57 +8,34 @@ DecodeError naming the place."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from stack_values import stacks_by_name as _stacks
 from testenv import DATA
+from valgrind_runs import ALLOCATORS, record
 
 import pprofcore
 from pprofcore import DecodeError
 
-PROGRAM = r"""
-#include <stdlib.h>
-#include <string.h>
-#define NOINLINE __attribute__((noinline))
-static inline __attribute__((always_inline)) void* inl(size_t n) { void* p = malloc(n); memset(p, 2, n); return p; }
-NOINLINE void* outer(size_t n) { return inl(n); }
-NOINLINE void* leaf_a(size_t n) { void* p = malloc(n); memset(p, 1, n); return p; }
-NOINLINE void* rec(int d) {
-  if (d == 0) return leaf_a(64);
-  void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p;
-}
+PROGRAM = (
+    ALLOCATORS
+    + r"""
 NOINLINE void* leaked(void) { return leaf_a(777); }
 int main(void) {
   for (int i = 0; i < 10; i++) free(leaf_a(100 + i));
   for (int i = 0; i < 3; i++) free(outer(2000));
-  free(rec(5));
+  free(rec(5, 64));
   leaked();
   return 0;
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
-    if not shutil.which("valgrind") or not shutil.which("gcc"):
-        pytest.skip("needs valgrind and gcc (apt-get install valgrind gcc) to record a DHAT profile")
-    tmp = tmp_path_factory.mktemp("dhat")
-    (tmp / "prog.c").write_text(PROGRAM)
-    subprocess.run(
-        ["gcc", "-g", "-O1", "-fno-omit-frame-pointer", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120
-    )
-    out = tmp / "dhat.out.json"
-    subprocess.run(
-        ["valgrind", "--tool=dhat", f"--dhat-out-file={out}", "./prog"],
-        cwd=tmp,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return out
+    return record(tmp_path_factory.mktemp("dhat"), "dhat", PROGRAM)
 
 
 def test_real_dhat_run_gives_the_programs_allocations(recorded):

@@ -8,28 +8,19 @@ small file exactly; bad files refused naming the line."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from stack_values import stacks_by_name as _stacks
 from testenv import DATA
+from valgrind_runs import ALLOCATORS, record
 
 import pprofcore
 from pprofcore import DecodeError
 
-PROGRAM = r"""
-#include <stdlib.h>
-#include <string.h>
-#define NOINLINE __attribute__((noinline))
-static inline __attribute__((always_inline)) void* inl(size_t n) { void* p = malloc(n); memset(p, 2, n); return p; }
-NOINLINE void* outer(size_t n) { return inl(n); }
-NOINLINE void* leaf_a(size_t n) { void* p = malloc(n); memset(p, 1, n); return p; }
-NOINLINE void* rec(int d) {
-  if (d == 0) return leaf_a(6400);
-  void* p = rec(d - 1); __asm__ volatile("" ::: "memory"); return p;
-}
+PROGRAM = (
+    ALLOCATORS
+    + r"""
 NOINLINE void* small_a(void) { return leaf_a(100); }
 NOINLINE void* small_b(void) { return leaf_a(60); }
 int main(void) {
@@ -38,30 +29,18 @@ int main(void) {
   void* s2 = small_b();
   for (int i = 0; i < 10; i++) keep[i] = leaf_a(1000 * (i + 1));
   void* o = outer(20000);
-  void* r = rec(5);
+  void* r = rec(5, 6400);
   for (int i = 0; i < 10; i++) free(keep[i]);
   free(o); free(r); free(s1); free(s2);
   return 0;
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
-    if not shutil.which("valgrind") or not shutil.which("gcc"):
-        pytest.skip("needs valgrind and gcc (apt-get install valgrind gcc) to record a Massif profile")
-    tmp = tmp_path_factory.mktemp("massif")
-    (tmp / "prog.c").write_text(PROGRAM)
-    subprocess.run(["gcc", "-g", "-O1", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120)
-    out = tmp / "massif.out.1"
-    subprocess.run(
-        ["valgrind", "--tool=massif", f"--massif-out-file={out}", "./prog"],
-        cwd=tmp,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return out
+    return record(tmp_path_factory.mktemp("massif"), "massif", PROGRAM)
 
 
 def _heap_sizes(path: Path) -> dict:
