@@ -24,7 +24,8 @@ its own.
 Sample types are the events (``count``; an event named ``Time_(10ns)`` or
 ``Memory_(bytes)``, as Xdebug names them, is scaled to ``nanoseconds`` or
 ``bytes``); the first is the default. Functions are named by ``fn=`` with
-their file (``fl=``), locations are lines (and addresses with ``positions:
+their file (``fl=``; yappi's ``name file:line`` names are split into the
+three), locations are lines (and addresses with ``positions:
 instr``) in mappings named by the object (``ob=``). Name compression
 (``(id) name``), relative subpositions (``+n``, ``-n``, ``*``), hexadecimal
 numbers, ``fi=``/``fe=`` and several parts are read; jumps are not costs.
@@ -381,6 +382,20 @@ def _shares(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+# yappi names a function "name file:line" (its fn= and cfn= lines).
+_YAPPI_NAME = re.compile(r"(.+) (\S+):(\d+)\Z")
+
+
+def _function_name(parsed: _Parsed, name: str, file: str) -> Tuple[str, str, int]:
+    """(name, file, start line) of a function: yappi's names carry their file
+    and first line, which become the function's own fields."""
+    if parsed.header.get("creator", "").startswith("yappi"):
+        m = _YAPPI_NAME.match(name)
+        if m is not None:
+            return m.group(1), m.group(2), int(m.group(3))
+    return name, file, 0
+
+
 def read_callgrind_bytes(data: bytes) -> Profile:
     """Parse Callgrind text (UTF-8, or Latin-1 where it is not)."""
     try:
@@ -401,7 +416,8 @@ def read_callgrind_bytes(data: bytes) -> Profile:
     def location(f: FuncKey, file: str, line: int, address: int) -> int:
         fid = functions_in.get((f[2], file))
         if fid is None:
-            fid = functions_in[(f[2], file)] = b.function(f[2], file)
+            name, source, start = _function_name(parsed, f[2], file)
+            fid = functions_in[(f[2], file)] = b.function(name, source, None, start)
         mid = mappings.get(f[0])
         if mid is None:
             mid = mappings[f[0]] = b.mapping(f[0]) if f[0] else 0

@@ -208,3 +208,53 @@ def test_bad_files_name_the_line(change, says, tmp_path):
         _load(text.replace(change[0], change[1], 1), tmp_path)
     assert e.match(says)
     assert re.search(r"at line \d+", str(e.value))
+
+
+YAPPI_SCRIPT = r"""
+import json, sys
+import yappi
+
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+def mid():
+    return leaf(200000) + leaf(100000)
+
+def top():
+    return mid() + leaf(50000)
+
+yappi.set_clock_type("cpu")
+yappi.start()
+top(); top()
+yappi.stop()
+stats = yappi.get_func_stats()
+stats.save(sys.argv[1], type="callgrind")
+print(json.dumps({s.name: [s.tsub, s.ttot] for s in stats if s.name in ("leaf", "mid", "top")}))
+"""
+
+
+def test_yappi_callgrind_file(tmp_path):
+    """yappi (a Python profiler) writes Callgrind with its own names
+    (`name file:line`) and microsecond ticks: flat and cum per function are
+    yappi's own tsub and ttot."""
+    import json
+    import sys
+
+    pytest.importorskip("yappi", reason="needs yappi (pip install yappi)")
+    out = tmp_path / "yappi.callgrind"
+    script = tmp_path / "work.py"
+    script.write_text(YAPPI_SCRIPT)
+    r = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, check=True, timeout=120)
+    oracle = json.loads(r.stdout)
+    p = pprofcore.load(out)
+    assert p.sample_types == [("Ticks", "count")]
+    s = p.strings
+    assert {s[p.functions.filename[f]] for f in range(len(p.functions.name))} == {str(script)}
+    flat = {name: v for (_, name), v in _flat_by_file(p).items()}
+    for name, (tsub, ttot) in oracle.items():
+        assert abs(flat[name] - tsub * 1e6) <= 1, name
+    cum_top = sum(v for k, v in _stacks(p, "Ticks").items() if "top" in k)
+    assert abs(cum_top - oracle["top"][1] * 1e6) <= 2
