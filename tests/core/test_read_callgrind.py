@@ -257,4 +257,4 @@ def test_yappi_callgrind_file(tmp_path):
     for name, (tsub, ttot) in oracle.items():
         assert abs(flat[name] - tsub * 1e6) <= 1, name
     cum_top = sum(v for k, v in _stacks(p, "Ticks").items() if "top" in k)
-    assert abs(cum_top - oracle["top"][1] * 1e6) <= 2
+    assert abs(cum_top - oracle["top"][1] * 1e6) <= 5  # the file truncates each cost to whole ticks
