@@ -156,6 +156,7 @@ class ProfileBuilder:
         self._locations: Dict[Tuple[Tuple, int, int], int] = {}
         self._mappings: Dict[Tuple[str, str], int] = {}
         self._unsymbolized: set = set()
+        self._main_mapping = 0
         self._samples: List[bytes] = []
         self._id_bytes: List[bytes] = []  # the varint of each id, made once (stacks repeat them)
         self.period_type: Optional[Tuple[str, str]] = None
@@ -179,6 +180,11 @@ class ProfileBuilder:
         if fid is None:
             fid = self._functions[key] = len(self._functions) + 1
         return fid
+
+    def main_mapping(self, mapping_id: int) -> None:
+        """Writes ``mapping_id`` first: the main binary, which pprof's reports
+        name on their ``File:`` line."""
+        self._main_mapping = mapping_id
 
     def unsymbolized(self, mapping_id: int) -> None:
         """Marks a mapping as holding frames without functions (addresses
@@ -319,7 +325,8 @@ class ProfileBuilder:
         s = self.string
         head = [_ld(1, _vf(1, s(t)) + _vf(2, s(u))) for t, u in self.sample_types]
         mappings = []
-        for (filename, build_id), mid in self._mappings.items():
+        order = sorted(self._mappings.items(), key=lambda item: item[1] != self._main_mapping)
+        for (filename, build_id), mid in order:
             has_functions = _vf(7, 0 if mid in self._unsymbolized else 1)
             mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + has_functions))
         locations = [self._locations_encoded()]

@@ -10,7 +10,8 @@ Each event is one sample with ``samples/count`` 1 and, per event name, the
 period (``<event>/nanoseconds`` for ``cpu-clock`` and ``task-clock``, whose
 periods are nanoseconds, else ``<event>/count``; 0 in the other events'
 columns). A frame is a location at its address in a mapping named by its DSO
-(no address ranges: perf script does not print them), with a function named
+(no address ranges: perf script does not print them; the DSO named like the
+command of most events is the first, main, mapping), with a function named
 by the symbol (the ``+0x..`` offset dropped); ``[unknown]`` symbols are left
 unsymbolized (an address only). Labels: ``comm`` (string), ``tid``, and
 ``pid`` and ``cpu`` (numbers, when every event prints them), and ``timestamp_ns``: perf's clock (by
@@ -53,6 +54,24 @@ def looks_like_perf_script(head: bytes) -> bool:
     return not nxt.strip() or bool(_FRAME.match(nxt)) or bool(_HEADER.match(nxt))
 
 
+def _main_dso(comm: str, dsos: Dict[str, int]) -> int:
+    """The mapping id of the main binary: the DSO named like the command of
+    most events (perf's comm is the executable's name cut to 15 characters),
+    else one whose name starts with or holds it; 0 when none does."""
+    names = [(dso.rsplit("/", 1)[-1], mid) for dso, mid in dsos.items() if not dso.startswith("[")]
+    for base, mid in names:
+        if base[:15] == comm[:15]:
+            return mid
+    if len(comm) >= 3:
+        for base, mid in names:  # python3 runs as python3.11: the command names a link to the file
+            if base.startswith(comm):
+                return mid
+        for base, mid in names:  # the executable is a stub, its code in a library (libpython3.11.so)
+            if comm in base:
+                return mid
+    return 0
+
+
 def read_perf_script_bytes(data: bytes) -> Profile:
     """Build a Profile from ``perf script`` output (see the module docstring)."""
     b = ProfileBuilder([("samples", "count")])
@@ -61,6 +80,8 @@ def read_perf_script_bytes(data: bytes) -> Profile:
     frame_lines: Dict[str, int] = {}  # a frame line seen before: its location (frames repeat a lot)
     stacks: Dict[Tuple[int, ...], int] = {}
     rows: List[list] = []  # [event column, period, time, pid, tid, cpu, comm code, frames]
+    dsos: Dict[str, int] = {}  # mapping ids by DSO
+    comms: Dict[int, str] = {}  # commands by string code
 
     def location(m: "re.Match[str]", lineno: int) -> int:
         key = (int(m.group("addr"), 16), _OFFSET.sub("", m.group("sym")), m.group("dso"))
@@ -69,7 +90,7 @@ def read_perf_script_bytes(data: bytes) -> Profile:
             addr, sym, dso = key
             if addr >> 64:
                 raise input_error(FORMAT, f"address {m.group('addr')} does not fit in 64 bits", lineno, "line")
-            mid = b.mapping(dso) if dso and dso != "[unknown]" else 0
+            mid = dsos.setdefault(dso, b.mapping(dso)) if dso and dso != "[unknown]" else 0
             fid = b.function(sym) if sym and sym != "[unknown]" else 0
             lid = locs[key] = b.location(fid, address=addr, mapping_id=mid)
         return lid
@@ -113,6 +134,7 @@ def read_perf_script_bytes(data: bytes) -> Profile:
             b.string(m.group("comm")),
             [],
         ]
+        comms[current[6]] = m.group("comm")
         if not -_INT64 <= min(current[1:6]) <= max(current[1:6]) <= _INT64:
             raise input_error(FORMAT, "a number of the event line does not fit in 64 bits", lineno, "line")
         rest = m.group("rest")
@@ -139,5 +161,9 @@ def read_perf_script_bytes(data: bytes) -> Profile:
     if (cols[:, 5] >= 0).all():
         nums.append(("cpu", cols[:, 5], ""))
     b.add_many([b.stack_bytes(k) for k in stacks], index, values, nums, [("comm", cols[:, 6])])
+    codes, counts = np.unique(cols[:, 6], return_counts=True)
+    main = _main_dso(comms[int(codes[np.argmax(counts)])], dsos)
+    if main:
+        b.main_mapping(main)
     b.duration_nanos = int(cols[:, 2].max() - cols[:, 2].min())
     return b.build()

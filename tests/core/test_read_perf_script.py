@@ -60,6 +60,8 @@ def test_real_perf_totals(recorded, kind):
     df = p.to_pandas("samples")
     assert (df["comm"].str.startswith("python")).mean() > 0.5
     assert df["timestamp_ns"].is_monotonic_increasing
+    # The main binary is the first mapping, the one reports name on their File: line.
+    assert "python" in p.strings[p.mappings["filename"][0]].rsplit("/", 1)[-1]  # python3.11 or libpython3.11.so
 
 
 def test_real_perf_callchains_reach_the_interpreter(recorded):
@@ -85,6 +87,7 @@ def test_small_file_exactly(tmp_path):
         "/usr/lib/libc.so.6",
         "[kernel.kallsyms]",
     ]
+    assert p.strings[p.mappings["filename"][0]] == "/usr/bin/app"  # the command's binary comes first
     gz = tmp_path / "perf.txt.gz"
     gz.write_bytes(gzip.compress((DATA / "small.perf.txt").read_bytes()))
     assert pprofcore.load(gz).total() == p.total()
