@@ -154,7 +154,7 @@ class ProfileBuilder:
         self.sample_types = list(sample_types)
         self._functions: Dict[Tuple[str, str, str, int], int] = {}
         self._locations: Dict[Tuple[Tuple, int, int], int] = {}
-        self._mappings: Dict[Tuple[str, str], int] = {}
+        self._mappings: Dict[Tuple[str, str, int, int, int], int] = {}
         self._unsymbolized: set = set()
         self._main_mapping = 0
         self._samples: List[bytes] = []
@@ -194,7 +194,12 @@ class ProfileBuilder:
     def mapping(self, filename: str, build_id: str = "") -> int:
         """The id of a mapping named ``filename`` (a DSO, a JAR): it carries no
         addresses, only the name that ``-tags`` and the call graph show."""
-        key = (filename, build_id)
+        return self.mapping_at(filename, build_id, 0, 0, 0)
+
+    def mapping_at(self, filename: str, build_id: str, start: int, limit: int, offset: int) -> int:
+        """The id of a mapping of ``filename`` at the addresses ``[start,
+        limit)`` of the process, from ``offset`` in the file."""
+        key = (filename, build_id, start, limit, offset)
         mid = self._mappings.get(key)
         if mid is None:
             mid = self._mappings[key] = len(self._mappings) + 1
@@ -326,9 +331,10 @@ class ProfileBuilder:
         head = [_ld(1, _vf(1, s(t)) + _vf(2, s(u))) for t, u in self.sample_types]
         mappings = []
         order = sorted(self._mappings.items(), key=lambda item: item[1] != self._main_mapping)
-        for (filename, build_id), mid in order:
+        for (filename, build_id, start, limit, offset), mid in order:
             has_functions = _vf(7, 0 if mid in self._unsymbolized else 1)
-            mappings.append(_ld(3, _vf(1, mid) + _vf(5, s(filename)) + _vf(6, s(build_id)) + has_functions))
+            ranges = _vf(2, start) + _vf(3, limit) + _vf(4, offset)
+            mappings.append(_ld(3, _vf(1, mid) + ranges + _vf(5, s(filename)) + _vf(6, s(build_id)) + has_functions))
         locations = [self._locations_encoded()]
         functions = []
         if self._functions:

@@ -18,6 +18,7 @@ from ._from_collapsed import looks_collapsed, read_collapsed_bytes
 from ._from_cpuprofile import looks_like_cpuprofile, read_cpuprofile_bytes
 from ._from_dhat import looks_like_dhat, read_dhat_bytes
 from ._from_firefox import looks_like_firefox, read_firefox_bytes
+from ._from_gecko import looks_like_gecko, read_gecko_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
@@ -58,6 +59,8 @@ def detect(data: bytes) -> Optional[str]:
             return "firefox"
         if looks_like_dhat(text):
             return "dhat"
+        if looks_like_gecko(text):
+            return "gecko"
         if looks_like_pyinstrument(text):
             return "pyinstrument"
         if looks_like_cpuprofile(text):
@@ -81,6 +84,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "chrome trace": read_chrome_trace_bytes,
     "firefox": read_firefox_bytes,
     "dhat": read_dhat_bytes,
+    "gecko": read_gecko_bytes,
     "pyinstrument": read_pyinstrument_bytes,
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,

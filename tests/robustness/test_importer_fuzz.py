@@ -29,6 +29,7 @@ FIXTURES = {
     "cpuprofile": "small.cpuprofile",
     "chrome trace": "small.trace.json",
     "firefox": "small.firefox.json",
+    "gecko": "small.gecko.json",
     "dhat": "small.dhat.json",
     "massif": "small.massif.out",
     "callgrind": "small.callgrind.out",
