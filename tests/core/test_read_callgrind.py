@@ -258,3 +258,26 @@ def test_yappi_callgrind_file(tmp_path):
         assert abs(flat[name] - tsub * 1e6) <= 1, name
     cum_top = sum(v for k, v in _stacks(p, "Ticks").items() if "top" in k)
     assert abs(cum_top - oracle["top"][1] * 1e6) <= 5  # the file truncates each cost to whole ticks
+
+
+def test_cachegrind_file_flat_is_cg_annotate(tmp_path):
+    """Cachegrind writes the subset of the format without calls (nine cache
+    events): each of the program's functions' flat costs are cg_annotate's,
+    event by event."""
+    path = record(tmp_path, "cachegrind", PROGRAM)
+    if not shutil.which("cg_annotate"):
+        pytest.skip("needs cg_annotate (Debian package valgrind)")
+    p = pprofcore.load(path)
+    events = [t for t, _ in p.sample_types]
+    assert events[:4] == ["Ir", "I1mr", "ILmr", "Dr"]
+    text = subprocess.run(
+        ["cg_annotate", "--threshold=0", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    oracle = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) .*\s(\S*prog\.c):(\w+)$", line)
+        if m:
+            oracle[m.group(3)] = int(m.group(1).replace(",", ""))
+    assert {"main", "a", "b", "helper", "work"} <= set(oracle)
+    flat = {name: v for (file, name), v in _flat_by_file(p).items() if file.endswith("prog.c")}
+    assert {k: flat[k] for k in oracle} == oracle
