@@ -107,6 +107,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_chrome_trace",
             "_from_firefox",
             "_from_gecko",
+            "_from_scalene",
             "_from_dhat",
             "_from_massif",
             "_from_callgrind",

@@ -30,6 +30,7 @@ FIXTURES = {
     "chrome trace": "small.trace.json",
     "firefox": "small.firefox.json",
     "gecko": "small.gecko.json",
+    "scalene": "small.scalene.json",
     "dhat": "small.dhat.json",
     "massif": "small.massif.out",
     "callgrind": "small.callgrind.out",
