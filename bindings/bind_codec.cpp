@@ -152,6 +152,34 @@ void bind_codec(py::module_& m) {
       },
       py::arg("data"), py::arg("level") = -1, py::arg("backend") = "auto");
 
+  m.def(
+      "unzstd",
+      [](const py::buffer& data, size_t max_size, bool prefix_only) {
+        ByteView view(data);
+        struct Enough {};  // the prefix is in: stop decompressing
+        std::string prefix;
+        gzip::Buffer out;
+        bool stopped = false;
+        {
+          py::gil_scoped_release nogil;
+          std::function<void(const uint8_t*, size_t)> keep;
+          if (prefix_only)
+            keep = [&prefix](const uint8_t* p, size_t n) {
+              prefix.assign(reinterpret_cast<const char*>(p), n);
+              throw Enough{};
+            };
+          try {
+            out = zstd::decompress(view.data(), view.size(), max_size, keep);
+          } catch (const Enough&) {
+            stopped = true;
+          }
+        }
+        if (stopped) return to_bytes(std::move(prefix));
+        return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+      },
+      py::arg("data"), py::arg("max_size") = kDefaultMaxSize, py::arg("prefix_only") = false,
+      "zstd-compressed bytes decompressed (every frame); with prefix_only, the first 64 KiB only.");
+
   m.def("max_input_size", &max_input_size, py::arg("max_decompressed_size"), py::arg("gzip"),
         "The most input bytes accepted under a max_decompressed_size (gzip input may be somewhat larger).");
   m.def("have_libdeflate", &gzip::have_libdeflate);

@@ -66,6 +66,7 @@ __all__: list[str] = [
     "share_tag_signatures",
     "show_from",
     "stack_ids",
+    "unzstd",
     "used_locations",
 ]
 DEFAULT_MAX_DECOMPRESSED_SIZE: int
@@ -694,6 +695,15 @@ def select_sample_types(
 ) -> Profile: ...
 def set_label(profile: Profile, key: str, values: collections.abc.Sequence[str]) -> Profile: ...
 def show_from(profile: Profile, match: typing.Any, universe: typing.Any = None) -> tuple[Profile, bool]: ...
+def unzstd(
+    data: typing_extensions.Buffer,
+    max_size: typing.SupportsInt | typing.SupportsIndex = 4294967296,
+    prefix_only: bool = False,
+) -> bytes:
+    """
+    zstd-compressed bytes decompressed (every frame); with prefix_only, the first 64 KiB only.
+    """
+
 def used_locations(profile: Profile) -> numpy.ndarray:
     """
     Per location, 1 when some sample's stack holds it (uint8).

@@ -20,6 +20,7 @@ from ._from_dhat import looks_like_dhat, read_dhat_bytes
 from ._from_firefox import looks_like_firefox, read_firefox_bytes
 from ._from_gecko import looks_like_gecko, read_gecko_bytes
 from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
+from ._from_heaptrack import looks_like_heaptrack, read_heaptrack_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
 from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
@@ -31,6 +32,7 @@ from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
 from ._profile import Profile
 
 _HEAD = 64 << 10
+_ZSTD = b"\x28\xb5\x2f\xfd"  # heaptrack writes its files with zstd
 
 
 def _strip_bom(data: bytes) -> bytes:
@@ -73,6 +75,8 @@ def detect(data: bytes) -> Optional[str]:
         return None
     if looks_like_massif(head):
         return "massif"
+    if looks_like_heaptrack(head):
+        return "heaptrack"
     if looks_like_callgrind(head):
         return "callgrind"
     if looks_like_perf_script(head):
@@ -96,6 +100,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
     "massif": read_massif_bytes,
+    "heaptrack": read_heaptrack_bytes,
     "callgrind": read_callgrind_bytes,
     "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
@@ -103,26 +108,31 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
 
 
 def detect_head(head: bytes) -> Optional[str]:
-    """:func:`detect` on the first bytes of a file, gzip-compressed or not
-    (only the start is inflated), so that a large file that is no foreign
-    format is never read or inflated whole."""
+    """:func:`detect` on the first bytes of a file, gzip- or zstd-compressed
+    or not (only the start is inflated), so that a large file that is no
+    foreign format is never read or inflated whole."""
     if head[:2] == b"\x1f\x8b":
         try:
             head = zlib.decompressobj(31).decompress(head, _HEAD)
         except zlib.error:
             return None
+    elif head[:4] == _ZSTD:
+        try:
+            head = _core.unzstd(head, prefix_only=True)
+        except _core.DecodeError:
+            return None  # a truncated head: its start cannot be judged alone
     return detect(head)
 
 
 def _sniffed(data, max_size: int) -> Optional[Tuple[str, bytes]]:
-    """``(format, bytes)`` of ``data``, gunzipped when it is gzip, or ``None``
+    """``(format, bytes)`` of ``data``, decompressed when it is gzip or zstd, or ``None``
     when it is no foreign format pprofcore reads."""
     if detect_head(bytes(data[:_HEAD])) is None:
         return None
     data = bytes(data)
-    if data[:2] == b"\x1f\x8b":
+    if data[:2] == b"\x1f\x8b" or data[:4] == _ZSTD:
         try:
-            data = _core.gunzip(data, max_size)
+            data = _core.gunzip(data, max_size) if data[:2] == b"\x1f\x8b" else _core.unzstd(data, max_size)
         except _core.DecodeError:
             return None
     kind = detect(data)

@@ -171,10 +171,11 @@ def loads(
         docs/otlp.md). Other profilers' formats are read too, detected by
         content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``
         and ``.heapprofile``, Chrome traces, the Firefox Profiler's processed
-        profiles (samply) and Firefox's Gecko profiles, Valgrind's DHAT, Massif and Callgrind, Scalene, speedscope
-        JSON, pyinstrument JSON, collapsed
-        stacks (folded, py-spy ``raw``, austin), cProfile/pstats dumps,
-        ``perf script`` text and ``perf.data`` (through ``perf script``).
+        profiles (samply) and Firefox's Gecko profiles, Valgrind's DHAT,
+        Massif and Callgrind, heaptrack, Scalene, speedscope JSON,
+        pyinstrument JSON, collapsed stacks (folded, py-spy ``raw``, austin),
+        cProfile/pstats dumps, ``perf script`` text and ``perf.data``
+        (through ``perf script``).
         Input that is none of these is refused with a message naming what it
         is not.
     max_decompressed_size : int, optional

@@ -110,6 +110,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_scalene",
             "_from_dhat",
             "_from_massif",
+            "_from_heaptrack",
             "_from_callgrind",
             "_valgrind_frames",
             "_from_pyinstrument",

@@ -1,7 +1,8 @@
-"""Profiles recorded by Valgrind's tools (Debian package valgrind) for the
-DHAT, Massif and Callgrind readers' tests: a C program built with gcc and
-run under ``valgrind --tool=TOOL``; the test is skipped with a clear message
-where valgrind or gcc is missing.
+"""Profiles recorded by Valgrind's tools (Debian package valgrind) and by
+heaptrack for the DHAT, Massif, Callgrind and heaptrack readers' tests: a C
+program built with gcc and run under ``valgrind --tool=TOOL`` or
+``heaptrack``; the test is skipped with a clear message where a tool is
+missing.
 
 ``ALLOCATORS`` is C the heap programs share: ``leaf_a`` allocates,
 ``outer`` allocates through ``inl`` (always inlined into it, so Valgrind
@@ -41,3 +42,19 @@ def record(tmp: Path, tool: str, program: str) -> Path:
     cmd = ["valgrind", f"--tool={tool}", f"--{tool}-out-file={out}", "./prog"]
     subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, timeout=300)
     return out
+
+
+def heaptrack_record(tmp: Path, program: str) -> Path:
+    """Builds ``program`` (C) and runs it under heaptrack (Debian package
+    heaptrack); returns the data file it wrote."""
+    if not shutil.which("heaptrack") or not shutil.which("gcc"):
+        pytest.skip("needs heaptrack and gcc (apt-get install heaptrack gcc) to record a heaptrack profile")
+    (tmp / "prog.c").write_text(program)
+    subprocess.run(["gcc", "-g", "-O1", "prog.c", "-o", "prog"], cwd=tmp, check=True, timeout=120)
+    subprocess.run(
+        ["heaptrack", "-o", str(tmp / "ht"), "./prog"], cwd=tmp, check=True, capture_output=True, timeout=300
+    )
+    written = sorted(tmp.glob("ht.*"))
+    if not written:
+        pytest.skip("heaptrack wrote no data file here")
+    return written[0]

@@ -33,6 +33,7 @@ FIXTURES = {
     "scalene": "small.scalene.json",
     "dhat": "small.dhat.json",
     "massif": "small.massif.out",
+    "heaptrack": "small.heaptrack",
     "callgrind": "small.callgrind.out",
     "pyinstrument": "small.pyinstrument.json",
     "perf script": "small.perf.txt",
