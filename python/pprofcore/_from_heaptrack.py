@@ -135,8 +135,8 @@ def _read(text: str) -> _Records:
             r.ips.append((nums[0], nums[1], frames))
         elif mode == "s":
             if r.version >= 3:
-                size, _, body = rest.partition(" ")
-                n = _hex(size, number)
+                length, _, body = rest.partition(" ")
+                n = _hex(length, number)
                 if len(body) < n:
                     raise input_error(FORMAT, f"a string of {n} characters holds {len(body)}", number, "line")
                 r.strings.append(body[:n])
