@@ -137,9 +137,10 @@ def _read(text: str) -> _Records:
             if r.version >= 3:
                 length, _, body = rest.partition(" ")
                 n = _hex(length, number)
-                if len(body) < n:
-                    raise input_error(FORMAT, f"a string of {n} characters holds {len(body)}", number, "line")
-                r.strings.append(body[:n])
+                raw_body = body.encode("utf-8", "surrogateescape")  # the length counts bytes
+                if len(raw_body) < n:
+                    raise input_error(FORMAT, f"a string of {n} bytes holds {len(raw_body)}", number, "line")
+                r.strings.append(raw_body[:n].decode("utf-8", "surrogateescape"))
             else:
                 r.strings.append(rest)
         elif mode == "c":

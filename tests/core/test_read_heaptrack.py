@@ -100,7 +100,7 @@ def test_small_file_exactly():
     [
         (("+ 2\n", "+ 9\n"), r"line \d+: allocation '9' is not among the 3 defined"),
         (("t 4 1\n", "t 4\n"), "a 't' line needs"),
-        (("s 4 main\n", "s 40 main\n"), "a string of 64 characters holds 4"),
+        (("s 4 main\n", "s 40 main\n"), "a string of 64 bytes holds 4"),
         (("a 10 4\n", "a 10 zz\n"), "'zz' is not a hexadecimal number"),
         (("c 8\n", "x 1 2\n"), "raw heaptrack file"),
         (("v 10400 3\n", "v 10400 9\n"), "file format version 9 is newer"),
