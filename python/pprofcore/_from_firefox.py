@@ -375,7 +375,28 @@ def _as_number(v) -> Optional[int]:
     return None
 
 
-def _numeric_ids(threads: list) -> Dict[str, bool]:
+def thread_labels(
+    b: ProfileBuilder, thread: dict, m: int, numeric: Dict[str, bool]
+) -> Tuple[List[Tuple[str, Any, str]], List[Tuple[str, Any]]]:
+    """The labels of ``m`` samples of ``thread`` for ``add_many``: ``thread``
+    and ``process`` (its name and its process's), ``pid`` and ``tid``
+    (numbers where ``numeric`` says every thread's are). Shared with the
+    Gecko reader, whose threads name the same fields."""
+    num_labels: List[Tuple[str, Any, str]] = []
+    str_labels: List[Tuple[str, Any]] = []
+    for key, label in (("name", "thread"), ("processName", "process")):
+        if thread.get(key):
+            str_labels.append((label, np.full(m, b.string(str(thread[key])), np.int64)))
+    for key in ("pid", "tid"):
+        v = thread.get(key)
+        if v is not None and numeric[key]:
+            num_labels.append((key, np.full(m, _as_number(v), np.int64), ""))
+        elif v is not None:
+            str_labels.append((key, np.full(m, b.string(str(v)), np.int64)))
+    return num_labels, str_labels
+
+
+def numeric_ids(threads: list) -> Dict[str, bool]:
     """Whether each of ``pid`` and ``tid`` is a number in every thread that
     has one: a label key is numeric or text throughout the profile."""
     out = {}
@@ -432,7 +453,7 @@ def read_firefox(doc) -> Profile:
         b.period = round(interval * _MS)
     b.time_nanos = round(start_ms * _MS)
 
-    numeric = _numeric_ids(threads)
+    numeric = numeric_ids(threads)
     tables_shared: Optional[_Tables] = None
     first, last = math.inf, -math.inf  # the earliest and latest sample times
     for t, (thread, samples, kind) in enumerate(plans):
@@ -483,20 +504,9 @@ def read_firefox(doc) -> Profile:
         stamps = np.round((start_ms + times) * _MS)
         if stamps.size and np.abs(stamps).max() >= 2**63:
             raise input_error(FORMAT, f"{sw}: a sample time is outside the int64 range of nanoseconds")
-        num_labels: List[Tuple[str, Any, str]] = [(TIMESTAMP, stamps.astype(np.int64)[keep], "nanoseconds")]
-        str_labels: List[Tuple[str, Any]] = []
         m = int(keep.sum())
-        name = thread.get("name")
-        if name:
-            str_labels.append(("thread", np.full(m, b.string(str(name)), np.int64)))
-        if thread.get("processName"):
-            str_labels.append(("process", np.full(m, b.string(str(thread["processName"])), np.int64)))
-        for key in ("pid", "tid"):
-            v = thread.get(key)
-            if v is not None and numeric[key]:
-                num_labels.append((key, np.full(m, _as_number(v), np.int64), ""))
-            elif v is not None:
-                str_labels.append((key, np.full(m, b.string(str(v)), np.int64)))
+        num_labels, str_labels = thread_labels(b, thread, m, numeric)
+        num_labels.insert(0, (TIMESTAMP, stamps.astype(np.int64)[keep], "nanoseconds"))
         if not m:
             continue
         used, rows = np.unique(index[keep], return_inverse=True)

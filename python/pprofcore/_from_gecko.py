@@ -38,6 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
+from ._from_firefox import numeric_ids, thread_labels
 from ._profile import Profile
 
 FORMAT = "Gecko profile"
@@ -239,14 +240,6 @@ def _processes(doc, where: str, out: list) -> None:
         _processes(child, f"{prefix}processes[{i}]", out)
 
 
-def _as_number(v) -> Optional[int]:
-    if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
-        return v
-    if isinstance(v, str) and v.isdigit() and len(v) < 19:
-        return int(v)
-    return None
-
-
 def read_gecko(doc) -> Profile:
     """Build a Profile from a parsed Gecko profile (a dict)."""
     if not isinstance(doc, dict):
@@ -273,10 +266,7 @@ def read_gecko(doc) -> Profile:
     if interval > 0:
         b.period_type, b.period = ("wall", "nanoseconds"), round(interval * _MS)
     b.time_nanos = round(_number(meta.get("startTime", 0), "meta.startTime") * _MS)
-    numeric = {
-        key: all(_as_number(t.get(key)) is not None for _, _, t, _, _ in threads if t.get(key) is not None)
-        for key in ("pid", "tid")
-    }
+    numeric = numeric_ids([t for _, _, t, _, _ in threads])
     libraries: Dict[int, _Libraries] = {}
     first, last = math.inf, -math.inf
     for proc, start_ms, thread, where, proc_where in threads:
@@ -328,18 +318,8 @@ def read_gecko(doc) -> Profile:
                 pos = encoded[s] = len(stacks)
                 stacks.append(b.stack_of_ids(stack))
             rows[k] = pos
-        m = len(keep)
-        num_labels: List[Tuple[str, Any, str]] = [(TIMESTAMP, stamps.astype(np.int64), "nanoseconds")]
-        str_labels: List[Tuple[str, Any]] = []
-        for key, label in (("name", "thread"), ("processName", "process")):
-            if thread.get(key):
-                str_labels.append((label, np.full(m, b.string(str(thread[key])), np.int64)))
-        for key in ("pid", "tid"):
-            v = thread.get(key)
-            if v is not None and numeric[key]:
-                num_labels.append((key, np.full(m, _as_number(v), np.int64), ""))
-            elif v is not None:
-                str_labels.append((key, np.full(m, b.string(str(v)), np.int64)))
+        num_labels, str_labels = thread_labels(b, thread, len(keep), numeric)
+        num_labels.insert(0, (TIMESTAMP, stamps.astype(np.int64), "nanoseconds"))
         b.add_many(stacks, rows, np.round(values).astype(np.int64), num_labels, str_labels)
     if first <= last:
         b.duration_nanos = round((last - first + interval) * _MS)
