@@ -68,15 +68,59 @@ class _Records:
         self.ips: List[Tuple[int, int, List[Tuple[int, int, int]]]] = [(0, 0, [])]  # 1-based
         self.traces: List[Tuple[int, int]] = [(0, 0)]  # (ip, parent), 1-based; 0 is the root
         self.infos: List[Tuple[int, int]] = []  # (size, trace), 0-based
+        # The line each trace, instruction pointer and info was defined on, for errors.
+        self.trace_lines: List[int] = [0]
+        self.ip_lines: List[int] = [0]
+        self.info_lines: List[int] = []
         self.events: List[int] = []  # +info for an allocation, -(info + 1) for a deallocation
         self.last_time = 0
 
 
-def _read(text: str) -> _Records:
+_HEX = np.full(256, -1, np.int64)
+_HEX[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10)
+_HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16)
+_HEX[np.frombuffer(b"ABCDEF", np.uint8)] = np.arange(10, 16)
+
+
+def _events_at_once(data: bytes) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The ``+ <info>`` and ``- <info>`` lines (most of a file) read with
+    NumPy: (events as in _Records.events, their line numbers, the numbers of
+    the other lines), or None when one of them is not exactly that shape (the
+    line-by-line reader then reads the whole file, and names the line)."""
+    arr = np.frombuffer(data, np.uint8)
+    nl = np.flatnonzero(arr == 10)
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.concatenate((nl, [arr.size]))
+    keep = ends > starts
+    starts, ends, numbers = starts[keep], ends[keep], np.flatnonzero(keep) + 1
+    first = arr[starts]
+    event = (first == ord("+")) | (first == ord("-"))
+    if not event.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), numbers
+    s, e = starts[event], ends[event]
+    width = e - s - 2
+    if (width < 1).any() or (width > 15).any() or (arr[s + 1] != ord(" ")).any():
+        return None
+    value = np.zeros(s.size, np.int64)
+    for k in range(int(width.max())):
+        more = width > k
+        digit = _HEX[arr[np.where(more, s + 2 + k, s)]]
+        if (more & (digit < 0)).any():
+            return None
+        value = np.where(more, value * 16 + digit, value)
+    events = np.where(first[event] == ord("+"), value, -(value + 1))
+    return events, numbers[event], numbers[~event]
+
+
+def _read(text: str, only: Optional[np.ndarray] = None) -> _Records:
+    """The records of ``text``, line by line; with ``only``, the lines of
+    those numbers (the others were read at once)."""
     r = _Records()
     legacy: Dict[Tuple[int, int], int] = {}  # version 0: (size, trace) -> info
     pointers: Dict[int, int] = {}  # version 0: live pointer -> info
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    chosen = enumerate(lines, start=1) if only is None else ((int(n), lines[n - 1]) for n in only)
+    for number, raw in chosen:
         line = raw.rstrip("\r")
         if not line:
             continue
@@ -102,6 +146,7 @@ def _read(text: str) -> _Records:
                 info = legacy.setdefault((size, trace), len(r.infos))
                 if info == len(r.infos):
                     r.infos.append((size, trace))
+                    r.info_lines.append(number)
                 pointers[pointer] = info
                 r.events.append(info)
             else:  # version 0: - pointer (one allocated before attaching is not known)
@@ -116,11 +161,13 @@ def _read(text: str) -> _Records:
             if size >= 1 << 48:  # 256 TiB: no allocation is larger, and sums stay within int64
                 raise input_error(FORMAT, f"allocation size {parts[0][:20]!r} is too large", number, "line")
             r.infos.append((size, _hex(parts[1], number)))
+            r.info_lines.append(number)
         elif mode == "t":
             parts = rest.split()
             if len(parts) != 2:
                 raise input_error(FORMAT, "a 't' line needs an instruction pointer and a parent trace", number, "line")
             r.traces.append((_hex(parts[0], number), _hex(parts[1], number)))
+            r.trace_lines.append(number)
         elif mode == "i":
             parts = rest.split()
             # The first frame may be a function alone (no debug information: no file and line).
@@ -133,6 +180,7 @@ def _read(text: str) -> _Records:
                 raise input_error(FORMAT, "an 'i' line's number is too large", number, "line")
             frames = [(nums[k], nums[k + 1], nums[k + 2]) for k in range(2, len(parts), 3)]
             r.ips.append((nums[0], nums[1], frames))
+            r.ip_lines.append(number)
         elif mode == "s":
             if r.version >= 3:
                 length, _, body = rest.partition(" ")
@@ -166,13 +214,32 @@ def _read(text: str) -> _Records:
     return r
 
 
+def _check_infos(r: _Records, events: np.ndarray, event_lines: np.ndarray, other_lines: np.ndarray, text: str) -> None:
+    """Every event names an allocation info defined ('a' line) before it."""
+    if not events.size:
+        return
+    lines = text.split("\n")
+    a_lines = np.array([n for n in other_lines.tolist() if lines[n - 1][:2] == "a "], np.int64)
+    defined = np.searchsorted(a_lines, event_lines)  # 'a' lines before each event
+    info = np.where(events >= 0, events, -events - 1)
+    bad = info >= defined
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise input_error(
+            FORMAT,
+            f"allocation '{int(info[k]):x}' is not among the {int(defined[k])} defined ('a' lines)",
+            int(event_lines[k]),
+            "line",
+        )
+
+
 def _measures(r: _Records) -> np.ndarray:
     """heaptrack's measures (the columns of _TYPES) per allocation info."""
     n = len(r.infos)
     out = np.zeros((n, len(_TYPES)), np.int64)
-    if not r.events:
+    if not len(r.events):
         return out
-    ev = np.array(r.events, np.int64)
+    ev = np.asarray(r.events, np.int64)
     plus = ev >= 0
     info = np.where(plus, ev, -ev - 1)
     sizes = np.array([s for s, _ in r.infos], np.int64)
@@ -181,9 +248,12 @@ def _measures(r: _Records) -> np.ndarray:
     peak_at = int(np.argmax(live)) if live.max() > 0 else -1
     out[:, 0] = np.bincount(info[plus], minlength=n)
     out[:, 1] = out[:, 0] * sizes
-    # Temporary: a deallocation of what the event just before it allocated.
-    temp = np.zeros(len(ev), bool)
-    temp[1:] = ~plus[1:] & plus[:-1] & (info[1:] == info[:-1])
+    # Temporary, as heaptrack counts it: a deallocation of what the event just
+    # before it allocated. Its "last allocation" is 0 at the start and after a
+    # deallocation, so a deallocation of info 0 then counts too.
+    last = np.zeros(len(ev), np.int64)
+    last[1:] = np.where(plus[:-1], info[:-1], 0)
+    temp = ~plus & (info == last)
     out[:, 2] = np.bincount(info[temp], minlength=n)
     if peak_at >= 0:
         out[:, 3] = np.bincount(info[: peak_at + 1], weights=delta[: peak_at + 1], minlength=n).round().astype(np.int64)
@@ -195,42 +265,61 @@ def _measures(r: _Records) -> np.ndarray:
 
 def read_heaptrack_bytes(data: bytes) -> Profile:
     """Build a heap profile from heaptrack's interpreted data file."""
-    r = _read(data.decode("utf-8", "surrogateescape"))
+    text = data.decode("utf-8", "surrogateescape")
+    at_once = _events_at_once(data) if data[:2] == b"v " and not re.match(rb"v [0-9a-fA-F]+\s*\n", data) else None
+    if at_once is None:
+        r = _read(text)
+    else:
+        events, event_lines, other_lines = at_once
+        r = _read(text, other_lines)
+        if r.version < 1:  # events were "+ size trace pointer": read line by line
+            r = _read(text)
+        else:
+            _check_infos(r, events, event_lines, other_lines, text)
+            r.events = events  # type: ignore[assignment]
     b = ProfileBuilder(_TYPES)
     b.default_sample_type = "peak_space"
 
-    def string(i: int, what: str) -> str:
+    def string(i: int, what: str, line: int) -> str:
         if not 0 <= i < len(r.strings):
-            raise input_error(FORMAT, f"{what} names string {i:#x}, but {len(r.strings) - 1} are defined ('s' lines)")
+            raise input_error(
+                FORMAT, f"{what} names string {i:#x}, but {len(r.strings) - 1} are defined ('s' lines)", line, "line"
+            )
         return r.strings[i]
 
     locations: Dict[int, Optional[int]] = {}
 
-    def location(ip: int) -> Optional[int]:
-        """The location of instruction pointer ``ip`` (None: operator new)."""
+    def location(ip: int, named_at: int) -> Optional[int]:
+        """The location of instruction pointer ``ip``, which the 't' line
+        ``named_at`` names."""
         if ip in locations:
             return locations[ip]
         if not 0 < ip < len(r.ips):
             raise input_error(
-                FORMAT, f"a trace names instruction pointer {ip:#x}, but {len(r.ips) - 1} are defined ('i' lines)"
+                FORMAT,
+                f"instruction pointer {ip:#x} is not among the {len(r.ips) - 1} defined ('i' lines)",
+                named_at,
+                "line",
             )
         address, module, frames = r.ips[ip]
+        at = r.ip_lines[ip]
         lines = []
         for function, file, line in frames:
             if function:
-                lines.append((b.function(string(function, "a frame"), string(file, "a frame")), line, 0))
-        mapping = b.mapping(string(module, "an instruction pointer")) if module else 0
+                lines.append((b.function(string(function, "a frame", at), string(file, "a frame", at)), line, 0))
+        mapping = b.mapping(string(module, "an instruction pointer", at)) if module else 0
         lid = b.location_at(lines, address, mapping)
         locations[ip] = lid
         return lid
 
     def is_operator_new(ip: int) -> bool:
         frames = r.ips[ip][2] if 0 < ip < len(r.ips) else []
-        return bool(frames) and string(frames[0][0], "a frame").startswith("operator new")
+        return bool(frames) and string(frames[0][0], "a frame", r.ip_lines[ip]).startswith("operator new")
 
     stacks: Dict[int, List[int]] = {}
 
-    def stack(trace: int) -> List[int]:
+    def stack(trace: int, named_at: int) -> List[int]:
+        """The location ids (leaf first) of ``trace``, which line ``named_at`` names."""
         got = stacks.get(trace)
         if got is not None:
             return got
@@ -239,27 +328,33 @@ def read_heaptrack_bytes(data: bytes) -> Profile:
         at = trace
         while at != 0:
             if not 0 < at < len(r.traces):
-                raise input_error(FORMAT, f"trace {at:#x} is not among the {len(r.traces) - 1} defined ('t' lines)")
+                msg = f"trace {at:#x} is not among the {len(r.traces) - 1} defined ('t' lines)"
+                raise input_error(FORMAT, msg, named_at, "line")
             seen += 1
             if seen > len(r.traces):
-                raise input_error(FORMAT, f"the traces have a cycle through trace {trace:#x}")
+                raise input_error(
+                    FORMAT, f"the traces have a cycle through trace {trace:#x}", r.trace_lines[at], "line"
+                )
             ip, parent = r.traces[at]
             if ids or not is_operator_new(ip):
-                ids.append(location(ip))  # type: ignore[arg-type]
+                ids.append(location(ip, r.trace_lines[at]))  # type: ignore[arg-type]
+            named_at = r.trace_lines[at]
             at = parent
         stacks[trace] = ids
         return ids
 
     values = _measures(r)
     by_trace: Dict[int, np.ndarray] = {}
-    for (size, trace), row in zip(r.infos, values):
+    defined_at: Dict[int, int] = {}  # the first 'a' line naming each trace
+    for (size, trace), row, line in zip(r.infos, values, r.info_lines):
         got = by_trace.get(trace)
         by_trace[trace] = row.copy() if got is None else got + row
+        defined_at.setdefault(trace, line)
     encoded: List[bytes] = []
     rows = []
     for trace, row in by_trace.items():
         if row.any():
-            encoded.append(b.stack_bytes(stack(trace)))
+            encoded.append(b.stack_bytes(stack(trace, defined_at[trace])))
             rows.append(row)
     if rows:
         b.add_many(encoded, np.arange(len(rows)), np.array(rows, np.int64))
