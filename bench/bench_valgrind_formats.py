@@ -1,14 +1,16 @@
-"""Valgrind's Callgrind and Massif files: `pprofcore.load` against Valgrind's
-own readers of the same files, `callgrind_annotate` and `ms_print` (Perl,
-Debian package valgrind), each run as a new process in interleaved rounds
+"""Valgrind's Callgrind and Massif files and heaptrack's: `pprofcore.load`
+against the tools' own readers of the same files, `callgrind_annotate` and
+`ms_print` (Perl, Debian package valgrind) and `heaptrack_print` (C++,
+package heaptrack), each run as a new process in interleaved rounds
 (the ratio is taken within a round). `callgrind_annotate` reads the whole
 file and sums self costs per function; pprofcore also rebuilds the call tree
 (docs/producers.md), so it does more work per file. The in-process time of
 `load` (the interpreter's start and import left out) is printed as well.
 
-Input: the files given (callgrind.out.* and massif.out.*), else recordings
-made here of `/usr/bin/python3` running a small JSON and regex workload
-under `valgrind --tool=callgrind` and `--tool=massif` (about a minute).
+Input: the files given (callgrind.out.*, massif.out.*, heaptrack.*.zst),
+else recordings made here of `/usr/bin/python3` running a small JSON and
+regex workload under `valgrind --tool=callgrind`, `--tool=massif` and, where
+installed, heaptrack (about a minute).
 
 Usage: python bench/bench_valgrind_formats.py [--rounds 5] [FILE ...]
 """
@@ -38,11 +40,17 @@ def record(tmp: Path) -> list:
         cmd = ["valgrind", f"--tool={tool}", f"--{tool}-out-file={path}", python, "-c", WORKLOAD]
         subprocess.run(cmd, check=True, capture_output=True, timeout=900)
         out.append(path)
+    if shutil.which("heaptrack"):
+        cmd = ["heaptrack", "-o", str(tmp / "heaptrack.bench"), python, "-c", WORKLOAD]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=900)
+        out += sorted(tmp.glob("heaptrack.bench.*"))
     return out
 
 
 def peer_of(path: Path) -> list:
     head = path.read_bytes()[:4096]
+    if head[:4] == b"\x28\xb5\x2f\xfd" or head[:2] == b"\x1f\x8b" or head[:2] == b"v ":
+        return ["heaptrack_print", str(path)]
     if b"snapshot=" in head and b"time_unit:" in head:
         return ["ms_print", str(path)]
     return ["callgrind_annotate", str(path)]
