@@ -60,11 +60,31 @@ _SAMPLE_TYPE_HINTS = [
 ]
 
 
+# The first comment the readers of other profilers' files write -> producer.
+_COMMENT_HINTS = [
+    ("Firefox Profiler processed profile", "Firefox Profiler processed profile (samply, profiler.firefox.com)"),
+    ("Gecko profile", "Firefox Gecko profile"),
+    ("DHAT ", "Valgrind DHAT heap profile"),
+    ("Massif ", "Valgrind Massif heap snapshot"),
+    ("Callgrind profile", "Callgrind/Cachegrind profile"),
+    ("heaptrack profile", "heaptrack heap profile"),
+    ("Scalene profile", "Scalene profile"),
+    ("JFR events", "Java Flight Recorder recording"),
+    ("pyinstrument", "pyinstrument profile"),
+    ("speedscope:", "speedscope file"),
+]
+
+
 def producer_hints(p: "Profile") -> List[str]:
     """Best-effort guesses of what produced ``p``, most specific first."""
     hints: List[str] = []
+    comments = p.comments
+    for prefix, hint in _COMMENT_HINTS:
+        if any(c.startswith(prefix) for c in comments):
+            hints.append(hint)  # a reader of another profiler's file said so
+            break
     types = {f"{t}/{u}" for t, u in p.sample_types}
-    for needed, hint in _SAMPLE_TYPE_HINTS:
+    for needed, hint in _SAMPLE_TYPE_HINTS if not hints else []:
         if needed <= types and (len(needed) > 1 or types == needed):
             hints.append(hint)
             break

@@ -62,3 +62,28 @@ def test_cli_demo():
 def test_cli_usage_error():
     r = _cli()
     assert r.returncode == 2 and "usage" in r.stderr.lower()
+
+
+def test_cli_info_names_other_profilers_files():
+    """Files of other profilers are named by their producer, not guessed from
+    sample types that happen to look like Go's (samples/count and
+    cpu/nanoseconds)."""
+    from testenv import DATA
+
+    expected = {
+        "small.firefox.json": "Firefox Profiler processed profile",
+        "small.gecko.json": "Firefox Gecko profile",
+        "small.dhat.json": "Valgrind DHAT heap profile",
+        "small.massif.out": "Valgrind Massif heap snapshot",
+        "small.callgrind.out": "Callgrind/Cachegrind profile",
+        "small.heaptrack": "heaptrack heap profile",
+        "small.scalene.json": "Scalene profile",
+        "small.jfr": "Java Flight Recorder recording",
+    }
+    files = [str(DATA / "producers" / name) for name in expected]
+    r = _cli("info", "--format", "json", *files)
+    assert r.returncode == 0, r.stderr
+    for name, got in zip(expected, json.loads(r.stdout)):
+        producer = "; ".join(got["producer_hints"])
+        assert producer.startswith(expected[name]), (name, producer)
+        assert "Go runtime/pprof" not in producer, name
