@@ -27,7 +27,7 @@ stack are dropped, as heaptrack does, so the allocating caller is the leaf.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
@@ -82,11 +82,12 @@ _HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16)
 _HEX[np.frombuffer(b"ABCDEF", np.uint8)] = np.arange(10, 16)
 
 
-def _events_at_once(data: bytes) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _events_at_once(data: bytes) -> Optional[Tuple[np.ndarray, np.ndarray, List[Tuple[int, str]]]]:
     """The ``+ <info>`` and ``- <info>`` lines (most of a file) read with
-    NumPy: (events as in _Records.events, their line numbers, the numbers of
-    the other lines), or None when one of them is not exactly that shape (the
-    line-by-line reader then reads the whole file, and names the line)."""
+    NumPy: (events as in _Records.events, their line numbers, the other
+    lines as ``(number, text)``), or None when one of them is not exactly
+    that shape (the line-by-line reader then reads the whole file, and names
+    the line)."""
     arr = np.frombuffer(data, np.uint8)
     nl = np.flatnonzero(arr == 10)
     starts = np.concatenate(([0], nl + 1))
@@ -95,8 +96,12 @@ def _events_at_once(data: bytes) -> Optional[Tuple[np.ndarray, np.ndarray, np.nd
     starts, ends, numbers = starts[keep], ends[keep], np.flatnonzero(keep) + 1
     first = arr[starts]
     event = (first == ord("+")) | (first == ord("-"))
+    others = [
+        (n, data[a:z].decode("utf-8", "surrogateescape"))
+        for n, a, z in zip(numbers[~event].tolist(), starts[~event].tolist(), ends[~event].tolist())
+    ]
     if not event.any():
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), numbers
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), others
     s, e = starts[event], ends[event]
     width = e - s - 2
     if (width < 1).any() or (width > 15).any() or (arr[s + 1] != ord(" ")).any():
@@ -109,18 +114,15 @@ def _events_at_once(data: bytes) -> Optional[Tuple[np.ndarray, np.ndarray, np.nd
             return None
         value = np.where(more, value * 16 + digit, value)
     events = np.where(first[event] == ord("+"), value, -(value + 1))
-    return events, numbers[event], numbers[~event]
+    return events, numbers[event], others
 
 
-def _read(text: str, only: Optional[np.ndarray] = None) -> _Records:
-    """The records of ``text``, line by line; with ``only``, the lines of
-    those numbers (the others were read at once)."""
+def _read(lines: Iterable[Tuple[int, str]]) -> _Records:
+    """The records of ``(line number, text)`` lines, one by one."""
     r = _Records()
     legacy: Dict[Tuple[int, int], int] = {}  # version 0: (size, trace) -> info
     pointers: Dict[int, int] = {}  # version 0: live pointer -> info
-    lines = text.split("\n")
-    chosen = enumerate(lines, start=1) if only is None else ((int(n), lines[n - 1]) for n in only)
-    for number, raw in chosen:
+    for number, raw in lines:
         line = raw.rstrip("\r")
         if not line:
             continue
@@ -214,13 +216,11 @@ def _read(text: str, only: Optional[np.ndarray] = None) -> _Records:
     return r
 
 
-def _check_infos(r: _Records, events: np.ndarray, event_lines: np.ndarray, other_lines: np.ndarray, text: str) -> None:
+def _check_infos(r: _Records, events: np.ndarray, event_lines: np.ndarray) -> None:
     """Every event names an allocation info defined ('a' line) before it."""
     if not events.size:
         return
-    lines = text.split("\n")
-    a_lines = np.array([n for n in other_lines.tolist() if lines[n - 1][:2] == "a "], np.int64)
-    defined = np.searchsorted(a_lines, event_lines)  # 'a' lines before each event
+    defined = np.searchsorted(np.array(r.info_lines, np.int64), event_lines)  # 'a' lines before each event
     info = np.where(events >= 0, events, -events - 1)
     bad = info >= defined
     if bad.any():
@@ -265,18 +265,18 @@ def _measures(r: _Records) -> np.ndarray:
 
 def read_heaptrack_bytes(data: bytes) -> Profile:
     """Build a heap profile from heaptrack's interpreted data file."""
-    text = data.decode("utf-8", "surrogateescape")
     at_once = _events_at_once(data) if data[:2] == b"v " and not re.match(rb"v [0-9a-fA-F]+\s*\n", data) else None
-    if at_once is None:
-        r = _read(text)
-    else:
-        events, event_lines, other_lines = at_once
-        r = _read(text, other_lines)
-        if r.version < 1:  # events were "+ size trace pointer": read line by line
-            r = _read(text)
-        else:
-            _check_infos(r, events, event_lines, other_lines, text)
+    r = None
+    if at_once is not None:
+        events, event_lines, others = at_once
+        r = _read(others)
+        if r.version >= 1:
+            _check_infos(r, events, event_lines)
             r.events = events  # type: ignore[assignment]
+        else:  # events were "+ size trace pointer": read line by line
+            r = None
+    if r is None:
+        r = _read(enumerate(data.decode("utf-8", "surrogateescape").split("\n"), start=1))
     b = ProfileBuilder(_TYPES)
     b.default_sample_type = "peak_space"
 
