@@ -130,11 +130,13 @@ def _sniffed(data, max_size: int) -> Optional[Tuple[str, bytes]]:
     if detect_head(bytes(data[:_HEAD])) is None:
         return None
     data = bytes(data)
-    if data[:2] == b"\x1f\x8b" or data[:4] == _ZSTD:
-        try:
-            data = _core.gunzip(data, max_size) if data[:2] == b"\x1f\x8b" else _core.unzstd(data, max_size)
-        except _core.DecodeError:
-            return None
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = _core.gunzip(data, max_size)
+        elif data[:4] == _ZSTD:
+            data = _core.unzstd(data, max_size)
+    except _core.DecodeError:
+        return None
     kind = detect(data)
     return None if kind is None else (kind, _strip_bom(data))
 

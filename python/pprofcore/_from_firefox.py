@@ -128,11 +128,17 @@ def _numbers(col: list, where: str) -> np.ndarray:
     return out
 
 
-def _lib_row(lib, where: str) -> Tuple[str, str]:
-    lib = _obj(lib, where)
+def lib_file_and_build_id(lib: dict) -> Tuple[str, str]:
+    """A library's file (its path, else its debug file or name) and build
+    ID (``codeId``, the ELF build ID, else ``breakpadId``), as the processed
+    and the Gecko formats both spell them."""
     name = lib.get("path") or lib.get("debugPath") or lib.get("name") or lib.get("debugName") or ""
     build_id = lib.get("codeId") or lib.get("breakpadId") or ""
     return str(name), str(build_id)
+
+
+def _lib_row(lib, where: str) -> Tuple[str, str]:
+    return lib_file_and_build_id(_obj(lib, where))
 
 
 def _integers(col: Optional[list], n: int, where: str, default: int = 0, none: int = 0) -> np.ndarray:

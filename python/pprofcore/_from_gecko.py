@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
-from ._from_firefox import numeric_ids, thread_labels
+from ._from_firefox import lib_file_and_build_id, numeric_ids, thread_labels
 from ._profile import Profile
 
 FORMAT = "Gecko profile"
@@ -105,8 +105,7 @@ class _Libraries:
                 raise input_error(FORMAT, f"{w} is not an object")
             start, end = _number(lib.get("start", 0), f"{w}.start", True), _number(lib.get("end", 0), f"{w}.end", True)
             offset = _number(lib.get("offset", 0), f"{w}.offset", True)
-            name = str(lib.get("path") or lib.get("debugPath") or lib.get("name") or lib.get("debugName") or "")
-            build_id = str(lib.get("codeId") or lib.get("breakpadId") or "")
+            name, build_id = lib_file_and_build_id(lib)
             if 0 <= start < end < 2**64 and 0 <= offset < 2**64:
                 self.rows.append((int(start), int(end), int(offset), name, build_id))
         self.rows.sort()

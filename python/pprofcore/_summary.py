@@ -84,10 +84,11 @@ def producer_hints(p: "Profile") -> List[str]:
             hints.append(hint)  # a reader of another profiler's file said so
             break
     types = {f"{t}/{u}" for t, u in p.sample_types}
-    for needed, hint in _SAMPLE_TYPE_HINTS if not hints else []:
-        if needed <= types and (len(needed) > 1 or types == needed):
-            hints.append(hint)
-            break
+    if not hints:  # guessed from the sample types only when no reader named the producer
+        for needed, hint in _SAMPLE_TYPE_HINTS:
+            if needed <= types and (len(needed) > 1 or types == needed):
+                hints.append(hint)
+                break
     strings = p.strings
     counts: Counter = Counter()
     for code in np.unique(p.functions.filename):
