@@ -164,14 +164,20 @@ def _chosen(snaps: List[_Snapshot]) -> Optional[_Snapshot]:
 
 
 def _text(data: bytes) -> str:
+    """The file as text: UTF-8, else Latin-1 (but not binary data)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        return data.decode("latin-1") if b"\0" not in data else _fail(e)
+        if b"\0" in data:
+            raise input_error(FORMAT, "the text is not UTF-8", e.start) from None
+        return data.decode("latin-1")
 
 
-def _fail(e: UnicodeDecodeError) -> str:
-    raise input_error(FORMAT, "the text is not UTF-8", e.start) from None
+def _treeless(snaps: List[_Snapshot]):
+    """The error for a file none of whose snapshots has a heap tree."""
+    return input_error(
+        FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)"
+    )
 
 
 def read_massif_bytes(data: bytes) -> Profile:
@@ -180,9 +186,7 @@ def read_massif_bytes(data: bytes) -> Profile:
     header, snaps = _snapshots(_text(data))
     snap = _chosen(snaps)
     if snap is None:
-        raise input_error(
-            FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)"
-        )
+        raise _treeless(snaps)
     return _profile(header, snap, snap.fields.get("heap_tree") == "peak")
 
 
@@ -196,7 +200,5 @@ def read_massif_all(data: bytes) -> Dict[str, Profile]:
         if kind in ("detailed", "peak"):
             out[f"snapshot={s.number}" + (" (peak)" if kind == "peak" else "")] = _profile(header, s, kind == "peak")
     if not out:
-        raise input_error(
-            FORMAT, f"no snapshot has a heap tree: no 'heap_tree' is detailed or peak ({len(snaps)} snapshots)"
-        )
+        raise _treeless(snaps)
     return out
