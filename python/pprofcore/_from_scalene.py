@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Dict, List, Tuple
+from typing import List
 
 from ._build import ProfileBuilder, input_error, json_document
 from ._profile import Profile
@@ -42,9 +42,11 @@ def looks_like_scalene(head: bytes) -> bool:
     return any(k in head for k in (b'"combined_stacks"', b'"elapsed_time_sec"', b'"stacks"', b'"max_footprint_mb"'))
 
 
-def _seconds(v, where: str) -> float:
+def _amount(v, where: str) -> float:
+    """A count, seconds or megabytes: a finite number of at least 0 (and
+    small enough to stay within int64 once in nanoseconds or bytes)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v < 9e9:
-        raise input_error(FORMAT, f"{where} = {v!r:.40} is not a number of seconds")
+        raise input_error(FORMAT, f"{where} = {v!r:.40} is not a non-negative number (below 9e9)")
     return float(v)
 
 
@@ -59,15 +61,6 @@ def read_scalene(doc) -> Profile:
     types = list(_TYPES) + ([("alloc_space", "bytes")] if memory else [])
     b = ProfileBuilder(types)
     b.default_sample_type = "cpu"
-    frames: Dict[Tuple[str, str, int], int] = {}
-
-    def location(name: str, file: str, line: int) -> int:
-        key = (name, file, line)
-        lid = frames.get(key)
-        if lid is None:
-            lid = frames[key] = b.frame(name, file, line)
-        return lid
-
     for i, entry in enumerate(stacks):
         where = f"stacks[{i}]"
         if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], list):
@@ -82,10 +75,10 @@ def read_scalene(doc) -> Profile:
             m = _FRAME.match(text) if isinstance(text, str) else None
             if m is None:
                 raise input_error(FORMAT, f"{where}[0][{k}] = {text!r:.60} is not a frame 'file function:line'")
-            ids.append(location(m.group(2), m.group(1), int(m.group(3))))
-        count = _seconds(stats.get("count", 0), f"{where}.count")
-        python = _seconds(stats.get("python_time", 0), f"{where}.python_time")
-        native = _seconds(stats.get("c_time", 0), f"{where}.c_time")
+            ids.append(b.frame(m.group(2), m.group(1), int(m.group(3))))
+        count = _amount(stats.get("count", 0), f"{where}.count")
+        python = _amount(stats.get("python_time", 0), f"{where}.python_time")
+        native = _amount(stats.get("c_time", 0), f"{where}.c_time")
         ns = [round(python * 1e9), round(native * 1e9)]
         values = [round(count), ns[0] + ns[1], ns[0], ns[1]] + ([0] if memory else [])
         b.add(ids[::-1], values)
@@ -100,11 +93,11 @@ def read_scalene(doc) -> Profile:
             line = f.get("line") or 0
             if isinstance(line, bool) or not isinstance(line, int) or line < 0:
                 raise input_error(FORMAT, f"{where}[0][{k}].line = {line!r:.40} is not a line number")
-            ids.append(location(str(f.get("display_name") or "?"), str(f.get("filename_or_module") or ""), line))
-        mb = _seconds(entry[1], f"{where}[1]")
+            ids.append(b.frame(str(f.get("display_name") or "?"), str(f.get("filename_or_module") or ""), line))
+        mb = _amount(entry[1], f"{where}[1]")
         b.add(ids[::-1], [0, 0, 0, 0, round(mb * _MB)])
     if doc.get("elapsed_time_sec") is not None:
-        b.duration_nanos = round(_seconds(doc["elapsed_time_sec"], "elapsed_time_sec") * 1e9)
+        b.duration_nanos = round(_amount(doc["elapsed_time_sec"], "elapsed_time_sec") * 1e9)
     if doc.get("start_time_absolute") is not None:
         start = doc["start_time_absolute"]
         if (
