@@ -409,19 +409,14 @@ def read_callgrind_bytes(data: bytes) -> Profile:
     scale = np.array(scales, np.int64)
     paths, ending = _paths(parsed)
 
-    mappings: Dict[str, int] = {}
-
-    functions_in: Dict[Tuple[str, str], int] = {}
+    functions_in: Dict[Tuple[str, str], int] = {}  # yappi's names are parsed once
 
     def location(f: FuncKey, file: str, line: int, address: int) -> int:
         fid = functions_in.get((f[2], file))
         if fid is None:
             name, source, start = _function_name(parsed, f[2], file)
             fid = functions_in[(f[2], file)] = b.function(name, source, None, start)
-        mid = mappings.get(f[0])
-        if mid is None:
-            mid = mappings[f[0]] = b.mapping(f[0]) if f[0] else 0
-        return b.location(fid, line, 0, address, mid)
+        return b.location(fid, line, 0, address, b.mapping(f[0]) if f[0] else 0)
 
     # Each path's callers as the varints of their location ids, leaf first:
     # a path's are its call site's location, then its parent path's.
