@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from wirebuild import FIXED32, FIXED64, LEN, VARINT, fixed64, ld, packed, read_varint, vint
+from wirebuild import LEN, field_values, fixed64, ld, packed, read_varint, vint
 
 LAYOUTS = ("v1.7.0", "v1.8.0", "v1.9.0")
 
@@ -84,14 +84,20 @@ def _sample_v1_9(s) -> bytes:
     )
 
 
-def _profile_v1_9(p) -> bytes:
-    """A Profile of v1.9.0: v1.10.0's fields, its samples renumbered."""
+def _profile_head_v1_9(p) -> bytes:
+    """Fields 1-6 of a Profile, as v1.8.0 and v1.9.0 both number them
+    (sample type, samples, time, duration, period type, period)."""
     out = _message(1, _value_type(p.sample_type)) if p.HasField("sample_type") else b""
     out += b"".join(_message(2, _sample_v1_9(s)) for s in p.samples)
     out += fixed64(3, p.time_unix_nano) if p.time_unix_nano else b""
     out += _int(4, p.duration_nano)
     out += _message(5, _value_type(p.period_type)) if p.HasField("period_type") else b""
-    out += _int(6, p.period)
+    return out + _int(6, p.period)
+
+
+def _profile_v1_9(p) -> bytes:
+    """A Profile of v1.9.0: v1.10.0's fields, its samples renumbered."""
+    out = _profile_head_v1_9(p)
     out += _bytes(7, p.profile_id) + _int(8, p.dropped_attributes_count)
     out += _bytes(9, p.original_payload_format) + _bytes(10, p.original_payload)
     out += _packed(11, p.attribute_indices)
@@ -130,12 +136,7 @@ class _Strings:
 
 def _profile_v1_8(p, d, strings: _Strings) -> bytes:
     comments, attrs = _comment_texts(d, p.attribute_indices)
-    out = _message(1, _value_type(p.sample_type)) if p.HasField("sample_type") else b""
-    out += b"".join(_message(2, _sample_v1_9(s)) for s in p.samples)
-    out += fixed64(3, p.time_unix_nano) if p.time_unix_nano else b""
-    out += _int(4, p.duration_nano)
-    out += _message(5, _value_type(p.period_type)) if p.HasField("period_type") else b""
-    out += _int(6, p.period)
+    out = _profile_head_v1_9(p)
     out += _packed(7, [strings.code(c) for c in comments])
     out += _bytes(8, p.profile_id) + _int(9, p.dropped_attributes_count)
     out += _bytes(10, p.original_payload_format) + _bytes(11, p.original_payload)
@@ -371,14 +372,9 @@ def to_v1_7(m, join: bool = False) -> bytes:
 
 def _length_delimited(buf: bytes):
     """(field, payload, the whole field) of each field of a message whose fields are all length-delimited."""
-    i = 0
-    while i < len(buf):
-        start = i
-        tag, i = read_varint(buf, i)
-        assert tag & 7 == LEN, "every field of ProfilesData and ProfilesDictionary is length-delimited"
-        n, i = read_varint(buf, i)
-        yield tag >> 3, buf[i : i + n], buf[start : i + n]
-        i += n
+    for field, wt, payload, start, end in field_values(buf):
+        assert wt == LEN, "every field of ProfilesData and ProfilesDictionary is length-delimited"
+        yield field, payload, buf[start:end]
 
 
 def v1_7_to_v1_6(v1_7: bytes) -> bytes:
@@ -491,23 +487,7 @@ def v1_7_from_profile(p, resource: Optional[Dict[str, str]] = None) -> bytes:
 def fields(buf: bytes) -> List[Tuple[int, int, object]]:
     """(field, wire type, value) of each field of a well-formed message: an int
     for varints and fixed widths, the payload bytes for length-delimited."""
-    out, i = [], 0
-    while i < len(buf):
-        tag, i = read_varint(buf, i)
-        wt = tag & 7
-        if wt == VARINT:
-            v, i = read_varint(buf, i)
-        elif wt == LEN:
-            n, i = read_varint(buf, i)
-            v, i = buf[i : i + n], i + n
-        elif wt == FIXED64:
-            v, i = int.from_bytes(buf[i : i + 8], "little"), i + 8
-        elif wt == FIXED32:
-            v, i = int.from_bytes(buf[i : i + 4], "little"), i + 4
-        else:
-            raise ValueError(f"wire type {wt}")
-        out.append((tag >> 3, wt, v))
-    return out
+    return [(f, wt, v) for f, wt, v, _, _ in field_values(buf)]
 
 
 def ints(wt: int, v) -> List[int]:

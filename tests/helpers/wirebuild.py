@@ -210,27 +210,35 @@ def read_varint(data: bytes, i: int) -> tuple:
             return value, i
 
 
+def field_values(buf: bytes) -> list:
+    """``(field, wire type, value, start, end)`` of each top-level field of a
+    well-formed message: the value is an int for varints and fixed widths and
+    the payload bytes for length-delimited fields; ``start`` is the tag's
+    offset and ``end`` the offset after the field."""
+    out, i = [], 0
+    while i < len(buf):
+        start = i
+        tag, i = read_varint(buf, i)
+        wt = tag & 7
+        if wt == VARINT:
+            v, i = read_varint(buf, i)
+        elif wt == LEN:
+            n, i = read_varint(buf, i)
+            v, i = buf[i : i + n], i + n
+        elif wt == FIXED64:
+            v, i = int.from_bytes(buf[i : i + 8], "little"), i + 8
+        elif wt == FIXED32:
+            v, i = int.from_bytes(buf[i : i + 4], "little"), i + 4
+        else:
+            raise ValueError(f"wire type {wt} at {start}")
+        out.append((tag >> 3, wt, v, start, i))
+    return out
+
+
 def top_level(data: bytes) -> list:
     """``(field, start, end)`` of each top-level field of a well-formed message
     (``start`` is the tag's offset), to compute expected error offsets."""
-    out, i = [], 0
-    while i < len(data):
-        start = i
-        tag, i = read_varint(data, i)
-        wt = tag & 7
-        if wt == VARINT:
-            _, i = read_varint(data, i)
-        elif wt == LEN:
-            n, i = read_varint(data, i)
-            i += n
-        elif wt == FIXED64:
-            i += 8
-        elif wt == FIXED32:
-            i += 4
-        else:
-            raise ValueError(f"wire type {wt} at {start}")
-        out.append((tag >> 3, start, i))
-    return out
+    return [(f, start, end) for f, _, _, start, end in field_values(data)]
 
 
 def offset_of(data: bytes, field: int, index: int = 0) -> int:
