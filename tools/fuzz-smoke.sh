@@ -8,9 +8,10 @@
 # Exits non-zero on any crash, sanitizer report, leak, timeout or out-of-memory;
 # the reproducer is left in build-fuzz/artifacts/ (minimize it with
 # -minimize_crash=1 and commit it to tests/data/crashers/).
-# Then the Python importers (cpuprofile, perf script, speedscope, collapsed,
-# pstats, and JFR through Python) get tests/robustness/test_importer_fuzz.py
-# with fresh random damage, FUZZ_PY_EXAMPLES per format (default 1000), when
+# Then the Python importers (every format load reads by content) get
+# tests/robustness/test_importer_fuzz.py (byte damage) and
+# tests/robustness/test_json_importer_fuzz.py (JSON formats, damage that keeps
+# the JSON valid) with fresh random damage, FUZZ_PY_EXAMPLES per format (default 1000), when
 # pprofcore imports (installed, or PYTHONPATH=python after tools/dev-build.sh).
 # Env: FUZZ_SECONDS (total budget), FUZZ_TARGETS (default: all fuzz/*_fuzzer.cpp),
 #      FUZZ_MAX_LEN (default 4096), CXX (default clang++), PPROFCORE_CORPUS,
@@ -60,7 +61,7 @@ py_examples=${FUZZ_PY_EXAMPLES:-1000}
 if [ "$py_examples" -gt 0 ] && python3 -c "import pprofcore" 2>/dev/null; then
   echo "== python importers: $py_examples damaged inputs per format"
   PPROFCORE_FUZZ_EXAMPLES=$py_examples nice python3 -m pytest -q -p no:cacheprovider \
-    tests/robustness/test_importer_fuzz.py || { echo "fuzz-smoke: a Python importer FAILED" >&2; exit 1; }
+    tests/robustness/test_importer_fuzz.py tests/robustness/test_json_importer_fuzz.py || { echo "fuzz-smoke: a Python importer FAILED" >&2; exit 1; }
 elif [ "$py_examples" -gt 0 ]; then
   echo "fuzz-smoke: pprofcore does not import; the Python importers were not fuzzed" >&2
 fi

@@ -65,6 +65,26 @@ def _int(event: dict, key: str, where: str) -> int:
     return v8_int({key: v}, key, where, fmt=FORMAT)
 
 
+def _profile_id(event: dict, where: str):
+    """The ``id`` that ties a Profile event to its chunks: a string or a
+    number as V8 writes it (``"0x1"``), or absent."""
+    v = event.get("id")
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+        raise input_error(FORMAT, f"{where}: 'id' must be a string or a number")
+    return v
+
+
+def _args_data(event: dict, where: str) -> dict:
+    """The event's ``args.data`` object (empty when absent)."""
+    args = event.get("args") or {}
+    if not isinstance(args, dict):
+        raise input_error(FORMAT, f"{where}: 'args' must be an object")
+    data = args.get("data") or {}
+    if not isinstance(data, dict):
+        raise input_error(FORMAT, f"{where}: 'args.data' must be an object")
+    return data
+
+
 class _V8Profile:
     """One profile's pieces in trace order: its header and its chunks."""
 
@@ -115,12 +135,10 @@ def read_chrome_trace(doc) -> Profile:
                 kind = "thread" if name == "thread_name" else "process"
                 names[(kind, _int(e, "pid", where), _int(e, "tid", where) if kind == "thread" else 0)] = args["name"]
         elif name == "Profile" and e.get("ph") == "P":
-            data = (e.get("args") or {}).get("data") or {}
-            if not isinstance(data, dict):
-                raise input_error(FORMAT, f"{where}: 'args.data' must be an object")
+            data = _args_data(e, where)
             pid = _int(e, "pid", where)
             start = v8_int(data, "startTime", where, _int(e, "ts", where), FORMAT)
-            profiles[(pid, e.get("id"))] = _V8Profile(pid, _int(e, "tid", where), start, where)
+            profiles[(pid, _profile_id(e, where))] = _V8Profile(pid, _int(e, "tid", where), start, where)
         elif name == "ProfileChunk":
             chunks.append((_int(e, "ts", where), i, e, where))
         elif e.get("ph") in ("X", "B", "E"):
@@ -134,14 +152,11 @@ def read_chrome_trace(doc) -> Profile:
             f"record it with the {CATEGORY!r} category (DevTools' Performance panel does), or save a .cpuprofile",
         )
     for _, _, e, where in sorted(chunks, key=lambda c: (c[0], c[1])):
-        key = (_int(e, "pid", where), e.get("id"))
+        key = (_int(e, "pid", where), _profile_id(e, where))
         p = profiles.get(key)
         if p is None:  # a chunk whose Profile event the trace lost: its own event names the process
             p = profiles[key] = _V8Profile(key[0], _int(e, "tid", where), _int(e, "ts", where), where)
-        data = (e.get("args") or {}).get("data") or {}
-        if not isinstance(data, dict):
-            raise input_error(FORMAT, f"{where}: 'args.data' must be an object")
-        p.add_chunk(data, where)
+        p.add_chunk(_args_data(e, where), where)
 
     b = ProfileBuilder([("samples", "count"), ("wall", "nanoseconds")])
     b.period_type = ("wall", "nanoseconds")

@@ -93,7 +93,7 @@ class _Frames:
         self._parsed: Dict[int, Frame] = {}
 
     def parse(self, i: int, where: str) -> Frame:
-        got = self._parsed.get(i)
+        got = self._parsed.get(i) if type(i) is int else None  # a list or dict cannot be a key: checked below
         if got is not None:
             return got
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.table):

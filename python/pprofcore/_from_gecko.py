@@ -255,7 +255,9 @@ def read_gecko(doc) -> Profile:
         for w, t in its_threads:
             threads.append((proc, start, t, w, where))
     has_cpu = cpu_scale is not None and any(
-        isinstance(t.get("samples"), dict) and "threadCPUDelta" in (t["samples"].get("schema") or {})
+        isinstance(t.get("samples"), dict)
+        and isinstance(t["samples"].get("schema"), dict)
+        and "threadCPUDelta" in t["samples"]["schema"]
         for _, _, t, _, _ in threads
     )
     types = [("samples", "count")] + ([("wall", "nanoseconds")] if interval > 0 else [])
@@ -311,7 +313,7 @@ def read_gecko(doc) -> Profile:
         rows = np.empty(len(keep), np.int64)
         for k, i in enumerate(keep):
             s = samples["stack"][i]
-            pos = encoded.get(s)
+            pos = encoded.get(s) if type(s) is int else None  # anything else fails _index below
             if pos is None:
                 stack = t.stack(_index(s, t.n_stacks, f"{where}.samples stack[{i}]", "the stackTable"))
                 pos = encoded[s] = len(stacks)

@@ -117,7 +117,10 @@ def read_speedscope(doc) -> Profile:
                 if not isinstance(stack, list):
                     raise input_error(FORMAT, f"{where}.samples[{j}] is not a list")
                 key = tuple(stack)
-                enc = stacks.get(key)
+                try:
+                    enc = stacks.get(key)
+                except TypeError:  # a list or object among the frames: no key, and no frame index
+                    raise input_error(FORMAT, f"{where}.samples[{j}] holds a frame that is not an index") from None
                 if enc is None:
                     enc = stacks[key] = b.stack_bytes([loc(x, f"{where}.samples[{j}]") for x in reversed(stack)])
                 values = [0] * ntypes

@@ -12,11 +12,9 @@ tools/fuzz-smoke.sh runs this file longer and with fresh random examples
 from __future__ import annotations
 
 import os
-import re
-import signal
-from contextlib import contextmanager
 
 import pytest
+from fuzz_checks import alarm, names_a_place
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from testenv import DATA
@@ -84,35 +82,6 @@ def mutate(data: bytes, mutations) -> bytes:
         elif op == "delete":
             del d[at : at + arg[0]]
     return bytes(d)
-
-
-@contextmanager
-def alarm(seconds: int):
-    """Fails the example that runs longer than ``seconds`` (a hang)."""
-
-    def ring(*_):
-        raise TimeoutError(f"no answer after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
-# Reader messages that are about the whole input, not one place in it.
-WHOLE_INPUT = re.compile(r"none of the events|not a valid marshal dump|no events|empty input|no samples")
-
-
-def names_a_place(e: DecodeError) -> bool:
-    text = str(e)
-    return (
-        getattr(e, "offset", None) is not None
-        or re.search(r"\bline \d+|byte offset \d+|\[\d+\]|'\w+'|\bentry \d+", text) is not None
-        or WHOLE_INPUT.search(text) is not None
-    )
 
 
 @pytest.mark.parametrize("fmt", FIXTURES)
