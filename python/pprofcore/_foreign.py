@@ -29,6 +29,7 @@ from ._from_pstats import looks_like_pstats, read_pstats_bytes
 from ._from_pyinstrument import looks_like_pyinstrument, read_pyinstrument_bytes
 from ._from_scalene import looks_like_scalene, read_scalene_bytes
 from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
+from ._from_stackprof import looks_like_stackprof, read_stackprof_bytes
 from ._profile import Profile
 
 _HEAD = 64 << 10
@@ -49,6 +50,8 @@ def detect(data: bytes) -> Optional[str]:
         return "jfr"
     if looks_like_perf_data(head):
         return "perf data"
+    if looks_like_stackprof(head):  # a Ruby Marshal dump, or its JSON form
+        return "stackprof"
     if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
         return "pstats"
     head = _strip_bom(head)
@@ -60,6 +63,8 @@ def detect(data: bytes) -> Optional[str]:
             return "chrome trace"
         if looks_like_firefox(text):
             return "firefox"
+        if looks_like_stackprof(text):
+            return "stackprof"
         if looks_like_dhat(text):
             return "dhat"
         if looks_like_gecko(text):
@@ -97,6 +102,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,
     "speedscope": read_speedscope_bytes,
+    "stackprof": read_stackprof_bytes,
     "pstats": read_pstats_bytes,
     "perf script": read_perf_script_bytes,
     "massif": read_massif_bytes,

@@ -34,7 +34,7 @@ numbers, ``fi=``/``fe=`` and several parts are read; jumps are not costs.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -73,20 +73,23 @@ def _sample_type(event: str) -> Tuple[Tuple[str, str], int]:
     return (name, "bytes"), factor
 
 
-class _Parsed:
-    """What the file says: self costs and calls, keyed by function."""
+class CallCosts:
+    """Self costs and calls, keyed by function: what a Callgrind file says
+    (and what stackprof keeps without raw samples, ``_from_stackprof``).
+    A function key is any hashable value: Callgrind's is (object, file,
+    name) (``FuncKey``), stackprof's a frame id."""
 
-    def __init__(self) -> None:
-        self.events: List[str] = []
+    def __init__(self, events: Optional[List[str]] = None) -> None:
+        self.events: List[str] = list(events or [])
         self.positions: List[str] = ["line"]
         self.header: Dict[str, str] = {}
         self.totals: Optional[List[int]] = None
         # (function, source file, line, address) -> self cost per event; the
         # source file is the function's (fl=) or, for inlined code, fi=/fe='s.
-        self.self_cost: Dict[Tuple[FuncKey, str, int, int], List[int]] = {}
+        self.self_cost: Dict[Tuple[Any, str, int, int], List[int]] = {}
         # (caller, call site file, line, address, callee) -> [count, inclusive cost per event]
-        self.calls: Dict[Tuple[FuncKey, str, int, int, FuncKey], List] = {}
-        self.functions: Dict[FuncKey, None] = {}  # every function, in order of appearance
+        self.calls: Dict[Tuple[Any, str, int, int, Any], List] = {}
+        self.functions: Dict[Any, None] = {}  # every function, in order of appearance
 
 
 def _number(tok: str, line_no: int) -> int:
@@ -96,8 +99,8 @@ def _number(tok: str, line_no: int) -> int:
         raise input_error(FORMAT, f"{tok[:40]!r} is not a number", line_no, "line") from None
 
 
-def _parse(text: str) -> _Parsed:
-    out = _Parsed()
+def _parse(text: str) -> CallCosts:
+    out = CallCosts()
     names: Dict[str, Dict[str, str]] = {"ob": {}, "fl": {}, "fn": {}}
     kind_of = {
         "ob": "ob",
@@ -295,7 +298,7 @@ def _parse(text: str) -> _Parsed:
     return out
 
 
-def _paths(parsed: _Parsed) -> Tuple[List[Tuple], Dict[FuncKey, List[int]]]:
+def _paths(parsed: CallCosts) -> Tuple[List[Tuple], Dict[FuncKey, List[int]]]:
     """The stacks of the call tree under gprof's assumption: each path as
     ``(function, the call site it was entered from or None for a root, its
     parent path's index or -1, weight per event)``, parents before their
@@ -386,7 +389,7 @@ def _shares(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
 _YAPPI_NAME = re.compile(r"(.+) (\S+):(\d+)\Z")
 
 
-def _function_name(parsed: _Parsed, name: str, file: str) -> Tuple[str, str, int]:
+def _function_name(parsed: CallCosts, name: str, file: str) -> Tuple[str, str, int]:
     """(name, file, start line) of a function: yappi's names carry their file
     and first line, which become the function's own fields."""
     if parsed.header.get("creator", "").startswith("yappi"):
@@ -396,36 +399,25 @@ def _function_name(parsed: _Parsed, name: str, file: str) -> Tuple[str, str, int
     return name, file, 0
 
 
-def read_callgrind_bytes(data: bytes) -> Profile:
-    """Parse Callgrind text (UTF-8, or Latin-1 where it is not)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    parsed = _parse(text)
-    types, scales = zip(*(_sample_type(e) for e in parsed.events))
-    b = ProfileBuilder(list(types))
-    b.default_sample_type = types[0][0]
-    scale = np.array(scales, np.int64)
-    paths, ending = _paths(parsed)
-
-    functions_in: Dict[Tuple[str, str], int] = {}  # yappi's names are parsed once
-
-    def location(f: FuncKey, file: str, line: int, address: int) -> int:
-        fid = functions_in.get((f[2], file))
-        if fid is None:
-            name, source, start = _function_name(parsed, f[2], file)
-            fid = functions_in[(f[2], file)] = b.function(name, source, None, start)
-        return b.location(fid, line, 0, address, b.mapping(f[0]) if f[0] else 0)
-
+def add_call_tree(
+    costs: CallCosts, b: ProfileBuilder, scale: np.ndarray, location: Callable[..., int], fmt: str = FORMAT
+) -> bool:
+    """Adds to ``b`` the samples of the call tree of ``costs`` under gprof's
+    assumption (the module's docstring): each function's self cost per line
+    shared out over the paths that reach it. ``scale``: each event's factor
+    to its sample type's unit; ``location(function key, file, line,
+    address)``: the location id of a line of a function (and of a call
+    site); ``fmt`` names the format in errors. Returns whether the tree was
+    cut at its size limit."""
+    paths, ending = _paths(costs)
     # Each path's callers as the varints of their location ids, leaf first:
     # a path's are its call site's location, then its parent path's.
     tails: List[bytes] = []
     for f, site, parent, _ in paths:
         tails.append(b"" if site is None else b.id_bytes(location(*site)) + tails[parent])
 
-    by_function: Dict[FuncKey, List[Tuple[str, int, int, List[int]]]] = {}
-    for (f, file, line, address), c in parsed.self_cost.items():
+    by_function: Dict[Any, List[Tuple[str, int, int, List[int]]]] = {}
+    for (f, file, line, address), c in costs.self_cost.items():
         if any(c):
             by_function.setdefault(f, []).append((file, line, address, c))
     stacks: List[bytes] = []
@@ -448,15 +440,38 @@ def read_callgrind_bytes(data: bytes) -> Profile:
         big = np.abs(values).max(axis=0) >= (2**63 - 1) // np.maximum(scale, 1)
         if big.any():
             raise input_error(
-                FORMAT,
-                f"the {parsed.events[int(np.flatnonzero(big)[0])]} costs are too large for a profile once scaled",
+                fmt,
+                f"the {costs.events[int(np.flatnonzero(big)[0])]} costs are too large for a profile once scaled",
             )
         b.add_many(stacks, np.arange(len(stacks)), values * scale)
+    return len(paths) >= _MAX_PATHS
+
+
+def read_callgrind_bytes(data: bytes) -> Profile:
+    """Parse Callgrind text (UTF-8, or Latin-1 where it is not)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    parsed = _parse(text)
+    types, scales = zip(*(_sample_type(e) for e in parsed.events))
+    b = ProfileBuilder(list(types))
+    b.default_sample_type = types[0][0]
+    functions_in: Dict[Tuple[str, str], int] = {}  # yappi's names are parsed once
+
+    def location(f: FuncKey, file: str, line: int, address: int) -> int:
+        fid = functions_in.get((f[2], file))
+        if fid is None:
+            name, source, start = _function_name(parsed, f[2], file)
+            fid = functions_in[(f[2], file)] = b.function(name, source, None, start)
+        return b.location(fid, line, 0, address, b.mapping(f[0]) if f[0] else 0)
+
+    cut = add_call_tree(parsed, b, np.array(scales, np.int64), location)
     cmd = parsed.header.get("cmd")
     b.comments.append(f"Callgrind profile ({' '.join(parsed.events)})" + (f" of {cmd}" if cmd else ""))
     if parsed.header.get("creator"):
         b.comments.append(f"creator: {parsed.header['creator']}")
-    if len(paths) >= _MAX_PATHS:
+    if cut:
         b.comments.append(
             f"call tree cut at {_MAX_PATHS} paths: each function's flat cost is exact, its callers approximate"
         )

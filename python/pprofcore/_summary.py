@@ -69,6 +69,7 @@ _COMMENT_HINTS = [
     ("Callgrind profile", "Callgrind/Cachegrind profile"),
     ("heaptrack profile", "heaptrack heap profile"),
     ("Scalene profile", "Scalene profile"),
+    ("stackprof, mode", "stackprof profile (Ruby)"),
     ("JFR events", "Java Flight Recorder recording"),
     ("pyinstrument", "pyinstrument profile"),
     ("speedscope:", "speedscope file"),

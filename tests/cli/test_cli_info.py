@@ -78,6 +78,8 @@ def test_cli_info_names_other_profilers_files():
         "small.callgrind.out": "Callgrind/Cachegrind profile",
         "small.heaptrack": "heaptrack heap profile",
         "small.scalene.json": "Scalene profile",
+        "small.stackprof.dump": "stackprof profile (Ruby)",
+        "small.stackprof.json": "stackprof profile (Ruby)",
         "small.jfr": "Java Flight Recorder recording",
     }
     files = [str(DATA / "producers" / name) for name in expected]

@@ -26,6 +26,7 @@ FORMATS = {
     "py-spy raw": "pyspy.raw.txt",
     "austin": "austin.txt",
     "pstats": "small.prof",
+    "stackprof": "small.stackprof.dump",
     "jemalloc": "small.jemalloc.heap",
 }
 

@@ -119,6 +119,8 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_collapsed",
             "_from_pstats",
             "_marshal_subset",
+            "_from_stackprof",
+            "_ruby_marshal",
             "_from_perf_script",
             "_from_perf_data",
             "_from_jfr",

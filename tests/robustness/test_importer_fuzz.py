@@ -39,6 +39,7 @@ FIXTURES = {
     "collapsed (austin)": "austin.txt",
     "collapsed (py-spy raw)": "pyspy.raw.txt",
     "pstats": "small.prof",
+    "stackprof": "small.stackprof.dump",
     "jemalloc": "small.jemalloc.heap",
 }
 

@@ -11,7 +11,8 @@ PPROFCORE_FUZZ_EXAMPLES examples per format (100, the same each run, here).
 The seeds are tests/data/producers' files; small.otlp.json is the bundled
 example profile focused on ``sort.Float64Slice.Less``, written by
 ``to_otlp`` and printed by protobuf's ``json_format``, as an OTLP exporter's
-JSON encoding is."""
+JSON encoding is; small.stackprof.json is ``stackprof --json`` of
+small.stackprof.dump, stackprof's dump of a two-method Ruby program."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ FIXTURES = {
     "pyinstrument": "small.pyinstrument.json",
     "speedscope": "small.speedscope.json",
     "otlp json": "small.otlp.json",
+    "stackprof": "small.stackprof.json",
 }
 
 # Values of every JSON type, and numbers a reader must refuse or bound.
