@@ -135,8 +135,7 @@ class _Reader:
             n = self._count(at)
             slot = len(self.objects)
             self.objects.append(_PENDING)
-            out = [self.value(depth + 1) for _ in range(n)]
-            return self._register(out, slot)
+            return self._register(self._elements(n, depth), slot)
         if t in (0x7B, 0x7D):  # '{', '}' (a hash with a default value)
             n = self._count(at)
             slot = len(self.objects)
@@ -153,6 +152,44 @@ class _Reader:
             return self._register(d, slot)
         name = chr(t) if 32 <= t < 127 else f"0x{t:02x}"
         self.fail(f"type {name!r} is not plain data (an object, class or user type)", at)
+
+    def _elements(self, n: int, depth: int) -> list:
+        """An array's elements. Integers, most of stackprof's data (its raw
+        stacks and timestamps), are read here without a call each: one-byte
+        fixnums and bignums inline, anything else through value()."""
+        data, objects = self.data, self.objects
+        end = len(data) - 3  # the inline reads look at most 3 bytes ahead of a value
+        out = []
+        append = out.append
+        from_bytes = int.from_bytes
+        p = self.pos
+        for _ in range(n):
+            if p < end:
+                t = data[p]
+                if t == 0x69:  # 'i'
+                    c = data[p + 1]
+                    if 5 <= c <= 127:
+                        append(c - 5)
+                        p += 2
+                        continue
+                elif t == 0x6C:  # 'l': sign, words of 16 bits, digits
+                    c = data[p + 2]
+                    q = p + 3 + 2 * (c - 5)
+                    if 6 <= c <= 127 and q <= end + 3:
+                        v = from_bytes(data[p + 3 : q], "little")
+                        sign = data[p + 1]
+                        if sign == 0x2D:
+                            v = -v
+                        if sign == 0x2B or sign == 0x2D:
+                            objects.append(v)  # a bignum is an object: links may name it
+                            append(v)
+                            p = q
+                            continue
+            self.pos = p
+            append(self.value(depth + 1))
+            p = self.pos
+        self.pos = p
+        return out
 
     def _count(self, at: int) -> int:
         n = self.int_()
