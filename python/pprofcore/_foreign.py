@@ -28,6 +28,7 @@ from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
 from ._from_pyinstrument import looks_like_pyinstrument, read_pyinstrument_bytes
 from ._from_scalene import looks_like_scalene, read_scalene_bytes
+from ._from_sentry import looks_like_sentry, read_sentry_bytes
 from ._from_speedscope import looks_like_speedscope, read_speedscope_bytes
 from ._from_stackprof import looks_like_stackprof, read_stackprof_bytes
 from ._profile import Profile
@@ -71,6 +72,8 @@ def detect(data: bytes) -> Optional[str]:
             return "gecko"
         if looks_like_scalene(text):
             return "scalene"
+        if looks_like_sentry(text):
+            return "sentry"
         if looks_like_pyinstrument(text):
             return "pyinstrument"
         if looks_like_cpuprofile(text):
@@ -98,6 +101,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "dhat": read_dhat_bytes,
     "gecko": read_gecko_bytes,
     "scalene": read_scalene_bytes,
+    "sentry": read_sentry_bytes,
     "pyinstrument": read_pyinstrument_bytes,
     "heapprofile": read_heapprofile_bytes,
     "jfr": read_jfr_bytes,

@@ -159,7 +159,7 @@ class _Reader:
         fixnums and bignums inline, anything else through value()."""
         data, objects = self.data, self.objects
         end = len(data) - 3  # the inline reads look at most 3 bytes ahead of a value
-        out = []
+        out: List[Any] = []
         append = out.append
         from_bytes = int.from_bytes
         p = self.pos

@@ -70,6 +70,7 @@ _COMMENT_HINTS = [
     ("heaptrack profile", "heaptrack heap profile"),
     ("Scalene profile", "Scalene profile"),
     ("stackprof, mode", "stackprof profile (Ruby)"),
+    ("Sentry profile", "Sentry profile"),
     ("JFR events", "Java Flight Recorder recording"),
     ("pyinstrument", "pyinstrument profile"),
     ("speedscope:", "speedscope file"),

@@ -80,6 +80,7 @@ def test_cli_info_names_other_profilers_files():
         "small.scalene.json": "Scalene profile",
         "small.stackprof.dump": "stackprof profile (Ruby)",
         "small.stackprof.json": "stackprof profile (Ruby)",
+        "small.sentry.json": "Sentry profile",
         "small.jfr": "Java Flight Recorder recording",
     }
     files = [str(DATA / "producers" / name) for name in expected]

@@ -27,6 +27,7 @@ FORMATS = {
     "austin": "austin.txt",
     "pstats": "small.prof",
     "stackprof": "small.stackprof.dump",
+    "sentry": "small.sentry.json",
     "jemalloc": "small.jemalloc.heap",
 }
 

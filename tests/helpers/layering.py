@@ -108,6 +108,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_firefox",
             "_from_gecko",
             "_from_scalene",
+            "_from_sentry",
             "_from_dhat",
             "_from_massif",
             "_from_heaptrack",

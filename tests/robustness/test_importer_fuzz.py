@@ -40,6 +40,7 @@ FIXTURES = {
     "collapsed (py-spy raw)": "pyspy.raw.txt",
     "pstats": "small.prof",
     "stackprof": "small.stackprof.dump",
+    "sentry": "small.sentry.json",
     "jemalloc": "small.jemalloc.heap",
 }
 

@@ -42,6 +42,7 @@ FIXTURES = {
     "speedscope": "small.speedscope.json",
     "otlp json": "small.otlp.json",
     "stackprof": "small.stackprof.json",
+    "sentry": "small.sentry.json",
 }
 
 # Values of every JSON type, and numbers a reader must refuse or bound.
