@@ -21,6 +21,11 @@ _MASK64 = (1 << 64) - 1
 #: Label keys shared by every reader (docs/producers.md): the sample's time in
 #: nanoseconds, and the thread, process and command it ran in.
 TIMESTAMP = "timestamp_ns"
+#: The system name of a function of an interpreted language (Python, Ruby):
+#: none. pprof leaves a function's name alone only when its system name
+#: differs, and would cut ``<module>`` or ``<listcomp>`` as C++ template
+#: arguments (``<unknown>`` in every report).
+NO_SYSTEM_NAME = ""
 
 
 def _varint(n: int) -> bytes:
@@ -230,11 +235,15 @@ class ProfileBuilder:
             lid = self._locations[key] = len(self._locations) + 1
         return lid
 
-    def frame(self, name: str, filename: str = "", line: int = 0, column: int = 0) -> int:
+    def frame(
+        self, name: str, filename: str = "", line: int = 0, column: int = 0, system_name: Optional[str] = None
+    ) -> int:
         """A location of one frame named ``name`` at ``filename:line``; the
         function's start line is unknown, so functions are keyed on name and
-        file alone."""
-        return self.location(self.function(name, filename), max(line, 0), max(column, 0))
+        file alone. ``system_name`` as in :meth:`function`; ``""`` for the
+        names of interpreted languages (``<module>``, ``<listcomp>``), which
+        pprof's demangler would otherwise take for C++ templates and cut."""
+        return self.location(self.function(name, filename, system_name), max(line, 0), max(column, 0))
 
     def stack_bytes(self, location_ids: Iterable[int]) -> bytes:
         """A stack (leaf first) encoded once, for :meth:`add_encoded` of many

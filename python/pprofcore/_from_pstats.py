@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Tuple
 
-from ._build import ProfileBuilder, input_error
+from ._build import NO_SYSTEM_NAME, ProfileBuilder, input_error
 from ._marshal_subset import MarshalError, loads
 from ._profile import Profile
 
@@ -77,7 +77,7 @@ def read_pstats_bytes(data: bytes) -> Profile:
         lid = locs.get(k)
         if lid is None:
             file, line, name = k
-            fid = b.function(name, file, start_line=max(line, 0))
+            fid = b.function(name, file, NO_SYSTEM_NAME, max(line, 0))
             lid = locs[k] = b.location(fid, max(line, 0))
         return lid
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import List, Tuple
 
-from ._build import ProfileBuilder, input_error, json_document
+from ._build import NO_SYSTEM_NAME, ProfileBuilder, input_error, json_document
 from ._profile import Profile
 
 FORMAT = "pyinstrument JSON"
@@ -47,7 +47,7 @@ def _frame(b: ProfileBuilder, node: dict, where: str) -> int:
     line = node.get("line_no") or 0
     if not isinstance(path, str) or isinstance(line, bool) or not isinstance(line, int):
         raise input_error(FORMAT, f"{where}: 'file_path' must be a string and 'line_no' an integer")
-    return b.frame(name or "(unknown)", path, line)
+    return b.frame(name or "(unknown)", path, line, system_name=NO_SYSTEM_NAME)
 
 
 def read_pyinstrument(doc) -> Profile:

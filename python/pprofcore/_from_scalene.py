@@ -25,7 +25,7 @@ import math
 import re
 from typing import List
 
-from ._build import ProfileBuilder, input_error, json_document
+from ._build import NO_SYSTEM_NAME, ProfileBuilder, input_error, json_document
 from ._profile import Profile
 
 FORMAT = "Scalene JSON"
@@ -75,7 +75,7 @@ def read_scalene(doc) -> Profile:
             m = _FRAME.match(text) if isinstance(text, str) else None
             if m is None:
                 raise input_error(FORMAT, f"{where}[0][{k}] = {text!r:.60} is not a frame 'file function:line'")
-            ids.append(b.frame(m.group(2), m.group(1), int(m.group(3))))
+            ids.append(b.frame(m.group(2), m.group(1), int(m.group(3)), system_name=NO_SYSTEM_NAME))
         count = _amount(stats.get("count", 0), f"{where}.count")
         python = _amount(stats.get("python_time", 0), f"{where}.python_time")
         native = _amount(stats.get("c_time", 0), f"{where}.c_time")
@@ -93,7 +93,8 @@ def read_scalene(doc) -> Profile:
             line = f.get("line") or 0
             if isinstance(line, bool) or not isinstance(line, int) or line < 0:
                 raise input_error(FORMAT, f"{where}[0][{k}].line = {line!r:.40} is not a line number")
-            ids.append(b.frame(str(f.get("display_name") or "?"), str(f.get("filename_or_module") or ""), line))
+            name, file = str(f.get("display_name") or "?"), str(f.get("filename_or_module") or "")
+            ids.append(b.frame(name, file, line, system_name=NO_SYSTEM_NAME))
         mb = _amount(entry[1], f"{where}[1]")
         b.add(ids[::-1], [0, 0, 0, 0, round(mb * _MB)])
     if doc.get("elapsed_time_sec") is not None:

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
+from ._build import NO_SYSTEM_NAME, TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._profile import Profile
 
 FORMAT = "Sentry profile"
@@ -117,7 +117,7 @@ class _Frames:
                 raise input_error(FORMAT, f"{at}: 'instruction_addr' is outside 64 bits")
         if not isinstance(name, str) or not name:
             name = f"0x{address:x}" if address else "(unknown)"
-        fid = self.b.function(name, file, "")
+        fid = self.b.function(name, file, NO_SYSTEM_NAME)
         got = self._ids[i] = self.b.location(fid, line, column, address)
         return got
 

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from . import _ruby_marshal
-from ._build import TIMESTAMP, ProfileBuilder, input_error, json_document
+from ._build import NO_SYSTEM_NAME, TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._from_callgrind import CallCosts, add_call_tree
 from ._profile import Profile
 
@@ -104,9 +104,8 @@ class _Frames:
         got = self._functions.get(fid)
         if got is None:
             f = self.info[fid]
-            # No system name: Ruby names are not mangled, and pprof leaves a name alone
-            # only then ("block (2 levels) in <main>" looks like C++ to its demangler).
-            got = self._functions[fid] = self.b.function(f["name"], f["file"], "", f["line"])
+            # "block (2 levels) in <main>" looks like C++ to pprof's demangler.
+            got = self._functions[fid] = self.b.function(f["name"], f["file"], NO_SYSTEM_NAME, f["line"])
         return got
 
     def location(self, fid: int, line: int, where: str) -> int:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import DATA as DATA_ROOT
+from testenv import go_pprof, requires_go
 
 import pprofcore
 from pprofcore import DecodeError
@@ -161,3 +162,20 @@ def test_a_dump_holding_code_is_refused_not_run():
     data = marshal.dumps({("a.py", 1, "f"): (1, 1, 0.5, 0.5, {compile("1", "x", "eval"): (1, 1, 0.1, 0.1)})})
     with pytest.raises(DecodeError, match=r"marshal type 'c' .* at byte offset \d+"):
         pprofcore.loads(data)
+
+
+@requires_go
+def test_python_names_survive_pprof_reports(dump, tmp_path):
+    """``<listcomp>``, ``<genexpr>`` and ``<built-in method builtins.sum>``
+    look like C++ template arguments to pprof's demangler, which cuts them to
+    nothing (``<unknown>``) when a function's system name equals its name:
+    the reader writes no system name, so both pprofcore's and google/pprof's
+    reports show them whole."""
+    p = pprofcore.load(dump)
+    ours = str(p.top(n=50))
+    out = tmp_path / "py.pb.gz"
+    p.save(out)
+    theirs = go_pprof("-top", "-nodecount=50", str(out))
+    for text in (ours, theirs):
+        assert "<genexpr>" in text and "<built-in method builtins.sum>" in text, text
+        assert "<unknown>" not in text, text
