@@ -26,6 +26,8 @@ TIMESTAMP = "timestamp_ns"
 #: differs, and would cut ``<module>`` or ``<listcomp>`` as C++ template
 #: arguments (``<unknown>`` in every report).
 NO_SYSTEM_NAME = ""
+# Source files of languages whose names are never mangled C++.
+_INTERPRETED_SUFFIXES = (".py", ".pyw", ".rb", ".js", ".mjs", ".cjs", ".ts", ".php", ".lua", ".pl", ".pm")
 
 
 def _varint(n: int) -> bytes:
@@ -242,7 +244,12 @@ class ProfileBuilder:
         function's start line is unknown, so functions are keyed on name and
         file alone. ``system_name`` as in :meth:`function`; ``""`` for the
         names of interpreted languages (``<module>``, ``<listcomp>``), which
-        pprof's demangler would otherwise take for C++ templates and cut."""
+        pprof's demangler would otherwise take for C++ templates and cut. By
+        default ``""`` where the file is an interpreted language's source
+        (formats that mix languages: speedscope, collapsed stacks, traces),
+        else the name."""
+        if system_name is None and filename.endswith(_INTERPRETED_SUFFIXES):
+            system_name = NO_SYSTEM_NAME
         return self.location(self.function(name, filename, system_name), max(line, 0), max(column, 0))
 
     def stack_bytes(self, location_ids: Iterable[int]) -> bytes:

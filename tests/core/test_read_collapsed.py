@@ -105,3 +105,20 @@ def test_bad_lines_name_the_line(text, says):
     with pytest.raises(DecodeError, match="collapsed stacks") as e:
         pprofcore.loads(text)
     assert says in str(e.value)
+
+
+def test_python_and_native_frames_keep_their_names():
+    """A frame in a Python file gets no system name, so pprof's demangler
+    heuristics (which cut ``<...>`` as C++ template arguments) leave
+    ``<module>`` whole; a frame without a source file keeps its name as
+    its system name, and C++'s templates are simplified in reports as pprof
+    does."""
+    p = pprofcore.load(DATA / "austin.txt")
+    s, f = p.strings, p.functions
+    system = {s[n]: s[m] for n, m in zip(f.name, f.system_name)}
+    assert system["<module>"] == "" and system["main"] == ""
+    top = str(p.top())
+    assert "<module>" in top and "<unknown>" not in top
+    native = pprofcore.loads(b"main;std::vector<int>::push_back 10\n")
+    s, f = native.strings, native.functions
+    assert {s[n] for n in f.name} == {s[m] for m in f.system_name}  # pprof's rules for C++ names
