@@ -11,16 +11,11 @@ tools/fuzz-smoke.sh runs this file longer and with fresh random examples
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from fuzz_checks import alarm, names_a_place
-from hypothesis import HealthCheck, given, settings
+from fuzz_checks import FUZZ_SETTINGS, loads_or_placed_error, seeds_read
+from hypothesis import given
 from hypothesis import strategies as st
 from testenv import DATA
-
-import pprofcore
-from pprofcore import DecodeError
 
 FIXTURES = {
     "jfr": "small.jfr",
@@ -61,7 +56,6 @@ NASTY = [
     b"\0",
 ]
 
-EXAMPLES = int(os.environ.get("PPROFCORE_FUZZ_EXAMPLES", "0"))
 
 MUTATION = st.one_of(
     st.tuples(st.just("cut"), st.floats(0, 1)),
@@ -87,26 +81,11 @@ def mutate(data: bytes, mutations) -> bytes:
 
 
 @pytest.mark.parametrize("fmt", FIXTURES)
-@settings(
-    max_examples=EXAMPLES or 100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=not EXAMPLES,
-    database=None,
-)
+@FUZZ_SETTINGS
 @given(mutations=st.lists(MUTATION, min_size=1, max_size=4))
 def test_damaged_input_is_a_decode_error(fmt, mutations):
-    data = mutate((DATA / "producers" / FIXTURES[fmt]).read_bytes(), mutations)
-    with alarm(20):
-        try:
-            p = pprofcore.loads(data)
-        except DecodeError as e:
-            assert names_a_place(e), str(e)
-            return
-    assert p.values.shape[1] == len(p.sample_types)
+    loads_or_placed_error(mutate((DATA / "producers" / FIXTURES[fmt]).read_bytes(), mutations))
 
 
 def test_every_fixture_reads_undamaged():
-    """The seeds are valid: the damage, not the seed, makes the errors."""
-    for name in FIXTURES.values():
-        assert pprofcore.loads((DATA / "producers" / name).read_bytes()).values.shape[0] > 0
+    seeds_read(DATA / "producers", FIXTURES.values())

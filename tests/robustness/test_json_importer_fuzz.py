@@ -19,11 +19,10 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
 
 import pytest
-from fuzz_checks import alarm, names_a_place
-from hypothesis import HealthCheck, given, settings
+from fuzz_checks import FUZZ_SETTINGS, loads_or_placed_error, names_a_place, seeds_read
+from hypothesis import given
 from hypothesis import strategies as st
 from testenv import DATA
 
@@ -68,7 +67,6 @@ REPLACEMENTS = [
     {"a": 1},
 ]
 
-EXAMPLES = int(os.environ.get("PPROFCORE_FUZZ_EXAMPLES", "0"))
 
 # (which node, what to do, which replacement)
 DAMAGE = st.tuples(
@@ -106,30 +104,15 @@ def damage(doc, damages):
 
 
 @pytest.mark.parametrize("fmt", FIXTURES)
-@settings(
-    max_examples=EXAMPLES or 100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=not EXAMPLES,
-    database=None,
-)
+@FUZZ_SETTINGS
 @given(damages=st.lists(DAMAGE, min_size=1, max_size=3))
 def test_damaged_document_is_a_decode_error(fmt, damages):
     doc = damage(json.loads((DATA / "producers" / FIXTURES[fmt]).read_bytes()), damages)
-    data = json.dumps(doc).encode()  # NaN and Infinity as JavaScript writes them
-    with alarm(20):
-        try:
-            p = pprofcore.loads(data)
-        except DecodeError as e:
-            assert names_a_place(e), str(e)
-            return
-    assert p.values.shape[1] == len(p.sample_types)
+    loads_or_placed_error(json.dumps(doc).encode())  # NaN and Infinity as JavaScript writes them
 
 
 def test_every_seed_reads_undamaged():
-    """The damage, not the seed, makes the errors."""
-    for name in FIXTURES.values():
-        assert pprofcore.loads((DATA / "producers" / name).read_bytes()).values.shape[0] > 0
+    seeds_read(DATA / "producers", FIXTURES.values())
 
 
 def _gecko_stack(d, value):
