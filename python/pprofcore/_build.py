@@ -314,10 +314,10 @@ class ProfileBuilder:
         unit)`` of ``num_labels`` the number ``array[i]``, and for each
         ``(key, codes)`` of ``str_labels`` the string of index ``codes[i]``
         (from :meth:`string`; 0 leaves the label out)."""
+        if len(stack_index) == 0:  # before the reshape: no row count can be inferred from none
+            return
         values = np.asarray(values, np.int64).reshape(len(stack_index), -1)
         n = values.shape[0]
-        if n == 0:
-            return
         index = np.asarray(stack_index, np.int64)
         lens = np.array([len(x) for x in stacks], np.int64)
         blob = np.frombuffer(b"".join(stacks) + b"\0", np.uint8)

@@ -186,3 +186,11 @@ def test_damaged_dump_names_the_byte_offset(tmp_path):
     with pytest.raises(DecodeError) as info:
         pprofcore.loads(data[: len(data) // 2])
     assert "byte offset" in str(info.value) and "Marshal" in str(info.value)
+
+
+def test_no_samples_is_an_empty_profile():
+    """A recording that took no samples (``raw`` empty, or runs of none with
+    no timestamps) is a profile without samples, not an error."""
+    for raw, stamps in (([], []), ([0, 0], [])):
+        p = pprofcore.loads(_doc(raw=raw, raw_sample_timestamps=stamps))
+        assert len(p) == 0 and p.sample_types[0] == ("samples", "count")
