@@ -37,15 +37,12 @@ FORMAT = "Sentry profile"
 
 
 def looks_like_sentry(head: bytes) -> bool:
-    """A JSON object with ``"frames"`` and ``"stacks"`` and a key only Sentry's
-    profiles have near them."""
+    """A JSON object with ``"frames"`` and a key only Sentry's profiles have:
+    a frame's ``"in_app"`` (the frames come first and may fill the head),
+    or a sample's ``"stack_id"``, the ``"thread_metadata"``..."""
     text = head.lstrip()
-    return (
-        text[:1] == b"{"
-        and b'"stacks"' in text
-        and b'"frames"' in text
-        and any(k in text for k in (b'"stack_id"', b'"thread_metadata"', b'"elapsed_since_start_ns"', b'"profiler_id"'))
-    )
+    keys = (b'"in_app"', b'"stack_id"', b'"thread_metadata"', b'"elapsed_since_start_ns"', b'"profiler_id"')
+    return text[:1] == b"{" and b'"frames"' in text and any(k in text for k in keys)
 
 
 def _int(v: Any, where: str, low: int = 0) -> int:

@@ -166,3 +166,15 @@ def test_bad_timestamp_names_it():
     doc["timestamp"] = "yesterday"
     with pytest.raises(DecodeError, match="timestamp = 'yesterday'"):
         pprofcore.loads(json.dumps(doc).encode())
+
+
+def test_frames_that_fill_the_head_are_recognised():
+    """The frames come first in the SDKs' JSON: with thousands of them the
+    stacks and samples lie past the first 64 KiB that detection reads."""
+    doc = json.loads((DATA / "producers" / "small.sentry.json").read_bytes())
+    frames = doc["profile"]["frames"]
+    frames += [dict(frames[0], function=f"handler_{i}", lineno=i) for i in range(2000)]
+    data = json.dumps(doc).encode()
+    assert data.index(b'"stacks"') > 64 << 10
+    p = pprofcore.loads(data)
+    assert stacks_by_name(p, "samples")[("price.<locals>.tax", "checkout", "<module>")] == 3
