@@ -12,7 +12,8 @@ The seeds are tests/data/producers' files; small.otlp.json is the bundled
 example profile focused on ``sort.Float64Slice.Less``, written by
 ``to_otlp`` and printed by protobuf's ``json_format``, as an OTLP exporter's
 JSON encoding is; small.stackprof.json is ``stackprof --json`` of
-small.stackprof.dump, stackprof's dump of a two-method Ruby program."""
+small.stackprof.dump, stackprof's dump of a two-method Ruby program (its
+source path made relative, the dump written again by Ruby's Marshal)."""
 
 from __future__ import annotations
 
