@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from ._build import NO_SYSTEM_NAME, TIMESTAMP, ProfileBuilder, input_error, json_document
 from ._profile import Profile
+from ._timestamps import to_nanoseconds
 
 FORMAT = "Sentry profile"
 
@@ -45,12 +46,13 @@ def looks_like_sentry(head: bytes) -> bool:
     return text[:1] == b"{" and b'"frames"' in text and any(k in text for k in keys)
 
 
-def _int(v: Any, where: str, low: int = 0) -> int:
-    """An integer, also as Sentry's SDKs write large ones: a decimal string."""
+def _int(v: Any, where: str) -> int:
+    """A non-negative integer, also as Sentry's SDKs write large ones: a
+    decimal string."""
     if isinstance(v, str) and v.strip().lstrip("-").isdigit():
         v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int) or not low <= v < 2**63:
-        raise input_error(FORMAT, f"{where} = {v!r:.40} is not an integer of {low} or more")
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**63:
+        raise input_error(FORMAT, f"{where} = {v!r:.40} is not an integer of 0 or more")
     return v
 
 
@@ -63,10 +65,7 @@ def _start_ns(doc: dict) -> Optional[int]:
         t = _dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
     except ValueError:
         raise input_error(FORMAT, f"timestamp = {ts!r:.40} is not an ISO 8601 time") from None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=_dt.timezone.utc)
-    delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-    return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+    return to_nanoseconds(t)  # naive: UTC
 
 
 def _list(prof: dict, key: str) -> list:
@@ -134,8 +133,12 @@ def read_sentry(doc: Any) -> Profile:
     names = {str(k): v.get("name") for k, v in meta.items() if isinstance(v, dict)} if isinstance(meta, dict) else {}
     start = _start_ns(doc)
     absolute = start is not None  # sample times on the epoch's clock (else relative to an unknown start)
-    encoded: Dict[int, bytes] = {}
-    rows: List[Tuple[int, int, str, int]] = []  # (time ns, stack, thread, position)
+    encoded: List[bytes] = []  # each stack used, in order of first use
+    position: Dict[int, int] = {}  # stack_id -> its place in encoded
+    # Per sample: its time (ns), its stack's place in encoded, its thread.
+    times: List[int] = []
+    stack_of: List[int] = []
+    threads: List[str] = []
     for i, s in enumerate(samples):
         at = f"profile.samples[{i}]"
         if not isinstance(s, dict):
@@ -143,11 +146,14 @@ def read_sentry(doc: Any) -> Profile:
         k = _int(s.get("stack_id"), f"{at}.stack_id")
         if k >= len(stacks):
             raise input_error(FORMAT, f"{at}.stack_id = {k} is not an index into profile.stacks ({len(stacks)})")
-        if k not in encoded:
+        if k not in position:
             stack = stacks[k]
             if not isinstance(stack, list):
                 raise input_error(FORMAT, f"profile.stacks[{k}] is not a list")
-            encoded[k] = b.stack_bytes([frames.location(x, f"profile.stacks[{k}][{j}]") for j, x in enumerate(stack)])
+            position[k] = len(encoded)
+            encoded.append(
+                b.stack_bytes([frames.location(x, f"profile.stacks[{k}][{j}]") for j, x in enumerate(stack)])
+            )
         if "elapsed_since_start_ns" in s:
             t = _int(s["elapsed_since_start_ns"], f"{at}.elapsed_since_start_ns") + (start or 0)
         else:
@@ -157,8 +163,11 @@ def read_sentry(doc: Any) -> Profile:
             t = round(ts * 1e6) * 1000  # to the microsecond: a double holds no finer at today's times
             absolute = True
         thread = s.get("thread_id", "")
-        rows.append((t, k, str(thread) if isinstance(thread, (str, int)) and not isinstance(thread, bool) else "", i))
-    _add_samples(b, rows, encoded, names, timed=absolute)
+        times.append(t)
+        stack_of.append(position[k])
+        threads.append(str(thread) if isinstance(thread, (str, int)) and not isinstance(thread, bool) else "")
+    t_ns = np.array(times, np.int64)
+    _add_samples(b, t_ns, stack_of, threads, encoded, names, timed=absolute)
     for key in ("platform", "release", "environment"):
         if isinstance(doc.get(key), str) and doc[key]:
             b.comments.append(f"{key}: {doc[key]}")
@@ -166,43 +175,41 @@ def read_sentry(doc: Any) -> Profile:
     for tr in transactions if isinstance(transactions, list) else []:
         if isinstance(tr, dict) and isinstance(tr.get("name"), str):
             b.comments.append(f"transaction: {tr['name']}")
-    if rows:
-        times = [r[0] for r in rows]
-        b.duration_nanos = max(times) - min(times)
+    if t_ns.size:
+        b.duration_nanos = int(t_ns.max() - t_ns.min())
         if absolute:
-            b.time_nanos = start if start is not None else min(times)
+            b.time_nanos = start if start is not None else int(t_ns.min())
     b.comments.insert(0, f"Sentry profile (version {doc.get('version', '?')})")
     return b.build()
 
 
-def _add_samples(b: ProfileBuilder, rows: List[Tuple[int, int, str, int]], encoded: Dict[int, bytes], names, timed):
-    """The samples in file order, each thread's wall time the gap to its
-    next sample (its last: the median gap, 0 alone)."""
-    n = len(rows)
+def _add_samples(b: ProfileBuilder, t_ns: np.ndarray, stack_of, threads, encoded, names, timed: bool) -> None:
+    """The samples in file order (times ``t_ns``, stacks ``encoded[stack_of[i]]``,
+    threads), each thread's wall time the gap to its next sample (its last:
+    the median gap, 0 alone)."""
+    n = len(t_ns)
     if not n:
         return
+    distinct = sorted(set(threads))
+    code = {t: j for j, t in enumerate(distinct)}
+    tcodes = np.array([code[t] for t in threads], np.int64)
     wall = np.zeros(n, np.int64)
-    by_thread: Dict[str, List[int]] = {}
-    for j, (_, _, thread, _) in enumerate(rows):
-        by_thread.setdefault(thread, []).append(j)
-    for idx in by_thread.values():
-        t = np.array([rows[j][0] for j in idx], np.int64)
-        order = np.argsort(t, kind="stable")
-        gaps = np.diff(t[order])
-        last = int(np.median(gaps)) if len(gaps) else 0
-        wall[np.asarray(idx)[order]] = np.append(gaps, last)
-    stack_ids = sorted(encoded)
-    at = {k: j for j, k in enumerate(stack_ids)}
-    index = np.array([at[r[1]] for r in rows], np.int64)
+    for j in range(len(distinct)):
+        idx = np.flatnonzero(tcodes == j)
+        order = idx[np.argsort(t_ns[idx], kind="stable")]
+        gaps = np.diff(t_ns[order])
+        wall[order] = np.append(gaps, int(np.median(gaps)) if len(gaps) else 0)
     values = np.stack([np.ones(n, np.int64), wall], axis=1)
-    threads = sorted(by_thread)
-    thread_name = [b.string(str(names.get(t) or "")) if names.get(t) else 0 for t in threads]
-    code = {t: j for j, t in enumerate(threads)}
-    tcodes = np.array([code[r[2]] for r in rows], np.int64)
-    str_labels = [("tid", np.array([b.string(t) if t else 0 for t in threads], np.int64)[tcodes])]
-    str_labels.append(("thread", np.array(thread_name, np.int64)[tcodes]))
-    nums = [(TIMESTAMP, np.array([r[0] for r in rows], np.int64), "nanoseconds")] if timed else []
-    b.add_many([encoded[k] for k in stack_ids], index, values, num_labels=nums, str_labels=str_labels)
+    tid = np.array([b.string(t) if t else 0 for t in distinct], np.int64)
+    name = np.array([b.string(str(names[t])) if names.get(t) else 0 for t in distinct], np.int64)
+    nums = [(TIMESTAMP, t_ns, "nanoseconds")] if timed else []
+    b.add_many(
+        encoded,
+        np.array(stack_of, np.int64),
+        values,
+        num_labels=nums,
+        str_labels=[("tid", tid[tcodes]), ("thread", name[tcodes])],
+    )
 
 
 def read_sentry_bytes(data: bytes) -> Profile:

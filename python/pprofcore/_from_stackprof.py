@@ -56,11 +56,6 @@ def looks_like_stackprof(head: bytes) -> bool:
     )
 
 
-def _key(doc: dict, key: str) -> Any:
-    """Marshal dumps key by symbol and JSON by string: both read as str."""
-    return doc.get(key)
-
-
 def _count(v: Any, where: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**62:
         raise input_error(FORMAT, f"{where} = {v!r:.40} is not a count")
@@ -77,7 +72,8 @@ def _frame_id(v: Any, where: str) -> int:
 
 
 class _Frames:
-    """The frame table: each id's function, made on first use."""
+    """The frame table (a dump's symbols and the JSON's strings both read as
+    str keys, so one reader serves both)."""
 
     def __init__(self, b: ProfileBuilder, frames: Any):
         if not isinstance(frames, dict):
@@ -97,24 +93,14 @@ class _Frames:
             if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line < 2**31:
                 line = 0
             self.info[fid] = {"name": name, "file": file, "line": line, "raw": f, "where": where}
-        self._functions: Dict[int, int] = {}
-        self._locations: Dict[Tuple[int, int], int] = {}
-
-    def function(self, fid: int) -> int:
-        got = self._functions.get(fid)
-        if got is None:
-            f = self.info[fid]
-            # "block (2 levels) in <main>" looks like C++ to pprof's demangler.
-            got = self._functions[fid] = self.b.function(f["name"], f["file"], NO_SYSTEM_NAME, f["line"])
-        return got
 
     def location(self, fid: int, line: int, where: str) -> int:
-        got = self._locations.get((fid, line))
-        if got is None:
-            if fid not in self.info:
-                raise input_error(FORMAT, f"{where}: frame id {fid} is not in 'frames'")
-            got = self._locations[(fid, line)] = self.b.location(self.function(fid), line)
-        return got
+        """The location of frame ``fid`` at ``line`` (the builder interns both)."""
+        f = self.info.get(fid)
+        if f is None:
+            raise input_error(FORMAT, f"{where}: frame id {fid} is not in 'frames'")
+        # "block (2 levels) in <main>" looks like C++ to pprof's demangler: no system name.
+        return self.b.location(self.b.function(f["name"], f["file"], NO_SYSTEM_NAME, f["line"]), line)
 
 
 def _types(mode: str, interval: int) -> Tuple[List[Tuple[str, str]], int]:
@@ -126,10 +112,10 @@ def _types(mode: str, interval: int) -> Tuple[List[Tuple[str, str]], int]:
 
 
 def _raw_samples(b: ProfileBuilder, frames: _Frames, doc: dict, per_sample: int) -> None:
-    raw = _key(doc, "raw")
+    raw = doc.get("raw")
     if not isinstance(raw, list):
         raise input_error(FORMAT, "'raw' must be a list")
-    lines = _key(doc, "raw_lines")
+    lines = doc.get("raw_lines")
     if lines is not None and (not isinstance(lines, list) or len(lines) != len(raw)):
         lines = None  # not as this reader knows it: each frame's own line instead
     stacks: Dict[tuple, int] = {}
@@ -163,7 +149,7 @@ def _raw_samples(b: ProfileBuilder, frames: _Frames, doc: dict, per_sample: int)
         counts.append(_count(raw[i + height + 1], f"raw[{i + height + 1}]"))
         i += height + 2
     n = np.array(counts, np.int64)
-    times = _key(doc, "raw_sample_timestamps")
+    times = doc.get("raw_sample_timestamps")
     if (
         isinstance(times, list)
         and len(times) == int(n.sum())
@@ -225,10 +211,10 @@ def read_stackprof(doc: Any) -> Profile:
     its JSON form)."""
     if not isinstance(doc, dict):
         raise input_error(FORMAT, "the data is not a hash")
-    mode = _key(doc, "mode")
+    mode = doc.get("mode")
     if not isinstance(mode, str):
         raise input_error(FORMAT, f"'mode' = {mode!r:.40} is not a name")
-    interval = _key(doc, "interval")
+    interval = doc.get("interval")
     if isinstance(interval, float) and math.isfinite(interval) and interval.is_integer():
         interval = int(interval)
     interval = _count(interval, "'interval'")
@@ -237,19 +223,19 @@ def read_stackprof(doc: Any) -> Profile:
     b.default_sample_type = types[-1][0]
     if mode in ("cpu", "wall"):
         b.period_type, b.period = types[1], per_sample
-    frames = _Frames(b, _key(doc, "frames"))
+    frames = _Frames(b, doc.get("frames"))
     b.comments.append(f"stackprof, mode {mode}, interval {interval}")
-    if _key(doc, "raw") is not None:
+    if doc.get("raw") is not None:
         _raw_samples(b, frames, doc, per_sample)
     else:
         b.comments.append("no raw samples: stacks rebuilt from each frame's calls (gprof's assumption)")
         if _call_tree(b, frames, per_sample):
             b.comments.append("call tree cut at its size limit: each function's flat value is exact")
     for key in ("samples", "gc_samples", "missed_samples"):
-        v = _key(doc, key)
+        v = doc.get(key)
         if isinstance(v, int) and not isinstance(v, bool):
             b.comments.append(f"{key}: {v}")
-    meta = _key(doc, "metadata")
+    meta = doc.get("metadata")
     if isinstance(meta, dict):
         b.comments.extend(f"{k}: {v}"[:200] for k, v in meta.items())
     return b.build()
