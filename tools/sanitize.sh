@@ -10,7 +10,7 @@
 #   4. valgrind --leak-check=full on the C++ tests (a normal build, no sanitizers).
 # Exits non-zero on any sanitizer report, leak or test failure.
 # Env: SANITIZE_PYTESTS (test files for step 2), SANITIZE_TSAN_PYTESTS (step 3),
-#      SANITIZE_SKIP_TSAN=1, SANITIZE_SKIP_VALGRIND=1, JOBS.
+#      SANITIZE_SKIP_TSAN=1, SANITIZE_SKIP_VALGRIND=1, VALGRIND_BUILD (step 4), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -20,7 +20,7 @@ pybind11_dir=$(python3 -m pybind11 --cmakedir)
 echo "== 1/4 C++ unit tests under ASan + UBSan + LSan"
 nice cmake --preset asan -Dpybind11_DIR="$pybind11_dir" >/dev/null
 nice cmake --build --preset asan -j "$jobs"
-ctest --preset asan
+ctest --preset asan -j "$jobs"
 
 echo "== 2/4 Python tests with the ASan-built extension"
 # A private copy of the package (in $1/pypkg) whose _core is the one built in $1.
@@ -64,7 +64,7 @@ else
   # setarch -R: TSan's fixed shadow layout clashes with high mmap randomisation
   # on recent kernels ("unexpected memory mapping").
   norand="setarch $(uname -m) -R"
-  $norand ctest --preset tsan
+  $norand ctest --preset tsan -j "$jobs"
   sanitized_package build-tsan
   tsan_tests=${SANITIZE_TSAN_PYTESTS:-"tests/robustness/test_concurrency.py tests/robustness/test_robustness_io.py tests/fleet/test_fleet_series_files.py tests/robustness/test_overlapped_decode.py"}
   tpreload="$(${CXX:-g++} -print-file-name=libtsan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
@@ -81,9 +81,15 @@ if [ "${SANITIZE_SKIP_VALGRIND:-0}" = 1 ] || ! command -v valgrind >/dev/null; t
   exit 0
 fi
 echo "== 4/4 valgrind --leak-check=full on the C++ tests"
-nice cmake -S . -B build-valgrind -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPROFCORE_BUILD_TESTS=ON \
-  -DPPROFCORE_BUILD_PYTHON=OFF >/dev/null
-nice cmake --build build-valgrind -j "$jobs"
+# VALGRIND_BUILD: a build tree with the C++ tests already built without
+# sanitizers (.ci/run passes tools/test-all.sh's, saving a build); by default
+# build-valgrind, built here with debug info so reports name lines.
+vbuild=${VALGRIND_BUILD:-build-valgrind}
+if [ -z "${VALGRIND_BUILD:-}" ]; then
+  nice cmake -S . -B build-valgrind -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPROFCORE_BUILD_TESTS=ON \
+    -DPPROFCORE_BUILD_PYTHON=OFF >/dev/null
+  nice cmake --build build-valgrind -j "$jobs"
+fi
 # One test binary per job at a time; each prints its name and fails the step on
 # any error or leak. --show-mismatched-frees=no: test_merge replaces the global
 # operator new/delete with malloc/free (to count allocations), which valgrind
@@ -94,6 +100,6 @@ valgrind_one() {
     --error-exitcode=99 "$1" >/dev/null || { echo "valgrind: $1 failed ($?)"; return 1; }
 }
 export -f valgrind_one
-find build-valgrind -maxdepth 1 -name 'test_*' -type f -perm -u+x -print0 | sort -z |
+find "$vbuild" -maxdepth 1 -name 'test_*' -type f -perm -u+x -print0 | sort -z |
   xargs -0 -P "$jobs" -I{} bash -c 'valgrind_one "$1"' _ {} || { echo "sanitize: valgrind failed" >&2; exit 1; }
 echo "sanitize: all clean"

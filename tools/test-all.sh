@@ -23,5 +23,5 @@ for variant in auto zlib; do
 done
 # One worker process per core (at most 4), a test file's tests in one worker so
 # its module fixtures (pprof's outputs, built programs) are made once; "$@" may
-# override, e.g. `-n 0` for one process.
-python3 -m pytest tests -n auto --maxprocesses 4 --dist loadfile "$@"
+# override, e.g. `-n 0` for one process. The 15 slowest tests are listed at the end.
+python3 -m pytest tests -n auto --maxprocesses 4 --dist loadfile --durations=15 "$@"

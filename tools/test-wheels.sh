@@ -42,11 +42,14 @@ fi
 # A directory whose only commands are the venv's: pip cannot find a compiler.
 nocc=$(mktemp -d)
 trap 'rm -rf "$nocc"' EXIT
-for v in "${versions[@]}"; do
+
+# Checks the wheel of Python $1 in a venv of its own; its output goes to $nocc/$1.log.
+check_wheel() {
+  local v=$1 tag wheel py venv
   tag="cp${v/./}"
   wheel=$(ls "$dist"/pprofcore-*-"$tag"-"$tag"-manylinux*.whl 2>/dev/null | tail -1 || true)
-  [ -n "$wheel" ] || { echo "test-wheels: no $tag wheel in $dist" >&2; exit 1; }
-  py=$(find_python "$v") || { echo "test-wheels: no python$v here" >&2; exit 1; }
+  [ -n "$wheel" ] || { echo "test-wheels: no $tag wheel in $dist"; return 1; }
+  py=$(find_python "$v") || { echo "test-wheels: no python$v here"; return 1; }
   venv="$nocc/venv-$v"
   echo "test-wheels: $(basename "$wheel") in a fresh venv of $("$py" --version)"
   "$py" -m venv "$venv"
@@ -57,7 +60,7 @@ for v in "${versions[@]}"; do
   PATH="$venv/bin" CC=/bin/false CXX=/bin/false "$venv/bin/python" -m pip install -q \
     --disable-pip-version-check --only-binary=:all: "$wheel" "${SUBSET_NEEDS[@]}"
   (cd "$nocc" && PATH="$venv/bin" "$venv/bin/pprofcore" --version)
-  "$venv/bin/python" - <<'EOF'
+  "$venv/bin/python" - <<'EOF_PY'
 import pprofcore
 
 info = pprofcore.build_info()
@@ -65,11 +68,31 @@ missing = [what for what, ok in (("zstd", info["zstd"]), ("libdeflate", "libdefl
                                  ("isal", "isal" in info["inflaters"])) if not ok]
 assert not missing, f"the wheel lacks {missing}: {info}"
 assert "site-packages" in info["extension"], info["extension"]
-EOF
+EOF_PY
   (cd "$nocc" && PATH="$venv/bin:/usr/bin:/bin" "$venv/bin/pprofcore" demo >/dev/null)
   # The tests import the installed wheel (python/ is not on sys.path);
   # -p no:cacheprovider leaves the checkout as it was.
   "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "$SUBSET_MARKS" "${SUBSET[@]}" \
     -o addopts="" --no-header -W ignore::DeprecationWarning | tail -3
   rm -rf "$venv"
+}
+
+# Two Pythons at a time (TEST_WHEELS_JOBS): one's pip download overlaps the
+# other's tests, which run in one process each. Each log is shown whole, in order.
+jobs=${TEST_WHEELS_JOBS:-2}
+failed=()
+for ((i = 0; i < ${#versions[@]}; i += jobs)); do
+  batch=("${versions[@]:i:jobs}")
+  pids=()
+  for v in "${batch[@]}"; do
+    (set -eo pipefail; check_wheel "$v") >"$nocc/$v.log" 2>&1 &
+    pids+=($!)
+  done
+  for k in "${!batch[@]}"; do
+    status=0
+    wait "${pids[$k]}" || status=$?
+    cat "$nocc/${batch[$k]}.log"
+    [ "$status" = 0 ] || failed+=("${batch[$k]}")
+  done
 done
+[ ${#failed[@]} = 0 ] || { echo "test-wheels: the wheels of Python ${failed[*]} FAILED" >&2; exit 1; }
