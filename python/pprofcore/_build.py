@@ -248,9 +248,14 @@ class ProfileBuilder:
         default ``""`` where the file is an interpreted language's source
         (formats that mix languages: speedscope, collapsed stacks, traces),
         else the name."""
+        return self.location(self.frame_function(name, filename, system_name), max(line, 0), max(column, 0))
+
+    def frame_function(self, name: str, filename: str = "", system_name: Optional[str] = None) -> int:
+        """The function of :meth:`frame`, for a caller that builds its own
+        locations (several inlined frames in one)."""
         if system_name is None and filename.endswith(_INTERPRETED_SUFFIXES):
             system_name = NO_SYSTEM_NAME
-        return self.location(self.function(name, filename, system_name), max(line, 0), max(column, 0))
+        return self.function(name, filename, system_name)
 
     def stack_bytes(self, location_ids: Iterable[int]) -> bytes:
         """A stack (leaf first) encoded once, for :meth:`add_encoded` of many

@@ -8,6 +8,14 @@
   ``--subprocesses`` frames (``thread (0x...)``, ``process 12:"cmd"``) stay
   frames, as py-spy draws them; a line without frames (py-spy's `` 12`` for
   samples taken outside Python code) is a sample with an empty stack.
+- FlameGraph's frame annotations (async-profiler's ``ann`` option,
+  ``stackcollapse-perf.pl --all``): a frame ending in ``_[j]`` (JIT
+  compiled), ``_[0]`` (interpreted), ``_[1]`` (C1 compiled) or ``_[k]``
+  (kernel) is the function named without it; ``_[i]`` (inlined) makes the
+  frame an inline line of its caller's location, so ``inline=False``
+  reports fold it in as pprof does. The annotated text stays as the
+  function's system name, so frames of different kinds stay apart, as in
+  async-profiler's own flame graphs.
 - austin: lines ``P<pid>;T<iid>:<tid>;file:function:line;... <metric>`` under
   a header naming the ``mode`` (``cpu``, ``wall``, ``memory`` or ``full``)
   and ``interval`` (microseconds). ``P``/``T`` become the labels ``pid``
@@ -35,6 +43,9 @@ _COUNT = re.compile(rb"^(.*?) (-?\d+(?:,-?\d+)*)\r?$")
 _PYSPY_FRAME = re.compile(r"^(.*) \(([^()]*):(\d+)\)$")
 _AUSTIN_FRAME = re.compile(r"^(.*):([^:]*):L?(\d+)$")
 _AUSTIN_HEAD = re.compile(rb"^# (\w+): ?(.*?)\r?$")
+# FlameGraph's colour annotations of a frame's kind (JIT, inlined, kernel,
+# interpreted, C1), which async-profiler writes and reads back the same way.
+_ANNOTATION = re.compile(r"_\[([jik01])\]$")
 _INT64 = 1 << 63
 
 
@@ -68,19 +79,50 @@ class _Frames:
         self.b = b
         self.austin = austin
         self.cache: Dict[str, int] = {}
+        # Annotated stacks: a frame's text -> (its line, its kind).
+        self.lines: Dict[str, Tuple[Tuple[int, int, int], str]] = {}
 
-    def __call__(self, text: str) -> int:
+    def stack(self, text: str) -> List[int]:
+        """Location ids, leaf first, of a stack's ``;``-joined frames (root first)."""
+        parts = text.split(";") if text else []
+        if self.austin or "_[" not in text:
+            return [self.location(x) for x in reversed(parts)]
+        return self.annotated(parts)
+
+    def location(self, text: str) -> int:
         lid = self.cache.get(text)
         if lid is None:
-            m = (_AUSTIN_FRAME if self.austin else _PYSPY_FRAME).match(text)
-            if m is None:
-                lid = self.b.frame(text)
-            elif self.austin:
-                lid = self.b.frame(m.group(2), m.group(1), int(m.group(3)))
-            else:
-                lid = self.b.frame(m.group(1), m.group(2), int(m.group(3)))
-            self.cache[text] = lid
+            line, _ = self.line(text)
+            lid = self.cache[text] = self.b.location_at((line,))
         return lid
+
+    def line(self, text: str) -> Tuple[Tuple[int, int, int], str]:
+        got = self.lines.get(text)
+        if got is None:
+            name, kind, system_name = text, "", None
+            a = None if self.austin else _ANNOTATION.search(text)
+            if a is not None:
+                name, kind, system_name = text[: a.start()], a.group(1), text
+            m = (_AUSTIN_FRAME if self.austin else _PYSPY_FRAME).match(name)
+            if m is None:
+                fn, file, ln = name, "", 0
+            elif self.austin:
+                fn, file, ln = m.group(2), m.group(1), int(m.group(3))
+            else:
+                fn, file, ln = m.group(1), m.group(2), int(m.group(3))
+            got = self.lines[text] = ((self.b.frame_function(fn, file, system_name), max(ln, 0), 0), kind)
+        return got
+
+    def annotated(self, parts: List[str]) -> List[int]:
+        # An inlined frame joins its caller's location (innermost line first).
+        groups: List[List[Tuple[int, int, int]]] = []
+        for text in parts:
+            line, kind = self.line(text)
+            if kind == "i" and groups:
+                groups[-1].insert(0, line)
+            else:
+                groups.append([line])
+        return [self.b.location_at(tuple(g)) for g in reversed(groups)]
 
 
 def _austin_types(meta: Dict[str, str], width: int, lineno: int) -> List[Tuple[str, str]]:
@@ -134,17 +176,18 @@ def read_collapsed_bytes(data: bytes) -> Profile:
     b = ProfileBuilder(types)
     frame = _Frames(b, austin)
     for lineno, stack, values in rows:
-        parts = stack.split(";") if stack else []
         str_labels: List[Tuple[str, str]] = []
         num_labels: List[Tuple] = []
         if austin:
+            parts = stack.split(";") if stack else []
             if parts and parts[0].startswith("P") and parts[0][1:].isdigit():
                 num_labels.append(("pid", int(parts[0][1:]), ""))
                 parts = parts[1:]
             if parts and parts[0].startswith("T"):
                 str_labels.append(("thread", parts[0][1:]))
                 parts = parts[1:]
-        ids = [frame(x) for x in reversed(parts)]
+            stack = ";".join(parts)
+        ids = frame.stack(stack)
         b.add(ids, [v * s for v, s in zip(values, scale)], str_labels, num_labels)
     if austin:
         interval = meta.get("interval", "")

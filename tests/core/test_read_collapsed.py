@@ -11,7 +11,9 @@ import re
 
 import pytest
 from pyspy import needs_pyspy, record
+from pprof_oracle import compare_top
 from testenv import DATA as DATA_ROOT
+from testenv import requires_go
 
 import pprofcore
 from pprofcore import DecodeError
@@ -122,3 +124,59 @@ def test_python_and_native_frames_keep_their_names():
     native = pprofcore.loads(b"main;std::vector<int>::push_back 10\n")
     s, f = native.strings, native.functions
     assert {s[n] for n in f.name} == {s[m] for m in f.system_name}  # pprof's rules for C++ names
+
+
+ANNOTATED = (
+    b"start_thread;JavaThread::run;java/lang/Thread.run_[j];com/example/App.work_[j];"
+    b"java/lang/String.indexOf_[i];java/lang/StringLatin1.indexOf_[i] 30\n"
+    b"start_thread;JavaThread::run;java/lang/Thread.run_[j];com/example/App.work_[0] 5\n"
+    b"start_thread;JavaThread::run;java/lang/Thread.run_[j];com/example/App.work_[1];write_[k];ksys_write_[k] 7\n"
+)
+
+
+def _lines_of(p):
+    """Each location's frames as names, innermost first."""
+    names = [p.strings[n] for n in p.functions.name]
+    fn, offsets = p.lines.function, p.locations.line_offsets
+    return {tuple(names[fn[k]] for k in range(offsets[i], offsets[i + 1])) for i in range(len(offsets) - 1)}
+
+
+def test_annotated_frames_name_the_function_and_inline_into_their_caller():
+    """async-profiler's and FlameGraph's kind suffixes leave the function's
+    name; inlined frames (``_[i]``) become inline lines of their caller's
+    location; the annotated text stays as the system name."""
+    p = pprofcore.loads(ANNOTATED)
+    locations = _lines_of(p)
+    assert ("java/lang/StringLatin1.indexOf", "java/lang/String.indexOf", "com/example/App.work") in locations
+    assert ("ksys_write",) in locations and ("com/example/App.work",) in locations
+    s, f = p.strings, p.functions
+    system = {s[m] for m in f.system_name}
+    assert {"com/example/App.work_[j]", "com/example/App.work_[0]", "com/example/App.work_[1]"} <= system
+    assert not any(s[n].endswith("]") for n in f.name)
+    flat = {r["name"]: r["flat"] for r in p.top(inline=False).rows()}
+    assert flat["com/example/App.work"] == 35 and flat["ksys_write"] == 7
+    assert p.total() == 42
+
+
+@requires_go
+def test_annotated_frames_report_as_pprof(pprof, tmp_path):
+    """pprof's -top, with and without inlined frames, of the encoded profile."""
+    p = pprofcore.loads(ANNOTATED)
+    path = tmp_path / "annotated.pb.gz"
+    p.save(path)
+    compare_top(pprof, path, p, 0)
+    compare_top(pprof, path, p, 0, inline=False)
+    compare_top(pprof, path, p, 0, by="lines", inline=False)
+
+
+@pytest.mark.parametrize(
+    "text,folded",
+    [
+        (b"a;b_[2] 1\n", "a;b_[2] 1\n"),  # not a kind FlameGraph writes
+        (b"a;b_[j]x 1\n", "a;b_[j]x 1\n"),  # not at the end
+        (b"a_[i];b 1\n", "a;b 1\n"),  # inlined into nothing: a frame of its own
+    ],
+    ids=["other-digit", "inside", "inlined-root"],
+)
+def test_text_that_is_not_an_annotation_stays(text, folded):
+    assert pprofcore.loads(text).to_folded() == folded
