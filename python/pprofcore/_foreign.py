@@ -12,6 +12,7 @@ import zlib
 from typing import Callable, Dict, Optional, Tuple
 
 from . import _core
+from ._from_async_profiler import looks_like_async_profiler, read_async_profiler_bytes
 from ._from_callgrind import looks_like_callgrind, read_callgrind_bytes
 from ._from_chrome_trace import looks_like_chrome_trace, read_chrome_trace_bytes
 from ._from_collapsed import looks_collapsed, read_collapsed_bytes
@@ -81,6 +82,8 @@ def detect(data: bytes) -> Optional[str]:
         if looks_like_heapprofile(text):
             return "heapprofile"
         return None
+    if looks_like_async_profiler(head):
+        return "async-profiler"
     if looks_like_massif(head):
         return "massif"
     if looks_like_heaptrack(head):
@@ -114,6 +117,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "callgrind": read_callgrind_bytes,
     "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
+    "async-profiler": read_async_profiler_bytes,
 }
 
 

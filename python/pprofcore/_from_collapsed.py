@@ -74,8 +74,11 @@ def looks_collapsed(head: bytes) -> bool:
     return n > 0 and (semicolon or austin)
 
 
-class _Frames:
-    def __init__(self, b: ProfileBuilder, austin: bool):
+class FrameStacks:
+    """Stacks of frame texts to location ids, with FlameGraph's annotations
+    read (see the module docstring); shared with async-profiler's text."""
+
+    def __init__(self, b: ProfileBuilder, austin: bool = False):
         self.b = b
         self.austin = austin
         self.cache: Dict[str, int] = {}
@@ -84,8 +87,12 @@ class _Frames:
 
     def stack(self, text: str) -> List[int]:
         """Location ids, leaf first, of a stack's ``;``-joined frames (root first)."""
-        parts = text.split(";") if text else []
-        if self.austin or "_[" not in text:
+        return self.of_frames(text.split(";") if text else [], "_[" in text)
+
+    def of_frames(self, parts: List[str], annotated: bool = True) -> List[int]:
+        """Location ids, leaf first, of frame texts root first; ``annotated``
+        False when no text holds ``_[`` (a faster path)."""
+        if self.austin or not annotated:
             return [self.location(x) for x in reversed(parts)]
         return self.annotated(parts)
 
@@ -174,7 +181,7 @@ def read_collapsed_bytes(data: bytes) -> Profile:
     scale = [1000 if u == "microseconds" else 1 for _, u in types]
     types = [(t, "nanoseconds" if u == "microseconds" else u) for t, u in types]
     b = ProfileBuilder(types)
-    frame = _Frames(b, austin)
+    frame = FrameStacks(b, austin)
     for lineno, stack, values in rows:
         str_labels: List[Tuple[str, str]] = []
         num_labels: List[Tuple] = []

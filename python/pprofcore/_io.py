@@ -173,7 +173,7 @@ def loads(
         and ``.heapprofile``, Chrome traces, the Firefox Profiler's processed
         profiles (samply) and Firefox's Gecko profiles, Valgrind's DHAT,
         Massif and Callgrind, heaptrack, Scalene, stackprof (Ruby), Sentry profiles, speedscope JSON,
-        pyinstrument JSON, collapsed stacks (folded, py-spy ``raw``, austin),
+        pyinstrument JSON, async-profiler's text output, collapsed stacks (folded, py-spy ``raw``, austin),
         cProfile/pstats dumps, ``perf script`` text and ``perf.data``
         (through ``perf script``).
         Input that is none of these is refused with a message naming what it

@@ -71,6 +71,7 @@ _COMMENT_HINTS = [
     ("Scalene profile", "Scalene profile"),
     ("stackprof, mode", "stackprof profile (Ruby)"),
     ("Sentry profile", "Sentry profile"),
+    ("async-profiler text output", "async-profiler text output (Java)"),
     ("JFR events", "Java Flight Recorder recording"),
     ("pyinstrument", "pyinstrument profile"),
     ("speedscope:", "speedscope file"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from pyspy import needs_pyspy, record
 from pprof_oracle import compare_top
+from pyspy import needs_pyspy, record
 from testenv import DATA as DATA_ROOT
 from testenv import requires_go
 

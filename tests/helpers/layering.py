@@ -121,6 +121,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_from_pstats",
             "_marshal_subset",
             "_from_stackprof",
+            "_from_async_profiler",
             "_ruby_marshal",
             "_from_perf_script",
             "_from_perf_data",

@@ -36,6 +36,7 @@ FIXTURES = {
     "pstats": "small.prof",
     "stackprof": "small.stackprof.dump",
     "sentry": "small.sentry.json",
+    "async-profiler": "small.async-profiler.txt",
     "jemalloc": "small.jemalloc.heap",
 }
 
