@@ -24,6 +24,7 @@ from ._from_heapprofile import looks_like_heapprofile, read_heapprofile_bytes
 from ._from_heaptrack import looks_like_heaptrack, read_heaptrack_bytes
 from ._from_jfr import looks_like_jfr, read_jfr_bytes, split_kinds
 from ._from_massif import looks_like_massif, read_massif_all, read_massif_bytes
+from ._from_memray import looks_like_memray, read_memray_bytes
 from ._from_perf_data import looks_like_perf_data, read_perf_data_bytes
 from ._from_perf_script import looks_like_perf_script, read_perf_script_bytes
 from ._from_pstats import looks_like_pstats, read_pstats_bytes
@@ -52,6 +53,8 @@ def detect(data: bytes) -> Optional[str]:
         return "jfr"
     if looks_like_perf_data(head):
         return "perf data"
+    if looks_like_memray(head):
+        return "memray"
     if looks_like_stackprof(head):  # a Ruby Marshal dump, or its JSON form
         return "stackprof"
     if looks_like_pstats(head):  # binary: before the byte-order mark is stripped
@@ -118,6 +121,7 @@ READERS: Dict[str, Callable[[bytes], Profile]] = {
     "perf data": read_perf_data_bytes,
     "collapsed": read_collapsed_bytes,
     "async-profiler": read_async_profiler_bytes,
+    "memray": read_memray_bytes,
 }
 
 

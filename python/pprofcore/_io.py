@@ -172,7 +172,7 @@ def loads(
         content (see docs/producers.md): JFR recordings, V8 ``.cpuprofile``
         and ``.heapprofile``, Chrome traces, the Firefox Profiler's processed
         profiles (samply) and Firefox's Gecko profiles, Valgrind's DHAT,
-        Massif and Callgrind, heaptrack, Scalene, stackprof (Ruby), Sentry profiles, speedscope JSON,
+        Massif and Callgrind, heaptrack, Scalene, stackprof (Ruby), Sentry profiles, memray captures, speedscope JSON,
         pyinstrument JSON, async-profiler's text output, collapsed stacks (folded, py-spy ``raw``, austin),
         cProfile/pstats dumps, ``perf script`` text and ``perf.data``
         (through ``perf script``).

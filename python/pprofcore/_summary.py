@@ -71,6 +71,7 @@ _COMMENT_HINTS = [
     ("Scalene profile", "Scalene profile"),
     ("stackprof, mode", "stackprof profile (Ruby)"),
     ("Sentry profile", "Sentry profile"),
+    ("memray capture of", "memray capture (Python memory)"),
     ("async-profiler text output", "async-profiler text output (Java)"),
     ("JFR events", "Java Flight Recorder recording"),
     ("pyinstrument", "pyinstrument profile"),

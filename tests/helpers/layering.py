@@ -122,6 +122,7 @@ GROUPS: List[Tuple[str, Set[str]]] = [
             "_marshal_subset",
             "_from_stackprof",
             "_from_async_profiler",
+            "_from_memray",
             "_ruby_marshal",
             "_from_perf_script",
             "_from_perf_data",
