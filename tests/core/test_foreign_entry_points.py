@@ -28,6 +28,7 @@ FORMATS = {
     "pstats": "small.prof",
     "stackprof": "small.stackprof.dump",
     "sentry": "small.sentry.json",
+    "async-profiler": "small.async-profiler.txt",
     "jemalloc": "small.jemalloc.heap",
 }
 
