@@ -54,6 +54,18 @@ TOUR = [
              "second.top(sample_type='alloc_space', n=5)"),
     ("md", "## Writing\n\nEncoding is deterministic: `loads(p.to_bytes()) == p`."),
     ("code", "data = checkout.to_bytes()\nassert pprofcore.loads(data) == checkout\nlen(data)"),
+    ("md", "## Other profilers' files\n\n`load` tells other profilers' files by their content: JFR, "
+           "`.cpuprofile`, perf, py-spy, cProfile, memray, stackprof and more (docs/producers.md). Here, what "
+           "Java's async-profiler prints to the terminal: each trace is a sample, and FlameGraph's frame "
+           "annotations are read (`_[j]` JIT compiled, `_[k]` kernel, `_[i]` inlined into its caller)."),
+    ("code", "text = b\"\"\"Started [cpu] profiling\n--- Execution profile ---\nTotal samples       : 95\n\n"
+             "--- 600000000 ns (63.16%), 60 samples\n  [ 0] java.lang.String.indexOf_[i]\n"
+             "  [ 1] com.example.Search.find_[j]\n  [ 2] com.example.Main.main_[j]\n\n"
+             "--- 350000000 ns (36.84%), 35 samples\n  [ 0] ksys_read_[k]\n  [ 1] read\n"
+             "  [ 2] com.example.Main.main_[j]\n\"\"\"\n"
+             "java = pprofcore.loads(text)\n"
+             "print(java.sample_types)\n"
+             "java.top(inline=False)"),
 ]
 
 
