@@ -14,8 +14,7 @@
   (kernel) is the function named without it; ``_[i]`` (inlined) makes the
   frame an inline line of its caller's location, so ``inline=False``
   reports fold it in as pprof does. The annotated text stays as the
-  function's system name, so frames of different kinds stay apart, as in
-  async-profiler's own flame graphs.
+  function's system name, so the kind is kept.
 - austin: lines ``P<pid>;T<iid>:<tid>;file:function:line;... <metric>`` under
   a header naming the ``mode`` (``cpu``, ``wall``, ``memory`` or ``full``)
   and ``interval`` (microseconds). ``P``/``T`` become the labels ``pid``
