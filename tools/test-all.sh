@@ -15,8 +15,12 @@ fi
 # CMake and Ninja from the test extra (PyPI), whatever the PATH holds.
 PATH="$(python3 -c 'import cmake, ninja, os; print(cmake.CMAKE_BIN_DIR + os.pathsep + ninja.BIN_DIR)'):$PATH"
 export PATH
+# The compiler the extension builds with (CXX, else Python's sysconfig CXX, as
+# scikit-build-core picks it), so ccache shares the core's objects with the wheel's.
+cxx=${CXX:-$(python3 -c 'import sysconfig; print((sysconfig.get_config_var("CXX") or "c++").split()[0])')}
+command -v "$cxx" >/dev/null || cxx=c++
 for variant in auto zlib; do
-  cmake -S . -B "build/ctest-$variant" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  cmake -S . -B "build/ctest-$variant" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
     -DPPROFCORE_INFLATE="$variant" -DPPROFCORE_BUILD_TESTS=ON >/dev/null
   cmake --build "build/ctest-$variant"
   ctest --test-dir "build/ctest-$variant" --output-on-failure
