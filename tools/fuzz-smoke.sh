@@ -19,6 +19,7 @@
 #      FUZZ_PY_EXAMPLES (0 skips the Python importers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source tools/batches.sh
 budget=${FUZZ_SECONDS:-60}
 cxx=${CXX:-clang++}
 if ! command -v "$cxx" >/dev/null || ! "$cxx" --version | grep -q clang; then
@@ -39,7 +40,7 @@ each=$(( budget * jobs / n ))
 mkdir -p build-fuzz/artifacts
 
 # Replays the committed crashers through target $1 (each must now run clean),
-# then fuzzes it for $each seconds; its summary (or failure) is in build-fuzz/$1.summary.
+# then fuzzes it for $each seconds, printing a summary line (or why it failed).
 fuzz_one() {
   local t=$1 bin=build-fuzz/${1}_fuzzer seeds=fuzz/seeds/$1 work=build-fuzz/corpus-$1
   [ -d "$seeds" ] || seeds=fuzz/seeds/decode
@@ -60,22 +61,8 @@ fuzz_one() {
   echo "== $t: ${each}s $(grep -E "stat::number_of_executed_units|Done" build-fuzz/$t.log | tr '\n' ' ')"
 }
 
-failed=()
-for ((i = 0; i < n; i += jobs)); do
-  batch=("${targets[@]:i:jobs}")
-  pids=()
-  for t in "${batch[@]}"; do
-    fuzz_one "$t" >build-fuzz/$t.summary 2>&1 &
-    pids+=($!)
-  done
-  for k in "${!batch[@]}"; do
-    status=0
-    wait "${pids[$k]}" || status=$?
-    cat "build-fuzz/${batch[$k]}.summary"
-    [ "$status" = 0 ] || failed+=("${batch[$k]}")
-  done
-done
-[ ${#failed[@]} = 0 ] || { echo "fuzz-smoke: ${failed[*]} FAILED" >&2; exit 1; }
+mkdir -p build-fuzz/summaries
+run_in_batches "$jobs" build-fuzz/summaries fuzz_one "${targets[@]}" || { echo "fuzz-smoke: ${FAILED[*]} FAILED" >&2; exit 1; }
 py_examples=${FUZZ_PY_EXAMPLES:-1000}
 if [ "$py_examples" -gt 0 ] && python3 -c "import pprofcore" 2>/dev/null; then
   echo "== python importers: $py_examples damaged inputs per format"

@@ -16,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${WHEEL_DIR:-dist}
 source tools/pythons.sh
+source tools/batches.sh
 SUBSET=(
   tests/core/test_load.py tests/core/test_profile.py tests/core/test_legacy.py tests/core/test_zstd.py
   tests/core/test_gzip_fast.py tests/core/test_repair.py tests/core/test_otlp_roundtrip.py
@@ -79,20 +80,5 @@ EOF_PY
 
 # Two Pythons at a time (TEST_WHEELS_JOBS): one's pip download overlaps the
 # other's tests, which run in one process each. Each log is shown whole, in order.
-jobs=${TEST_WHEELS_JOBS:-2}
-failed=()
-for ((i = 0; i < ${#versions[@]}; i += jobs)); do
-  batch=("${versions[@]:i:jobs}")
-  pids=()
-  for v in "${batch[@]}"; do
-    (set -eo pipefail; check_wheel "$v") >"$nocc/$v.log" 2>&1 &
-    pids+=($!)
-  done
-  for k in "${!batch[@]}"; do
-    status=0
-    wait "${pids[$k]}" || status=$?
-    cat "$nocc/${batch[$k]}.log"
-    [ "$status" = 0 ] || failed+=("${batch[$k]}")
-  done
-done
-[ ${#failed[@]} = 0 ] || { echo "test-wheels: the wheels of Python ${failed[*]} FAILED" >&2; exit 1; }
+run_in_batches "${TEST_WHEELS_JOBS:-2}" "$nocc" check_wheel "${versions[@]}" ||
+  { echo "test-wheels: the wheels of Python ${FAILED[*]} FAILED" >&2; exit 1; }
