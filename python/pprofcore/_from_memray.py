@@ -6,7 +6,9 @@ The capture is memray's binary record stream (lz4-compressed unless
 ``FileReader`` reads it and aggregates the allocations in C++. So, as
 ``perf.data`` goes through ``perf script``, a capture goes through the
 installed ``memray`` package (``pip install memray``; without it the input is
-refused naming the package).
+refused naming the package), in a child interpreter: memray's reader can
+crash on a damaged capture, which then is a DecodeError, not the end of the
+caller's process.
 
 - Samples: one per allocation stack, thread and allocator, with
   ``inuse_objects/count`` and ``inuse_space/bytes`` (what was alive at the
@@ -23,9 +25,12 @@ refused naming the package).
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 import tempfile
-from datetime import datetime, timezone
 from typing import Dict, List, Tuple
 
 from ._build import NO_SYSTEM_NAME, ProfileBuilder, input_error
@@ -42,81 +47,93 @@ def looks_like_memray(head: bytes) -> bool:
     return head.startswith(_MAGIC) or (head.startswith(_LZ4) and _MAGIC in head[:32])
 
 
-def _nanoseconds(when: datetime) -> int:
-    """A datetime (UTC when naive) in integer nanoseconds since the epoch,
-    without a float's rounding."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    since = when - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    return (since.days * 86400 + since.seconds) * 10**9 + since.microseconds * 1000
+# Run in a child interpreter: memray's C++ reader can crash (SIGSEGV, abort)
+# on a damaged capture, which must not take the caller's process with it.
+# It prints, as JSON, the metadata and each record of the high-water mark
+# (column 0) and of the leaks (column 2).
+_CHILD = r"""
+import json, sys
+import memray
+names = {a.value: a.name.lower() for a in memray.AllocatorType}
+r = memray.FileReader(sys.argv[1], report_progress=False)
+m = r.metadata
+native = bool(m.has_native_traces)
+def ns(t):
+    import datetime
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    d = t - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return (d.days * 86400 + d.seconds) * 10**9 + d.microseconds * 1000
+records = []
+for column, it in ((0, r.get_high_watermark_allocation_records(merge_threads=False)),
+                   (2, r.get_leaked_allocation_records(merge_threads=False))):
+    for a in it:
+        stack = a.hybrid_stack_trace() if native else a.stack_trace()
+        records.append([column, [list(f[:3]) for f in stack], a.thread_name or str(a.tid),
+                        names.get(a.allocator, str(a.allocator)), a.n_allocations, a.size])
+json.dump({"start": ns(m.start_time), "end": ns(m.end_time), "pid": m.pid, "command": m.command_line,
+           "peak": m.peak_memory, "allocations": m.total_allocations,
+           "python_allocator": str(m.python_allocator), "native": native,
+           "version": memray.__version__, "records": records}, sys.stdout)
+"""
 
 
-def _memray():
-    try:
-        import memray
-    except ImportError as e:
+def _memray_installed() -> None:
+    if sys.modules.get("memray", ...) is None or (
+        "memray" not in sys.modules and importlib.util.find_spec("memray") is None
+    ):
         raise input_error(
             FORMAT,
             "reading a memray capture needs the memray package, which is not installed (pip install memray); "
             "where it is, `memray transform` or `memray flamegraph` read the file",
-        ) from e
-    return memray
+        )
 
 
-def _samples(b: ProfileBuilder, memray, reader, native: bool) -> Dict[Tuple, List[int]]:
-    """The four values of each (stack, thread, allocator): at the high-water
-    mark, and leaked."""
-    names = {a.value: a.name.lower() for a in memray.AllocatorType}
-    frames: Dict[Tuple, int] = {}
-    rows: Dict[Tuple, List[int]] = {}
-    peak = reader.get_high_watermark_allocation_records(merge_threads=False)
-    leaked = reader.get_leaked_allocation_records(merge_threads=False)
-    for column, records in ((0, peak), (2, leaked)):
-        for r in records:
-            ids = []
-            for frame in r.hybrid_stack_trace() if native else r.stack_trace():
-                lid = frames.get(frame)
-                if lid is None:
-                    function, filename, line = frame[0], frame[1], frame[2]
-                    python = filename.endswith((".py", ".pyw")) or filename.startswith("<frozen")
-                    system_name = NO_SYSTEM_NAME if python else None
-                    lid = frames[frame] = b.frame(function, filename, line, system_name=system_name)
-                ids.append(lid)
-            key = (tuple(ids), r.thread_name or str(r.tid), names.get(r.allocator, str(r.allocator)))
-            values = rows.setdefault(key, [0, 0, 0, 0])
-            values[column] += r.n_allocations
-            values[column + 1] += r.size
-    return rows
-
-
-def read_memray_bytes(data: bytes) -> Profile:
-    """Read a memray capture (see the module docstring)."""
-    memray = _memray()
-    b = ProfileBuilder(
-        [("inuse_objects", "count"), ("inuse_space", "bytes"), ("leaked_objects", "count"), ("leaked_space", "bytes")]
-    )
-    b.default_sample_type = "inuse_space"
+def _read_in_child(data: bytes) -> dict:
     with tempfile.TemporaryDirectory(prefix="pprofcore-memray-") as tmp:
         path = os.path.join(tmp, "capture.bin")
         with open(path, "wb") as f:
             f.write(data)
-        try:
-            reader = memray.FileReader(path, report_progress=False)
-            try:
-                meta = reader.metadata
-                native = bool(meta.has_native_traces)
-                rows = _samples(b, memray, reader, native)
-            finally:
-                reader.close()
-        except (OSError, RuntimeError, ValueError) as e:  # UnicodeDecodeError too: damaged names
-            raise input_error(FORMAT, f"memray {memray.__version__} could not read it: {e}") from e
+        r = subprocess.run(
+            [sys.executable, "-c", _CHILD, path], capture_output=True, stdin=subprocess.DEVNULL, check=False
+        )
+    if r.returncode != 0:
+        lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1] if lines else "it said nothing"
+        how = f"crashed (signal {-r.returncode})" if r.returncode < 0 else f"failed (exit {r.returncode})"
+        raise input_error(FORMAT, f"memray's reader {how} on it, a damaged capture: {why}")
+    return json.loads(r.stdout)
+
+
+def read_memray_bytes(data: bytes) -> Profile:
+    """Read a memray capture (see the module docstring)."""
+    _memray_installed()
+    got = _read_in_child(data)
+    b = ProfileBuilder(
+        [("inuse_objects", "count"), ("inuse_space", "bytes"), ("leaked_objects", "count"), ("leaked_space", "bytes")]
+    )
+    b.default_sample_type = "inuse_space"
+    frames: Dict[Tuple, int] = {}
+    rows: Dict[Tuple, List[int]] = {}
+    for column, stack, thread, allocator, n, size in got["records"]:
+        ids = []
+        for function, filename, line in stack:
+            lid = frames.get((function, filename, line))
+            if lid is None:
+                python = filename.endswith((".py", ".pyw")) or filename.startswith("<frozen")
+                system_name = NO_SYSTEM_NAME if python else None
+                lid = frames[(function, filename, line)] = b.frame(function, filename, line, system_name=system_name)
+            ids.append(lid)
+        values = rows.setdefault((tuple(ids), thread, allocator), [0, 0, 0, 0])
+        values[column] += n
+        values[column + 1] += size
     for (ids, thread, allocator), values in rows.items():
         b.add(list(ids), values, [("thread", thread), ("allocator", allocator)])
-    b.time_nanos = _nanoseconds(meta.start_time)
-    b.duration_nanos = max(_nanoseconds(meta.end_time) - b.time_nanos, 0)
+    b.time_nanos = got["start"]
+    b.duration_nanos = max(got["end"] - got["start"], 0)
     b.comments += [
-        f"memray capture of pid {meta.pid}: {meta.command_line}",
-        f"memray: peak memory {meta.peak_memory} bytes, {meta.total_allocations} allocations, "
-        f"python allocator {meta.python_allocator}, native traces {'yes' if native else 'no'}",
+        f"memray capture of pid {got['pid']}: {got['command']}",
+        f"memray: peak memory {got['peak']} bytes, {got['allocations']} allocations, "
+        f"python allocator {got['python_allocator']}, native traces {'yes' if got['native'] else 'no'}",
     ]
     return b.build()

@@ -125,8 +125,10 @@ def test_threads_labels_and_names(captures):
 
 
 def test_damaged_captures_are_decode_errors(captures):
-    """memray's reader raises on damaged records (names that are not UTF-8,
-    unknown record types); each is a DecodeError naming memray."""
+    """memray's reader raises on some damaged records (names that are not
+    UTF-8) and crashes on others (SIGSEGV, abort); it runs in a child
+    interpreter, so each is a DecodeError naming memray, and this process
+    lives on."""
     data = captures["raw"].read_bytes()
     rng = random.Random(7)
     for _ in range(25):
@@ -142,4 +144,14 @@ def test_damaged_captures_are_decode_errors(captures):
 def test_without_memray_the_package_is_named(captures, monkeypatch):
     monkeypatch.setitem(sys.modules, "memray", None)
     with pytest.raises(DecodeError, match="pip install memray"):
+        pprofcore.load(captures["lz4"])
+
+
+def test_a_reader_that_crashes_is_a_decode_error(captures, monkeypatch):
+    """A crash of memray's reader (here an abort in the child) is reported,
+    and this process is untouched."""
+    from pprofcore import _from_memray
+
+    monkeypatch.setattr(_from_memray, "_CHILD", "import os; os.abort()")
+    with pytest.raises(DecodeError, match=r"memray's reader crashed \(signal 6\)"):
         pprofcore.load(captures["lz4"])
