@@ -245,15 +245,15 @@ class ProfileBuilder:
         file alone. ``system_name`` as in :meth:`function`; ``""`` for the
         names of interpreted languages (``<module>``, ``<listcomp>``), which
         pprof's demangler would otherwise take for C++ templates and cut. By
-        default ``""`` where the file is an interpreted language's source
-        (formats that mix languages: speedscope, collapsed stacks, traces),
+        default ``""`` where the file is an interpreted language's source or
+        a frozen Python module (``<frozen runpy>``) (formats that mix languages: speedscope, collapsed stacks, traces),
         else the name."""
         return self.location(self.frame_function(name, filename, system_name), max(line, 0), max(column, 0))
 
     def frame_function(self, name: str, filename: str = "", system_name: Optional[str] = None) -> int:
         """The function of :meth:`frame`, for a caller that builds its own
         locations (several inlined frames in one)."""
-        if system_name is None and filename.endswith(_INTERPRETED_SUFFIXES):
+        if system_name is None and (filename.endswith(_INTERPRETED_SUFFIXES) or filename.startswith("<frozen ")):
             system_name = NO_SYSTEM_NAME
         return self.function(name, filename, system_name)
 

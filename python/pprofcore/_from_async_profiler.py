@@ -88,6 +88,7 @@ def read_async_profiler_bytes(data: bytes) -> Profile:
     section = "head"
     title_seen = False
     title_line = 0
+    total = 0  # the summary's "Total samples"
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r")
         if not line.strip():
@@ -127,6 +128,8 @@ def read_async_profiler_bytes(data: bytes) -> Profile:
             m = _SUMMARY.match(line)
             if m:
                 comments.append(f"{m.group(1)}: {m.group(2)}")
+                if m.group(1) == "Total samples" and m.group(2).isdigit():
+                    total = int(m.group(2))
                 continue
         excerpt = line[:60]
         raise input_error(FORMAT, f"expected a trace, frame or flat row, got {excerpt!r}", lineno, "line")
@@ -138,13 +141,12 @@ def read_async_profiler_bytes(data: bytes) -> Profile:
     frames = FrameStacks(b)
     if traces:
         for value, n, leaf_first in traces:
-            b.add(frames.of_frames(leaf_first[::-1], any("_[" in f for f in leaf_first)), [n, value])
+            b.add(frames.of_frames(leaf_first[::-1]), [n, value])
     else:
         for value, n, name in flat:
-            b.add(frames.of_frames([name], "_[" in name), [n, value])
+            b.add(frames.of_frames([name]), [n, value])
     shown = sum(n for _, n, _ in traces) if traces else sum(n for _, n, _ in flat)
-    total = next((c.split(":", 1)[1].strip() for c in comments if c.startswith("Total samples:")), "")
-    if total.isdigit() and int(total) > shown:
+    if total > shown:
         comments.append(f"async-profiler printed {shown} of the {total} samples (its traces=N or flat=N limit)")
     comments.insert(0, "async-profiler text output" + (f", event {event}" if event else ""))
     b.comments += comments

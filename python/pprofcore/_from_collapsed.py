@@ -86,12 +86,11 @@ class FrameStacks:
 
     def stack(self, text: str) -> List[int]:
         """Location ids, leaf first, of a stack's ``;``-joined frames (root first)."""
-        return self.of_frames(text.split(";") if text else [], "_[" in text)
+        return self.of_frames(text.split(";") if text else [])
 
-    def of_frames(self, parts: List[str], annotated: bool = True) -> List[int]:
-        """Location ids, leaf first, of frame texts root first; ``annotated``
-        False when no text holds ``_[`` (a faster path)."""
-        if self.austin or not annotated:
+    def of_frames(self, parts: List[str]) -> List[int]:
+        """Location ids, leaf first, of frame texts root first."""
+        if self.austin or not any("_[" in x for x in parts):
             return [self.location(x) for x in reversed(parts)]
         return self.annotated(parts)
 

@@ -31,10 +31,12 @@ import os
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from typing import Dict, List, Tuple
 
-from ._build import NO_SYSTEM_NAME, ProfileBuilder, input_error
+from ._build import ProfileBuilder, input_error
 from ._profile import Profile
+from ._timestamps import to_nanoseconds
 
 FORMAT = "memray capture"
 _LZ4 = b"\x04\x22\x4d\x18"  # an lz4 frame: memray compresses its captures by default
@@ -58,12 +60,6 @@ names = {a.value: a.name.lower() for a in memray.AllocatorType}
 r = memray.FileReader(sys.argv[1], report_progress=False)
 m = r.metadata
 native = bool(m.has_native_traces)
-def ns(t):
-    import datetime
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=datetime.timezone.utc)
-    d = t - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-    return (d.days * 86400 + d.seconds) * 10**9 + d.microseconds * 1000
 records = []
 for column, it in ((0, r.get_high_watermark_allocation_records(merge_threads=False)),
                    (2, r.get_leaked_allocation_records(merge_threads=False))):
@@ -71,10 +67,9 @@ for column, it in ((0, r.get_high_watermark_allocation_records(merge_threads=Fal
         stack = a.hybrid_stack_trace() if native else a.stack_trace()
         records.append([column, [list(f[:3]) for f in stack], a.thread_name or str(a.tid),
                         names.get(a.allocator, str(a.allocator)), a.n_allocations, a.size])
-json.dump({"start": ns(m.start_time), "end": ns(m.end_time), "pid": m.pid, "command": m.command_line,
-           "peak": m.peak_memory, "allocations": m.total_allocations,
-           "python_allocator": str(m.python_allocator), "native": native,
-           "version": memray.__version__, "records": records}, sys.stdout)
+json.dump({"start": m.start_time.isoformat(), "end": m.end_time.isoformat(), "pid": m.pid,
+           "command": m.command_line, "peak": m.peak_memory, "allocations": m.total_allocations,
+           "python_allocator": str(m.python_allocator), "native": native, "records": records}, sys.stdout)
 """
 
 
@@ -113,24 +108,19 @@ def read_memray_bytes(data: bytes) -> Profile:
         [("inuse_objects", "count"), ("inuse_space", "bytes"), ("leaked_objects", "count"), ("leaked_space", "bytes")]
     )
     b.default_sample_type = "inuse_space"
-    frames: Dict[Tuple, int] = {}
     rows: Dict[Tuple, List[int]] = {}
     for column, stack, thread, allocator, n, size in got["records"]:
-        ids = []
-        for function, filename, line in stack:
-            lid = frames.get((function, filename, line))
-            if lid is None:
-                python = filename.endswith((".py", ".pyw")) or filename.startswith("<frozen")
-                system_name = NO_SYSTEM_NAME if python else None
-                lid = frames[(function, filename, line)] = b.frame(function, filename, line, system_name=system_name)
-            ids.append(lid)
-        values = rows.setdefault((tuple(ids), thread, allocator), [0, 0, 0, 0])
+        # Python frames get no system name (ProfileBuilder.frame, by their file).
+        ids = tuple(b.frame(function, filename, line) for function, filename, line in stack)
+        values = rows.setdefault((ids, thread, allocator), [0, 0, 0, 0])
         values[column] += n
         values[column + 1] += size
     for (ids, thread, allocator), values in rows.items():
         b.add(list(ids), values, [("thread", thread), ("allocator", allocator)])
-    b.time_nanos = got["start"]
-    b.duration_nanos = max(got["end"] - got["start"], 0)
+    # A datetime in, so never None out.
+    start, end = (to_nanoseconds(datetime.fromisoformat(got[k])) or 0 for k in ("start", "end"))
+    b.time_nanos = start
+    b.duration_nanos = max(end - start, 0)
     b.comments += [
         f"memray capture of pid {got['pid']}: {got['command']}",
         f"memray: peak memory {got['peak']} bytes, {got['allocations']} allocations, "
